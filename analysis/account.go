@@ -1,0 +1,323 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/finops-oss/finops/ingest"
+)
+
+// taskAcc accumulates one task over the window.
+type taskAcc struct {
+	TaskCost
+	gpuMinutes float64
+}
+
+// groupRuns indexes task runs by lower-case resource.
+func groupRuns(runs []ingest.TaskRun) map[string][]*ingest.TaskRun {
+	out := map[string][]*ingest.TaskRun{}
+	for i := range runs {
+		k := strings.ToLower(runs[i].Resource)
+		out[k] = append(out[k], &runs[i])
+	}
+	return out
+}
+
+// resource walks one GPU resource minute by minute over the lookback: the
+// window's numbers, task and team attribution, idle spans, and the lookback
+// usage the recommendation needs.
+func (a *analyzer) resource(r *gpuResource) {
+	p := a.p
+	for _, s := range r.slots {
+		s.grid = buildGrid(a.tl, s.series, p.IdleThreshold, p.IdleMinSpan)
+	}
+	rate, slots := r.rates(a.tl, a.conv)
+	a.resolveResource(r)
+
+	runs := a.resourceRuns(r)
+	w0, w1 := a.win[0], a.win[1]
+	held := a.holders(r, runs, slots) // [slot][window minute] number of runs holding it
+
+	wu, lu := newUsage(), newUsage()
+	model := a.models[r.model]
+	if model == nil {
+		model = &usage{first: -1}
+		a.models[r.model] = model
+	}
+	owner := a.teamCost(r.team)
+	for t := a.lb[0]; t < a.lb[1]; t++ {
+		n := int(slots[t])
+		inWin := t >= w0 && t < w1
+		for s := 0; s < n; s++ {
+			class, util := unmonitored, float32(0)
+			if s < len(r.slots) {
+				class, util = r.slots[s].grid.class[t], r.slots[s].grid.util[t]
+			}
+			lu.add(t, class, util, rate[t])
+			if !inWin {
+				continue
+			}
+			wu.add(t, class, util, rate[t])
+			model.add(t, class, util, rate[t])
+			a.total.add(t, class, util, rate[t])
+			if held[s][t-w0] == 0 {
+				a.unallocated += rate[t]
+				owner.Cost += rate[t]
+				owner.GPUCost += rate[t]
+				if class == idle {
+					owner.IdleCost += rate[t]
+				}
+				a.daily[dailyKey{a.dayOf(t), r.team, r.model}] += rate[t]
+			}
+		}
+	}
+	a.attributeRuns(r, runs, held, rate, slots)
+	a.idleSpans(r, rate, slots)
+	for _, s := range r.slots {
+		a.hourly(s, r.key)
+	}
+
+	a.res.ByResource = append(a.res.ByResource, ResourceCost{
+		ResourceID: r.key, ResourceName: r.name, Provider: r.provider, GPUModel: r.model, GPUCount: r.gpuCount,
+		Pricing: r.mode, Team: r.team, Cost: wu.cost,
+		GPUHoursBilled: wu.billed / 60, GPUHoursActive: wu.active / 60, GPUHoursIdle: wu.idle / 60,
+		GPUHoursUnmonitored: wu.unmonitored / 60, IdleCost: wu.idleCost, UnmonitoredCost: wu.unmonitoredCost,
+		AvgUtilization: wu.avgUtil(),
+	})
+	if len(r.slots) == 0 && wu.billed > 0 {
+		a.warn("%s (%d×%s) has no utilization data: its GPU-hours are unmonitored", r.key, r.gpuCount, r.model)
+	}
+	a.res.Recommendations = append(a.res.Recommendations, a.recommend(r, &lu))
+}
+
+// resolveResource fills the team and interruptibility from the config, then
+// from the latest line's "team" tag.
+func (a *analyzer) resolveResource(r *gpuResource) {
+	c, ok := a.cfg[r.key]
+	if !ok && r.name != "" {
+		c, ok = a.cfg[r.name]
+	}
+	if ok {
+		r.interruptible = c.Interruptible
+		if c.Team != "" {
+			r.team = a.team(c.Team)
+			return
+		}
+	}
+	r.team = a.team(r.lines[len(r.lines)-1].Tags["team"])
+}
+
+// resourceRuns are the task runs on r that overlap the window.
+func (a *analyzer) resourceRuns(r *gpuResource) []*ingest.TaskRun {
+	if a.usedRuns == nil {
+		a.usedRuns = map[string]bool{}
+	}
+	var out []*ingest.TaskRun
+	for _, k := range []string{strings.ToLower(r.key), strings.ToLower(r.name)} {
+		if k == "" || a.usedRuns[k] {
+			continue
+		}
+		if runs, ok := a.runs[k]; ok {
+			a.usedRuns[k] = true
+			out = append(out, runs...)
+		}
+	}
+	return out
+}
+
+// runSlots are the slot indexes a run holds: the GPUs it names, else all.
+func runSlots(r *gpuResource, run *ingest.TaskRun) []int {
+	var out []int
+	if len(run.GPUs) == 0 {
+		for s := 0; s < r.gpuCount; s++ {
+			out = append(out, s)
+		}
+		return out
+	}
+	for s, sl := range r.slots {
+		for _, g := range run.GPUs {
+			if g == sl.series.Key || (sl.series.UUID != "" && g == sl.series.UUID) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// runRange is the run's grid range clipped to the window.
+func (a *analyzer) runRange(run *ingest.TaskRun) (int, int) {
+	s, e := a.tl.index(run.Start), a.tl.indexCeil(run.End)
+	return max(s, a.win[0]), min(e, a.win[1])
+}
+
+func (a *analyzer) holders(r *gpuResource, runs []*ingest.TaskRun, slots []uint16) [][]uint8 {
+	w := a.win[1] - a.win[0]
+	held := make([][]uint8, r.gpuCount)
+	for s := range held {
+		held[s] = make([]uint8, w)
+	}
+	for _, run := range runs {
+		s0, s1 := a.runRange(run)
+		for _, s := range runSlots(r, run) {
+			for t := s0; t < s1; t++ {
+				if s < int(slots[t]) && held[s][t-a.win[0]] < math.MaxUint8 {
+					held[s][t-a.win[0]]++
+				}
+			}
+		}
+	}
+	return held
+}
+
+// attributeRuns gives each run its share of the GPU-minutes it held: a
+// GPU-minute held by two runs is split evenly between them.
+func (a *analyzer) attributeRuns(r *gpuResource, runs []*ingest.TaskRun, held [][]uint8, rate []float64, slots []uint16) {
+	for _, run := range runs {
+		acc := a.tasks[run.Task]
+		if acc == nil {
+			acc = &taskAcc{TaskCost: TaskCost{Task: run.Task, Kind: run.Kind, Unit: run.Unit}}
+			acc.Team = r.team
+			if run.Team != "" {
+				acc.Team = a.team(run.Team)
+			}
+			a.tasks[run.Task] = acc
+		}
+		tc := a.teamCost(acc.Team)
+		s0, s1 := a.runRange(run)
+		if run.Units != nil && run.End.After(run.Start) && s1 > s0 {
+			// Units of a run that straddles the window count in proportion to its time inside.
+			inside := a.tl.time(s1).Sub(a.tl.time(s0)).Seconds()
+			acc.Units += run.Units.InexactFloat64() * math.Min(1, inside/run.End.Sub(run.Start).Seconds())
+		}
+		for _, s := range runSlots(r, run) {
+			for t := s0; t < s1; t++ {
+				if s >= int(slots[t]) {
+					continue
+				}
+				c := float64(held[s][t-a.win[0]])
+				share := rate[t] / c
+				acc.Cost += share
+				acc.gpuMinutes += 1 / c
+				tc.Cost += share
+				tc.GPUCost += share
+				if s < len(r.slots) && r.slots[s].grid.class[t] == idle {
+					acc.IdleCost += share
+					tc.IdleCost += share
+				}
+				a.daily[dailyKey{a.dayOf(t), acc.Team, r.model}] += share
+			}
+		}
+	}
+}
+
+// idleSpans records each GPU's idle runs inside the window, billed minutes only.
+func (a *analyzer) idleSpans(r *gpuResource, rate []float64, slots []uint16) {
+	for s, sl := range r.slots {
+		start, cost := -1, 0.0
+		flush := func(end int) {
+			if start >= 0 {
+				a.res.IdleSpans = append(a.res.IdleSpans, IdleSpan{ResourceID: r.key, GPU: sl.series.Key,
+					Start: a.tl.time(start), End: a.tl.time(end), Hours: float64(end-start) / 60, Cost: cost})
+			}
+			start, cost = -1, 0
+		}
+		for t := a.win[0]; t < a.win[1]; t++ {
+			if s < int(slots[t]) && sl.grid.class[t] == idle {
+				if start < 0 {
+					start = t
+				}
+				cost += rate[t]
+				continue
+			}
+			flush(t)
+		}
+		flush(a.win[1])
+	}
+}
+
+// hourly adds one GPU's mean utilization per window hour for the heatmap.
+func (a *analyzer) hourly(s *slot, resource string) {
+	if s.grid.util == nil {
+		return
+	}
+	for h := a.win[0]; h < a.win[1]; h += 60 {
+		sum, n := 0.0, 0
+		for t := h; t < min(h+60, a.win[1]); t++ {
+			if u := s.grid.util[t]; u == u {
+				sum += float64(u)
+				n++
+			}
+		}
+		gh := GPUHour{GPU: s.series.Key, ResourceID: resource, Hour: a.tl.time(h)}
+		if n > 0 {
+			v := sum / float64(n)
+			gh.Util = &v
+		}
+		a.res.HourlyUtil = append(a.res.HourlyUtil, gh)
+	}
+}
+
+// dayOf is the window's local-day index of grid minute t.
+func (a *analyzer) dayOf(t int) int {
+	at := a.tl.time(t)
+	return sort.Search(len(a.days)-1, func(d int) bool { return a.days[d+1].After(at) })
+}
+
+// finish turns the accumulators into the result's lists and totals.
+func (a *analyzer) finish() {
+	r := a.res
+	t := &r.Totals
+	t.GPUHoursBilled, t.GPUHoursActive = a.total.billed/60, a.total.active/60
+	t.GPUHoursIdle, t.GPUHoursUnmonitored = a.total.idle/60, a.total.unmonitored/60
+	t.IdleCost, t.UnmonitoredCost = a.total.idleCost, a.total.unmonitoredCost
+	t.UnallocatedCost = a.unallocated
+	t.AvgGPUUtilization = a.total.avgUtil()
+	for _, rec := range r.Recommendations {
+		t.MonthlySavings += rec.MonthlySavings
+	}
+
+	for _, tm := range a.in.Teams {
+		tc := a.teamCost(tm.Name)
+		tc.Budget = tm.MonthlyBudget
+	}
+	for _, name := range sortedKeys(a.teams) {
+		r.ByTeam = append(r.ByTeam, *a.teams[name])
+	}
+	for _, name := range sortedKeys(a.tasks) {
+		acc := a.tasks[name]
+		acc.GPUHours = acc.gpuMinutes / 60
+		if acc.Units > 0 {
+			acc.UnitCost = acc.Cost / acc.Units
+		}
+		r.Tasks = append(r.Tasks, acc.TaskCost)
+	}
+	keys := make([]dailyKey, 0, len(a.daily))
+	for k := range a.daily {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].day != keys[j].day {
+			return keys[i].day < keys[j].day
+		}
+		if keys[i].team != keys[j].team {
+			return keys[i].team < keys[j].team
+		}
+		return keys[i].model < keys[j].model
+	})
+	for _, k := range keys {
+		r.Daily = append(r.Daily, DailyCost{Day: a.days[k.day], Team: k.team, GPUModel: k.model, Cost: a.daily[k]})
+	}
+	for _, m := range sortedKeys(a.models) {
+		u := a.models[m]
+		if u.billed > 0 {
+			r.GPUsByModel = append(r.GPUsByModel, ModelUtil{GPUModel: m, AvgUtilization: u.avgUtil(), GPUHours: u.billed / 60})
+		}
+	}
+	dq := &r.DataQuality
+	dq.Sources = append(dq.Sources, a.in.Sources...)
+	dq.RowsRejected = a.in.Rejected
+	dq.UnmonitoredShare = a.total.unmonitoredShare()
+	sortResults(r)
+}

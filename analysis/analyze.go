@@ -1,0 +1,317 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops/ingest"
+	"github.com/shopspring/decimal"
+)
+
+const unassigned = "unassigned"
+
+// Analyze computes the report model for in.Window (and recommendations over
+// in.Lookback). The same input always gives the same result, in the same order.
+func Analyze(in *Input) (*Result, error) {
+	p := withDefaults(in.Params)
+	if !in.Window.End.After(in.Window.Start) {
+		return nil, errors.New("analysis: empty report window")
+	}
+	lbStart := in.Window.Start
+	if !in.Lookback.Start.IsZero() {
+		lbStart = minTime(in.Lookback.Start, lbStart)
+	}
+	conv, err := newConverter(p, in.Lines)
+	if err != nil {
+		return nil, err
+	}
+
+	a := &analyzer{
+		in: in, p: p, conv: conv,
+		tl:      newTimeline(lbStart, in.Window.End),
+		cfg:     map[string]Resource{},
+		teams:   map[string]*TeamCost{},
+		tasks:   map[string]*taskAcc{},
+		daily:   map[dailyKey]float64{},
+		teamTag: map[string]string{},
+		models:  map[string]*usage{},
+	}
+	a.win = [2]int{a.tl.index(in.Window.Start), a.tl.index(in.Window.End)}
+	a.lb = [2]int{a.tl.index(lbStart), a.tl.index(in.Window.End)}
+	a.days = localDays(in.Window, p.Location)
+	for _, r := range in.Resources {
+		a.cfg[r.ID] = r
+	}
+	for _, t := range in.Teams {
+		a.teamTag[strings.ToLower(t.Name)] = t.Name
+		if t.Tag != "" {
+			a.teamTag[strings.ToLower(t.Tag)] = t.Name
+		}
+	}
+
+	res := &Result{
+		Period: Period{Start: in.Window.Start, End: in.Window.End, TimeZone: p.Location.String(),
+			Label: in.Window.Label},
+		Currency: conv.currency,
+	}
+	a.res = res
+	if err := a.lineTotals(); err != nil {
+		return nil, err
+	}
+
+	resources := groupGPUResources(in.Lines)
+	unmatched, overfull := matchGPUs(resources, a.cfg, in.GPUs)
+	for _, k := range overfull {
+		a.warn("%s: more GPUs report telemetry than the bill says it has; extra GPUs were left unmatched", k)
+	}
+	a.runs = groupRuns(in.TaskRuns)
+	for _, r := range resources {
+		a.resource(r)
+	}
+	for _, s := range unmatched {
+		a.warn("GPU %s on host %q has telemetry but matches no billed resource: map it under resources in the config", s.Key, s.Host)
+		sl := &slot{series: s, grid: buildGrid(a.tl, s, p.IdleThreshold, p.IdleMinSpan)}
+		a.hourly(sl, "")
+	}
+	for _, k := range sortedKeys(a.runs) {
+		if !a.usedRuns[k] {
+			a.warn("tasks on resource %q match no billed GPU resource in this period", k)
+		}
+	}
+	a.finish()
+	return res, nil
+}
+
+type analyzer struct {
+	in   *Input
+	p    Params
+	conv *converter
+	tl   timeline
+	win  [2]int // grid index range of the report window
+	lb   [2]int // grid index range of the lookback
+	days []time.Time
+
+	cfg      map[string]Resource
+	teamTag  map[string]string // lower-case team name or tag → team name
+	teams    map[string]*TeamCost
+	tasks    map[string]*taskAcc
+	daily    map[dailyKey]float64
+	models   map[string]*usage
+	runs     map[string][]*ingest.TaskRun
+	usedRuns map[string]bool
+
+	total       usage // window, all GPU resources
+	unallocated float64
+	res         *Result
+}
+
+type dailyKey struct {
+	day         int
+	team, model string
+}
+
+func withDefaults(p Params) Params {
+	d := DefaultParams()
+	if p.Location == nil {
+		p.Location = d.Location
+	}
+	if p.IdleThreshold == 0 {
+		p.IdleThreshold = d.IdleThreshold
+	}
+	if p.IdleMinSpan == 0 {
+		p.IdleMinSpan = d.IdleMinSpan
+	}
+	if p.SpotInflation == 0 {
+		p.SpotInflation = d.SpotInflation
+	}
+	if p.TargetBandHigh == 0 {
+		p.TargetBandLow, p.TargetBandHigh = d.TargetBandLow, d.TargetBandHigh
+	}
+	return p
+}
+
+func (a *analyzer) warn(format string, args ...any) {
+	a.res.DataQuality.Warnings = append(a.res.DataQuality.Warnings, fmt.Sprintf(format, args...))
+}
+
+// team resolves a team name from a tag value or a configured name.
+func (a *analyzer) team(v string) string {
+	if v == "" {
+		return unassigned
+	}
+	if t, ok := a.teamTag[strings.ToLower(v)]; ok {
+		return t
+	}
+	return v
+}
+
+func (a *analyzer) teamCost(name string) *TeamCost {
+	t := a.teams[name]
+	if t == nil {
+		t = &TeamCost{Team: name}
+		a.teams[name] = t
+	}
+	return t
+}
+
+// lineTotals adds every line's share of the window to the totals, exactly:
+// cost × (overlap / charge period), in decimals. GPU usage lines' team split
+// happens minute by minute in resource(); all other lines go to the team of
+// their resource or tag here.
+func (a *analyzer) lineTotals() error {
+	ws, we := a.in.Window.Start, a.in.Window.End
+	var cost, gpu, other, unused decimal.Decimal
+	nullCost := 0
+	for i := range a.in.Lines {
+		l := &a.in.Lines[i]
+		c, ok := l.Cost()
+		if !ok {
+			nullCost++
+			continue
+		}
+		share := overlapShare(l.ChargeStart, l.ChargeEnd, ws, we)
+		if share.IsZero() {
+			continue
+		}
+		v := a.conv.amount(c, l.Currency).Mul(share)
+		cost = cost.Add(v)
+		switch {
+		case l.IsGPUUsage():
+			gpu = gpu.Add(v)
+			continue
+		case l.CommitmentStatus == "unused":
+			unused = unused.Add(v)
+		case l.ChargeCategory != ingest.ChargeUsage:
+			other = other.Add(v)
+		}
+		team := a.lineTeam(l)
+		f := v.InexactFloat64()
+		a.teamCost(team).Cost += f
+		a.spreadDaily(l.ChargeStart, l.ChargeEnd, team, "", f)
+	}
+	if nullCost > 0 {
+		a.warn("%d billing lines have neither EffectiveCost nor BilledCost and add nothing", nullCost)
+	}
+	t := &a.res.Totals
+	t.Cost, t.GPUCost = cost.InexactFloat64(), gpu.InexactFloat64()
+	t.NonGPUCost = cost.Sub(gpu).InexactFloat64()
+	t.OtherCharges, t.UnusedCommitmentCost = other.InexactFloat64(), unused.InexactFloat64()
+	return nil
+}
+
+// lineTeam is the team of a non-GPU line: its configured resource's team,
+// else its "team" tag, else unassigned.
+func (a *analyzer) lineTeam(l *ingest.BillingLine) string {
+	if c, ok := a.cfg[resourceKey(l)]; ok && c.Team != "" {
+		return a.team(c.Team)
+	}
+	return a.team(l.Tags["team"])
+}
+
+// overlapShare is the fraction of [s, e) inside [ws, we).
+func overlapShare(s, e, ws, we time.Time) decimal.Decimal {
+	if !e.After(s) {
+		// A zero-length line is an instant: it counts fully when inside the window.
+		if !s.Before(ws) && s.Before(we) {
+			return decimal.NewFromInt(1)
+		}
+		return decimal.Zero
+	}
+	os, oe := maxTime(s, ws), minTime(e, we)
+	if !oe.After(os) {
+		return decimal.Zero
+	}
+	if !os.After(s) && !oe.Before(e) {
+		return decimal.NewFromInt(1)
+	}
+	return decimal.NewFromInt(int64(oe.Sub(os)/time.Second)).
+		DivRound(decimal.NewFromInt(int64(e.Sub(s)/time.Second)), 18)
+}
+
+// spreadDaily spreads v uniformly over [s, e) onto the window's local days.
+func (a *analyzer) spreadDaily(s, e time.Time, team, model string, v float64) {
+	total := e.Sub(s).Seconds()
+	for d := range a.days[:len(a.days)-1] {
+		ds, de := a.days[d], a.days[d+1]
+		if total <= 0 {
+			if !s.Before(ds) && s.Before(de) {
+				a.daily[dailyKey{d, team, model}] += v
+			}
+			continue
+		}
+		os, oe := maxTime(s, ds), minTime(e, de)
+		if oe.After(os) {
+			a.daily[dailyKey{d, team, model}] += v * oe.Sub(os).Seconds() / total
+		}
+	}
+}
+
+// localDays returns the local midnights from the window start to its end
+// (inclusive of the end bound, which may fall mid-day).
+func localDays(w Window, loc *time.Location) []time.Time {
+	start := w.Start.In(loc)
+	d := time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, loc)
+	out := []time.Time{w.Start}
+	for {
+		d = d.AddDate(0, 0, 1)
+		if !d.Before(w.End) {
+			break
+		}
+		out = append(out, d.UTC())
+	}
+	return append(out, w.End)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// sortResults puts every list in a stable, meaningful order.
+func sortResults(r *Result) {
+	sort.SliceStable(r.ByTeam, func(i, j int) bool {
+		if r.ByTeam[i].Cost != r.ByTeam[j].Cost {
+			return r.ByTeam[i].Cost > r.ByTeam[j].Cost
+		}
+		return r.ByTeam[i].Team < r.ByTeam[j].Team
+	})
+	sort.SliceStable(r.ByResource, func(i, j int) bool {
+		if r.ByResource[i].Cost != r.ByResource[j].Cost {
+			return r.ByResource[i].Cost > r.ByResource[j].Cost
+		}
+		return r.ByResource[i].ResourceID < r.ByResource[j].ResourceID
+	})
+	sort.SliceStable(r.Tasks, func(i, j int) bool {
+		if r.Tasks[i].Cost != r.Tasks[j].Cost {
+			return r.Tasks[i].Cost > r.Tasks[j].Cost
+		}
+		return r.Tasks[i].Task < r.Tasks[j].Task
+	})
+	sort.SliceStable(r.Recommendations, func(i, j int) bool {
+		if r.Recommendations[i].MonthlySavings != r.Recommendations[j].MonthlySavings {
+			return r.Recommendations[i].MonthlySavings > r.Recommendations[j].MonthlySavings
+		}
+		return r.Recommendations[i].ResourceID < r.Recommendations[j].ResourceID
+	})
+	sort.SliceStable(r.IdleSpans, func(i, j int) bool {
+		if r.IdleSpans[i].Cost != r.IdleSpans[j].Cost {
+			return r.IdleSpans[i].Cost > r.IdleSpans[j].Cost
+		}
+		if !r.IdleSpans[i].Start.Equal(r.IdleSpans[j].Start) {
+			return r.IdleSpans[i].Start.Before(r.IdleSpans[j].Start)
+		}
+		return r.IdleSpans[i].GPU < r.IdleSpans[j].GPU
+	})
+}

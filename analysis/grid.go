@@ -1,0 +1,141 @@
+package analysis
+
+import (
+	"math"
+	"time"
+
+	"github.com/finops-oss/finops/store"
+)
+
+// Minute-grid classes of one GPU-minute.
+const (
+	unmonitored uint8 = iota
+	active
+	idle
+)
+
+// timeline is the minute range every grid covers: [t0, t0+n) in unix minutes.
+type timeline struct {
+	t0 int64
+	n  int
+}
+
+func newTimeline(from, to time.Time) timeline {
+	t0 := floorMinute(from)
+	return timeline{t0: t0, n: int(ceilMinute(to) - t0)}
+}
+
+func floorMinute(t time.Time) int64 {
+	s := t.Unix()
+	if s < 0 && s%60 != 0 {
+		return s/60 - 1
+	}
+	return s / 60
+}
+
+func ceilMinute(t time.Time) int64 {
+	m := floorMinute(t)
+	if t.Unix()%60 != 0 || t.Nanosecond() != 0 {
+		m++
+	}
+	return m
+}
+
+// index converts a time to a grid index clamped to [0, n].
+func (tl timeline) index(t time.Time) int {
+	return tl.clamp(floorMinute(t) - tl.t0)
+}
+
+func (tl timeline) indexCeil(t time.Time) int {
+	return tl.clamp(ceilMinute(t) - tl.t0)
+}
+
+func (tl timeline) clamp(i int64) int {
+	if i < 0 {
+		return 0
+	}
+	if i > int64(tl.n) {
+		return tl.n
+	}
+	return int(i)
+}
+
+func (tl timeline) time(i int) time.Time { return time.Unix((tl.t0+int64(i))*60, 0).UTC() }
+
+// gpuGrid is one GPU's utilization per minute (NaN = unmonitored) and its
+// class per minute.
+type gpuGrid struct {
+	util  []float32
+	class []uint8
+}
+
+// maxCover caps how far a sample reaches past its own minute (metrics.md).
+const maxCover = 5
+
+// buildGrid lays one GPU's per-minute means on the timeline. A minute with its
+// own samples takes their mean; a sample also covers the following minutes up
+// to the sampling interval (rounded up to whole minutes, at most 5), because a
+// sample taken late in minute m still describes the GPU until m+interval.
+// Then idle runs: consecutive idle candidates (util < threshold) at least
+// minSpan long are idle; shorter runs are active.
+func buildGrid(tl timeline, s *store.GPUSeries, threshold float64, minSpan time.Duration) gpuGrid {
+	g := gpuGrid{util: make([]float32, tl.n), class: make([]uint8, tl.n)}
+	nan := float32(math.NaN())
+	for i := range g.util {
+		g.util[i] = nan
+	}
+	follow := int(math.Ceil(s.Interval.Minutes()))
+	if follow < 1 {
+		follow = 1
+	}
+	if follow > maxCover {
+		follow = maxCover
+	}
+	for k, m := range s.Minutes {
+		i := m.Minute - tl.t0
+		next := int64(math.MaxInt64)
+		if k+1 < len(s.Minutes) {
+			next = s.Minutes[k+1].Minute - tl.t0
+		}
+		for j := int64(0); j <= int64(follow); j++ {
+			at := i + j
+			if j > 0 && at >= next {
+				break
+			}
+			if at >= 0 && at < int64(tl.n) {
+				g.util[at] = float32(m.Util)
+			}
+		}
+	}
+	span := int(math.Ceil(minSpan.Minutes()))
+	runStart := -1
+	closeRun := func(end int) {
+		if runStart < 0 {
+			return
+		}
+		c := active
+		if end-runStart >= span {
+			c = idle
+		}
+		for k := runStart; k < end; k++ {
+			g.class[k] = c
+		}
+		runStart = -1
+	}
+	for i, u := range g.util {
+		switch {
+		case u != u: // NaN: unmonitored breaks a run
+			closeRun(i)
+			g.class[i] = unmonitored
+		case float64(u) < threshold:
+			if runStart < 0 {
+				runStart = i
+			}
+		default:
+			closeRun(i)
+			g.class[i] = active
+		}
+	}
+	closeRun(tl.n)
+	return g
+}

@@ -1,0 +1,72 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/store"
+	"github.com/shopspring/decimal"
+)
+
+// seg is a run of minutes with one utilization; util < 0 means no samples.
+type seg struct {
+	minutes int
+	util    float64
+}
+
+// series lays segments end to end from start, one sample per minute.
+func series(key, host string, start time.Time, segs ...seg) store.GPUSeries {
+	s := store.GPUSeries{Key: key, Host: host, Index: 0, Interval: time.Minute}
+	m := start.Unix() / 60
+	for _, sg := range segs {
+		for i := 0; i < sg.minutes; i++ {
+			if sg.util >= 0 {
+				s.Minutes = append(s.Minutes, store.MinuteUtil{Minute: m, Util: sg.util})
+			}
+			m++
+		}
+	}
+	return s
+}
+
+// repeatDays repeats a day's segments n times.
+func repeatDays(n int, day ...seg) []seg {
+	var out []seg
+	for i := 0; i < n; i++ {
+		out = append(out, day...)
+	}
+	return out
+}
+
+func dec(s string) *decimal.Decimal {
+	d := decimal.RequireFromString(s)
+	return &d
+}
+
+// gpuLine is a GPU usage line of one resource.
+func gpuLine(res, mode, cost string, start, end time.Time, gpus int) ingest.BillingLine {
+	return ingest.BillingLine{Provider: "TestCloud", ResourceID: res, ChargeStart: start, ChargeEnd: end,
+		ChargeCategory: ingest.ChargeUsage, PricingMode: mode, GPUModel: "A100-80GB", GPUCount: gpus,
+		EffectiveCost: dec(cost), Currency: "USD"}
+}
+
+// hourlyLines bills one line per hour from start for n hours at price each.
+func hourlyLines(res, price string, start time.Time, hours int) []ingest.BillingLine {
+	var out []ingest.BillingLine
+	for h := 0; h < hours; h++ {
+		s := start.Add(time.Duration(h) * time.Hour)
+		out = append(out, gpuLine(res, ingest.ModeHourly, price, s, s.Add(time.Hour), 1))
+	}
+	return out
+}
+
+func near(t *testing.T, name string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
+		t.Errorf("%s = %.9g, want %.9g", name, got, want)
+	}
+}
+
+func ptr(v float64) *float64 { return &v }

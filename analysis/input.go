@@ -1,0 +1,103 @@
+// Package analysis computes costs, idle waste, unit costs and recommendations
+// from records loaded from the store. It is pure: no SQL, no files, no clock.
+package analysis
+
+import (
+	"time"
+
+	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/store"
+	"github.com/shopspring/decimal"
+)
+
+// Input is everything one analysis needs. The caller (cmd) loads it from the
+// store for [Lookback.Start, Window.End).
+type Input struct {
+	Window   Window // the report period
+	Lookback Window // recommendation lookback, ending at Window.End
+
+	Lines     []ingest.BillingLine // every line overlapping Lookback ∪ Window
+	GPUs      []store.GPUSeries    // utilization per GPU over Lookback ∪ Window
+	TaskRuns  []ingest.TaskRun
+	Resources []Resource // configured resources (may be empty)
+	Teams     []Team
+	Prices    []Price
+	Sources   []SourceStatus // for the data-quality box
+	Rejected  int            // rows rejected at ingest (data quality)
+
+	Params Params
+}
+
+// Window is a half-open interval [Start, End) with a display label.
+type Window struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Label string    `json:"-"` // "2026-W47" or "2026-10-31_2026-11-30"
+}
+
+// Resource is a billed resource as configured: its GPUs, team and whether its
+// work may run on interruptible capacity.
+type Resource struct {
+	ID            string   // billing ResourceId (or name)
+	Hosts         []string // GPU hosts serving it
+	GPUs          []string // GPU keys (UUIDs or host/index)
+	Team          string
+	Interruptible bool
+}
+
+// Team is a configured team.
+type Team struct {
+	Name          string
+	Tag           string // billing tag value that marks the team's lines (key "team")
+	MonthlyBudget *float64
+}
+
+// Price is one row of the price catalog: the price of one GPU in a mode.
+type Price struct {
+	Provider string
+	GPUModel string
+	Mode     string  // ingest.ModeHourly (per GPU-hour), ModeMonthly (per GPU-month), ModeSpot (per GPU-hour)
+	Price    float64 // in Currency
+	Currency string
+	AsOf     string
+}
+
+// Params are the thresholds of metrics.md, all with defaults (DefaultParams).
+type Params struct {
+	Location       *time.Location // days and weeks are cut here
+	Currency       string         // reporting currency; "" = the data's single currency
+	FX             map[string]decimal.Decimal
+	IdleThreshold  float64       // utilization below this is an idle candidate (percent)
+	IdleMinSpan    time.Duration // idle candidate runs at least this long are idle
+	ReleaseSlack   float64       // hourly option overhead: nobody releases the minute work ends
+	SpotInflation  float64       // runtime inflation on spot (interruptions, restarts)
+	ReleaseBelow   float64       // active GPU-hours per month below which a resource is released
+	MinSavingsPct  float64       // a saving below this share of current cost is not worth an action
+	MinSavingsAbs  float64       // nor below this amount per month
+	TargetBandLow  float64
+	TargetBandHigh float64
+}
+
+// DefaultParams returns the defaults of metrics.md.
+func DefaultParams() Params {
+	return Params{
+		Location:       time.UTC,
+		IdleThreshold:  10,
+		IdleMinSpan:    30 * time.Minute,
+		ReleaseSlack:   0.10,
+		SpotInflation:  1.15,
+		ReleaseBelow:   5,
+		MinSavingsPct:  0.05,
+		MinSavingsAbs:  1,
+		TargetBandLow:  80,
+		TargetBandHigh: 95,
+	}
+}
+
+// SourceStatus is one source as the data-quality box shows it.
+type SourceStatus struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Status string `json:"status"` // ok, missing, stale, partial
+	Detail string `json:"detail,omitempty"`
+}

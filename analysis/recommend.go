@@ -1,0 +1,190 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/finops-oss/finops/ingest"
+)
+
+const minutesPerDay = 24 * 60
+
+// prices are one resource's per-GPU prices in the reporting currency; NaN = unknown.
+type prices struct{ hourly, monthly, spot float64 }
+
+// lookupPrices takes the catalog's prices for the resource's provider and GPU
+// model, and falls back to the resource's own observed rate for its current mode.
+func (a *analyzer) lookupPrices(r *gpuResource, lu *usage, days float64) prices {
+	p := prices{math.NaN(), math.NaN(), math.NaN()}
+	for _, c := range a.in.Prices {
+		if !strings.EqualFold(c.Provider, r.provider) || !strings.EqualFold(c.GPUModel, r.model) {
+			continue
+		}
+		v, ok := a.conv.price(c.Price, c.Currency)
+		if !ok {
+			a.warn("price catalog: no exchange rate for %s (%s %s %s)", c.Currency, c.Provider, c.GPUModel, c.Mode)
+			continue
+		}
+		switch c.Mode {
+		case ingest.ModeHourly:
+			p.hourly = v
+		case ingest.ModeMonthly:
+			p.monthly = v
+		case ingest.ModeSpot:
+			p.spot = v
+		}
+	}
+	if lu.billed > 0 {
+		switch r.mode {
+		case ingest.ModeHourly:
+			if math.IsNaN(p.hourly) {
+				p.hourly = lu.cost / (lu.billed / 60)
+			}
+		case ingest.ModeMonthly:
+			if math.IsNaN(p.monthly) && days > 0 {
+				p.monthly = lu.cost * 30 / days / float64(r.gpuCount)
+			}
+		case ingest.ModeSpot:
+			if math.IsNaN(p.spot) {
+				p.spot = lu.cost / (lu.billed / 60)
+			}
+		}
+	}
+	return p
+}
+
+// recommend applies metrics.md §Recommendation to one resource's lookback.
+func (a *analyzer) recommend(r *gpuResource, lu *usage) Recommendation {
+	p := a.p
+	rec := Recommendation{ResourceID: r.key, GPUModel: r.model, GPUCount: r.gpuCount, CurrentMode: r.mode,
+		Action: ActionKeep}
+	if lu.billed == 0 {
+		rec.Confidence, rec.Reason = "low", "not billed in the lookback"
+		return rec
+	}
+	days := float64(a.lb[1]-max(lu.first, a.lb[0])) / minutesPerDay
+	rec.CurrentMonthlyCost = lu.cost * 30 / days
+	rec.RecommendedMonthlyCost = rec.CurrentMonthlyCost
+	unmon := lu.unmonitoredShare()
+	switch {
+	case days >= 21 && unmon < 0.10:
+		rec.Confidence = "high"
+	case days < 7 || unmon > 0.30:
+		rec.Confidence = "low"
+	default:
+		rec.Confidence = "medium"
+	}
+	if lu.unmonitored == lu.billed {
+		rec.Confidence, rec.Reason = "low", "no utilization data"
+		return rec
+	}
+
+	n := float64(r.gpuCount)
+	a30 := lu.active / 60 / n * 30 / days
+	rec.ActiveHoursPerMonth = a30
+	pr := a.lookupPrices(r, lu, days)
+	slack := 1 + p.ReleaseSlack
+	if !math.IsNaN(pr.hourly) && !math.IsNaN(pr.monthly) && pr.hourly > 0 {
+		rec.BreakevenHoursPerMonth = pr.monthly / (pr.hourly * slack)
+	}
+	busy := fmt.Sprintf("busy %.0f h/month per GPU", a30)
+
+	if a30 < p.ReleaseBelow {
+		rec.Action, rec.RecommendedMonthlyCost, rec.MonthlySavings = ActionRelease, 0, rec.CurrentMonthlyCost
+		rec.Reason = fmt.Sprintf("%s, below %.0f h/month: the resource is not doing work; releasing it saves %s/month",
+			busy, p.ReleaseBelow, money(rec.CurrentMonthlyCost, a.conv.currency))
+		return rec
+	}
+
+	type option struct {
+		action string
+		cost   float64
+		mode   string
+	}
+	var opts []option
+	if !math.IsNaN(pr.hourly) {
+		act := ActionSwitchToHourly
+		if r.mode == ingest.ModeHourly {
+			act = ActionStopWhenIdle
+		}
+		opts = append(opts, option{act, a30 * pr.hourly * slack * n, ingest.ModeHourly})
+	}
+	if !math.IsNaN(pr.monthly) {
+		opts = append(opts, option{ActionSwitchToMonthly, pr.monthly * n, ingest.ModeMonthly})
+	}
+	if !math.IsNaN(pr.spot) && r.interruptible {
+		opts = append(opts, option{ActionSwitchToSpot, a30 * pr.spot * p.SpotInflation * n, ingest.ModeSpot})
+	}
+	var best *option
+	for i := range opts {
+		if best == nil || opts[i].cost < best.cost {
+			best = &opts[i]
+		}
+	}
+	breakeven := ""
+	if rec.BreakevenHoursPerMonth > 0 {
+		breakeven = fmt.Sprintf("; monthly pays off above %.0f h/month", rec.BreakevenHoursPerMonth)
+	}
+	if best == nil {
+		rec.Reason = fmt.Sprintf("%s; no catalog prices for %s %s to compare", busy, r.provider, r.model)
+		return rec
+	}
+	saving := rec.CurrentMonthlyCost - best.cost
+	threshold := math.Max(p.MinSavingsPct*rec.CurrentMonthlyCost, p.MinSavingsAbs)
+	if saving < threshold || (best.mode == r.mode && best.action != ActionStopWhenIdle) {
+		rec.Reason = fmt.Sprintf("%s%s; the current %s rental is already the cheapest option", busy, breakeven, r.mode)
+		if saving > 0 && best.mode != r.mode {
+			rec.Reason = fmt.Sprintf("%s%s; %s would save only %s/month", busy, breakeven,
+				strings.ReplaceAll(best.action, "_", " "), money(saving, a.conv.currency))
+		}
+		return rec
+	}
+	rec.Action, rec.RecommendedMonthlyCost, rec.MonthlySavings = best.action, best.cost, saving
+	switch best.action {
+	case ActionStopWhenIdle:
+		rec.Reason = fmt.Sprintf("%s but billed %.0f h/month; stopping it when idle saves %s/month",
+			busy, lu.billed/60/n*30/days, money(saving, a.conv.currency))
+	case ActionSwitchToSpot:
+		rec.Reason = fmt.Sprintf("%s on interruptible work; spot at %s/h with %.0f%% rerun overhead saves %s/month",
+			busy, money(pr.spot, a.conv.currency), (p.SpotInflation-1)*100, money(saving, a.conv.currency))
+	default:
+		rec.Reason = fmt.Sprintf("%s%s; %s saves %s/month", busy, breakeven,
+			strings.ReplaceAll(best.action, "_", " "), money(saving, a.conv.currency))
+	}
+	return rec
+}
+
+// money formats an amount for a sentence, e.g. "¥3,812" or "USD 12.40".
+func money(v float64, currency string) string {
+	sym := map[string]string{"CNY": "¥", "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}[currency]
+	neg := v < 0
+	v = math.Abs(v)
+	var s string
+	if v >= 100 {
+		s = groupThousands(int64(math.Round(v)))
+	} else {
+		s = fmt.Sprintf("%.2f", v)
+	}
+	if sym == "" {
+		s = currency + " " + s
+	} else {
+		s = sym + s
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func groupThousands(n int64) string {
+	s := fmt.Sprintf("%d", n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,151 @@
+package analysis
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/store"
+)
+
+// gpuResource is one billed GPU resource with its lines and the GPUs that
+// serve it, in slot order.
+type gpuResource struct {
+	key           string // ResourceId, else ResourceName
+	name          string
+	provider      string
+	model         string
+	mode          string // pricing mode of its latest line
+	gpuCount      int    // the most GPUs any of its lines bills
+	team          string
+	interruptible bool
+	lines         []*ingest.BillingLine
+	slots         []*slot // known GPUs, at most gpuCount
+}
+
+type slot struct {
+	series *store.GPUSeries
+	grid   gpuGrid
+}
+
+func (s *slot) key() string { return s.series.Key }
+
+// resourceKey names a line's resource: ResourceId, else ResourceName.
+func resourceKey(l *ingest.BillingLine) string {
+	if l.ResourceID != "" {
+		return l.ResourceID
+	}
+	return l.ResourceName
+}
+
+// groupGPUResources collects GPU usage lines per resource, in a stable order.
+func groupGPUResources(lines []ingest.BillingLine) []*gpuResource {
+	byKey := map[string]*gpuResource{}
+	var out []*gpuResource
+	for i := range lines {
+		l := &lines[i]
+		if !l.IsGPUUsage() {
+			continue
+		}
+		k := resourceKey(l)
+		if k == "" {
+			k = "(no resource id) " + l.Provider + " " + l.GPUModel
+		}
+		r := byKey[k]
+		if r == nil {
+			r = &gpuResource{key: k}
+			byKey[k] = r
+			out = append(out, r)
+		}
+		r.lines = append(r.lines, l)
+		if l.GPUCount > r.gpuCount {
+			r.gpuCount = l.GPUCount
+		}
+	}
+	for _, r := range out {
+		latest := r.lines[0]
+		models := map[string]int{}
+		for _, l := range r.lines {
+			if !l.ChargeStart.Before(latest.ChargeStart) {
+				latest = l
+			}
+			models[l.GPUModel]++
+		}
+		r.name, r.provider, r.mode = latest.ResourceName, latest.Provider, latest.PricingMode
+		if r.mode == "" {
+			r.mode = ingest.ModeHourly
+		}
+		best := 0
+		for _, m := range sortedKeys(models) {
+			if models[m] > best {
+				r.model, best = m, models[m]
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
+}
+
+// matchGPUs assigns telemetry series to resources: GPUs named in the config,
+// then all GPUs of the configured hosts, then — for resources with no
+// configuration — GPUs whose host equals the resource id or name. It returns
+// the series no resource claimed.
+func matchGPUs(resources []*gpuResource, cfg map[string]Resource, series []store.GPUSeries) (unmatched []*store.GPUSeries, overfull []string) {
+	claimed := make([]bool, len(series))
+	for _, r := range resources {
+		c, configured := cfg[r.key]
+		if !configured {
+			c, configured = cfg[r.name]
+		}
+		var picks []int
+		if configured {
+			for _, k := range c.GPUs {
+				for i := range series {
+					if !claimed[i] && (series[i].Key == k || series[i].UUID == k) {
+						picks, claimed[i] = append(picks, i), true
+					}
+				}
+			}
+			for _, h := range c.Hosts {
+				for i := range series {
+					if !claimed[i] && strings.EqualFold(series[i].Host, h) {
+						picks, claimed[i] = append(picks, i), true
+					}
+				}
+			}
+		} else {
+			for i := range series {
+				h := series[i].Host
+				if !claimed[i] && h != "" && (strings.EqualFold(h, r.key) || strings.EqualFold(h, r.name)) {
+					picks, claimed[i] = append(picks, i), true
+				}
+			}
+		}
+		sort.SliceStable(picks, func(a, b int) bool {
+			sa, sb := &series[picks[a]], &series[picks[b]]
+			if sa.Host != sb.Host {
+				return sa.Host < sb.Host
+			}
+			if sa.Index != sb.Index {
+				return sa.Index < sb.Index
+			}
+			return sa.Key < sb.Key
+		})
+		if len(picks) > r.gpuCount {
+			overfull = append(overfull, r.key)
+			for _, i := range picks[r.gpuCount:] {
+				claimed[i] = false
+			}
+			picks = picks[:r.gpuCount]
+		}
+		for _, i := range picks {
+			r.slots = append(r.slots, &slot{series: &series[i]})
+		}
+	}
+	for i := range series {
+		if !claimed[i] {
+			unmatched = append(unmatched, &series[i])
+		}
+	}
+	return unmatched, overfull
+}

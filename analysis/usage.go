@@ -1,0 +1,46 @@
+package analysis
+
+// usage accumulates GPU-minutes and their cost for one resource over one range.
+type usage struct {
+	billed, active, idle, unmonitored float64 // GPU-minutes
+	cost, idleCost, unmonitoredCost   float64
+	utilSum, utilN                    float64 // over monitored billed GPU-minutes
+	first                             int     // first billed grid index, -1 = none
+}
+
+func newUsage() usage { return usage{first: -1} }
+
+func (u *usage) add(t int, class uint8, util float32, rate float64) {
+	if u.first < 0 {
+		u.first = t
+	}
+	u.billed++
+	u.cost += rate
+	switch class {
+	case active:
+		u.active++
+	case idle:
+		u.idle++
+		u.idleCost += rate
+	default:
+		u.unmonitored++
+		u.unmonitoredCost += rate
+		return
+	}
+	u.utilSum += float64(util)
+	u.utilN++
+}
+
+func (u *usage) avgUtil() float64 {
+	if u.utilN == 0 {
+		return 0
+	}
+	return u.utilSum / u.utilN
+}
+
+func (u *usage) unmonitoredShare() float64 {
+	if u.billed == 0 {
+		return 0
+	}
+	return u.unmonitored / u.billed
+}

@@ -1,0 +1,268 @@
+// Package config loads finops.yaml: sources, resources, teams, prices,
+// thresholds and publishing settings. Secrets are never read from it.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole finops.yaml. Every key is optional: finops works
+// without a config file.
+type Config struct {
+	Timezone   string             `yaml:"timezone"`
+	Currency   string             `yaml:"currency"`
+	FX         map[string]string  `yaml:"fx"` // 1 unit of the key currency = value units of Currency
+	Database   string             `yaml:"database"`
+	Out        string             `yaml:"out"`
+	Formats    []string           `yaml:"formats"`
+	MaxBadRows int                `yaml:"max_bad_rows"`
+	Thresholds Thresholds         `yaml:"thresholds"`
+	Billing    []Source           `yaml:"billing"`
+	Mappings   map[string]Mapping `yaml:"mappings"`
+	Telemetry  Telemetry          `yaml:"utilization"`
+	Tasks      []Source           `yaml:"tasks"`
+	Instances  []InstanceType     `yaml:"instance_types"`
+	Resources  []Resource         `yaml:"resources"`
+	Teams      []Team             `yaml:"teams"`
+	Prices     []Price            `yaml:"prices"`
+	Publish    Publish            `yaml:"publish"`
+}
+
+// Thresholds of metrics.md. Zero values mean "use the default".
+type Thresholds struct {
+	IdleUtilization   float64   `yaml:"idle_utilization"`
+	IdleMinSpan       Duration  `yaml:"idle_min_span"`
+	TargetBand        []float64 `yaml:"target_band"`
+	Lookback          Duration  `yaml:"lookback"`
+	ReleaseSlack      *float64  `yaml:"release_slack"`
+	SpotInflation     float64   `yaml:"spot_inflation"`
+	ReleaseBelowHours *float64  `yaml:"release_below_hours"`
+	MinSavingsPercent *float64  `yaml:"min_savings_percent"`
+	MinSavingsAmount  *float64  `yaml:"min_savings_amount"`
+	StaleAfter        Duration  `yaml:"stale_after"`
+}
+
+// Source is a billing or tasks source: a file, folder or glob.
+type Source struct {
+	Path    string `yaml:"path"`
+	Format  string `yaml:"format"`
+	Mapping string `yaml:"mapping"`
+}
+
+// Mapping is a rental-platform column mapping (see ingest.ColumnMapping).
+type Mapping struct {
+	Provider string            `yaml:"provider"`
+	Currency string            `yaml:"currency"`
+	Timezone string            `yaml:"timezone"`
+	Columns  map[string]string `yaml:"columns"`
+	Modes    map[string]string `yaml:"modes"`
+}
+
+// Telemetry lists the utilization sources.
+type Telemetry struct {
+	NvidiaSMI []HostLog `yaml:"nvidia_smi"`
+}
+
+// HostLog is a set of nvidia-smi logs from one host, in that host's zone.
+type HostLog struct {
+	Path     string `yaml:"path"`
+	Host     string `yaml:"host"`
+	Timezone string `yaml:"timezone"`
+}
+
+// InstanceType extends the built-in GPU instance catalog.
+type InstanceType struct {
+	Name     string `yaml:"name"`
+	GPUModel string `yaml:"gpu_model"`
+	GPUCount int    `yaml:"gpu_count"`
+}
+
+// Resource says how a billed resource maps to GPU hosts and UUIDs.
+type Resource struct {
+	ID            string   `yaml:"id"`
+	Hosts         []string `yaml:"hosts"`
+	GPUs          []string `yaml:"gpus"`
+	Team          string   `yaml:"team"`
+	Interruptible bool     `yaml:"interruptible"`
+}
+
+// Team is a team with its leads and optional monthly budget.
+type Team struct {
+	Name          string   `yaml:"name"`
+	Tag           string   `yaml:"tag"`
+	Leads         []string `yaml:"leads"`
+	MonthlyBudget *float64 `yaml:"monthly_budget"`
+}
+
+// Price is one price-catalog row: one provider's price for one GPU model.
+type Price struct {
+	Provider string   `yaml:"provider"`
+	GPUModel string   `yaml:"gpu_model"`
+	Hourly   *float64 `yaml:"hourly"`  // per GPU-hour
+	Monthly  *float64 `yaml:"monthly"` // per GPU-month
+	Spot     *float64 `yaml:"spot"`    // per GPU-hour
+	Currency string   `yaml:"currency"`
+	AsOf     string   `yaml:"as_of"`
+}
+
+// Publish holds S3 and SMTP settings (used from the publishing stage on).
+type Publish struct {
+	S3   S3   `yaml:"s3"`
+	SMTP SMTP `yaml:"smtp"`
+}
+
+// S3 settings. Credentials come from the environment (AWS chain) only.
+type S3 struct {
+	Bucket    string `yaml:"bucket"`
+	Prefix    string `yaml:"prefix"`
+	Region    string `yaml:"region"`
+	Endpoint  string `yaml:"endpoint"`
+	PathStyle bool   `yaml:"path_style"`
+}
+
+// SMTP settings. The password comes from PasswordEnv or PasswordFile.
+type SMTP struct {
+	Host         string   `yaml:"host"`
+	Port         int      `yaml:"port"`
+	TLS          string   `yaml:"tls"` // starttls (default), implicit, none (localhost only)
+	From         string   `yaml:"from"`
+	User         string   `yaml:"user"`
+	PasswordEnv  string   `yaml:"password_env"`
+	PasswordFile string   `yaml:"password_file"`
+	Admins       []string `yaml:"admins"`
+}
+
+// Load reads and validates the file at path. A missing file is an error only
+// when required is true: ad hoc use needs no config.
+func Load(path string, required bool) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) && !required {
+		c := &Config{}
+		return c, c.Validate()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return Parse(path, b)
+}
+
+// Parse decodes YAML strictly: an unknown key is an error, because a typo in
+// a threshold would otherwise silently fall back to the default.
+func Parse(name string, b []byte) (*Config, error) {
+	c := &Config{}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("config: %s: %w", name, err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %s: %w", name, err)
+	}
+	return c, nil
+}
+
+// Validate checks what can be checked without touching files.
+func (c *Config) Validate() error {
+	var errs []error
+	if _, err := c.Location(); err != nil {
+		errs = append(errs, err)
+	}
+	for cur, rate := range c.FX {
+		if _, err := parsePositive(rate); err != nil {
+			errs = append(errs, fmt.Errorf("fx.%s: %w", cur, err))
+		}
+	}
+	for i, s := range c.Billing {
+		if s.Path == "" {
+			errs = append(errs, fmt.Errorf("billing[%d]: path is required", i))
+		}
+		if s.Mapping != "" {
+			if _, ok := c.Mappings[s.Mapping]; !ok && !builtinMapping(s.Mapping) {
+				errs = append(errs, fmt.Errorf("billing[%d]: mapping %q is not defined under mappings", i, s.Mapping))
+			}
+		}
+	}
+	for name, m := range c.Mappings {
+		if m.Timezone != "" {
+			if _, err := time.LoadLocation(m.Timezone); err != nil {
+				errs = append(errs, fmt.Errorf("mappings.%s.timezone: %w", name, err))
+			}
+		}
+	}
+	for i, h := range c.Telemetry.NvidiaSMI {
+		if h.Path == "" || h.Host == "" {
+			errs = append(errs, fmt.Errorf("utilization.nvidia_smi[%d]: path and host are required", i))
+		}
+		if h.Timezone != "" {
+			if _, err := time.LoadLocation(h.Timezone); err != nil {
+				errs = append(errs, fmt.Errorf("utilization.nvidia_smi[%d].timezone: %w", i, err))
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for i, r := range c.Resources {
+		if r.ID == "" {
+			errs = append(errs, fmt.Errorf("resources[%d]: id is required", i))
+		}
+		if seen[r.ID] {
+			errs = append(errs, fmt.Errorf("resources[%d]: id %q appears twice", i, r.ID))
+		}
+		seen[r.ID] = true
+	}
+	for i, t := range c.Teams {
+		if t.Name == "" {
+			errs = append(errs, fmt.Errorf("teams[%d]: name is required", i))
+		}
+		for _, a := range t.Leads {
+			if !plausibleEmail(a) {
+				errs = append(errs, fmt.Errorf("teams[%d].leads: %q is not an email address", i, a))
+			}
+		}
+	}
+	for i, p := range c.Prices {
+		if p.Provider == "" || p.GPUModel == "" {
+			errs = append(errs, fmt.Errorf("prices[%d]: provider and gpu_model are required", i))
+		}
+		if p.Hourly == nil && p.Monthly == nil && p.Spot == nil {
+			errs = append(errs, fmt.Errorf("prices[%d]: give at least one of hourly, monthly, spot", i))
+		}
+	}
+	for _, f := range c.Formats {
+		switch f {
+		case "xlsx", "html", "json":
+		default:
+			errs = append(errs, fmt.Errorf("formats: %q is not one of xlsx, html, json", f))
+		}
+	}
+	if tb := c.Thresholds.TargetBand; len(tb) != 0 && (len(tb) != 2 || tb[0] >= tb[1]) {
+		errs = append(errs, fmt.Errorf("thresholds.target_band: want [low, high] with low < high"))
+	}
+	return errors.Join(errs...)
+}
+
+// Location is the zone days and weeks are cut in (default UTC).
+func (c *Config) Location() (*time.Location, error) {
+	if c.Timezone == "" {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(c.Timezone)
+	if err != nil {
+		return nil, fmt.Errorf("timezone: %w", err)
+	}
+	return loc, nil
+}
+
+func builtinMapping(name string) bool { return name == "autodl" }
+
+func plausibleEmail(s string) bool {
+	at := strings.LastIndexByte(s, '@')
+	return at > 0 && at < len(s)-1 && !strings.ContainsAny(s, " \r\n<>,;\"")
+}

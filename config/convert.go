@@ -1,0 +1,141 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/ingest"
+	"github.com/shopspring/decimal"
+)
+
+// DefaultLookback is the recommendation lookback of metrics.md.
+const DefaultLookback = 28 * 24 * time.Hour
+
+// Lookback is the configured recommendation lookback.
+func (c *Config) Lookback() time.Duration {
+	if c.Thresholds.Lookback.Duration > 0 {
+		return c.Thresholds.Lookback.Duration
+	}
+	return DefaultLookback
+}
+
+// AnalysisParams turns thresholds, zone and currency into analysis.Params.
+func (c *Config) AnalysisParams() (analysis.Params, error) {
+	p := analysis.DefaultParams()
+	loc, err := c.Location()
+	if err != nil {
+		return p, err
+	}
+	p.Location = loc
+	p.Currency = strings.ToUpper(c.Currency)
+	p.FX = map[string]decimal.Decimal{}
+	for cur, rate := range c.FX {
+		d, err := parsePositive(rate)
+		if err != nil {
+			return p, fmt.Errorf("config: fx.%s: %w", cur, err)
+		}
+		p.FX[strings.ToUpper(cur)] = d
+	}
+	t := c.Thresholds
+	if t.IdleUtilization > 0 {
+		p.IdleThreshold = t.IdleUtilization
+	}
+	if t.IdleMinSpan.Duration > 0 {
+		p.IdleMinSpan = t.IdleMinSpan.Duration
+	}
+	if len(t.TargetBand) == 2 {
+		p.TargetBandLow, p.TargetBandHigh = t.TargetBand[0], t.TargetBand[1]
+	}
+	if t.ReleaseSlack != nil {
+		p.ReleaseSlack = *t.ReleaseSlack
+	}
+	if t.SpotInflation > 0 {
+		p.SpotInflation = t.SpotInflation
+	}
+	if t.ReleaseBelowHours != nil {
+		p.ReleaseBelow = *t.ReleaseBelowHours
+	}
+	if t.MinSavingsPercent != nil {
+		p.MinSavingsPct = *t.MinSavingsPercent / 100
+	}
+	if t.MinSavingsAmount != nil {
+		p.MinSavingsAbs = *t.MinSavingsAmount
+	}
+	return p, nil
+}
+
+// AnalysisResources converts the resource map.
+func (c *Config) AnalysisResources() []analysis.Resource {
+	out := make([]analysis.Resource, 0, len(c.Resources))
+	for _, r := range c.Resources {
+		out = append(out, analysis.Resource{ID: r.ID, Hosts: r.Hosts, GPUs: r.GPUs, Team: r.Team,
+			Interruptible: r.Interruptible})
+	}
+	return out
+}
+
+// AnalysisTeams converts the teams.
+func (c *Config) AnalysisTeams() []analysis.Team {
+	out := make([]analysis.Team, 0, len(c.Teams))
+	for _, t := range c.Teams {
+		out = append(out, analysis.Team{Name: t.Name, Tag: t.Tag, MonthlyBudget: t.MonthlyBudget})
+	}
+	return out
+}
+
+// AnalysisPrices flattens the price catalog into one row per mode.
+func (c *Config) AnalysisPrices() []analysis.Price {
+	var out []analysis.Price
+	for _, p := range c.Prices {
+		for _, m := range []struct {
+			mode string
+			v    *float64
+		}{{ingest.ModeHourly, p.Hourly}, {ingest.ModeMonthly, p.Monthly}, {ingest.ModeSpot, p.Spot}} {
+			if m.v != nil {
+				out = append(out, analysis.Price{Provider: p.Provider, GPUModel: p.GPUModel, Mode: m.mode,
+					Price: *m.v, Currency: p.Currency, AsOf: p.AsOf})
+			}
+		}
+	}
+	return out
+}
+
+// ColumnMappings returns the configured rental mappings, named, in a stable
+// order, ahead of the built-in ones.
+func (c *Config) ColumnMappings() ([]ingest.ColumnMapping, error) {
+	var out []ingest.ColumnMapping
+	for _, name := range sortedNames(c.Mappings) {
+		m := c.Mappings[name]
+		cm := ingest.ColumnMapping{Name: name, Provider: m.Provider, Currency: m.Currency, Columns: m.Columns, Modes: m.Modes}
+		if m.Timezone != "" {
+			loc, err := time.LoadLocation(m.Timezone)
+			if err != nil {
+				return nil, fmt.Errorf("config: mappings.%s.timezone: %w", name, err)
+			}
+			cm.Location = loc
+		}
+		out = append(out, cm)
+	}
+	return append(out, ingest.BuiltinMappings()...), nil
+}
+
+// Catalog is the built-in GPU instance catalog extended by instance_types.
+func (c *Config) Catalog() *ingest.Catalog {
+	cat := ingest.DefaultCatalog()
+	for _, it := range c.Instances {
+		cat.Add(it.Name, it.GPUModel, it.GPUCount)
+	}
+	return cat
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

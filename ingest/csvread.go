@@ -1,0 +1,201 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxRecordBytes bounds one CSV record. A stray quote turns the rest of a
+// file into one field, which encoding/csv would otherwise buffer whole; 1 MB
+// fields still pass.
+const maxRecordBytes = 8 << 20
+
+var errRecordTooLong = errors.New("record too long")
+
+// recordLimiter sits under the CSV reader and refuses to hand it more than
+// maxRecordBytes beyond the end of the last complete record.
+type recordLimiter struct {
+	r    io.Reader
+	read int64 // bytes handed out
+	mark int64 // input offset of the end of the last complete record
+}
+
+func (l *recordLimiter) Read(p []byte) (int, error) {
+	if l.read-l.mark > maxRecordBytes {
+		return 0, errRecordTooLong
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	return n, err
+}
+
+// csvReader streams records with their physical line numbers.
+type csvReader struct {
+	name string
+	cr   *csv.Reader
+	lim  *recordLimiter
+	// nextLine is where the record after the last one starts, at least; it
+	// names the line when a record cannot be read at all.
+	nextLine int
+}
+
+func newCSVReader(r io.Reader, name string) *csvReader {
+	lim := &recordLimiter{r: r}
+	br := bufio.NewReaderSize(lim, 64<<10)
+	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		_, _ = br.Discard(3)
+		lim.mark = 3
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = false
+	// nvidia-smi separates fields with ", "; no format gives leading spaces a meaning.
+	cr.TrimLeadingSpace = true
+	return &csvReader{name: name, cr: cr, lim: lim, nextLine: 1}
+}
+
+// next returns the next record and the line it starts on. A record the CSV
+// syntax rejects comes back as rowErr, so the caller may skip it; fatal is
+// io.EOF or an error that ends the file.
+func (c *csvReader) next(header []string) (rec []string, line int, rowErr *ParseError, fatal error) {
+	rec, err := c.cr.Read()
+	c.lim.mark = c.cr.InputOffset()
+	if len(rec) > 0 {
+		line, _ = c.cr.FieldPos(0)
+		last, _ := c.cr.FieldPos(len(rec) - 1)
+		c.nextLine = last + 1
+	} else {
+		line = c.nextLine
+	}
+	if err == nil {
+		return rec, line, nil, nil
+	}
+	var pe *csv.ParseError
+	switch {
+	case err == io.EOF:
+		return nil, line, nil, io.EOF
+	case errors.As(err, &pe):
+		c.nextLine = pe.Line + 1
+		field := columnName(header, len(rec))
+		msg := "malformed CSV: a quoted field is not closed, or has text after its closing quote; check the quotes"
+		if errors.Is(pe.Err, csv.ErrBareQuote) {
+			msg = `malformed CSV: a " inside an unquoted field; quote the field and double the inner quote ("")`
+		} else if !errors.Is(pe.Err, csv.ErrQuote) {
+			msg = "malformed CSV: " + pe.Err.Error()
+		}
+		return nil, pe.Line, &ParseError{File: c.name, Line: pe.Line, Field: field,
+			Msg: fmt.Sprintf("%s (column %d)", msg, pe.Column)}, nil
+	case errors.Is(err, errRecordTooLong):
+		return nil, line, nil, &ParseError{File: c.name, Line: line,
+			Msg: fmt.Sprintf("a record longer than %d MiB (an unclosed quote, or not a CSV file); check the quotes or the file", maxRecordBytes>>20)}
+	default:
+		return nil, line, nil, &ParseError{File: c.name, Line: line,
+			Msg: fmt.Sprintf("reading the file failed: %v", err)}
+	}
+}
+
+// columnName names column i for an error: its header, else its position.
+func columnName(header []string, i int) string {
+	if i >= 0 && i < len(header) && header[i] != "" {
+		return header[i]
+	}
+	return fmt.Sprintf("column %d", i+1)
+}
+
+// blankRecord reports a record with nothing in it (a line of spaces or of
+// bare commas); such lines carry no data and are skipped.
+func blankRecord(rec []string) bool {
+	for _, f := range rec {
+		if strings.TrimSpace(f) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// checkUTF8 refuses a record with bytes that are not UTF-8, naming the field.
+func checkUTF8(file string, line int, header, rec []string) *ParseError {
+	for i, f := range rec {
+		if !utf8.ValidString(f) {
+			return &ParseError{File: file, Line: line, Field: columnName(header, i),
+				Msg: "not UTF-8 (found " + found(f) + "); convert the file to UTF-8 (e.g. iconv -f GBK -t UTF-8) or set the mapping's encoding"}
+		}
+	}
+	return nil
+}
+
+// maxFound is how much of a bad value an error quotes.
+const maxFound = 60
+
+// found quotes a bad value for an error message, cut to maxFound characters.
+func found(s string) string {
+	if len(s) <= maxFound {
+		return fmt.Sprintf("%q", s)
+	}
+	cut := maxFound
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
+}
+
+// cleanHeader trims the header names; a BOM may also hide inside a quoted
+// first name.
+func cleanHeader(rec []string) []string {
+	h := make([]string, len(rec))
+	for i, f := range rec {
+		h[i] = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(f), "\ufeff"))
+	}
+	return h
+}
+
+// headerIndex maps lower-case header names to their first column.
+func headerIndex(header []string) map[string]int {
+	idx := make(map[string]int, len(header))
+	for i, h := range header {
+		k := strings.ToLower(h)
+		if _, dup := idx[k]; !dup {
+			idx[k] = i
+		}
+	}
+	return idx
+}
+
+// col returns the column of the first of names present, or -1.
+func col(idx map[string]int, names ...string) int {
+	for _, n := range names {
+		if i, ok := idx[strings.ToLower(n)]; ok {
+			return i
+		}
+	}
+	return -1
+}
+
+// cell returns column i of rec trimmed, or "" when the row has no such column.
+func cell(rec []string, i int) string {
+	if i < 0 || i >= len(rec) {
+		return ""
+	}
+	return strings.TrimSpace(rec[i])
+}
+
+// isNull reports the null spellings of text cells.
+func isNull(s string) bool {
+	return s == "" || strings.EqualFold(s, "null")
+}
+
+// isNullNumber reports the null spellings of numeric cells: besides empty
+// and NULL, Tencent's "-", koku's "None", "N/A" and nvidia-smi's "[...]".
+func isNullNumber(s string) bool {
+	if isNull(s) || s == "-" || strings.EqualFold(s, "none") || strings.EqualFold(s, "n/a") {
+		return true
+	}
+	return len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']'
+}

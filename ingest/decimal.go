@@ -1,0 +1,148 @@
+package ingest
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// Bounds on decimals read from files. Real exports use up to 15 fractional
+// digits; the bounds keep a hostile "1e999999999" from turning every later
+// sum into a billion-digit big.Int.
+const (
+	maxDecimalLen      = 80
+	maxDecimalExponent = 40
+)
+
+var errNotNumber = errors.New("not a number")
+
+// parseDecimal reads an exact decimal: plain, signed or in scientific
+// notation ("1.5E-7", which GCP exports use). NaN and Inf are refused.
+func parseDecimal(s string) (decimal.Decimal, error) {
+	if s == "" || len(s) > maxDecimalLen {
+		return decimal.Decimal{}, errNotNumber
+	}
+	digits, dots, exp := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			if !exp {
+				digits++
+			}
+		case c == '.':
+			if exp {
+				return decimal.Decimal{}, errNotNumber
+			}
+			dots++
+		case c == 'e' || c == 'E':
+			if exp || digits == 0 {
+				return decimal.Decimal{}, errNotNumber
+			}
+			exp = true
+		case c == '+' || c == '-':
+			if i != 0 && s[i-1] != 'e' && s[i-1] != 'E' {
+				return decimal.Decimal{}, errNotNumber
+			}
+		default:
+			return decimal.Decimal{}, errNotNumber
+		}
+	}
+	if digits == 0 || dots > 1 {
+		return decimal.Decimal{}, errNotNumber
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Decimal{}, errNotNumber
+	}
+	if e := d.Exponent(); e < -maxDecimalExponent-maxDecimalLen || e > maxDecimalExponent {
+		return decimal.Decimal{}, errNotNumber
+	}
+	return d, nil
+}
+
+// parseAmount reads a money cell as rental platforms print it: an optional
+// currency sign or code, thousands separators, a minus or parentheses for
+// refunds ("¥1,234.50", "$12.00", "-¥3.00", "(3.00)", "12.5 元").
+func parseAmount(s string) (decimal.Decimal, error) {
+	s = strings.TrimSpace(s)
+	neg := false
+	if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
+		neg, s = true, strings.TrimSpace(s[1:len(s)-1])
+	}
+	if strings.HasPrefix(s, "-") {
+		neg, s = !neg, strings.TrimSpace(s[1:])
+	}
+	s = trimCurrency(s)
+	if strings.HasPrefix(s, "-") {
+		neg, s = !neg, strings.TrimSpace(s[1:])
+	}
+	if strings.ContainsRune(s, ',') {
+		var ok bool
+		if s, ok = stripThousands(s); !ok {
+			return decimal.Decimal{}, errNotNumber
+		}
+	}
+	if strings.HasPrefix(s, "+") || strings.HasPrefix(s, "-") {
+		return decimal.Decimal{}, errNotNumber
+	}
+	d, err := parseDecimal(s)
+	if err != nil {
+		return d, err
+	}
+	if neg {
+		d = d.Neg()
+	}
+	return d, nil
+}
+
+func trimCurrency(s string) string {
+	for changed := true; changed; {
+		changed = false
+		for _, sym := range []string{"¥", "￥", "$", "€", "£", "元", "CNY", "RMB", "USD", "EUR", "US$"} {
+			if t, ok := strings.CutPrefix(s, sym); ok {
+				s, changed = strings.TrimSpace(t), true
+			}
+			if t, ok := strings.CutSuffix(s, sym); ok {
+				s, changed = strings.TrimSpace(t), true
+			}
+		}
+	}
+	return s
+}
+
+// stripThousands removes "," group separators, but only where they really
+// group thousands: "1,5" is a decimal comma and must not silently become 15.
+func stripThousands(s string) (string, bool) {
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	groups := strings.Split(intPart, ",")
+	if len(groups[0]) < 1 || len(groups[0]) > 3 {
+		return "", false
+	}
+	for _, g := range groups[1:] {
+		if len(g) != 3 {
+			return "", false
+		}
+	}
+	out := strings.Join(groups, "")
+	if hasFrac {
+		out += "." + frac
+	}
+	return out, true
+}
+
+// parseMeasure reads an nvidia-smi number with or without its unit
+// ("631.95 W", "19818 MiB", "100 %", "100").
+func parseMeasure(s string) (float64, error) {
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSuffix(s, "%")
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, errNotNumber
+	}
+	return f, nil
+}

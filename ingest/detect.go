@@ -1,0 +1,177 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// requiredMappingFields are the mapping fields a rental CSV cannot do without.
+func requiredMappingFields() []string { return []string{"resource_id", "start", "end", "cost"} }
+
+// knownMappingFields are the ColumnMapping.Columns keys the rental parser reads.
+func knownMappingFields() []string {
+	return []string{
+		"resource_id", "resource_name", "start", "end", "cost", "list_cost", "currency",
+		"gpu", "gpu_model", "gpu_count", "pricing_mode", "region", "sku", "team", "task",
+		"usage_quantity", "usage_unit",
+	}
+}
+
+// DetectFormat names the format of a CSV from its header: FOCUS (BilledCost
+// and ChargePeriodStart), nvidia-smi (timestamp first, with utilization.gpu or
+// uuid), a finops tasks file (task, resource, start, end), or the first of
+// mappings whose required columns are all present (format FormatRental; the
+// mapping is returned). Parse passes the configured mappings followed by
+// BuiltinMappings.
+func DetectFormat(header []string, mappings []ColumnMapping) (format string, mapping *ColumnMapping, err error) {
+	h := cleanHeader(header)
+	idx := headerIndex(h)
+	switch {
+	case col(idx, "BilledCost") >= 0 && col(idx, "ChargePeriodStart") >= 0:
+		return FormatFOCUS, nil, nil
+	case isNvidiaSMIHeader(h):
+		return FormatNvidiaSMI, nil, nil
+	case len(missing(idx, "task", "resource", "start", "end")) == 0:
+		return FormatTasks, nil, nil
+	}
+	for i := range mappings {
+		if len(mappings[i].missingColumns(idx)) == 0 {
+			m := mappings[i]
+			return FormatRental, &m, nil
+		}
+	}
+	return "", nil, errors.New(unrecognisedHeader(h, idx, mappings))
+}
+
+func unrecognisedHeader(h []string, idx map[string]int, mappings []ColumnMapping) string {
+	shown := h
+	if len(shown) > 6 {
+		shown = shown[:6]
+	}
+	msg := fmt.Sprintf("unrecognised header (%s", strings.Join(shown, ", "))
+	if len(h) > len(shown) {
+		msg += ", ..."
+	}
+	msg += "): expected a FOCUS export (BilledCost, ChargePeriodStart, ...), an nvidia-smi --query-gpu CSV, " +
+		"a finops tasks file (task, resource, start, end, ...), or a configured column mapping; " +
+		"pass --format or add a mapping to the config"
+	if hint := foreignHint(idx); hint != "" {
+		msg += "; " + hint
+	}
+	// The mapping that came closest says what the file lacks.
+	best, bestMissing := -1, []string(nil)
+	for i := range mappings {
+		miss := mappings[i].missingColumns(idx)
+		if len(miss) < len(requiredMappingFields()) && (best < 0 || len(miss) < len(bestMissing)) {
+			best, bestMissing = i, miss
+		}
+	}
+	if best >= 0 {
+		msg += fmt.Sprintf("; mapping %q lacks column(s) %s", mappings[best].Name, strings.Join(bestMissing, ", "))
+	}
+	return msg
+}
+
+// foreignHint recognises exports finops does not read, to say what to export instead.
+func foreignHint(idx map[string]int) string {
+	switch {
+	case col(idx, "lineItem/UnblendedCost", "line_item_unblended_cost") >= 0:
+		return "this looks like an AWS Cost and Usage Report: export FOCUS instead (AWS Data Exports, FOCUS 1.0)"
+	case col(idx, "CostInBillingCurrency", "PreTaxCost", "costInBillingCurrency") >= 0:
+		return "this looks like an Azure cost export: export the FOCUS dataset instead (Cost Management exports)"
+	case col(idx, "cost", "sku.description", "sku_description") >= 0 && col(idx, "usage_start_time") >= 0:
+		return "this looks like a GCP billing export: use a FOCUS view of it instead"
+	}
+	return ""
+}
+
+func isNvidiaSMIHeader(h []string) bool {
+	if len(h) == 0 || smiColumn(h[0]) != "timestamp" {
+		return false
+	}
+	for _, c := range h[1:] {
+		if n := smiColumn(c); n == "utilization.gpu" || n == "uuid" {
+			return true
+		}
+	}
+	return false
+}
+
+// smiColumn strips the unit from an nvidia-smi header name: "power.draw [W]" → "power.draw".
+func smiColumn(h string) string {
+	if i := strings.IndexByte(h, '['); i >= 0 {
+		h = h[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(h))
+}
+
+// missing lists the names (as given) that the header lacks.
+func missing(idx map[string]int, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		if col(idx, n) < 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// missingColumns lists the file columns of the mapping's required fields that
+// the header lacks (or the field itself, when the mapping does not map it).
+func (m *ColumnMapping) missingColumns(idx map[string]int) []string {
+	var out []string
+	for _, f := range requiredMappingFields() {
+		h := strings.TrimSpace(m.Columns[f])
+		if h == "" {
+			out = append(out, f)
+			continue
+		}
+		if col(idx, h) < 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Validate checks a mapping as the config gives it: the required fields are
+// mapped, every field is one the rental parser reads, and every mode maps to
+// a Mode* constant.
+func (m *ColumnMapping) Validate() error {
+	var probs []string
+	for _, f := range requiredMappingFields() {
+		if strings.TrimSpace(m.Columns[f]) == "" {
+			probs = append(probs, fmt.Sprintf("field %s is required: name its column", f))
+		}
+	}
+	var fields []string
+	for f := range m.Columns {
+		fields = append(fields, f)
+	}
+	sort.Strings(fields)
+	for _, f := range fields {
+		if !slices.Contains(knownMappingFields(), f) {
+			probs = append(probs, fmt.Sprintf("unknown field %q: use one of %s", f, strings.Join(knownMappingFields(), ", ")))
+		}
+	}
+	for raw, mode := range m.Modes {
+		if !validMode(mode) {
+			probs = append(probs, fmt.Sprintf("mode %q for %q: use hourly, daily, weekly, monthly, spot, committed or per_task", mode, raw))
+		}
+	}
+	if len(probs) > 0 {
+		sort.Strings(probs)
+		return fmt.Errorf("mapping %q: %s", m.Name, strings.Join(probs, "; "))
+	}
+	return nil
+}
+
+func validMode(m string) bool {
+	switch m {
+	case ModeHourly, ModeDaily, ModeWeekly, ModeMonthly, ModeSpot, ModeCommitted, ModePerTask:
+		return true
+	}
+	return false
+}

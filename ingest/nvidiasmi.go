@@ -1,0 +1,128 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+const smiTimeExample = "a timestamp like 2026/07/14 08:12:53.353"
+
+// defaultSMIColumns is the column order finops documents for
+// --format=csv,noheader,nounits logs, which carry no header to say it.
+func defaultSMIColumns() []string {
+	return []string{"timestamp", "name", "pci.bus_id", "index", "uuid", "utilization.gpu",
+		"utilization.memory", "memory.total", "memory.used", "power.draw"}
+}
+
+// smiParser reads nvidia-smi --query-gpu CSV logs. Their timestamps are host
+// local time without an offset, so the host's zone comes from Options.
+type smiParser struct {
+	file   string
+	hdr    []string
+	cat    *Catalog
+	loc    *time.Location
+	host   string
+	in     *interner
+	models map[string]string // GPU name → model
+
+	ts, name, index, uuid, util, memUsed, memTotal, power, hostname int
+}
+
+func newSMIParser(hdr []string, opt Options) *smiParser {
+	idx := make(map[string]int, len(hdr))
+	for i, h := range hdr {
+		if k := smiColumn(h); k != "" {
+			if _, dup := idx[k]; !dup {
+				idx[k] = i
+			}
+		}
+	}
+	at := func(name string) int {
+		if i, ok := idx[name]; ok {
+			return i
+		}
+		return -1
+	}
+	host := strings.TrimSpace(opt.Host)
+	if host == "" {
+		// The caller warns about logs with no host; "unknown" keeps them
+		// apart from logs that do name one.
+		host = "unknown"
+	}
+	return &smiParser{
+		file: opt.Name, hdr: hdr, cat: opt.Catalog, loc: opt.Location, host: host,
+		in: newInterner(), models: map[string]string{},
+		ts: at("timestamp"), name: at("name"), index: at("index"), uuid: at("uuid"),
+		util: at("utilization.gpu"), memUsed: at("memory.used"), memTotal: at("memory.total"),
+		power: at("power.draw"), hostname: at("hostname"),
+	}
+}
+
+func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
+	v := cell(rec, p.ts)
+	t, err := parseTime(v, p.loc)
+	if err != nil {
+		return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.ts), smiTimeExample, v)
+	}
+	s := &GPUSample{Line: line, Time: t, Index: -1, Host: p.host}
+	if h := cell(rec, p.hostname); !isNullNumber(h) {
+		s.Host = p.in.get(h)
+	}
+	if v := cell(rec, p.index); !isNullNumber(v) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.index), "a GPU index like 0", v)
+		}
+		s.Index = n
+	}
+	if v := cell(rec, p.uuid); !isNullNumber(v) {
+		s.UUID = p.in.get(v)
+	}
+	if s.UUID == "" && s.Index < 0 {
+		return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.uuid),
+			"a GPU uuid or index to tell the GPUs apart; log uuid or index", cell(rec, p.uuid))
+	}
+	if v := cell(rec, p.name); !isNullNumber(v) {
+		s.Model = p.model(v)
+	}
+	for _, m := range []struct {
+		dst  **float64
+		col  int
+		what string
+		max  float64
+	}{
+		{&s.Util, p.util, "a utilization between 0 and 100 like 87 %", 100},
+		{&s.MemUsed, p.memUsed, "memory in MiB like 19818 MiB", 0},
+		{&s.MemTotal, p.memTotal, "memory in MiB like 81559 MiB", 0},
+		{&s.PowerWatt, p.power, "power in watts like 631.95 W", 0},
+	} {
+		v := cell(rec, m.col)
+		if isNullNumber(v) {
+			continue
+		}
+		f, err := parseMeasure(v)
+		if err != nil || f < 0 || m.max > 0 && f > m.max {
+			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, m.col), m.what+" (or [N/A])", v)
+		}
+		*m.dst = &f
+	}
+	return parsed{sample: s}, nil
+}
+
+// model canonicalises the driver's GPU name when finops knows the chip and
+// keeps the name otherwise, so unknown GPUs stay distinguishable.
+// A log repeats a handful of names millions of times, so answers are cached.
+func (p *smiParser) model(name string) string {
+	if m, ok := p.models[name]; ok {
+		return m
+	}
+	m, _, ok := p.cat.GPUName(name)
+	if !ok {
+		m = strings.Clone(name)
+	}
+	if len(p.models) < maxInterned {
+		p.models[strings.Clone(name)] = m
+	}
+	return m
+}

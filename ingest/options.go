@@ -1,0 +1,45 @@
+package ingest
+
+import "time"
+
+// Options tell a parser what the file itself does not say.
+type Options struct {
+	// Name is the file's path or URI as the user gave it; errors name it.
+	Name string
+	// Format forces a format; "" detects it from the header.
+	Format string
+	// Host is the GPU host of telemetry files that do not name it (nvidia-smi logs).
+	Host string
+	// Location is the zone of sources with local timestamps (nvidia-smi logs,
+	// rental CSVs without a zone). nil = UTC.
+	Location *time.Location
+	// Mappings are the configured rental-platform column mappings, tried in
+	// order when the header is not a known format.
+	Mappings []ColumnMapping
+	// Catalog recognises GPU instance types and GPU names. nil = DefaultCatalog().
+	Catalog *Catalog
+	// MaxBadRows is how many bad rows a file may have before it is refused;
+	// rejected rows are counted in Summary.Rejected. Default 0: any bad row refuses the file.
+	MaxBadRows int
+}
+
+// ColumnMapping maps a rental platform's CSV columns onto billing-line fields.
+// Header names are matched case-insensitively after trimming spaces and a BOM.
+type ColumnMapping struct {
+	Name     string // e.g. "autodl"
+	Provider string // ProviderName to record, e.g. "AutoDL"
+	Currency string // when the file has no currency column, e.g. "CNY"
+	// Columns maps a field to the header name in the file. Fields:
+	//   resource_id (required), resource_name, start (required), end (required),
+	//   cost (required; the amount actually paid), list_cost, currency,
+	//   gpu (model and count in one cell: "RTX 4090 * 2"), gpu_model, gpu_count,
+	//   pricing_mode (raw billing mode: 按量/包日/包周/包月/竞价, hourly, monthly, ...),
+	//   region, sku, team, task, usage_quantity, usage_unit
+	Columns map[string]string
+	// Modes maps raw pricing-mode values to Mode* constants, on top of the
+	// built-in ones (按量 hourly, 包日 daily, 包周 weekly, 包月 monthly, 竞价 spot,
+	// and the English words).
+	Modes map[string]string
+	// Location of the start/end timestamps when they carry no offset. nil = Options.Location.
+	Location *time.Location
+}

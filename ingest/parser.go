@@ -1,0 +1,253 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ctxCheckEvery is how many rows Parse reads between looks at its context.
+const ctxCheckEvery = 4096
+
+// rowParser turns one CSV record into one record for the sink.
+type rowParser interface {
+	parse(rec []string, line int) (parsed, *ParseError)
+}
+
+// parsed holds the one record a row produced.
+type parsed struct {
+	billing *BillingLine
+	sample  *GPUSample
+	task    *TaskRun
+}
+
+// Parse reads one file (a FOCUS export, an nvidia-smi --query-gpu log, a
+// tasks file or a rental CSV through a column mapping) and streams its
+// records to sink one at a time. The format comes from opt.Format or, when
+// that is empty, from the header.
+//
+// Errors are *ParseError values naming the file, line and field, except
+// those of ctx and of the sink (wrapped with the file and line). A bad row is
+// counted in Summary.Rejected and skipped while there are at most
+// opt.MaxBadRows of them; the one beyond that ends the parse. On error the
+// returned Summary, when not nil, describes what was delivered before it.
+func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, error) {
+	if opt.Name == "" {
+		opt.Name = "<input>"
+	}
+	if opt.Catalog == nil {
+		opt.Catalog = DefaultCatalog()
+	}
+	if opt.Location == nil {
+		opt.Location = time.UTC
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	name := opt.Name
+	cr := newCSVReader(r, name)
+	first, line, rowErr, err := cr.next(nil)
+	switch {
+	case err == io.EOF:
+		return &Summary{Format: opt.Format}, &ParseError{File: name,
+			Msg: "the file is empty: nothing to ingest; check that the export or log finished writing"}
+	case err != nil:
+		return nil, err
+	case rowErr != nil:
+		rowErr.Msg = "header: " + rowErr.Msg
+		return nil, rowErr
+	}
+	if perr := checkUTF8(name, line, nil, first); perr != nil {
+		perr.Field = ""
+		perr.Msg = "header is " + perr.Msg
+		return nil, perr
+	}
+	hdr := cleanHeader(first)
+	for i := range hdr {
+		hdr[i] = strings.Clone(hdr[i])
+	}
+	setup, perr := newRowParser(hdr, opt)
+	if perr != nil {
+		return nil, perr
+	}
+	sum := newSummarizer(setup.format, setup.kind)
+	maxBad := max(opt.MaxBadRows, 0)
+
+	handle := func(rec []string, line int) error {
+		if blankRecord(rec) {
+			return nil
+		}
+		perr := checkUTF8(name, line, setup.header, rec)
+		if perr == nil {
+			perr = checkWidth(name, line, setup.header, rec)
+		}
+		var out parsed
+		if perr == nil {
+			out, perr = setup.p.parse(rec, line)
+		}
+		if perr != nil {
+			sum.sum.Rejected = append(sum.sum.Rejected, perr)
+			if len(sum.sum.Rejected) > maxBad {
+				return perr
+			}
+			return nil
+		}
+		var err error
+		switch {
+		case out.billing != nil:
+			if err = sink.Billing(out.billing); err == nil {
+				sum.billing(out.billing)
+			}
+		case out.sample != nil:
+			if err = sink.Sample(out.sample); err == nil {
+				sum.sample(out.sample)
+			}
+		case out.task != nil:
+			if err = sink.TaskRun(out.task); err == nil {
+				sum.task(out.task)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		return nil
+	}
+
+	if setup.headerIsData {
+		if err := handle(first, line); err != nil {
+			return sum.finish(), err
+		}
+	}
+	for n := 1; ; n++ {
+		if n%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return sum.finish(), err
+			}
+		}
+		rec, line, rowErr, err := cr.next(setup.header)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sum.finish(), err
+		}
+		if rowErr != nil {
+			sum.sum.Rejected = append(sum.sum.Rejected, rowErr)
+			if len(sum.sum.Rejected) > maxBad {
+				return sum.finish(), rowErr
+			}
+			continue
+		}
+		if err := handle(rec, line); err != nil {
+			return sum.finish(), err
+		}
+	}
+	return sum.finish(), nil
+}
+
+// checkWidth refuses a row with fewer fields than the header (a cut-off
+// line) or with extra non-empty ones (an unquoted comma in a value).
+func checkWidth(file string, line int, header, rec []string) *ParseError {
+	if len(rec) < len(header) {
+		return &ParseError{File: file, Line: line, Field: columnName(header, len(rec)),
+			Msg: fmt.Sprintf("expected %d fields as in the header, found %d; the line is cut off or a value lost its quotes", len(header), len(rec))}
+	}
+	for i := len(header); i < len(rec); i++ {
+		if strings.TrimSpace(rec[i]) != "" {
+			return &ParseError{File: file, Line: line, Field: columnName(header, i),
+				Msg: fmt.Sprintf("expected %d fields as in the header, found %d (extra value %s); quote values that contain commas", len(header), len(rec), found(rec[i]))}
+		}
+	}
+	return nil
+}
+
+// parserSetup is a row parser chosen for a header.
+type parserSetup struct {
+	p            rowParser
+	format, kind string
+	header       []string // column names for errors (assumed ones when headerless)
+	headerIsData bool     // the first record is a row, not a header
+}
+
+func newRowParser(hdr []string, opt Options) (parserSetup, *ParseError) {
+	fileErr := func(msg string) *ParseError { return &ParseError{File: opt.Name, Line: 1, Msg: msg} }
+	mappings := append(slices.Clone(opt.Mappings), BuiltinMappings()...)
+	detected, mapping, derr := DetectFormat(hdr, mappings)
+	looksLike := func() string {
+		if detected == "" {
+			return ""
+		}
+		return "; the header looks like " + describeFormat(detected, mapping) + ": drop --format to read it as that"
+	}
+	format := opt.Format
+	if format == "" {
+		if derr != nil {
+			return parserSetup{}, fileErr(derr.Error())
+		}
+		format = detected
+	}
+	switch format {
+	case FormatFOCUS:
+		p, miss := newFOCUSParser(hdr, opt)
+		if len(miss) > 0 {
+			return parserSetup{}, fileErr(fmt.Sprintf("not a FOCUS export: missing column(s) %s%s",
+				strings.Join(miss, ", "), looksLike()))
+		}
+		return parserSetup{p: p, format: format, kind: KindBilling, header: hdr}, nil
+	case FormatNvidiaSMI:
+		if isNvidiaSMIHeader(hdr) {
+			p := newSMIParser(hdr, opt)
+			return parserSetup{p: p, format: format, kind: KindUtilization, header: hdr}, nil
+		}
+		if detected != "" {
+			return parserSetup{}, fileErr("not an nvidia-smi log: the first field is not timestamp" + looksLike())
+		}
+		h := defaultSMIColumns()
+		return parserSetup{p: newSMIParser(h, opt), format: format, kind: KindUtilization, header: h, headerIsData: true}, nil
+	case FormatTasks:
+		p, miss := newTasksParser(hdr, opt)
+		if len(miss) > 0 {
+			return parserSetup{}, fileErr(fmt.Sprintf("not a tasks file: missing column(s) %s%s",
+				strings.Join(miss, ", "), looksLike()))
+		}
+		return parserSetup{p: p, format: format, kind: KindTasks, header: hdr}, nil
+	case FormatRental:
+		if detected != FormatRental {
+			msg := "no column mapping matches this header"
+			if derr != nil {
+				msg += ": " + derr.Error()
+			} else {
+				msg += looksLike()
+			}
+			return parserSetup{}, fileErr(msg)
+		}
+		return parserSetup{p: newRentalParser(hdr, *mapping, opt), format: format, kind: KindBilling, header: hdr}, nil
+	}
+	return parserSetup{}, &ParseError{File: opt.Name, Msg: fmt.Sprintf("unknown format %q: use %s, %s, %s or %s",
+		opt.Format, FormatFOCUS, FormatNvidiaSMI, FormatTasks, FormatRental)}
+}
+
+func describeFormat(format string, m *ColumnMapping) string {
+	switch format {
+	case FormatFOCUS:
+		return "a FOCUS export"
+	case FormatNvidiaSMI:
+		return "an nvidia-smi log"
+	case FormatTasks:
+		return "a finops tasks file"
+	case FormatRental:
+		if m != nil {
+			return fmt.Sprintf("a rental CSV (mapping %q)", m.Name)
+		}
+		return "a rental CSV"
+	}
+	return format
+}
+
+// fieldErr builds the usual row error: what was expected, what was found.
+func fieldErr(file string, line int, field, expected, value string) *ParseError {
+	return &ParseError{File: file, Line: line, Field: field, Msg: "expected " + expected + ", found " + found(value)}
+}

@@ -1,0 +1,131 @@
+// Package ingest reads billing exports, GPU telemetry and task files and turns
+// them into normalized records; it knows file formats, not the database.
+package ingest
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// Charge categories (FOCUS ChargeCategory, lower case).
+const (
+	ChargeUsage      = "usage"
+	ChargePurchase   = "purchase"
+	ChargeTax        = "tax"
+	ChargeCredit     = "credit"
+	ChargeAdjustment = "adjustment"
+)
+
+// Pricing modes: how a resource is rented. They drive the recommendation.
+const (
+	ModeHourly    = "hourly"
+	ModeDaily     = "daily"
+	ModeWeekly    = "weekly"
+	ModeMonthly   = "monthly"
+	ModeSpot      = "spot"
+	ModeCommitted = "committed"
+	ModePerTask   = "per_task"
+)
+
+// BillingLine is one FOCUS-shaped charge. Costs are exact decimals as written
+// in the file; a nil cost is a null cell, never an invented zero.
+type BillingLine struct {
+	Line int // 1-based line number in the source file (header = 1)
+
+	Provider       string
+	BillingAccount string
+	SubAccount     string
+
+	ChargeStart time.Time // UTC, inclusive
+	ChargeEnd   time.Time // UTC, exclusive
+
+	ChargeCategory   string // ChargeUsage, ChargePurchase, ...
+	ChargeClass      string // "" or "correction"
+	ChargeFrequency  string // "one-time", "recurring", "usage-based" or ""
+	PricingCategory  string // FOCUS PricingCategory, lower case: standard, dynamic, committed, other
+	PricingMode      string // Mode* constant, or "" when unknown
+	CommitmentStatus string // "used", "unused" or ""
+	CommitmentID     string
+
+	ResourceID   string
+	ResourceName string
+	ResourceType string
+	Service      string
+	SKU          string
+	InstanceType string // e.g. g5.xlarge, when the source says it
+	Region       string
+
+	GPUModel string // canonical model (see GPU catalog); "" for non-GPU lines
+	GPUCount int
+
+	BilledCost    *decimal.Decimal
+	EffectiveCost *decimal.Decimal
+	ListCost      *decimal.Decimal
+	Currency      string
+
+	UsageQuantity *decimal.Decimal
+	UsageUnit     string
+
+	Tags map[string]string
+}
+
+// Cost is the cost basis of metrics.md: EffectiveCost where present, else
+// BilledCost. ok is false when both are null.
+func (l *BillingLine) Cost() (c decimal.Decimal, ok bool) {
+	if l.EffectiveCost != nil {
+		return *l.EffectiveCost, true
+	}
+	if l.BilledCost != nil {
+		return *l.BilledCost, true
+	}
+	return decimal.Zero, false
+}
+
+// IsGPUUsage reports whether the line is a GPU usage line: it enters
+// per-GPU-minute rates. Tax, credit, adjustment and purchase lines never do.
+func (l *BillingLine) IsGPUUsage() bool {
+	return l.ChargeCategory == ChargeUsage && l.GPUModel != "" && l.GPUCount > 0 &&
+		l.CommitmentStatus != "unused" && l.ChargeEnd.After(l.ChargeStart)
+}
+
+// GPUSample is one utilization reading of one GPU (or MIG instance).
+type GPUSample struct {
+	Line int
+
+	Host  string
+	Index int    // GPU index on the host, -1 when unknown
+	UUID  string // "GPU-…" (or "MIG-…"); "" when unknown
+	Model string // canonical model when recognised, else the raw name
+
+	Time time.Time // UTC
+
+	Util      *float64 // 0–100; nil when the source says N/A (e.g. MIG)
+	MemUsed   *float64 // MiB
+	MemTotal  *float64 // MiB
+	PowerWatt *float64
+}
+
+// GPUKey is the stable GPU identity of metrics.md: UUID when known, else host + index.
+func (s *GPUSample) GPUKey() string {
+	if s.UUID != "" {
+		return s.UUID
+	}
+	return s.Host + "/" + strconv.Itoa(s.Index)
+}
+
+// TaskRun is one row of a tasks file: a task held some GPUs of a resource
+// for [Start, End) and produced Units of Unit.
+type TaskRun struct {
+	Line     int
+	Task     string
+	Team     string
+	Kind     string   // training, fine-tune, inference, ...
+	Resource string   // billed resource id (or name)
+	GPUs     []string // GPU keys; empty = every GPU of the resource
+	Start    time.Time
+	End      time.Time
+	Units    *decimal.Decimal
+	Unit     string // e.g. "run", "1k requests", "1M tokens"
+}

@@ -1,0 +1,289 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	_ "time/tzdata" // rental platforms in China bill in Asia/Shanghai; hosts may lack tzdata
+
+	"github.com/shopspring/decimal"
+)
+
+const (
+	rentalTimeExample   = "a time like 2026-11-02 09:00:00, 2026/11/02 09:00:00 or 2026-11-02T09:00:00+08:00"
+	rentalAmountExample = "an amount like 1234.50, ¥1,234.50 or -3.00"
+)
+
+// BuiltinMappings returns the column mappings finops ships for rental
+// platforms without a public export format. They are tried after the
+// configured ones.
+func BuiltinMappings() []ColumnMapping {
+	return []ColumnMapping{{
+		// AutoDL's console bill export (Chinese headers; amounts in CNY, times in China time).
+		Name:     "autodl",
+		Provider: "AutoDL",
+		Currency: "CNY",
+		Columns: map[string]string{
+			"resource_id":   "实例ID",
+			"resource_name": "实例名称",
+			"gpu":           "GPU型号", // "RTX 4090 * 1"
+			"pricing_mode":  "计费方式",  // 按量计费, 包日, 包周, 包月
+			"start":         "开始时间",
+			"end":           "结束时间",
+			"cost":          "应付金额",
+			"list_cost":     "原价",
+		},
+		Location: chinaTime(),
+	}}
+}
+
+// chinaTime is Asia/Shanghai; without tzdata it is the same fixed UTC+8 (China
+// has had no daylight saving time since 1991).
+func chinaTime() *time.Location {
+	if loc, err := time.LoadLocation("Asia/Shanghai"); err == nil {
+		return loc
+	}
+	return time.FixedZone("CST", 8*3600)
+}
+
+// builtinModes maps the billing-mode words of rental platforms (lower case)
+// to Mode* constants.
+func builtinModes() map[string]string {
+	return map[string]string{
+		"按量": ModeHourly, "按量计费": ModeHourly, "按时": ModeHourly, "按小时": ModeHourly, "后付费": ModeHourly,
+		"包日": ModeDaily, "按日": ModeDaily,
+		"包周": ModeWeekly, "按周": ModeWeekly,
+		"包月": ModeMonthly, "包年包月": ModeMonthly, "按月": ModeMonthly, "预付费": ModeMonthly,
+		"竞价": ModeSpot, "竞价实例": ModeSpot, "抢占式": ModeSpot, "抢占式实例": ModeSpot,
+		"hourly": ModeHourly, "hour": ModeHourly, "on-demand": ModeHourly, "ondemand": ModeHourly,
+		"on demand": ModeHourly, "payg": ModeHourly, "pay-as-you-go": ModeHourly, "postpaid": ModeHourly,
+		"daily": ModeDaily, "day": ModeDaily,
+		"weekly": ModeWeekly, "week": ModeWeekly,
+		"monthly": ModeMonthly, "month": ModeMonthly, "prepaid": ModeMonthly,
+		"spot": ModeSpot, "preemptible": ModeSpot, "interruptible": ModeSpot,
+		"committed": ModeCommitted, "reserved": ModeCommitted,
+		"per_task": ModePerTask, "per task": ModePerTask,
+	}
+}
+
+// rentalParser reads a rental platform's CSV through a ColumnMapping.
+type rentalParser struct {
+	file     string
+	hdr      []string
+	cat      *Catalog
+	loc      *time.Location
+	in       *interner
+	provider string
+	currency string
+	modes    map[string]string
+
+	cols map[string]int // mapping field → column, only fields present in the header
+}
+
+func newRentalParser(hdr []string, m ColumnMapping, opt Options) *rentalParser {
+	idx := headerIndex(hdr)
+	p := &rentalParser{
+		file: opt.Name, hdr: hdr, cat: opt.Catalog, loc: m.Location, in: newInterner(),
+		provider: m.Provider, currency: strings.ToUpper(strings.TrimSpace(m.Currency)),
+		modes: builtinModes(), cols: map[string]int{},
+	}
+	if p.loc == nil {
+		p.loc = opt.Location
+	}
+	if p.provider == "" {
+		p.provider = m.Name
+	}
+	for raw, mode := range m.Modes {
+		p.modes[strings.ToLower(strings.TrimSpace(raw))] = mode
+	}
+	for field, name := range m.Columns {
+		if i := col(idx, strings.TrimSpace(name)); i >= 0 && strings.TrimSpace(name) != "" {
+			p.cols[field] = i
+		}
+	}
+	return p
+}
+
+// get returns the cell of a mapping field, "" when unmapped or null.
+func (p *rentalParser) get(rec []string, field string) (string, int) {
+	i, ok := p.cols[field]
+	if !ok {
+		return "", -1
+	}
+	v := cell(rec, i)
+	if isNull(v) || v == "-" {
+		return "", i
+	}
+	return v, i
+}
+
+func (p *rentalParser) err(line, col int, expected, value string) *ParseError {
+	return fieldErr(p.file, line, columnName(p.hdr, col), expected, value)
+}
+
+func (p *rentalParser) amount(rec []string, field string, line int) (*decimal.Decimal, *ParseError) {
+	v, i := p.get(rec, field)
+	if v == "" {
+		return nil, nil
+	}
+	d, err := parseAmount(v)
+	if err != nil {
+		return nil, p.err(line, i, rentalAmountExample, v)
+	}
+	return &d, nil
+}
+
+func (p *rentalParser) parse(rec []string, line int) (parsed, *ParseError) {
+	id, idCol := p.get(rec, "resource_id")
+	if id == "" {
+		return parsed{}, p.err(line, idCol, "an instance id", cell(rec, idCol))
+	}
+	v, startCol := p.get(rec, "start")
+	start, err := parseTime(v, p.loc)
+	if err != nil {
+		return parsed{}, p.err(line, startCol, rentalTimeExample, v)
+	}
+	v, endCol := p.get(rec, "end")
+	end, err := parseTime(v, p.loc)
+	if err != nil {
+		return parsed{}, p.err(line, endCol, rentalTimeExample+" (a running instance has no bill line yet)", v)
+	}
+	if !end.After(start) {
+		return parsed{}, p.err(line, endCol, "an end after the start "+start.Format(time.RFC3339), v)
+	}
+	cost, perr := p.amount(rec, "cost", line)
+	if perr != nil {
+		return parsed{}, perr
+	}
+	if cost == nil {
+		_, i := p.get(rec, "cost")
+		return parsed{}, p.err(line, i, rentalAmountExample, cell(rec, i))
+	}
+	l := &BillingLine{
+		Line:           line,
+		Provider:       p.provider,
+		ChargeStart:    start,
+		ChargeEnd:      end,
+		ChargeCategory: ChargeUsage,
+		ResourceID:     strings.Clone(id),
+		BilledCost:     cost,
+		EffectiveCost:  cost,
+		Currency:       p.currency,
+	}
+	if l.ListCost, perr = p.amount(rec, "list_cost", line); perr != nil {
+		return parsed{}, perr
+	}
+	if l.UsageQuantity, perr = p.amount(rec, "usage_quantity", line); perr != nil {
+		return parsed{}, perr
+	}
+	if v, _ := p.get(rec, "currency"); v != "" {
+		l.Currency = p.in.get(strings.ToUpper(v))
+	}
+	v, _ = p.get(rec, "resource_name")
+	l.ResourceName = strings.Clone(v)
+	v, _ = p.get(rec, "region")
+	l.Region = p.in.get(v)
+	v, _ = p.get(rec, "sku")
+	l.SKU = p.in.get(v)
+	v, _ = p.get(rec, "usage_unit")
+	l.UsageUnit = p.in.get(v)
+	for _, f := range []string{"team", "task"} {
+		if v, _ := p.get(rec, f); v != "" {
+			if l.Tags == nil {
+				l.Tags = map[string]string{}
+			}
+			l.Tags[f] = p.in.get(v)
+		}
+	}
+	if perr := p.mode(rec, l); perr != nil {
+		return parsed{}, perr
+	}
+	if perr := p.gpu(rec, line, l); perr != nil {
+		return parsed{}, perr
+	}
+	return parsed{billing: l}, nil
+}
+
+// mode sets the pricing mode and the FOCUS-style fields that follow from it.
+// An unknown mode word is kept in Tags["pricing_mode"] rather than refused:
+// the line's cost is still right, and data quality can show the word.
+func (p *rentalParser) mode(rec []string, l *BillingLine) *ParseError {
+	raw, _ := p.get(rec, "pricing_mode")
+	if raw == "" {
+		return nil
+	}
+	mode, ok := p.modes[strings.ToLower(raw)]
+	if !ok {
+		if l.Tags == nil {
+			l.Tags = map[string]string{}
+		}
+		l.Tags["pricing_mode"] = p.in.get(raw)
+		return nil
+	}
+	l.PricingMode = mode
+	switch mode {
+	case ModeHourly, ModeSpot, ModePerTask:
+		l.ChargeFrequency = "usage-based"
+	default:
+		l.ChargeFrequency = "recurring"
+	}
+	switch mode {
+	case ModeSpot:
+		l.PricingCategory = "dynamic"
+	case ModeCommitted:
+		l.PricingCategory = "committed"
+	default:
+		l.PricingCategory = "standard"
+	}
+	return nil
+}
+
+// gpu fills the GPU model and count from the gpu cell ("RTX 4090 * 2"), else
+// gpu_model and gpu_count, else an instance type in the sku column.
+func (p *rentalParser) gpu(rec []string, line int, l *BillingLine) *ParseError {
+	if v, _ := p.get(rec, "gpu"); v != "" {
+		m, n, ok := p.cat.gpuText(v)
+		if !ok {
+			p.tagUnknownGPU(l, v)
+			return nil
+		}
+		l.GPUModel, l.GPUCount = p.in.get(m), n
+		return nil
+	}
+	if v, _ := p.get(rec, "gpu_model"); v != "" {
+		if m, n, ok := p.cat.gpuText(v); ok {
+			l.GPUModel, l.GPUCount = p.in.get(m), n
+		} else {
+			p.tagUnknownGPU(l, v)
+		}
+	}
+	if v, i := p.get(rec, "gpu_count"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimRight(v, "卡张")))
+		if err != nil || n < 0 || n > maxGPUsPerMachine {
+			return p.err(line, i, "a GPU count like 2", v)
+		}
+		l.GPUCount = n
+		if n == 0 {
+			l.GPUModel = ""
+		}
+	}
+	if l.GPUModel == "" && l.SKU != "" {
+		if m, n, ok := p.cat.Instance(l.SKU); ok {
+			l.InstanceType, l.GPUModel, l.GPUCount = l.SKU, m, n
+		}
+	}
+	if l.GPUModel == "" {
+		l.GPUCount = 0
+	}
+	return nil
+}
+
+// tagUnknownGPU keeps GPU text that names no GPU finops can tell ("无卡模式")
+// in Tags["gpu"], so the line is not a GPU line but the text is not lost.
+func (p *rentalParser) tagUnknownGPU(l *BillingLine, v string) {
+	if l.Tags == nil {
+		l.Tags = map[string]string{}
+	}
+	l.Tags["gpu"] = p.in.get(v)
+}

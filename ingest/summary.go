@@ -1,0 +1,120 @@
+package ingest
+
+import (
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// Bounds that keep a summary's memory independent of the file's length.
+const (
+	maxCurrencies      = 64
+	maxTrackedGPUs     = 1 << 16
+	spacingReservoirSz = 4096
+)
+
+// summarizer fills a Summary from the records as they go to the sink.
+type summarizer struct {
+	sum        *Summary
+	currencies map[string]bool
+	spacing    *spacingEstimator
+}
+
+func newSummarizer(format, kind string) *summarizer {
+	s := &summarizer{sum: &Summary{Format: format, Kind: kind}, currencies: map[string]bool{}}
+	if kind == KindUtilization {
+		s.spacing = newSpacingEstimator()
+	}
+	return s
+}
+
+func (s *summarizer) period(start, end time.Time) {
+	if s.sum.PeriodStart.IsZero() || start.Before(s.sum.PeriodStart) {
+		s.sum.PeriodStart = start
+	}
+	if end.After(s.sum.PeriodEnd) {
+		s.sum.PeriodEnd = end
+	}
+}
+
+func (s *summarizer) billing(l *BillingLine) {
+	s.sum.Rows++
+	s.period(l.ChargeStart, l.ChargeEnd)
+	if c, ok := l.Cost(); ok {
+		s.sum.TotalCost = s.sum.TotalCost.Add(c)
+	}
+	if l.Currency != "" && !s.currencies[l.Currency] && len(s.currencies) < maxCurrencies {
+		s.currencies[l.Currency] = true
+		s.sum.Currencies = append(s.sum.Currencies, l.Currency)
+	}
+	if l.GPUModel != "" && l.GPUCount > 0 {
+		s.sum.GPULines++
+	}
+}
+
+func (s *summarizer) sample(x *GPUSample) {
+	s.sum.Rows++
+	s.period(x.Time, x.Time)
+	s.spacing.add(x.GPUKey(), x.Time)
+}
+
+func (s *summarizer) task(t *TaskRun) {
+	s.sum.Rows++
+	s.period(t.Start, t.End)
+}
+
+func (s *summarizer) finish() *Summary {
+	slices.Sort(s.sum.Currencies)
+	if s.spacing != nil {
+		s.sum.SampleInterval = s.spacing.median()
+	}
+	return s.sum
+}
+
+// spacingEstimator estimates the median spacing between consecutive samples
+// of one GPU from a fixed-size uniform reservoir of spacings, so a log of a
+// million samples needs no more memory than one of ten thousand.
+type spacingEstimator struct {
+	last map[string]time.Time
+	res  []time.Duration
+	seen int
+	rng  *rand.Rand
+}
+
+func newSpacingEstimator() *spacingEstimator {
+	// A fixed seed: the same file always gives the same interval.
+	return &spacingEstimator{last: map[string]time.Time{}, rng: rand.New(rand.NewPCG(1, 2))}
+}
+
+func (e *spacingEstimator) add(key string, t time.Time) {
+	prev, ok := e.last[key]
+	if !ok && len(e.last) >= maxTrackedGPUs {
+		return
+	}
+	e.last[key] = t
+	// Logs appended from several runs go back in time between runs; only
+	// forward steps are sampling intervals.
+	if !ok || !t.After(prev) {
+		return
+	}
+	d := t.Sub(prev)
+	e.seen++
+	if len(e.res) < spacingReservoirSz {
+		e.res = append(e.res, d)
+	} else if j := e.rng.IntN(e.seen); j < spacingReservoirSz {
+		e.res[j] = d
+	}
+}
+
+func (e *spacingEstimator) median() time.Duration {
+	if len(e.res) == 0 {
+		return 0
+	}
+	s := slices.Clone(e.res)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -1,0 +1,76 @@
+package ingest
+
+import (
+	"strings"
+	"time"
+)
+
+const taskTimeExample = "a time like 2026-11-02T09:00:00Z or 2026-11-02 09:00"
+
+// tasksParser reads the finops tasks file:
+// task,team,kind,resource,gpus,start,end,units,unit in any order.
+type tasksParser struct {
+	file string
+	hdr  []string
+	loc  *time.Location
+	in   *interner
+
+	task, team, kind, resource, gpus, start, end, units, unit int
+}
+
+// newTasksParser returns the parser and the required columns the header lacks.
+func newTasksParser(hdr []string, opt Options) (*tasksParser, []string) {
+	idx := headerIndex(hdr)
+	if miss := missing(idx, "task", "resource", "start", "end"); len(miss) > 0 {
+		return nil, miss
+	}
+	return &tasksParser{
+		file: opt.Name, hdr: hdr, loc: opt.Location, in: newInterner(),
+		task: col(idx, "task"), team: col(idx, "team"), kind: col(idx, "kind"),
+		resource: col(idx, "resource"), gpus: col(idx, "gpus"), start: col(idx, "start"),
+		end: col(idx, "end"), units: col(idx, "units"), unit: col(idx, "unit"),
+	}, nil
+}
+
+func (p *tasksParser) err(line, col int, expected, value string) *ParseError {
+	return fieldErr(p.file, line, columnName(p.hdr, col), expected, value)
+}
+
+func (p *tasksParser) parse(rec []string, line int) (parsed, *ParseError) {
+	t := &TaskRun{Line: line}
+	if t.Task = cell(rec, p.task); t.Task == "" {
+		return parsed{}, p.err(line, p.task, "a task name", "")
+	}
+	if t.Resource = cell(rec, p.resource); t.Resource == "" {
+		return parsed{}, p.err(line, p.resource, "the billed resource id or name the task ran on", "")
+	}
+	t.Task, t.Resource = p.in.get(t.Task), p.in.get(t.Resource)
+	t.Team = p.in.get(cell(rec, p.team))
+	t.Kind = p.in.get(cell(rec, p.kind))
+	t.Unit = p.in.get(cell(rec, p.unit))
+	for _, g := range strings.FieldsFunc(cell(rec, p.gpus), func(r rune) bool {
+		return r == ' ' || r == ';' || r == ',' || r == '\t'
+	}) {
+		t.GPUs = append(t.GPUs, p.in.get(g))
+	}
+	var err error
+	v := cell(rec, p.start)
+	if t.Start, err = parseTime(v, p.loc); err != nil {
+		return parsed{}, p.err(line, p.start, taskTimeExample, v)
+	}
+	v = cell(rec, p.end)
+	if t.End, err = parseTime(v, p.loc); err != nil {
+		return parsed{}, p.err(line, p.end, taskTimeExample, v)
+	}
+	if !t.End.After(t.Start) {
+		return parsed{}, p.err(line, p.end, "an end after the start "+t.Start.Format(time.RFC3339), v)
+	}
+	if v := cell(rec, p.units); !isNullNumber(v) {
+		d, err := parseDecimal(v)
+		if err != nil {
+			return parsed{}, p.err(line, p.units, "a number of units like 12 or 3.5 (or empty)", v)
+		}
+		t.Units = &d
+	}
+	return parsed{task: t}, nil
+}

@@ -1,0 +1,220 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// The HTML charts. go-echarts builds the ECharts option objects; we do NOT use
+// its renderers (Render, RenderSnippet): they reference the assets CDN, write
+// the option JSON with HTML escaping off, HTML-unescape it again in snippets,
+// and turn any string wrapped in "__f__" into raw JavaScript. Instead we take
+// the option as a map (chart.JSON()) and marshal it ourselves with
+// encoding/json, which escapes <, >, & and U+2028/U+2029, so the JSON is inert
+// inside a <script> element whatever the labels contain.
+
+// chartSpec is one chart panel on the page.
+type chartSpec struct {
+	ID     string         `json:"id"`
+	Option map[string]any `json:"option"`
+	Title  string         `json:"-"`
+	Note   string         `json:"-"`
+	Height int            `json:"-"` // px
+}
+
+// chartPalette is colour-blind friendly (Okabe–Ito, then greys) so stacked
+// series stay distinguishable.
+var chartPalette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000", "#999999", "#666666"}
+
+// buildCharts returns the page's charts in display order; a chart without data
+// is left out (the page says so instead).
+func buildCharts(r *analysis.Result, loc *time.Location) []chartSpec {
+	var out []chartSpec
+	if m := dailyBy(r.Daily, loc, teamKey); len(m.Days) > 0 {
+		out = append(out, chartSpec{ID: "chart-daily-team", Title: "Daily spend by team", Height: 360,
+			Option: stackedBar(m, r.Currency)})
+	}
+	if m := dailyBy(r.Daily, loc, modelKey); len(m.Days) > 0 {
+		out = append(out, chartSpec{ID: "chart-daily-model", Title: "Daily spend by GPU model", Height: 360,
+			Option: stackedBar(m, r.Currency)})
+	}
+	if hm, rows := utilHeatmap(r.HourlyUtil, loc); hm != nil {
+		out = append(out, chartSpec{ID: "chart-util-heatmap", Title: "GPU utilization by hour",
+			Note:   "Empty cells are hours without telemetry (unmonitored).",
+			Height: min(1600, max(260, 110+22*rows)), Option: hm})
+	}
+	if idle := idleByResource(r.ByResource, 30); len(idle) > 0 {
+		out = append(out, chartSpec{ID: "chart-idle-resource", Title: "Idle cost by resource",
+			Height: max(220, 80+28*len(idle)), Option: idleBar(idle, r.Currency)})
+	}
+	return out
+}
+
+func baseOpts() []charts.GlobalOpts {
+	return []charts.GlobalOpts{
+		charts.WithColorsOpts(opts.Colors(chartPalette)),
+		charts.WithAnimation(false), // print and screenshots capture the final state
+		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(false)}),
+	}
+}
+
+// stackedBar is a daily stacked column chart, one series per key.
+func stackedBar(m matrix, currency string) map[string]any {
+	bar := charts.NewBar()
+	bar.Assets.ClearPresetAssets() // never reference the go-echarts CDN
+	bar.SetGlobalOptions(append(baseOpts(),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "24", Bottom: "40", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: currencyCode(currency)}),
+	)...)
+	bar.SetXAxis(m.Days)
+	for s, name := range m.Series {
+		data := make([]opts.BarData, len(m.Days))
+		for d := range m.Days {
+			data[d] = opts.BarData{Value: round2(m.Values[s][d])}
+		}
+		bar.AddSeries(chartText(name), data, charts.WithBarChartOpts(opts.BarChart{Stack: "total"}))
+	}
+	bar.Validate()
+	return bar.JSON()
+}
+
+// idleBar is a horizontal bar chart, largest idle cost on top.
+func idleBar(items []labelled, currency string) map[string]any {
+	bar := charts.NewBar()
+	bar.Assets.ClearPresetAssets()
+	labels := make([]string, len(items))
+	data := make([]opts.BarData, len(items))
+	for i, it := range items {
+		labels[i] = chartText(it.Label)
+		data[i] = opts.BarData{Value: round2(it.Value)}
+	}
+	bar.SetGlobalOptions(append(baseOpts(),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "24", Top: "16", Bottom: "8", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: currencyCode(currency)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true),
+			AxisLabel: &opts.AxisLabel{Width: 220, Overflow: "truncate"}}),
+	)...)
+	bar.SetXAxis(labels).XYReversal()
+	bar.AddSeries("Idle cost", data, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#D55E00"}))
+	bar.Validate()
+	return bar.JSON()
+}
+
+// utilHeatmap is GPU × hour utilization. Hours without telemetry get no data
+// point, so they show as empty cells rather than as 0 % (which would read as
+// idle). The colour bands are metrics.md's utilization bands.
+func utilHeatmap(hoursIn []analysis.GPUHour, loc *time.Location) (map[string]any, int) {
+	if len(hoursIn) == 0 {
+		return nil, 0
+	}
+	gpuLabel := func(h analysis.GPUHour) string {
+		switch {
+		case h.GPU == "":
+			return h.ResourceID
+		case h.ResourceID == "" || h.ResourceID == h.GPU:
+			return h.GPU
+		}
+		return h.ResourceID + " / " + h.GPU
+	}
+	var instants []time.Time
+	seenHour := map[time.Time]bool{}
+	seenGPU := map[string]bool{}
+	var gpus []string
+	for _, h := range hoursIn {
+		t := h.Hour.UTC()
+		if !seenHour[t] {
+			seenHour[t] = true
+			instants = append(instants, t)
+		}
+		if g := gpuLabel(h); !seenGPU[g] {
+			seenGPU[g] = true
+			gpus = append(gpus, g)
+		}
+	}
+	slices.SortFunc(instants, func(a, b time.Time) int { return a.Compare(b) })
+	slices.SortFunc(gpus, cmp.Compare)
+	xIndex := make(map[time.Time]int, len(instants))
+	xLabels := make([]string, len(instants))
+	for i, t := range instants {
+		xIndex[t] = i
+		xLabels[i] = t.In(loc).Format("01-02 15:04")
+	}
+	yIndex := make(map[string]int, len(gpus))
+	yLabels := make([]string, len(gpus))
+	for i, g := range gpus {
+		yIndex[g] = i
+		yLabels[i] = chartText(g)
+	}
+	var data []opts.HeatMapData
+	for _, h := range hoursIn {
+		if h.Util == nil || math.IsNaN(*h.Util) {
+			continue // unmonitored: leave the cell empty
+		}
+		data = append(data, opts.HeatMapData{Value: [3]any{xIndex[h.Hour.UTC()], yIndex[gpuLabel(h)], round1(*h.Util)}})
+	}
+
+	hm := charts.NewHeatMap()
+	hm.Assets.ClearPresetAssets()
+	global := append(baseOpts(),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true)}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "16", Bottom: "64", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: xLabels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: yLabels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)},
+			AxisLabel: &opts.AxisLabel{Width: 220, Overflow: "truncate"}}),
+		charts.WithVisualMapOpts(opts.VisualMap{
+			Type: "piecewise", Orient: "horizontal", Left: "center", Bottom: "0",
+			Pieces: []opts.Piece{
+				{Lt: 10, Color: "#d9d9d9"},          // idle
+				{Gte: 10, Lt: 50, Color: "#fdd49e"}, // low
+				{Gte: 50, Lt: 80, Color: "#9ecae1"}, // fair
+				{Gte: 80, Lte: 95, Color: "#2b8cbe"},
+				{Gt: 95, Color: "#084081"}, // saturated
+			},
+		}),
+	)
+	if len(xLabels) > 72 {
+		global = append(global, charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: []int{0}}))
+	}
+	hm.SetGlobalOptions(global...)
+	hm.AddSeries("Utilization %", data)
+	hm.Validate()
+	return hm.JSON(), len(gpus)
+}
+
+// chartsJSON serialises the chart specs for the page's init script. The
+// output must be safe between <script> and </script>: encoding/json escapes
+// <, > and & as \u003c… and the line separators U+2028/2029, and we verify it
+// rather than trust it, since a break-out here is script injection.
+func chartsJSON(specs []chartSpec) (template.JS, error) {
+	if specs == nil {
+		specs = []chartSpec{}
+	}
+	b, err := json.Marshal(specs)
+	if err != nil {
+		return "", fmt.Errorf("report: chart options: %w", err)
+	}
+	if bytes.ContainsAny(b, "<>&") || bytes.Contains(b, []byte("\u2028")) || bytes.Contains(b, []byte("\u2029")) {
+		return "", fmt.Errorf("report: chart options are not script-safe")
+	}
+	return template.JS(b), nil
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+func round1(v float64) float64 { return math.Round(v*10) / 10 }

@@ -1,0 +1,189 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// Display formatting shared by the HTML page and the terminal summary. Money is
+// rounded here, for display only; the JSON keeps full precision.
+
+// currencySymbol returns the symbol shown before amounts, or "" when the
+// currency has no symbol we use, in which case the code follows the amount.
+func currencySymbol(code string) string {
+	switch strings.ToUpper(code) {
+	case "CNY", "RMB":
+		return "¥"
+	case "USD":
+		return "$"
+	case "EUR":
+		return "€"
+	}
+	return ""
+}
+
+// currencyCode returns the currency code reduced to ASCII letters, so it can go
+// into an Excel number format string or a file without quoting issues.
+func currencyCode(code string) string {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(code) {
+		if r >= 'A' && r <= 'Z' && b.Len() < 8 {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// money formats an amount with two decimals, thousands separators and the
+// currency: "¥12,345.67", "-$3.50", "1,200.00 GBP".
+func money(currency string, v float64) string {
+	return moneyPrec(currency, v, 2)
+}
+
+// unitMoney formats a unit cost, which is often a fraction of a cent per unit.
+func unitMoney(currency string, v float64) string {
+	prec := 2
+	if a := math.Abs(v); a != 0 && a < 1 {
+		prec = 4
+	}
+	return moneyPrec(currency, v, prec)
+}
+
+func moneyPrec(currency string, v float64, prec int) string {
+	sign := ""
+	if v < 0 && math.Round(-v*math.Pow10(prec)) != 0 {
+		sign = "-"
+	}
+	num := grouped(math.Abs(v), prec)
+	if sym := currencySymbol(currency); sym != "" {
+		return sign + sym + num
+	}
+	if code := currencyCode(currency); code != "" {
+		return sign + num + " " + code
+	}
+	return sign + num
+}
+
+// grouped formats a non-negative number with prec decimals and comma grouping.
+func grouped(v float64, prec int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if frac != "" {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+// percent formats a 0–1 share as "17.0%".
+func percent(share float64) string {
+	if math.IsNaN(share) || math.IsInf(share, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(share*100, 'f', 1, 64) + "%"
+}
+
+// utilPct formats a 0–100 utilization as "42.5%".
+func utilPct(u float64) string {
+	return percent(u / 100)
+}
+
+// hours formats GPU-hours with one decimal: "1,234.5 h".
+func hours(h float64) string {
+	sign := ""
+	if h < 0 {
+		sign, h = "-", -h
+	}
+	return sign + grouped(h, 1) + " h"
+}
+
+// share returns part/whole, or 0 when whole is 0 (an empty window has no share).
+func share(part, whole float64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return part / whole
+}
+
+// idleShare is the idle cost as a share of the total cost, the figure the email
+// subject quotes ("idle ¥2,100 (17%)").
+func idleShare(t analysis.Totals) float64 {
+	return share(t.IdleCost, t.Cost)
+}
+
+// actionText is the human wording of a recommendation action.
+func actionText(action string) string {
+	switch action {
+	case analysis.ActionKeep:
+		return "Keep"
+	case analysis.ActionSwitchToHourly:
+		return "Switch to hourly"
+	case analysis.ActionSwitchToMonthly:
+		return "Switch to monthly"
+	case analysis.ActionSwitchToSpot:
+		return "Switch to spot"
+	case analysis.ActionStopWhenIdle:
+		return "Stop when idle"
+	case analysis.ActionRelease:
+		return "Release"
+	}
+	s := strings.ReplaceAll(action, "_", " ")
+	if s == "" {
+		return ""
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// reportZone loads the report's time zone; "" means UTC (metrics.md default).
+func reportZone(r *analysis.Result) (*time.Location, error) {
+	tz := r.Period.TimeZone
+	if tz == "" {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, fmt.Errorf("report: time zone %q: %w", tz, err)
+	}
+	return loc, nil
+}
+
+// periodText is "2026-11-16 – 2026-11-22" in the report zone. The window end is
+// exclusive, so a window ending at midnight shows the day before as its last day.
+func periodText(p analysis.Period, loc *time.Location) string {
+	if p.Start.IsZero() && p.End.IsZero() {
+		return ""
+	}
+	start := p.Start.In(loc)
+	end := p.End.In(loc)
+	if end.After(start) && end.Hour() == 0 && end.Minute() == 0 && end.Second() == 0 && end.Nanosecond() == 0 {
+		end = end.Add(-time.Nanosecond)
+	}
+	a, b := start.Format("2006-01-02"), end.Format("2006-01-02")
+	if a == b {
+		return a
+	}
+	return a + " – " + b
+}
+
+// resourceLabel is how a resource is named in charts and tables.
+func resourceLabel(rc analysis.ResourceCost) string {
+	if rc.ResourceName != "" && rc.ResourceName != rc.ResourceID {
+		return rc.ResourceName + " (" + rc.ResourceID + ")"
+	}
+	return rc.ResourceID
+}

@@ -1,0 +1,298 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/templates"
+)
+
+// noChartsBanner is shown when the build has no embedded ECharts library. The
+// page never falls back to a CDN: the report must open offline and must not
+// leak that it was opened.
+const noChartsBanner = "Charts are not available: this build has no embedded ECharts library (run `make assets`)."
+
+// WriteHTML writes the report as one self-contained HTML file: inline CSS, the
+// ECharts library inlined from the binary, chart options as inert JSON. It
+// opens offline and loads nothing from the network.
+func WriteHTML(w io.Writer, r *analysis.Result, meta Meta) error {
+	return writeHTML(w, r, meta, templates.ECharts())
+}
+
+// writeHTML takes the ECharts library as a parameter so tests can render with
+// and without it; nil renders the page without charts and with a banner.
+func writeHTML(w io.Writer, r *analysis.Result, meta Meta, echarts []byte) error {
+	if r == nil {
+		return fmt.Errorf("report: nil result")
+	}
+	loc, err := reportZone(r)
+	if err != nil {
+		return err
+	}
+	p, err := newPage(r, meta, loc, echarts)
+	if err != nil {
+		return err
+	}
+	// Render to memory first so a template error never leaves half a page.
+	var buf bytes.Buffer
+	if err := templates.Report().Execute(&buf, p); err != nil {
+		return fmt.Errorf("report: render html: %w", err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("report: write html: %w", err)
+	}
+	return nil
+}
+
+// page is the template's view of the report: every value is already formatted,
+// so the template has no logic beyond loops, and html/template escapes every
+// string for its context.
+type page struct {
+	Title, Label, PeriodText, Zone, Currency string
+	GeneratedAt, Version                     string
+	Banner                                   string
+	HasCharts                                bool
+	ECharts                                  template.JS
+	ChartsJSON                               template.JS
+	Charts                                   []chartSpec
+	EmptyCharts                              []string
+	KPIs                                     []kpiCard
+	Actions                                  []actionItem
+	Recommendations                          []recRow
+	Resources                                []resourceRow
+	Teams                                    []teamRow
+	Tasks                                    []taskRow
+	Quality                                  qualityView
+}
+
+type kpiCard struct{ Label, Value, Note, Tone string }
+
+type actionItem struct{ Action, Resource, GPU, Savings, Confidence, ConfTone, Reason string }
+
+type recRow struct {
+	Resource, GPU, Mode, Action, Current, Recommended, Savings, Active, Breakeven string
+	Confidence, ConfTone, Reason                                                  string
+	Saves                                                                         bool
+}
+
+type resourceRow struct {
+	Resource, Provider, GPU, Pricing, Team, Cost       string
+	Billed, Active, Idle, Unmonitored, IdleCost, Util string
+}
+
+type teamRow struct{ Team, Cost, GPUCost, IdleCost, IdleShare, Budget string }
+
+type taskRow struct{ Task, Team, Kind, Cost, GPUHours, IdleCost, Units, UnitCost string }
+
+type qualityView struct {
+	UnmonitoredShare, UnmonitoredCost, RowsRejected string
+	Sources                                         []sourceRow
+	Warnings                                        []string
+}
+
+type sourceRow struct{ Name, Kind, Status, Tone, Detail string }
+
+// chartTitles lists every chart the page can show, so that a chart without
+// data still gets a visible "no data" panel.
+var chartTitles = []string{"Daily spend by team", "Daily spend by GPU model", "GPU utilization by hour", "Idle cost by resource"}
+
+func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) (*page, error) {
+	cur := r.Currency
+	t := r.Totals
+	p := &page{
+		Title:      "finops " + r.Period.Label,
+		Label:      r.Period.Label,
+		PeriodText: periodText(r.Period, loc),
+		Zone:       loc.String(),
+		Currency:   cur,
+		Version:    meta.Version,
+	}
+	if !meta.GeneratedAt.IsZero() {
+		p.GeneratedAt = meta.GeneratedAt.In(loc).Format("2006-01-02 15:04 MST")
+	}
+
+	p.Charts = buildCharts(r, loc)
+	have := map[string]bool{}
+	for _, c := range p.Charts {
+		have[c.Title] = true
+	}
+	for _, title := range chartTitles {
+		if !have[title] {
+			p.EmptyCharts = append(p.EmptyCharts, title)
+		}
+	}
+	if js, ok := inlineScript(echarts); ok {
+		p.HasCharts, p.ECharts = true, js
+		cj, err := chartsJSON(p.Charts)
+		if err != nil {
+			return nil, err
+		}
+		p.ChartsJSON = cj
+	} else {
+		p.Banner = noChartsBanner
+	}
+
+	idleTone := ""
+	if s := idleShare(t); s >= 0.25 {
+		idleTone = "bad"
+	} else if s >= 0.10 {
+		idleTone = "warn"
+	}
+	unmonTone := ""
+	if r.DataQuality.UnmonitoredShare > 0.30 {
+		unmonTone = "bad"
+	} else if r.DataQuality.UnmonitoredShare >= 0.10 {
+		unmonTone = "warn"
+	}
+	p.KPIs = []kpiCard{
+		{Label: "Total cost", Value: money(cur, t.Cost), Note: otherChargesNote(cur, t)},
+		{Label: "GPU cost", Value: money(cur, t.GPUCost), Note: hours(t.GPUHoursBilled) + " billed"},
+		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone},
+		{Label: "Unmonitored cost", Value: money(cur, t.UnmonitoredCost), Note: percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours unmonitored", Tone: unmonTone},
+		{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: "over monitored GPU-hours"},
+		{Label: "Monthly savings available", Value: money(cur, t.MonthlySavings), Tone: toneIf(t.MonthlySavings > 0, "good")},
+	}
+	if t.UnallocatedCost != 0 {
+		p.KPIs = append(p.KPIs, kpiCard{Label: "Unallocated cost", Value: money(cur, t.UnallocatedCost), Note: "GPU time no task held"})
+	}
+	if t.UnusedCommitmentCost != 0 {
+		p.KPIs = append(p.KPIs, kpiCard{Label: "Unused commitments", Value: money(cur, t.UnusedCommitmentCost), Tone: "warn"})
+	}
+
+	for _, rec := range topActions(r.Recommendations, 5) {
+		p.Actions = append(p.Actions, actionItem{
+			Action: actionText(rec.Action), Resource: rec.ResourceID, GPU: gpuText(rec.GPUModel, rec.GPUCount),
+			Savings: money(cur, rec.MonthlySavings), Confidence: rec.Confidence, ConfTone: confTone(rec.Confidence),
+			Reason: rec.Reason,
+		})
+	}
+	for _, rec := range r.Recommendations {
+		breakeven := ""
+		if rec.BreakevenHoursPerMonth != 0 {
+			breakeven = hours(rec.BreakevenHoursPerMonth)
+		}
+		p.Recommendations = append(p.Recommendations, recRow{
+			Resource: rec.ResourceID, GPU: gpuText(rec.GPUModel, rec.GPUCount), Mode: rec.CurrentMode,
+			Action: actionText(rec.Action), Current: money(cur, rec.CurrentMonthlyCost),
+			Recommended: money(cur, rec.RecommendedMonthlyCost), Savings: money(cur, rec.MonthlySavings),
+			Active: hours(rec.ActiveHoursPerMonth), Breakeven: breakeven,
+			Confidence: rec.Confidence, ConfTone: confTone(rec.Confidence), Reason: rec.Reason,
+			Saves: rec.MonthlySavings > 0,
+		})
+	}
+	for _, rc := range r.ByResource {
+		p.Resources = append(p.Resources, resourceRow{
+			Resource: resourceLabel(rc), Provider: rc.Provider, GPU: gpuText(rc.GPUModel, rc.GPUCount),
+			Pricing: rc.Pricing, Team: rc.Team, Cost: money(cur, rc.Cost),
+			Billed: hours(rc.GPUHoursBilled), Active: hours(rc.GPUHoursActive), Idle: hours(rc.GPUHoursIdle),
+			Unmonitored: hours(rc.GPUHoursUnmonitored), IdleCost: money(cur, rc.IdleCost), Util: utilPct(rc.AvgUtilization),
+		})
+	}
+	for _, tc := range r.ByTeam {
+		budget := ""
+		if tc.Budget != nil {
+			budget = money(cur, *tc.Budget)
+		}
+		p.Teams = append(p.Teams, teamRow{
+			Team: tc.Team, Cost: money(cur, tc.Cost), GPUCost: money(cur, tc.GPUCost), IdleCost: money(cur, tc.IdleCost),
+			IdleShare: percent(share(tc.IdleCost, tc.Cost)), Budget: budget,
+		})
+	}
+	for _, tk := range r.Tasks {
+		units, unitCost := "", ""
+		if tk.Units != 0 {
+			units = strings.TrimSpace(grouped(tk.Units, unitsPrec(tk.Units)) + " " + tk.Unit)
+			unitCost = unitMoney(cur, tk.UnitCost) + " / " + orDefault(tk.Unit, "unit")
+		}
+		p.Tasks = append(p.Tasks, taskRow{
+			Task: tk.Task, Team: tk.Team, Kind: tk.Kind, Cost: money(cur, tk.Cost), GPUHours: hours(tk.GPUHours),
+			IdleCost: money(cur, tk.IdleCost), Units: units, UnitCost: unitCost,
+		})
+	}
+
+	dq := r.DataQuality
+	p.Quality = qualityView{
+		UnmonitoredShare: percent(dq.UnmonitoredShare),
+		UnmonitoredCost:  money(cur, t.UnmonitoredCost),
+		RowsRejected:     strconv.Itoa(dq.RowsRejected),
+		Warnings:         dq.Warnings,
+	}
+	for _, s := range dq.Sources {
+		p.Quality.Sources = append(p.Quality.Sources, sourceRow{Name: s.Name, Kind: s.Kind, Status: s.Status, Tone: statusTone(s.Status), Detail: s.Detail})
+	}
+	return p, nil
+}
+
+// inlineScript prepares the ECharts library for a <script> element. The HTML
+// parser ends a script at the first "</script" and enters a different state at
+// "<!--", whatever the JavaScript means; the pinned library contains neither,
+// but a library that does is refused rather than allowed to corrupt the page.
+func inlineScript(js []byte) (template.JS, bool) {
+	if len(js) == 0 {
+		return "", false
+	}
+	lower := bytes.ToLower(js)
+	if bytes.Contains(lower, []byte("</script")) || bytes.Contains(lower, []byte("<!--")) || bytes.Contains(lower, []byte("<script")) {
+		return "", false
+	}
+	return template.JS(js), true
+}
+
+func otherChargesNote(cur string, t analysis.Totals) string {
+	if t.OtherCharges == 0 {
+		return ""
+	}
+	return "incl. " + money(cur, t.OtherCharges) + " tax, credits and adjustments"
+}
+
+func gpuText(model string, count int) string {
+	switch {
+	case model == "":
+		return ""
+	case count > 1:
+		return strconv.Itoa(count) + "× " + model
+	}
+	return model
+}
+
+func unitsPrec(v float64) int {
+	if v == float64(int64(v)) {
+		return 0
+	}
+	return 2
+}
+
+func toneIf(ok bool, tone string) string {
+	if ok {
+		return tone
+	}
+	return ""
+}
+
+// confTone maps a confidence to a CSS class suffix from a fixed set, so data
+// never chooses class names.
+func confTone(c string) string {
+	switch c {
+	case "high", "medium", "low":
+		return c
+	}
+	return "unknown"
+}
+
+func statusTone(s string) string {
+	switch s {
+	case "ok":
+		return "ok"
+	case "stale", "partial":
+		return "warn"
+	case "missing":
+		return "bad"
+	}
+	return "unknown"
+}

@@ -1,0 +1,231 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// summary writes the KPI table in columns A:B, the helper tables the charts
+// read from in columns D onwards, and the two native charts to their right.
+func (b *book) summary(meta Meta) error {
+	f, st, r, t := b.f, b.st, b.r, b.r.Totals
+	type kpi struct {
+		label string
+		value any
+		style int
+	}
+	rows := []kpi{
+		{"Period", r.Period.Label, st.text},
+		{"From", r.Period.Start, st.date},
+		{"To (exclusive)", r.Period.End, st.date},
+		{"Time zone", b.loc.String(), st.text},
+		{"Currency", r.Currency, st.text},
+		{"Total cost", t.Cost, st.money},
+		{"GPU cost", t.GPUCost, st.money},
+		{"Non-GPU cost", t.NonGPUCost, st.money},
+		{"Other charges (tax, credits, adjustments)", t.OtherCharges, st.money},
+		{"Idle cost", t.IdleCost, st.money},
+		{"Idle share of total cost", idleShare(t), st.percent},
+		{"Unmonitored cost", t.UnmonitoredCost, st.money},
+		{"Unallocated cost", t.UnallocatedCost, st.money},
+		{"Unused commitment cost", t.UnusedCommitmentCost, st.money},
+		{"GPU-hours billed", t.GPUHoursBilled, st.hours},
+		{"GPU-hours active", t.GPUHoursActive, st.hours},
+		{"GPU-hours idle", t.GPUHoursIdle, st.hours},
+		{"GPU-hours unmonitored", t.GPUHoursUnmonitored, st.hours},
+		{"Average GPU utilization", t.AvgGPUUtilization / 100, st.percent},
+		{"Monthly savings available", t.MonthlySavings, st.money},
+		{"Unmonitored share of GPU-hours", r.DataQuality.UnmonitoredShare, st.percent},
+		{"Rows rejected", r.DataQuality.RowsRejected, st.count},
+	}
+	if !meta.GeneratedAt.IsZero() {
+		rows = append(rows, kpi{"Generated at", meta.GeneratedAt, st.date})
+	}
+	if meta.Version != "" {
+		rows = append(rows, kpi{"finops version", meta.Version, st.text})
+	}
+
+	const sheet = sheetSummary
+	for i, h := range []string{"Metric", "Value"} {
+		cell, _ := excelize.CoordinatesToCellName(i+1, 1)
+		if err := f.SetCellStr(sheet, cell, h); err != nil {
+			return err
+		}
+	}
+	if err := f.SetCellStyle(sheet, "A1", "B1", st.header); err != nil {
+		return err
+	}
+	for i, k := range rows {
+		row := i + 2
+		if err := f.SetCellStr(sheet, fmt.Sprintf("A%d", row), k.label); err != nil {
+			return err
+		}
+		cell := fmt.Sprintf("B%d", row)
+		if _, err := b.setCell(sheet, cell, k.value); err != nil {
+			return err
+		}
+		if err := f.SetCellStyle(sheet, cell, cell, k.style); err != nil {
+			return err
+		}
+	}
+	if err := f.SetColWidth(sheet, "A", "A", 42); err != nil {
+		return err
+	}
+	if err := f.SetColWidth(sheet, "B", "B", 20); err != nil {
+		return err
+	}
+	if err := freezeHeader(f, sheet); err != nil {
+		return err
+	}
+	if err := f.AutoFilter(sheet, fmt.Sprintf("A1:B%d", len(rows)+1), nil); err != nil {
+		return err
+	}
+	return b.summaryCharts()
+}
+
+// Where the chart helper tables start: column D, leaving C as a gap.
+const helperCol = 4
+
+// summaryCharts writes two helper tables (daily cost per team; idle cost per
+// resource) and a native chart over each. Excel charts must read from cells,
+// so the numbers are on the sheet, where the reader can also check them.
+func (b *book) summaryCharts() error {
+	f, st := b.f, b.st
+	const sheet = sheetSummary
+
+	daily := dailyBy(b.r.Daily, b.loc, teamKey)
+	idle := idleByResource(b.r.ByResource, 20)
+
+	// Daily cost by team: D1 "Day", E1.. team names; one row per day.
+	nextRow := 1
+	lastHelperCol := helperCol
+	var charts []*excelize.Chart
+	if len(daily.Days) > 0 && len(daily.Series) > 0 {
+		top := nextRow
+		if err := b.helperHeader(sheet, top, append([]string{"Day"}, daily.Series...)); err != nil {
+			return err
+		}
+		dayCol := colName(helperCol)
+		for d, day := range daily.Days {
+			row := top + 1 + d
+			if err := f.SetCellStr(sheet, fmt.Sprintf("%s%d", dayCol, row), day); err != nil {
+				return err
+			}
+			for s := range daily.Series {
+				if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", colName(helperCol+1+s), row), daily.Values[s][d]); err != nil {
+					return err
+				}
+			}
+		}
+		bottom := top + len(daily.Days)
+		first, last := colName(helperCol+1), colName(helperCol+len(daily.Series))
+		if err := f.SetCellStyle(sheet, fmt.Sprintf("%s%d", first, top+1), fmt.Sprintf("%s%d", last, bottom), st.money); err != nil {
+			return err
+		}
+		ch := &excelize.Chart{
+			Type:      excelize.ColStacked,
+			Title:     chartTitle("Daily cost by team"),
+			Legend:    excelize.ChartLegend{Position: "bottom"},
+			Dimension: excelize.ChartDimension{Width: 640, Height: 320},
+			YAxis:     excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: moneyFormat(b.r.Currency, 0)}},
+		}
+		for s := range daily.Series {
+			c := colName(helperCol + 1 + s)
+			ch.Series = append(ch.Series, excelize.ChartSeries{
+				Name:       ref(sheet, c, top, c, top),
+				Categories: ref(sheet, dayCol, top+1, dayCol, bottom),
+				Values:     ref(sheet, c, top+1, c, bottom),
+			})
+		}
+		charts = append(charts, ch)
+		lastHelperCol = max(lastHelperCol, helperCol+len(daily.Series))
+		nextRow = bottom + 3
+	}
+
+	// Idle cost by resource, below the daily table.
+	if len(idle) > 0 {
+		top := nextRow
+		if err := b.helperHeader(sheet, top, []string{"Resource", "Idle cost"}); err != nil {
+			return err
+		}
+		lc, vc := colName(helperCol), colName(helperCol+1)
+		for i, it := range idle {
+			row := top + 1 + i
+			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", lc, row), it.Label); err != nil {
+				return err
+			}
+			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", vc, row), it.Value); err != nil {
+				return err
+			}
+		}
+		bottom := top + len(idle)
+		if err := f.SetCellStyle(sheet, fmt.Sprintf("%s%d", vc, top+1), fmt.Sprintf("%s%d", vc, bottom), st.money); err != nil {
+			return err
+		}
+		ch := &excelize.Chart{
+			Type:      excelize.Bar,
+			Title:     chartTitle("Idle cost by resource"),
+			Legend:    excelize.ChartLegend{Position: "none"},
+			Dimension: excelize.ChartDimension{Width: 640, Height: uint(max(240, 60+24*len(idle)))},
+			XAxis:     excelize.ChartAxis{ReverseOrder: true}, // largest on top
+			YAxis:     excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: moneyFormat(b.r.Currency, 0)}},
+			Series: []excelize.ChartSeries{{
+				Name:       ref(sheet, vc, top, vc, top),
+				Categories: ref(sheet, lc, top+1, lc, bottom),
+				Values:     ref(sheet, vc, top+1, vc, bottom),
+			}},
+		}
+		charts = append(charts, ch)
+		lastHelperCol = max(lastHelperCol, helperCol+1)
+	}
+	if len(charts) == 0 {
+		return nil
+	}
+	if err := f.SetColWidth(sheet, colName(helperCol), colName(helperCol), 24); err != nil {
+		return err
+	}
+	if lastHelperCol > helperCol {
+		if err := f.SetColWidth(sheet, colName(helperCol+1), colName(lastHelperCol), 14); err != nil {
+			return err
+		}
+	}
+	// Charts go right of the helper tables, stacked vertically.
+	chartCol := colName(lastHelperCol + 2)
+	row := 2
+	for _, c := range charts {
+		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", chartCol, row), c); err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		row += int(c.Dimension.Height)/20 + 2 // default row height is 20 px
+	}
+	return nil
+}
+
+// helperHeader writes a bold header row for a chart helper table.
+func (b *book) helperHeader(sheet string, row int, titles []string) error {
+	for i, t := range titles {
+		cell := fmt.Sprintf("%s%d", colName(helperCol+i), row)
+		if _, err := b.setCell(sheet, cell, t); err != nil {
+			return err
+		}
+	}
+	return b.f.SetCellStyle(sheet, fmt.Sprintf("%s%d", colName(helperCol), row),
+		fmt.Sprintf("%s%d", colName(helperCol+len(titles)-1), row), b.st.header)
+}
+
+func chartTitle(s string) excelize.ChartTitle {
+	return excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: s, Font: &excelize.Font{Bold: true, Size: 12}}}}
+}
+
+// ref is an absolute range reference such as Summary!$E$2:$E$8; the sheet name
+// is quoted so names with spaces work.
+func ref(sheet, c1 string, r1 int, c2 string, r2 int) string {
+	return fmt.Sprintf("'%s'!$%s$%d:$%s$%d", strings.ReplaceAll(sheet, "'", "''"), c1, r1, c2, r2)
+}
+
+func colName(n int) string {
+	s, _ := excelize.ColumnNumberToName(n)
+	return s
+}

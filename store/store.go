@@ -1,0 +1,63 @@
+// Package store keeps every imported record in one SQLite file: schema,
+// migrations, imports (one transaction per file) and the queries analysis needs.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store is an open finops database.
+type Store struct {
+	db   *sql.DB
+	path string
+	now  func() time.Time
+}
+
+// dsn sets the pragmas in the connection string so every pooled connection
+// gets them, not only the first one.
+func dsn(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at path and migrates it to
+// the current schema.
+func Open(ctx context.Context, path string) (*Store, error) {
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path, now: time.Now}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// DB exposes the handle for tests and maintenance commands.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// SetClock replaces the clock used for imported_at stamps (tests).
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
