@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Exit codes: the one table scripts rely on (product.md).
+const (
+	ExitOK      = 0 // everything done
+	ExitFailed  = 1 // nothing useful written
+	ExitUsage   = 2 // bad flags or configuration
+	ExitPartial = 3 // report written, but a source was missing or stale (the report says which)
+	ExitPublish = 4 // report written, but upload or email failed (retried next run)
+)
+
+// usageError marks bad flags or configuration.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// partialError marks a report that was written from incomplete sources.
+type partialError struct{ err error }
+
+func (e partialError) Error() string { return e.err.Error() }
+func (e partialError) Unwrap() error { return e.err }
+
+// publishError marks a report that was written but not delivered.
+type publishError struct{ err error }
+
+func (e publishError) Error() string { return e.err.Error() }
+func (e publishError) Unwrap() error { return e.err }
+
+// exitCode maps an error to the exit-code table.
+func exitCode(err error) int {
+	var u usageError
+	var p partialError
+	var pub publishError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &u):
+		return ExitUsage
+	case errors.As(err, &pub):
+		return ExitPublish
+	case errors.As(err, &p):
+		return ExitPartial
+	case errors.Is(err, context.Canceled):
+		return ExitFailed
+	default:
+		return ExitFailed
+	}
+}

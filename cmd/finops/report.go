@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/store"
+	"github.com/spf13/cobra"
+)
+
+func (m *Main) reportCommand() *cobra.Command {
+	var wf windowFlags
+	var out, formats, team string
+	cmd := &cobra.Command{
+		Use:   "report [--since 30d | --week 2026-W47 | --from DATE --to DATE]",
+		Short: "Write the xlsx, html and json reports for a period and print a summary",
+		Example: "  finops report --since 30d\n  finops report --week 2026-W47 --format json\n" +
+			"  finops report --from 2026-11-01 --to 2026-11-30 --out reports/",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if team != "" {
+				return usagef("--team: per-team reports are not available yet; run without --team")
+			}
+			c, err := m.loadConfig()
+			if err != nil {
+				return err
+			}
+			loc, err := c.Location()
+			if err != nil {
+				return usageError{err}
+			}
+			win, err := wf.resolve(m.Now(), loc)
+			if err != nil {
+				return err
+			}
+			fs, err := reportFormats(c, formats)
+			if err != nil {
+				return err
+			}
+			st, err := m.openStore(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			_, err = m.writeReports(cmd.Context(), st, c, win, nil, outDir(c, out), fs)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&wf.since, "since", "", "report the last duration, e.g. 30d, 2w")
+	f.StringVar(&wf.week, "week", "", "report one ISO week, e.g. 2026-W47 (default: the last complete week)")
+	f.StringVar(&wf.from, "from", "", "first day of the report (with --to)")
+	f.StringVar(&wf.to, "to", "", "last day of the report, inclusive")
+	f.StringVar(&out, "out", "", "output folder (default from config, else ./out)")
+	f.StringVar(&formats, "format", "", "comma-separated formats: xlsx,html,json (default all)")
+	f.StringVar(&team, "team", "", "only this team's rows")
+	return cmd
+}
+
+func outDir(c *config.Config, flag string) string {
+	switch {
+	case flag != "":
+		return flag
+	case c.Out != "":
+		return c.Out
+	}
+	return "out"
+}
+
+func reportFormats(c *config.Config, flag string) ([]string, error) {
+	if flag == "" {
+		if len(c.Formats) > 0 {
+			return c.Formats, nil
+		}
+		return report.Formats(), nil
+	}
+	var out []string
+	valid := strings.Join(report.Formats(), ", ")
+	for _, f := range strings.Split(flag, ",") {
+		f = strings.TrimSpace(f)
+		if !strings.Contains(", "+valid+", ", ", "+f+", ") {
+			return nil, usagef("--format %q: want some of %s", f, valid)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// writeReports loads the window and its lookback from the store, analyses it
+// and writes the reports. ingested, when not nil, says how this run's sources
+// fared; a missing source makes the result partial (exit 3).
+func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
+	ingested []sourceResult, dir string, formats []string) (*analysis.Result, error) {
+	in, err := loadInput(ctx, st, c, win)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	if ingested != nil {
+		in.Sources = nil
+		for _, s := range ingested {
+			st := analysis.SourceStatus{Name: s.spec.name, Kind: s.spec.kind, Status: "ok",
+				Detail: fmt.Sprintf("%d files", s.files)}
+			if s.err != nil {
+				st.Status, st.Detail = "missing", s.err.Error()
+				if s.files > s.failed && s.failed > 0 {
+					st.Status = "partial"
+				}
+				missing = append(missing, s.spec.name)
+			}
+			in.Sources = append(in.Sources, st)
+		}
+	}
+	res, err := analysis.Analyze(in)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	paths, err := report.WriteAll(dir, res, formats, report.Meta{GeneratedAt: m.Now(), Version: version})
+	if err != nil {
+		return res, err
+	}
+	if err := report.WriteSummary(m.Stdout, res, interactive(m.Stdout)); err != nil {
+		return res, err
+	}
+	for _, p := range paths {
+		fmt.Fprintf(m.Stdout, "wrote %s\n", p)
+	}
+	if len(missing) > 0 {
+		return res, partialError{fmt.Errorf("report written, but %d sources were missing or failed: %s",
+			len(missing), strings.Join(missing, ", "))}
+	}
+	return res, nil
+}
+
+// loadInput reads what the analysis needs: the window and the lookback before it.
+func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window) (*analysis.Input, error) {
+	params, err := c.AnalysisParams()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	lb := analysis.Window{Start: win.End.Add(-c.Lookback()), End: win.End}
+	from := lb.Start
+	if win.Start.Before(from) {
+		from = win.Start
+	}
+	in := &analysis.Input{Window: win, Lookback: lb, Params: params, Resources: c.AnalysisResources(),
+		Teams: c.AnalysisTeams(), Prices: c.AnalysisPrices()}
+	if in.Lines, err = st.Lines(ctx, from, win.End); err != nil {
+		return nil, err
+	}
+	if in.GPUs, err = st.GPUSeries(ctx, from, win.End); err != nil {
+		return nil, err
+	}
+	if in.TaskRuns, err = st.TaskRuns(ctx, win.Start, win.End); err != nil {
+		return nil, err
+	}
+	if in.Rejected, err = st.RowsRejected(ctx, win.Start, win.End); err != nil {
+		return nil, err
+	}
+	srcs, err := st.Sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in.Sources = sourceStatuses(srcs, win)
+	return in, nil
+}
+
+// sourceStatuses groups the imported files that overlap the window by kind,
+// format and host for the data-quality box.
+func sourceStatuses(srcs []store.Source, win analysis.Window) []analysis.SourceStatus {
+	type group struct {
+		files  int
+		latest time.Time
+		kind   string
+	}
+	groups := map[string]*group{}
+	for _, s := range srcs {
+		if s.PeriodStart.IsZero() || !s.PeriodStart.Before(win.End) || !s.PeriodEnd.After(win.Start) {
+			continue
+		}
+		name := s.Format
+		if s.Host != "" {
+			name += " " + s.Host
+		}
+		g := groups[name]
+		if g == nil {
+			g = &group{kind: s.Kind}
+			groups[name] = g
+		}
+		g.files++
+		if s.PeriodEnd.After(g.latest) {
+			g.latest = s.PeriodEnd
+		}
+	}
+	names := make([]string, 0, len(groups))
+	for n := range groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []analysis.SourceStatus
+	for _, n := range names {
+		g := groups[n]
+		st := analysis.SourceStatus{Name: n, Kind: g.kind, Status: "ok",
+			Detail: fmt.Sprintf("%d files, data until %s", g.files, g.latest.Format(time.RFC3339))}
+		// Telemetry that stops more than a day before the window ends is stale:
+		// its last minutes would otherwise read as unmonitored without a word.
+		if g.kind == "utilization" && g.latest.Before(win.End.Add(-24*time.Hour)) {
+			st.Status = "stale"
+		}
+		out = append(out, st)
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/store"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Main holds what every command shares: streams, the clock and global flags.
+type Main struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Now            func() time.Time
+	Getenv         func(string) string
+
+	configPath string
+	dbPath     string
+	logFormat  string
+	verbose    bool
+	logger     *slog.Logger
+}
+
+// NewMain returns a Main wired to the process.
+func NewMain(stdin io.Reader, stdout, stderr io.Writer) *Main {
+	return &Main{Stdin: stdin, Stdout: stdout, Stderr: stderr, Now: time.Now, Getenv: os.Getenv}
+}
+
+// Run executes one command line and returns the process exit code.
+func (m *Main) Run(ctx context.Context, args []string) int {
+	root := m.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(m.Stdin)
+	root.SetOut(m.Stdout)
+	root.SetErr(m.Stderr)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		if m.logger != nil && exitCode(err) != ExitUsage {
+			m.logger.Error("finops failed", "error", err.Error())
+		} else {
+			fmt.Fprintf(m.Stderr, "finops: %v\n", err)
+		}
+	}
+	return exitCode(err)
+}
+
+func (m *Main) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "finops",
+		Short: "Where rented-GPU money goes, and how to spend less",
+		Long: "finops ingests GPU billing exports and GPU utilization into one SQLite file, computes cost per\n" +
+			"team and task, idle waste and rent-mode recommendations, and writes xlsx, html and json reports.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return m.setupLogging()
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&m.configPath, "config", "", "config file (default ./finops.yaml or $FINOPS_CONFIG)")
+	pf.StringVar(&m.dbPath, "db", "", "SQLite database (default from config, else ./finops.db)")
+	pf.StringVar(&m.logFormat, "log-format", "text", "log format: text or json")
+	pf.BoolVarP(&m.verbose, "verbose", "v", false, "verbose logging")
+	root.AddCommand(m.demoCommand(), m.ingestCommand(), m.reportCommand(), m.runCommand(), m.versionCommand())
+	return root
+}
+
+func (m *Main) setupLogging() error {
+	level := slog.LevelInfo
+	if m.verbose {
+		level = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch m.logFormat {
+	case "text":
+		m.logger = slog.New(slog.NewTextHandler(m.Stderr, opts))
+	case "json":
+		m.logger = slog.New(slog.NewJSONHandler(m.Stderr, opts))
+	default:
+		return usagef("--log-format %q: want text or json", m.logFormat)
+	}
+	return nil
+}
+
+// loadConfig reads --config, $FINOPS_CONFIG or ./finops.yaml. Only an
+// explicitly named file must exist.
+func (m *Main) loadConfig() (*config.Config, error) {
+	path, required := m.configPath, true
+	if path == "" {
+		path = m.Getenv("FINOPS_CONFIG")
+	}
+	if path == "" {
+		path, required = "finops.yaml", false
+	}
+	c, err := config.Load(path, required)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return c, nil
+}
+
+// openStore opens --db, else the config's database, else ./finops.db.
+func (m *Main) openStore(ctx context.Context, c *config.Config) (*store.Store, error) {
+	path := m.dbPath
+	if path == "" {
+		path = c.Database
+	}
+	if path == "" {
+		path = "finops.db"
+	}
+	return store.Open(ctx, path)
+}
+
+// interactive reports whether w is a terminal: progress and colour only then,
+// so cron mail stays clean.
+func interactive(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+func (m *Main) versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(m.Stdout, "finops %s (schema %d)\n", version, store.SchemaVersion())
+			return nil
+		},
+	}
+}

@@ -1,0 +1,172 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// WriteSummary writes a compact plain-text summary for the terminal: headline
+// totals, the five most expensive resources with their idle cost, and the
+// three actions that save the most. color enables ANSI colour; the caller
+// decides (e.g. isatty and NO_COLOR), this package never looks at the terminal.
+func WriteSummary(w io.Writer, r *analysis.Result, color bool) error {
+	if r == nil {
+		return fmt.Errorf("report: nil result")
+	}
+	loc, err := reportZone(r)
+	if err != nil {
+		return err
+	}
+	p := painter{on: color}
+	cur, t := r.Currency, r.Totals
+	var b strings.Builder
+
+	title := "finops " + termText(r.Period.Label, 40)
+	if pt := periodText(r.Period, loc); pt != "" {
+		title += " · " + pt + " (" + loc.String() + ")"
+	}
+	b.WriteString(p.paint(styleBold, title) + "\n\n")
+
+	idleStyle := styleNone
+	if s := idleShare(t); s >= 0.25 {
+		idleStyle = styleRed
+	} else if s >= 0.10 {
+		idleStyle = styleYellow
+	}
+	savingsStyle := styleNone
+	if t.MonthlySavings > 0 {
+		savingsStyle = styleGreen
+	}
+	kpis := [][]cell{
+		{{"Total cost", styleNone}, {money(cur, t.Cost), styleBold}, {"", styleNone}},
+		{{"GPU cost", styleNone}, {money(cur, t.GPUCost), styleNone}, {hours(t.GPUHoursBilled) + " billed", styleNone}},
+		{{"Idle cost", styleNone}, {money(cur, t.IdleCost), idleStyle}, {percent(idleShare(t)) + " of total, " + hours(t.GPUHoursIdle), styleNone}},
+		{{"Unmonitored cost", styleNone}, {money(cur, t.UnmonitoredCost), styleNone}, {percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours", styleNone}},
+		{{"Unallocated cost", styleNone}, {money(cur, t.UnallocatedCost), styleNone}, {"", styleNone}},
+		{{"Unused commitments", styleNone}, {money(cur, t.UnusedCommitmentCost), styleNone}, {"", styleNone}},
+		{{"Avg GPU utilization", styleNone}, {utilPct(t.AvgGPUUtilization), styleNone}, {"", styleNone}},
+		{{"Savings available", styleNone}, {money(cur, t.MonthlySavings), savingsStyle}, {"per month", styleNone}},
+	}
+	writeTable(&b, p, nil, []bool{false, true, false}, kpis)
+
+	if top := topResources(r.ByResource, 5); len(top) > 0 {
+		b.WriteString("\n" + p.paint(styleBold, "Top resources by cost") + "\n")
+		rows := make([][]cell, 0, len(top))
+		for _, rc := range top {
+			rows = append(rows, []cell{
+				{termText(rc.ResourceID, 32), styleNone},
+				{termText(gpuText(rc.GPUModel, rc.GPUCount), 20), styleNone},
+				{money(cur, rc.Cost), styleNone},
+				{money(cur, rc.IdleCost), toneStyle(rc.IdleCost > 0, styleYellow)},
+				{utilPct(rc.AvgUtilization), styleNone},
+			})
+		}
+		writeTable(&b, p, []string{"RESOURCE", "GPU", "COST", "IDLE COST", "UTIL"}, []bool{false, false, true, true, true}, rows)
+	}
+
+	if acts := topActions(r.Recommendations, 3); len(acts) > 0 {
+		b.WriteString("\n" + p.paint(styleBold, "Top actions") + "\n")
+		rows := make([][]cell, 0, len(acts))
+		for _, a := range acts {
+			rows = append(rows, []cell{
+				{actionText(termText(a.Action, 24)), styleNone},
+				{termText(a.ResourceID, 32), styleNone},
+				{money(cur, a.MonthlySavings) + "/mo", styleGreen},
+				{termText(a.Reason, 70), styleNone},
+			})
+		}
+		writeTable(&b, p, []string{"ACTION", "RESOURCE", "SAVES", "WHY"}, []bool{false, false, true, false}, rows)
+	} else {
+		b.WriteString("\nNo action would save money at the current usage.\n")
+	}
+
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("report: write summary: %w", err)
+	}
+	return nil
+}
+
+type termStyle int
+
+const (
+	styleNone termStyle = iota
+	styleBold
+	styleGreen
+	styleYellow
+	styleRed
+)
+
+// Every SGR prefix has the same byte length, and when colour is on every cell
+// gets a prefix and a reset. tabwriter counts escape bytes as width, so equal
+// overhead in every cell keeps the columns aligned.
+var sgr = [...]string{
+	styleNone:   "\x1b[39m",
+	styleBold:   "\x1b[01m",
+	styleGreen:  "\x1b[32m",
+	styleYellow: "\x1b[33m",
+	styleRed:    "\x1b[31m",
+}
+
+const sgrReset = "\x1b[0m"
+
+type painter struct{ on bool }
+
+func (p painter) paint(s termStyle, text string) string {
+	if !p.on {
+		return text
+	}
+	return sgr[s] + text + sgrReset
+}
+
+type cell struct {
+	text  string
+	style termStyle
+}
+
+func toneStyle(ok bool, s termStyle) termStyle {
+	if ok {
+		return s
+	}
+	return styleNone
+}
+
+// writeTable aligns rows with text/tabwriter. Right-aligned columns are padded
+// here, because tabwriter aligns all cells of a writer the same way.
+func writeTable(b *strings.Builder, p painter, header []string, right []bool, rows [][]cell) {
+	all := rows
+	if header != nil {
+		h := make([]cell, len(header))
+		for i, s := range header {
+			h[i] = cell{s, styleBold}
+		}
+		all = append([][]cell{h}, rows...)
+	}
+	widths := map[int]int{}
+	for _, row := range all {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
+		}
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, row := range all {
+		parts := make([]string, len(row))
+		for i, c := range row {
+			text := c.text
+			if i < len(right) && right[i] {
+				text = strings.Repeat(" ", widths[i]-utf8.RuneCountInString(text)) + text
+			}
+			parts[i] = p.paint(c.style, text)
+		}
+		// Trailing empty cells would only add trailing blanks.
+		for len(parts) > 0 && row[len(parts)-1].text == "" {
+			parts = parts[:len(parts)-1]
+		}
+		fmt.Fprintln(tw, "  "+strings.Join(parts, "\t"))
+	}
+	tw.Flush()
+}

@@ -1,0 +1,140 @@
+package report
+
+import (
+	"testing"
+	"time"
+	_ "time/tzdata" // tests must not depend on the host's zoneinfo
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// Hostile strings as they could arrive in bills, tags and task files.
+const (
+	hostileFormula = `=HYPERLINK("http://x","y")`
+	hostileScript  = `</script><script>alert(1)</script>__f__function(){}__f__`
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// shanghai returns the report zone of the hand-built Result.
+func shanghai(t testing.TB) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+// handResult is a small Result built by hand. The numbers are chosen so that
+// every expectation in the tests can be worked out on paper:
+//
+//	resource          GPUs  billed h  rate/GPU-h  cost   active  idle  unmon  idle cost
+//	gpu-a100-1          8    1344       2.50      3360    1000    300    44     750
+//	hostileScript       1     100       2.00       200      60     40     0      80
+//	gpu-h100-2          2      50      10.00       500      50      0     0       0
+//	                         1494                 4060    1110    340    44     830
+//
+// Non-GPU cost 440 → total 4500; idle share 830/4500 = 18.44 %. Teams: ml-train
+// 4160 (GPU 3860), hostileFormula 340 (GPU 200). Daily costs cover 16, 17 and 19
+// November (Asia/Shanghai); 18 November has none and must show as zero.
+func handResult(t testing.TB) *analysis.Result {
+	loc := shanghai(t)
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, loc) }
+	hour := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, loc) }
+	return &analysis.Result{
+		Period: analysis.Period{
+			Start:    day(16),
+			End:      day(23),
+			TimeZone: "Asia/Shanghai",
+			Label:    "2026-W47",
+		},
+		Currency: "CNY",
+		Totals: analysis.Totals{
+			Cost:                 4500,
+			GPUCost:              4060,
+			NonGPUCost:           440,
+			OtherCharges:         12.5,
+			GPUHoursBilled:       1494,
+			GPUHoursActive:       1110,
+			GPUHoursIdle:         340,
+			GPUHoursUnmonitored:  44,
+			IdleCost:             830,
+			UnmonitoredCost:      110,
+			UnallocatedCost:      300,
+			UnusedCommitmentCost: 0,
+			AvgGPUUtilization:    52,
+			MonthlySavings:       5040,
+		},
+		ByTeam: []analysis.TeamCost{
+			{Team: "ml-train", Cost: 4160, GPUCost: 3860, IdleCost: 750, Budget: ptr(20000.0)},
+			{Team: hostileFormula, Cost: 340, GPUCost: 200, IdleCost: 80},
+		},
+		ByResource: []analysis.ResourceCost{
+			{ResourceID: "gpu-a100-1", Provider: "acme", GPUModel: "A100-80GB", GPUCount: 8, Pricing: "monthly", Team: "ml-train",
+				Cost: 3360, GPUHoursBilled: 1344, GPUHoursActive: 1000, GPUHoursIdle: 300, GPUHoursUnmonitored: 44,
+				IdleCost: 750, UnmonitoredCost: 110, AvgUtilization: 55.5},
+			{ResourceID: hostileScript, Provider: "hostcloud", GPUModel: "L40S", GPUCount: 1, Pricing: "hourly", Team: hostileFormula,
+				Cost: 200, GPUHoursBilled: 100, GPUHoursActive: 60, GPUHoursIdle: 40, IdleCost: 80, AvgUtilization: 30},
+			{ResourceID: "gpu-h100-2", Provider: "acme", GPUModel: "H100", GPUCount: 2, Pricing: "spot", Team: "ml-train",
+				Cost: 500, GPUHoursBilled: 50, GPUHoursActive: 50, AvgUtilization: 90},
+		},
+		Tasks: []analysis.TaskCost{
+			{Task: "train-llm", Team: "ml-train", Kind: "training", Cost: 3000, GPUHours: 1200, IdleCost: 600, Units: 3, Unit: "run", UnitCost: 1000},
+			{Task: hostileFormula, Team: hostileFormula, Kind: "inference", Cost: 120, GPUHours: 60},
+		},
+		Recommendations: []analysis.Recommendation{
+			{ResourceID: "gpu-h100-2", GPUModel: "H100", GPUCount: 2, CurrentMode: "spot", Action: analysis.ActionKeep,
+				CurrentMonthlyCost: 2142.86, RecommendedMonthlyCost: 2142.86, Confidence: "low", Reason: "no utilization data"},
+			{ResourceID: hostileScript, GPUModel: "L40S", GPUCount: 1, CurrentMode: "hourly", Action: analysis.ActionStopWhenIdle,
+				CurrentMonthlyCost: 600, RecommendedMonthlyCost: 360, MonthlySavings: 240, ActiveHoursPerMonth: 180,
+				Confidence: "medium", Reason: "idle 40% of billed hours; an auto-stop rule saves it"},
+			{ResourceID: "gpu-a100-1", GPUModel: "A100-80GB", GPUCount: 8, CurrentMode: "monthly", Action: analysis.ActionSwitchToHourly,
+				CurrentMonthlyCost: 14400, RecommendedMonthlyCost: 9600, MonthlySavings: 4800, ActiveHoursPerMonth: 130,
+				BreakevenHoursPerMonth: 438, Confidence: "high", Reason: "busy 130 h/month; monthly pays off above 438 h/month"},
+		},
+		IdleSpans: []analysis.IdleSpan{
+			// 09:00–12:00 local on 17 November.
+			{ResourceID: "gpu-a100-1", GPU: "GPU-0001", Start: time.Date(2026, 11, 17, 1, 0, 0, 0, time.UTC),
+				End: time.Date(2026, 11, 17, 4, 0, 0, 0, time.UTC), Hours: 3, Cost: 7.5},
+			// 22:30 local on 18 November to 00:30 local on 19 November.
+			{ResourceID: hostileScript, GPU: "host-b:0", Start: time.Date(2026, 11, 18, 14, 30, 0, 0, time.UTC),
+				End: time.Date(2026, 11, 18, 16, 30, 0, 0, time.UTC), Hours: 2, Cost: 4},
+		},
+		DataQuality: analysis.DataQuality{
+			Sources: []analysis.SourceStatus{
+				{Name: "bill.csv", Kind: "rental_csv", Status: "ok"},
+				{Name: "prometheus", Kind: "prometheus", Status: "stale", Detail: "last sample 3 days before the window end"},
+				{Name: "dcgm", Kind: "dcgm", Status: "missing"},
+			},
+			RowsRejected:     2,
+			UnmonitoredShare: 44.0 / 1494.0,
+			Warnings:         []string{"2 rows rejected: unknown currency XYZ"},
+		},
+		Daily: []analysis.DailyCost{
+			{Day: day(16), Team: "ml-train", GPUModel: "A100-80GB", Cost: 480},
+			{Day: day(16), Team: "ml-train", GPUModel: "", Cost: 40},
+			{Day: day(16), Team: hostileFormula, GPUModel: "L40S", Cost: 30},
+			{Day: day(17), Team: "ml-train", GPUModel: "A100-80GB", Cost: 480},
+			{Day: day(17), Team: hostileFormula, GPUModel: "L40S", Cost: 20},
+			{Day: day(19), Team: "ml-train", GPUModel: "H100", Cost: 100},
+		},
+		HourlyUtil: []analysis.GPUHour{
+			{GPU: "GPU-0001", ResourceID: "gpu-a100-1", Hour: hour(16, 0), Util: ptr(5.0)},
+			{GPU: "GPU-0001", ResourceID: "gpu-a100-1", Hour: hour(16, 1), Util: ptr(50.0)},
+			{GPU: "GPU-0001", ResourceID: "gpu-a100-1", Hour: hour(16, 2), Util: nil},
+			{GPU: "host-b:0", ResourceID: hostileScript, Hour: hour(16, 0), Util: ptr(85.0)},
+			{GPU: "host-b:0", ResourceID: hostileScript, Hour: hour(16, 1), Util: nil},
+			{GPU: "host-b:0", ResourceID: hostileScript, Hour: hour(16, 2), Util: ptr(97.0)},
+		},
+		GPUsByModel: []analysis.ModelUtil{
+			{GPUModel: "A100-80GB", AvgUtilization: 55.5, GPUHours: 1344},
+			{GPUModel: "L40S", AvgUtilization: 30, GPUHours: 100},
+		},
+	}
+}
+
+// testMeta is a fixed Meta: reports take their time as a parameter.
+func testMeta() Meta {
+	return Meta{GeneratedAt: time.Date(2026, 11, 23, 1, 30, 0, 0, time.UTC), Version: "v0.1.0-test"}
+}

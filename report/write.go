@@ -1,0 +1,99 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// Formats lists the report formats WriteAll accepts, in the order it writes them.
+var formatNames = []string{"xlsx", "html", "json"}
+
+// Formats returns the report format names WriteAll accepts.
+func Formats() []string { return slices.Clone(formatNames) }
+
+// WriteAll writes the report in each format to dir as finops-<label>.<format>
+// and returns the paths written. The label is reduced to [A-Za-z0-9_.-], so a
+// label from data can never name a file outside dir. Each report is written to
+// a temporary file in dir and renamed into place, so readers (and a crash)
+// only ever see complete reports. nil or empty formats means all formats.
+func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]string, error) {
+	if r == nil {
+		return nil, fmt.Errorf("report: nil result")
+	}
+	if len(formats) == 0 {
+		formats = formatNames
+	}
+	var want []string
+	for _, f := range formats {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if !slices.Contains(formatNames, f) {
+			return nil, fmt.Errorf("report: unknown format %q (valid: %s)", f, strings.Join(formatNames, ", "))
+		}
+		if !slices.Contains(want, f) {
+			want = append(want, f)
+		}
+	}
+	base := "finops-" + fileLabel(r.Period.Label)
+	var paths []string
+	for _, f := range want {
+		var buf bytes.Buffer
+		var err error
+		switch f {
+		case "xlsx":
+			err = WriteXLSX(&buf, r, meta)
+		case "html":
+			err = WriteHTML(&buf, r, meta)
+		case "json":
+			err = WriteJSON(&buf, r)
+		}
+		if err != nil {
+			return paths, err
+		}
+		path := filepath.Join(dir, base+"."+f)
+		if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// writeFileAtomic writes data to a temporary file next to path, syncs it and
+// renames it over path. The rename is atomic within one directory.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("report: write %s: %w", path, err)
+	}
+	// Reports are meant to be read by others (web server, mail, S3 upload);
+	// CreateTemp's 0600 would surprise them.
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("report: sync %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("report: close %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
