@@ -68,16 +68,19 @@ func parseDecimal(s string) (decimal.Decimal, error) {
 // refunds ("¥1,234.50", "$12.00", "-¥3.00", "(3.00)", "12.5 元").
 func parseAmount(s string) (decimal.Decimal, error) {
 	s = strings.TrimSpace(s)
-	neg := false
+	signs := 0 // a minus before or after the currency sign, or parentheses; one at most
 	if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") {
-		neg, s = true, strings.TrimSpace(s[1:len(s)-1])
+		signs, s = signs+1, strings.TrimSpace(s[1:len(s)-1])
 	}
 	if strings.HasPrefix(s, "-") {
-		neg, s = !neg, strings.TrimSpace(s[1:])
+		signs, s = signs+1, strings.TrimSpace(s[1:])
 	}
 	s = trimCurrency(s)
 	if strings.HasPrefix(s, "-") {
-		neg, s = !neg, strings.TrimSpace(s[1:])
+		signs, s = signs+1, strings.TrimSpace(s[1:])
+	}
+	if signs > 1 {
+		return decimal.Decimal{}, errNotNumber
 	}
 	if strings.ContainsRune(s, ',') {
 		var ok bool
@@ -92,7 +95,7 @@ func parseAmount(s string) (decimal.Decimal, error) {
 	if err != nil {
 		return d, err
 	}
-	if neg {
+	if signs == 1 {
 		d = d.Neg()
 	}
 	return d, nil

@@ -23,7 +23,7 @@ func (m *Main) demoCommand() *cobra.Command {
 		Long: "demo writes four weeks of billing exports (an AutoDL CSV and an AWS FOCUS export), nvidia-smi logs\n" +
 			"and a tasks file for a small fleet into DIR/demo-data, ingests them through the same code as real\n" +
 			"data into a fresh database, and writes the reports for the last complete ISO week into DIR.",
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			data := filepath.Join(out, "demo-data")

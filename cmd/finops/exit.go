@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/spf13/cobra"
 )
 
 // Exit codes: the one table scripts rely on (product.md).
@@ -53,5 +55,15 @@ func exitCode(err error) int {
 		return ExitFailed
 	default:
 		return ExitFailed
+	}
+}
+
+// usageArgs makes cobra's argument checks usage errors (exit 2).
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
 	}
 }

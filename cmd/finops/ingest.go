@@ -24,7 +24,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 		Long: "Import files, folders or globs (.gz too). The format is detected from each file's header.\n" +
 			"Importing the same file twice changes nothing. A bad file changes nothing and names file:line.",
 		Example: "  finops ingest exports/focus-2026-11.csv\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv",
-		Args:    cobra.MinimumNArgs(1),
+		Args:    usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := m.loadConfig()
 			if err != nil {

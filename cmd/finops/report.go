@@ -22,7 +22,7 @@ func (m *Main) reportCommand() *cobra.Command {
 		Short: "Write the xlsx, html and json reports for a period and print a summary",
 		Example: "  finops report --since 30d\n  finops report --week 2026-W47 --format json\n" +
 			"  finops report --from 2026-11-01 --to 2026-11-30 --out reports/",
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if team != "" {
 				return usagef("--team: per-team reports are not available yet; run without --team")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/finops-oss/finops/config"
@@ -44,6 +45,9 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	root.SetOut(m.Stdout)
 	root.SetErr(m.Stderr)
 	err := root.ExecuteContext(ctx)
+	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
+		err = usageError{err}
+	}
 	if err != nil {
 		if m.logger != nil && exitCode(err) != ExitUsage {
 			m.logger.Error("finops failed", "error", err.Error())
@@ -133,7 +137,7 @@ func (m *Main) versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintf(m.Stdout, "finops %s (schema %d)\n", version, store.SchemaVersion())
 			return nil

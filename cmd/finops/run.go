@@ -18,7 +18,7 @@ func (m *Main) runCommand() *cobra.Command {
 		Short: "The scheduled job: ingest the configured sources, then report",
 		Long: "run ingests every configured source (files already imported are skipped), writes the reports\n" +
 			"for the week and prints a summary. Exit 3 means the report was written but a source was missing.",
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			c, err := m.loadConfig()

@@ -1,0 +1,47 @@
+# finops — the two commands of the README's quick start are `make demo` and `make test`.
+GO      ?= go
+BIN     := bin/finops
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+FUZZTIME ?= 15s
+
+.PHONY: all build assets demo test vet fmt-check test-fuzz bench clean
+
+all: build
+
+## assets: fetch and verify the ECharts library the HTML report inlines (needs npm; warns without it)
+assets:
+	@bash templates/fetch-echarts.sh
+
+## build: the static finops binary in bin/
+build: assets
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/finops
+
+## demo: generate a realistic fleet, run the whole pipeline, write out/finops-<week>.{xlsx,html,json}
+demo: build
+	./$(BIN) demo --out out
+
+## test: formatting, vet and every test (what CI runs)
+test: assets fmt-check vet
+	$(GO) test -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+## test-fuzz: a short run of every parser fuzz target
+test-fuzz:
+	@for t in $$($(GO) test -list 'Fuzz.*' ./ingest | grep ^Fuzz); do \
+		echo "fuzz $$t ($(FUZZTIME))"; \
+		$(GO) test ./ingest -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+
+## bench: Go benchmarks (results go to docs/BENCHMARKS.md by hand for now)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin out

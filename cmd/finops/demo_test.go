@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+type summary struct {
+	Totals struct {
+		Cost, GPUCost                          float64 `json:"cost"`
+		GPUHoursBilled                         float64 `json:"gpu_hours_billed"`
+		GPUHoursActive, GPUHoursIdle, GPUUnmon float64
+	} `json:"totals"`
+	ByResource []struct {
+		ResourceID          string  `json:"resource_id"`
+		GPUCount            int     `json:"gpu_count"`
+		Pricing             string  `json:"pricing"`
+		Cost                float64 `json:"cost"`
+		GPUHoursBilled      float64 `json:"gpu_hours_billed"`
+		GPUHoursActive      float64 `json:"gpu_hours_active"`
+		GPUHoursIdle        float64 `json:"gpu_hours_idle"`
+		GPUHoursUnmonitored float64 `json:"gpu_hours_unmonitored"`
+		IdleCost            float64 `json:"idle_cost"`
+	} `json:"by_resource"`
+	Recommendations []struct {
+		ResourceID     string  `json:"resource_id"`
+		Action         string  `json:"action"`
+		MonthlySavings float64 `json:"monthly_savings"`
+		Reason         string  `json:"reason"`
+	} `json:"recommendations"`
+	IdleSpans []struct {
+		ResourceID string    `json:"resource_id"`
+		Start      time.Time `json:"start"`
+		End        time.Time `json:"end"`
+		Hours      float64   `json:"hours"`
+	} `json:"idle_spans"`
+}
+
+func readSummary(t *testing.T, path string) summary {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func approx(t *testing.T, name string, got, want float64) {
+	t.Helper()
+	if math.Abs(got-want) > 0.005 {
+		t.Errorf("%s = %.4f, want %.4f", name, got, want)
+	}
+}
+
+// TestDemoStories runs `finops demo` and checks the stories its fleet is built
+// to tell, with every expectation derived from the fleet's definition (demo
+// package), not from finops' own output.
+func TestDemoStories(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := finops(t, "demo", "--out", out)
+	if code != 0 {
+		t.Fatalf("demo exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, ext := range []string{"xlsx", "html", "json"} {
+		if fi, err := os.Stat(filepath.Join(out, "finops-2026-W48."+ext)); err != nil || fi.Size() == 0 {
+			t.Errorf("finops-2026-W48.%s missing or empty: %v", ext, err)
+		}
+	}
+	s := readSummary(t, filepath.Join(out, "finops-2026-W48.json"))
+	res := map[string]int{}
+	for i, r := range s.ByResource {
+		res[r.ResourceID] = i
+		// Every billed GPU-hour is active, idle or unmonitored.
+		approx(t, r.ResourceID+" active+idle+unmonitored", r.GPUHoursActive+r.GPUHoursIdle+r.GPUHoursUnmonitored, r.GPUHoursBilled)
+	}
+
+	// The monthly A100 pair: ¥14,000 per 30 days for 2 GPUs is
+	// 14000 / (30 × 1440 × 2) = ¥0.16204 a GPU-minute. In W48 it is busy only
+	// Wed 09:00 → Fri 21:00 (60 h); idle Mon 00:00 → Wed 09:00 (57 h) and
+	// Fri 21:00 → Mon 00:00 (51 h): 108 h × 2 GPUs = 216 GPU-hours idle =
+	// 216 × 60 × 0.16204 = ¥2,100.00. Its week costs 14000 × 7/30 = ¥3,266.67.
+	a100 := s.ByResource[res["autodl-a100x2"]]
+	approx(t, "A100 cost", a100.Cost, 14000.0*7/30)
+	approx(t, "A100 billed GPU-hours", a100.GPUHoursBilled, 2*168)
+	approx(t, "A100 idle GPU-hours", a100.GPUHoursIdle, 216)
+	approx(t, "A100 idle cost", a100.IdleCost, 216*60*14000.0/(30*1440*2))
+	weekend := 0
+	for _, sp := range s.IdleSpans {
+		// The weekend: Fri 21:00 Shanghai = 13:00 UTC on Nov 27, to the window end.
+		if sp.ResourceID == "autodl-a100x2" && sp.Start.Equal(time.Date(2026, 11, 27, 13, 0, 0, 0, time.UTC)) &&
+			sp.End.Equal(time.Date(2026, 11, 29, 16, 0, 0, 0, time.UTC)) {
+			weekend++
+			approx(t, "weekend span hours", sp.Hours, 51)
+		}
+	}
+	if weekend != 2 {
+		t.Errorf("weekend idle spans of the A100 pair = %d, want one per GPU (2)", weekend)
+	}
+
+	// The hourly 4090: on 09:00–19:00 at ¥2/h, busy 10:00–18:00: the idle tail is
+	// 2 h a day, 14 h = ¥28 over the week; billed 70 h = ¥140.
+	r4090 := s.ByResource[res["autodl-4090-01"]]
+	approx(t, "4090 cost", r4090.Cost, 140)
+	approx(t, "4090 idle hours", r4090.GPUHoursIdle, 14)
+	approx(t, "4090 idle cost", r4090.IdleCost, 28)
+
+	actions := map[string]string{}
+	for _, r := range s.Recommendations {
+		actions[r.ResourceID] = r.Action
+		if r.Action != "keep" && (r.MonthlySavings <= 0 || r.Reason == "") {
+			t.Errorf("%s: %s without savings or reason: %+v", r.ResourceID, r.Action, r)
+		}
+	}
+	for id, want := range map[string]string{
+		"autodl-a100x2":     "switch_to_hourly", // busy ≈ 300 h/month, breakeven 7000/(15×1.1) = 424 h
+		"autodl-4090-01":    "stop_when_idle",   // hourly, idle 2 h of every 10 h billed
+		"autodl-l40s-batch": "switch_to_spot",   // interruptible, spot ¥1.80 vs ¥4.50
+	} {
+		if actions[id] != want {
+			t.Errorf("%s recommendation = %q, want %q", id, actions[id], want)
+		}
+	}
+
+	// 2×168 (A100) + 168 (A10G, 24/7) + 7×12 (L40S) + 7×10 (4090) = 658 GPU-hours.
+	approx(t, "total billed GPU-hours", s.Totals.GPUHoursBilled, 658)
+}
+
+// TestDemoDeterministic: the same seed gives the same JSON summary, also when
+// the demo runs again over its own earlier output.
+func TestDemoDeterministic(t *testing.T) {
+	var docs [2][]byte
+	out := t.TempDir()
+	for i := range docs {
+		if code, stdout, stderr := finops(t, "demo", "--out", out, "--seed", "7"); code != 0 {
+			t.Fatalf("demo exit %d: %s %s", code, stdout, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "finops-2026-W48.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[i] = b
+	}
+	if string(docs[0]) != string(docs[1]) {
+		t.Error("two demo runs with the same seed wrote different JSON summaries")
+	}
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// now is the fixed clock of every CLI test: Monday 2026-11-30 11:00 in
+// Shanghai, so the last complete ISO week is 2026-W48 [Nov 23, Nov 30).
+var now = time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+
+// repoRoot is where testdata/ lives, two levels up from cmd/finops.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(wd, "..", "..")
+}
+
+// finops runs one command line in-process and returns its exit code and output.
+func finops(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	m := NewMain(bytes.NewReader(nil), &out, &errb)
+	m.Now = func() time.Time { return now }
+	m.Getenv = func(string) string { return "" }
+	code = m.Run(context.Background(), args)
+	return code, out.String(), errb.String()
+}

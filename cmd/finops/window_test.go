@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestWindowResolve(t *testing.T) {
+	sh, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// now = Mon 2026-11-30 11:00 Shanghai.
+	for _, tc := range []struct {
+		flags      windowFlags
+		start, end time.Time // UTC
+		label      string
+	}{
+		// Default: the last complete ISO week, W48 = Mon Nov 23 00:00 +08 = Nov 22 16:00 UTC.
+		{windowFlags{}, time.Date(2026, 11, 22, 16, 0, 0, 0, time.UTC), time.Date(2026, 11, 29, 16, 0, 0, 0, time.UTC), "2026-W48"},
+		{windowFlags{week: "last"}, time.Date(2026, 11, 22, 16, 0, 0, 0, time.UTC), time.Date(2026, 11, 29, 16, 0, 0, 0, time.UTC), "2026-W48"},
+		// W47 starts Mon Nov 16.
+		{windowFlags{week: "2026-W47"}, time.Date(2026, 11, 15, 16, 0, 0, 0, time.UTC), time.Date(2026, 11, 22, 16, 0, 0, 0, time.UTC), "2026-W47"},
+		// 2027-W01 starts Mon Jan 4 2027 (Jan 1 2027 is a Friday, in 2026-W53).
+		{windowFlags{week: "2027-W01"}, time.Date(2027, 1, 3, 16, 0, 0, 0, time.UTC), time.Date(2027, 1, 10, 16, 0, 0, 0, time.UTC), "2027-W01"},
+		// --since 30d: the 30 days up to now; labelled with local dates.
+		{windowFlags{since: "30d"}, now.Add(-30 * 24 * time.Hour), now, "2026-10-31_2026-11-30"},
+		// --to is inclusive: Nov 30 ends at Dec 1 00:00 local.
+		{windowFlags{from: "2026-11-01", to: "2026-11-30"}, time.Date(2026, 10, 31, 16, 0, 0, 0, time.UTC), time.Date(2026, 11, 30, 16, 0, 0, 0, time.UTC), "2026-11-01_2026-11-30"},
+	} {
+		t.Run(fmt.Sprintf("%+v", tc.flags), func(t *testing.T) {
+			w, err := tc.flags.resolve(now, sh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !w.Start.Equal(tc.start) || !w.End.Equal(tc.end) || w.Label != tc.label {
+				t.Errorf("got [%v, %v) %q, want [%v, %v) %q", w.Start, w.End, w.Label, tc.start, tc.end, tc.label)
+			}
+		})
+	}
+	for _, bad := range []windowFlags{{week: "2026-47"}, {week: "2026-W54"}, {since: "soon"}, {from: "2026-11-01"},
+		{since: "7d", week: "2026-W47"}, {from: "2026-11-30", to: "2026-11-01"}} {
+		if _, err := bad.resolve(now, sh); exitCode(err) != ExitUsage {
+			t.Errorf("%+v: err %v, want a usage error", bad, err)
+		}
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	base := errors.New("x")
+	for _, tc := range []struct {
+		err  error
+		code int
+	}{
+		{nil, ExitOK},
+		{base, ExitFailed},
+		{usageError{base}, ExitUsage},
+		{fmt.Errorf("wrapped: %w", usageError{base}), ExitUsage},
+		{partialError{base}, ExitPartial},
+		{publishError{base}, ExitPublish},
+	} {
+		if got := exitCode(tc.err); got != tc.code {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.code)
+		}
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"report", "--week", "nope"},
+		{"--config", "/nonexistent/finops.yaml", "report"},
+		{"ingest"},
+		{"--log-format", "xml", "version"},
+		{"report", "--bogus-flag"},
+	} {
+		if code, _, _ := finops(t, args...); code != ExitUsage {
+			t.Errorf("finops %v: exit %d, want %d", args, code, ExitUsage)
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDetectFormat(t *testing.T) {
+	custom := ColumnMapping{Name: "lab", Columns: map[string]string{
+		"resource_id": "Instance", "start": "From", "end": "To", "cost": "Paid"}}
+	cases := []struct {
+		header  string
+		format  string
+		mapping string
+	}{
+		{"BilledCost,ChargePeriodStart,ChargePeriodEnd", FormatFOCUS, ""},
+		{"\ufeffbilledcost, chargeperiodstart", FormatFOCUS, ""},
+		{"timestamp, name, uuid, utilization.gpu [%]", FormatNvidiaSMI, ""},
+		{"timestamp, index, uuid", FormatNvidiaSMI, ""},
+		{"Task,Resource,Start,End", FormatTasks, ""},
+		{"实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价", FormatRental, "autodl"},
+		{" instance , from,to,PAID,extra", FormatRental, "lab"},
+		{"timestamp, name", "", ""},
+		{"ChargePeriodStart,Cost", "", ""},
+	}
+	mappings := append([]ColumnMapping{custom}, BuiltinMappings()...)
+	for _, c := range cases {
+		format, m, err := DetectFormat(strings.Split(c.header, ","), mappings)
+		name := ""
+		if m != nil {
+			name = m.Name
+		}
+		if format != c.format || name != c.mapping || (err == nil) != (c.format != "") {
+			t.Errorf("DetectFormat(%q) = %q, %q, %v; want %q, %q", c.header, format, name, err, c.format, c.mapping)
+		}
+	}
+}
+
+func TestMappingValidate(t *testing.T) {
+	for _, m := range BuiltinMappings() {
+		if err := m.Validate(); err != nil {
+			t.Errorf("builtin %s: %v", m.Name, err)
+		}
+		if m.Location == nil || m.Location.String() != "Asia/Shanghai" {
+			t.Errorf("builtin %s: location %v", m.Name, m.Location)
+		}
+	}
+	bad := ColumnMapping{Name: "x", Columns: map[string]string{"resource_id": "id", "colour": "c"},
+		Modes: map[string]string{"按季": "quarterly"}}
+	err := bad.Validate()
+	for _, want := range []string{`mapping "x"`, "start is required", `unknown field "colour"`, `mode "quarterly"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v; want it to mention %q", err, want)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+func TestSafeText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"ml-train", "ml-train"},
+		{`=HYPERLINK("http://x","y")`, `'=HYPERLINK("http://x","y")`},
+		{"+1", "'+1"},
+		{"-2+3", "'-2+3"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"\tx", "'\tx"},
+		{"\rx", "'\rx"},
+		{"a=b", "a=b"},
+		{"", ""},
+		{"'already", "'already"},
+		{"bad\xffutf8", "bad\uFFFDutf8"},
+	}
+	for _, tt := range tests {
+		if got := safeText(tt.in); got != tt.want {
+			t.Errorf("safeText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	long := strings.Repeat("x", maxCellChars+10)
+	if n := len([]rune(safeText(long))); n != maxCellChars {
+		t.Errorf("long text has %d characters, want %d", n, maxCellChars)
+	}
+}
+
+func TestSheetName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"By team", "By team"},
+		{"a:b/c\\d?e*f[g]h", "a_b_c_d_e_f_g_h"},
+		{"", "Sheet"},
+		{"   ", "Sheet"},
+		{"'quoted'", "quoted"},
+		{"History", "Sheet"},
+		{strings.Repeat("x", 40), strings.Repeat("x", 31)},
+		// 😀 is two UTF-16 units: 15 of them are 30 units, a 16th would be 32.
+		{strings.Repeat("😀", 20), strings.Repeat("😀", 15)},
+		{"tab\there", "tabhere"},
+	}
+	for _, tt := range tests {
+		got := sheetName(tt.in)
+		if got != tt.want {
+			t.Errorf("sheetName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if n := len(utf16.Encode([]rune(got))); n > 31 {
+			t.Errorf("sheetName(%q) has %d UTF-16 units", tt.in, n)
+		}
+	}
+}
+
+func TestChartText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"gpu-1", "gpu-1"},
+		{"__f__function(){}__f__", "_f_function(){}_f_"},
+		{"___f___", "_f_"}, // one replacement would create a new marker
+		{"x\x1by", "x\uFFFDy"},
+	}
+	for _, tt := range tests {
+		got := chartText(tt.in)
+		if got != tt.want || strings.Contains(got, "__f__") {
+			t.Errorf("chartText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFileLabel(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"2026-W47", "2026-W47"},
+		{"2026-10-31_2026-11-30", "2026-10-31_2026-11-30"},
+		{"../../etc/passwd", "_.._etc_passwd"},
+		{"..", "report"},
+		{"", "report"},
+		{"周报 W47", "___W47"},
+		{`a\b:c`, "a_b_c"},
+	}
+	for _, tt := range tests {
+		if got := fileLabel(tt.in); got != tt.want {
+			t.Errorf("fileLabel(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTermText(t *testing.T) {
+	if got := termText("a\x1b[31mb\nc\td", 0); got != "a\uFFFD[31mb\uFFFDc\uFFFDd" {
+		t.Errorf("termText = %q", got)
+	}
+	if got := termText("abcdefgh", 5); got != "abcd…" {
+		t.Errorf("termText truncation = %q", got)
+	}
+}
+
+func TestMoneyFormatting(t *testing.T) {
+	tests := []struct {
+		cur  string
+		v    float64
+		want string
+	}{
+		{"CNY", 12345.678, "¥12,345.68"},
+		{"USD", -3.5, "-$3.50"},
+		{"EUR", 0, "€0.00"},
+		{"GBP", 1200, "1,200.00 GBP"},
+		{"", 999999.999, "1,000,000.00"},
+		{"CNY", -0.001, "¥0.00"}, // no "-0.00"
+	}
+	for _, tt := range tests {
+		if got := money(tt.cur, tt.v); got != tt.want {
+			t.Errorf("money(%q, %v) = %q, want %q", tt.cur, tt.v, got, tt.want)
+		}
+	}
+	if got := moneyFormat(`US"D`, 2); got != `#,##0.00 "USD"` {
+		t.Errorf("moneyFormat with a quote = %q", got)
+	}
+}

@@ -1,0 +1,72 @@
+package report
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func summary(t *testing.T, color bool) string {
+	t.Helper()
+	r := handResult(t)
+	// A bill label carrying a terminal escape (clear screen) and a newline.
+	r.ByResource[2].ResourceID = "gpu-h100-2\x1b[2J\nrm"
+	var buf bytes.Buffer
+	if err := WriteSummary(&buf, r, color); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+func TestWriteSummaryPlain(t *testing.T) {
+	out := summary(t, false)
+	if strings.Contains(out, "\x1b") {
+		t.Fatalf("plain summary contains escape sequences:\n%q", out)
+	}
+	wants := []string{
+		"finops 2026-W47 · 2026-11-16 – 2026-11-22 (Asia/Shanghai)",
+		"Total cost           ¥4,500.00",
+		"Idle cost              ¥830.00  18.4% of total, 340.0 h",
+		"Savings available    ¥5,040.00  per month",
+		"RESOURCE",
+		"Switch to hourly",
+	}
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Errorf("summary lacks %q:\n%s", w, out)
+		}
+	}
+	// Top resources by cost: 3360, 500, 200.
+	a := strings.Index(out, "gpu-a100-1 ")
+	b := strings.Index(out, "gpu-h100-2")
+	c := strings.Index(out, "</script>")
+	if a < 0 || b < 0 || c < 0 || !(a < b && b < c) {
+		t.Errorf("resources not ordered by cost:\n%s", out)
+	}
+	// Top actions: only the two with savings; keep is not an action.
+	actions := out[strings.Index(out, "Top actions"):]
+	if strings.Count(actions, "0/mo") != 2 || strings.Contains(actions, "Keep") {
+		t.Errorf("top actions wrong:\n%s", actions)
+	}
+	if strings.Index(actions, "¥4,800.00") > strings.Index(actions, "¥240.00") {
+		t.Errorf("top actions not ordered by savings:\n%s", actions)
+	}
+	// The control characters from the label are replaced, not passed through.
+	if !strings.Contains(out, "gpu-h100-2\uFFFD[2J\uFFFDrm") {
+		t.Errorf("control characters not neutralised:\n%q", out)
+	}
+}
+
+func TestWriteSummaryColorKeepsAlignment(t *testing.T) {
+	plain := summary(t, false)
+	colored := summary(t, true)
+	if !strings.Contains(colored, "\x1b[") {
+		t.Fatal("no colour in coloured summary")
+	}
+	if got := ansi.ReplaceAllString(colored, ""); got != plain {
+		t.Errorf("coloured summary without escapes differs from the plain one:\n%s\n---\n%s", got, plain)
+	}
+}

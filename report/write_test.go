@@ -1,0 +1,82 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestWriteAll(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := WriteAll(dir, handResult(t), []string{"json", "XLSX", " html ", "json"}, testMeta())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		filepath.Join(dir, "finops-2026-W47.json"),
+		filepath.Join(dir, "finops-2026-W47.xlsx"),
+		filepath.Join(dir, "finops-2026-W47.html"),
+	}
+	if !slices.Equal(paths, want) {
+		t.Errorf("paths = %q, want %q", paths, want)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("dir holds %d entries, want 3 (no temp files left)", len(entries))
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+func TestWriteAllDefaultsToAllFormats(t *testing.T) {
+	paths, err := WriteAll(t.TempDir(), handResult(t), nil, testMeta())
+	if err != nil || len(paths) != 3 {
+		t.Fatalf("paths = %q, err = %v", paths, err)
+	}
+}
+
+func TestWriteAllUnknownFormat(t *testing.T) {
+	dir := t.TempDir()
+	_, err := WriteAll(dir, handResult(t), []string{"html", "pdf"}, testMeta())
+	if err == nil || !strings.Contains(err.Error(), `"pdf"`) || !strings.Contains(err.Error(), "xlsx, html, json") {
+		t.Fatalf("err = %v, want an error naming pdf and the valid formats", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Error("files written despite the invalid format list")
+	}
+}
+
+func TestWriteAllLabelCannotEscapeDir(t *testing.T) {
+	for _, label := range []string{"../../etc/passwd", `..\..\x`, "/abs/path", "", "..", "a b/c"} {
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "out")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := handResult(t)
+		r.Period.Label = label
+		paths, err := WriteAll(dir, r, []string{"json"}, testMeta())
+		if err != nil {
+			t.Fatalf("label %q: %v", label, err)
+		}
+		if filepath.Dir(paths[0]) != dir {
+			t.Errorf("label %q wrote %s outside %s", label, paths[0], dir)
+		}
+		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+			t.Errorf("label %q: parent dir has extra entries", label)
+		}
+	}
+}
+
+func TestWriteAllMissingDir(t *testing.T) {
+	_, err := WriteAll(filepath.Join(t.TempDir(), "nope"), handResult(t), []string{"json"}, testMeta())
+	if err == nil || !strings.HasPrefix(err.Error(), "report: ") {
+		t.Fatalf("err = %v, want a report: error", err)
+	}
+}

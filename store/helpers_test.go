@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops/ingest"
+	"github.com/shopspring/decimal"
+)
+
+// openTest opens a fresh database file in t.TempDir and closes it at the end
+// of the test.
+func openTest(tb testing.TB) *Store {
+	tb.Helper()
+	s, err := Open(context.Background(), filepath.Join(tb.TempDir(), "finops.db"))
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// dec parses a decimal literal; the pointer is fresh each call.
+func dec(s string) *decimal.Decimal {
+	d := decimal.RequireFromString(s)
+	return &d
+}
+
+func f64(v float64) *float64 { return &v }
+
+// utc is a shorthand for a UTC instant.
+func utc(y int, mo time.Month, d, h, mi, s int) time.Time {
+	return time.Date(y, mo, d, h, mi, s, 0, time.UTC)
+}
+
+// shaOf is the hex sha256 of a name: distinct names give distinct "files".
+func shaOf(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(h[:])
+}
+
+func counts(tb testing.TB, s *Store) map[string]int {
+	tb.Helper()
+	c, err := s.Counts(context.Background())
+	if err != nil {
+		tb.Fatalf("Counts: %v", err)
+	}
+	return c
+}
+
+// wantCounts builds a full Counts map: every table zero unless named.
+func wantCounts(nonZero map[string]int) map[string]int {
+	m := map[string]int{"source_files": 0, "rejected_rows": 0, "billing_lines": 0, "gpus": 0,
+		"gpu_samples": 0, "tasks": 0, "task_runs": 0, "teams": 0}
+	maps.Copy(m, nonZero)
+	return m
+}
+
+func assertCounts(tb testing.TB, s *Store, want map[string]int) {
+	tb.Helper()
+	if got := counts(tb, s); !maps.Equal(got, want) {
+		tb.Fatalf("Counts() = %v, want %v", got, want)
+	}
+}
+
+// feed is a ParseFunc that delivers the given records in order (billing lines,
+// then samples, then task runs) and returns sum.
+func feed(sum *ingest.Summary, lines []*ingest.BillingLine, samples []*ingest.GPUSample, runs []*ingest.TaskRun) ParseFunc {
+	return func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
+		for _, l := range lines {
+			if err := sink.Billing(l); err != nil {
+				return nil, err
+			}
+		}
+		for _, x := range samples {
+			if err := sink.Sample(x); err != nil {
+				return nil, err
+			}
+		}
+		for _, r := range runs {
+			if err := sink.TaskRun(r); err != nil {
+				return nil, err
+			}
+		}
+		return sum, nil
+	}
+}
+
+// mustImport imports a file that must not be a duplicate.
+func mustImport(tb testing.TB, s *Store, uri string, parse ParseFunc) *ImportResult {
+	tb.Helper()
+	res, err := s.Import(context.Background(), FileMeta{URI: uri, SHA256: shaOf(uri)}, parse)
+	if err != nil {
+		tb.Fatalf("Import(%s): %v", uri, err)
+	}
+	if res.Duplicate {
+		tb.Fatalf("Import(%s): unexpected duplicate of %s", uri, res.DuplicateOf)
+	}
+	return res
+}
+
+// usageLine is a minimal valid billing line over [start, end).
+func usageLine(line int, id string, start, end time.Time, cost string) *ingest.BillingLine {
+	return &ingest.BillingLine{Line: line, ResourceID: id, ChargeStart: start, ChargeEnd: end,
+		ChargeCategory: ingest.ChargeUsage, BilledCost: dec(cost), Currency: "USD"}
+}
+
+// decEq compares two optional decimals: both nil, or both set and Equal.
+func decEq(a, b *decimal.Decimal) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Equal(*b)
+}

@@ -1,0 +1,223 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func userVersion(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	var v int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		t.Fatalf("PRAGMA user_version: %v", err)
+	}
+	return v
+}
+
+func schemaObjects(t *testing.T, db *sql.DB, typ string) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%' ORDER BY name`, typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestOpenMigrations(t *testing.T) {
+	ctx := context.Background()
+	// The schema of migration 1, sorted by name.
+	wantTables := []string{"billing_lines", "gpu_samples", "gpus", "rejected_rows", "source_files", "task_runs", "tasks", "teams"}
+	wantIndexes := []string{"billing_lines_source", "billing_lines_start", "gpu_samples_source", "task_runs_start"}
+
+	tests := []struct {
+		name string
+		// prepare runs against the file before the Open under test; nil = no file yet.
+		prepare func(t *testing.T, path string)
+		wantErr []string // substrings of the error; nil = success
+	}{
+		{name: "fresh file creates the schema"},
+		{
+			name: "reopen is idempotent and keeps the data",
+			prepare: func(t *testing.T, path string) {
+				s, err := Open(ctx, path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.SyncTeams(ctx, []Team{{Name: "ml"}}); err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+			},
+		},
+		{
+			name: "newer schema is refused",
+			prepare: func(t *testing.T, path string) {
+				s, err := Open(ctx, path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.DB().Exec(fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion()+1)); err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+			},
+			// "…has schema version 2, newer than this finops (1): upgrade finops"
+			wantErr: []string{"upgrade finops", fmt.Sprintf("schema version %d", SchemaVersion()+1),
+				fmt.Sprintf("(%d)", SchemaVersion())},
+		},
+		{
+			name: "a file that is not a database is refused",
+			prepare: func(t *testing.T, path string) {
+				if err := os.WriteFile(path, []byte(strings.Repeat("not sqlite\n", 200)), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantErr: []string{"store:"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "finops.db")
+			if tt.prepare != nil {
+				tt.prepare(t, path)
+			}
+			s, err := Open(ctx, path)
+			if tt.wantErr != nil {
+				if err == nil {
+					s.Close()
+					t.Fatalf("Open succeeded, want error containing %q", tt.wantErr)
+				}
+				for _, w := range tt.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("Open error %q does not contain %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer s.Close()
+			if s.Path() != path {
+				t.Errorf("Path() = %q, want %q", s.Path(), path)
+			}
+			if v := userVersion(t, s.DB()); v != SchemaVersion() {
+				t.Errorf("user_version = %d, want %d", v, SchemaVersion())
+			}
+			if got := schemaObjects(t, s.DB(), "table"); !slices.Equal(got, wantTables) {
+				t.Errorf("tables = %v, want %v", got, wantTables)
+			}
+			if got := schemaObjects(t, s.DB(), "index"); !slices.Equal(got, wantIndexes) {
+				t.Errorf("indexes = %v, want %v", got, wantIndexes)
+			}
+			// Open once more on the same file: nothing to migrate, nothing lost.
+			before := counts(t, s)
+			s2, err := Open(ctx, path)
+			if err != nil {
+				t.Fatalf("second Open: %v", err)
+			}
+			defer s2.Close()
+			if v := userVersion(t, s2.DB()); v != SchemaVersion() {
+				t.Errorf("after reopen user_version = %d, want %d", v, SchemaVersion())
+			}
+			assertCounts(t, s2, before)
+		})
+	}
+}
+
+// Two processes opening a brand-new file at the same time must not both run
+// migration 1 (the second would fail with "table already exists").
+func TestOpenConcurrentMigration(t *testing.T) {
+	ctx := context.Background()
+	for round := range 5 {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("race%d.db", round))
+		const n = 4
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Go(func() {
+				s, err := Open(ctx, path)
+				if err == nil {
+					s.Close()
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: concurrent Open #%d: %v", round, i, err)
+			}
+		}
+	}
+}
+
+// The pragmas are in the DSN, so every pooled connection has them, not only
+// the one that ran the migrations.
+func TestPragmasOnEveryConnection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := openTest(t)
+	db := s.DB()
+	db.SetMaxOpenConns(4)
+
+	// Hold 3 connections at once so they are 3 distinct pooled connections.
+	const n = 3
+	conns := make([]*sql.Conn, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { conns[i], errs[i] = db.Conn(ctx) })
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("Conn #%d: %v", i, errs[i])
+		}
+		defer conns[i].Close()
+	}
+	if st := db.Stats(); st.OpenConnections < n {
+		t.Fatalf("OpenConnections = %d, want >= %d", st.OpenConnections, n)
+	}
+
+	pragmas := []struct {
+		pragma string
+		want   string
+	}{
+		{"foreign_keys", "1"},
+		{"busy_timeout", "10000"},
+		{"journal_mode", "wal"},
+		{"synchronous", "1"}, // NORMAL
+	}
+	for i, c := range conns {
+		for _, p := range pragmas {
+			var got string
+			if err := c.QueryRowContext(ctx, "PRAGMA "+p.pragma).Scan(&got); err != nil {
+				t.Fatalf("conn %d: PRAGMA %s: %v", i, p.pragma, err)
+			}
+			if got != p.want {
+				t.Errorf("conn %d: PRAGMA %s = %q, want %q", i, p.pragma, got, p.want)
+			}
+		}
+	}
+}
