@@ -82,7 +82,7 @@ type recRow struct {
 }
 
 type resourceRow struct {
-	Resource, Provider, GPU, Pricing, Team, Cost       string
+	Resource, Provider, GPU, Pricing, Team, Cost      string
 	Billed, Active, Idle, Unmonitored, IdleCost, Util string
 }
 

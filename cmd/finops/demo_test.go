@@ -11,9 +11,7 @@ import (
 
 type summary struct {
 	Totals struct {
-		Cost, GPUCost                          float64 `json:"cost"`
-		GPUHoursBilled                         float64 `json:"gpu_hours_billed"`
-		GPUHoursActive, GPUHoursIdle, GPUUnmon float64
+		GPUHoursBilled float64 `json:"gpu_hours_billed"`
 	} `json:"totals"`
 	ByResource []struct {
 		ResourceID          string  `json:"resource_id"`
