@@ -114,7 +114,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		Version:    meta.Version,
 	}
 	if !meta.GeneratedAt.IsZero() {
-		p.GeneratedAt = meta.GeneratedAt.In(loc).Format("2006-01-02 15:04 MST")
+		p.GeneratedAt = meta.GeneratedAt.In(loc).Format("2006-01-02 15:04 -07:00") // zone abbreviations are ambiguous (CST)
 	}
 
 	p.Charts = buildCharts(r, loc)

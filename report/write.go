@@ -11,7 +11,8 @@ import (
 	"github.com/finops-oss/finops/analysis"
 )
 
-// Formats lists the report formats WriteAll accepts, in the order it writes them.
+// formatNames are the report formats WriteAll accepts, in the order it writes
+// them by default. Read-only.
 var formatNames = []string{"xlsx", "html", "json"}
 
 // Formats returns the report format names WriteAll accepts.

@@ -13,13 +13,6 @@ import (
 	"github.com/finops-oss/finops/analysis"
 )
 
-// Meta is what a report says about its own production. It is passed in rather
-// than read from the clock so that reports are reproducible and testable.
-type Meta struct {
-	GeneratedAt time.Time // shown in the report; zero omits it
-	Version     string    // finops version; "" omits it
-}
-
 // Worksheet names. The data sheets have fixed names; sheetName exists for any
 // future sheet named after data.
 const (

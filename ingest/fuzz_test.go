@@ -1,0 +1,101 @@
+package ingest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// seed adds the start of testdata files to a fuzz corpus; whole large files
+// would make every mutation slow.
+func seed(f *testing.F, names ...string) {
+	for _, n := range names {
+		b, err := os.ReadFile(testdata(n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(b) > 4096 {
+			b = b[:4096]
+		}
+		f.Add(b)
+	}
+}
+
+func seedBad(f *testing.F) {
+	entries, _ := os.ReadDir(testdata("bad"))
+	for _, e := range entries {
+		seed(f, filepath.Join("bad", e.Name()))
+	}
+}
+
+// fuzzParse parses data as format (and detected) and checks what comes out.
+func fuzzParse(t *testing.T, data []byte, format string) {
+	for _, fm := range []string{format, ""} {
+		sink := &recSink{}
+		opt := Options{Name: "fuzz.csv", Format: fm, MaxBadRows: 1 << 20, Location: time.FixedZone("", 8*3600)}
+		sum, err := Parse(t.Context(), bytes.NewReader(data), opt, sink)
+		if err != nil {
+			continue
+		}
+		if n := len(sink.lines) + len(sink.samples) + len(sink.tasks); sum.Rows != n {
+			t.Fatalf("summary says %d rows, sink got %d", sum.Rows, n)
+		}
+		for _, l := range sink.lines {
+			if l.ChargeEnd.Before(l.ChargeStart) || l.ChargeStart.Location() != time.UTC {
+				t.Fatalf("line %d: period %v – %v", l.Line, l.ChargeStart, l.ChargeEnd)
+			}
+			if l.GPUModel != "" && (l.GPUCount < 1 || l.GPUCount > maxGPUsPerMachine) {
+				t.Fatalf("line %d: %d × %q", l.Line, l.GPUCount, l.GPUModel)
+			}
+		}
+		for _, s := range sink.samples {
+			if s.Util != nil && (*s.Util < 0 || *s.Util > 100) || s.Time.Location() != time.UTC || s.Host == "" {
+				t.Fatalf("sample %+v", *s)
+			}
+		}
+		for _, r := range sink.tasks {
+			if !r.End.After(r.Start) {
+				t.Fatalf("task %+v", *r)
+			}
+		}
+	}
+}
+
+func FuzzParseFOCUS(f *testing.F) {
+	seed(f, "focus_sample.csv", "focus_features.csv", "focus-spec-examples/commitment_discount_usage_scenario_3.csv")
+	seedBad(f)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, data, FormatFOCUS) })
+}
+
+func FuzzParseNvidiaSMI(f *testing.F) {
+	seed(f, "derived_query-gpu_subset.csv", "smi_shanghai.csv", "smi_noheader.csv", "bad/smi_as_focus.csv")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, data, FormatNvidiaSMI) })
+}
+
+func FuzzParseRental(f *testing.F) {
+	seed(f, "autodl_sample.csv", "bad/not_utf8_header.csv")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, data, FormatRental) })
+}
+
+func FuzzParseTasks(f *testing.F) {
+	seed(f, "tasks_sample.csv")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, data, FormatTasks) })
+}
+
+// FuzzGPUName checks the free-text GPU reader never panics and never
+// returns a count outside 1–64.
+func FuzzGPUName(f *testing.F) {
+	for _, s := range []string{"RTX 4090 * 2", "2 x A100-SXM4-80GB", "H100×8", "8xH100", "MX150", "4090*2", "无卡模式"} {
+		f.Add(s)
+	}
+	c := DefaultCatalog()
+	f.Fuzz(func(t *testing.T, s string) {
+		if m, n, ok := c.GPUName(s); ok && (m == "" || n < 1 || n > maxGPUsPerMachine) {
+			t.Fatalf("GPUName(%q) = %q, %d", s, m, n)
+		}
+		LooksLikeGPU(s)
+		c.FindInstance(s)
+	})
+}
