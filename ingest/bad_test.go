@@ -138,6 +138,7 @@ func TestUnrecognisedHeader(t *testing.T) {
 		"a,b,c\n1,2,3\n": {"x.csv:1", "unrecognised header", "--format", "mapping"},
 		"identity/LineItemId,lineItem/UnblendedCost\n": {"AWS Cost and Usage Report", "FOCUS"},
 		"实例ID,开始时间,结束时间\n":                             {`mapping "autodl" lacks`, "应付金额"},
+		"   \n\nfoo,bar\n":                             {"x.csv:3", "unrecognised header (foo, bar)"},
 	}
 	for in, parts := range cases {
 		_, err := Parse(t.Context(), strings.NewReader(in), Options{Name: "x.csv"}, &countSink{})

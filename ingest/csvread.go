@@ -43,6 +43,7 @@ type csvReader struct {
 	// nextLine is where the record after the last one starts, at least; it
 	// names the line when a record cannot be read at all.
 	nextLine int
+	skipped  int64 // bytes of BOM the CSV reader never saw
 }
 
 func newCSVReader(r io.Reader, name string) *csvReader {
@@ -58,7 +59,7 @@ func newCSVReader(r io.Reader, name string) *csvReader {
 	cr.LazyQuotes = false
 	// nvidia-smi separates fields with ", "; no format gives leading spaces a meaning.
 	cr.TrimLeadingSpace = true
-	return &csvReader{name: name, cr: cr, lim: lim, nextLine: 1}
+	return &csvReader{name: name, cr: cr, lim: lim, nextLine: 1, skipped: lim.mark}
 }
 
 // next returns the next record and the line it starts on. A record the CSV
@@ -66,7 +67,7 @@ func newCSVReader(r io.Reader, name string) *csvReader {
 // io.EOF or an error that ends the file.
 func (c *csvReader) next(header []string) (rec []string, line int, rowErr *ParseError, fatal error) {
 	rec, err := c.cr.Read()
-	c.lim.mark = c.cr.InputOffset()
+	c.lim.mark = c.skipped + c.cr.InputOffset()
 	if len(rec) > 0 {
 		line, _ = c.cr.FieldPos(0)
 		last, _ := c.cr.FieldPos(len(rec) - 1)

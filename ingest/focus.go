@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"time"
 	"unicode"
@@ -32,6 +33,8 @@ type focusParser struct {
 	usageQty, usageUnit                   int
 	tags, priceDetails                    int
 
+	tagCache map[string]map[string]string // Tags cell → decoded tags
+
 	instanceCols []int // columns that hold an instance type as such
 	textCols     []int // free text that may mention one
 	xCols        []int // x_* custom columns, kept in Tags
@@ -44,7 +47,7 @@ func newFOCUSParser(hdr []string, opt Options) (*focusParser, []string) {
 		return nil, miss
 	}
 	p := &focusParser{
-		file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(),
+		file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(), tagCache: map[string]map[string]string{},
 		start:        col(idx, "ChargePeriodStart"),
 		end:          col(idx, "ChargePeriodEnd"),
 		billed:       col(idx, "BilledCost"),
@@ -197,11 +200,18 @@ func focusMode(l *BillingLine) string {
 func (p *focusParser) tagsOf(rec []string, line int) (map[string]string, *ParseError) {
 	var tags map[string]string
 	if v := p.text(rec, p.tags); v != "" && v != "{}" {
-		m, ok := parseTagsJSON(v)
+		// Exports repeat a few tag sets on most rows; decoding JSON once per
+		// distinct set is most of the win. Each line still gets its own map.
+		m, ok := p.tagCache[v]
 		if !ok {
-			return nil, p.err(line, p.tags, `a JSON object like {"team": "ml"} (or NULL)`, v)
+			if m, ok = parseTagsJSON(v); !ok {
+				return nil, p.err(line, p.tags, `a JSON object like {"team": "ml"} (or NULL)`, v)
+			}
+			if len(p.tagCache) < maxInterned {
+				p.tagCache[strings.Clone(v)] = m
+			}
 		}
-		tags = m
+		tags = maps.Clone(m)
 	}
 	for _, i := range p.xCols {
 		v := p.text(rec, i)

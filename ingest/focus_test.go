@@ -295,3 +295,34 @@ func scanFOCUSLoose(t *testing.T, path string) focusScan {
 	}
 	return s
 }
+
+func TestFOCUSInline(t *testing.T) {
+	head := "BilledCost,ChargePeriodStart,ChargePeriodEnd,SkuPriceDetails,Tags\n"
+	in := head +
+		`1,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,"{""x_InstanceType"": ""g6.xlarge"", ""vCPU"": 4}","""env"": ""prod"", ""team"": ""ml"""` + "\n" +
+		`2,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,NULL,{}` + "\n"
+	sink := &recSink{}
+	sum, err := Parse(t.Context(), strings.NewReader(in), Options{Name: "f12.csv"}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := sink.lines[0]
+	if l.InstanceType != "g6.xlarge" || l.GPUModel != "L4" || l.GPUCount != 1 {
+		t.Errorf("SkuPriceDetails instance: %q %q %d", l.InstanceType, l.GPUModel, l.GPUCount)
+	}
+	// Azure's legacy tag format lacks the braces.
+	if l.Tags["env"] != "prod" || l.Tags["team"] != "ml" || len(sink.lines[1].Tags) != 0 {
+		t.Errorf("tags %q / %q", l.Tags, sink.lines[1].Tags)
+	}
+	// No ChargeCategory or ChargeFrequency column: no mode, no GPU usage.
+	if l.PricingMode != "" || l.IsGPUUsage() || sum.GPULines != 1 {
+		t.Errorf("mode %q usage %v lines %d", l.PricingMode, l.IsGPUUsage(), sum.GPULines)
+	}
+	for _, bad := range []string{`"""just a string"""`, `"{""a"": 1"`, "42"} {
+		_, err := Parse(t.Context(), strings.NewReader(head+"1,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,NULL,"+bad+"\n"),
+			Options{Name: "f12.csv"}, &countSink{})
+		wantErrParts(t, err, "f12.csv:2", `"Tags"`, "JSON object")
+	}
+	_, err = Parse(t.Context(), strings.NewReader("ChargePeriodStart,BilledCost\n"), Options{Name: "f.csv"}, &countSink{})
+	wantErrParts(t, err, "f.csv:1", "ChargePeriodEnd")
+}

@@ -50,6 +50,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 	name := opt.Name
 	cr := newCSVReader(r, name)
 	first, line, rowErr, err := cr.next(nil)
+	for err == nil && rowErr == nil && blankRecord(first) {
+		first, line, rowErr, err = cr.next(nil)
+	}
 	switch {
 	case err == io.EOF:
 		return &Summary{Format: opt.Format}, &ParseError{File: name,
@@ -69,7 +72,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 	for i := range hdr {
 		hdr[i] = strings.Clone(hdr[i])
 	}
-	setup, perr := newRowParser(hdr, opt)
+	setup, perr := newRowParser(hdr, line, opt)
 	if perr != nil {
 		return nil, perr
 	}
@@ -172,8 +175,9 @@ type parserSetup struct {
 	headerIsData bool     // the first record is a row, not a header
 }
 
-func newRowParser(hdr []string, opt Options) (parserSetup, *ParseError) {
-	fileErr := func(msg string) *ParseError { return &ParseError{File: opt.Name, Line: 1, Msg: msg} }
+// newRowParser picks the parser for a header found on line headerLine.
+func newRowParser(hdr []string, headerLine int, opt Options) (parserSetup, *ParseError) {
+	fileErr := func(msg string) *ParseError { return &ParseError{File: opt.Name, Line: headerLine, Msg: msg} }
 	mappings := append(slices.Clone(opt.Mappings), BuiltinMappings()...)
 	detected, mapping, derr := DetectFormat(hdr, mappings)
 	looksLike := func() string {
@@ -223,6 +227,9 @@ func newRowParser(hdr []string, opt Options) (parserSetup, *ParseError) {
 				msg += looksLike()
 			}
 			return parserSetup{}, fileErr(msg)
+		}
+		if err := mapping.Validate(); err != nil {
+			return parserSetup{}, fileErr(err.Error() + "; fix the mapping in the config")
 		}
 		return parserSetup{p: newRentalParser(hdr, *mapping, opt), format: format, kind: KindBilling, header: hdr}, nil
 	}

@@ -142,7 +142,7 @@ func TestWriteHTMLContent(t *testing.T) {
 		"2 rows rejected: unknown currency XYZ",
 		"@media print",
 		`name="viewport"`,
-		"Generated 2026-11-23 09:30 +08:00 by finops v0.1.0-test",
+		"Generated 2026-11-23 09:30 &#43;08:00 by finops v0.1.0-test", // html/template escapes +,
 	}
 	for _, w := range wants {
 		if !strings.Contains(out, w) {

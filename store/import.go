@@ -91,6 +91,9 @@ func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*Im
 	if err != nil {
 		return nil, err // the parser's error already names the file and line
 	}
+	if sum == nil {
+		return nil, fmt.Errorf("store: import %s: the parser returned no summary", meta.URI)
+	}
 	if err := w.finish(ctx, sum); err != nil {
 		return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
 	}

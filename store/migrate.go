@@ -128,25 +128,36 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 		return fmt.Errorf("store: read schema version: %w", err)
 	}
-	if version > len(migrations) {
-		return fmt.Errorf("store: %s has schema version %d, newer than this finops (%d): upgrade finops", s.path, version, len(migrations))
-	}
-	for i := version; i < len(migrations); i++ {
+	for version < len(migrations) {
 		tx, err := s.db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("store: migrate: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+		// The transaction is immediate: under the write lock, read the version
+		// again, as another process may have migrated while this one waited.
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("store: migration %d: %w", i+1, err)
+			return fmt.Errorf("store: read schema version: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
+		if version >= len(migrations) {
 			tx.Rollback()
-			return fmt.Errorf("store: migration %d: %w", i+1, err)
+			break
+		}
+		if _, err := tx.ExecContext(ctx, migrations[version]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("store: migration %d: %w", version+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("store: migration %d: %w", version+1, err)
 		}
 		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("store: migration %d: %w", i+1, err)
+			return fmt.Errorf("store: migration %d: %w", version+1, err)
 		}
+		version++
+	}
+	if version > len(migrations) {
+		return fmt.Errorf("store: %s has schema version %d, newer than this finops (%d): upgrade finops", s.path, version, len(migrations))
 	}
 	return nil
 }

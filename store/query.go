@@ -50,6 +50,7 @@ type Source struct {
 }
 
 // Lines returns every billing line whose charge period overlaps [from, to).
+// A zero-length line is an instant: it is returned when from <= start < to.
 func (s *Store) Lines(ctx context.Context, from, to time.Time) ([]ingest.BillingLine, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT line, coalesce(provider,''), coalesce(billing_account,''),
 		coalesce(sub_account,''), charge_start, charge_end, charge_category, coalesce(charge_class,''),
@@ -58,7 +59,8 @@ func (s *Store) Lines(ctx context.Context, from, to time.Time) ([]ingest.Billing
 		coalesce(resource_name,''), coalesce(resource_type,''), coalesce(service,''), coalesce(sku,''),
 		coalesce(instance_type,''), coalesce(region,''), coalesce(gpu_model,''), gpu_count,
 		billed_cost, effective_cost, list_cost, coalesce(currency,''), usage_quantity, coalesce(usage_unit,''), tags
-		FROM billing_lines WHERE charge_start < ? AND charge_end > ? ORDER BY charge_start, id`, to.Unix(), from.Unix())
+		FROM billing_lines WHERE charge_start < ? AND (charge_end > ? OR (charge_end = charge_start AND charge_start >= ?))
+		ORDER BY charge_start, id`, to.Unix(), from.Unix(), from.Unix())
 	if err != nil {
 		return nil, fmt.Errorf("store: load billing lines: %w", err)
 	}

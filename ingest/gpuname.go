@@ -1,0 +1,208 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// GPUName recognises the GPU text of rental platforms and drivers, with an
+// optional count: "RTX 4090 * 2", "4090*2", "2 x A100-SXM4-80GB",
+// "NVIDIA H100 80GB HBM3", "Tesla T4". count is 1 when the text has none.
+func (c *Catalog) GPUName(text string) (model string, count int, ok bool) {
+	for _, cand := range splitGPUCount(text) {
+		if m, found := c.resolveGPU(cand.name); found {
+			return m, cand.count, true
+		}
+	}
+	return "", 0, false
+}
+
+// gpuText returns the model and count to record for GPU text: the canonical
+// model when known, else the text itself (minus any count) when it looks like
+// a GPU, so an unknown GPU is still a GPU line and shows up by name in data
+// quality. ok is false for text that names no GPU ("无卡模式", "CPU").
+func (c *Catalog) gpuText(text string) (model string, count int, ok bool) {
+	if m, n, ok := c.GPUName(text); ok {
+		return m, n, true
+	}
+	cands := splitGPUCount(text)
+	if len(cands) == 0 || !LooksLikeGPU(text) {
+		return "", 0, false
+	}
+	return cands[0].name, cands[0].count, true
+}
+
+type gpuCount struct {
+	name  string
+	count int
+}
+
+// splitGPUCount lists the readings of "model × count" text, most likely
+// first; the caller takes the first whose model it knows.
+func splitGPUCount(text string) []gpuCount {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return nil
+	}
+	var out []gpuCount
+	// Chinese platforms append 卡/张 ("2卡"); English ones "GPUs".
+	trimmed := strings.TrimSpace(strings.TrimRight(t, "卡张"))
+	if low := strings.ToLower(trimmed); strings.HasSuffix(low, "gpus") || strings.HasSuffix(low, "gpu") {
+		trimmed = strings.TrimSpace(trimmed[:strings.LastIndex(low, "gpu")])
+	}
+	// Trailing count: "RTX 4090 * 2", "4090*2", "A100x8".
+	if name, n, ok := trailingCount(trimmed); ok {
+		out = append(out, gpuCount{name, n})
+	}
+	// Leading count: "2 x A100", "8xH100", "2×4090".
+	if name, n, ok := leadingCount(trimmed); ok {
+		out = append(out, gpuCount{name, n})
+	}
+	return append(out, gpuCount{t, 1})
+}
+
+func trailingCount(t string) (string, int, bool) {
+	end := len(t)
+	i := end
+	for i > 0 && t[i-1] >= '0' && t[i-1] <= '9' {
+		i--
+	}
+	if i == end || end-i > 3 {
+		return "", 0, false
+	}
+	digits := i
+	for i > 0 && t[i-1] == ' ' {
+		i--
+	}
+	var sep string
+	switch {
+	case strings.HasSuffix(t[:i], "×"):
+		sep = "×"
+	case i > 0 && t[i-1] == '*':
+		sep = "*"
+	case i > 0 && (t[i-1] == 'x' || t[i-1] == 'X'):
+		sep = "x"
+		// "MX150" is a model, "4090x2" and "A100 x 8" are counts.
+		if i-2 >= 0 && !(t[i-2] == ' ' || t[i-2] >= '0' && t[i-2] <= '9') {
+			return "", 0, false
+		}
+	default:
+		return "", 0, false
+	}
+	name := strings.TrimSpace(t[:i-len(sep)])
+	n, err := strconv.Atoi(t[digits:end])
+	if err != nil || n < 1 || n > maxGPUsPerMachine || name == "" {
+		return "", 0, false
+	}
+	return name, n, true
+}
+
+func leadingCount(t string) (string, int, bool) {
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 3 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(t[:i])
+	if err != nil || n < 1 || n > maxGPUsPerMachine {
+		return "", 0, false
+	}
+	rest := strings.TrimLeft(t[i:], " ")
+	switch {
+	case strings.HasPrefix(rest, "×"):
+		rest = rest[len("×"):]
+	case strings.HasPrefix(rest, "*"), strings.HasPrefix(rest, "x"), strings.HasPrefix(rest, "X"):
+		rest = rest[1:]
+	default:
+		return "", 0, false
+	}
+	rest = strings.TrimSpace(rest)
+	if rest == "" {
+		return "", 0, false
+	}
+	return rest, n, true
+}
+
+// normaliseGPUName upper-cases and collapses separators so that
+// "A100-SXM4-80GB" and "a100 sxm4 80gb" compare equal.
+func normaliseGPUName(s string) string {
+	return strings.Join(gpuTokens(s), " ")
+}
+
+func gpuTokens(s string) []string {
+	return strings.FieldsFunc(strings.ToUpper(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// resolveGPU maps a GPU name without count to its canonical model. It works
+// on whole tokens so that "H200" is never read as "H20".
+func (c *Catalog) resolveGPU(name string) (string, bool) {
+	toks := gpuTokens(name)
+	if len(toks) == 0 {
+		return "", false
+	}
+	if c != nil && len(c.aliases) > 0 {
+		if m, ok := c.aliases[strings.Join(toks, " ")]; ok {
+			return m, true
+		}
+	}
+	has := func(prefix string) bool {
+		for _, t := range toks {
+			if strings.HasPrefix(t, prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, t := range toks {
+		switch t {
+		case "A100":
+			if has("80G") {
+				return gpuA100_80, true
+			}
+			return gpuA100_40, true
+		case "A800":
+			return gpuA800, true
+		case "H100":
+			return gpuH100, true
+		case "H200":
+			return gpuH200, true
+		case "H800":
+			return gpuH800, true
+		case "H20":
+			return gpuH20, true
+		case "L40S":
+			return gpuL40S, true
+		case "L4":
+			return gpuL4, true
+		case "L20":
+			return gpuL20, true
+		case "A10G":
+			return gpuA10G, true
+		case "A10":
+			return gpuA10, true
+		case "T4":
+			return gpuT4, true
+		case "V100", "V100S":
+			return gpuV100, true
+		case "M60":
+			return gpuM60, true
+		case "4090":
+			return gpu4090, true
+		case "3090":
+			return gpu3090, true
+		case "6000":
+			if has("ADA") {
+				return gpu6000Ada, true
+			}
+		}
+		if strings.HasPrefix(t, "910B") {
+			return gpu910B, true
+		}
+	}
+	return "", false
+}
