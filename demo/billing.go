@@ -261,7 +261,7 @@ func (g *gen) writeFOCUS() error {
 	rows = append(rows, tax)
 
 	credit := g.focusBase(wed, wed.Add(24*time.Hour))
-	setCosts(credit, decimal.RequireFromString("-25.00"))
+	setCosts(credit, decimal.RequireFromString("-4.00"))
 	credit["ChargeCategory"] = str("Credit")
 	credit["ChargeDescription"] = str("AWS Activate promotional credit")
 	credit["ChargeFrequency"] = str("One-Time")
