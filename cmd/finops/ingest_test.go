@@ -148,6 +148,10 @@ func TestBadFileLeavesDatabaseUnchanged(t *testing.T) {
 	if code, out, errOut := finops(t, "--db", db, "ingest", filepath.Join(root, "testdata", "ingest", "autodl_sample.csv")); code != 0 {
 		t.Fatalf("good file: exit %d: %s %s", code, out, errOut)
 	}
+	wrongHeader := filepath.Join(t.TempDir(), "wrong_header.csv")
+	if err := os.WriteFile(wrongHeader, []byte("date,amount,what\n2026-11-01,3.50,coffee\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	before := counts(t, db)
 	if before["billing_lines"] == 0 {
 		t.Fatal("the good file stored no lines")
@@ -156,6 +160,7 @@ func TestBadFileLeavesDatabaseUnchanged(t *testing.T) {
 		file string
 		want []string
 	}{
+		{wrongHeader, []string{"wrong_header.csv:1", "unrecognised header"}},
 		// Line 3 has "1;50" in BilledCost.
 		{"bad_number.csv", []string{"bad_number.csv:3", "BilledCost"}},
 		{"bad_date.csv", []string{"bad_date.csv:", "ChargePeriod"}},
@@ -163,8 +168,12 @@ func TestBadFileLeavesDatabaseUnchanged(t *testing.T) {
 		{"empty.csv", []string{"empty.csv", "empty"}},
 		{"truncated.csv.gz", []string{"truncated.csv.gz"}},
 	} {
-		t.Run(tc.file, func(t *testing.T) {
-			code, stdout, stderr := finops(t, "--db", db, "ingest", filepath.Join(root, "testdata", "ingest", "bad", tc.file))
+		t.Run(filepath.Base(tc.file), func(t *testing.T) {
+			path := tc.file
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(root, "testdata", "ingest", "bad", tc.file)
+			}
+			code, stdout, stderr := finops(t, "--db", db, "ingest", path)
 			if code != ExitFailed {
 				t.Errorf("exit %d, want %d", code, ExitFailed)
 			}
