@@ -40,6 +40,10 @@ func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]st
 			want = append(want, f)
 		}
 	}
+	// A fresh out folder (first run, a new --out) is created, not an error.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	base := "finops-" + fileLabel(r.Period.Label)
 	var paths []string
 	for _, f := range want {

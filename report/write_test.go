@@ -75,7 +75,18 @@ func TestWriteAllLabelCannotEscapeDir(t *testing.T) {
 }
 
 func TestWriteAllMissingDir(t *testing.T) {
-	_, err := WriteAll(filepath.Join(t.TempDir(), "nope"), handResult(t), []string{"json"}, testMeta())
+	// A folder that does not exist yet is created (first run, a new --out).
+	dir := filepath.Join(t.TempDir(), "new", "sub")
+	paths, err := WriteAll(dir, handResult(t), []string{"json"}, testMeta())
+	if err != nil || len(paths) != 1 {
+		t.Fatalf("WriteAll into a new folder: %v, %v", paths, err)
+	}
+	// One that cannot be created (its parent is a file) is a report: error.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = WriteAll(filepath.Join(file, "sub"), handResult(t), []string{"json"}, testMeta())
 	if err == nil || !strings.HasPrefix(err.Error(), "report: ") {
 		t.Fatalf("err = %v, want a report: error", err)
 	}
