@@ -26,13 +26,9 @@ func (m *Main) ingestCommand() *cobra.Command {
 		Example: "  finops ingest exports/focus-2026-11.csv\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv",
 		Args:    usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := m.loadConfig()
+			c, loc, err := m.loadConfig()
 			if err != nil {
 				return err
-			}
-			loc, err := c.Location()
-			if err != nil {
-				return usageError{err}
 			}
 			if tz != "" {
 				if loc, err = time.LoadLocation(tz); err != nil {

@@ -27,13 +27,9 @@ func (m *Main) reportCommand() *cobra.Command {
 			if team != "" {
 				return usagef("--team: per-team reports are not available yet; run without --team")
 			}
-			c, err := m.loadConfig()
+			c, loc, err := m.loadConfig()
 			if err != nil {
 				return err
-			}
-			loc, err := c.Location()
-			if err != nil {
-				return usageError{err}
 			}
 			win, err := wf.resolve(m.Now(), loc)
 			if err != nil {

@@ -97,9 +97,9 @@ func (m *Main) setupLogging() error {
 	return nil
 }
 
-// loadConfig reads --config, $FINOPS_CONFIG or ./finops.yaml. Only an
-// explicitly named file must exist.
-func (m *Main) loadConfig() (*config.Config, error) {
+// loadConfig reads --config, $FINOPS_CONFIG or ./finops.yaml (only an
+// explicitly named file must exist) and returns it with its time zone.
+func (m *Main) loadConfig() (*config.Config, *time.Location, error) {
 	path, required := m.configPath, true
 	if path == "" {
 		path = m.Getenv("FINOPS_CONFIG")
@@ -109,9 +109,13 @@ func (m *Main) loadConfig() (*config.Config, error) {
 	}
 	c, err := config.Load(path, required)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, nil, usageError{err}
 	}
-	return c, nil
+	loc, err := c.Location()
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	return c, loc, nil
 }
 
 // openStore opens --db, else the config's database, else ./finops.db.

@@ -21,13 +21,9 @@ func (m *Main) runCommand() *cobra.Command {
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			c, err := m.loadConfig()
+			c, loc, err := m.loadConfig()
 			if err != nil {
 				return err
-			}
-			loc, err := c.Location()
-			if err != nil {
-				return usageError{err}
 			}
 			win, err := windowFlags{week: week}.resolve(m.Now(), loc)
 			if err != nil {
