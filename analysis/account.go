@@ -42,7 +42,8 @@ func (a *analyzer) resource(r *gpuResource) {
 	wu, lu := newUsage(), newUsage()
 	model := a.models[r.model]
 	if model == nil {
-		model = &usage{first: -1}
+		u := newUsage()
+		model = &u
 		a.models[r.model] = model
 	}
 	owner := a.teamCost(r.team)

@@ -65,3 +65,14 @@ func TestParseDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestMappingValidated(t *testing.T) {
+	// A mapping without the required cost column is refused before any file is read.
+	c, err := Parse("f.yaml", []byte("mappings: {m: {columns: {resource_id: ID, start: S, end: E}}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ColumnMappings(); err == nil || !strings.Contains(err.Error(), "mappings.m") {
+		t.Errorf("err = %v, want an error naming mappings.m", err)
+	}
+}

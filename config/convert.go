@@ -117,6 +117,9 @@ func (c *Config) ColumnMappings() ([]ingest.ColumnMapping, error) {
 			}
 			cm.Location = loc
 		}
+		if err := cm.Validate(); err != nil {
+			return nil, fmt.Errorf("config: mappings.%s: %w", name, err)
+		}
 		out = append(out, cm)
 	}
 	return append(out, ingest.BuiltinMappings()...), nil

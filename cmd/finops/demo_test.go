@@ -7,44 +7,18 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
-type summary struct {
-	Totals struct {
-		GPUHoursBilled float64 `json:"gpu_hours_billed"`
-	} `json:"totals"`
-	ByResource []struct {
-		ResourceID          string  `json:"resource_id"`
-		GPUCount            int     `json:"gpu_count"`
-		Pricing             string  `json:"pricing"`
-		Cost                float64 `json:"cost"`
-		GPUHoursBilled      float64 `json:"gpu_hours_billed"`
-		GPUHoursActive      float64 `json:"gpu_hours_active"`
-		GPUHoursIdle        float64 `json:"gpu_hours_idle"`
-		GPUHoursUnmonitored float64 `json:"gpu_hours_unmonitored"`
-		IdleCost            float64 `json:"idle_cost"`
-	} `json:"by_resource"`
-	Recommendations []struct {
-		ResourceID     string  `json:"resource_id"`
-		Action         string  `json:"action"`
-		MonthlySavings float64 `json:"monthly_savings"`
-		Reason         string  `json:"reason"`
-	} `json:"recommendations"`
-	IdleSpans []struct {
-		ResourceID string    `json:"resource_id"`
-		Start      time.Time `json:"start"`
-		End        time.Time `json:"end"`
-		Hours      float64   `json:"hours"`
-	} `json:"idle_spans"`
-}
-
-func readSummary(t *testing.T, path string) summary {
+// readSummary decodes the JSON summary into the report model it was written from.
+func readSummary(t *testing.T, path string) analysis.Result {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s summary
+	var s analysis.Result
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
