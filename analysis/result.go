@@ -13,12 +13,15 @@ type Result struct {
 	Tasks           []TaskCost       `json:"tasks"`
 	Recommendations []Recommendation `json:"recommendations"`
 	IdleSpans       []IdleSpan       `json:"idle_spans"`
+	Findings        []Finding        `json:"findings"` // ranked by money at stake
+	Pools           []Pool           `json:"pools"`
 	DataQuality     DataQuality      `json:"data_quality"`
 
 	// Series for charts and sheets; not part of the JSON contract.
 	Daily       []DailyCost `json:"-"`
 	HourlyUtil  []GPUHour   `json:"-"`
 	GPUsByModel []ModelUtil `json:"-"`
+	TaskDaily   []TaskDay   `json:"-"`
 }
 
 // Period is the report window.
@@ -42,6 +45,7 @@ type Totals struct {
 	IdleCost             float64 `json:"idle_cost"`
 	UnmonitoredCost      float64 `json:"unmonitored_cost"`
 	UnallocatedCost      float64 `json:"unallocated_cost"`
+	AllocatedIdleCost    float64 `json:"allocated_idle_cost"` // idle minutes a task held: fix the job, not the machine
 	UnusedCommitmentCost float64 `json:"unused_commitment_cost"`
 	AvgGPUUtilization    float64 `json:"avg_gpu_utilization"`
 	MonthlySavings       float64 `json:"monthly_savings"` // Σ recommendation savings
@@ -54,6 +58,12 @@ type TeamCost struct {
 	GPUCost  float64  `json:"gpu_cost"`
 	IdleCost float64  `json:"idle_cost"`
 	Budget   *float64 `json:"budget"` // monthly budget, when configured
+	// PreviousCost is the same-length window just before this one (week over week).
+	PreviousCost float64 `json:"previous_cost"`
+	// MonthToDate is the team's spend from the first of the window end's month
+	// to the window end; MonthForecast extends its daily rate to the month end.
+	MonthToDate   float64 `json:"month_to_date"`
+	MonthForecast float64 `json:"month_forecast"`
 }
 
 // ResourceCost is one GPU resource over the window.
@@ -73,6 +83,68 @@ type ResourceCost struct {
 	IdleCost            float64 `json:"idle_cost"`
 	UnmonitoredCost     float64 `json:"unmonitored_cost"`
 	AvgUtilization      float64 `json:"avg_utilization"`
+	PreviousCost        float64 `json:"previous_cost"`
+	// Bands are billed monitored GPU-hours per utilization band (metrics.md).
+	Bands UtilBands `json:"utilization_bands"`
+	// SaturatedHours is the longest run of > 95% utilization, in hours;
+	// over an hour suggests contention.
+	SaturatedHours float64 `json:"saturated_hours"`
+}
+
+// UtilBands are GPU-hours per utilization band: <10 idle, 10–50 low,
+// 50–80 fair, 80–95 target, >95 saturated.
+type UtilBands struct {
+	Idle      float64 `json:"idle"`
+	Low       float64 `json:"low"`
+	Fair      float64 `json:"fair"`
+	Target    float64 `json:"target"`
+	Saturated float64 `json:"saturated"`
+}
+
+// Finding is one thing worth acting on, with the money at stake.
+type Finding struct {
+	Kind       string  `json:"kind"`     // one of the Finding* constants
+	Severity   string  `json:"severity"` // high, medium, low
+	ResourceID string  `json:"resource_id,omitempty"`
+	Team       string  `json:"team,omitempty"`
+	Money      float64 `json:"money"` // in Currency; per month for recommendations, else in the window
+	Text       string  `json:"text"`
+}
+
+// Finding kinds.
+const (
+	FindingRecommendation = "recommendation"     // a rent-mode change or release (monthly saving)
+	FindingForgotten      = "forgotten_instance" // an idle run of 12 h or more (e.g. a weekend)
+	FindingAllocatedIdle  = "allocated_idle"     // a task held GPUs it did not use
+	FindingUnallocated    = "unallocated"        // billed GPU time no task held
+	FindingSaturated      = "saturated"          // sustained > 95% for over an hour
+	FindingSpendSpike     = "spend_spike"        // week-over-week increase > 20% above a floor
+	FindingBudget         = "budget_forecast"    // month-end forecast above the team's budget
+	FindingUnusedCommit   = "unused_commitment"  // commitment paid for, used by nothing
+	FindingNoTelemetry    = "no_telemetry"       // GPU spend without utilization data
+)
+
+// Pool is the recommendation for a (provider, GPU model) pool: how many
+// monthly cards minimise cost given the hourly history of busy GPUs, with the
+// rest burst hourly.
+type Pool struct {
+	Provider           string  `json:"provider"`
+	GPUModel           string  `json:"gpu_model"`
+	Resources          int     `json:"resources"`
+	GPUs               int     `json:"gpus"`
+	CurrentMonthlyCost float64 `json:"current_monthly_cost"`
+	MonthlyCards       int     `json:"monthly_cards"`
+	PoolMonthlyCost    float64 `json:"pool_monthly_cost"`
+	MonthlySavings     float64 `json:"monthly_savings"`
+	Reason             string  `json:"reason"`
+}
+
+// TaskDay is one task's cost and units on one day (unit-cost trend).
+type TaskDay struct {
+	Day   time.Time
+	Task  string
+	Cost  float64
+	Units float64
 }
 
 // TaskCost is one task's GPU cost and unit cost over the window.

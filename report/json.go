@@ -33,6 +33,8 @@ func normalised(r *analysis.Result) analysis.Result {
 	n.Tasks = nonNil(n.Tasks)
 	n.Recommendations = nonNil(n.Recommendations)
 	n.IdleSpans = nonNil(n.IdleSpans)
+	n.Findings = nonNil(n.Findings)
+	n.Pools = nonNil(n.Pools)
 	n.DataQuality.Sources = nonNil(n.DataQuality.Sources)
 	n.DataQuality.Warnings = nonNil(n.DataQuality.Warnings)
 	return n
