@@ -47,6 +47,10 @@ func (a *analyzer) resource(r *gpuResource) {
 		a.models[r.model] = model
 	}
 	owner := a.teamCost(r.team)
+	pool := a.pool(r)
+	var bands UtilBands
+	satRun := make([]int, r.gpuCount) // current run of saturated minutes per slot
+	satMax := 0
 	for t := a.lb[0]; t < a.lb[1]; t++ {
 		n := int(slots[t])
 		inWin := t >= w0 && t < w1
@@ -56,12 +60,27 @@ func (a *analyzer) resource(r *gpuResource) {
 				class, util = r.slots[s].grid.class[t], r.slots[s].grid.util[t]
 			}
 			lu.add(t, class, util, rate[t])
+			if pool.first < 0 || t < pool.first {
+				pool.first = t
+			}
+			if class == active {
+				pool.busy[(t-a.lb[0])/60] += 1.0 / 60
+			}
 			if !inWin {
 				continue
 			}
 			wu.add(t, class, util, rate[t])
 			model.add(t, class, util, rate[t])
 			a.total.add(t, class, util, rate[t])
+			if class != unmonitored {
+				bands.add(float64(util), a.p.TargetBandLow, a.p.TargetBandHigh)
+			}
+			if class != unmonitored && float64(util) > a.p.TargetBandHigh {
+				satRun[s]++
+				satMax = max(satMax, satRun[s])
+			} else {
+				satRun[s] = 0
+			}
 			if held[s][t-w0] == 0 {
 				a.unallocated += rate[t]
 				owner.Cost += rate[t]
@@ -84,7 +103,7 @@ func (a *analyzer) resource(r *gpuResource) {
 		Pricing: r.mode, Team: r.team, Cost: wu.cost,
 		GPUHoursBilled: wu.billed / 60, GPUHoursActive: wu.active / 60, GPUHoursIdle: wu.idle / 60,
 		GPUHoursUnmonitored: wu.unmonitored / 60, IdleCost: wu.idleCost, UnmonitoredCost: wu.unmonitoredCost,
-		AvgUtilization: wu.avgUtil(),
+		AvgUtilization: wu.avgUtil(), Bands: bands, SaturatedHours: float64(satMax) / 60,
 	})
 	if len(r.slots) == 0 && wu.billed > 0 {
 		a.warn("%s (%d×%s) has no utilization data: its GPU-hours are unmonitored", r.key, r.gpuCount, r.model)
@@ -206,6 +225,7 @@ func (a *analyzer) attributeRuns(r *gpuResource, runs []*ingest.TaskRun, held []
 				if s < len(r.slots) && r.slots[s].grid.class[t] == idle {
 					acc.IdleCost += share
 					tc.IdleCost += share
+					a.allocatedIdle += share
 				}
 				a.daily[dailyKey{a.dayOf(t), acc.Team, r.model}] += share
 			}
@@ -274,10 +294,16 @@ func (a *analyzer) finish() {
 	t.GPUHoursIdle, t.GPUHoursUnmonitored = a.total.idle/60, a.total.unmonitored/60
 	t.IdleCost, t.UnmonitoredCost = a.total.idleCost, a.total.unmonitoredCost
 	t.UnallocatedCost = a.unallocated
+	t.AllocatedIdleCost = a.allocatedIdle
 	t.AvgGPUUtilization = a.total.avgUtil()
 	for _, rec := range r.Recommendations {
 		t.MonthlySavings += rec.MonthlySavings
 	}
+	recs := map[string]*Recommendation{}
+	for i := range r.Recommendations {
+		recs[r.Recommendations[i].ResourceID] = &r.Recommendations[i]
+	}
+	r.Pools = a.poolResults(recs)
 
 	for _, tm := range a.in.Teams {
 		tc := a.teamCost(tm.Name)

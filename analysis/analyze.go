@@ -14,8 +14,36 @@ import (
 const unassigned = "unassigned"
 
 // Analyze computes the report model for in.Window (and recommendations over
-// in.Lookback). The same input always gives the same result, in the same order.
+// in.Lookback), the trends against the previous window and the month to date,
+// and the findings. The same input always gives the same result, in the same
+// order. The caller loads data from the earliest of the lookback start, the
+// previous window's start (PreviousWindow) and the month's start (MonthWindow).
 func Analyze(in *Input) (*Result, error) {
+	res, err := analyzeWindow(in)
+	if err != nil {
+		return nil, err
+	}
+	p := withDefaults(in.Params)
+	prev := PreviousWindow(in.Window)
+	pres, err := analyzeWindow(&Input{Window: prev, Lookback: prev, Lines: in.Lines, GPUs: in.GPUs,
+		TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params})
+	if err != nil {
+		return nil, err
+	}
+	applyPrevious(res, pres)
+	if month := MonthWindow(in.Window, p.Location); month.End.After(month.Start) {
+		mres, err := analyzeWindow(&Input{Window: month, Lookback: month, Lines: in.Lines, GPUs: in.GPUs,
+			TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params})
+		if err != nil {
+			return nil, err
+		}
+		applyMonth(res, mres, month, p.Location)
+	}
+	res.Findings = findings(res, p)
+	return res, nil
+}
+
+func analyzeWindow(in *Input) (*Result, error) {
 	p := withDefaults(in.Params)
 	if !in.Window.End.After(in.Window.Start) {
 		return nil, errors.New("analysis: empty report window")
@@ -101,11 +129,13 @@ type analyzer struct {
 	daily    map[dailyKey]float64
 	models   map[string]*usage
 	runs     map[string][]*ingest.TaskRun
+	pools    map[string]*poolAcc
 	usedRuns map[string]bool
 
-	total       usage // window, all GPU resources
-	unallocated float64
-	res         *Result
+	total         usage // window, all GPU resources
+	unallocated   float64
+	allocatedIdle float64
+	res           *Result
 }
 
 type dailyKey struct {
@@ -129,6 +159,15 @@ func withDefaults(p Params) Params {
 	}
 	if p.TargetBandHigh == 0 {
 		p.TargetBandLow, p.TargetBandHigh = d.TargetBandLow, d.TargetBandHigh
+	}
+	if p.ForgottenSpan == 0 {
+		p.ForgottenSpan = d.ForgottenSpan
+	}
+	if p.SaturatedSpan == 0 {
+		p.SaturatedSpan = d.SaturatedSpan
+	}
+	if p.SpikePct == 0 {
+		p.SpikePct = d.SpikePct
 	}
 	return p
 }

@@ -76,6 +76,15 @@ type Params struct {
 	MinSavingsAbs  float64       // nor below this amount per month
 	TargetBandLow  float64
 	TargetBandHigh float64
+	// ForgottenSpan: an idle run at least this long is a "forgotten instance" finding.
+	ForgottenSpan time.Duration
+	// SaturatedSpan: utilization above TargetBandHigh for longer than this suggests contention.
+	SaturatedSpan time.Duration
+	// SpikePct and SpikeFloor: a week-over-week increase is a finding when it is
+	// above SpikePct and above SpikeFloor (in the reporting currency; 0 = 1% of
+	// the window's total cost).
+	SpikePct   float64
+	SpikeFloor float64
 }
 
 // DefaultParams returns the defaults of metrics.md.
@@ -91,6 +100,9 @@ func DefaultParams() Params {
 		MinSavingsAbs:  1,
 		TargetBandLow:  80,
 		TargetBandHigh: 95,
+		ForgottenSpan:  12 * time.Hour,
+		SaturatedSpan:  time.Hour,
+		SpikePct:       0.20,
 	}
 }
 

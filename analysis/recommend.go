@@ -13,6 +13,20 @@ const minutesPerDay = 24 * 60
 // prices are one resource's per-GPU prices in the reporting currency; NaN = unknown.
 type prices struct{ hourly, monthly, spot float64 }
 
+// catalogPrice is the catalog's per-GPU price for a provider, GPU model and
+// mode in the reporting currency; NaN when the catalog has none.
+func (a *analyzer) catalogPrice(provider, model, mode string) float64 {
+	v := math.NaN()
+	for _, c := range a.in.Prices {
+		if c.Mode == mode && strings.EqualFold(c.Provider, provider) && strings.EqualFold(c.GPUModel, model) {
+			if p, ok := a.conv.price(c.Price, c.Currency); ok {
+				v = p
+			}
+		}
+	}
+	return v
+}
+
 // lookupPrices takes the catalog's prices for the resource's provider and GPU
 // model, and falls back to the resource's own observed rate for its current mode.
 func (a *analyzer) lookupPrices(r *gpuResource, lu *usage, days float64) prices {

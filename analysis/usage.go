@@ -44,3 +44,21 @@ func (u *usage) unmonitoredShare() float64 {
 	}
 	return u.unmonitored / u.billed
 }
+
+// add counts one monitored GPU-minute (1/60 GPU-hour) in its band; the
+// target band is [low, high] (80–95% by default).
+func (b *UtilBands) add(util, low, high float64) {
+	const h = 1.0 / 60
+	switch {
+	case util < 10:
+		b.Idle += h
+	case util < 50:
+		b.Low += h
+	case util < low:
+		b.Fair += h
+	case util <= high:
+		b.Target += h
+	default:
+		b.Saturated += h
+	}
+}

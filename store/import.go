@@ -111,6 +111,7 @@ type writer struct {
 	sourceID int64
 
 	line, gpu, sample, task, run *sql.Stmt
+	lines                        billingBatch // billing lines not yet inserted; line inserts billingBatchRows at once
 	gpuIDs                       map[string]int64 // bounded by the number of GPUs, not by rows
 	taskIDs                      map[string]int64
 }
@@ -126,11 +127,8 @@ func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*writer, error)
 		st, err = tx.PrepareContext(ctx, q)
 		return st
 	}
-	w.line = prep(`INSERT INTO billing_lines (source_id, line, provider, billing_account, sub_account,
-		charge_start, charge_end, charge_category, charge_class, charge_frequency, pricing_category, pricing_mode,
-		commitment_status, commitment_id, resource_id, resource_name, resource_type, service, sku, instance_type,
-		region, gpu_model, gpu_count, billed_cost, effective_cost, list_cost, currency, usage_quantity, usage_unit, tags)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+	w.line = prep(billingInsert(billingBatchRows))
+	w.lines = billingBatch{source: sourceID, args: make([]any, 0, billingBatchRows*billingArity)}
 	w.gpu = prep(`INSERT INTO gpus (gpu_key, uuid, host, idx, model, memory_total_mib) VALUES (?,?,?,?,?,?)
 		ON CONFLICT (gpu_key) DO UPDATE SET
 			uuid = coalesce(excluded.uuid, uuid), host = coalesce(excluded.host, host),
@@ -160,20 +158,17 @@ func (w *writer) close() {
 	}
 }
 
-// Billing implements ingest.Sink.
+// Billing implements ingest.Sink. Lines are inserted billingBatchRows at a
+// time; finish inserts the rest.
 func (w *writer) Billing(l *ingest.BillingLine) error {
-	tags, err := jsonOrNil(l.Tags)
-	if err != nil {
-		return err
+	if err := w.ctx.Err(); err != nil {
+		return err // a batched line reaches the database later: check here
 	}
-	_, err = w.line.ExecContext(w.ctx, w.sourceID, l.Line, nullString(l.Provider), nullString(l.BillingAccount),
-		nullString(l.SubAccount), l.ChargeStart.Unix(), l.ChargeEnd.Unix(), l.ChargeCategory,
-		nullString(l.ChargeClass), nullString(l.ChargeFrequency), nullString(l.PricingCategory),
-		nullString(l.PricingMode), nullString(l.CommitmentStatus), nullString(l.CommitmentID),
-		nullString(l.ResourceID), nullString(l.ResourceName), nullString(l.ResourceType), nullString(l.Service),
-		nullString(l.SKU), nullString(l.InstanceType), nullString(l.Region), nullString(l.GPUModel), l.GPUCount,
-		decText(l.BilledCost), decText(l.EffectiveCost), decText(l.ListCost), nullString(l.Currency),
-		decText(l.UsageQuantity), nullString(l.UsageUnit), tags)
+	if !w.lines.add(l) {
+		return nil
+	}
+	_, err := w.line.ExecContext(w.ctx, w.lines.args...)
+	w.lines.reset()
 	return err
 }
 
@@ -220,6 +215,9 @@ func (w *writer) TaskRun(r *ingest.TaskRun) error {
 }
 
 func (w *writer) finish(ctx context.Context, sum *ingest.Summary) error {
+	if err := w.flushBilling(ctx); err != nil {
+		return err
+	}
 	var start, end any
 	if !sum.PeriodStart.IsZero() {
 		start, end = sum.PeriodStart.Unix(), sum.PeriodEnd.Unix()

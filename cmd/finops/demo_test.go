@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +100,20 @@ func TestDemoStories(t *testing.T) {
 		if actions[id] != want {
 			t.Errorf("%s recommendation = %q, want %q", id, actions[id], want)
 		}
+	}
+
+	// The weekend-idle finding names the A100 pair's Friday-evening-to-Monday run;
+	// its money is every idle run of 12 h or more: both runs above, ¥2,100.
+	weekendFinding := false
+	for _, f := range s.Findings {
+		if f.Kind == analysis.FindingForgotten && f.ResourceID == "autodl-a100x2" &&
+			strings.Contains(f.Text, "Fri 21:00 – Mon 00:00 (51 h × 2 GPU)") {
+			weekendFinding = true
+			approx(t, "forgotten money", f.Money, 216*60*14000.0/(30*1440*2))
+		}
+	}
+	if !weekendFinding {
+		t.Errorf("no weekend forgotten-instance finding for the A100 pair in %+v", s.Findings)
 	}
 
 	// 2×168 (A100) + 168 (A10G, 24/7) + 7×12 (L40S) + 7×10 (4090) = 658 GPU-hours.

@@ -141,9 +141,12 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 		return nil, usageError{err}
 	}
 	lb := analysis.Window{Start: win.End.Add(-c.Lookback()), End: win.End}
+	// The analysis also compares with the previous window and the month to date.
 	from := lb.Start
-	if win.Start.Before(from) {
-		from = win.Start
+	for _, t := range []time.Time{win.Start, analysis.PreviousWindow(win).Start, analysis.MonthWindow(win, params.Location).Start} {
+		if t.Before(from) {
+			from = t
+		}
 	}
 	in := &analysis.Input{Window: win, Lookback: lb, Params: params, Resources: c.AnalysisResources(),
 		Teams: c.AnalysisTeams(), Prices: c.AnalysisPrices()}
@@ -153,7 +156,7 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	if in.GPUs, err = st.GPUSeries(ctx, from, win.End); err != nil {
 		return nil, err
 	}
-	if in.TaskRuns, err = st.TaskRuns(ctx, win.Start, win.End); err != nil {
+	if in.TaskRuns, err = st.TaskRuns(ctx, from, win.End); err != nil {
 		return nil, err
 	}
 	if in.Rejected, err = st.RowsRejected(ctx, win.Start, win.End); err != nil {

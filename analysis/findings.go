@@ -1,0 +1,163 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// findings turns the result into the ranked list of things worth acting on.
+// Money is per month for recommendations and in the window otherwise; both
+// rank together because a team lead reads them as "how much is at stake".
+func findings(r *Result, p Params) []Finding {
+	days := r.Period.End.Sub(r.Period.Start).Hours() / 24
+	total := math.Abs(r.Totals.Cost)
+	floor := p.SpikeFloor
+	if floor <= 0 {
+		floor = math.Max(0.01*total, 1)
+	}
+	cur := r.Currency
+	var out []Finding
+	add := func(kind, resource, team string, m float64, monthly bool, text string) {
+		base := total
+		if monthly && days > 0 {
+			base = total * 30 / days
+		}
+		out = append(out, Finding{Kind: kind, Severity: severity(m, base), ResourceID: resource, Team: team,
+			Money: m, Text: text})
+	}
+
+	teamOf := map[string]string{}
+	for _, res := range r.ByResource {
+		teamOf[res.ResourceID] = res.Team
+	}
+	for _, rec := range r.Recommendations {
+		if rec.Action == ActionKeep {
+			continue
+		}
+		add(FindingRecommendation, rec.ResourceID, teamOf[rec.ResourceID], rec.MonthlySavings, true,
+			fmt.Sprintf("%s %s: %s", actionTitle(rec.Action), rec.ResourceID, rec.Reason))
+	}
+
+	// Forgotten instances: idle runs of ForgottenSpan or more (a weekend, a
+	// night), one finding per resource listing its runs, GPUs idle together
+	// counted once per run.
+	type run struct {
+		start, end time.Time
+		gpus       int
+		hours      float64
+	}
+	runs := map[string][]*run{}
+	cost := map[string]float64{}
+	for _, sp := range r.IdleSpans {
+		if sp.Hours < p.ForgottenSpan.Hours() {
+			continue
+		}
+		cost[sp.ResourceID] += sp.Cost
+		var found *run
+		for _, rn := range runs[sp.ResourceID] {
+			if rn.start.Equal(sp.Start) && rn.end.Equal(sp.End) {
+				found = rn
+			}
+		}
+		if found == nil {
+			found = &run{start: sp.Start, end: sp.End, hours: sp.Hours}
+			runs[sp.ResourceID] = append(runs[sp.ResourceID], found)
+		}
+		found.gpus++
+	}
+	loc, err := time.LoadLocation(r.Period.TimeZone)
+	if err != nil {
+		loc = time.UTC
+	}
+	for _, id := range sortedKeys(runs) {
+		rs := runs[id]
+		sort.Slice(rs, func(i, j int) bool { return rs[i].start.Before(rs[j].start) })
+		var parts []string
+		for _, rn := range rs {
+			parts = append(parts, fmt.Sprintf("%s – %s (%.0f h × %d GPU)", rn.start.In(loc).Format("Mon 15:04"),
+				rn.end.In(loc).Format("Mon 15:04"), rn.hours, rn.gpus))
+		}
+		add(FindingForgotten, id, teamOf[id], cost[id], false, fmt.Sprintf(
+			"%s sat idle while billed: %s; %s of idle time in runs of %.0f h or more", id,
+			strings.Join(parts, ", "), money(cost[id], cur), p.ForgottenSpan.Hours()))
+	}
+
+	for _, t := range r.Tasks {
+		if t.IdleCost >= floor {
+			add(FindingAllocatedIdle, "", t.Team, t.IdleCost, false, fmt.Sprintf(
+				"task %s held GPUs it did not use: %s of its %s was idle time (fix the job, not the machine)",
+				t.Task, money(t.IdleCost, cur), money(t.Cost, cur)))
+		}
+	}
+	for _, res := range r.ByResource {
+		if res.SaturatedHours > p.SaturatedSpan.Hours() {
+			add(FindingSaturated, res.ResourceID, res.Team, 0, false, fmt.Sprintf(
+				"%s ran above %.0f%% for %.1f h in a row: jobs may be queueing for it", res.ResourceID,
+				p.TargetBandHigh, res.SaturatedHours))
+		}
+		if res.GPUHoursBilled > 0 && res.GPUHoursUnmonitored >= res.GPUHoursBilled-1e-9 {
+			add(FindingNoTelemetry, res.ResourceID, res.Team, res.UnmonitoredCost, false, fmt.Sprintf(
+				"%s has no utilization data: %s of GPU time cannot be judged; add its host to the telemetry sources",
+				res.ResourceID, money(res.UnmonitoredCost, cur)))
+		}
+		if spike(res.Cost, res.PreviousCost, p.SpikePct, floor) {
+			add(FindingSpendSpike, res.ResourceID, res.Team, res.Cost-res.PreviousCost, false, fmt.Sprintf(
+				"%s cost %s, up %.0f%% from %s in the previous period", res.ResourceID, money(res.Cost, cur),
+				(res.Cost/res.PreviousCost-1)*100, money(res.PreviousCost, cur)))
+		}
+	}
+	for _, t := range r.ByTeam {
+		if spike(t.Cost, t.PreviousCost, p.SpikePct, floor) {
+			add(FindingSpendSpike, "", t.Team, t.Cost-t.PreviousCost, false, fmt.Sprintf(
+				"team %s spent %s, up %.0f%% from %s in the previous period", t.Team, money(t.Cost, cur),
+				(t.Cost/t.PreviousCost-1)*100, money(t.PreviousCost, cur)))
+		}
+		if t.Budget != nil && t.MonthForecast > *t.Budget {
+			add(FindingBudget, "", t.Team, t.MonthForecast-*t.Budget, true, fmt.Sprintf(
+				"team %s is on course for %s this month against a budget of %s (%s so far)", t.Team,
+				money(t.MonthForecast, cur), money(*t.Budget, cur), money(t.MonthToDate, cur)))
+		}
+	}
+	if c := r.Totals.UnusedCommitmentCost; c > 0 {
+		add(FindingUnusedCommit, "", "", c, false, fmt.Sprintf(
+			"%s of commitments (reservations, savings plans) was paid for and used by nothing", money(c, cur)))
+	}
+
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Money != b.Money {
+			return a.Money > b.Money
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.ResourceID != b.ResourceID {
+			return a.ResourceID < b.ResourceID
+		}
+		return a.Team < b.Team
+	})
+	return out
+}
+
+func spike(cur, prev, pct, floor float64) bool {
+	return prev > 0 && cur > prev*(1+pct) && cur-prev >= floor
+}
+
+// severity grades money against the spend it belongs to.
+func severity(m, base float64) string {
+	switch {
+	case base > 0 && m >= 0.10*base:
+		return "high"
+	case base > 0 && m >= 0.02*base:
+		return "medium"
+	}
+	return "low"
+}
+
+func actionTitle(a string) string {
+	s := strings.ReplaceAll(a, "_", " ")
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,169 @@
+package analysis
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/store"
+)
+
+func findingsOf(r *Result, kind string) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Kind == kind {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestBandsAndAllocatedIdle(t *testing.T) {
+	// oneDay's monitored minutes by band: idle <10: 480 + 20 (the 5% dip) + 240 = 740;
+	// target 80–95: 240 at 80 + 341 at 90 = 581; nothing else.
+	r, err := Analyze(oneDay())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := r.ByResource[0].Bands
+	near(t, "idle band", b.Idle, 740.0/60)
+	near(t, "target band", b.Target, 581.0/60)
+	near(t, "low+fair+saturated", b.Low+b.Fair+b.Saturated, 0)
+	near(t, "saturated hours", r.ByResource[0].SaturatedHours, 0)
+}
+
+func TestSaturatedFinding(t *testing.T) {
+	// 90 minutes at 97% in a row: saturated for 1.5 h > 1 h → a finding.
+	in := oneDay()
+	in.GPUs = []store.GPUSeries{series("GPU-1", "gpu-1", day0, seg{600, 50}, seg{90, 97}, seg{750, 50})}
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "saturated hours", r.ByResource[0].SaturatedHours, 1.5)
+	near(t, "saturated band", r.ByResource[0].Bands.Saturated, 1.5)
+	if got := findingsOf(r, FindingSaturated); len(got) != 1 {
+		t.Errorf("saturated findings = %+v, want 1", got)
+	}
+}
+
+func TestForgottenInstanceFinding(t *testing.T) {
+	// Idle 00:00–13:00 (780 min × 0.04 = 31.20) then busy: one idle run of
+	// 13 h ≥ 12 h → a forgotten-instance finding worth 31.20.
+	in := oneDay()
+	in.GPUs = []store.GPUSeries{series("GPU-1", "gpu-1", day0, seg{780, 1}, seg{660, 70})}
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := findingsOf(r, FindingForgotten)
+	if len(got) != 1 {
+		t.Fatalf("forgotten findings = %+v", got)
+	}
+	near(t, "forgotten money", got[0].Money, 31.20)
+	// An 11-hour idle run is not forgotten.
+	in.GPUs = []store.GPUSeries{series("GPU-1", "gpu-1", day0, seg{660, 1}, seg{780, 70})}
+	if r, _ = Analyze(in); len(findingsOf(r, FindingForgotten)) != 0 {
+		t.Error("an 11 h idle run became a forgotten-instance finding")
+	}
+}
+
+func TestTrendsAndBudgetForecast(t *testing.T) {
+	// Nov 1: billed 12 h (28.80); Nov 2 (the window): billed 24 h (57.60).
+	// Previous window = Nov 1 → 28.80; up 100% > 20% and by 28.80 ≥ floor
+	// max(1% × 57.60, 1) = 1 → a spike finding for the resource and its team.
+	// Month to date Nov 1–2 = 86.40 over 2 days; November has 30 → forecast
+	// 86.40 × 30 / 2 = 1,296 > budget 1,000 → a budget finding worth 296.
+	in := oneDay()
+	nov1 := day0.Add(-24 * time.Hour)
+	in.Lines = append(hourlyLines("gpu-1", "2.40", nov1, 12), in.Lines...)
+	in.Resources = []Resource{{ID: "gpu-1", Team: "nlp", Hosts: []string{"gpu-1"}}}
+	in.Teams = []Team{{Name: "nlp", MonthlyBudget: ptr(1000)}}
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "resource previous cost", r.ByResource[0].PreviousCost, 28.80)
+	team := r.ByTeam[0]
+	near(t, "team previous cost", team.PreviousCost, 28.80)
+	near(t, "month to date", team.MonthToDate, 86.40)
+	near(t, "month forecast", team.MonthForecast, 1296)
+	if got := findingsOf(r, FindingSpendSpike); len(got) != 2 {
+		t.Errorf("spike findings = %+v, want resource and team", got)
+	} else {
+		near(t, "spike money", got[0].Money, 28.80)
+	}
+	if got := findingsOf(r, FindingBudget); len(got) != 1 {
+		t.Errorf("budget findings = %+v", got)
+	} else {
+		near(t, "budget overrun", got[0].Money, 296)
+	}
+}
+
+func TestAllocatedIdleBucket(t *testing.T) {
+	// From TestTasksAndUnallocated: eval held 120 idle minutes = 4.80.
+	in := oneDay()
+	in.TaskRuns = []ingest.TaskRun{{Task: "eval", Resource: "gpu-1", Start: day0.Add(19 * time.Hour), End: day0.Add(22 * time.Hour)}}
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "allocated idle", r.Totals.AllocatedIdleCost, 4.80)
+	near(t, "unallocated", r.Totals.UnallocatedCost, 57.60-7.20)
+}
+
+// TestPoolMonthlyCards: six hourly cards at 10/h (catalog monthly 3,000).
+// Cards 1–4 are busy all day; cards 5–6 only 00:00–06:00. Busy GPUs per hour:
+// 6 for 180 h of the 30 days, 4 for the other 540 h. With k monthly cards the
+// pool costs k × 3,000 + Σ_h max(0, busy_h − k) × 10 × 1.1:
+//
+//	k=3: 9,000 + (180×3 + 540×1) × 11 = 20,880
+//	k=4: 12,000 + 180×2 × 11         = 15,960   ← cheapest
+//	k=5: 15,000 + 180×1 × 11         = 16,980
+//	k=6: 18,000
+//
+// Today: 6 cards × 720 h × 10 = 43,200 a month; saving 27,240.
+func TestPoolMonthlyCards(t *testing.T) {
+	var lines []ingest.BillingLine
+	var gpus []store.GPUSeries
+	var resources []Resource
+	for c := 1; c <= 6; c++ {
+		id, host := fmt.Sprintf("card-%d", c), fmt.Sprintf("host-%d", c)
+		for d := 0; d < 30; d++ {
+			s := month0.AddDate(0, 0, d)
+			lines = append(lines, gpuLine(id, ingest.ModeHourly, "240", s, s.Add(24*time.Hour), 1))
+		}
+		day := []seg{{1440, 90}}
+		if c > 4 {
+			day = []seg{{360, 90}, {1080, 0}}
+		}
+		gpus = append(gpus, series("G"+host, host, month0, repeatDays(30, day...)...))
+		resources = append(resources, Resource{ID: id, Hosts: []string{host}})
+	}
+	in := thirtyDays(lines, store.GPUSeries{}, false)
+	in.GPUs, in.Resources = gpus, resources
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Pools) != 1 {
+		t.Fatalf("pools = %+v", r.Pools)
+	}
+	p := r.Pools[0]
+	if p.MonthlyCards != 4 || p.GPUs != 6 || p.Resources != 6 {
+		t.Errorf("pool = %+v, want 4 monthly cards of 6", p)
+	}
+	near(t, "pool cost", p.PoolMonthlyCost, 15960)
+	near(t, "current", p.CurrentMonthlyCost, 43200)
+	near(t, "savings", p.MonthlySavings, 27240)
+}
+
+func TestFindingsDeterministic(t *testing.T) {
+	a, _ := Analyze(oneDay())
+	b, _ := Analyze(oneDay())
+	if !reflect.DeepEqual(a.Findings, b.Findings) {
+		t.Error("same input, different findings")
+	}
+}

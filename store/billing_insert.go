@@ -1,0 +1,163 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/finops-oss/finops/ingest"
+)
+
+// billingColumns are the columns of one billing_lines row, in the order
+// writer.Billing binds them.
+const billingColumns = `source_id, line, provider, billing_account, sub_account,
+	charge_start, charge_end, charge_category, charge_class, charge_frequency, pricing_category, pricing_mode,
+	commitment_status, commitment_id, resource_id, resource_name, resource_type, service, sku, instance_type,
+	region, gpu_model, gpu_count, billed_cost, effective_cost, list_cost, currency, usage_quantity, usage_unit, tags`
+
+// billingArity is the number of billingColumns.
+const billingArity = 30
+
+// billingBatchRows is how many billing lines one INSERT statement carries.
+// One statement per line spent most of an import in per-statement overhead
+// (database/sql, bind, step, reset): 64 rows × 30 columns = 1,920
+// parameters, far below SQLite's limit of 32,766, and about 15 % faster than
+// 16 or 32 rows.
+const billingBatchRows = 64
+
+// billingInsert is the INSERT of rows billing lines.
+func billingInsert(rows int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO billing_lines (" + billingColumns + ") VALUES ")
+	row := "(" + strings.Repeat("?,", billingArity-1) + "?)"
+	for i := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(row)
+	}
+	return b.String()
+}
+
+// billingBatch collects the arguments of up to billingBatchRows lines.
+type billingBatch struct {
+	args    []any
+	rows    int
+	source  any      // the source id, boxed once
+	keys    []string // scratch for sorting tag keys
+	tagsBuf []byte   // scratch for encoding tags
+}
+
+// add appends one line's arguments; it reports whether the batch is full.
+func (b *billingBatch) add(l *ingest.BillingLine) bool {
+	var tags any
+	if len(l.Tags) > 0 {
+		tags = b.tagsJSON(l.Tags)
+	}
+	b.args = append(b.args, b.source, l.Line, nullString(l.Provider), nullString(l.BillingAccount),
+		nullString(l.SubAccount), l.ChargeStart.Unix(), l.ChargeEnd.Unix(), l.ChargeCategory,
+		nullString(l.ChargeClass), nullString(l.ChargeFrequency), nullString(l.PricingCategory),
+		nullString(l.PricingMode), nullString(l.CommitmentStatus), nullString(l.CommitmentID),
+		nullString(l.ResourceID), nullString(l.ResourceName), nullString(l.ResourceType), nullString(l.Service),
+		nullString(l.SKU), nullString(l.InstanceType), nullString(l.Region), nullString(l.GPUModel), l.GPUCount,
+		decText(l.BilledCost), decText(l.EffectiveCost), decText(l.ListCost), nullString(l.Currency),
+		decText(l.UsageQuantity), nullString(l.UsageUnit), tags)
+	b.rows++
+	return b.rows == billingBatchRows
+}
+
+func (b *billingBatch) reset() {
+	clear(b.args) // drop references to the lines' strings
+	b.args = b.args[:0]
+	b.rows = 0
+}
+
+// flushBilling inserts the lines still waiting in the batch.
+func (w *writer) flushBilling(ctx context.Context) error {
+	if w.lines.rows == 0 {
+		return nil
+	}
+	_, err := w.tx.ExecContext(ctx, billingInsert(w.lines.rows), w.lines.args...)
+	w.lines.reset()
+	return err
+}
+
+// tagsJSON encodes tags as a JSON object with sorted keys, byte for byte
+// what encoding/json writes for a map[string]string, without its
+// reflection (which cost a fifth of an import of tagged FOCUS lines).
+func (b *billingBatch) tagsJSON(m map[string]string) string {
+	b.keys = b.keys[:0]
+	for k := range m {
+		b.keys = append(b.keys, k)
+	}
+	slices.Sort(b.keys)
+	buf := append(b.tagsBuf[:0], '{')
+	for i, k := range b.keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendJSONString(buf, k)
+		buf = append(buf, ':')
+		buf = appendJSONString(buf, m[k])
+	}
+	buf = append(buf, '}')
+	b.tagsBuf = buf
+	return string(buf)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString quotes s as encoding/json does: HTML-safe (<, >, & as
+// \u003c …), U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
+func appendJSONString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			buf = append(buf, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				buf = append(buf, '\\', c)
+			case '\b':
+				buf = append(buf, '\\', 'b')
+			case '\f':
+				buf = append(buf, '\\', 'f')
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			default:
+				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}
