@@ -13,6 +13,10 @@ import (
 
 const unassigned = "unassigned"
 
+// UnknownGPUTag is the tag parsers set on a line whose SKU or instance type
+// looks like a GPU the catalog does not know, so data quality can name it.
+const UnknownGPUTag = "finops_unknown_gpu"
+
 // Analyze computes the report model for in.Window (and recommendations over
 // in.Lookback), the trends against the previous window and the month to date,
 // and the findings. The same input always gives the same result, in the same
@@ -204,8 +208,12 @@ func (a *analyzer) lineTotals() error {
 	ws, we := a.in.Window.Start, a.in.Window.End
 	var cost, gpu, other, unused decimal.Decimal
 	nullCost := 0
+	unknownGPU := map[string]int{}
 	for i := range a.in.Lines {
 		l := &a.in.Lines[i]
+		if u := l.Tags[UnknownGPUTag]; u != "" {
+			unknownGPU[u]++
+		}
 		c, ok := l.Cost()
 		if !ok {
 			nullCost++
@@ -230,6 +238,9 @@ func (a *analyzer) lineTotals() error {
 		f := v.InexactFloat64()
 		a.teamCost(team).Cost += f
 		a.spreadDaily(l.ChargeStart, l.ChargeEnd, team, "", f)
+	}
+	for _, u := range sortedKeys(unknownGPU) {
+		a.warn("%d billing lines look like GPU usage (%q) but name no GPU finops knows: they count as non-GPU cost; add the type under instance_types in the config", unknownGPU[u], u)
 	}
 	if nullCost > 0 {
 		a.warn("%d billing lines have neither EffectiveCost nor BilledCost and add nothing", nullCost)

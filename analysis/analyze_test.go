@@ -228,3 +228,22 @@ func TestDeterministic(t *testing.T) {
 		t.Fatal("same input, different result")
 	}
 }
+
+func TestUnknownGPUWarning(t *testing.T) {
+	in := oneDay()
+	in.Lines = append(in.Lines, ingest.BillingLine{ChargeCategory: ingest.ChargeUsage, ChargeStart: day0,
+		ChargeEnd: day0.Add(time.Hour), EffectiveCost: dec("3"), Currency: "USD",
+		Tags: map[string]string{UnknownGPUTag: "p9.mega"}})
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range r.DataQuality.Warnings {
+		found = found || strings.Contains(w, `"p9.mega"`)
+	}
+	if !found {
+		t.Errorf("no warning names the unknown GPU type: %v", r.DataQuality.Warnings)
+	}
+	near(t, "non-GPU cost", r.Totals.NonGPUCost, 3)
+}

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -37,4 +40,41 @@ func BenchmarkImportBillingLines(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// BenchmarkImportFOCUS parses a FOCUS export (the rows of the FOCUS sample
+// repeated, about 150 MB for 200,000 rows) and imports it in one
+// transaction, as `finops ingest` does. bench/run.sh measures the same
+// through the binary, against sqlite3 .import; this is the one to profile:
+//
+//	go test ./store -run '^$' -bench ImportFOCUS -benchtime 1x -cpuprofile cpu.out
+func BenchmarkImportFOCUS(b *testing.B) {
+	const rows = 200000
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "ingest", "focus_sample.csv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	nl := bytes.IndexByte(raw, '\n')
+	var in bytes.Buffer
+	in.Write(raw[:nl+1])
+	body := bytes.SplitAfter(raw[nl+1:], []byte("\n"))
+	for i := 0; i < rows; i++ {
+		in.Write(body[i%(len(body)-1)]) // the last element is empty
+	}
+	b.SetBytes(int64(in.Len()))
+	ctx := context.Background()
+	for i := 0; b.Loop(); i++ {
+		s := openTest(b)
+		parse := func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
+			return ingest.Parse(ctx, bytes.NewReader(in.Bytes()), ingest.Options{Name: "focus.csv"}, sink)
+		}
+		res, err := s.Import(ctx, FileMeta{URI: "focus.csv", SHA256: shaOf(fmt.Sprint("focus", i))}, parse)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Summary.Rows != rows {
+			b.Fatalf("%d rows imported, want %d", res.Summary.Rows, rows)
+		}
+	}
+	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "lines/s")
 }
