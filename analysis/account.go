@@ -48,6 +48,7 @@ func (a *analyzer) resource(r *gpuResource) {
 	}
 	owner := a.teamCost(r.team)
 	pool := a.pool(r)
+	busyDays := make([]bool, (a.lb[1]-a.lb[0]+minutesPerDay-1)/minutesPerDay)
 	var bands UtilBands
 	satRun := make([]int, r.gpuCount) // current run of saturated minutes per slot
 	satMax := 0
@@ -65,6 +66,7 @@ func (a *analyzer) resource(r *gpuResource) {
 			}
 			if class == active {
 				pool.busy[(t-a.lb[0])/60] += 1.0 / 60
+				busyDays[(t-a.lb[0])/minutesPerDay] = true
 			}
 			if !inWin {
 				continue
@@ -108,7 +110,14 @@ func (a *analyzer) resource(r *gpuResource) {
 	if len(r.slots) == 0 && wu.billed > 0 {
 		a.warn("%s (%d×%s) has no utilization data: its GPU-hours are unmonitored", r.key, r.gpuCount, r.model)
 	}
-	a.res.Recommendations = append(a.res.Recommendations, a.recommend(r, &lu))
+	days, weeks := 0, map[int]bool{}
+	for d, busy := range busyDays {
+		if busy {
+			days++
+			weeks[d/7] = true
+		}
+	}
+	a.res.Recommendations = append(a.res.Recommendations, a.recommend(r, &lu, days, len(weeks)))
 }
 
 // resolveResource fills the team and interruptibility from the config, then

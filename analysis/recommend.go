@@ -11,7 +11,7 @@ import (
 const minutesPerDay = 24 * 60
 
 // prices are one resource's per-GPU prices in the reporting currency; NaN = unknown.
-type prices struct{ hourly, monthly, spot float64 }
+type prices struct{ hourly, daily, weekly, monthly, spot float64 }
 
 // catalogPrice is the catalog's per-GPU price for a provider, GPU model and
 // mode in the reporting currency; NaN when the catalog has none.
@@ -30,7 +30,7 @@ func (a *analyzer) catalogPrice(provider, model, mode string) float64 {
 // lookupPrices takes the catalog's prices for the resource's provider and GPU
 // model, and falls back to the resource's own observed rate for its current mode.
 func (a *analyzer) lookupPrices(r *gpuResource, lu *usage, days float64) prices {
-	p := prices{math.NaN(), math.NaN(), math.NaN()}
+	p := prices{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}
 	for _, c := range a.in.Prices {
 		if !strings.EqualFold(c.Provider, r.provider) || !strings.EqualFold(c.GPUModel, r.model) {
 			continue
@@ -43,6 +43,10 @@ func (a *analyzer) lookupPrices(r *gpuResource, lu *usage, days float64) prices 
 		switch c.Mode {
 		case ingest.ModeHourly:
 			p.hourly = v
+		case ingest.ModeDaily:
+			p.daily = v
+		case ingest.ModeWeekly:
+			p.weekly = v
 		case ingest.ModeMonthly:
 			p.monthly = v
 		case ingest.ModeSpot:
@@ -69,7 +73,10 @@ func (a *analyzer) lookupPrices(r *gpuResource, lu *usage, days float64) prices 
 }
 
 // recommend applies metrics.md §Recommendation to one resource's lookback.
-func (a *analyzer) recommend(r *gpuResource, lu *usage) Recommendation {
+//
+// busyDays and busyWeeks count the lookback's 24-hour and 7-day blocks with any
+// active GPU-minute: a daily or weekly rental must cover each of them whole.
+func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int) Recommendation {
 	p := a.p
 	rec := Recommendation{ResourceID: r.key, GPUModel: r.model, GPUCount: r.gpuCount, CurrentMode: r.mode,
 		Action: ActionKeep}
@@ -126,6 +133,12 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage) Recommendation {
 	}
 	if !math.IsNaN(pr.monthly) {
 		opts = append(opts, option{ActionSwitchToMonthly, pr.monthly * n, ingest.ModeMonthly})
+	}
+	if !math.IsNaN(pr.daily) {
+		opts = append(opts, option{ActionSwitchToDaily, pr.daily * float64(busyDays) * 30 / days * n, ingest.ModeDaily})
+	}
+	if !math.IsNaN(pr.weekly) {
+		opts = append(opts, option{ActionSwitchToWeekly, pr.weekly * float64(busyWeeks) * 30 / days * n, ingest.ModeWeekly})
 	}
 	if !math.IsNaN(pr.spot) && r.interruptible {
 		opts = append(opts, option{ActionSwitchToSpot, a30 * pr.spot * p.SpotInflation * n, ingest.ModeSpot})

@@ -139,3 +139,33 @@ func TestRecommendations(t *testing.T) {
 		})
 	}
 }
+
+func TestDailyAndWeeklyOptions(t *testing.T) {
+	// A monthly card (3,000) busy 12 h on the first two days of every 7-day
+	// block of the 30-day lookback: days 0,1,7,8,14,15,21,22,28,29 = 10 busy
+	// days in 5 blocks; A30 = 120 h.
+	//   hourly 120 × 10 × 1.1 = 1,320; daily 10 × 100 = 1,000; weekly 5 × 400 = 2,000
+	// → switch_to_daily, saving 2,000.
+	var day []seg
+	for d := 0; d < 30; d++ {
+		if d%7 < 2 {
+			day = append(day, seg{720, 90}, seg{720, 0})
+		} else {
+			day = append(day, seg{1440, 0})
+		}
+	}
+	in := thirtyDays(monthly("3000"), series("G", "host", month0, day...), false)
+	in.Prices = append(in.Prices,
+		Price{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeDaily, Price: 100, Currency: "USD"},
+		Price{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeWeekly, Price: 400, Currency: "USD"})
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Recommendations[0]
+	if got.Action != ActionSwitchToDaily {
+		t.Fatalf("action = %s (%s), want switch_to_daily", got.Action, got.Reason)
+	}
+	near(t, "recommended", got.RecommendedMonthlyCost, 1000)
+	near(t, "savings", got.MonthlySavings, 2000)
+}

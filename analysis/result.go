@@ -181,6 +181,8 @@ const (
 	ActionKeep            = "keep"
 	ActionSwitchToHourly  = "switch_to_hourly"
 	ActionSwitchToMonthly = "switch_to_monthly"
+	ActionSwitchToDaily   = "switch_to_daily"  // where the catalog offers daily rentals
+	ActionSwitchToWeekly  = "switch_to_weekly" // where the catalog offers weekly rentals
 	ActionSwitchToSpot    = "switch_to_spot"
 	ActionStopWhenIdle    = "stop_when_idle"
 	ActionRelease         = "release"

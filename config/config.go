@@ -107,6 +107,8 @@ type Price struct {
 	Provider string   `yaml:"provider"`
 	GPUModel string   `yaml:"gpu_model"`
 	Hourly   *float64 `yaml:"hourly"`  // per GPU-hour
+	Daily    *float64 `yaml:"daily"`   // per GPU-day
+	Weekly   *float64 `yaml:"weekly"`  // per GPU-week
 	Monthly  *float64 `yaml:"monthly"` // per GPU-month
 	Spot     *float64 `yaml:"spot"`    // per GPU-hour
 	Currency string   `yaml:"currency"`
@@ -231,8 +233,8 @@ func (c *Config) Validate() error {
 		if p.Provider == "" || p.GPUModel == "" {
 			errs = append(errs, fmt.Errorf("prices[%d]: provider and gpu_model are required", i))
 		}
-		if p.Hourly == nil && p.Monthly == nil && p.Spot == nil {
-			errs = append(errs, fmt.Errorf("prices[%d]: give at least one of hourly, monthly, spot", i))
+		if p.Hourly == nil && p.Daily == nil && p.Weekly == nil && p.Monthly == nil && p.Spot == nil {
+			errs = append(errs, fmt.Errorf("prices[%d]: give at least one of hourly, daily, weekly, monthly, spot", i))
 		}
 	}
 	for _, f := range c.Formats {

@@ -93,7 +93,8 @@ func (c *Config) AnalysisPrices() []analysis.Price {
 		for _, m := range []struct {
 			mode string
 			v    *float64
-		}{{ingest.ModeHourly, p.Hourly}, {ingest.ModeMonthly, p.Monthly}, {ingest.ModeSpot, p.Spot}} {
+		}{{ingest.ModeHourly, p.Hourly}, {ingest.ModeDaily, p.Daily}, {ingest.ModeWeekly, p.Weekly},
+			{ingest.ModeMonthly, p.Monthly}, {ingest.ModeSpot, p.Spot}} {
 			if m.v != nil {
 				out = append(out, analysis.Price{Provider: p.Provider, GPUModel: p.GPUModel, Mode: m.mode,
 					Price: *m.v, Currency: p.Currency, AsOf: p.AsOf})

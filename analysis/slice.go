@@ -1,0 +1,219 @@
+package analysis
+
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
+// ForTeam returns the part of r that belongs to one team: the report a team
+// lead receives. team is matched case-insensitively against r.ByTeam; nil
+// means the team has no row in this period.
+//
+// A team's rows are:
+//   - ByTeam: its own row (cost, idle cost, budget, previous period, month to date);
+//   - ByResource, Recommendations, IdleSpans, HourlyUtil: the resources whose
+//     team (config, else `team` tag) is the team;
+//   - Tasks and TaskDaily: the tasks whose team is the team, wherever they ran;
+//   - Daily: the team's cost per day and GPU model (metrics.md: the task's team,
+//     else the resource's team);
+//   - Findings: those naming the team, else those on one of its resources;
+//   - Pools: a pool only when every resource of its provider and GPU model is
+//     the team's (a pool shared with other teams is a fleet decision);
+//   - DataQuality: sources and rejected rows as for the whole report (they
+//     concern everyone), warnings that do not name another team's resource.
+//
+// Totals are the team's: cost, GPU cost and idle cost from its ByTeam row (so
+// they agree with the all-teams report); GPU-hours, unmonitored cost and
+// average utilization over its resources; allocated idle cost over its tasks;
+// savings over its recommendations; unallocated cost and unused commitments
+// from its findings of those kinds. Other charges (tax, credits) cannot be
+// attributed to a team and are 0. r is not modified; the slice shares no
+// slices with it.
+func (r *Result) ForTeam(team string) *Result {
+	if r == nil {
+		return nil
+	}
+	ti := slices.IndexFunc(r.ByTeam, func(t TeamCost) bool { return strings.EqualFold(t.Team, team) })
+	if ti < 0 {
+		return nil
+	}
+	tc := r.ByTeam[ti]
+	name := tc.Team
+	out := &Result{
+		Period:   r.Period,
+		Currency: r.Currency,
+		ByTeam:   []TeamCost{tc},
+	}
+	if tc.Budget != nil {
+		b := *tc.Budget
+		out.ByTeam[0].Budget = &b
+	}
+
+	own := map[string]bool{}   // the team's resource ids
+	other := map[string]bool{} // everyone else's
+	for _, rc := range r.ByResource {
+		if rc.Team == name {
+			own[rc.ResourceID] = true
+			out.ByResource = append(out.ByResource, rc)
+		} else if rc.ResourceID != "" {
+			other[rc.ResourceID] = true
+		}
+	}
+	tasks := map[string]bool{}
+	for _, t := range r.Tasks {
+		if t.Team == name {
+			tasks[t.Task] = true
+			out.Tasks = append(out.Tasks, t)
+		}
+	}
+	for _, rec := range r.Recommendations {
+		if own[rec.ResourceID] {
+			out.Recommendations = append(out.Recommendations, rec)
+		}
+	}
+	for _, s := range r.IdleSpans {
+		if own[s.ResourceID] {
+			out.IdleSpans = append(out.IdleSpans, s)
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Team == name || (f.Team == "" && own[f.ResourceID]) {
+			out.Findings = append(out.Findings, f)
+		}
+	}
+	out.Pools = teamPools(r, name)
+	for _, d := range r.Daily {
+		if d.Team == name {
+			out.Daily = append(out.Daily, d)
+		}
+	}
+	for _, h := range r.HourlyUtil {
+		if own[h.ResourceID] {
+			out.HourlyUtil = append(out.HourlyUtil, h)
+		}
+	}
+	for _, d := range r.TaskDaily {
+		if tasks[d.Task] {
+			out.TaskDaily = append(out.TaskDaily, d)
+		}
+	}
+	out.GPUsByModel = modelUtil(out.ByResource)
+
+	dq := r.DataQuality
+	out.DataQuality = DataQuality{
+		Sources:      slices.Clone(dq.Sources),
+		RowsRejected: dq.RowsRejected,
+	}
+	for _, w := range dq.Warnings {
+		if mentionsOnly(w, own, other) {
+			out.DataQuality.Warnings = append(out.DataQuality.Warnings, w)
+		}
+	}
+
+	t := &out.Totals
+	t.Cost, t.GPUCost, t.IdleCost = tc.Cost, tc.GPUCost, tc.IdleCost
+	t.NonGPUCost = tc.Cost - tc.GPUCost
+	var monitored, utilHours float64
+	for _, rc := range out.ByResource {
+		t.GPUHoursBilled += rc.GPUHoursBilled
+		t.GPUHoursActive += rc.GPUHoursActive
+		t.GPUHoursIdle += rc.GPUHoursIdle
+		t.GPUHoursUnmonitored += rc.GPUHoursUnmonitored
+		t.UnmonitoredCost += rc.UnmonitoredCost
+		m := rc.GPUHoursActive + rc.GPUHoursIdle
+		monitored += m
+		utilHours += rc.AvgUtilization * m
+	}
+	if monitored > 0 {
+		t.AvgGPUUtilization = utilHours / monitored
+	}
+	if t.GPUHoursBilled > 0 {
+		out.DataQuality.UnmonitoredShare = t.GPUHoursUnmonitored / t.GPUHoursBilled
+	}
+	for _, tk := range out.Tasks {
+		t.AllocatedIdleCost += tk.IdleCost
+	}
+	for _, rec := range out.Recommendations {
+		t.MonthlySavings += rec.MonthlySavings
+	}
+	for _, f := range out.Findings {
+		switch f.Kind {
+		case FindingUnallocated:
+			t.UnallocatedCost += f.Money
+		case FindingUnusedCommit:
+			t.UnusedCommitmentCost += f.Money
+		}
+	}
+	return out
+}
+
+// teamPools keeps the pools whose every resource belongs to team.
+func teamPools(r *Result, team string) []Pool {
+	var out []Pool
+	for _, p := range r.Pools {
+		n, mine := 0, 0
+		for _, rc := range r.ByResource {
+			if rc.Provider == p.Provider && rc.GPUModel == p.GPUModel {
+				n++
+				if rc.Team == team {
+					mine++
+				}
+			}
+		}
+		if n > 0 && mine == n {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// modelUtil is GPUsByModel over a set of resources: billed GPU-hours per model
+// and the utilization averaged over monitored GPU-hours, in model order.
+func modelUtil(rs []ResourceCost) []ModelUtil {
+	type acc struct{ billed, monitored, util float64 }
+	by := map[string]*acc{}
+	for _, rc := range rs {
+		if rc.GPUModel == "" {
+			continue
+		}
+		a := by[rc.GPUModel]
+		if a == nil {
+			a = &acc{}
+			by[rc.GPUModel] = a
+		}
+		m := rc.GPUHoursActive + rc.GPUHoursIdle
+		a.billed += rc.GPUHoursBilled
+		a.monitored += m
+		a.util += rc.AvgUtilization * m
+	}
+	var out []ModelUtil
+	for _, model := range slices.Sorted(maps.Keys(by)) {
+		a := by[model]
+		if a.billed <= 0 {
+			continue
+		}
+		mu := ModelUtil{GPUModel: model, GPUHours: a.billed}
+		if a.monitored > 0 {
+			mu.AvgUtilization = a.util / a.monitored
+		}
+		out = append(out, mu)
+	}
+	return out
+}
+
+// mentionsOnly reports whether a warning may go into a team's report: it
+// names one of the team's resources, or none of anyone else's.
+func mentionsOnly(w string, own, other map[string]bool) bool {
+	for id := range own {
+		if id != "" && strings.Contains(w, id) {
+			return true
+		}
+	}
+	for id := range other {
+		if strings.Contains(w, id) {
+			return false
+		}
+	}
+	return true
+}
