@@ -44,7 +44,28 @@ func Analyze(in *Input) (*Result, error) {
 		applyMonth(res, mres, month, p.Location)
 	}
 	res.Findings = findings(res, p)
+	res.DataQuality.Warnings = append(res.DataQuality.Warnings, suspectPrices(in.Prices)...)
 	return res, nil
+}
+
+// suspectPrices flags catalog rows whose spot price is not below on-demand:
+// spot capacity that costs as much is almost always a typo or a stale row.
+func suspectPrices(prices []Price) []string {
+	hourly := map[string]Price{}
+	for _, p := range prices {
+		if p.Mode == ingest.ModeHourly {
+			hourly[strings.ToLower(p.Provider+"\x00"+p.GPUModel+"\x00"+p.Currency)] = p
+		}
+	}
+	var out []string
+	for _, p := range prices {
+		h, ok := hourly[strings.ToLower(p.Provider+"\x00"+p.GPUModel+"\x00"+p.Currency)]
+		if p.Mode == ingest.ModeSpot && ok && p.Price >= h.Price {
+			out = append(out, fmt.Sprintf("price catalog: %s %s spot %g ≥ on-demand %g %s (as of %s): suspect, check the row",
+				p.Provider, p.GPUModel, p.Price, h.Price, p.Currency, p.AsOf))
+		}
+	}
+	return out
 }
 
 func analyzeWindow(in *Input) (*Result, error) {

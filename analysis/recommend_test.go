@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,4 +169,23 @@ func TestDailyAndWeeklyOptions(t *testing.T) {
 	}
 	near(t, "recommended", got.RecommendedMonthlyCost, 1000)
 	near(t, "savings", got.MonthlySavings, 2000)
+}
+
+func TestSuspectSpotPrice(t *testing.T) {
+	in := thirtyDays(monthly("3000"), series("G", "host", month0, repeatDays(30, seg{1440, 50})...), false)
+	in.Prices = append(in.Prices, Price{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeSpot,
+		Price: 12, Currency: "USD", AsOf: "2026-11-01"})
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, w := range r.DataQuality.Warnings {
+		if strings.Contains(w, "spot 12 ≥ on-demand 10") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("suspect spot warnings = %d in %v, want 1", n, r.DataQuality.Warnings)
+	}
 }

@@ -33,7 +33,9 @@ type Config struct {
 	Resources  []Resource         `yaml:"resources"`
 	Teams      []Team             `yaml:"teams"`
 	Prices     []Price            `yaml:"prices"`
-	Publish    Publish            `yaml:"publish"`
+	// PriceCatalog is a YAML file of more price rows (catalog/prices.example.yaml).
+	PriceCatalog string  `yaml:"price_catalog"`
+	Publish      Publish `yaml:"publish"`
 }
 
 // Thresholds of metrics.md. Zero values mean "use the default".
@@ -163,6 +165,9 @@ func Parse(name string, b []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("config: %s: %w", name, err)
+	}
+	if err := c.loadPriceCatalog(name); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", name, err)
 	}
 	if err := c.Validate(); err != nil {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -74,5 +75,34 @@ func TestMappingValidated(t *testing.T) {
 	}
 	if _, err := c.ColumnMappings(); err == nil || !strings.Contains(err.Error(), "mappings.m") {
 		t.Errorf("err = %v, want an error naming mappings.m", err)
+	}
+}
+
+func TestPriceCatalogFile(t *testing.T) {
+	// The shipped example catalog loads through price_catalog and every row is valid.
+	dir := t.TempDir()
+	b, err := os.ReadFile("../catalog/prices.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "prices.yaml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "finops.yaml")
+	if err := os.WriteFile(cfg, []byte("price_catalog: prices.yaml\nprices: [{provider: X, gpu_model: Y, hourly: 1}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(cfg, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 1 + strings.Count(string(b), "{provider:")
+	if len(c.Prices) != want {
+		t.Errorf("prices = %d rows, want %d", len(c.Prices), want)
+	}
+	if err := os.WriteFile(cfg, []byte("price_catalog: missing.yaml\n"), 0o644); err == nil {
+		if _, err := Load(cfg, true); err == nil || !strings.Contains(err.Error(), "price_catalog") {
+			t.Errorf("missing catalog: err = %v", err)
+		}
 	}
 }
