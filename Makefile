@@ -45,3 +45,14 @@ bench:
 
 clean:
 	rm -rf bin out
+
+## screenshots: the demo's HTML report and email as PNGs, desktop 1280 px and phone 390 px wide, in out/screenshots/ (needs chromium)
+.PHONY: screenshots
+screenshots: demo
+	@bash scripts/screenshots.sh out
+
+## bench-report: the workbook over 1,000 GPUs and 200,000 billing lines: time, and peak RSS in child processes (docs/BENCHMARKS.md §Reports)
+.PHONY: bench-report
+bench-report:
+	$(GO) test ./report -run '^$$' -bench 'WriteXLSX200kLines' -benchtime 1x -benchmem
+	FINOPS_BENCH_RSS=1 $(GO) test ./report -run '^TestWorkbookPeakRSS$$' -count=1 -v

@@ -109,6 +109,7 @@ func (a *analyzer) resource(r *gpuResource) {
 	})
 	if len(r.slots) == 0 && wu.billed > 0 {
 		a.warn("%s (%d×%s) has no utilization data: its GPU-hours are unmonitored", r.key, r.gpuCount, r.model)
+		a.res.DataQuality.UnmatchedResources = append(a.res.DataQuality.UnmatchedResources, r.key)
 	}
 	days, weeks := 0, map[int]bool{}
 	for d, busy := range busyDays {
@@ -152,7 +153,50 @@ func (a *analyzer) resourceRuns(r *gpuResource) []*ingest.TaskRun {
 			out = append(out, runs...)
 		}
 	}
+	// Runs that name no billed resource but hold r's GPUs (task runs from
+	// Prometheus labels name the GPU host and the GPUs).
+	if len(r.slots) == 0 {
+		return out
+	}
+	if a.gpuRuns == nil {
+		a.gpuRuns = map[*ingest.TaskRun]bool{}
+	}
+	mine := map[string]bool{}
+	for _, s := range r.slots {
+		mine[s.series.Key] = true
+		if s.series.UUID != "" {
+			mine[s.series.UUID] = true
+		}
+	}
+	for _, k := range sortedKeys(a.runs) {
+		if a.usedRuns[k] || a.resourceNames[k] {
+			continue
+		}
+		for _, run := range a.runs[k] {
+			if a.gpuRuns[run] {
+				continue
+			}
+			for _, g := range run.GPUs {
+				if mine[g] {
+					a.gpuRuns[run] = true
+					out = append(out, run)
+					break
+				}
+			}
+		}
+	}
 	return out
+}
+
+// allByGPU reports whether every run filed under resource key k was taken by
+// a resource through its GPUs.
+func (a *analyzer) allByGPU(k string) bool {
+	for _, run := range a.runs[k] {
+		if !a.gpuRuns[run] {
+			return false
+		}
+	}
+	return len(a.runs[k]) > 0
 }
 
 // runSlots are the slot indexes a run holds: the GPUs it names, else all.
@@ -219,6 +263,14 @@ func (a *analyzer) attributeRuns(r *gpuResource, runs []*ingest.TaskRun, held []
 			// Units of a run that straddles the window count in proportion to its time inside.
 			inside := a.tl.time(s1).Sub(a.tl.time(s0)).Seconds()
 			acc.Units += run.Units.InexactFloat64() * math.Min(1, inside/run.End.Sub(run.Start).Seconds())
+			// Per day too, in proportion to the run's time on each day.
+			per := run.Units.InexactFloat64() / run.End.Sub(run.Start).Seconds()
+			for d := range a.days[:len(a.days)-1] {
+				os, oe := maxTime(run.Start, a.days[d]), minTime(run.End, a.days[d+1])
+				if oe.After(os) {
+					a.taskDay(d, run.Task).Units += per * oe.Sub(os).Seconds()
+				}
+			}
 		}
 		for _, s := range runSlots(r, run) {
 			for t := s0; t < s1; t++ {
@@ -236,10 +288,23 @@ func (a *analyzer) attributeRuns(r *gpuResource, runs []*ingest.TaskRun, held []
 					tc.IdleCost += share
 					a.allocatedIdle += share
 				}
-				a.daily[dailyKey{a.dayOf(t), acc.Team, r.model}] += share
+				d := a.dayOf(t)
+				a.daily[dailyKey{d, acc.Team, r.model}] += share
+				a.taskDay(d, run.Task).Cost += share
 			}
 		}
 	}
+}
+
+// taskDay is the accumulator of one task on one window day.
+func (a *analyzer) taskDay(d int, task string) *TaskDay {
+	k := taskDayKey{d, task}
+	td := a.taskDays[k]
+	if td == nil {
+		td = &TaskDay{Day: a.days[d], Task: task}
+		a.taskDays[k] = td
+	}
+	return td
 }
 
 // idleSpans records each GPU's idle runs inside the window, billed minutes only.
@@ -344,6 +409,19 @@ func (a *analyzer) finish() {
 	})
 	for _, k := range keys {
 		r.Daily = append(r.Daily, DailyCost{Day: a.days[k.day], Team: k.team, GPUModel: k.model, Cost: a.daily[k]})
+	}
+	tdKeys := make([]taskDayKey, 0, len(a.taskDays))
+	for k := range a.taskDays {
+		tdKeys = append(tdKeys, k)
+	}
+	sort.Slice(tdKeys, func(i, j int) bool {
+		if tdKeys[i].day != tdKeys[j].day {
+			return tdKeys[i].day < tdKeys[j].day
+		}
+		return tdKeys[i].task < tdKeys[j].task
+	})
+	for _, k := range tdKeys {
+		r.TaskDaily = append(r.TaskDaily, *a.taskDays[k])
 	}
 	for _, m := range sortedKeys(a.models) {
 		u := a.models[m]

@@ -84,13 +84,14 @@ func analyzeWindow(in *Input) (*Result, error) {
 
 	a := &analyzer{
 		in: in, p: p, conv: conv,
-		tl:      newTimeline(lbStart, in.Window.End),
-		cfg:     map[string]Resource{},
-		teams:   map[string]*TeamCost{},
-		tasks:   map[string]*taskAcc{},
-		daily:   map[dailyKey]float64{},
-		teamTag: map[string]string{},
-		models:  map[string]*usage{},
+		tl:       newTimeline(lbStart, in.Window.End),
+		cfg:      map[string]Resource{},
+		teams:    map[string]*TeamCost{},
+		tasks:    map[string]*taskAcc{},
+		daily:    map[dailyKey]float64{},
+		teamTag:  map[string]string{},
+		models:   map[string]*usage{},
+		taskDays: map[taskDayKey]*TaskDay{},
 	}
 	a.win = [2]int{a.tl.index(in.Window.Start), a.tl.index(in.Window.End)}
 	a.lb = [2]int{a.tl.index(lbStart), a.tl.index(in.Window.End)}
@@ -116,9 +117,17 @@ func analyzeWindow(in *Input) (*Result, error) {
 	}
 
 	resources := groupGPUResources(in.Lines)
-	unmatched, overfull := matchGPUs(resources, a.cfg, in.GPUs)
+	unmatched, overfull, ambiguous := matchGPUs(resources, a.cfg, in.GPUs)
 	for _, k := range overfull {
 		a.warn("%s: more GPUs report telemetry than the bill says it has; extra GPUs were left unmatched", k)
+	}
+	for _, h := range ambiguous {
+		a.warn("GPU host %s could belong to several billed resources: map it under resources in the config", h)
+	}
+	a.resourceNames = map[string]bool{}
+	for _, r := range resources {
+		a.resourceNames[strings.ToLower(r.key)] = true
+		a.resourceNames[strings.ToLower(r.name)] = true
 	}
 	a.runs = groupRuns(in.TaskRuns)
 	for _, r := range resources {
@@ -126,11 +135,12 @@ func analyzeWindow(in *Input) (*Result, error) {
 	}
 	for _, s := range unmatched {
 		a.warn("GPU %s on host %q has telemetry but matches no billed resource: map it under resources in the config", s.Key, s.Host)
+		res.DataQuality.UnmatchedGPUs = append(res.DataQuality.UnmatchedGPUs, UnmatchedGPU{GPU: s.Key, Host: s.Host, Model: s.Model})
 		sl := &slot{series: s, grid: buildGrid(a.tl, s, p.IdleThreshold, p.IdleMinSpan)}
 		a.hourly(sl, "")
 	}
 	for _, k := range sortedKeys(a.runs) {
-		if !a.usedRuns[k] {
+		if !a.usedRuns[k] && !a.allByGPU(k) {
 			a.warn("tasks on resource %q match no billed GPU resource in this period", k)
 		}
 	}
@@ -155,12 +165,22 @@ type analyzer struct {
 	models   map[string]*usage
 	runs     map[string][]*ingest.TaskRun
 	pools    map[string]*poolAcc
+	taskDays map[taskDayKey]*TaskDay
 	usedRuns map[string]bool
+	// Task runs taken by a resource through the GPUs they name (runs from
+	// Prometheus labels name their host, not the billed resource).
+	gpuRuns       map[*ingest.TaskRun]bool
+	resourceNames map[string]bool // lower-case ids and names of the GPU resources
 
 	total         usage // window, all GPU resources
 	unallocated   float64
 	allocatedIdle float64
 	res           *Result
+}
+
+type taskDayKey struct {
+	day  int
+	task string
 }
 
 type dailyKey struct {

@@ -247,3 +247,29 @@ func TestUnknownGPUWarning(t *testing.T) {
 	}
 	near(t, "non-GPU cost", r.Totals.NonGPUCost, 3)
 }
+
+func TestTaskDaily(t *testing.T) {
+	// A two-day window; a run from day 1 20:00 to day 2 04:00 (8 h, 8 units)
+	// splits 4 h / 4 units and 240 × 0.04 = 9.60 on each day.
+	in := oneDay()
+	in.Window.End = day0.Add(48 * time.Hour)
+	in.Lookback.End = in.Window.End
+	in.Lines = hourlyLines("gpu-1", "2.40", day0, 48)
+	in.GPUs = []store.GPUSeries{series("GPU-1", "gpu-1", day0, seg{2880, 60})}
+	in.TaskRuns = []ingest.TaskRun{{Task: "job", Resource: "gpu-1", Start: day0.Add(20 * time.Hour),
+		End: day0.Add(28 * time.Hour), Units: dec("8"), Unit: "run"}}
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.TaskDaily) != 2 {
+		t.Fatalf("task days = %+v", r.TaskDaily)
+	}
+	for i, td := range r.TaskDaily {
+		near(t, "day cost", td.Cost, 9.60)
+		near(t, "day units", td.Units, 4)
+		if !td.Day.Equal(day0.Add(time.Duration(i) * 24 * time.Hour)) {
+			t.Errorf("day %d = %v", i, td.Day)
+		}
+	}
+}

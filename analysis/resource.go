@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -88,10 +89,13 @@ func groupGPUResources(lines []ingest.BillingLine) []*gpuResource {
 
 // matchGPUs assigns telemetry series to resources: GPUs named in the config,
 // then all GPUs of the configured hosts, then — for resources with no
-// configuration — GPUs whose host equals the resource id or name. It returns
-// the series no resource claimed.
-func matchGPUs(resources []*gpuResource, cfg map[string]Resource, series []store.GPUSeries) (unmatched []*store.GPUSeries, overfull []string) {
+// configuration — GPUs whose host (or its first DNS label: gpu-a.lab.internal)
+// equals the resource id or name, when exactly one such resource names it.
+// It returns the series no resource claimed and the hosts left unmatched
+// because several resources could be theirs.
+func matchGPUs(resources []*gpuResource, cfg map[string]Resource, series []store.GPUSeries) (unmatched []*store.GPUSeries, overfull, ambiguous []string) {
 	claimed := make([]bool, len(series))
+	auto := autoHosts(resources, cfg, series)
 	for _, r := range resources {
 		c, configured := cfg[r.key]
 		if !configured {
@@ -115,8 +119,7 @@ func matchGPUs(resources []*gpuResource, cfg map[string]Resource, series []store
 			}
 		} else {
 			for i := range series {
-				h := series[i].Host
-				if !claimed[i] && h != "" && (strings.EqualFold(h, r.key) || strings.EqualFold(h, r.name)) {
+				if owners := auto[strings.ToLower(series[i].Host)]; !claimed[i] && len(owners) == 1 && owners[0] == r {
 					picks, claimed[i] = append(picks, i), true
 				}
 			}
@@ -147,5 +150,47 @@ func matchGPUs(resources []*gpuResource, cfg map[string]Resource, series []store
 			unmatched = append(unmatched, &series[i])
 		}
 	}
-	return unmatched, overfull
+	for _, h := range sortedKeys(auto) {
+		if len(auto[h]) > 1 {
+			var names []string
+			for _, r := range auto[h] {
+				names = append(names, r.key)
+			}
+			ambiguous = append(ambiguous, fmt.Sprintf("%s (%s)", h, strings.Join(names, ", ")))
+		}
+	}
+	return unmatched, overfull, ambiguous
+}
+
+// autoHosts maps each telemetry host (lower case) to the unconfigured
+// resources whose id or name it equals, whole or by its first DNS label.
+func autoHosts(resources []*gpuResource, cfg map[string]Resource, series []store.GPUSeries) map[string][]*gpuResource {
+	out := map[string][]*gpuResource{}
+	for i := range series {
+		h := strings.ToLower(series[i].Host)
+		if h == "" {
+			continue
+		}
+		if _, done := out[h]; done {
+			continue
+		}
+		short, _, _ := strings.Cut(h, ".")
+		var owners []*gpuResource
+		for _, r := range resources {
+			if _, ok := cfg[r.key]; ok {
+				continue
+			}
+			if _, ok := cfg[r.name]; ok && r.name != "" {
+				continue
+			}
+			for _, n := range []string{strings.ToLower(r.key), strings.ToLower(r.name)} {
+				if n != "" && (n == h || n == short) {
+					owners = append(owners, r)
+					break
+				}
+			}
+		}
+		out[h] = owners
+	}
+	return out
 }

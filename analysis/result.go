@@ -204,6 +204,17 @@ type DataQuality struct {
 	RowsRejected     int            `json:"rows_rejected"`
 	UnmonitoredShare float64        `json:"unmonitored_share"` // of billed GPU-hours, 0–1
 	Warnings         []string       `json:"warnings"`
+	// GPUs with telemetry that no billed resource claims, and billed GPU
+	// resources with no telemetry at all (both also in Warnings).
+	UnmatchedGPUs      []UnmatchedGPU `json:"unmatched_gpus,omitempty"`
+	UnmatchedResources []string       `json:"unmatched_resources,omitempty"`
+}
+
+// UnmatchedGPU is a GPU whose telemetry matches no billed resource.
+type UnmatchedGPU struct {
+	GPU   string `json:"gpu"`
+	Host  string `json:"host"`
+	Model string `json:"model,omitempty"`
 }
 
 // DailyCost is the cost of one day (in the report zone) for a team and GPU model.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops/ingest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -34,8 +35,9 @@ type Config struct {
 	Teams      []Team             `yaml:"teams"`
 	Prices     []Price            `yaml:"prices"`
 	// PriceCatalog is a YAML file of more price rows (catalog/prices.example.yaml).
-	PriceCatalog string  `yaml:"price_catalog"`
-	Publish      Publish `yaml:"publish"`
+	PriceCatalog string     `yaml:"price_catalog"`
+	Publish      Publish    `yaml:"publish"`
+	Purchase     []Purchase `yaml:"purchase"` // rent-or-buy review assumptions (purchase.go)
 }
 
 // Thresholds of metrics.md. Zero values mean "use the default".
@@ -64,13 +66,17 @@ type Mapping struct {
 	Provider string            `yaml:"provider"`
 	Currency string            `yaml:"currency"`
 	Timezone string            `yaml:"timezone"`
+	Encoding string            `yaml:"encoding"` // utf-8 (default), gbk or gb18030
 	Columns  map[string]string `yaml:"columns"`
 	Modes    map[string]string `yaml:"modes"`
 }
 
 // Telemetry lists the utilization sources.
 type Telemetry struct {
-	NvidiaSMI []HostLog `yaml:"nvidia_smi"`
+	NvidiaSMI   []HostLog    `yaml:"nvidia_smi"`
+	Prometheus  []Prometheus `yaml:"prometheus"`
+	DCGMScrapes []Scrapes    `yaml:"dcgm_scrapes"`
+	NVMLSpool   []Spool      `yaml:"nvml_spool"`
 }
 
 // HostLog is a set of nvidia-smi logs from one host, in that host's zone.
@@ -121,15 +127,28 @@ type Price struct {
 type Publish struct {
 	S3   S3   `yaml:"s3"`
 	SMTP SMTP `yaml:"smtp"`
+	// LinkBaseURL, when set, is where the uploaded objects can be read
+	// (a bucket website, a CDN): emails link to LinkBaseURL/<S3 key>.
+	LinkBaseURL string `yaml:"link_base_url"`
+	// MetricsTextfile is a node-exporter textfile the run writes its result
+	// to (finops_last_run_timestamp_seconds, finops_last_run_success).
+	MetricsTextfile string `yaml:"metrics_textfile"`
 }
 
-// S3 settings. Credentials come from the environment (AWS chain) only.
+// S3 settings. Credentials come from the environment variables (or file)
+// named here, else from the default AWS credential chain; never from the YAML.
 type S3 struct {
-	Bucket    string `yaml:"bucket"`
-	Prefix    string `yaml:"prefix"`
-	Region    string `yaml:"region"`
-	Endpoint  string `yaml:"endpoint"`
-	PathStyle bool   `yaml:"path_style"`
+	Bucket          string   `yaml:"bucket"`
+	Prefix          string   `yaml:"prefix"`
+	Region          string   `yaml:"region"`
+	Endpoint        string   `yaml:"endpoint"`
+	PathStyle       bool     `yaml:"path_style"`
+	AccessKeyEnv    string   `yaml:"access_key_env"`    // name of the env var holding the access key id
+	SecretKeyEnv    string   `yaml:"secret_key_env"`    // name of the env var holding the secret key
+	SecretKeyFile   string   `yaml:"secret_key_file"`   // or a file holding it
+	SessionTokenEnv string   `yaml:"session_token_env"` // optional
+	RetentionWeeks  int      `yaml:"retention_weeks"`   // delete snapshots older than this; 0 keeps all
+	Timeout         Duration `yaml:"timeout"`           // deadline for the whole upload stage (default 10m)
 }
 
 // SMTP settings. The password comes from PasswordEnv or PasswordFile.
@@ -142,6 +161,8 @@ type SMTP struct {
 	PasswordEnv  string   `yaml:"password_env"`
 	PasswordFile string   `yaml:"password_file"`
 	Admins       []string `yaml:"admins"`
+	Timeout      Duration `yaml:"timeout"` // connect and per-command deadline (default 30s)
+	CAFile       string   `yaml:"ca_file"` // PEM roots to trust instead of the system's (a private CA)
 }
 
 // Load reads and validates the file at path. A missing file is an error only
@@ -203,6 +224,9 @@ func (c *Config) Validate() error {
 				errs = append(errs, fmt.Errorf("mappings.%s.timezone: %w", name, err))
 			}
 		}
+		if _, err := ingest.NormalizeEncoding(m.Encoding); err != nil {
+			errs = append(errs, fmt.Errorf("mappings.%s.encoding: %w", name, err))
+		}
 	}
 	for i, h := range c.Telemetry.NvidiaSMI {
 		if h.Path == "" || h.Host == "" {
@@ -213,6 +237,9 @@ func (c *Config) Validate() error {
 				errs = append(errs, fmt.Errorf("utilization.nvidia_smi[%d].timezone: %w", i, err))
 			}
 		}
+	}
+	if err := c.Telemetry.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	seen := map[string]bool{}
 	for i, r := range c.Resources {
@@ -252,6 +279,8 @@ func (c *Config) Validate() error {
 	if tb := c.Thresholds.TargetBand; len(tb) != 0 && (len(tb) != 2 || tb[0] >= tb[1]) {
 		errs = append(errs, fmt.Errorf("thresholds.target_band: want [low, high] with low < high"))
 	}
+	errs = append(errs, c.Publish.validate()...)
+	errs = append(errs, c.validatePurchase()...)
 	return errors.Join(errs...)
 }
 
@@ -267,7 +296,14 @@ func (c *Config) Location() (*time.Location, error) {
 	return loc, nil
 }
 
-func builtinMapping(name string) bool { return name == "autodl" }
+func builtinMapping(name string) bool {
+	for _, m := range ingest.BuiltinMappings() {
+		if m.Name == name {
+			return true
+		}
+	}
+	return false
+}
 
 func plausibleEmail(s string) bool {
 	at := strings.LastIndexByte(s, '@')

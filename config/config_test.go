@@ -106,3 +106,57 @@ func TestPriceCatalogFile(t *testing.T) {
 		}
 	}
 }
+
+func TestMappingEncoding(t *testing.T) {
+	c, err := Parse("f.yaml", []byte("mappings: {hy: {encoding: GBK, columns: {resource_id: 实例, start: 开始, end: 结束, cost: 金额}}}\n"+
+		"billing: [{path: a.csv, mapping: alibaba}, {path: b.csv, mapping: hy}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := c.ColumnMappings()
+	if err != nil || ms[0].Name != "hy" || ms[0].Encoding != "GBK" {
+		t.Fatalf("mappings = %+v, %v", ms, err)
+	}
+	_, err = Parse("f.yaml", []byte("mappings: {hy: {encoding: latin1, columns: {resource_id: a, start: b, end: c, cost: d}}}"))
+	if err == nil || !strings.Contains(err.Error(), "mappings.hy.encoding") || !strings.Contains(err.Error(), "gbk") {
+		t.Errorf("err = %v, want one naming mappings.hy.encoding and the valid encodings", err)
+	}
+}
+
+func TestTelemetryConfig(t *testing.T) {
+	b, err := os.ReadFile("../finops.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("finops.example.yaml", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := c.Telemetry
+	if len(tl.Prometheus) != 1 || len(tl.DCGMScrapes) != 1 || len(tl.NVMLSpool) != 1 {
+		t.Fatalf("telemetry %+v", tl)
+	}
+	p := tl.Prometheus[0]
+	if p.Step.Duration != time.Minute || p.Timeout.Duration != 2*time.Minute || *p.Retries != 3 || p.BearerTokenEnv != "FINOPS_PROM_TOKEN" {
+		t.Errorf("prometheus %+v", p)
+	}
+	if l := p.PromLabels(); strings.Join(l["task"], "|") != "pod|exported_pod" || strings.Join(l["kind"], "|") != "container|exported_container" {
+		t.Errorf("labels %v", l)
+	}
+	if tl.DCGMScrapes[0].Interval.Duration != 30*time.Second {
+		t.Errorf("scrapes %+v", tl.DCGMScrapes[0])
+	}
+	for _, bad := range []struct{ yaml, want string }{
+		{"utilization:\n  prometheus:\n    - url: prom:9090\n", "want http(s)://"},
+		{"utilization:\n  prometheus:\n    - url: http://p\n      exporter: node\n", "not dcgm or nvidia_gpu_exporter"},
+		{"utilization:\n  prometheus:\n    - url: http://p\n      step: 1500ms\n", "whole seconds"},
+		{"utilization:\n  prometheus:\n    - url: http://p\n      labels: {pod: pod}\n", `"pod" is not task, team or kind`},
+		{"utilization:\n  prometheus:\n    - url: http://p\n      basic_auth_password_env: X\n", "needs basic_auth_user"},
+		{"utilization:\n  prometheus:\n    - url: http://p\n      password: x\n", "field password not found"},
+		{"utilization:\n  nvml_spool:\n    - {}\n", "nvml_spool[0]: path is required"},
+	} {
+		if _, err := Parse("x.yaml", []byte(bad.yaml)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: error %v, want %q", bad.yaml, err, bad.want)
+		}
+	}
+}

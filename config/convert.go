@@ -110,7 +110,8 @@ func (c *Config) ColumnMappings() ([]ingest.ColumnMapping, error) {
 	var out []ingest.ColumnMapping
 	for _, name := range sortedNames(c.Mappings) {
 		m := c.Mappings[name]
-		cm := ingest.ColumnMapping{Name: name, Provider: m.Provider, Currency: m.Currency, Columns: m.Columns, Modes: m.Modes}
+		cm := ingest.ColumnMapping{Name: name, Provider: m.Provider, Currency: m.Currency, Columns: m.Columns, Modes: m.Modes,
+			Encoding: m.Encoding}
 		if m.Timezone != "" {
 			loc, err := time.LoadLocation(m.Timezone)
 			if err != nil {

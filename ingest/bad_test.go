@@ -25,7 +25,9 @@ func TestBadInputs(t *testing.T) {
 		// The row before spans lines 2–3 (a quoted newline); the bad date is on physical line 4.
 		{"bad_date.csv", "", []string{"bad_date.csv:4", `"ChargePeriodStart"`, "2026-11-31", "timestamp"}},
 		{"not_utf8.csv", "", []string{"not_utf8.csv:2", `"ChargeDescription"`, "not UTF-8", "convert"}},
-		{"not_utf8_header.csv", "", []string{"not_utf8_header.csv:1", "not UTF-8"}},
+		// bad/not_utf8_header.csv is a GBK AutoDL header, which the built-in
+		// mapping now reads (TestRentalGBK); this GBK header matches no mapping.
+		{"../rental/gbk_no_mapping.csv", "", []string{"gbk_no_mapping.csv:1", "not UTF-8", "GBK"}},
 		{"bad_tags.csv", "", []string{"bad_tags.csv:2", `"Tags"`, "JSON object"}},
 		{"bare_quote.csv", "", []string{"bare_quote.csv:3", `"ChargeDescription"`, "quote"}},
 		{"short_row.csv", "", []string{"short_row.csv:2", `"BillingCurrency"`, "expected 8 fields"}},

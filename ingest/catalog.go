@@ -43,6 +43,19 @@ const (
 	gpuL20     = "L20"
 	gpu6000Ada = "RTX 6000 Ada"
 	gpu910B    = "Ascend 910B"
+
+	// Rented by the hour on rental platforms (RunPod, AutoDL, Vast.ai) and
+	// in older Alibaba Cloud families.
+	gpuA40    = "A40"
+	gpuA30    = "A30"
+	gpuL40    = "L40"
+	gpuA6000  = "RTX A6000"
+	gpu5090   = "RTX 5090"
+	gpu4090D  = "RTX 4090D"
+	gpuB200   = "B200"
+	gpuMI300X = "MI300X"
+	gpuP100   = "P100"
+	gpuP4     = "P4"
 )
 
 // maxGPUsPerMachine bounds counts read from free text: "2x4090" must not
@@ -141,6 +154,9 @@ func (c *Catalog) Instance(instanceType string) (model string, count int, ok boo
 	s, ok := c.instances[k]
 	if !ok && !strings.HasPrefix(k, "standard_") {
 		s, ok = c.instances["standard_"+k]
+	}
+	if !ok {
+		s, ok = alibabaInstance(k)
 	}
 	return s.model, s.count, ok
 }

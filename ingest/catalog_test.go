@@ -35,6 +35,16 @@ func TestGPUName(t *testing.T) {
 		{"Tesla V100-SXM2-32GB", "V100", 1},
 		{"Tesla M60", "M60", 1},
 		{"NVIDIA L4", "L4", 1},
+		// Rental-platform names (RunPod gpuTypeId, AutoDL): whole tokens, so
+		// 4090D is not a 4090 and L40 is not an L40S.
+		{"RTX 4090D * 2", "RTX 4090D", 2},
+		{"NVIDIA L40", "L40", 1},
+		{"NVIDIA A100 80GB PCIe", "A100-80GB", 1},
+		{"NVIDIA RTX A6000", "RTX A6000", 1},
+		{"NVIDIA GeForce RTX 5090", "RTX 5090", 1},
+		{"NVIDIA A40", "A40", 1},
+		{"NVIDIA B200", "B200", 1},
+		{"AMD Instinct MI300X OAM", "MI300X", 1},
 	}
 	for _, tc := range cases {
 		m, n, ok := c.GPUName(tc.in)
@@ -43,7 +53,7 @@ func TestGPUName(t *testing.T) {
 		}
 	}
 	for _, unknown := range []string{"", "NVIDIA GeForce RTX 2080 SUPER", "NVIDIA GeForce RTX 4080 SUPER",
-		"Quadro RTX 6000", "MX150", "RTX 4090D", "CPU", "无卡模式", "L40", "2x", "x2"} {
+		"Quadro RTX 6000", "MX150", "NVIDIA RTX A4000", "CPU", "无卡模式", "NVIDIA A2", "2x", "x2"} {
 		if m, n, ok := c.GPUName(unknown); ok {
 			t.Errorf("GPUName(%q) = %q, %d; want unknown", unknown, m, n)
 		}

@@ -17,12 +17,14 @@ func knownMappingFields() []string {
 		"resource_id", "resource_name", "start", "end", "cost", "list_cost", "currency",
 		"gpu", "gpu_model", "gpu_count", "pricing_mode", "region", "sku", "team", "task",
 		"usage_quantity", "usage_unit",
+		"account", "service", "tags", "instance_config",
 	}
 }
 
 // DetectFormat names the format of a CSV from its header: FOCUS (BilledCost
 // and ChargePeriodStart), nvidia-smi (timestamp first, with utilization.gpu or
-// uuid), a finops tasks file (task, resource, start, end), or the first of
+// uuid), a finops tasks file (task, resource, start, end), a cloud billing
+// export (AWS CUR or CUR 2.0, GCP, Azure: detectCloudFormat), or the first of
 // mappings whose required columns are all present (format FormatRental; the
 // mapping is returned). Parse passes the configured mappings followed by
 // BuiltinMappings.
@@ -36,6 +38,10 @@ func DetectFormat(header []string, mappings []ColumnMapping) (format string, map
 		return FormatNvidiaSMI, nil, nil
 	case len(missing(idx, "task", "resource", "start", "end")) == 0:
 		return FormatTasks, nil, nil
+	}
+	// Cloud billing exports: AWS CUR (legacy, CUR 2.0), GCP, Azure.
+	if f := detectCloudFormat(h, idx); f != "" {
+		return f, nil, nil
 	}
 	for i := range mappings {
 		if len(mappings[i].missingColumns(idx)) == 0 {
@@ -79,11 +85,11 @@ func unrecognisedHeader(h []string, idx map[string]int, mappings []ColumnMapping
 func foreignHint(idx map[string]int) string {
 	switch {
 	case col(idx, "lineItem/UnblendedCost", "line_item_unblended_cost") >= 0:
-		return "this looks like an AWS Cost and Usage Report: export FOCUS instead (AWS Data Exports, FOCUS 1.0)"
+		return "this looks like an AWS Cost and Usage Report but lacks lineItem/LineItemType: include the line item columns in the report, or export FOCUS (AWS Data Exports, FOCUS 1.0)"
 	case col(idx, "CostInBillingCurrency", "PreTaxCost", "costInBillingCurrency") >= 0:
-		return "this looks like an Azure cost export: export the FOCUS dataset instead (Cost Management exports)"
+		return "this looks like an Azure cost export but lacks the Date (or UsageDateTime) or MeterCategory column: export the full cost details, or the FOCUS dataset"
 	case col(idx, "cost", "sku.description", "sku_description") >= 0 && col(idx, "usage_start_time") >= 0:
-		return "this looks like a GCP billing export: use a FOCUS view of it instead"
+		return "this looks like a GCP billing export but lacks usage_end_time or sku.description: export every column of the billing table, or a FOCUS view of it"
 	}
 	return ""
 }
@@ -155,6 +161,9 @@ func (m *ColumnMapping) Validate() error {
 		if !slices.Contains(knownMappingFields(), f) {
 			probs = append(probs, fmt.Sprintf("unknown field %q: use one of %s", f, strings.Join(knownMappingFields(), ", ")))
 		}
+	}
+	if _, err := NormalizeEncoding(m.Encoding); err != nil {
+		probs = append(probs, err.Error())
 	}
 	for raw, mode := range m.Modes {
 		if !validMode(mode) {

@@ -193,6 +193,24 @@ func (c *Catalog) resolveGPU(name string) (string, bool) {
 			return gpuM60, true
 		case "4090":
 			return gpu4090, true
+		case "4090D":
+			return gpu4090D, true
+		case "5090":
+			return gpu5090, true
+		case "A40":
+			return gpuA40, true
+		case "A30":
+			return gpuA30, true
+		case "L40":
+			return gpuL40, true
+		case "A6000":
+			return gpuA6000, true
+		case "B200":
+			return gpuB200, true
+		case "MI300X":
+			return gpuMI300X, true
+		case "P100":
+			return gpuP100, true
 		case "3090":
 			return gpu3090, true
 		case "6000":

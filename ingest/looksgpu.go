@@ -39,8 +39,10 @@ func LooksLikeGPU(text string) bool {
 // looksLikeGPUInstance matches the GPU instance families of the big clouds:
 // AWS p*/g*/dl*/trn*/inf*, GCP a2/a3/a4/g2/g4, Azure N-series.
 func looksLikeGPUInstance(t string) bool {
-	if fam, _, ok := strings.Cut(t, "."); ok && len(fam) >= 2 {
+	if fam, rest, ok := strings.Cut(t, "."); ok && len(fam) >= 2 {
 		switch {
+		case fam == "ecs":
+			return isAlibabaGPUFamily(rest)
 		case fam[0] == 'p' || fam[0] == 'g':
 			return fam[1] >= '2' && fam[1] <= '9'
 		case strings.HasPrefix(fam, "dl1"), strings.HasPrefix(fam, "trn"), strings.HasPrefix(fam, "inf"):

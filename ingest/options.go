@@ -34,7 +34,11 @@ type ColumnMapping struct {
 	//   cost (required; the amount actually paid), list_cost, currency,
 	//   gpu (model and count in one cell: "RTX 4090 * 2"), gpu_model, gpu_count,
 	//   pricing_mode (raw billing mode: 按量/包日/包周/包月/竞价, hourly, monthly, ...),
-	//   region, sku, team, task, usage_quantity, usage_unit
+	//   region, sku, team, task, usage_quantity, usage_unit,
+	//   account (billing account), service (product name),
+	//   tags ("key1:value1;key2:value2" or a JSON object),
+	//   instance_config (free text such as Alibaba's 实例配置, read for the GPU
+	//   when neither gpu, gpu_model nor sku names it)
 	Columns map[string]string
 	// Modes maps raw pricing-mode values to Mode* constants, on top of the
 	// built-in ones (按量 hourly, 包日 daily, 包周 weekly, 包月 monthly, 竞价 spot,
@@ -42,4 +46,9 @@ type ColumnMapping struct {
 	Modes map[string]string
 	// Location of the start/end timestamps when they carry no offset. nil = Options.Location.
 	Location *time.Location
+	// Encoding of the file's text: "" or "utf-8", "gbk" or "gb18030" (Chinese
+	// consoles and Excel on Chinese Windows save CSVs in GBK). A file that is
+	// evidently UTF-8 (BOM, or valid UTF-8 Chinese text) is read as UTF-8 even
+	// under a GBK mapping.
+	Encoding string
 }

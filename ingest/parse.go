@@ -13,6 +13,11 @@ const (
 	FormatRental    = "rental"     // any CSV read through a configured column mapping
 	FormatNvidiaSMI = "nvidia-smi" // nvidia-smi --query-gpu --format=csv[,noheader,nounits]
 	FormatTasks     = "tasks"      // finops tasks CSV
+
+	FormatCUR   = "aws-cur"  // AWS Cost and Usage Report, legacy (lineItem/… or Athena snake_case columns)
+	FormatCUR2  = "aws-cur2" // AWS CUR 2.0 (Data Exports): snake_case with map columns as JSON text
+	FormatAzure = "azure"    // Azure Cost Management cost details (EA, MCA, camelCase, pay-as-you-go, localized)
+	FormatGCP   = "gcp"      // GCP Cloud Billing export to BigQuery, as CSV or newline-delimited JSON
 )
 
 // Kinds of data a format carries.
@@ -45,6 +50,20 @@ type Summary struct {
 	// SampleInterval is the median spacing between consecutive samples of one
 	// GPU (utilization files only); the minute grid lets a sample cover that long.
 	SampleInterval time.Duration
+	// Period and Delivery are the restatement key a parser derives from the
+	// data when the file itself says which delivery of which billing period it
+	// is (Azure: billing scope and month; delivery actual or amortized). The
+	// store replaces earlier sources of the same Period with another Delivery.
+	// Empty when the file does not say; a manifest's key (store.FileMeta) wins.
+	Period   string
+	Delivery string
+	// Mapping is the column mapping a rental CSV was read through; Encoding
+	// the text encoding the file was decoded from ("" for UTF-8).
+	Mapping  string
+	Encoding string
+	// Skipped counts records read and deliberately left out because they are
+	// not charges (Vast.ai balance deposits and payouts).
+	Skipped int
 }
 
 // ParseError names the file, line and field of bad input, what was expected

@@ -48,7 +48,14 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		return nil, err
 	}
 	name := opt.Name
-	cr := newCSVReader(r, name)
+	in := prepareInput(r, opt)
+	if isGCPJSONInput(in.r, opt) {
+		return parseGCPJSON(ctx, in.r, opt, sink)
+	}
+	if in.json {
+		return parseJSON(ctx, in.r, opt, sink)
+	}
+	cr := newCSVReader(in.r, name)
 	first, line, rowErr, err := cr.next(nil)
 	for err == nil && rowErr == nil && blankRecord(first) {
 		first, line, rowErr, err = cr.next(nil)
@@ -65,7 +72,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 	}
 	if perr := checkUTF8(name, line, nil, first); perr != nil {
 		perr.Field = ""
-		perr.Msg = "header is " + perr.Msg
+		perr.Msg = "header is " + perr.Msg + gbHint(first, opt)
 		return nil, perr
 	}
 	hdr := cleanHeader(first)
@@ -77,6 +84,12 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		return nil, perr
 	}
 	sum := newSummarizer(setup.format, setup.kind)
+	if rp, ok := setup.p.(*rentalParser); ok {
+		sum.sum.Mapping = rp.mapping
+	}
+	if in.encoding != EncodingUTF8 {
+		sum.sum.Encoding = in.encoding
+	}
 	maxBad := max(opt.MaxBadRows, 0)
 
 	handle := func(rec []string, line int) error {
@@ -84,8 +97,15 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 			return nil
 		}
 		perr := checkUTF8(name, line, setup.header, rec)
+		if perr == nil && in.encoding != EncodingUTF8 {
+			perr = checkDecoded(name, line, setup.header, rec, in.encoding)
+		}
 		if perr == nil {
-			perr = checkWidth(name, line, setup.header, rec)
+			if wc, ok := setup.p.(widthChecker); ok {
+				perr = wc.checkWidth(name, line, setup.header, rec)
+			} else {
+				perr = checkWidth(name, line, setup.header, rec)
+			}
 		}
 		var out parsed
 		if perr == nil {
@@ -148,7 +168,11 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 			return sum.finish(), err
 		}
 	}
-	return sum.finish(), nil
+	s := sum.finish()
+	if f, ok := setup.p.(summaryFinisher); ok {
+		f.finishSummary(s)
+	}
+	return s, nil
 }
 
 // checkWidth refuses a row with fewer fields than the header (a cut-off
@@ -233,8 +257,11 @@ func newRowParser(hdr []string, headerLine int, opt Options) (parserSetup, *Pars
 		}
 		return parserSetup{p: newRentalParser(hdr, *mapping, opt), format: format, kind: KindBilling, header: hdr}, nil
 	}
-	return parserSetup{}, &ParseError{File: opt.Name, Msg: fmt.Sprintf("unknown format %q: use %s, %s, %s or %s",
-		opt.Format, FormatFOCUS, FormatNvidiaSMI, FormatTasks, FormatRental)}
+	if setup, perr, ok := newCloudRowParser(format, hdr, opt, fileErr, looksLike()); ok {
+		return setup, perr
+	}
+	return parserSetup{}, &ParseError{File: opt.Name, Msg: fmt.Sprintf("unknown format %q: use %s, %s, %s, %s, %s, %s, %s or %s",
+		opt.Format, FormatFOCUS, FormatNvidiaSMI, FormatTasks, FormatRental, FormatCUR, FormatCUR2, FormatAzure, FormatGCP)}
 }
 
 func describeFormat(format string, m *ColumnMapping) string {
@@ -250,6 +277,9 @@ func describeFormat(format string, m *ColumnMapping) string {
 			return fmt.Sprintf("a rental CSV (mapping %q)", m.Name)
 		}
 		return "a rental CSV"
+	}
+	if d := describeCloudFormat(format); d != "" {
+		return d
 	}
 	return format
 }

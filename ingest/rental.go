@@ -18,6 +18,9 @@ const (
 // BuiltinMappings returns the column mappings finops ships for rental
 // platforms without a public export format. They are tried after the
 // configured ones.
+//
+// Both read GBK files as well as UTF-8 ones: consoles in China and Excel on
+// Chinese Windows save CSVs in GBK, and a UTF-8 file is recognised as such.
 func BuiltinMappings() []ColumnMapping {
 	return []ColumnMapping{{
 		// AutoDL's console bill export (Chinese headers; amounts in CNY, times in China time).
@@ -35,6 +38,34 @@ func BuiltinMappings() []ColumnMapping {
 			"list_cost":     "原价",
 		},
 		Location: chinaTime(),
+		Encoding: EncodingGB18030,
+	}, {
+		// Alibaba Cloud's 计费项账单明细 (BillingItemDetail) CSV, China site:
+		// amounts in CNY, times in China time. The GPU comes from 实例规格
+		// (ecs.gn7i-c8g1.2xlarge → 1 × A10) through the catalog, else from the
+		// free text of 实例配置. Tags are "key1:value1;key2:value2".
+		Name:     "alibaba",
+		Provider: "Alibaba Cloud",
+		Currency: "CNY",
+		Columns: map[string]string{
+			"resource_id":     "实例ID",
+			"resource_name":   "实例昵称",
+			"start":           "账单开始时间",
+			"end":             "账单结束时间",
+			"cost":            "应付金额", // PretaxAmount: after discounts, before coupons and cash
+			"list_cost":       "原价",   // PretaxGrossAmount
+			"pricing_mode":    "计费方式", // 包年包月, 按量付费, 抢占式实例
+			"sku":             "实例规格",
+			"instance_config": "实例配置",
+			"tags":            "实例标签",
+			"region":          "地域",
+			"account":         "账号ID",
+			"service":         "产品",
+			"usage_quantity":  "用量",
+			"usage_unit":      "用量单位",
+		},
+		Location: chinaTime(),
+		Encoding: EncodingGB18030,
 	}}
 }
 
@@ -51,13 +82,14 @@ func chinaTime() *time.Location {
 // to Mode* constants.
 func builtinModes() map[string]string {
 	return map[string]string{
-		"按量": ModeHourly, "按量计费": ModeHourly, "按时": ModeHourly, "按小时": ModeHourly, "后付费": ModeHourly,
+		"按量": ModeHourly, "按量计费": ModeHourly, "按量付费": ModeHourly, "按时": ModeHourly, "按小时": ModeHourly, "后付费": ModeHourly,
 		"包日": ModeDaily, "按日": ModeDaily,
 		"包周": ModeWeekly, "按周": ModeWeekly,
 		"包月": ModeMonthly, "包年包月": ModeMonthly, "按月": ModeMonthly, "预付费": ModeMonthly,
 		"竞价": ModeSpot, "竞价实例": ModeSpot, "抢占式": ModeSpot, "抢占式实例": ModeSpot,
 		"hourly": ModeHourly, "hour": ModeHourly, "on-demand": ModeHourly, "ondemand": ModeHourly,
 		"on demand": ModeHourly, "payg": ModeHourly, "pay-as-you-go": ModeHourly, "postpaid": ModeHourly,
+		"payasyougo": ModeHourly, "subscription": ModeMonthly, "preemptible instance": ModeSpot,
 		"daily": ModeDaily, "day": ModeDaily,
 		"weekly": ModeWeekly, "week": ModeWeekly,
 		"monthly": ModeMonthly, "month": ModeMonthly, "prepaid": ModeMonthly,
@@ -70,6 +102,7 @@ func builtinModes() map[string]string {
 // rentalParser reads a rental platform's CSV through a ColumnMapping.
 type rentalParser struct {
 	file     string
+	mapping  string
 	hdr      []string
 	cat      *Catalog
 	loc      *time.Location
@@ -84,7 +117,7 @@ type rentalParser struct {
 func newRentalParser(hdr []string, m ColumnMapping, opt Options) *rentalParser {
 	idx := headerIndex(hdr)
 	p := &rentalParser{
-		file: opt.Name, hdr: hdr, cat: opt.Catalog, loc: m.Location, in: newInterner(),
+		file: opt.Name, mapping: m.Name, hdr: hdr, cat: opt.Catalog, loc: m.Location, in: newInterner(),
 		provider: m.Provider, currency: strings.ToUpper(strings.TrimSpace(m.Currency)),
 		modes: builtinModes(), cols: map[string]int{},
 	}
@@ -188,6 +221,17 @@ func (p *rentalParser) parse(rec []string, line int) (parsed, *ParseError) {
 	l.SKU = p.in.get(v)
 	v, _ = p.get(rec, "usage_unit")
 	l.UsageUnit = p.in.get(v)
+	v, _ = p.get(rec, "account")
+	l.BillingAccount = p.in.get(v)
+	v, _ = p.get(rec, "service")
+	l.Service = p.in.get(v)
+	if v, i := p.get(rec, "tags"); v != "" {
+		tags, ok := p.tags(v)
+		if !ok {
+			return parsed{}, p.err(line, i, `tags like "key1:value1;key2:value2" or a JSON object`, v)
+		}
+		l.Tags = tags
+	}
 	for _, f := range []string{"team", "task"} {
 		if v, _ := p.get(rec, f); v != "" {
 			if l.Tags == nil {
@@ -199,6 +243,7 @@ func (p *rentalParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if perr := p.mode(rec, l); perr != nil {
 		return parsed{}, perr
 	}
+	p.paiMode(l)
 	if perr := p.gpu(rec, line, l); perr != nil {
 		return parsed{}, perr
 	}
@@ -221,6 +266,13 @@ func (p *rentalParser) mode(rec []string, l *BillingLine) *ParseError {
 		l.Tags["pricing_mode"] = p.in.get(raw)
 		return nil
 	}
+	setMode(l, mode)
+	return nil
+}
+
+// setMode sets a line's pricing mode and the FOCUS charge frequency and
+// pricing category that go with it.
+func setMode(l *BillingLine, mode string) {
 	l.PricingMode = mode
 	switch mode {
 	case ModeHourly, ModeSpot, ModePerTask:
@@ -236,27 +288,68 @@ func (p *rentalParser) mode(rec []string, l *BillingLine) *ParseError {
 	default:
 		l.PricingCategory = "standard"
 	}
-	return nil
+}
+
+// paiPayTypeTag is the tag Alibaba PAI puts on DLC jobs: "spot" or
+// "postpaid". Both bill as 按量付费, so only the tag tells spot apart.
+const paiPayTypeTag = "acs:pai:dlc:payType"
+
+func (p *rentalParser) paiMode(l *BillingLine) {
+	for k, v := range l.Tags {
+		if strings.EqualFold(k, paiPayTypeTag) {
+			if mode, ok := p.modes[strings.ToLower(strings.TrimSpace(v))]; ok {
+				setMode(l, mode)
+			}
+		}
+	}
+}
+
+// tags reads a tags cell: "key1:value1;key2:value2" (Alibaba's 实例标签;
+// keys such as acs:pai:dlc:payType hold colons, so a pair splits at its last
+// colon, or at "=" when it has one) or a JSON object.
+func (p *rentalParser) tags(v string) (map[string]string, bool) {
+	if strings.HasPrefix(v, "{") {
+		return parseTagsJSON(v)
+	}
+	tags := map[string]string{}
+	for _, pair := range strings.FieldsFunc(v, func(r rune) bool { return r == ';' || r == '；' }) {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		sep := strings.IndexByte(pair, '=')
+		if sep < 0 {
+			sep = strings.LastIndexByte(pair, ':')
+		}
+		if sep <= 0 {
+			return nil, false
+		}
+		k := strings.TrimSpace(pair[:sep])
+		if k == "" {
+			return nil, false
+		}
+		tags[p.in.get(k)] = p.in.get(strings.TrimSpace(pair[sep+1:]))
+	}
+	if len(tags) == 0 {
+		return nil, true
+	}
+	return tags, true
 }
 
 // gpu fills the GPU model and count from the gpu cell ("RTX 4090 * 2"), else
-// gpu_model and gpu_count, else an instance type in the sku column.
+// gpu_model and gpu_count, else an instance type in the sku column, else the
+// instance_config text. GPU text the catalog does not know but that looks
+// like a GPU ("RTX 5090 * 2") still makes a GPU line under its own name, and
+// is reported in Tags[UnknownGPUTag]; an unknown GPU instance type
+// (ecs.gn9x-…) is reported the same way but makes no GPU line, as its count
+// is unknown.
 func (p *rentalParser) gpu(rec []string, line int, l *BillingLine) *ParseError {
 	if v, _ := p.get(rec, "gpu"); v != "" {
-		m, n, ok := p.cat.gpuText(v)
-		if !ok {
-			p.tagUnknownGPU(l, v)
-			return nil
-		}
-		l.GPUModel, l.GPUCount = p.in.get(m), n
+		p.gpuText(l, v)
 		return nil
 	}
 	if v, _ := p.get(rec, "gpu_model"); v != "" {
-		if m, n, ok := p.cat.gpuText(v); ok {
-			l.GPUModel, l.GPUCount = p.in.get(m), n
-		} else {
-			p.tagUnknownGPU(l, v)
-		}
+		p.gpuText(l, v)
 	}
 	if v, i := p.get(rec, "gpu_count"); v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimRight(v, "卡张")))
@@ -271,6 +364,13 @@ func (p *rentalParser) gpu(rec []string, line int, l *BillingLine) *ParseError {
 	if l.GPUModel == "" && l.SKU != "" {
 		if m, n, ok := p.cat.Instance(l.SKU); ok {
 			l.InstanceType, l.GPUModel, l.GPUCount = l.SKU, m, n
+		} else if LooksLikeGPU(l.SKU) {
+			p.tag(l, UnknownGPUTag, l.SKU)
+		}
+	}
+	if l.GPUModel == "" && l.Tags[UnknownGPUTag] == "" {
+		if v, _ := p.get(rec, "instance_config"); v != "" {
+			p.gpuFromConfig(l, v)
 		}
 	}
 	if l.GPUModel == "" {
@@ -279,11 +379,65 @@ func (p *rentalParser) gpu(rec []string, line int, l *BillingLine) *ParseError {
 	return nil
 }
 
-// tagUnknownGPU keeps GPU text that names no GPU finops can tell ("无卡模式")
-// in Tags["gpu"], so the line is not a GPU line but the text is not lost.
-func (p *rentalParser) tagUnknownGPU(l *BillingLine, v string) {
+// gpuText reads GPU text with an optional count into the line.
+func (p *rentalParser) gpuText(l *BillingLine, v string) {
+	if m, n, ok := p.cat.GPUName(v); ok {
+		l.GPUModel, l.GPUCount = p.in.get(m), n
+		return
+	}
+	m, n, ok := p.cat.gpuText(v)
+	if !ok {
+		// Text that names no GPU ("无卡模式", CPU only) is kept, not reported.
+		p.tag(l, "gpu", v)
+		return
+	}
+	l.GPUModel, l.GPUCount = p.in.get(m), n
+	p.tag(l, UnknownGPUTag, v)
+}
+
+// gpuFromConfig reads free text that describes a machine, such as
+// "CPU:8核;内存:30GB;GPU:NVIDIA A10 * 1": an instance type in it, else the
+// first part that names a GPU.
+func (p *rentalParser) gpuFromConfig(l *BillingLine, v string) {
+	if t, m, n, ok := p.cat.FindInstance(v); ok {
+		l.InstanceType, l.GPUModel, l.GPUCount = p.in.get(t), m, n
+		return
+	}
+	parts := strings.FieldsFunc(v, func(r rune) bool {
+		return r == ';' || r == '；' || r == ',' || r == '，' || r == '|' || r == '\n'
+	})
+	var unknown string
+	for _, part := range parts {
+		part = strings.TrimSpace(part)
+		if k, rest, ok := cutLabel(part); ok && (strings.EqualFold(k, "gpu") || k == "显卡" || k == "GPU型号") {
+			part = rest
+		}
+		if m, n, ok := p.cat.GPUName(part); ok {
+			l.GPUModel, l.GPUCount = p.in.get(m), n
+			return
+		}
+		if unknown == "" && LooksLikeGPU(part) {
+			unknown = part
+		}
+	}
+	if unknown != "" {
+		p.tag(l, UnknownGPUTag, unknown)
+	}
+}
+
+// cutLabel splits "GPU: A10" or "GPU：A10" into its label and value.
+func cutLabel(s string) (label, value string, ok bool) {
+	for _, sep := range []string{":", "："} {
+		if k, v, found := strings.Cut(s, sep); found {
+			return strings.TrimSpace(k), strings.TrimSpace(v), true
+		}
+	}
+	return "", s, false
+}
+
+func (p *rentalParser) tag(l *BillingLine, k, v string) {
 	if l.Tags == nil {
 		l.Tags = map[string]string{}
 	}
-	l.Tags["gpu"] = p.in.get(v)
+	l.Tags[k] = p.in.get(v)
 }

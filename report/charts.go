@@ -58,7 +58,163 @@ func buildCharts(r *analysis.Result, loc *time.Location) []chartSpec {
 		out = append(out, chartSpec{ID: "chart-idle-resource", Title: "Idle cost by resource",
 			Height: max(220, 80+28*len(idle)), Option: idleBar(idle, r.Currency)})
 	}
+	if opt, note := unitCostTrend(r.TaskDaily, r.Tasks, loc, r.Currency); opt != nil {
+		out = append(out, chartSpec{ID: "chart-unit-cost", Title: "Unit cost per task", Note: note, Height: 340, Option: opt})
+	}
+	if opt, n := budgetBars(r.ByTeam, r.Currency); opt != nil {
+		out = append(out, chartSpec{ID: "chart-budget", Title: "Spend vs budget this month",
+			Note:   "Month to date, the month-end forecast at the current daily rate, and the monthly budget.",
+			Height: max(240, 120+36*n), Option: opt})
+	}
 	return out
+}
+
+// maxTrendTasks bounds the unit-cost chart's legend.
+const maxTrendTasks = 8
+
+// unitCostTrend is one line per task with units: its cost per unit on each
+// day of the window. Days without units are gaps, not zeros. Tasks are
+// ranked by cost; units differ between tasks (per run, per 1M tokens), so
+// when unit costs span more than two orders of magnitude the axis is
+// logarithmic rather than flattening the cheap tasks onto zero.
+func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time.Location, currency string) (map[string]any, string) {
+	type key struct{ day, task string }
+	cost, units := map[key]float64{}, map[key]float64{}
+	total := map[string]float64{}
+	var first, last time.Time
+	for i, d := range days {
+		t := d.Day.In(loc)
+		day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
+		if i == 0 || day.Before(first) {
+			first = day
+		}
+		if i == 0 || day.After(last) {
+			last = day
+		}
+		k := key{day.Format(time.DateOnly), d.Task}
+		cost[k] += d.Cost
+		units[k] += d.Units
+		if d.Units > 0 {
+			total[d.Task] += d.Cost
+		}
+	}
+	if len(total) == 0 {
+		return nil, ""
+	}
+	unit := map[string]string{}
+	for _, t := range tasks {
+		unit[t.Task] = t.Unit
+	}
+	names := make([]string, 0, len(total))
+	for n := range total {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if c := cmp.Compare(total[b], total[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	note := "Cost per unit each day; gaps are days without units."
+	if len(names) > maxTrendTasks {
+		note += fmt.Sprintf(" The %d most expensive of %d tasks.", maxTrendTasks, len(names))
+		names = names[:maxTrendTasks]
+	}
+	var labels []string
+	for day := first; !day.After(last) && len(labels) < maxChartDays; day = time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc) {
+		labels = append(labels, day.Format(time.DateOnly))
+	}
+	lo, hi := math.Inf(1), 0.0
+	line := charts.NewLine()
+	line.Assets.ClearPresetAssets()
+	for _, n := range names {
+		data := make([]opts.LineData, len(labels))
+		for i, day := range labels {
+			k := key{day, n}
+			if units[k] > 0 {
+				v := cost[k] / units[k]
+				data[i] = opts.LineData{Value: roundSig(v)}
+				if v > 0 {
+					lo, hi = math.Min(lo, v), math.Max(hi, v)
+				}
+			} else {
+				data[i] = opts.LineData{Value: "-"} // ECharts: no point
+			}
+		}
+		name := n
+		if u := unit[n]; u != "" {
+			name += " (per " + u + ")"
+		}
+		line.AddSeries(chartText(name), data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
+	}
+	yAxis := opts.YAxis{Type: "value", Name: currencyCode(currency) + " / unit", Scale: opts.Bool(true)}
+	if hi > 0 && lo > 0 && hi/lo > 100 {
+		yAxis.Type = "log"
+		note += " Logarithmic scale: the tasks' units differ widely."
+	}
+	line.SetGlobalOptions(append(baseOpts(),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "32", Bottom: "40", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
+		charts.WithYAxisOpts(yAxis),
+	)...)
+	line.SetXAxis(labels)
+	line.Validate()
+	return line.JSON(), note
+}
+
+// budgetBars compares each team's month-to-date spend and month-end forecast
+// with its monthly budget. Teams with neither a budget nor spend this month
+// are left out; nil when no team is left.
+func budgetBars(teams []analysis.TeamCost, currency string) (map[string]any, int) {
+	var names []string
+	var mtd, forecast, budget []opts.BarData
+	for _, t := range teams {
+		if t.Budget == nil && t.MonthToDate == 0 && t.MonthForecast == 0 {
+			continue
+		}
+		names = append(names, chartText(t.Team))
+		mtd = append(mtd, opts.BarData{Value: round2(t.MonthToDate)})
+		fc := opts.BarData{Value: round2(t.MonthForecast)}
+		if t.Budget != nil && t.MonthForecast > *t.Budget {
+			fc.ItemStyle = &opts.ItemStyle{Color: "#D55E00"} // over budget
+		}
+		forecast = append(forecast, fc)
+		if t.Budget != nil {
+			budget = append(budget, opts.BarData{Value: round2(*t.Budget)})
+		} else {
+			budget = append(budget, opts.BarData{Value: "-"})
+		}
+	}
+	if len(names) == 0 {
+		return nil, 0
+	}
+	bar := charts.NewBar()
+	bar.Assets.ClearPresetAssets()
+	bar.SetGlobalOptions(append(baseOpts(),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "48", Top: "16", Bottom: "40", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: currencyCode(currency)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true),
+			AxisLabel: &opts.AxisLabel{Width: 160, Overflow: "truncate"}}),
+	)...)
+	bar.SetXAxis(names).XYReversal()
+	bar.AddSeries("Month to date", mtd, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#0072B2"}))
+	bar.AddSeries("Forecast (month end)", forecast, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#56B4E9"}))
+	bar.AddSeries("Monthly budget", budget, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#999999"}))
+	bar.Validate()
+	return bar.JSON(), len(names)
+}
+
+// roundSig keeps four significant digits: unit costs can be fractions of a cent.
+func roundSig(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	p := math.Pow10(3 - int(math.Floor(math.Log10(math.Abs(v)))))
+	return math.Round(v*p) / p
 }
 
 func baseOpts() []charts.GlobalOpts {
@@ -105,7 +261,7 @@ func idleBar(items []labelled, currency string) map[string]any {
 	bar.SetGlobalOptions(append(baseOpts(),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-		charts.WithGridOpts(opts.Grid{Left: "8", Right: "24", Top: "16", Bottom: "8", ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "48", Top: "16", Bottom: "8", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: currencyCode(currency)}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true),
 			AxisLabel: &opts.AxisLabel{Width: 220, Overflow: "truncate"}}),
@@ -174,12 +330,12 @@ func utilHeatmap(hoursIn []analysis.GPUHour, loc *time.Location) (map[string]any
 	global := append(baseOpts(),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true)}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "16", Bottom: "64", ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "40", Bottom: "56", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: xLabels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: yLabels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)},
 			AxisLabel: &opts.AxisLabel{Width: 220, Overflow: "truncate"}}),
 		charts.WithVisualMapOpts(opts.VisualMap{
-			Type: "piecewise", Orient: "horizontal", Left: "center", Bottom: "0",
+			Type: "piecewise", Orient: "horizontal", Left: "center", Top: "0", // the zoom slider is at the bottom
 			Pieces: []opts.Piece{
 				{Lt: 10, Color: "#d9d9d9"},          // idle
 				{Gte: 10, Lt: 50, Color: "#fdd49e"}, // low

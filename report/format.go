@@ -187,3 +187,97 @@ func resourceLabel(rc analysis.ResourceCost) string {
 	}
 	return rc.ResourceID
 }
+
+// findingKindText is the human wording of a finding kind.
+func findingKindText(kind string) string {
+	switch kind {
+	case analysis.FindingRecommendation:
+		return "Rent-mode change"
+	case analysis.FindingForgotten:
+		return "Forgotten instance"
+	case analysis.FindingAllocatedIdle:
+		return "Allocated but idle"
+	case analysis.FindingUnallocated:
+		return "Unallocated GPU time"
+	case analysis.FindingSaturated:
+		return "Saturated GPU"
+	case analysis.FindingSpendSpike:
+		return "Spend spike"
+	case analysis.FindingBudget:
+		return "Over budget forecast"
+	case analysis.FindingUnusedCommit:
+		return "Unused commitment"
+	case analysis.FindingNoTelemetry:
+		return "No telemetry"
+	}
+	return actionText(kind)
+}
+
+// findingBasis says what a finding's money is: recommendations are monthly
+// savings, everything else an amount in the report window.
+func findingBasis(kind string) string {
+	if kind == analysis.FindingRecommendation {
+		return "per month"
+	}
+	return "in period"
+}
+
+// findingMoney is a finding's amount with its basis: "¥4,218.45/mo" or "¥2,100.00".
+func findingMoney(currency string, f analysis.Finding) string {
+	if f.Kind == analysis.FindingRecommendation {
+		return money(currency, f.Money) + "/mo"
+	}
+	return money(currency, f.Money)
+}
+
+// severityRank orders severities high first; unknown ones last.
+func severityRank(s string) int {
+	switch s {
+	case "high":
+		return 0
+	case "medium":
+		return 1
+	case "low":
+		return 2
+	}
+	return 3
+}
+
+// utilBand names the metrics.md utilization band of a 0–100 utilization.
+func utilBand(u float64) string {
+	switch {
+	case u < 10:
+		return "idle"
+	case u < 50:
+		return "low"
+	case u < 80:
+		return "fair"
+	case u <= 95:
+		return "target"
+	}
+	return "saturated"
+}
+
+// previousCost is the whole report's cost in the previous period of the same
+// length: the sum of the teams' previous costs (0 when unknown).
+func previousCost(r *analysis.Result) float64 {
+	var p float64
+	for _, t := range r.ByTeam {
+		p += t.PreviousCost
+	}
+	return p
+}
+
+// changeText is "+12.3% vs previous period", or "" when there is no previous figure.
+func changeText(now, prev float64) string {
+	if prev == 0 {
+		return ""
+	}
+	c := now/prev - 1
+	sign := "+"
+	if c < 0 {
+		sign = "-"
+		c = -c
+	}
+	return sign + percent(c) + " vs previous period"
+}

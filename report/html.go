@@ -55,6 +55,7 @@ func writeHTML(w io.Writer, r *analysis.Result, meta Meta, echarts []byte) error
 // string for its context.
 type page struct {
 	Title, Label, PeriodText, Zone, Currency string
+	Team                                     string
 	GeneratedAt, Version                     string
 	Banner                                   string
 	HasCharts                                bool
@@ -63,12 +64,22 @@ type page struct {
 	Charts                                   []chartSpec
 	EmptyCharts                              []string
 	KPIs                                     []kpiCard
+	Findings                                 []findingItem
+	MoreFindings                             int
 	Actions                                  []actionItem
 	Recommendations                          []recRow
 	Resources                                []resourceRow
 	Teams                                    []teamRow
 	Tasks                                    []taskRow
+	Pools                                    []poolRow
 	Quality                                  qualityView
+}
+
+type findingItem struct{ Severity, SevTone, Kind, Team, Resource, Money, Text string }
+
+type poolRow struct {
+	Provider, GPU, Resources, GPUs, Current, Cards, Pool, Savings, Reason string
+	Saves                                                                 bool
 }
 
 type kpiCard struct{ Label, Value, Note, Tone string }
@@ -86,7 +97,11 @@ type resourceRow struct {
 	Billed, Active, Idle, Unmonitored, IdleCost, Util string
 }
 
-type teamRow struct{ Team, Cost, GPUCost, IdleCost, IdleShare, Budget string }
+type teamRow struct {
+	Team, Cost, GPUCost, IdleCost, IdleShare, Previous, Change string
+	MonthToDate, Forecast, Budget                              string
+	OverBudget                                                 bool
+}
 
 type taskRow struct{ Task, Team, Kind, Cost, GPUHours, IdleCost, Units, UnitCost string }
 
@@ -100,13 +115,18 @@ type sourceRow struct{ Name, Kind, Status, Tone, Detail string }
 
 // chartTitles lists every chart the page can show, so that a chart without
 // data still gets a visible "no data" panel.
-var chartTitles = []string{"Daily spend by team", "Daily spend by GPU model", "GPU utilization by hour", "Idle cost by resource"}
+var chartTitles = []string{"Daily spend by team", "Daily spend by GPU model", "GPU utilization by hour",
+	"Idle cost by resource", "Unit cost per task", "Spend vs budget this month"}
+
+// maxPageFindings is how many findings the page lists; the workbook has all.
+const maxPageFindings = 10
 
 func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) (*page, error) {
 	cur := r.Currency
 	t := r.Totals
 	p := &page{
 		Title:      "finops " + r.Period.Label,
+		Team:       meta.Team,
 		Label:      r.Period.Label,
 		PeriodText: periodText(r.Period, loc),
 		Zone:       loc.String(),
@@ -150,8 +170,15 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	} else if r.DataQuality.UnmonitoredShare >= 0.10 {
 		unmonTone = "warn"
 	}
+	if meta.Team != "" {
+		p.Title += " · team " + meta.Team
+	}
+	costNote := changeText(t.Cost, previousCost(r))
+	if n := otherChargesNote(cur, t); n != "" {
+		costNote = strings.TrimPrefix(costNote+"; "+n, "; ")
+	}
 	p.KPIs = []kpiCard{
-		{Label: "Total cost", Value: money(cur, t.Cost), Note: otherChargesNote(cur, t)},
+		{Label: "Total cost", Value: money(cur, t.Cost), Note: costNote},
 		{Label: "GPU cost", Value: money(cur, t.GPUCost), Note: hours(t.GPUHoursBilled) + " billed"},
 		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone},
 		{Label: "Unmonitored cost", Value: money(cur, t.UnmonitoredCost), Note: percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours unmonitored", Tone: unmonTone},
@@ -159,12 +186,25 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		{Label: "Monthly savings available", Value: money(cur, t.MonthlySavings), Tone: toneIf(t.MonthlySavings > 0, "good")},
 	}
 	if t.UnallocatedCost != 0 {
-		p.KPIs = append(p.KPIs, kpiCard{Label: "Unallocated cost", Value: money(cur, t.UnallocatedCost), Note: "GPU time no task held"})
+		p.KPIs = append(p.KPIs, kpiCard{Label: "Unallocated cost", Value: money(cur, t.UnallocatedCost), Note: "GPU time no task held: release the machine"})
+	}
+	if t.AllocatedIdleCost != 0 {
+		p.KPIs = append(p.KPIs, kpiCard{Label: "Allocated but idle", Value: money(cur, t.AllocatedIdleCost), Note: "tasks held GPUs they did not use: fix the job", Tone: "warn"})
 	}
 	if t.UnusedCommitmentCost != 0 {
 		p.KPIs = append(p.KPIs, kpiCard{Label: "Unused commitments", Value: money(cur, t.UnusedCommitmentCost), Tone: "warn"})
 	}
 
+	for i, f := range r.Findings {
+		if i == maxPageFindings {
+			p.MoreFindings = len(r.Findings) - i
+			break
+		}
+		p.Findings = append(p.Findings, findingItem{
+			Severity: f.Severity, SevTone: sevTone(f.Severity), Kind: findingKindText(f.Kind), Team: f.Team,
+			Resource: f.ResourceID, Money: findingMoney(cur, f), Text: f.Text,
+		})
+	}
 	for _, rec := range topActions(r.Recommendations, 5) {
 		p.Actions = append(p.Actions, actionItem{
 			Action: actionText(rec.Action), Resource: rec.ResourceID, GPU: gpuText(rec.GPUModel, rec.GPUCount),
@@ -199,9 +239,26 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		if tc.Budget != nil {
 			budget = money(cur, *tc.Budget)
 		}
-		p.Teams = append(p.Teams, teamRow{
+		row := teamRow{
 			Team: tc.Team, Cost: money(cur, tc.Cost), GPUCost: money(cur, tc.GPUCost), IdleCost: money(cur, tc.IdleCost),
 			IdleShare: percent(share(tc.IdleCost, tc.Cost)), Budget: budget,
+			OverBudget: tc.Budget != nil && tc.MonthForecast > *tc.Budget,
+		}
+		if tc.PreviousCost != 0 {
+			row.Previous = money(cur, tc.PreviousCost)
+			row.Change = strings.TrimSuffix(changeText(tc.Cost, tc.PreviousCost), " vs previous period")
+		}
+		if tc.MonthToDate != 0 || tc.MonthForecast != 0 {
+			row.MonthToDate, row.Forecast = money(cur, tc.MonthToDate), money(cur, tc.MonthForecast)
+		}
+		p.Teams = append(p.Teams, row)
+	}
+	for _, pl := range r.Pools {
+		p.Pools = append(p.Pools, poolRow{
+			Provider: pl.Provider, GPU: pl.GPUModel, Resources: strconv.Itoa(pl.Resources), GPUs: strconv.Itoa(pl.GPUs),
+			Current: money(cur, pl.CurrentMonthlyCost), Cards: strconv.Itoa(pl.MonthlyCards),
+			Pool: money(cur, pl.PoolMonthlyCost), Savings: money(cur, pl.MonthlySavings), Reason: pl.Reason,
+			Saves: pl.MonthlySavings > 0,
 		})
 	}
 	for _, tk := range r.Tasks {
@@ -281,6 +338,19 @@ func confTone(c string) string {
 	switch c {
 	case "high", "medium", "low":
 		return c
+	}
+	return "unknown"
+}
+
+// sevTone maps a finding severity to a CSS class suffix from a fixed set.
+func sevTone(s string) string {
+	switch s {
+	case "high":
+		return "bad"
+	case "medium":
+		return "warn"
+	case "low":
+		return "info"
 	}
 	return "unknown"
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ var (
 
 func TestWriteHTMLChartsInlined(t *testing.T) {
 	out := renderHTML(t, handResult(t), []byte(fakeECharts))
-	for _, id := range []string{"chart-daily-team", "chart-daily-model", "chart-util-heatmap", "chart-idle-resource"} {
+	for _, id := range chartIDs {
 		if n := strings.Count(out, `id="`+id+`"`); n != 1 {
 			t.Errorf("%d containers with id %s, want 1", n, id)
 		}
@@ -49,10 +50,14 @@ func TestWriteHTMLChartsInlined(t *testing.T) {
 	}
 	// The chart options must be valid JSON holding one spec per container.
 	specs := chartSpecsFrom(t, out)
-	if len(specs) != 4 {
-		t.Errorf("%d chart specs, want 4", len(specs))
+	if len(specs) != len(chartIDs) {
+		t.Errorf("%d chart specs, want %d", len(specs), len(chartIDs))
 	}
 }
+
+// chartIDs are the page's chart containers, all of which handResult fills.
+var chartIDs = []string{"chart-daily-team", "chart-daily-model", "chart-util-heatmap", "chart-idle-resource",
+	"chart-unit-cost", "chart-budget"}
 
 func TestWriteHTMLWithoutLibraryShowsBanner(t *testing.T) {
 	out := renderHTML(t, handResult(t), nil)
@@ -65,7 +70,7 @@ func TestWriteHTMLWithoutLibraryShowsBanner(t *testing.T) {
 	if strings.Contains(out, "<script") {
 		t.Error("page without the library still has scripts")
 	}
-	if strings.Count(out, `class="chart"`) != 4 {
+	if strings.Count(out, `class="chart"`) != len(chartIDs) {
 		t.Error("chart containers missing without the library")
 	}
 }
@@ -149,7 +154,41 @@ func TestWriteHTMLContent(t *testing.T) {
 			t.Errorf("page lacks %q", w)
 		}
 	}
-	// Top actions: savings > 0 only, largest first (A100 4800 before L40S 240).
+	// Findings, in the order analysis ranked them, with their money.
+	findings := out[strings.Index(out, `id="h-findings"`):strings.Index(out, `aria-label="Charts"`)]
+	if strings.Count(findings, `class="finding"`) != 4 {
+		t.Errorf("want 4 findings:\n%s", findings)
+	}
+	for _, w := range []string{"Rent-mode change", "¥4,800.00/mo", "Allocated but idle", "¥600.00", "sev-bad", "sev-warn", "sev-info"} {
+		if !strings.Contains(findings, w) {
+			t.Errorf("findings lack %q", w)
+		}
+	}
+	// Teams: week over week and the month-end forecast flagged over budget.
+	teams := out[strings.Index(out, `id="h-teams"`):strings.Index(out, `id="h-tasks"`)]
+	for _, w := range []string{"¥3,700.00", "&#43;12.4%", "¥9,000.00", `<td class="num over">¥21,000.00</td>`} {
+		if !strings.Contains(teams, w) {
+			t.Errorf("teams table lacks %q", w)
+		}
+	}
+	if !strings.Contains(out, "&#43;12.5% vs previous period") {
+		t.Error("total cost card lacks the change vs the previous period")
+	}
+	if !strings.Contains(out, `id="h-pools"`) || !strings.Contains(out, "¥2,400.00") {
+		t.Error("pools table missing")
+	}
+	// With findings, the top actions would repeat them: the table has them all.
+	if strings.Contains(out, `id="h-actions"`) {
+		t.Error("top actions shown next to the findings")
+	}
+	// Without findings, the top actions: savings > 0 only, largest first (A100
+	// 4800 before L40S 240).
+	r := handResult(t)
+	r.Findings = nil
+	out = renderHTML(t, r, []byte(fakeECharts))
+	if !strings.Contains(out, "Nothing needs attention in this period.") {
+		t.Error("no empty-findings note")
+	}
 	actions := out[strings.Index(out, `id="h-actions"`):strings.Index(out, `aria-label="Charts"`)]
 	if strings.Count(actions, "<li>") != 2 {
 		t.Errorf("top actions: want 2 items (keep has no savings)")
@@ -159,9 +198,60 @@ func TestWriteHTMLContent(t *testing.T) {
 	}
 }
 
+func TestWriteHTMLNewCharts(t *testing.T) {
+	out := renderHTML(t, handResult(t), []byte(fakeECharts))
+	specs := map[string]map[string]any{}
+	for _, s := range chartSpecsFrom(t, out) {
+		specs[s["id"].(string)] = s["option"].(map[string]any)
+	}
+	// Unit cost: 1,000 and 900 per run, a gap on the 18th, 1,100 on the 19th.
+	series := specs["chart-unit-cost"]["series"].([]any)
+	if len(series) != 1 {
+		t.Fatalf("unit cost series = %d, want 1 (the task without units has no line)", len(series))
+	}
+	line := series[0].(map[string]any)
+	if line["name"] != "train-llm (per run)" {
+		t.Errorf("series name = %v", line["name"])
+	}
+	var values []any
+	for _, d := range line["data"].([]any) {
+		values = append(values, d.(map[string]any)["value"])
+	}
+	if want := []any{1000.0, 900.0, "-", 1100.0}; fmt.Sprint(values) != fmt.Sprint(want) {
+		t.Errorf("unit costs = %v, want %v", values, want)
+	}
+	// Budget: month to date, forecast (over budget in red), budget.
+	bars := specs["chart-budget"]["series"].([]any)
+	if len(bars) != 3 {
+		t.Fatalf("budget series = %d, want 3", len(bars))
+	}
+	forecast := bars[1].(map[string]any)["data"].([]any)[0].(map[string]any)
+	if forecast["value"] != 21000.0 || forecast["itemStyle"] == nil {
+		t.Errorf("ml-train forecast = %v, want 21000 marked over budget", forecast)
+	}
+	budget := bars[2].(map[string]any)["data"].([]any)
+	if budget[0].(map[string]any)["value"] != 20000.0 || budget[1].(map[string]any)["value"] != "-" {
+		t.Errorf("budgets = %v, want 20000 and none", budget)
+	}
+}
+
+func TestWriteHTMLTeamTitle(t *testing.T) {
+	var buf bytes.Buffer
+	meta := testMeta()
+	meta.Team = "<b>nlp</b>"
+	if err := writeHTML(&buf, handResult(t), meta, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "<title>finops 2026-W47 · team &lt;b&gt;nlp&lt;/b&gt;</title>") ||
+		!strings.Contains(out, `<span class="team">team &lt;b&gt;nlp&lt;/b&gt;</span>`) {
+		t.Errorf("team not in the title, escaped")
+	}
+}
+
 func TestWriteHTMLEmptyResult(t *testing.T) {
 	out := renderHTML(t, &analysis.Result{}, []byte(fakeECharts))
-	if strings.Count(out, "No data for this period.") != 4 {
+	if strings.Count(out, "No data for this period.") != len(chartTitles) {
 		t.Error("want a no-data note per chart")
 	}
 }

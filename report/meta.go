@@ -1,15 +1,23 @@
 // Package report renders an analysis.Result as the finops reports: the JSON
 // summary (the scripting contract of product.md), the Excel workbook, the
-// self-contained HTML page and the terminal summary. It only formats: no SQL,
-// no clock, no network; whatever varies per run (the generation time, the
-// version) comes in through Meta.
+// self-contained HTML page, the email body and the terminal summary. It only
+// formats: no SQL, no clock, no network; whatever varies per run (the
+// generation time, the version, the raw billing lines) comes in through Meta.
 package report
 
 import "time"
 
-// Meta is what a report says about its own production. It is passed in rather
-// than read from the clock so that reports are reproducible and testable.
+// Meta is what a report needs besides the Result: what it says about its own
+// production, and the raw data too large to hold in the Result. It is passed
+// in rather than read from the clock or the store so that reports are
+// reproducible and testable.
 type Meta struct {
 	GeneratedAt time.Time // shown in the report; zero omits it
 	Version     string    // finops version; "" omits it
+	// Team names the team whose slice (analysis.Result.ForTeam) the Result
+	// is; "" for the whole organisation. It appears in titles and file names.
+	Team string
+	// Lines streams the window's raw billing lines into the workbook's
+	// "Billing lines" sheet; nil leaves that sheet with its header only.
+	Lines LineSource
 }

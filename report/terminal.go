@@ -11,10 +11,13 @@ import (
 )
 
 // WriteSummary writes a compact plain-text summary for the terminal: headline
-// totals, the five most expensive resources with their idle cost, and the
-// three actions that save the most. color enables ANSI colour; the caller
+// totals, the five most expensive resources with their idle cost, the five
+// top findings and the three actions that save the most. color enables ANSI colour; the caller
 // decides (e.g. isatty and NO_COLOR), this package never looks at the terminal.
-func WriteSummary(w io.Writer, r *analysis.Result, color bool) error {
+//
+// meta.Team names the team of a team's slice in the title; the other Meta
+// fields are not used.
+func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error {
 	if r == nil {
 		return fmt.Errorf("report: nil result")
 	}
@@ -27,6 +30,9 @@ func WriteSummary(w io.Writer, r *analysis.Result, color bool) error {
 	var b strings.Builder
 
 	title := "finops " + termText(r.Period.Label, 40)
+	if meta.Team != "" {
+		title += " · team " + termText(meta.Team, 40)
+	}
 	if pt := periodText(r.Period, loc); pt != "" {
 		title += " · " + pt + " (" + loc.String() + ")"
 	}
@@ -43,11 +49,12 @@ func WriteSummary(w io.Writer, r *analysis.Result, color bool) error {
 		savingsStyle = styleGreen
 	}
 	kpis := [][]cell{
-		{{"Total cost", styleNone}, {money(cur, t.Cost), styleBold}, {"", styleNone}},
+		{{"Total cost", styleNone}, {money(cur, t.Cost), styleBold}, {changeText(t.Cost, previousCost(r)), styleNone}},
 		{{"GPU cost", styleNone}, {money(cur, t.GPUCost), styleNone}, {hours(t.GPUHoursBilled) + " billed", styleNone}},
 		{{"Idle cost", styleNone}, {money(cur, t.IdleCost), idleStyle}, {percent(idleShare(t)) + " of total, " + hours(t.GPUHoursIdle), styleNone}},
 		{{"Unmonitored cost", styleNone}, {money(cur, t.UnmonitoredCost), styleNone}, {percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours", styleNone}},
-		{{"Unallocated cost", styleNone}, {money(cur, t.UnallocatedCost), styleNone}, {"", styleNone}},
+		{{"Unallocated cost", styleNone}, {money(cur, t.UnallocatedCost), styleNone}, {"GPU time no task held", styleNone}},
+		{{"Allocated but idle", styleNone}, {money(cur, t.AllocatedIdleCost), styleNone}, {"tasks held GPUs they did not use", styleNone}},
 		{{"Unused commitments", styleNone}, {money(cur, t.UnusedCommitmentCost), styleNone}, {"", styleNone}},
 		{{"Avg GPU utilization", styleNone}, {utilPct(t.AvgGPUUtilization), styleNone}, {"", styleNone}},
 		{{"Savings available", styleNone}, {money(cur, t.MonthlySavings), savingsStyle}, {"per month", styleNone}},
@@ -67,6 +74,31 @@ func WriteSummary(w io.Writer, r *analysis.Result, color bool) error {
 			})
 		}
 		writeTable(&b, p, []string{"RESOURCE", "GPU", "COST", "IDLE COST", "UTIL"}, []bool{false, false, true, true, true}, rows)
+	}
+
+	// Findings other than rent-mode changes: those are the actions below.
+	var finds []analysis.Finding
+	for _, f := range r.Findings {
+		if f.Kind != analysis.FindingRecommendation {
+			finds = append(finds, f)
+		}
+	}
+	if len(finds) > 0 {
+		n := min(len(finds), 5)
+		b.WriteString("\n" + p.paint(styleBold, "Top findings") + "\n")
+		rows := make([][]cell, 0, n)
+		for _, f := range finds[:n] {
+			rows = append(rows, []cell{
+				{termText(findingKindText(f.Kind), 22), sevStyle(f.Severity)},
+				{termText(orDefault(f.ResourceID, f.Team), 32), styleNone},
+				{findingMoney(cur, f), styleNone},
+				{termText(f.Text, 64), styleNone},
+			})
+		}
+		writeTable(&b, p, []string{"FINDING", "WHERE", "MONEY", "WHAT TO DO"}, []bool{false, false, true, false}, rows)
+		if more := len(finds) - n; more > 0 {
+			fmt.Fprintf(&b, "  … and %d more in the workbook's Findings sheet\n", more)
+		}
 	}
 
 	if acts := topActions(r.Recommendations, 3); len(acts) > 0 {
@@ -126,6 +158,16 @@ func (p painter) paint(s termStyle, text string) string {
 type cell struct {
 	text  string
 	style termStyle
+}
+
+func sevStyle(s string) termStyle {
+	switch s {
+	case "high":
+		return styleRed
+	case "medium":
+		return styleYellow
+	}
+	return styleNone
 }
 
 func toneStyle(ok bool, s termStyle) termStyle {

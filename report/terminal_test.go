@@ -13,7 +13,7 @@ func summary(t *testing.T, color bool) string {
 	// A bill label carrying a terminal escape (clear screen) and a newline.
 	r.ByResource[2].ResourceID = "gpu-h100-2\x1b[2J\nrm"
 	var buf bytes.Buffer
-	if err := WriteSummary(&buf, r, color); err != nil {
+	if err := WriteSummary(&buf, r, Meta{}, color); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -54,6 +54,17 @@ func TestWriteSummaryPlain(t *testing.T) {
 	if strings.Index(actions, "¥4,800.00") > strings.Index(actions, "¥240.00") {
 		t.Errorf("top actions not ordered by savings:\n%s", actions)
 	}
+	// Top findings: not the rent-mode changes (those are the actions), in
+	// analysis' order, coloured by severity only on a terminal.
+	findings := out[strings.Index(out, "Top findings"):strings.Index(out, "Top actions")]
+	for _, w := range []string{"Allocated but idle", "¥600.00", "Forgotten instance", "¥80.00", "Over budget forecast"} {
+		if !strings.Contains(findings, w) {
+			t.Errorf("findings lack %q:\n%s", w, findings)
+		}
+	}
+	if strings.Contains(findings, "Rent-mode change") {
+		t.Errorf("findings repeat the actions:\n%s", findings)
+	}
 	// The control characters from the label are replaced, not passed through.
 	if !strings.Contains(out, "gpu-h100-2\uFFFD[2J\uFFFDrm") {
 		t.Errorf("control characters not neutralised:\n%q", out)
@@ -68,5 +79,19 @@ func TestWriteSummaryColorKeepsAlignment(t *testing.T) {
 	}
 	if got := ansi.ReplaceAllString(colored, ""); got != plain {
 		t.Errorf("coloured summary without escapes differs from the plain one:\n%s\n---\n%s", got, plain)
+	}
+}
+
+func TestWriteSummaryTeamTitle(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummary(&buf, handResult(t).ForTeam("ml-train"), Meta{Team: "ml-train\x1b[2J"}, false); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.HasPrefix(out, "finops 2026-W47 · team ml-train\uFFFD[2J · 2026-11-16") {
+		t.Errorf("title:\n%s", out)
+	}
+	if strings.Contains(out, "</script>") {
+		t.Errorf("another team's resource in the team summary:\n%s", out)
 	}
 }

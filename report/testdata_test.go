@@ -38,6 +38,10 @@ func shanghai(t testing.TB) *time.Location {
 // Non-GPU cost 440 → total 4500; idle share 830/4500 = 18.44 %. Teams: ml-train
 // 4160 (GPU 3860), hostileFormula 340 (GPU 200). Daily costs cover 16, 17 and 19
 // November (Asia/Shanghai); 18 November has none and must show as zero.
+// The previous period cost 3700 + 300 = 4000, so the week is up 12.5 %;
+// ml-train's month-end forecast (21,000) is over its 20,000 budget. Four
+// findings (4800/month, 600, 80, 1000), one pool, and train-llm's unit cost per
+// day (1,000, 900, none, 1,100) complete the report model.
 func handResult(t testing.TB) *analysis.Result {
 	loc := shanghai(t)
 	day := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, loc) }
@@ -62,18 +66,25 @@ func handResult(t testing.TB) *analysis.Result {
 			IdleCost:             830,
 			UnmonitoredCost:      110,
 			UnallocatedCost:      300,
+			AllocatedIdleCost:    600,
 			UnusedCommitmentCost: 0,
 			AvgGPUUtilization:    52,
 			MonthlySavings:       5040,
 		},
 		ByTeam: []analysis.TeamCost{
-			{Team: "ml-train", Cost: 4160, GPUCost: 3860, IdleCost: 750, Budget: ptr(20000.0)},
-			{Team: hostileFormula, Cost: 340, GPUCost: 200, IdleCost: 80},
+			// Previous period 4000 in all: +12.5 % week over week.
+			// ml-train will end the month over its budget.
+			{Team: "ml-train", Cost: 4160, GPUCost: 3860, IdleCost: 750, Budget: ptr(20000.0),
+				PreviousCost: 3700, MonthToDate: 9000, MonthForecast: 21000},
+			{Team: hostileFormula, Cost: 340, GPUCost: 200, IdleCost: 80,
+				PreviousCost: 300, MonthToDate: 700, MonthForecast: 1500},
 		},
 		ByResource: []analysis.ResourceCost{
 			{ResourceID: "gpu-a100-1", Provider: "acme", GPUModel: "A100-80GB", GPUCount: 8, Pricing: "monthly", Team: "ml-train",
 				Cost: 3360, GPUHoursBilled: 1344, GPUHoursActive: 1000, GPUHoursIdle: 300, GPUHoursUnmonitored: 44,
-				IdleCost: 750, UnmonitoredCost: 110, AvgUtilization: 55.5},
+				IdleCost: 750, UnmonitoredCost: 110, AvgUtilization: 55.5, PreviousCost: 3000,
+				Bands:          analysis.UtilBands{Idle: 300, Low: 400, Fair: 400, Target: 150, Saturated: 50},
+				SaturatedHours: 2.5},
 			{ResourceID: hostileScript, Provider: "hostcloud", GPUModel: "L40S", GPUCount: 1, Pricing: "hourly", Team: hostileFormula,
 				Cost: 200, GPUHoursBilled: 100, GPUHoursActive: 60, GPUHoursIdle: 40, IdleCost: 80, AvgUtilization: 30},
 			{ResourceID: "gpu-h100-2", Provider: "acme", GPUModel: "H100", GPUCount: 2, Pricing: "spot", Team: "ml-train",
@@ -92,6 +103,20 @@ func handResult(t testing.TB) *analysis.Result {
 			{ResourceID: "gpu-a100-1", GPUModel: "A100-80GB", GPUCount: 8, CurrentMode: "monthly", Action: analysis.ActionSwitchToHourly,
 				CurrentMonthlyCost: 14400, RecommendedMonthlyCost: 9600, MonthlySavings: 4800, ActiveHoursPerMonth: 130,
 				BreakevenHoursPerMonth: 438, Confidence: "high", Reason: "busy 130 h/month; monthly pays off above 438 h/month"},
+		},
+		Findings: []analysis.Finding{
+			{Kind: analysis.FindingRecommendation, Severity: "high", ResourceID: "gpu-a100-1", Team: "ml-train", Money: 4800,
+				Text: "switch to hourly: busy 130 h/month; monthly pays off above 438 h/month"},
+			{Kind: analysis.FindingAllocatedIdle, Severity: "medium", Team: "ml-train", Money: 600,
+				Text: "train-llm held its GPUs idle for 240 GPU-hours: fix the job"},
+			{Kind: analysis.FindingForgotten, Severity: "high", ResourceID: hostileScript, Team: hostileFormula, Money: 80,
+				Text: "idle 40 h in one run " + hostileScript},
+			{Kind: analysis.FindingBudget, Severity: "low", Team: "ml-train", Money: 1000,
+				Text: "ml-train will spend ¥21,000 this month against a budget of ¥20,000"},
+		},
+		Pools: []analysis.Pool{
+			{Provider: "acme", GPUModel: "A100-80GB", Resources: 1, GPUs: 8, CurrentMonthlyCost: 14400, MonthlyCards: 5,
+				PoolMonthlyCost: 12000, MonthlySavings: 2400, Reason: "5 monthly cards cover the busy hours; burst the rest hourly"},
 		},
 		IdleSpans: []analysis.IdleSpan{
 			// 09:00–12:00 local on 17 November.
@@ -126,6 +151,15 @@ func handResult(t testing.TB) *analysis.Result {
 			{GPU: "host-b:0", ResourceID: hostileScript, Hour: hour(16, 0), Util: ptr(85.0)},
 			{GPU: "host-b:0", ResourceID: hostileScript, Hour: hour(16, 1), Util: nil},
 			{GPU: "host-b:0", ResourceID: hostileScript, Hour: hour(16, 2), Util: ptr(97.0)},
+		},
+		// train-llm: 1,000 per run on the 16th, 900 on the 17th, nothing on the
+		// 18th (a gap), two runs for 2,200 on the 19th (1,100 each); the hostile
+		// task has no units and draws no line.
+		TaskDaily: []analysis.TaskDay{
+			{Day: day(16), Task: "train-llm", Cost: 1000, Units: 1},
+			{Day: day(17), Task: "train-llm", Cost: 900, Units: 1},
+			{Day: day(19), Task: "train-llm", Cost: 2200, Units: 2},
+			{Day: day(16), Task: hostileFormula, Cost: 60},
 		},
 		GPUsByModel: []analysis.ModelUtil{
 			{GPUModel: "A100-80GB", AvgUtilization: 55.5, GPUHours: 1344},

@@ -1,8 +1,9 @@
 package report
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,10 +20,12 @@ var formatNames = []string{"xlsx", "html", "json"}
 func Formats() []string { return slices.Clone(formatNames) }
 
 // WriteAll writes the report in each format to dir as finops-<label>.<format>
-// and returns the paths written. The label is reduced to [A-Za-z0-9_.-], so a
-// label from data can never name a file outside dir. Each report is written to
-// a temporary file in dir and renamed into place, so readers (and a crash)
-// only ever see complete reports. nil or empty formats means all formats.
+// (finops-<label>-<team>.<format> for a team's slice, Meta.Team) and returns
+// the paths written. The label and team are reduced to [A-Za-z0-9_.-], so data
+// can never name a file outside dir. Each report is streamed into a temporary
+// file in dir and renamed into place, so readers (and a crash) only ever see
+// complete reports, and a large workbook is never held in memory twice. nil
+// or empty formats means all formats.
 func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]string, error) {
 	if r == nil {
 		return nil, fmt.Errorf("report: nil result")
@@ -44,24 +47,21 @@ func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]st
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	base := "finops-" + fileLabel(r.Period.Label)
+	base := BaseName(r, meta)
 	var paths []string
 	for _, f := range want {
-		var buf bytes.Buffer
-		var err error
-		switch f {
-		case "xlsx":
-			err = WriteXLSX(&buf, r, meta)
-		case "html":
-			err = WriteHTML(&buf, r, meta)
-		case "json":
-			err = WriteJSON(&buf, r)
-		}
-		if err != nil {
-			return paths, err
-		}
 		path := filepath.Join(dir, base+"."+f)
-		if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+		err := writeStreamAtomic(path, func(w io.Writer) error {
+			switch f {
+			case "xlsx":
+				return WriteXLSX(w, r, meta)
+			case "html":
+				return WriteHTML(w, r, meta)
+			default:
+				return WriteJSON(w, r)
+			}
+		})
+		if err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)
@@ -69,9 +69,31 @@ func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]st
 	return paths, nil
 }
 
+// BaseName is the file name WriteAll gives the reports, without extension:
+// "finops-2026-W47", or "finops-2026-W47-nlp" for a team's slice.
+func BaseName(r *analysis.Result, meta Meta) string {
+	base := "finops-" + fileLabel(r.Period.Label)
+	if meta.Team != "" {
+		base += "-" + fileLabel(meta.Team)
+	}
+	return base
+}
+
 // writeFileAtomic writes data to a temporary file next to path, syncs it and
-// renames it over path. The rename is atomic within one directory.
-func writeFileAtomic(path string, data []byte) (err error) {
+// renames it over path (see writeStreamAtomic).
+func writeFileAtomic(path string, data []byte) error {
+	return writeStreamAtomic(path, func(w io.Writer) error {
+		if _, err := w.Write(data); err != nil {
+			return fmt.Errorf("report: write %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// writeStreamAtomic streams write's output into a temporary file next to
+// path, syncs it and renames it over path. The rename is atomic within one
+// directory; on any error the temporary file is removed and path untouched.
+func writeStreamAtomic(path string, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -83,7 +105,11 @@ func writeFileAtomic(path string, data []byte) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	if err = write(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
 		return fmt.Errorf("report: write %s: %w", path, err)
 	}
 	// Reports are meant to be read by others (web server, mail, S3 upload);

@@ -1,11 +1,14 @@
 package report
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/ingest"
 )
 
 func TestWriteAll(t *testing.T) {
@@ -89,5 +92,31 @@ func TestWriteAllMissingDir(t *testing.T) {
 	_, err = WriteAll(filepath.Join(file, "sub"), handResult(t), []string{"json"}, testMeta())
 	if err == nil || !strings.HasPrefix(err.Error(), "report: ") {
 		t.Fatalf("err = %v, want a report: error", err)
+	}
+}
+
+func TestWriteAllStreamErrorLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	meta := testMeta()
+	meta.Lines = func(func(*ingest.BillingLine) error) error { return errors.New("store closed") }
+	_, err := WriteAll(dir, handResult(t), []string{"xlsx"}, meta)
+	if err == nil || !strings.Contains(err.Error(), "store closed") {
+		t.Fatalf("err = %v, want the line source's error", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("dir holds %d entries after a failed write, want none", len(entries))
+	}
+}
+
+func TestWriteAllTeamFileNames(t *testing.T) {
+	dir := t.TempDir()
+	meta := testMeta()
+	meta.Team = "../nlp team"
+	paths, err := WriteAll(dir, handResult(t), []string{"json"}, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "finops-2026-W47-_nlp_team.json"); len(paths) != 1 || paths[0] != want {
+		t.Errorf("paths = %q, want %q", paths, want)
 	}
 }

@@ -13,20 +13,33 @@ import (
 	"github.com/finops-oss/finops/analysis"
 )
 
-// Worksheet names. The data sheets have fixed names; sheetName exists for any
-// future sheet named after data.
+// Worksheet names, in tab order. They are fixed, valid names (31 UTF-16 units
+// at most, none of :\/?*[]); TestSheetNamesAreSanitised checks each is its
+// own sheetName. A sheet named after data must go through sheetName.
 const (
 	sheetSummary   = "Summary"
+	sheetFindings  = "Findings"
 	sheetTeams     = "By team"
 	sheetTasks     = "By task"
 	sheetResources = "By resource"
 	sheetIdle      = "Idle waste"
 	sheetRecs      = "Recommendations"
+	sheetPools     = "Pools"
+	sheetUtil      = "Utilization (hourly)"
+	sheetLines     = "Billing lines"
 )
 
-// WriteXLSX writes the workbook: a Summary sheet with the KPIs and native Excel
-// charts, then one sheet per table (By team, By task, By resource, Idle waste,
-// Recommendations). Every data string is written through safeText.
+// sheetOrder is the workbook's tab order.
+var sheetOrder = []string{sheetSummary, sheetFindings, sheetTeams, sheetTasks, sheetResources, sheetIdle,
+	sheetRecs, sheetPools, sheetUtil, sheetLines}
+
+// WriteXLSX writes the workbook: a Summary sheet with the KPIs and native
+// Excel charts; one sheet per table (Findings, By team, By task, By resource,
+// Idle waste, Recommendations, Pools); and two large sheets written with
+// excelize's StreamWriter, so their size does not grow memory: Utilization
+// (hourly), from r.HourlyUtil, and Billing lines, from meta.Lines. Every data
+// string is written through safeText; numbers are numeric cells, instants are
+// Excel dates in the report zone.
 func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
 	if r == nil {
 		return fmt.Errorf("report: nil result")
@@ -42,7 +55,7 @@ func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
 	if err != nil {
 		return fmt.Errorf("report: xlsx styles: %w", err)
 	}
-	b := &book{f: f, st: st, r: r, loc: loc}
+	b := &book{f: f, st: st, r: r, loc: loc, meta: meta}
 
 	if err := f.SetSheetName("Sheet1", sheetSummary); err != nil {
 		return fmt.Errorf("report: xlsx: %w", err)
@@ -51,12 +64,16 @@ func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
 		sheet string
 		fill  func() error
 	}{
-		{sheetSummary, func() error { return b.summary(meta) }},
+		{sheetSummary, b.summary},
+		{sheetFindings, b.findings},
 		{sheetTeams, b.teams},
 		{sheetTasks, b.tasks},
 		{sheetResources, b.resources},
 		{sheetIdle, b.idle},
 		{sheetRecs, b.recommendations},
+		{sheetPools, b.pools},
+		{sheetUtil, b.utilization},   // streamed
+		{sheetLines, b.billingLines}, // streamed
 	}
 	for _, s := range steps {
 		if s.sheet != sheetSummary {
@@ -70,10 +87,17 @@ func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
 	}
 	f.SetActiveSheet(0)
 
+	title := "finops " + cleanControl(r.Period.Label)
+	if meta.Team != "" {
+		title += " · team " + cleanControl(meta.Team)
+	}
 	props := &excelize.DocProperties{
-		Title:       "finops " + cleanControl(r.Period.Label),
+		Title:       title,
+		Subject:     "GPU cost and utilization report",
 		Creator:     "finops",
-		Description: "GPU cost and utilization report",
+		Keywords:    "finops, GPU, cost",
+		Description: "GPU cost, idle waste and rent-mode recommendations for " + cleanControl(periodText(r.Period, loc)),
+		Category:    "report",
 		Version:     cleanControl(meta.Version),
 	}
 	if !meta.GeneratedAt.IsZero() {
@@ -91,10 +115,11 @@ func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
 
 // book carries what every sheet writer needs.
 type book struct {
-	f   *excelize.File
-	st  styles
-	r   *analysis.Result
-	loc *time.Location
+	f    *excelize.File
+	st   styles
+	r    *analysis.Result
+	loc  *time.Location
+	meta Meta
 }
 
 // styles are the workbook's cell style ids.
@@ -103,6 +128,8 @@ type styles struct {
 	money, unitMoney      int
 	percent, hours, count int
 	date, text            int
+	amount                int // a cost in the line's own currency (raw billing lines)
+	day                   int // a date without time
 }
 
 // moneyFormat is the Excel number format for amounts in the currency: the
@@ -144,6 +171,8 @@ func newStyles(f *excelize.File, currency string) (styles, error) {
 	add(&s.count, &excelize.Style{NumFmt: 3}) // #,##0
 	add(&s.date, custom("yyyy-mm-dd hh:mm"))
 	add(&s.text, &excelize.Style{Alignment: &excelize.Alignment{Vertical: "top"}})
+	add(&s.amount, custom("#,##0.00##"))
+	add(&s.day, custom("yyyy-mm-dd"))
 	return s, err
 }
 

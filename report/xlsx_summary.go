@@ -8,13 +8,22 @@ import (
 )
 
 // summary writes the KPI table in columns A:B, the helper tables the charts
-// read from in columns D onwards, and the two native charts to their right.
-func (b *book) summary(meta Meta) error {
-	f, st, r, t := b.f, b.st, b.r, b.r.Totals
+// read from in columns D onwards, and the native charts to their right.
+func (b *book) summary() error {
+	f, st, r, t, meta := b.f, b.st, b.r, b.r.Totals, b.meta
 	type kpi struct {
 		label string
 		value any
 		style int
+	}
+	scope := "All teams"
+	if meta.Team != "" {
+		scope = "Team " + meta.Team
+	}
+	prev := previousCost(r)
+	var change any
+	if prev != 0 {
+		change = t.Cost/prev - 1
 	}
 	rows := []kpi{
 		{"Period", r.Period.Label, st.text},
@@ -22,14 +31,18 @@ func (b *book) summary(meta Meta) error {
 		{"To (exclusive)", r.Period.End, st.date},
 		{"Time zone", b.loc.String(), st.text},
 		{"Currency", r.Currency, st.text},
+		{"Scope", scope, st.text},
 		{"Total cost", t.Cost, st.money},
+		{"Previous period cost", blankIfZero(prev), st.money},
+		{"Change vs previous period", change, st.percent},
 		{"GPU cost", t.GPUCost, st.money},
 		{"Non-GPU cost", t.NonGPUCost, st.money},
 		{"Other charges (tax, credits, adjustments)", t.OtherCharges, st.money},
 		{"Idle cost", t.IdleCost, st.money},
 		{"Idle share of total cost", idleShare(t), st.percent},
+		{"Allocated but idle cost (fix the job)", t.AllocatedIdleCost, st.money},
+		{"Unallocated cost (no task held the GPU)", t.UnallocatedCost, st.money},
 		{"Unmonitored cost", t.UnmonitoredCost, st.money},
-		{"Unallocated cost", t.UnallocatedCost, st.money},
 		{"Unused commitment cost", t.UnusedCommitmentCost, st.money},
 		{"GPU-hours billed", t.GPUHoursBilled, st.hours},
 		{"GPU-hours active", t.GPUHoursActive, st.hours},
@@ -37,6 +50,7 @@ func (b *book) summary(meta Meta) error {
 		{"GPU-hours unmonitored", t.GPUHoursUnmonitored, st.hours},
 		{"Average GPU utilization", t.AvgGPUUtilization / 100, st.percent},
 		{"Monthly savings available", t.MonthlySavings, st.money},
+		{"Findings", len(r.Findings), st.count},
 		{"Unmonitored share of GPU-hours", r.DataQuality.UnmonitoredShare, st.percent},
 		{"Rows rejected", r.DataQuality.RowsRejected, st.count},
 	}
@@ -179,6 +193,52 @@ func (b *book) summaryCharts() error {
 		}
 		charts = append(charts, ch)
 		lastHelperCol = max(lastHelperCol, helperCol+1)
+		nextRow = bottom + 3
+	}
+	// Average utilization by GPU model, below the idle table.
+	if models := b.r.GPUsByModel; len(models) > 0 {
+		top := nextRow
+		if err := b.helperHeader(sheet, top, []string{"GPU model", "Avg utilization", "GPU-hours billed"}); err != nil {
+			return err
+		}
+		lc, vc, hc := colName(helperCol), colName(helperCol+1), colName(helperCol+2)
+		for i, m := range models {
+			row := top + 1 + i
+			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", lc, row), orDefault(m.GPUModel, "unknown")); err != nil {
+				return err
+			}
+			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", vc, row), m.AvgUtilization/100); err != nil {
+				return err
+			}
+			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", hc, row), m.GPUHours); err != nil {
+				return err
+			}
+		}
+		bottom := top + len(models)
+		if err := f.SetCellStyle(sheet, fmt.Sprintf("%s%d", vc, top+1), fmt.Sprintf("%s%d", vc, bottom), st.percent); err != nil {
+			return err
+		}
+		if err := f.SetCellStyle(sheet, fmt.Sprintf("%s%d", hc, top+1), fmt.Sprintf("%s%d", hc, bottom), st.hours); err != nil {
+			return err
+		}
+		maxUtil := 1.0
+		ch := &excelize.Chart{
+			Type:      excelize.Bar,
+			Title:     chartTitle("Average utilization by GPU model"),
+			Legend:    excelize.ChartLegend{Position: "none"},
+			Dimension: excelize.ChartDimension{Width: 640, Height: uint(max(220, 60+28*len(models)))},
+			XAxis:     excelize.ChartAxis{ReverseOrder: true},
+			YAxis: excelize.ChartAxis{MajorGridLines: true, Minimum: new(float64), Maximum: &maxUtil,
+				NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}},
+			Series: []excelize.ChartSeries{{
+				Name:       ref(sheet, vc, top, vc, top),
+				Categories: ref(sheet, lc, top+1, lc, bottom),
+				Values:     ref(sheet, vc, top+1, vc, bottom),
+				Fill:       excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"0072B2"}},
+			}},
+		}
+		charts = append(charts, ch)
+		lastHelperCol = max(lastHelperCol, helperCol+2)
 	}
 	if len(charts) == 0 {
 		return nil

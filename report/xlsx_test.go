@@ -3,20 +3,56 @@ package report
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
+	"io"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
+	"unicode/utf16"
 
+	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/ingest"
 )
+
+// handLines are the raw billing lines of the workbook tests:
+//
+//   - a monthly rental of ¥4,320 for November (30 days), 2026-11-01 00:00 to
+//     2026-12-01 00:00 Shanghai: the week [16, 23) is 7/30 of it, ¥1,008.00;
+//   - an hourly line with a hostile resource name and team tag, inside the week;
+//   - a tax line with no cost at all (null, not zero).
+func handLines(t testing.TB) []ingest.BillingLine {
+	loc := shanghai(t)
+	d := func(s string) *decimal.Decimal { v := decimal.RequireFromString(s); return &v }
+	return []ingest.BillingLine{
+		{Line: 2, Provider: "acme", ChargeStart: time.Date(2026, 11, 1, 0, 0, 0, 0, loc), ChargeEnd: time.Date(2026, 12, 1, 0, 0, 0, 0, loc),
+			ChargeCategory: ingest.ChargeUsage, PricingMode: ingest.ModeMonthly, ResourceID: "gpu-a100-1", GPUModel: "A100-80GB", GPUCount: 8,
+			BilledCost: d("4320"), EffectiveCost: d("4320.00"), Currency: "CNY", UsageQuantity: d("720"), UsageUnit: "Hours",
+			Tags: map[string]string{"team": "ml-train", "project": "llm"}},
+		{Line: 3, Provider: "hostcloud", ChargeStart: time.Date(2026, 11, 18, 14, 0, 0, 0, time.UTC), ChargeEnd: time.Date(2026, 11, 18, 15, 0, 0, 0, time.UTC),
+			ChargeCategory: ingest.ChargeUsage, ResourceID: "-1", ResourceName: hostileFormula, GPUModel: "L40S", GPUCount: 1,
+			BilledCost: d("-2.5"), Currency: "CNY", Tags: map[string]string{"team": hostileFormula}},
+		{Line: 4, ChargeStart: time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC), ChargeEnd: time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC),
+			ChargeCategory: ingest.ChargeTax, Currency: "CNY"},
+	}
+}
 
 func writeBook(t *testing.T, r *analysis.Result) ([]byte, *excelize.File) {
 	t.Helper()
+	meta := testMeta()
+	meta.Lines = LinesOf(handLines(t))
+	return writeBookMeta(t, r, meta)
+}
+
+func writeBookMeta(t *testing.T, r *analysis.Result, meta Meta) ([]byte, *excelize.File) {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteXLSX(&buf, r, testMeta()); err != nil {
+	if err := WriteXLSX(&buf, r, meta); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenReader(bytes.NewReader(buf.Bytes()))
@@ -27,30 +63,54 @@ func writeBook(t *testing.T, r *analysis.Result) ([]byte, *excelize.File) {
 	return buf.Bytes(), f
 }
 
+func TestSheetNamesAreSanitised(t *testing.T) {
+	for _, name := range sheetOrder {
+		if sheetName(name) != name {
+			t.Errorf("sheet %q is not a valid sheet name (sanitised: %q)", name, sheetName(name))
+		}
+		if n := len(utf16.Encode([]rune(name))); n > 31 || strings.ContainsAny(name, `:\/?*[]`) {
+			t.Errorf("sheet %q: %d UTF-16 units", name, n)
+		}
+	}
+}
+
 func TestWriteXLSXSheetsAndHeaders(t *testing.T) {
 	_, f := writeBook(t, handResult(t))
-	want := []string{sheetSummary, sheetTeams, sheetTasks, sheetResources, sheetIdle, sheetRecs}
-	if got := f.GetSheetList(); !slices.Equal(got, want) {
-		t.Fatalf("sheets = %q, want %q", got, want)
+	if got := f.GetSheetList(); !slices.Equal(got, sheetOrder) {
+		t.Fatalf("sheets = %q, want %q", got, sheetOrder)
 	}
 	headers := map[string][]string{
-		sheetSummary: {"Metric", "Value"},
-		sheetTeams:   {"Team", "Cost", "GPU cost", "Idle cost", "Idle share of cost", "Monthly budget"},
-		sheetTasks:   {"Task", "Team", "Kind", "Cost", "GPU-hours", "Idle cost", "Units", "Unit", "Unit cost"},
+		sheetSummary:  {"Metric", "Value"},
+		sheetFindings: {"Severity", "Finding", "Team", "Resource ID", "Money at stake", "Basis", "What to do"},
+		sheetTeams: {"Team", "Cost", "GPU cost", "Idle cost", "Idle share of cost", "Monthly budget", "Previous period cost",
+			"Change vs previous period", "Month to date", "Month-end forecast", "Forecast share of budget"},
+		sheetTasks: {"Task", "Team", "Kind", "Cost", "GPU-hours", "Idle cost", "Units", "Unit", "Unit cost"},
 		sheetResources: {"Resource ID", "Name", "Provider", "GPU model", "GPUs", "Pricing", "Team", "Cost",
 			"GPU-hours billed", "GPU-hours active", "GPU-hours idle", "GPU-hours unmonitored", "Idle cost",
-			"Unmonitored cost", "Avg utilization"},
+			"Unmonitored cost", "Avg utilization", "Previous period cost", "GPU-h <10% (idle band)", "GPU-h 10–50% (low)",
+			"GPU-h 50–80% (fair)", "GPU-h 80–95% (target)", "GPU-h >95% (saturated)", "Longest >95% run (h)"},
 		sheetIdle: {"Resource ID", "GPU", "Start (Asia/Shanghai)", "End (Asia/Shanghai)", "Hours", "Cost"},
 		sheetRecs: {"Resource ID", "GPU model", "GPUs", "Current mode", "Action", "Current monthly cost",
 			"Recommended monthly cost", "Monthly savings", "Active hours/month per GPU", "Breakeven hours/month",
 			"Confidence", "Reason"},
+		sheetPools: {"Provider", "GPU model", "Resources", "GPUs", "Current monthly cost", "Monthly cards",
+			"Pool monthly cost", "Monthly savings", "Reason"},
+		sheetUtil: {"Resource ID", "GPU", "Hour (Asia/Shanghai)", "Utilization", "Band"},
+		sheetLines: {"Provider", "Billing account", "Sub-account", "Charge start (Asia/Shanghai)", "Charge end (Asia/Shanghai)",
+			"Charge category", "Charge class", "Charge frequency", "Pricing category", "Pricing mode", "Commitment status",
+			"Commitment ID", "Resource ID", "Resource name", "Resource type", "Service", "SKU", "Instance type", "Region",
+			"GPU model", "GPUs", "Billed cost", "Effective cost", "List cost", "Currency", "Usage quantity", "Usage unit",
+			"Share in period", "Cost in period", "Tag: team", "Tags", "Source line"},
 	}
 	for sheet, want := range headers {
 		rows, err := f.GetRows(sheet)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rows) == 0 || !slices.Equal(rows[0][:min(len(rows[0]), len(want))], want) {
+		if sheet == sheetSummary && len(rows) > 0 && len(rows[0]) > 2 {
+			rows[0] = rows[0][:2] // the chart helper tables start in column D
+		}
+		if len(rows) == 0 || !slices.Equal(rows[0], want) {
 			t.Errorf("%s header = %q, want %q", sheet, rows[0], want)
 		}
 		// Every table: frozen header row, bold header, autofilter.
@@ -66,6 +126,10 @@ func TestWriteXLSXSheetsAndHeaders(t *testing.T) {
 		if st == nil || st.Font == nil || !st.Font.Bold {
 			t.Errorf("%s header is not bold", sheet)
 		}
+		// Column widths are set, not Excel's narrow default.
+		if w, _ := f.GetColWidth(sheet, "A"); w < 8 {
+			t.Errorf("%s column A width = %v", sheet, w)
+		}
 	}
 	// AutoFilter is stored as a hidden defined name per sheet.
 	filters := map[string]string{}
@@ -75,9 +139,12 @@ func TestWriteXLSXSheetsAndHeaders(t *testing.T) {
 		}
 	}
 	for sheet, ref := range map[string]string{
-		sheetTeams:     "'By team'!$A$1:$F$3",
-		sheetResources: "'By resource'!$A$1:$O$4",
+		sheetTeams:     "'By team'!$A$1:$K$3",
+		sheetResources: "'By resource'!$A$1:$V$4",
 		sheetRecs:      "'Recommendations'!$A$1:$L$4",
+		sheetFindings:  "'Findings'!$A$1:$G$5",
+		sheetUtil:      "'Utilization (hourly)'!$A$1:$E$7", // streamed: exactly the rows written
+		sheetLines:     "'Billing lines'!$A$1:$AF$4",
 	} {
 		if filters[sheet] != ref {
 			t.Errorf("%s autofilter = %q, want %q", sheet, filters[sheet], ref)
@@ -112,15 +179,23 @@ func TestWriteXLSXValues(t *testing.T) {
 	}{
 		{sheetSummary, "A2", txt("Period")},
 		{sheetSummary, "B2", txt("2026-W47")},
+		{sheetSummary, "B3", num(46342)}, // 2026-11-16 00:00 local as an Excel serial
 		{sheetSummary, "B5", txt("Asia/Shanghai")},
 		{sheetSummary, "B6", txt("CNY")},
-		{sheetSummary, "A7", txt("Total cost")},
-		{sheetSummary, "B7", num(4500)},
-		{sheetSummary, "B11", num(830)},            // idle cost
-		{sheetSummary, "B12", num(830.0 / 4500.0)}, // idle share of total
-		{sheetSummary, "B20", num(0.52)},           // 52 % utilization stored as a fraction
-		{sheetSummary, "B21", num(5040)},           // monthly savings
-		{sheetSummary, "B3", num(46342)},           // 2026-11-16 00:00 local as an Excel serial
+		{sheetSummary, "B7", txt("All teams")},
+		{sheetSummary, "A8", txt("Total cost")},
+		{sheetSummary, "B8", num(4500)},
+		{sheetSummary, "B9", num(4000)},            // previous period: 3700 + 300
+		{sheetSummary, "B10", num(0.125)},          // 4500 / 4000 − 1
+		{sheetSummary, "B14", num(830)},            // idle cost
+		{sheetSummary, "B15", num(830.0 / 4500.0)}, // idle share of total
+		{sheetSummary, "B16", num(600)},            // allocated but idle
+		{sheetSummary, "B24", num(0.52)},           // 52 % utilization stored as a fraction
+		{sheetSummary, "B25", num(5040)},           // monthly savings
+		{sheetSummary, "B26", num(4)},              // findings
+		{sheetSummary, "B28", num(2)},              // rows rejected
+		{sheetSummary, "A29", txt("Generated at")},
+		{sheetSummary, "B29", num(46349 + 9.5/24)}, // 2026-11-23 09:30 local
 		{sheetSummary, "D2", txt("2026-11-16")},    // daily helper table
 		{sheetSummary, "E1", txt("ml-train")},      // largest team first
 		{sheetSummary, "E2", num(520)},             // 480 A100 + 40 non-GPU
@@ -132,19 +207,67 @@ func TestWriteXLSXValues(t *testing.T) {
 		{sheetSummary, "D9", txt("gpu-a100-1")},    // largest idle cost first
 		{sheetSummary, "E9", num(750)},
 		{sheetSummary, "E10", num(80)},
+		{sheetSummary, "D13", txt("GPU model")}, // utilization helper table
+		{sheetSummary, "D14", txt("A100-80GB")},
+		{sheetSummary, "E14", num(0.555)},
+		{sheetSummary, "F15", num(100)}, // L40S GPU-hours
+		{sheetFindings, "A2", txt("high")},
+		{sheetFindings, "B2", txt("Rent-mode change")},
+		{sheetFindings, "E2", num(4800)},
+		{sheetFindings, "F2", txt("per month")},
+		{sheetFindings, "F3", txt("in period")},
+		{sheetFindings, "D4", txt(hostileScript)},
 		{sheetTeams, "E2", num(750.0 / 4160.0)},
 		{sheetTeams, "F2", num(20000)},
-		{sheetTeams, "F3", blank},     // no budget: blank
+		{sheetTeams, "G2", num(3700)},
+		{sheetTeams, "H2", num(4160.0/3700.0 - 1)},
+		{sheetTeams, "I2", num(9000)},
+		{sheetTeams, "J2", num(21000)},
+		{sheetTeams, "K2", num(1.05)}, // over budget
+		{sheetTeams, "K3", blank},     // no budget
 		{sheetTasks, "I2", num(1000)}, // unit cost
 		{sheetTasks, "I3", blank},     // no units: blank, not 0
 		{sheetResources, "A3", txt(hostileScript)},
 		{sheetResources, "O2", num(0.555)},
+		{sheetResources, "P2", num(3000)},
+		{sheetResources, "P3", blank}, // no previous cost: blank
+		{sheetResources, "Q2", num(300)},
+		{sheetResources, "U2", num(50)},
+		{sheetResources, "V2", num(2.5)},
 		{sheetIdle, "C2", num(46343.375)},      // 2026-11-17 09:00 local
 		{sheetIdle, "D3", num(46345 + 0.5/24)}, // 2026-11-19 00:30 local
 		{sheetRecs, "A2", txt("gpu-h100-2")},   // order as given
 		{sheetRecs, "E4", txt("Switch to hourly")},
 		{sheetRecs, "J2", blank}, // breakeven unknown: blank
 		{sheetRecs, "J4", num(438)},
+		{sheetPools, "F2", num(5)},
+		{sheetPools, "H2", num(2400)},
+		{sheetUtil, "A2", txt("gpu-a100-1")},
+		{sheetUtil, "C2", num(46342)}, // 2026-11-16 00:00 local
+		{sheetUtil, "D2", num(0.05)},
+		{sheetUtil, "E2", txt("idle")},
+		{sheetUtil, "C3", num(46342 + 1.0/24)},
+		{sheetUtil, "D4", blank}, // unmonitored hour: blank, not 0
+		{sheetUtil, "E4", txt("unmonitored")},
+		{sheetUtil, "E7", txt("saturated")}, // 97 %
+		{sheetLines, "A2", txt("acme")},
+		{sheetLines, "D2", num(46327)}, // 2026-11-01 00:00 local
+		{sheetLines, "E2", num(46357)}, // 2026-12-01 00:00 local
+		{sheetLines, "U2", num(8)},
+		{sheetLines, "V2", num(4320)},
+		{sheetLines, "AB2", num(7.0 / 30)}, // the week is 7 of November's 30 days
+		{sheetLines, "AC2", num(1008)},     // 4320 × 7/30
+		{sheetLines, "AD2", txt("ml-train")},
+		{sheetLines, "AE2", txt(`{"project":"llm","team":"ml-train"}`)},
+		{sheetLines, "AF2", num(2)},
+		{sheetLines, "D3", num(46344 + 22.0/24)}, // 14:00 UTC is 22:00 in Shanghai
+		{sheetLines, "M3", txt("'-1")},           // a text id that looks like a number stays text, inert
+		{sheetLines, "V3", num(-2.5)},            // credits stay negative numbers
+		{sheetLines, "W3", blank},                // no effective cost: blank
+		{sheetLines, "AC3", num(-2.5)},           // billed cost is the basis, fully inside
+		{sheetLines, "V4", blank},                // a null cost is blank, never 0
+		{sheetLines, "AB4", num(1)},              // an instant inside the period
+		{sheetLines, "AC4", blank},
 	}
 	for _, tt := range tests {
 		got := raw(t, f, tt.sheet, tt.cell)
@@ -162,6 +285,9 @@ func TestWriteXLSXValues(t *testing.T) {
 			if err != nil || math.Abs(n-tt.want.num) > 1e-9 {
 				t.Errorf("%s!%s = %q, want %v", tt.sheet, tt.cell, got, tt.want.num)
 			}
+			if typ, _ := f.GetCellType(tt.sheet, tt.cell); typ != excelize.CellTypeNumber && typ != excelize.CellTypeUnset {
+				t.Errorf("%s!%s type = %v, want a number cell", tt.sheet, tt.cell, typ)
+			}
 		}
 	}
 }
@@ -170,14 +296,22 @@ func TestWriteXLSXNumberFormats(t *testing.T) {
 	tests := []struct {
 		currency, sheet, cell, want string
 	}{
-		{"CNY", sheetSummary, "B7", `"¥"#,##0.00`},
+		{"CNY", sheetSummary, "B8", `"¥"#,##0.00`},
 		{"USD", sheetTeams, "B2", `"$"#,##0.00`},
 		{"EUR", sheetResources, "H2", `"€"#,##0.00`},
 		{"GBP", sheetRecs, "H2", `#,##0.00 "GBP"`},
 		{"CNY", sheetTasks, "I2", `"¥"#,##0.0000`},
-		{"CNY", sheetSummary, "B12", `0.0%`},
+		{"CNY", sheetSummary, "B15", `0.0%`},
+		{"CNY", sheetSummary, "B3", `yyyy-mm-dd hh:mm`},
+		{"CNY", sheetTeams, "K2", `0.0%`},
 		{"CNY", sheetResources, "I2", `#,##0.0`},
 		{"CNY", sheetIdle, "C2", `yyyy-mm-dd hh:mm`},
+		{"CNY", sheetFindings, "E2", `"¥"#,##0.00`},
+		{"CNY", sheetUtil, "C2", `yyyy-mm-dd hh:mm`},
+		{"CNY", sheetUtil, "D2", `0.0%`},
+		{"CNY", sheetLines, "D2", `yyyy-mm-dd hh:mm`},
+		{"CNY", sheetLines, "V2", `#,##0.00##`}, // the line's own currency: no symbol
+		{"CNY", sheetLines, "AB2", `0.0%`},
 	}
 	for _, tt := range tests {
 		r := handResult(t)
@@ -205,6 +339,9 @@ func TestWriteXLSXHostileTextIsInert(t *testing.T) {
 	_, f := writeBook(t, handResult(t))
 	for _, c := range []struct{ sheet, cell string }{
 		{sheetTeams, "A3"}, {sheetTasks, "A3"}, {sheetTasks, "B3"}, {sheetResources, "G3"}, {sheetSummary, "F1"},
+		{sheetFindings, "C4"},
+		{sheetLines, "N3"},  // resource name (streamed sheet)
+		{sheetLines, "AD3"}, // the hostile =HYPERLINK(...) team tag
 	} {
 		formula, err := f.GetCellFormula(c.sheet, c.cell)
 		if err != nil {
@@ -221,6 +358,24 @@ func TestWriteXLSXHostileTextIsInert(t *testing.T) {
 			t.Errorf("%s!%s = %q, want the formula text behind an apostrophe", c.sheet, c.cell, got)
 		}
 	}
+	// No cell anywhere in the workbook holds a formula: every value we write
+	// is data.
+	for _, sheet := range f.GetSheetList() {
+		rows, err := f.Rows(sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 1; rows.Next(); r++ {
+			cols, _ := rows.Columns()
+			for c := range cols {
+				cell, _ := excelize.CoordinatesToCellName(c+1, r)
+				if fm, _ := f.GetCellFormula(sheet, cell); fm != "" {
+					t.Errorf("%s!%s has formula %q", sheet, cell, fm)
+				}
+			}
+		}
+		rows.Close()
+	}
 }
 
 func TestWriteXLSXChartsAndProperties(t *testing.T) {
@@ -229,36 +384,85 @@ func TestWriteXLSXChartsAndProperties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := map[string]bool{}
+	parts := map[string]string{}
 	for _, zf := range zr.File {
-		parts[zf.Name] = true
+		rc, _ := zf.Open()
+		data, _ := io.ReadAll(rc)
+		rc.Close()
+		parts[zf.Name] = string(data)
 	}
-	for _, p := range []string{"xl/charts/chart1.xml", "xl/charts/chart2.xml", "xl/drawings/drawing1.xml"} {
-		if !parts[p] {
+	// Three native charts, all in the one drawing, which belongs to Summary
+	// (sheet1): never to a streamed sheet.
+	for _, p := range []string{"xl/charts/chart1.xml", "xl/charts/chart2.xml", "xl/charts/chart3.xml", "xl/drawings/drawing1.xml"} {
+		if _, ok := parts[p]; !ok {
 			t.Errorf("workbook has no %s", p)
+		}
+	}
+	if _, ok := parts["xl/drawings/drawing2.xml"]; ok {
+		t.Error("a second drawing: charts outside Summary")
+	}
+	if !strings.Contains(parts["xl/worksheets/_rels/sheet1.xml.rels"], "drawing1.xml") {
+		t.Error("the charts' drawing is not on Summary")
+	}
+	for i, title := range []string{"Daily cost by team", "Idle cost by resource", "Average utilization by GPU model"} {
+		if c := parts["xl/charts/chart"+strconv.Itoa(i+1)+".xml"]; !strings.Contains(c, title) {
+			t.Errorf("chart%d is not %q", i+1, title)
 		}
 	}
 	props, err := f.GetDocProps()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if props.Title != "finops 2026-W47" || props.Creator != "finops" {
-		t.Errorf("properties = title %q creator %q", props.Title, props.Creator)
+	if props.Title != "finops 2026-W47" || props.Creator != "finops" || props.Subject == "" || props.Description == "" {
+		t.Errorf("properties = %+v", props)
 	}
 	if props.Created != "2026-11-23T01:30:00Z" {
 		t.Errorf("created = %q, want the Meta time", props.Created)
 	}
 }
 
+func TestWriteXLSXTeamScope(t *testing.T) {
+	meta := testMeta()
+	meta.Team = "ml-train"
+	_, f := writeBookMeta(t, handResult(t), meta)
+	if got := raw(t, f, sheetSummary, "B7"); got != "Team ml-train" {
+		t.Errorf("scope = %q", got)
+	}
+	props, _ := f.GetDocProps()
+	if props.Title != "finops 2026-W47 · team ml-train" {
+		t.Errorf("title = %q", props.Title)
+	}
+}
+
 func TestWriteXLSXEmptyResult(t *testing.T) {
-	b, f := writeBook(t, &analysis.Result{})
-	if len(f.GetSheetList()) != 6 {
-		t.Errorf("sheets = %q", f.GetSheetList())
+	b, f := writeBookMeta(t, &analysis.Result{}, Meta{})
+	if got := f.GetSheetList(); !slices.Equal(got, sheetOrder) {
+		t.Errorf("sheets = %q", got)
 	}
 	zr, _ := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	for _, zf := range zr.File {
 		if zf.Name == "xl/charts/chart1.xml" {
 			t.Error("empty result has a chart")
 		}
+	}
+	// The streamed sheets still have their header row.
+	if got := raw(t, f, sheetLines, "A1"); got != "Provider" {
+		t.Errorf("Billing lines A1 = %q", got)
+	}
+}
+
+func TestWriteXLSXLineSourceError(t *testing.T) {
+	boom := errors.New("database went away")
+	meta := testMeta()
+	meta.Lines = func(yield func(*ingest.BillingLine) error) error {
+		lines := handLines(t)
+		if err := yield(&lines[0]); err != nil {
+			return err
+		}
+		return boom
+	}
+	err := WriteXLSX(io.Discard, handResult(t), meta)
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want the line source's error", err)
 	}
 }

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/finops-oss/finops/ingest"
@@ -25,6 +28,29 @@ const billingArity = 30
 // parameters, far below SQLite's limit of 32,766, and about 15 % faster than
 // 16 or 32 rows.
 const billingBatchRows = 64
+
+// importCacheKiB is the page cache of an import's connection. SQLite's
+// default (2 MiB) is smaller than the index pages a large export keeps
+// touching, so dirty pages would be spilled to the WAL mid-transaction and
+// read back; 32 MiB keeps them, well inside the memory budget.
+const importCacheKiB = 32 << 10
+
+// growCache sets the import's page cache and returns how to restore the
+// connection's previous setting before the transaction ends (the
+// connection goes back to the pool after it).
+func growCache(ctx context.Context, tx *sql.Tx) (restore func(context.Context) error, err error) {
+	var prev int64
+	if err := tx.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&prev); err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", importCacheKiB)); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = %d", prev))
+		return err
+	}, nil
+}
 
 // billingInsert is the INSERT of rows billing lines.
 func billingInsert(rows int) string {
@@ -73,14 +99,93 @@ func (b *billingBatch) reset() {
 	b.rows = 0
 }
 
-// flushBilling inserts the lines still waiting in the batch.
+// flushBilling waits for the batches on their way and inserts the lines
+// still waiting in the current one.
 func (w *writer) flushBilling(ctx context.Context) error {
+	if err := w.inserter.stop(); err != nil {
+		return err
+	}
 	if w.lines.rows == 0 {
 		return nil
 	}
 	_, err := w.tx.ExecContext(ctx, billingInsert(w.lines.rows), w.lines.args...)
 	w.lines.reset()
 	return err
+}
+
+// billingInserter runs the INSERTs of full batches on a goroutine of its
+// own, so that SQLite writing one batch (a core) overlaps the parser reading
+// the next rows (another core); an import of a large export takes about the
+// longer of the two instead of their sum. At most inserterQueue batches wait,
+// so memory stays bounded; batches are reused. The transaction is used by
+// this goroutine alone until stop returns.
+type billingInserter struct {
+	ctx  context.Context
+	stmt *sql.Stmt
+	full chan []any
+	free chan []any
+	done chan struct{}
+
+	mu      sync.Mutex
+	err     error // the first failed INSERT
+	started bool
+	stopped bool
+}
+
+const inserterQueue = 2
+
+// send hands a full batch over and returns an empty one to fill next.
+func (in *billingInserter) send(args []any) []any {
+	if !in.started {
+		in.started = true
+		in.full = make(chan []any, inserterQueue)
+		in.free = make(chan []any, inserterQueue+2)
+		in.done = make(chan struct{})
+		go in.run()
+	}
+	in.full <- args
+	select {
+	case a := <-in.free:
+		return a
+	default:
+		return make([]any, 0, cap(args))
+	}
+}
+
+func (in *billingInserter) run() {
+	defer close(in.done)
+	for args := range in.full {
+		if in.error() == nil {
+			if _, err := in.stmt.ExecContext(in.ctx, args...); err != nil {
+				in.mu.Lock()
+				in.err = err
+				in.mu.Unlock()
+			}
+		}
+		clear(args) // drop the references to the lines' strings
+		select {
+		case in.free <- args[:0]:
+		default:
+		}
+	}
+}
+
+// error is the first INSERT that failed, if any.
+func (in *billingInserter) error() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.err
+}
+
+// stop waits until every batch sent is inserted (or refused) and returns
+// the first error. It may be called more than once.
+func (in *billingInserter) stop() error {
+	if in.started && !in.stopped {
+		in.stopped = true
+		close(in.full)
+		<-in.done
+	}
+	return in.error()
 }
 
 // tagsJSON encodes tags as a JSON object with sorted keys, byte for byte

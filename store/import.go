@@ -21,6 +21,16 @@ type FileMeta struct {
 	URI    string // path or URI as the user named it
 	SHA256 string // hex digest of the file's bytes as stored (compressed or not)
 	Host   string // GPU host for telemetry files, when known
+	// Period and Delivery say which delivery of which billing period the file
+	// belongs to, from an export manifest (Period "aws-cur:<payer>:<YYYY-MM>",
+	// Delivery the assembly id). Clouds restate a period by delivering it
+	// again in full, so importing a file of a period removes, in the same
+	// transaction, every earlier source of that period with another delivery:
+	// a restatement replaces, it never adds. Empty: the parser's
+	// Summary.Period and Summary.Delivery, when it derives them from the data
+	// (Azure actual vs amortized exports), else no restatement key.
+	Period   string
+	Delivery string
 }
 
 // ImportResult says what an import did.
@@ -29,6 +39,23 @@ type ImportResult struct {
 	Duplicate   bool   // the same bytes were imported before: nothing changed
 	DuplicateOf string // the URI of that earlier import
 	Summary     *ingest.Summary
+	// Period and Delivery are the restatement key the file was stored under.
+	Period   string
+	Delivery string
+	// Replaced lists the earlier deliveries of the period this import removed.
+	Replaced []ReplacedSource
+	// Superseded: the file belongs to a delivery that a later one replaced;
+	// nothing changed (Duplicate is set too, DuplicateOf names the file as
+	// first imported and Delivery the delivery that replaced it).
+	Superseded bool
+}
+
+// ReplacedSource is an earlier import that a newer delivery of its billing
+// period replaced.
+type ReplacedSource struct {
+	URI      string
+	Delivery string
+	Rows     int
 }
 
 // ParseFunc parses one file into sink. The store calls it inside the file's
@@ -50,40 +77,73 @@ func FileSHA256(path string) (string, error) {
 }
 
 // Import stores one file in one immediate write transaction. Re-importing the
-// same bytes (same sha256) is a no-op reported as Duplicate.
+// same bytes (same sha256) is a no-op reported as Duplicate. A file with a
+// restatement key (FileMeta.Period, else the parser's Summary.Period)
+// replaces the earlier sources of its period that belong to another delivery;
+// a replaced delivery stays replaced (importing it again is a no-op reported
+// as Superseded), so a folder holding several deliveries settles on one.
 func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*ImportResult, error) {
 	if meta.SHA256 == "" {
 		return nil, errors.New("store: import: missing sha256")
 	}
+	fail := func(err error) (*ImportResult, error) { return nil, fmt.Errorf("store: import %s: %w", meta.URI, err) }
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("store: begin import of %s: %w", meta.URI, err)
 	}
 	defer tx.Rollback() // no-op after Commit
 
-	var prevURI string
-	err = tx.QueryRowContext(ctx, `SELECT uri FROM source_files WHERE sha256 = ?`, meta.SHA256).Scan(&prevURI)
+	if meta.Period != "" {
+		// A delivery that a later one replaced does not come back.
+		if uri, by, err := superseded(ctx, tx, `period_key = ? AND delivery = ?`, meta.Period, meta.Delivery); err != nil {
+			return fail(err)
+		} else if uri != "" {
+			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: meta.Period, Delivery: by}, nil
+		}
+	}
+	var prevID int64
+	var prevURI, prevPeriod, prevDelivery string
+	err = tx.QueryRowContext(ctx, `SELECT id, uri, coalesce(period_key, ''), coalesce(delivery, '')
+		FROM source_files WHERE sha256 = ?`, meta.SHA256).Scan(&prevID, &prevURI, &prevPeriod, &prevDelivery)
 	switch {
 	case err == nil:
-		return &ImportResult{Duplicate: true, DuplicateOf: prevURI}, nil
+		res := &ImportResult{Duplicate: true, DuplicateOf: prevURI, Period: prevPeriod, Delivery: prevDelivery}
+		if meta.Period == "" || (prevPeriod != "" && prevPeriod != meta.Period) ||
+			(prevPeriod == meta.Period && prevDelivery == meta.Delivery) {
+			return res, nil
+		}
+		// A newer delivery carries this file unchanged: the stored copy now
+		// belongs to it, and the rest of the older delivery goes.
+		if res.Replaced, err = replacePeriod(ctx, tx, prevID, meta.Period, meta.Delivery, s.now().Unix()); err != nil {
+			return fail(err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
+			meta.Period, meta.Delivery, prevID); err != nil {
+			return fail(err)
+		}
+		if err := tx.Commit(); err != nil {
+			return nil, fmt.Errorf("store: commit import of %s: %w", meta.URI, err)
+		}
+		res.Period, res.Delivery = meta.Period, meta.Delivery
+		return res, nil
 	case !errors.Is(err, sql.ErrNoRows):
-		return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
+		return fail(err)
 	}
 
 	res, err := tx.ExecContext(ctx,
 		`INSERT INTO source_files (uri, sha256, format, kind, host, rows, imported_at) VALUES (?, ?, '', '', ?, 0, ?)`,
 		meta.URI, meta.SHA256, nullString(meta.Host), s.now().Unix())
 	if err != nil {
-		return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
+		return fail(err)
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
-		return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
+		return fail(err)
 	}
 
 	w, err := newWriter(ctx, tx, id)
 	if err != nil {
-		return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
+		return fail(err)
 	}
 	defer w.close()
 
@@ -95,12 +155,85 @@ func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*Im
 		return nil, fmt.Errorf("store: import %s: the parser returned no summary", meta.URI)
 	}
 	if err := w.finish(ctx, sum); err != nil {
-		return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
+		return fail(err)
+	}
+	result := &ImportResult{SourceID: id, Summary: sum, Period: meta.Period, Delivery: meta.Delivery}
+	if result.Period == "" && sum.Period != "" {
+		// A key the parser read from the data: these very bytes, replaced
+		// before under the same key, stay replaced.
+		if uri, by, err := superseded(ctx, tx, `sha256 = ? AND period_key = ? AND delivery = ?`,
+			meta.SHA256, sum.Period, sum.Delivery); err != nil {
+			return fail(err)
+		} else if uri != "" {
+			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: sum.Period, Delivery: by}, nil
+		}
+		result.Period, result.Delivery = sum.Period, sum.Delivery
+	}
+	if result.Period != "" {
+		if result.Replaced, err = replacePeriod(ctx, tx, id, result.Period, result.Delivery, s.now().Unix()); err != nil {
+			return fail(err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
+			result.Period, result.Delivery, id); err != nil {
+			return fail(err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM replaced_files WHERE sha256 = ?`, meta.SHA256); err != nil {
+		return fail(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit import of %s: %w", meta.URI, err)
 	}
-	return &ImportResult{SourceID: id, Summary: sum}, nil
+	return result, nil
+}
+
+// superseded looks for a replaced file matching where; it returns the file's
+// URI and the delivery that replaced it, or "" when there is none.
+func superseded(ctx context.Context, tx *sql.Tx, where string, args ...any) (uri, by string, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT uri, replaced_by FROM replaced_files WHERE `+where+` ORDER BY replaced_at DESC LIMIT 1`,
+		args...).Scan(&uri, &by)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", nil
+	}
+	return uri, by, err
+}
+
+// replacePeriod deletes the sources of period that belong to a delivery other
+// than delivery (their records go with them: ON DELETE CASCADE), except keep,
+// and remembers them in replaced_files.
+func replacePeriod(ctx context.Context, tx *sql.Tx, keep int64, period, delivery string, now int64) ([]ReplacedSource, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, uri, sha256, coalesce(delivery, ''), rows FROM source_files
+		WHERE period_key = ? AND coalesce(delivery, '') <> ? AND id <> ? ORDER BY id`, period, delivery, keep)
+	if err != nil {
+		return nil, err
+	}
+	var out []ReplacedSource
+	var ids []int64
+	var shas []string
+	for rows.Next() {
+		var r ReplacedSource
+		var id int64
+		var sha string
+		if err := rows.Scan(&id, &r.URI, &sha, &r.Delivery, &r.Rows); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out, ids, shas = append(out, r), append(ids, id), append(shas, sha)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, id := range ids {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM source_files WHERE id = ?`, id); err != nil {
+			return nil, err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO replaced_files (sha256, uri, period_key, delivery, replaced_by, replaced_at)
+			VALUES (?, ?, ?, ?, ?, ?)`, shas[i], out[i].URI, period, out[i].Delivery, delivery, now); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // writer is the ingest.Sink that writes records into the open transaction
@@ -110,10 +243,13 @@ type writer struct {
 	tx       *sql.Tx
 	sourceID int64
 
-	line, gpu, sample, task, run *sql.Stmt
-	lines                        billingBatch // billing lines not yet inserted; line inserts billingBatchRows at once
-	gpuIDs                       map[string]int64 // bounded by the number of GPUs, not by rows
-	taskIDs                      map[string]int64
+	line, gpu, task, run *sql.Stmt
+	minutes              *minuteWriter   // telemetry rollups (samples.go)
+	lines                billingBatch    // billing lines not yet inserted; line inserts billingBatchRows at once
+	inserter             billingInserter // runs line on full batches, beside the parser
+	restoreCache         func(context.Context) error
+	gpuIDs               map[string]int64 // bounded by the number of GPUs, not by rows
+	taskIDs              map[string]int64
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*writer, error) {
@@ -127,22 +263,28 @@ func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*writer, error)
 		st, err = tx.PrepareContext(ctx, q)
 		return st
 	}
+	if err == nil {
+		w.restoreCache, err = growCache(ctx, tx)
+	}
 	w.line = prep(billingInsert(billingBatchRows))
 	w.lines = billingBatch{source: sourceID, args: make([]any, 0, billingBatchRows*billingArity)}
+	w.inserter = billingInserter{ctx: ctx, stmt: w.line}
 	w.gpu = prep(`INSERT INTO gpus (gpu_key, uuid, host, idx, model, memory_total_mib) VALUES (?,?,?,?,?,?)
 		ON CONFLICT (gpu_key) DO UPDATE SET
 			uuid = coalesce(excluded.uuid, uuid), host = coalesce(excluded.host, host),
 			idx = coalesce(excluded.idx, idx), model = coalesce(excluded.model, model),
 			memory_total_mib = coalesce(excluded.memory_total_mib, memory_total_mib)
 		RETURNING id`)
-	// A sample already stored for the same GPU and instant (overlapping log
-	// files) is kept: the first import wins, nothing is counted twice.
-	w.sample = prep(`INSERT OR IGNORE INTO gpu_samples (gpu_id, ts, source_id, util, mem_used_mib, power_w) VALUES (?,?,?,?,?,?)`)
 	w.task = prep(`INSERT INTO tasks (name, team, kind, unit) VALUES (?,?,?,?)
 		ON CONFLICT (name) DO UPDATE SET team = excluded.team, kind = excluded.kind, unit = excluded.unit
 		RETURNING id`)
 	// A run declared again (a newer tasks file) replaces the earlier one.
 	w.run = prep(`INSERT OR REPLACE INTO task_runs (task_id, source_id, line, resource, gpus, start, end, units) VALUES (?,?,?,?,?,?,?,?)`)
+	if err == nil {
+		// A sample already stored for the same GPU and instant (overlapping
+		// logs) is kept: the first import wins, nothing is counted twice.
+		w.minutes, err = newMinuteWriter(ctx, tx, sourceID)
+	}
 	if err != nil {
 		w.close()
 		return nil, err
@@ -151,25 +293,30 @@ func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*writer, error)
 }
 
 func (w *writer) close() {
-	for _, st := range []*sql.Stmt{w.line, w.gpu, w.sample, w.task, w.run} {
+	_ = w.inserter.stop() // before the statement closes and the transaction ends
+	for _, st := range []*sql.Stmt{w.line, w.gpu, w.task, w.run} {
 		if st != nil {
 			st.Close()
 		}
 	}
+	if w.minutes != nil {
+		w.minutes.close()
+	}
 }
 
 // Billing implements ingest.Sink. Lines are inserted billingBatchRows at a
-// time; finish inserts the rest.
+// time by the inserter goroutine; finish inserts the rest.
 func (w *writer) Billing(l *ingest.BillingLine) error {
 	if err := w.ctx.Err(); err != nil {
 		return err // a batched line reaches the database later: check here
 	}
-	if !w.lines.add(l) {
-		return nil
+	if err := w.inserter.error(); err != nil {
+		return err
 	}
-	_, err := w.line.ExecContext(w.ctx, w.lines.args...)
-	w.lines.reset()
-	return err
+	if w.lines.add(l) {
+		w.lines.args, w.lines.rows = w.inserter.send(w.lines.args), 0
+	}
+	return nil
 }
 
 // Sample implements ingest.Sink.
@@ -187,9 +334,7 @@ func (w *writer) Sample(s *ingest.GPUSample) error {
 		}
 		w.gpuIDs[key] = id
 	}
-	_, err := w.sample.ExecContext(w.ctx, id, s.Time.UnixMilli(), w.sourceID,
-		floatOrNil(s.Util), floatOrNil(s.MemUsed), floatOrNil(s.PowerWatt))
-	return err
+	return w.minutes.add(id, s)
 }
 
 // TaskRun implements ingest.Sink.
@@ -215,7 +360,13 @@ func (w *writer) TaskRun(r *ingest.TaskRun) error {
 }
 
 func (w *writer) finish(ctx context.Context, sum *ingest.Summary) error {
+	if err := w.minutes.finish(); err != nil {
+		return err
+	}
 	if err := w.flushBilling(ctx); err != nil {
+		return err
+	}
+	if err := w.restoreCache(ctx); err != nil {
 		return err
 	}
 	var start, end any

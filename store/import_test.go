@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"maps"
@@ -105,7 +106,7 @@ func importFixture(t *testing.T, s *Store) (billing, smi, tasks *ImportResult) {
 // fixtureCounts is what importFixture leaves: 3 files, 1 rejected row, 3
 // lines, 1 GPU with 2 samples, 1 task with 1 run.
 var fixtureCounts = wantCounts(map[string]int{"source_files": 3, "rejected_rows": 1, "billing_lines": 3,
-	"gpus": 1, "gpu_samples": 2, "tasks": 1, "task_runs": 1})
+	"gpus": 1, "gpu_minutes": 1, "tasks": 1, "task_runs": 1})
 
 func TestImportRoundTrip(t *testing.T) {
 	ctx := context.Background()
@@ -214,12 +215,21 @@ func TestImportRoundTrip(t *testing.T) {
 		if mem != 81559 {
 			t.Errorf("memory_total_mib = %v, want 81559", mem)
 		}
+		// Both samples (10:00:05 and 10:00:35) roll up into one minute row:
+		// util 20 + 40, memory at most 2048, power 300.5 + 310.
+		var n, utilN, powerN int
 		var util, used, power float64
-		if err := s.DB().QueryRow(`SELECT util, mem_used_mib, power_w FROM gpu_samples ORDER BY ts LIMIT 1`).Scan(&util, &used, &power); err != nil {
+		var offsets []byte
+		if err := s.DB().QueryRow(`SELECT n, util_sum, util_n, mem_used_max, power_sum, power_n, offsets FROM gpu_minutes`).Scan(
+			&n, &util, &utilN, &used, &power, &powerN, &offsets); err != nil {
 			t.Fatal(err)
 		}
-		if util != 20 || used != 1024 || power != 300.5 {
-			t.Errorf("first sample = %v %v %v, want 20 1024 300.5", util, used, power)
+		if n != 2 || util != 60 || utilN != 2 || used != 2048 || power != 610.5 || powerN != 2 {
+			t.Errorf("minute row = n %d util %v/%d mem %v power %v/%d, want 2 60/2 2048 610.5/2", n, util, utilN, used, power, powerN)
+		}
+		// 5000 ms = 0x1388 and 35000 ms = 0x88B8 into the minute.
+		if want := []byte{0x13, 0x88, 0x88, 0xB8}; !bytes.Equal(offsets, want) {
+			t.Errorf("offsets = % x, want % x", offsets, want)
 		}
 	})
 
@@ -532,7 +542,7 @@ func TestImportOverlappingSamples(t *testing.T) {
 		name          string
 		first, second []*ingest.GPUSample
 		wantGPUs      int
-		wantSamples   int
+		wantRows      int                     // gpu_minutes rows
 		wantMinutes   map[string][]MinuteUtil // by GPU key
 	}{
 		{
@@ -540,7 +550,7 @@ func TestImportOverlappingSamples(t *testing.T) {
 			first:  []*ingest.GPUSample{sample("GPU-A", t0, 10)},
 			second: []*ingest.GPUSample{sample("GPU-A", t0, 90), sample("GPU-A", t0.Add(20*time.Second), 50)},
 			// t0 kept at 10 (90 ignored); t0+20s = 50 → mean (10+50)/2 = 30.
-			wantGPUs: 1, wantSamples: 2,
+			wantGPUs: 1, wantRows: 1,
 			wantMinutes: map[string][]MinuteUtil{"GPU-A": {{29013720, 30}}},
 		},
 		{
@@ -548,14 +558,14 @@ func TestImportOverlappingSamples(t *testing.T) {
 			first:  []*ingest.GPUSample{sample("GPU-A", t0, 10)},
 			second: []*ingest.GPUSample{sample("GPU-A", t0.Add(time.Millisecond), 90)},
 			// (10+90)/2 = 50
-			wantGPUs: 1, wantSamples: 2,
+			wantGPUs: 1, wantRows: 1,
 			wantMinutes: map[string][]MinuteUtil{"GPU-A": {{29013720, 50}}},
 		},
 		{
 			name:     "same instant, other GPU: both kept",
 			first:    []*ingest.GPUSample{sample("GPU-A", t0, 10)},
 			second:   []*ingest.GPUSample{sample("GPU-B", t0, 90)},
-			wantGPUs: 2, wantSamples: 2,
+			wantGPUs: 2, wantRows: 2,
 			wantMinutes: map[string][]MinuteUtil{"GPU-A": {{29013720, 10}}, "GPU-B": {{29013720, 90}}},
 		},
 		{
@@ -563,7 +573,7 @@ func TestImportOverlappingSamples(t *testing.T) {
 			first:  []*ingest.GPUSample{sample("GPU-A", t0, 10), sample("GPU-A", t0.Add(time.Minute), 20)},
 			second: []*ingest.GPUSample{sample("GPU-A", t0, 10), sample("GPU-A", t0.Add(time.Minute), 20)},
 			// 2 rows, minutes 29013720 = 10 and 29013721 = 20.
-			wantGPUs: 1, wantSamples: 2,
+			wantGPUs: 1, wantRows: 2,
 			wantMinutes: map[string][]MinuteUtil{"GPU-A": {{29013720, 10}, {29013721, 20}}},
 		},
 	} {
@@ -571,7 +581,7 @@ func TestImportOverlappingSamples(t *testing.T) {
 			s := openTest(t)
 			mustImport(t, s, "a.csv", smi(tt.first...))
 			mustImport(t, s, "b.csv", smi(tt.second...))
-			assertCounts(t, s, wantCounts(map[string]int{"source_files": 2, "gpus": tt.wantGPUs, "gpu_samples": tt.wantSamples}))
+			assertCounts(t, s, wantCounts(map[string]int{"source_files": 2, "gpus": tt.wantGPUs, "gpu_minutes": tt.wantRows}))
 			series, err := s.GPUSeries(ctx, t0.Add(-time.Hour), t0.Add(time.Hour))
 			if err != nil {
 				t.Fatal(err)

@@ -121,6 +121,130 @@ CREATE TABLE task_runs (
 );
 CREATE INDEX task_runs_start ON task_runs(start);
 `,
+	// 2: telemetry as per-GPU-minute rollups instead of every raw sample, so
+	// the database grows with GPUs × minutes, not with the sampling rate.
+	// offsets keeps each rolled-up sample's millisecond within the minute
+	// (2-byte big-endian, sorted): a sample delivered again by an overlapping
+	// log or a re-fetched Prometheus day is recognised and not counted twice.
+	// gpu_sources remembers which sources reported each GPU (their sampling
+	// interval decides how far a sample reaches on the minute grid).
+	`
+CREATE TABLE gpu_minutes (
+	gpu_id       INTEGER NOT NULL REFERENCES gpus(id),
+	minute       INTEGER NOT NULL,          -- unix seconds / 60 (UTC)
+	n            INTEGER NOT NULL,          -- samples rolled up
+	util_sum     REAL NOT NULL DEFAULT 0,   -- 0-100 each
+	util_n       INTEGER NOT NULL DEFAULT 0, -- samples with a utilization (N/A ones are not)
+	mem_used_max REAL,                      -- MiB
+	power_sum    REAL NOT NULL DEFAULT 0,
+	power_n      INTEGER NOT NULL DEFAULT 0,
+	offsets      BLOB NOT NULL,
+	source_id    INTEGER NOT NULL REFERENCES source_files(id) ON DELETE CASCADE, -- first source to write the minute
+	PRIMARY KEY (gpu_id, minute)
+) WITHOUT ROWID;
+CREATE INDEX gpu_minutes_source ON gpu_minutes(source_id);
+
+CREATE TABLE gpu_sources (
+	gpu_id    INTEGER NOT NULL REFERENCES gpus(id),
+	source_id INTEGER NOT NULL REFERENCES source_files(id) ON DELETE CASCADE,
+	PRIMARY KEY (gpu_id, source_id)
+) WITHOUT ROWID;
+CREATE INDEX gpu_sources_source ON gpu_sources(source_id);
+
+INSERT INTO gpu_minutes (gpu_id, minute, n, util_sum, util_n, mem_used_max, power_sum, power_n, offsets, source_id)
+	SELECT gpu_id, ts / 60000, count(*), coalesce(sum(util), 0), count(util), max(mem_used_mib),
+		coalesce(sum(power_w), 0), count(power_w),
+		unhex(group_concat(printf('%04X', ts % 60000), '' ORDER BY ts)), min(source_id)
+	FROM gpu_samples GROUP BY gpu_id, ts / 60000;
+INSERT INTO gpu_sources (gpu_id, source_id) SELECT DISTINCT gpu_id, source_id FROM gpu_samples;
+DROP TABLE gpu_samples;
+`,
+	// 3: the run ledger: what each `finops run` did, what it uploaded where,
+	// and which recipient got which email, so a run retries what did not go
+	// out and never sends twice what did (store/ledger.go).
+	`
+CREATE TABLE runs (
+	id            INTEGER PRIMARY KEY,
+	period        TEXT NOT NULL,            -- report label, e.g. 2026-W48
+	started_at    INTEGER NOT NULL,         -- unix seconds
+	finished_at   INTEGER,
+	status        TEXT NOT NULL,            -- running, ok, partial, publish_failed, failed, interrupted
+	ingest_status TEXT,                     -- per stage: ok, partial, failed, skipped, dry_run
+	report_status TEXT,
+	upload_status TEXT,
+	email_status  TEXT,
+	error         TEXT,
+	pid           INTEGER,
+	host          TEXT
+);
+CREATE INDEX runs_period ON runs(period);
+
+CREATE TABLE run_artifacts (
+	period          TEXT NOT NULL,
+	name            TEXT NOT NULL,          -- file name, e.g. finops-2026-W48.xlsx
+	kind            TEXT NOT NULL,          -- report, snapshot
+	path            TEXT,                   -- the local file (reports)
+	content_type    TEXT NOT NULL,
+	sha256          TEXT NOT NULL,          -- of the bytes to upload
+	size            INTEGER NOT NULL,
+	run_id          INTEGER REFERENCES runs(id),
+	status          TEXT NOT NULL,          -- pending, uploaded, failed, missing, superseded
+	s3_key          TEXT,
+	uploaded_sha256 TEXT,
+	uploaded_at     INTEGER,
+	uploaded_run_id INTEGER,
+	error           TEXT,
+	PRIMARY KEY (period, name)
+);
+
+CREATE TABLE run_messages (
+	period     TEXT NOT NULL,
+	scope      TEXT NOT NULL,               -- a team's name; '' for the all-teams email to admins
+	generation INTEGER NOT NULL DEFAULT 1,  -- 1, then +1 per --resend; part of the Message-ID
+	message_id TEXT NOT NULL,
+	subject    TEXT NOT NULL,
+	mime       BLOB,                        -- the message as built; cleared once every recipient has it
+	run_id     INTEGER REFERENCES runs(id),
+	built_at   INTEGER NOT NULL,
+	PRIMARY KEY (period, scope)
+);
+
+CREATE TABLE run_emails (
+	period    TEXT NOT NULL,
+	scope     TEXT NOT NULL,
+	recipient TEXT NOT NULL,
+	status    TEXT NOT NULL,                -- pending, sending, sent, failed
+	attempts  INTEGER NOT NULL DEFAULT 0,
+	sent_at   INTEGER,
+	run_id    INTEGER,                      -- the last run that tried
+	error     TEXT,
+	PRIMARY KEY (period, scope, recipient),
+	FOREIGN KEY (period, scope) REFERENCES run_messages(period, scope) ON DELETE CASCADE
+);
+`,
+	// 4: restatement keys. Clouds deliver a billing period again and again until
+	// it is final; period_key names the period (provider, billing scope,
+	// month) and delivery the delivery (manifest assembly, execution or run
+	// id; for an Azure file without a manifest, actual or amortized).
+	// Importing a source of a period removes the sources of that period with
+	// another delivery (store.Import) and remembers them in replaced_files.
+	`
+ALTER TABLE source_files ADD COLUMN period_key TEXT;
+ALTER TABLE source_files ADD COLUMN delivery TEXT;
+CREATE INDEX source_files_period ON source_files(period_key);
+
+-- Files a newer delivery replaced: importing them (or their delivery) again
+-- changes nothing, so a folder holding several deliveries settles on one.
+CREATE TABLE replaced_files (
+	sha256      TEXT PRIMARY KEY,
+	uri         TEXT NOT NULL,
+	period_key  TEXT NOT NULL,
+	delivery    TEXT NOT NULL,
+	replaced_by TEXT NOT NULL,  -- the delivery that replaced it
+	replaced_at INTEGER NOT NULL
+);
+CREATE INDEX replaced_files_delivery ON replaced_files(period_key, delivery);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

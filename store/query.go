@@ -100,12 +100,14 @@ func (s *Store) Lines(ctx context.Context, from, to time.Time) ([]ingest.Billing
 	return out, rows.Err()
 }
 
-// GPUSeries returns per-minute mean utilization of every GPU with samples in [from, to).
+// GPUSeries returns per-minute mean utilization of every GPU with samples in
+// [from, to). Telemetry is stored per minute, so the range is cut at whole
+// minutes: a minute is in it when it overlaps [from, to).
 func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]GPUSeries, error) {
 	gpus, err := s.db.QueryContext(ctx, `SELECT g.id, g.gpu_key, coalesce(g.uuid,''), coalesce(g.host,''),
 		coalesce(g.idx,-1), coalesce(g.model,''),
-		coalesce((SELECT max(f.sample_interval_ms) FROM source_files f WHERE f.id IN
-			(SELECT DISTINCT source_id FROM gpu_samples WHERE gpu_id = g.id)), 60000)
+		coalesce((SELECT max(f.sample_interval_ms) FROM gpu_sources gs JOIN source_files f ON f.id = gs.source_id
+			WHERE gs.gpu_id = g.id), 60000)
 		FROM gpus g ORDER BY g.gpu_key`)
 	if err != nil {
 		return nil, fmt.Errorf("store: load GPUs: %w", err)
@@ -130,11 +132,16 @@ func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]GPUSeries,
 		return nil, fmt.Errorf("store: load GPUs: %w", err)
 	}
 
+	m0, _ := minuteOf(from.UnixMilli())
+	m1, off := minuteOf(to.UnixMilli())
+	if off > 0 {
+		m1++
+	}
 	var out []GPUSeries
 	for _, g := range list {
-		rows, err := s.db.QueryContext(ctx, `SELECT ts / 60000, avg(util) FROM gpu_samples
-			WHERE gpu_id = ? AND ts >= ? AND ts < ? AND util IS NOT NULL GROUP BY ts / 60000 ORDER BY 1`,
-			g.id, from.UnixMilli(), to.UnixMilli())
+		rows, err := s.db.QueryContext(ctx, `SELECT minute, util_sum / util_n FROM gpu_minutes
+			WHERE gpu_id = ? AND minute >= ? AND minute < ? AND util_n > 0 ORDER BY minute`,
+			g.id, m0, m1)
 		if err != nil {
 			return nil, fmt.Errorf("store: load samples: %w", err)
 		}
@@ -235,7 +242,7 @@ func (s *Store) RowsRejected(ctx context.Context, from, to time.Time) (int, erro
 // import changed nothing.
 func (s *Store) Counts(ctx context.Context) (map[string]int, error) {
 	out := map[string]int{}
-	for _, t := range []string{"source_files", "rejected_rows", "billing_lines", "gpus", "gpu_samples", "tasks", "task_runs", "teams"} {
+	for _, t := range []string{"source_files", "rejected_rows", "billing_lines", "gpus", "gpu_minutes", "tasks", "task_runs", "teams"} {
 		var n int
 		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
 			return nil, fmt.Errorf("store: count %s: %w", t, err)

@@ -131,7 +131,7 @@ func TestGPUSeries(t *testing.T) {
 			want: []GPUSeries{{Key: "G", Host: "h", UUID: "G", Minutes: []MinuteUtil{{m0, 5}}, Interval: time.Minute}},
 		},
 		{
-			name: "the range is [from, to) in milliseconds",
+			name: "the range is [from, to), cut at whole minutes",
 			files: [][]*ingest.GPUSample{{smp("G", -time.Millisecond, f64(1)), smp("G", 0, f64(2)),
 				smp("G", time.Minute-time.Millisecond, f64(4)), smp("G", time.Minute, f64(8))}},
 			from: t0, to: at(time.Minute),

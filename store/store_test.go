@@ -45,9 +45,9 @@ func schemaObjects(t *testing.T, db *sql.DB, typ string) []string {
 
 func TestOpenMigrations(t *testing.T) {
 	ctx := context.Background()
-	// The schema of migration 1, sorted by name.
-	wantTables := []string{"billing_lines", "gpu_samples", "gpus", "rejected_rows", "source_files", "task_runs", "tasks", "teams"}
-	wantIndexes := []string{"billing_lines_source", "billing_lines_start", "gpu_samples_source", "task_runs_start"}
+	// The schema after every migration, sorted by name.
+	wantTables := []string{"billing_lines", "gpu_minutes", "gpu_sources", "gpus", "rejected_rows", "replaced_files", "source_files", "task_runs", "tasks", "teams"}
+	wantIndexes := []string{"billing_lines_source", "billing_lines_start", "gpu_minutes_source", "gpu_sources_source", "replaced_files_delivery", "source_files_period", "task_runs_start"}
 
 	tests := []struct {
 		name string

@@ -1,6 +1,7 @@
-// Package templates holds the files the HTML report is built from: the page
-// template, its stylesheet and, when `make assets` has fetched it, the ECharts
-// library that the page inlines so it opens offline.
+// Package templates holds the files the HTML report and the email body are
+// built from: the page template, its stylesheet, the email template and, when
+// `make assets` has fetched it, the ECharts library that the page inlines so
+// it opens offline.
 package templates
 
 import (
@@ -12,7 +13,7 @@ import (
 // pages holds the page template and its stylesheet. They are parsed together so
 // the CSS stays a plain file that editors and linters understand.
 //
-//go:embed report.html.tmpl report.css
+//go:embed report.html.tmpl report.css email.html.tmpl
 var pages embed.FS
 
 // assets holds the third-party scripts. The directory pattern (rather than the
@@ -33,6 +34,12 @@ const echartsPath = "assets/echarts.min.js"
 // defect; it panics instead of burdening every caller with an impossible error.
 func Report() *template.Template {
 	return template.Must(template.New("report.html.tmpl").ParseFS(pages, "report.html.tmpl", "report.css"))
+}
+
+// Email parses and returns the HTML email body template (inline styles only:
+// mail clients drop style blocks). A fresh template is returned on every call.
+func Email() *template.Template {
+	return template.Must(template.New("email.html.tmpl").ParseFS(pages, "email.html.tmpl"))
 }
 
 // ECharts returns the embedded, minified ECharts library, or nil when this build

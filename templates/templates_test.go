@@ -21,6 +21,12 @@ func TestReportParses(t *testing.T) {
 	}
 }
 
+func TestEmailParses(t *testing.T) {
+	if Email() == Email() {
+		t.Error("Email returned a shared template")
+	}
+}
+
 func TestEChartsMatchesPinnedHash(t *testing.T) {
 	want, err := fs.ReadFile(assets, "assets/echarts.min.js.sha256")
 	if err != nil {

@@ -61,11 +61,39 @@ func (m *Main) demoCommand() *cobra.Command {
 				return err
 			}
 			win := analysis.Window{Start: fleet.Week.Start, End: fleet.Week.End, Label: fleet.Week.Label}
-			_, err = m.writeReports(ctx, st, c, win, results, out, report.Formats())
+			res, err := m.writeReports(ctx, st, c, win, results, out, report.Formats())
+			if res != nil {
+				// What the team leads would receive, to look at without a mail client.
+				if perr := m.writeEmailPreview(out, res); perr != nil && err == nil {
+					err = perr
+				}
+			}
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "out", "folder for the reports; the generated data goes to DIR/demo-data")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed: the same seed gives the same fleet")
 	return cmd
+}
+
+// writeEmailPreview writes the all-teams email the demo's report would send:
+// DIR/finops-<week>.email.txt (subject line, blank line, plain-text body) and
+// DIR/finops-<week>.email.html.
+func (m *Main) writeEmailPreview(dir string, res *analysis.Result) error {
+	base := report.BaseName(res, report.Meta{})
+	subject, text, html, err := report.EmailBody(res, report.EmailOptions{Attachment: base + ".xlsx"})
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct{ name, body string }{
+		{base + ".email.txt", "Subject: " + subject + "\n\n" + text},
+		{base + ".email.html", html},
+	} {
+		path := filepath.Join(dir, f.name)
+		if err := os.WriteFile(path, []byte(f.body), 0o644); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		fmt.Fprintf(m.Stdout, "wrote %s\n", path)
+	}
+	return nil
 }

@@ -15,6 +15,7 @@ const (
 	ExitUsage   = 2 // bad flags or configuration
 	ExitPartial = 3 // report written, but a source was missing or stale (the report says which)
 	ExitPublish = 4 // report written, but upload or email failed (retried next run)
+	ExitBusy    = 5 // another run holds the database's run lock; nothing done
 )
 
 // usageError marks bad flags or configuration.
@@ -37,14 +38,23 @@ type publishError struct{ err error }
 func (e publishError) Error() string { return e.err.Error() }
 func (e publishError) Unwrap() error { return e.err }
 
+// busyError marks a run refused because another one holds the lock.
+type busyError struct{ err error }
+
+func (e busyError) Error() string { return e.err.Error() }
+func (e busyError) Unwrap() error { return e.err }
+
 // exitCode maps an error to the exit-code table.
 func exitCode(err error) int {
 	var u usageError
 	var p partialError
 	var pub publishError
+	var busy busyError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &busy):
+		return ExitBusy
 	case errors.As(err, &u):
 		return ExitUsage
 	case errors.As(err, &pub):

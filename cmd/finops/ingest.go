@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,7 +23,9 @@ func (m *Main) ingestCommand() *cobra.Command {
 		Use:   "ingest [flags] PATH...",
 		Short: "Import billing exports, GPU telemetry or task files into the database",
 		Long: "Import files, folders or globs (.gz too). The format is detected from each file's header.\n" +
-			"Importing the same file twice changes nothing. A bad file changes nothing and names file:line.",
+			"Importing the same file twice changes nothing. A bad file changes nothing and names file:line.\n" +
+			"A folder or manifest of a cloud export delivery (AWS CUR *-Manifest.json, Azure manifest.json) imports\n" +
+			"only each billing period's latest delivery, replacing the period's earlier one.",
 		Example: "  finops ingest exports/focus-2026-11.csv\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv",
 		Args:    usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,20 +62,23 @@ func (m *Main) ingestCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "", "force a format: focus, rental, nvidia-smi, tasks")
+	f.StringVar(&format, "format", "", "force a format: focus, rental, nvidia-smi, tasks, aws-cur, aws-cur2, azure, gcp, dcgm (a dcgm-exporter scrape)")
 	f.StringVar(&host, "host", "", "GPU host of telemetry files that do not name it (nvidia-smi logs)")
 	f.StringVar(&tz, "tz", "", "time zone of local timestamps (default: the config's)")
 	f.BoolVar(&check, "check", false, "parse and validate only; write nothing")
 	f.IntVar(&maxBad, "max-bad-rows", 0, "bad rows a file may have before it is refused (they are counted and reported)")
+	cmd.AddCommand(m.ingestPrometheusCommand())
 	return cmd
 }
 
 // sourceResult is what ingesting one source did, for the data-quality box.
 type sourceResult struct {
-	spec   sourceSpec
-	files  int
-	failed int
-	err    error
+	spec    sourceSpec
+	files   int
+	failed  int
+	err     error
+	partial bool   // some of its data came (Prometheus: warnings, or some days failed)
+	detail  string // what came, when "N files" does not say it (Prometheus days)
 }
 
 // ingestSources imports every file of every source, one transaction per
@@ -83,29 +89,38 @@ type sourceResult struct {
 func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Config, specs []sourceSpec, perFile io.Writer) ([]sourceResult, error) {
 	type job struct {
 		spec *sourceResult
-		path string
+		file ingest.PlannedFile
 	}
 	results := make([]sourceResult, len(specs))
 	var jobs []job
 	var errs []error
 	for i, s := range specs {
 		results[i].spec = s
-		files, err := expand(s.name)
+		plan, err := sourceFiles(s.name)
 		if err != nil {
 			results[i].err = err
 			errs = append(errs, err)
 			continue
 		}
-		for _, f := range files {
+		printPlan(perFile, s.name, plan)
+		for _, err := range plan.Errs {
+			results[i].files++
+			results[i].failed++
+			if results[i].err == nil {
+				results[i].err = err
+			}
+			errs = append(errs, err)
+		}
+		for _, f := range plan.Files {
 			jobs = append(jobs, job{&results[i], f})
 		}
 	}
 	progress := interactive(m.Stderr)
 	for n, j := range jobs {
 		if progress {
-			fmt.Fprintf(m.Stderr, "\r\033[K[%d/%d] %s", n+1, len(jobs), j.path)
+			fmt.Fprintf(m.Stderr, "\r\033[K[%d/%d] %s", n+1, len(jobs), j.file.Path)
 		}
-		res, err := m.ingestFile(ctx, st, c, j.spec.spec, j.path)
+		res, err := m.ingestFile(ctx, st, c, j.spec.spec, j.file)
 		j.spec.files++
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -119,17 +134,24 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 			if progress {
 				fmt.Fprint(m.Stderr, "\r\033[K")
 			}
-			fmt.Fprintf(perFile, "%s: FAILED: %v\n", j.path, err)
+			fmt.Fprintf(perFile, "%s: FAILED: %v\n", j.file.Path, err)
 			continue
 		}
 		if progress {
 			fmt.Fprint(m.Stderr, "\r\033[K")
 		}
-		if res.Duplicate {
-			fmt.Fprintf(perFile, "%s: already imported (same bytes as %s): nothing changed\n", j.path, res.DuplicateOf)
-			continue
+		if res.Superseded {
+			fmt.Fprintf(perFile, "%s: an earlier delivery of %s, since replaced by %s: nothing changed\n", j.file.Path, res.Period, res.Delivery)
+		} else if res.Duplicate {
+			if len(res.Replaced) > 0 {
+				fmt.Fprintf(perFile, "%s: already imported (same bytes as %s), now part of delivery %s\n", j.file.Path, res.DuplicateOf, res.Delivery)
+			} else {
+				fmt.Fprintf(perFile, "%s: already imported (same bytes as %s): nothing changed\n", j.file.Path, res.DuplicateOf)
+			}
+		} else {
+			fmt.Fprintf(perFile, "%s: %s\n", j.file.Path, describe(res.Summary))
 		}
-		fmt.Fprintf(perFile, "%s: %s\n", j.path, describe(res.Summary))
+		printReplaced(perFile, j.file.Path, res)
 	}
 	if len(errs) > 0 {
 		return results, fmt.Errorf("ingest: %d of %d sources or files failed; the first: %w", len(errs), len(jobs), errs[0])
@@ -142,19 +164,21 @@ func parseOptions(c *config.Config, s sourceSpec, path string) ingest.Options {
 		Mappings: s.mappings, Catalog: c.Catalog(), MaxBadRows: c.MaxBadRows}
 }
 
-func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, path string) (*store.ImportResult, error) {
+func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, file ingest.PlannedFile) (*store.ImportResult, error) {
+	path := file.Path
 	sum, err := store.FileSHA256(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return st.Import(ctx, store.FileMeta{URI: path, SHA256: sum, Host: s.host},
+	meta := store.FileMeta{URI: path, SHA256: sum, Host: s.host, Period: file.Period, Delivery: file.Delivery}
+	return st.Import(ctx, meta,
 		func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 			rc, err := ingest.Open(path)
 			if err != nil {
 				return nil, err
 			}
 			defer rc.Close()
-			sm, err := ingest.Parse(ctx, rc, parseOptions(c, s, path), sink)
+			sm, err := parseInput(ctx, rc, c, s, path, sink)
 			if err == nil && s.kind != "" && sm.Kind != s.kind {
 				return nil, fmt.Errorf("%s: configured as %s but the file is %s (%s)", path, s.kind, sm.Kind, sm.Format)
 			}
@@ -166,22 +190,20 @@ func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config
 func (m *Main) checkFiles(ctx context.Context, c *config.Config, specs []sourceSpec) error {
 	var errs []error
 	for _, s := range specs {
-		files, err := expand(s.name)
+		plan, err := sourceFiles(s.name)
 		if err != nil {
 			errs = append(errs, err)
 			fmt.Fprintf(m.Stdout, "%v\n", err)
 			continue
 		}
-		for _, f := range files {
-			sum, err := checkFile(ctx, c, s, f)
-			if err != nil {
+		printPlan(m.Stdout, s.name, plan)
+		for _, err := range plan.Errs {
+			errs = append(errs, err)
+			fmt.Fprintf(m.Stdout, "INVALID: %v\n", err)
+		}
+		for _, pf := range plan.Files {
+			if err := m.checkOne(ctx, c, s, pf.Path); err != nil {
 				errs = append(errs, err)
-				fmt.Fprintf(m.Stdout, "%s: INVALID: %v\n", f, err)
-				continue
-			}
-			fmt.Fprintf(m.Stdout, "%s: OK: %s\n", f, describe(sum))
-			for _, r := range sum.Rejected {
-				fmt.Fprintf(m.Stdout, "  rejected: %v\n", r)
 			}
 		}
 	}
@@ -191,31 +213,172 @@ func (m *Main) checkFiles(ctx context.Context, c *config.Config, specs []sourceS
 	return nil
 }
 
-func checkFile(ctx context.Context, c *config.Config, s sourceSpec, path string) (*ingest.Summary, error) {
+// checkMoreBadRows is how many bad rows beyond --max-bad-rows a check
+// reads past, so that it lists their reasons instead of stopping at the
+// first.
+const checkMoreBadRows = 20
+
+// checkOne validates one file and prints what an import would store: the
+// detected format, rows, period, currencies, total, GPU lines, GPUs the
+// catalog does not know, and every rejected row with its reason.
+func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, f string) error {
+	out := m.Stdout
+	sink := &checkSink{}
+	sum, err := checkFile(ctx, c, s, f, sink)
+	tooMany := sum != nil && len(sum.Rejected) > c.MaxBadRows
+	if err != nil && !tooMany {
+		fmt.Fprintf(out, "%s: INVALID: %v\n", f, err)
+		return err
+	}
+	verdict := "OK"
+	if tooMany {
+		verdict = "INVALID"
+	}
+	fmt.Fprintf(out, "%s: %s: %s\n", f, verdict, describe(sum))
+	format := sum.Format
+	if sum.Mapping != "" {
+		format += fmt.Sprintf(" (mapping %q)", sum.Mapping)
+	}
+	if sum.Encoding != "" {
+		format += ", decoded from " + strings.ToUpper(sum.Encoding)
+	}
+	fmt.Fprintf(out, "  format:     %s\n", format)
+	rows := fmt.Sprintf("%d good, %d rejected", sum.Rows, len(sum.Rejected))
+	if sum.Skipped > 0 {
+		rows += fmt.Sprintf(", %d skipped (not charges: deposits, payouts)", sum.Skipped)
+	}
+	fmt.Fprintf(out, "  rows:       %s\n", rows)
+	if !sum.PeriodStart.IsZero() {
+		fmt.Fprintf(out, "  period:     %s .. %s\n", sum.PeriodStart.Format(time.RFC3339), sum.PeriodEnd.Format(time.RFC3339))
+	}
+	if sum.Kind == ingest.KindBilling {
+		cur := strings.Join(sum.Currencies, ", ")
+		if cur == "" {
+			cur = "none given"
+		}
+		fmt.Fprintf(out, "  currency:   %s\n", cur)
+		fmt.Fprintf(out, "  total cost: %s\n", totalCost(sum))
+		fmt.Fprintf(out, "  GPU lines:  %d of %d\n", sum.GPULines, sum.Rows)
+		if len(sink.unknown) > 0 {
+			fmt.Fprintf(out, "  unknown GPUs: %d lines name a GPU the catalog does not know (the report's data quality lists them): %s\n",
+				sink.unknownLines, strings.Join(sink.unknown, "; "))
+		}
+	}
+	for _, r := range sum.Rejected {
+		fmt.Fprintf(out, "  rejected: %v\n", r)
+	}
+	if !tooMany {
+		return nil
+	}
+	e := fmt.Errorf("%s: %d bad rows, more than --max-bad-rows %d: an import would refuse the file", f, len(sum.Rejected), c.MaxBadRows)
+	if err != nil {
+		e = fmt.Errorf("%w (the check stopped reading there)", e)
+	}
+	fmt.Fprintf(out, "  INVALID: %v\n", e)
+	return e
+}
+
+// totalCost is the exact total of a file (at least two decimals), with its
+// currency.
+func totalCost(s *ingest.Summary) string {
+	t := s.TotalCost.StringFixed(max(2, -s.TotalCost.Exponent()))
+	switch len(s.Currencies) {
+	case 0:
+		return t
+	case 1:
+		return t + " " + s.Currencies[0]
+	}
+	return t + " in mixed currencies (" + strings.Join(s.Currencies, ", ") + "); the report converts them with fx"
+}
+
+func checkFile(ctx context.Context, c *config.Config, s sourceSpec, path string, sink ingest.Sink) (*ingest.Summary, error) {
 	rc, err := ingest.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return ingest.Parse(ctx, rc, parseOptions(c, s, path), discard{})
+	cc := *c
+	cc.MaxBadRows = max(c.MaxBadRows, 0) + checkMoreBadRows
+	return parseInput(ctx, rc, &cc, s, path, sink)
 }
 
-// discard is the sink of --check.
-type discard struct{}
+// checkSink is the sink of --check: it keeps nothing but the GPUs the
+// catalog did not recognise.
+type checkSink struct {
+	unknown      []string // distinct, at most maxUnknownShown
+	unknownLines int
+}
 
-func (discard) Billing(*ingest.BillingLine) error { return nil }
-func (discard) Sample(*ingest.GPUSample) error    { return nil }
-func (discard) TaskRun(*ingest.TaskRun) error     { return nil }
+const maxUnknownShown = 5
+
+func (k *checkSink) Billing(l *ingest.BillingLine) error {
+	if v := l.Tags[ingest.UnknownGPUTag]; v != "" {
+		k.unknownLines++
+		if len(k.unknown) < maxUnknownShown && !slices.Contains(k.unknown, v) {
+			k.unknown = append(k.unknown, v)
+		}
+	}
+	return nil
+}
+func (*checkSink) Sample(*ingest.GPUSample) error { return nil }
+func (*checkSink) TaskRun(*ingest.TaskRun) error  { return nil }
+
+// printPlan says which delivery of each billing period a source's manifests
+// chose, and what was left out.
+func printPlan(w io.Writer, source string, plan *ingest.DeliveryPlan) {
+	for _, n := range plan.Notes {
+		fmt.Fprintln(w, n)
+	}
+	if len(plan.Skipped) > 0 {
+		fmt.Fprintf(w, "%s: %d file(s) of older deliveries (or listed in no manifest) left out, e.g. %s\n",
+			source, len(plan.Skipped), plan.Skipped[0])
+	}
+	for _, err := range plan.Errs {
+		fmt.Fprintf(w, "FAILED: %v\n", err)
+	}
+}
+
+// printReplaced reports the earlier deliveries an import replaced; an Azure
+// actual-cost export replacing an amortized one (or the other way round) is
+// a warning: both describe the same month and are never summed.
+func printReplaced(w io.Writer, path string, res *store.ImportResult) {
+	for _, r := range res.Replaced {
+		fmt.Fprintf(w, "  replaces %s (delivery %s, %d rows) of %s\n", r.URI, r.Delivery, r.Rows, res.Period)
+		if a, b := costBasis(r.Delivery), costBasis(res.Delivery); a != "" && b != "" && a != b {
+			fmt.Fprintf(w, "  warning: %s is the %s export of %s and replaces the %s export %s: actual and amortized "+
+				"costs of a month are never summed; keep importing one of them\n", path, b, res.Period, a, r.URI)
+		}
+	}
+}
+
+// costBasis reads "actual" or "amortized" from an Azure delivery id.
+func costBasis(delivery string) string {
+	d := strings.ToLower(delivery)
+	switch {
+	case strings.HasPrefix(d, "actual"):
+		return "actual"
+	case strings.HasPrefix(d, "amortized"):
+		return "amortized"
+	}
+	return ""
+}
 
 // describe is the one-line account of a parsed file.
 func describe(s *ingest.Summary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s, %d rows", s.Format, s.Rows)
+	b.WriteString(s.Format)
+	if s.Mapping != "" {
+		fmt.Fprintf(&b, " (mapping %s)", s.Mapping)
+	}
+	fmt.Fprintf(&b, ", %d rows", s.Rows)
 	if !s.PeriodStart.IsZero() {
 		fmt.Fprintf(&b, ", %s .. %s", s.PeriodStart.Format(time.RFC3339), s.PeriodEnd.Format(time.RFC3339))
 	}
 	if s.Kind == ingest.KindBilling {
 		fmt.Fprintf(&b, ", total %s %s, %d GPU lines", s.TotalCost.StringFixed(2), strings.Join(s.Currencies, "+"), s.GPULines)
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, ", %d records skipped (not charges)", s.Skipped)
 	}
 	if s.SampleInterval > 0 {
 		fmt.Fprintf(&b, ", every %s", s.SampleInterval.Round(time.Second))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"os"
@@ -199,5 +200,161 @@ func TestIngestCheckWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Error("--check created the database")
+	}
+}
+
+// rentalFile is a fixture of testdata/ingest/rental.
+func rentalFile(t *testing.T, name string) string {
+	return filepath.Join(repoRoot(t), "testdata", "ingest", "rental", name)
+}
+
+// TestIngestCheckReport: --check prints, per file, the detected format,
+// rows, period, currency, exact total, GPU lines, unknown GPUs and every
+// rejected row with its reason; it writes nothing and exits 1 when a file
+// would be refused.
+func TestIngestCheckReport(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "f.db")
+	code, stdout, stderr := finops(t, "--db", db, "ingest", "--check",
+		rentalFile(t, "alibaba_billing_item_detail_gbk.csv"), rentalFile(t, "runpod_billing_pods.json"),
+		rentalFile(t, "vast_invoices_legacy.json"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"alibaba_billing_item_detail_gbk.csv: OK: rental (mapping alibaba), 8 rows",
+		`  format:     rental (mapping "alibaba"), decoded from GB18030`,
+		"  rows:       8 good, 0 rejected",
+		"  period:     2026-10-31T16:00:00Z .. 2026-11-30T16:00:00Z",
+		"  currency:   CNY",
+		"  total cost: 171380.56 CNY", // 8.01 + 0.03 + 171360.00 + 0.52 + 12.34 − 4.00 + 3.00 + 0.66
+		"  GPU lines:  6 of 8",
+		"unknown GPUs: 1 lines name a GPU the catalog does not know (the report's data quality lists them): ecs.gn9z-c16g1.4xlarge",
+		"runpod_billing_pods.json: OK: runpod, 6 rows",
+		"  total cost: 109.52 USD", // 29.9 + 71.76 + 3.45 + 3.58 + 0.2 + 0.63
+		"  period:     2026-11-02T00:00:00Z .. 2026-11-04T00:00:00Z",
+		"vast_invoices_legacy.json: OK: vast, 3 rows",
+		"  rows:       3 good, 0 rejected, 1 skipped (not charges: deposits, payouts)",
+		"  total cost: 2.224 USD",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--check output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("--check created the database")
+	}
+
+	// Bad rows: every reason is listed; the verdict follows --max-bad-rows.
+	bad := filepath.Join(t.TempDir(), "runpod_bad.json")
+	if err := os.WriteFile(bad, []byte(`[
+{"amount": 1.5, "podId": "a", "time": "2026-11-02T00:00:00Z", "timeBilledMs": 3600000},
+{"amount": "lots", "podId": "b", "time": "2026-11-02T00:00:00Z"},
+{"amount": 2, "podId": "c", "time": "noon"}
+]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ = finops(t, "--db", db, "ingest", "--check", bad)
+	for _, want := range []string{
+		"runpod_bad.json: INVALID: runpod, 1 rows",
+		"  rows:       1 good, 2 rejected",
+		`  rejected: ` + bad + `:3: field "[1].amount": expected an amount in USD like 100.5, found "\"lots\""`,
+		`  rejected: ` + bad + `:4: field "[2].time": expected the bucket start as RFC 3339`,
+		"2 bad rows, more than --max-bad-rows 0: an import would refuse the file",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--check of bad rows lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code != ExitFailed {
+		t.Errorf("exit %d, want %d", code, ExitFailed)
+	}
+	if code, stdout, _ = finops(t, "--db", db, "ingest", "--check", "--max-bad-rows", "2", bad); code != 0 ||
+		!strings.Contains(stdout, "runpod_bad.json: OK: runpod, 1 rows") || strings.Count(stdout, "rejected: ") != 2 {
+		t.Errorf("--max-bad-rows 2: exit %d:\n%s", code, stdout)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("--check created the database")
+	}
+}
+
+// TestIngestRentalPlatforms imports an Alibaba Cloud GBK bill, a RunPod and a
+// Vast.ai billing file; each file's stored lines sum to the total computed
+// from the file itself. Bad files (cut-off JSON, JSON nested too deep, a file
+// in the wrong encoding) fail naming file and line and change nothing.
+func TestIngestRentalPlatforms(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "f.db")
+	files := map[string]string{ // file → Σ cost, summed by hand in the fixtures' comments (ingest tests)
+		"alibaba_billing_item_detail_gbk.csv": "171380.56",
+		"runpod_billing_pods.json":            "109.52",
+		"vast_charges.json":                   "1.933",
+	}
+	for f := range files {
+		if code, out, errOut := finops(t, "--db", db, "ingest", rentalFile(t, f)); code != 0 {
+			t.Fatalf("%s: exit %d: %s %s", f, code, out, errOut)
+		}
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := st.DB().Query(`SELECT f.uri, b.billed_cost, b.currency FROM billing_lines b JOIN source_files f ON f.id = b.source_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]decimal.Decimal{}
+	for q.Next() {
+		var uri, cost, cur string
+		if err := q.Scan(&uri, &cost, &cur); err != nil {
+			t.Fatal(err)
+		}
+		got[filepath.Base(uri)] = got[filepath.Base(uri)].Add(decimal.RequireFromString(cost))
+	}
+	q.Close()
+	st.Close()
+	for f, want := range files {
+		if !got[f].Equal(decimal.RequireFromString(want)) {
+			t.Errorf("%s: Σ stored %s, want %s", f, got[f], want)
+		}
+	}
+
+	dir := t.TempDir()
+	good, err := os.ReadFile(rentalFile(t, "runpod_billing_pods.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gbkHeader, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "ingest", "bad", "not_utf8_header.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]struct {
+		data []byte
+		want []string
+	}{
+		"cut.json":  {good[:len(good)*2/3], []string{"cut.json:", "cut off"}},
+		"deep.json": {[]byte("[\n" + strings.Repeat(`{"a":`, 50) + "1" + strings.Repeat("}", 50) + "\n]"), []string{"deep.json:2", "[0]", "nested 50 levels"}},
+		// A UTF-8 AutoDL header over GBK rows: the built-in mapping reads
+		// GBK, but a file that is evidently UTF-8 is read as UTF-8, so the GBK
+		// row is refused by line and field.
+		"mixed.csv": {append([]byte("实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价\n"), gbkHeader[:bytes.IndexByte(gbkHeader, '\n')+1]...),
+			[]string{"mixed.csv:2", `field "实例ID"`, "not UTF-8"}},
+	}
+	before := counts(t, db)
+	for name, b := range bad {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := finops(t, "--db", db, "ingest", path)
+		if code != ExitFailed {
+			t.Errorf("%s: exit %d, want %d", name, code, ExitFailed)
+		}
+		for _, w := range b.want {
+			if !strings.Contains(stdout+stderr, w) {
+				t.Errorf("%s: message %q lacks %q", name, stdout+stderr, w)
+			}
+		}
+		if after := counts(t, db); !equalCounts(before, after) {
+			t.Errorf("%s changed the database: %v → %v", name, before, after)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
@@ -24,9 +25,6 @@ func (m *Main) reportCommand() *cobra.Command {
 			"  finops report --from 2026-11-01 --to 2026-11-30 --out reports/",
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if team != "" {
-				return usagef("--team: per-team reports are not available yet; run without --team")
-			}
 			c, loc, err := m.loadConfig()
 			if err != nil {
 				return err
@@ -44,7 +42,7 @@ func (m *Main) reportCommand() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			_, err = m.writeReports(cmd.Context(), st, c, win, nil, outDir(c, out), fs)
+			_, err = m.writeTeamReports(cmd.Context(), st, c, win, nil, outDir(c, out), fs, strings.TrimSpace(team))
 			return err
 		},
 	}
@@ -55,7 +53,7 @@ func (m *Main) reportCommand() *cobra.Command {
 	f.StringVar(&wf.to, "to", "", "last day of the report, inclusive")
 	f.StringVar(&out, "out", "", "output folder (default from config, else ./out)")
 	f.StringVar(&formats, "format", "", "comma-separated formats: xlsx,html,json (default all)")
-	f.StringVar(&team, "team", "", "only this team's rows")
+	f.StringVar(&team, "team", "", "only this team's rows (files named finops-<period>-<team>.*)")
 	return cmd
 }
 
@@ -93,6 +91,14 @@ func reportFormats(c *config.Config, flag string) ([]string, error) {
 // fared; a missing source makes the result partial (exit 3).
 func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
 	ingested []sourceResult, dir string, formats []string) (*analysis.Result, error) {
+	return m.writeTeamReports(ctx, st, c, win, ingested, dir, formats, "")
+}
+
+// writeTeamReports is writeReports for one team's slice (team != ""): only
+// that team's rows, files named finops-<period>-<team>.*. It returns the
+// result the reports show.
+func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
+	ingested []sourceResult, dir string, formats []string, team string) (*analysis.Result, error) {
 	in, err := loadInput(ctx, st, c, win)
 	if err != nil {
 		return nil, err
@@ -103,9 +109,12 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 		for _, s := range ingested {
 			st := analysis.SourceStatus{Name: s.spec.name, Kind: s.spec.kind, Status: "ok",
 				Detail: fmt.Sprintf("%d files", s.files)}
+			if s.detail != "" {
+				st.Detail = s.detail
+			}
 			if s.err != nil {
 				st.Status, st.Detail = "missing", s.err.Error()
-				if s.files > s.failed && s.failed > 0 {
+				if s.partial || s.files > s.failed && s.failed > 0 {
 					st.Status = "partial"
 				}
 				missing = append(missing, s.spec.name)
@@ -117,11 +126,37 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 	if err != nil {
 		return nil, usageError{err}
 	}
-	paths, err := report.WriteAll(dir, res, formats, report.Meta{GeneratedAt: m.Now(), Version: version})
+	meta := report.Meta{GeneratedAt: m.Now(), Version: version}
+	keep := func(*ingest.BillingLine) bool { return true }
+	if team != "" {
+		slice := res.ForTeam(team)
+		if slice == nil {
+			var names []string
+			for _, t := range res.ByTeam {
+				names = append(names, t.Team)
+			}
+			return nil, usagef("--team %q: no such team in this period (teams: %s)", team, strings.Join(names, ", "))
+		}
+		res = slice
+		meta.Team = slice.ByTeam[0].Team
+		keep = teamLineFilter(c, slice)
+	}
+	// The workbook's raw Billing lines sheet streams straight from the store.
+	meta.Lines = func(yield func(*ingest.BillingLine) error) error {
+		return st.EachLine(ctx, win.Start, win.End, func(l *ingest.BillingLine) error {
+			if !keep(l) {
+				return nil
+			}
+			return yield(l)
+		})
+	}
+	paths, err := report.WriteAll(dir, res, formats, meta)
 	if err != nil {
 		return res, err
 	}
-	if err := report.WriteSummary(m.Stdout, res, interactive(m.Stdout)); err != nil {
+	// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
+	color := interactive(m.Stdout) && m.Getenv("NO_COLOR") == ""
+	if err := report.WriteSummary(m.Stdout, res, meta, color); err != nil {
 		return res, err
 	}
 	for _, p := range paths {
@@ -132,6 +167,59 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 			len(missing), strings.Join(missing, ", "))}
 	}
 	return res, nil
+}
+
+// teamLineFilter says which raw billing lines belong in a team's workbook:
+// the lines of the team's resources, and the other non-GPU lines analysis
+// gives the team (their configured resource's team, else their "team" tag,
+// else unassigned; metrics.md §Tasks, teams).
+func teamLineFilter(c *config.Config, slice *analysis.Result) func(*ingest.BillingLine) bool {
+	team := slice.ByTeam[0].Team
+	own := map[string]bool{}
+	for _, rc := range slice.ByResource {
+		own[rc.ResourceID] = true
+		if rc.ResourceName != "" {
+			own[rc.ResourceName] = true
+		}
+	}
+	names := map[string]string{} // lower-case team name or tag → team name
+	for _, t := range c.AnalysisTeams() {
+		names[strings.ToLower(t.Name)] = t.Name
+		if t.Tag != "" {
+			names[strings.ToLower(t.Tag)] = t.Name
+		}
+	}
+	resolve := func(v string) string {
+		if v == "" {
+			return "unassigned"
+		}
+		if n, ok := names[strings.ToLower(v)]; ok {
+			return n
+		}
+		return v
+	}
+	configured := map[string]string{}
+	for _, r := range c.AnalysisResources() {
+		if r.Team != "" {
+			configured[r.ID] = r.Team
+		}
+	}
+	return func(l *ingest.BillingLine) bool {
+		key := l.ResourceID
+		if key == "" {
+			key = l.ResourceName
+		}
+		if own[key] || (l.ResourceName != "" && own[l.ResourceName]) {
+			return true
+		}
+		if l.IsGPUUsage() {
+			return false // another team's GPU resource
+		}
+		if t, ok := configured[key]; ok {
+			return resolve(t) == team
+		}
+		return resolve(l.Tags["team"]) == team
+	}
 }
 
 // loadInput reads what the analysis needs: the window and the lookback before it.
@@ -150,6 +238,9 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	}
 	in := &analysis.Input{Window: win, Lookback: lb, Params: params, Resources: c.AnalysisResources(),
 		Teams: c.AnalysisTeams(), Prices: c.AnalysisPrices()}
+	if err := checkCurrencies(ctx, st, params, from, win.End); err != nil {
+		return nil, err
+	}
 	if in.Lines, err = st.Lines(ctx, from, win.End); err != nil {
 		return nil, err
 	}

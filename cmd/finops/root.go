@@ -76,7 +76,10 @@ func (m *Main) rootCommand() *cobra.Command {
 	pf.StringVar(&m.dbPath, "db", "", "SQLite database (default from config, else ./finops.db)")
 	pf.StringVar(&m.logFormat, "log-format", "text", "log format: text or json")
 	pf.BoolVarP(&m.verbose, "verbose", "v", false, "verbose logging")
-	root.AddCommand(m.demoCommand(), m.ingestCommand(), m.reportCommand(), m.runCommand(), m.versionCommand())
+	root.AddCommand(m.demoCommand(), m.ingestCommand(), m.reportCommand(), m.runCommand(), m.reviewCommand(), m.versionCommand())
+	root.AddCommand(m.collectCommand())
+	root.AddCommand(m.planCommand())
+	root.AddCommand(m.restoreCommand())
 	return root
 }
 

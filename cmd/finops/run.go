@@ -12,14 +12,19 @@ import (
 
 func (m *Main) runCommand() *cobra.Command {
 	var week, out string
-	var noUpload, noEmail, dryRun bool
+	var pf publishFlags
 	cmd := &cobra.Command{
-		Use:   "run [--week last | --week 2026-W47]",
-		Short: "The scheduled job: ingest the configured sources, then report",
+		Use:   "run [--week last | --week 2026-W47] [--no-upload] [--no-email] [--dry-run] [--resend]",
+		Short: "The scheduled job: ingest the configured sources, report, upload and email",
 		Long: "run ingests every configured source (files already imported are skipped), writes the reports\n" +
-			"for the week and prints a summary. Exit 3 means the report was written but a source was missing.",
+			"for the week, uploads them and a database snapshot to S3 and emails each team's leads their\n" +
+			"slice and the admins the whole report. The run ledger in the database remembers what went out:\n" +
+			"running the same week again sends nothing twice (unless --resend), and what failed is retried\n" +
+			"by the next run. Only one run at a time per database.\n\n" +
+			"Exit 3: the report was written but a source was missing. Exit 4: the report was written but an\n" +
+			"upload or email failed (retried next run). Exit 5: another run holds the lock.",
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			ctx := cmd.Context()
 			c, loc, err := m.loadConfig()
 			if err != nil {
@@ -33,7 +38,7 @@ func (m *Main) runCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if len(specs) == 0 {
+			if len(specs) == 0 && len(c.Telemetry.Prometheus) == 0 {
 				return usagef("no sources configured: add billing, utilization or tasks paths to the config (see finops.example.yaml)")
 			}
 			st, err := m.openStore(ctx, c)
@@ -41,6 +46,11 @@ func (m *Main) runCommand() *cobra.Command {
 				return err
 			}
 			defer st.Close()
+			job, err := m.startJob(ctx, st, c, win, pf)
+			if err != nil {
+				return err
+			}
+			defer func() { err = job.finish(err) }()
 			if err := syncTeams(ctx, st, c); err != nil {
 				return err
 			}
@@ -48,25 +58,28 @@ func (m *Main) runCommand() *cobra.Command {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			// Prometheus: every day of the lookback and the week not stored yet.
+			results = append(results, m.ingestPrometheusQuietly(ctx, st, c, win.End.Add(-c.Lookback()), win.End)...)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			job.ingested(results)
 			formats, err := reportFormats(c, "")
 			if err != nil {
 				return err
 			}
-			_, repErr := m.writeReports(ctx, st, c, win, results, outDir(c, out), formats)
-			// Publishing (S3 backup, team-lead email) is not built yet: say so
-			// rather than pretend the reports went out.
-			if !noUpload || !noEmail || dryRun {
-				fmt.Fprintln(m.Stdout, "upload and email: not available in this version; reports stay in the out folder")
-			}
-			return repErr
+			res, repErr := m.writeReports(ctx, st, c, win, results, outDir(c, out), formats)
+			return job.publish(ctx, res, repErr, outDir(c, out), formats)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&week, "week", "last", "ISO week to report, e.g. 2026-W47, or last")
 	f.StringVar(&out, "out", "", "output folder (default from config, else ./out)")
-	f.BoolVar(&noUpload, "no-upload", false, "do not upload to S3")
-	f.BoolVar(&noEmail, "no-email", false, "do not send email")
-	f.BoolVar(&dryRun, "dry-run", false, "show what would be uploaded and sent")
+	f.BoolVar(&pf.noUpload, "no-upload", false, "do not upload to S3")
+	f.BoolVar(&pf.noEmail, "no-email", false, "do not send email")
+	f.BoolVar(&pf.dryRun, "dry-run", false, "show what would be uploaded and sent, without uploading or sending")
+	f.BoolVar(&pf.resend, "resend", false, "email this week's report again to recipients who already have it")
+	f.StringVar(&pf.textfile, "textfile", "", "write the run's result for node-exporter's textfile collector to this file\n(default publish.metrics_textfile)")
 	return cmd
 }
 

@@ -22,6 +22,7 @@ type sourceSpec struct {
 	host     string
 	location *time.Location
 	mappings []ingest.ColumnMapping
+	interval time.Duration // telemetry files that do not say how often they are written (dcgm scrapes)
 }
 
 // configSources lists every source in the config.
@@ -60,10 +61,23 @@ func configSources(c *config.Config) ([]sourceSpec, error) {
 		out = append(out, sourceSpec{name: h.Path, kind: ingest.KindUtilization, format: ingest.FormatNvidiaSMI,
 			host: h.Host, location: hl})
 	}
+	out = append(out, telemetrySources(c)...)
 	for _, t := range c.Tasks {
 		out = append(out, sourceSpec{name: t.Path, kind: ingest.KindTasks, format: ingest.FormatTasks, location: loc})
 	}
 	return out, nil
+}
+
+// sourceFiles expands a source and plans its deliveries: where the files
+// include billing-export manifests (AWS CUR, AWS Data Exports, Azure), only
+// the files of each billing period's latest delivery are imported, keyed so
+// that the store replaces earlier deliveries (ingest.PlanDeliveries).
+func sourceFiles(pattern string) (*ingest.DeliveryPlan, error) {
+	files, err := expand(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return ingest.PlanDeliveries(files), nil
 }
 
 // expand turns a path, folder or glob into the sorted list of files it names.

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/store"
+)
+
+// maxFilesNamed is how many files a currency error lists before "and N more".
+const maxFilesNamed = 5
+
+// checkCurrencies refuses a report over billing lines in a currency the
+// config gives no exchange rate for, naming the currency and the files that
+// carry it: summing CNY and USD as if they were one currency would be
+// silently wrong, and the fix (an fx rate, or the reporting currency) is the
+// user's. Lines without a currency count as the reporting currency.
+func checkCurrencies(ctx context.Context, st *store.Store, p analysis.Params, from, to time.Time) error {
+	byCur, err := st.CurrenciesBySource(ctx, from, to)
+	if err != nil {
+		return err
+	}
+	delete(byCur, "")
+	curs := make([]string, 0, len(byCur))
+	for c := range byCur {
+		curs = append(curs, c)
+	}
+	sort.Strings(curs)
+	reporting := strings.ToUpper(p.Currency)
+	if reporting == "" {
+		if len(curs) <= 1 {
+			return nil // the data's one currency is the reporting currency
+		}
+		var parts []string
+		for _, c := range curs {
+			parts = append(parts, c+" in "+files(byCur[c]))
+		}
+		return usagef("the billing lines of this report are in %d currencies (%s): set currency (the reporting currency) "+
+			"and fx rates for the others in the config; lines in %s", len(curs), strings.Join(curs, ", "), strings.Join(parts, "; lines in "))
+	}
+	var missing []string
+	for _, c := range curs {
+		if _, ok := p.FX[c]; !ok && c != reporting {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, c := range missing {
+		parts = append(parts, fmt.Sprintf("no exchange rate from %s to %s for the lines in %s: add fx: {%s: <%s per %s>} to the config",
+			c, reporting, files(byCur[c]), c, reporting, c))
+	}
+	return usagef("%s", strings.Join(parts, "; "))
+}
+
+// files names a few files, and how many more there are.
+func files(uris []string) string {
+	if len(uris) <= maxFilesNamed {
+		return strings.Join(uris, ", ")
+	}
+	return fmt.Sprintf("%s and %d more files", strings.Join(uris[:maxFilesNamed], ", "), len(uris)-maxFilesNamed)
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Golden files live in testdata/<TestName>/ (infracost style). After an
+// intended change, refresh them and review the diff before committing:
+//
+//	go test ./cmd/finops -run Golden -update
+//
+// Other golden tests in this package should use goldenCheck rather than
+// define their own -update flag (a flag defined twice panics).
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/ instead of comparing")
+
+// goldenCheck compares got with testdata/<TestName>/<name>, or writes it there
+// with -update.
+func goldenCheck(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", t.Name(), name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run `go test ./cmd/finops -run %s -update` to create it): %v", t.Name(), err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (run `go test ./cmd/finops -run %s -update` if the change is intended)\n%s",
+			path, t.Name(), lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff shows the first lines where want and got differ, with context.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 20; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl + "\n")
+			shown++
+		}
+	}
+	return b.String()
+}
+
+// TestGoldenDemo runs `finops demo` with the fixed clock and compares the JSON
+// summary and the all-teams email (subject and plain-text body) with their
+// golden files. The demo's absolute output folder is replaced by $OUT so the
+// files do not depend on where the test runs. The same demo run then serves
+// the per-team report and email preview checks, so the suite runs the demo
+// once for all three.
+func TestGoldenDemo(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := finops(t, "demo", "--out", out)
+	if code != 0 {
+		t.Fatalf("demo exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, f := range []struct{ file, golden string }{
+		{"finops-2026-W48.json", "summary.json.golden"},
+		{"finops-2026-W48.email.txt", "email.txt.golden"},
+	} {
+		b, err := os.ReadFile(filepath.Join(out, f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		goldenCheck(t, f.golden, normaliseOut(b, out))
+	}
+	t.Run("email preview", func(t *testing.T) { checkEmailPreview(t, out) })
+	t.Run("team report", func(t *testing.T) { checkTeamReport(t, out) })
+}
+
+// normaliseOut replaces the test's temporary output folder with $OUT.
+func normaliseOut(b []byte, out string) []byte {
+	for _, p := range []string{out, filepath.ToSlash(out)} {
+		b = bytes.ReplaceAll(b, []byte(p), []byte("$OUT"))
+	}
+	return b
+}

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/ingest/dcgm"
+	"github.com/finops-oss/finops/ingest/prom"
+	"github.com/finops-oss/finops/store"
+	"github.com/spf13/cobra"
+)
+
+// ingestPrometheusCommand is `finops ingest prometheus`: query_range per UTC
+// day from the configured servers (or --url), one transaction per day.
+func (m *Main) ingestPrometheusCommand() *cobra.Command {
+	var wf windowFlags
+	var fc config.Prometheus
+	var step, timeout, backoff string
+	var retries int
+	var task, team, kind string
+	cmd := &cobra.Command{
+		Use:   "prometheus [--url URL] [--since 35d | --from DATE --to DATE]",
+		Short: "Import GPU utilization from Prometheus (dcgm-exporter, nvidia_gpu_exporter or your PromQL)",
+		Long: "Query each day of the period from the Prometheus servers under utilization.prometheus in the\n" +
+			"config, or from --url. Days already stored are not fetched again; a day the server does not\n" +
+			"answer is missing (never zero), and one answered with warnings is partial and fetched again next time.",
+		Example: "  finops ingest prometheus --url http://prometheus:9090 --since 7d\n" +
+			"  finops ingest prometheus --url http://prom:9090 --exporter nvidia_gpu_exporter --from 2026-11-01 --to 2026-11-30\n" +
+			"  finops ingest prometheus    # every configured server, the lookback and the last week",
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			c, loc, err := m.loadConfig()
+			if err != nil {
+				return err
+			}
+			if wf == (windowFlags{}) {
+				wf.since = fmt.Sprintf("%dh", int((c.Lookback()+7*24*time.Hour)/time.Hour))
+			}
+			win, err := wf.resolve(m.Now(), loc)
+			if err != nil {
+				return err
+			}
+			srcs := c.Telemetry.Prometheus
+			if fc.URL != "" {
+				f := cmd.Flags()
+				for _, d := range []struct {
+					flag string
+					v    string
+					dst  *config.Duration
+				}{{"step", step, &fc.Step}, {"timeout", timeout, &fc.Timeout}, {"retry-backoff", backoff, &fc.RetryBackoff}} {
+					if d.v == "" {
+						continue
+					}
+					v, err := config.ParseDuration(d.v)
+					if err != nil {
+						return usagef("--%s: %v", d.flag, err)
+					}
+					d.dst.Duration = v
+				}
+				if f.Changed("retries") {
+					fc.Retries = &retries
+				}
+				fc.Labels = map[string]string{}
+				for role, v := range map[string]string{"task": task, "team": team, "kind": kind} {
+					if v != "" {
+						fc.Labels[role] = v
+					}
+				}
+				one := config.Config{Telemetry: config.Telemetry{Prometheus: []config.Prometheus{fc}}}
+				if err := one.Validate(); err != nil {
+					return usageError{err}
+				}
+				srcs = []config.Prometheus{fc}
+			}
+			if len(srcs) == 0 {
+				return usagef("no Prometheus server: give --url or add utilization.prometheus to the config")
+			}
+			st, err := m.openStore(ctx, c)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			results := m.ingestPrometheus(ctx, st, c, srcs, win.Start, win.End, m.Stdout)
+			return promError(results)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&wf.since, "since", "", "import the last duration, e.g. 7d (default: the lookback and a week)")
+	f.StringVar(&wf.from, "from", "", "first day (with --to)")
+	f.StringVar(&wf.to, "to", "", "last day, inclusive")
+	f.StringVar(&fc.URL, "url", "", "Prometheus base URL, e.g. http://prometheus:9090 (default: the config's servers)")
+	f.StringVar(&fc.Name, "name", "", "short name of the server in the database and reports (default: its host)")
+	f.StringVar(&fc.Exporter, "exporter", "", "default queries: dcgm (dcgm-exporter) or nvidia_gpu_exporter")
+	f.StringVar(&fc.Query, "query", "", "utilization PromQL (percent 0-100 per GPU) instead of the exporter's")
+	f.StringVar(&step, "step", "", "query resolution (default 60s)")
+	f.StringVar(&timeout, "timeout", "", "per-request timeout (default 2m)")
+	f.StringVar(&backoff, "retry-backoff", "", "wait before the first retry, doubled each time (default 2s)")
+	f.IntVar(&retries, "retries", 3, "retries of a request that failed with 5xx, a timeout or a network error")
+	f.StringVar(&fc.BearerTokenEnv, "bearer-token-env", "", "environment variable holding a bearer token")
+	f.StringVar(&fc.BasicAuthUser, "basic-auth-user", "", "basic-auth user")
+	f.StringVar(&fc.BasicAuthPasswordEnv, "basic-auth-password-env", "", "environment variable holding the basic-auth password")
+	f.StringVar(&task, "task-label", "", "labels naming the task holding a GPU, e.g. pod,exported_pod (default: none)")
+	f.StringVar(&team, "team-label", "", "labels naming its team, e.g. namespace,exported_namespace")
+	f.StringVar(&kind, "kind-label", "", "labels naming its kind, e.g. container")
+	return cmd
+}
+
+// promSource turns a configured server into the fetcher's source.
+func (m *Main) promSource(c *config.Config, p config.Prometheus) (prom.Source, error) {
+	q, err := prom.DefaultQueries(p.Exporter)
+	if err != nil {
+		return prom.Source{}, err
+	}
+	if p.Query != "" {
+		q.Util = p.Query
+	}
+	for _, o := range []struct{ src, dst *string }{{&p.Queries.Util, &q.Util}, {&p.Queries.MemUsed, &q.MemUsed},
+		{&p.Queries.MemTotal, &q.MemTotal}, {&p.Queries.Power, &q.Power}} {
+		if *o.src != "" {
+			*o.dst = *o.src
+		}
+	}
+	src := prom.Source{Name: p.Name, URL: p.URL, Queries: q, Step: p.Step.Duration, Timeout: p.Timeout.Duration,
+		Retries: 3, Backoff: p.RetryBackoff.Duration, BearerTokenEnv: p.BearerTokenEnv, BasicAuthUser: p.BasicAuthUser,
+		BasicAuthPasswordEnv: p.BasicAuthPasswordEnv, Catalog: c.Catalog(), Getenv: m.Getenv}
+	if p.Retries != nil {
+		src.Retries = *p.Retries
+	}
+	labels := p.PromLabels()
+	src.TaskLabels = dcgm.TaskLabels{Task: labels["task"], Team: labels["team"], Kind: labels["kind"]}
+	return src, nil
+}
+
+// promName is a server's name in the data-quality box.
+func promName(p config.Prometheus) string {
+	if p.Name != "" {
+		return "prometheus " + p.Name
+	}
+	return "prometheus " + p.URL
+}
+
+// ingestPrometheus fetches and stores every UTC day overlapping [from, to)
+// from each server, one transaction per day. A day already stored complete
+// is not fetched again; a day that is not over, or came with warnings, is
+// stored as partial and fetched again next time. A server that fails is
+// reported (missing when nothing came, partial when some days did) and the
+// others go on. perDay gets one line per day (io.Discard when quiet).
+func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.Config, srcs []config.Prometheus,
+	from, to time.Time, perDay io.Writer) []sourceResult {
+	now := m.Now().UTC()
+	var out []sourceResult
+	for _, p := range srcs {
+		res := sourceResult{spec: sourceSpec{name: promName(p), kind: ingest.KindUtilization, format: prom.Format}}
+		fail := func(err error) {
+			res.failed++
+			if res.err == nil {
+				res.err = err
+			}
+		}
+		src, err := m.promSource(c, p)
+		var client *prom.Client
+		if err == nil {
+			client, err = prom.New(src)
+		}
+		if err != nil {
+			res.files = 1
+			fail(err)
+			out = append(out, res)
+			continue
+		}
+		var ok, skipped, empty int
+		var warnings []string
+		for day := from.UTC().Truncate(24 * time.Hour); day.Before(to) && day.Before(now); day = day.Add(24 * time.Hour) {
+			if ctx.Err() != nil {
+				break
+			}
+			if !day.Add(24 * time.Hour).After(now) {
+				if done, err := st.HasSource(ctx, client.DayURI(day)); err != nil {
+					fail(err)
+					break
+				} else if done {
+					skipped++
+					continue
+				}
+			}
+			res.files++
+			d, err := client.FetchDay(ctx, day, now)
+			if err != nil {
+				fmt.Fprintf(perDay, "%s %s: FAILED: %v\n", res.spec.name, day.Format("2006-01-02"), err)
+				fail(err)
+				if errors.Is(err, context.Canceled) {
+					break
+				}
+				// The server is down or refusing after its retries: the days
+				// after this one are missing too; do not hammer it with each.
+				break
+			}
+			if d.Samples == 0 {
+				// Nothing for that day (no exporter yet, or a query that
+				// matches nothing): not stored, so it is asked again.
+				empty++
+				res.files--
+				continue
+			}
+			if len(d.Warnings) > 0 {
+				warnings = append(warnings, d.Warnings...)
+				res.partial = true
+			}
+			r, err := st.Import(ctx, store.FileMeta{URI: d.URI, SHA256: d.SHA256}, d.Replay)
+			if err != nil {
+				fail(err)
+				continue
+			}
+			ok++
+			what := fmt.Sprintf("%d samples, %d task runs", d.Samples, d.Runs)
+			if r.Duplicate {
+				what = "unchanged since the last fetch"
+			}
+			if !d.Complete {
+				what += " (partial: fetched again next time)"
+			}
+			fmt.Fprintf(perDay, "%s %s: %s\n", res.spec.name, day.Format("2006-01-02"), what)
+		}
+		switch {
+		case res.err != nil && (ok > 0 || skipped > 0):
+			res.partial = true
+		case res.err == nil && len(warnings) > 0:
+			res.err = fmt.Errorf("%s answered with warnings (partial data): %s", res.spec.name, strings.Join(dedupe(warnings), "; "))
+		case res.err == nil && ok == 0 && skipped == 0:
+			res.err = fmt.Errorf("%s returned no GPU series for %s .. %s: check the queries and that the exporter is scraped",
+				res.spec.name, from.Format("2006-01-02"), to.Format("2006-01-02"))
+			res.files = max(res.files, 1)
+			res.failed = res.files
+		}
+		res.detail = fmt.Sprintf("%d days fetched, %d already stored, %d empty", ok, skipped, empty)
+		fmt.Fprintf(perDay, "%s: %s\n", res.spec.name, res.detail)
+		out = append(out, res)
+	}
+	return out
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// promError is the exit of `finops ingest prometheus`: 3 when some data came
+// but a server was partial, 1 when a server gave nothing.
+func promError(results []sourceResult) error {
+	var errs []error
+	partial := true
+	for _, r := range results {
+		if r.err != nil {
+			errs = append(errs, r.err)
+			partial = partial && r.partial
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	err := fmt.Errorf("ingest prometheus: %w", errors.Join(errs...))
+	if partial {
+		return partialError{err}
+	}
+	return err
+}
+
+// ingestPrometheusQuietly is the scheduled job's Prometheus step: one line
+// per failed or partial server, a day per line only with -v.
+func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *config.Config, from, to time.Time) []sourceResult {
+	if len(c.Telemetry.Prometheus) == 0 {
+		return nil
+	}
+	perDay := io.Discard
+	if m.verbose {
+		perDay = m.Stdout
+	}
+	results := m.ingestPrometheus(ctx, st, c, c.Telemetry.Prometheus, from, to, perDay)
+	for _, r := range results {
+		if r.err != nil {
+			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.spec.name, r.err)
+		} else {
+			fmt.Fprintf(m.Stdout, "source %s: %s\n", r.spec.name, r.detail)
+		}
+	}
+	return results
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/store"
+	"github.com/spf13/cobra"
+)
+
+func (m *Main) restoreCommand() *cobra.Command {
+	var from, period string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "restore --period 2026-W47 [--from s3://bucket/prefix] [--force]",
+		Short: "Bring back a database snapshot that `finops run` uploaded",
+		Long: "restore downloads the gzipped database snapshot of a period from S3 (the config's publish.s3\n" +
+			"bucket and prefix, or --from), checks its sha256 and its integrity (PRAGMA integrity_check) and\n" +
+			"puts it in place of the database (--db, else the config's). An existing database is replaced only\n" +
+			"with --force, and is kept beside it as <db>.before-restore-<time>. The endpoint, region, path\n" +
+			"style and credentials come from the config's publish.s3 block.",
+		Example: "  finops restore --period 2026-W47\n  finops restore --from s3://finops-reports/weekly --period 2026-W47 --db restored.db",
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if period == "" {
+				return usagef("--period is required, e.g. --period 2026-W47")
+			}
+			c, _, err := m.loadConfig()
+			if err != nil {
+				return err
+			}
+			s3c := c.Publish.S3
+			if from != "" {
+				if s3c.Bucket, s3c.Prefix, err = publish.ParseS3URL(from); err != nil {
+					return usageError{err}
+				}
+			}
+			if s3c.Bucket == "" {
+				return usagef("no bucket: give --from s3://bucket/prefix or set publish.s3.bucket in the config")
+			}
+			ak, sk, tok, err := s3c.Credentials(m.Getenv)
+			if err != nil {
+				return usageError{err}
+			}
+			secrets := []string{ak, sk, tok}
+			redact := func(err error) error {
+				if err == nil {
+					return nil
+				}
+				msg := err.Error()
+				for _, s := range secrets {
+					if len(s) >= 4 {
+						msg = strings.ReplaceAll(msg, s, "[redacted]")
+					}
+				}
+				if msg == err.Error() {
+					return err
+				}
+				return errors.New(msg)
+			}
+			client, err := publish.NewS3(ctx, publish.S3Config{Bucket: s3c.Bucket, Prefix: s3c.Prefix, Region: s3c.Region,
+				Endpoint: s3c.Endpoint, PathStyle: s3c.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok})
+			if err != nil {
+				return redact(err)
+			}
+			db := m.dbPath
+			if db == "" {
+				db = c.Database
+			}
+			if db == "" {
+				db = "finops.db"
+			}
+			return redact(m.restore(ctx, client, period, db, force))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&from, "from", "", "where the snapshots are, s3://bucket/prefix (default: the config's publish.s3)")
+	f.StringVar(&period, "period", "", "the period whose snapshot to restore, e.g. 2026-W47")
+	f.BoolVar(&force, "force", false, "replace an existing database (kept as <db>.before-restore-<time>)")
+	return cmd
+}
+
+// restore downloads a period's snapshot, checks it and moves it into place,
+// holding the run lock so no run works on the database meanwhile.
+func (m *Main) restore(ctx context.Context, client *publish.S3, period, db string, force bool) error {
+	exists := true
+	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
+		exists = false
+	} else if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	if exists && !force {
+		return usagef("%s exists: pass --force to replace it (it is kept as %s.before-restore-<time>)", db, db)
+	}
+	dir := filepath.Dir(db)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	lock, err := store.AcquireRunLock(db, "restore "+period, m.Now())
+	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return busyError{err}
+		}
+		return err
+	}
+	defer lock.Release()
+
+	key, err := client.Key(period, publish.SnapshotName(period))
+	if err != nil {
+		return usageError{err}
+	}
+	tmp, err := os.MkdirTemp(dir, ".finops-restore-*")
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	gz := filepath.Join(tmp, "snapshot.db.gz")
+	f, err := os.Create(gz)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	sum, err := client.Download(ctx, key, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("restore: no snapshot for %s at %s", period, client.URL(key))
+		}
+		return err
+	}
+	raw := filepath.Join(tmp, "snapshot.db")
+	if err := publish.GunzipFile(gz, raw); err != nil {
+		return err
+	}
+	if err := store.CheckIntegrity(ctx, raw); err != nil {
+		return fmt.Errorf("restore: %s: %w", client.URL(key), err)
+	}
+	if err := os.Chmod(raw, 0o644); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	kept := ""
+	if exists {
+		// The database with its WAL and shared-memory files, under one new
+		// name: SQLite finds <name>-wal, so the kept copy opens as it was.
+		kept = db + ".before-restore-" + m.Now().UTC().Format("20060102T150405Z")
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := os.Rename(db+suffix, kept+suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("restore: %w", err)
+			}
+		}
+	}
+	if err := os.Rename(raw, db); err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	counts, err := st.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "restored %s from %s (sha256 %s)\n", db, client.URL(key), sum)
+	fmt.Fprintf(m.Stdout, "  %d source files, %d billing lines, %d GPU-minutes, %d task runs\n",
+		counts["source_files"], counts["billing_lines"], counts["gpu_minutes"], counts["task_runs"])
+	if kept != "" {
+		fmt.Fprintf(m.Stdout, "the previous database is kept as %s\n", kept)
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/store"
+	"github.com/spf13/cobra"
+)
+
+func (m *Main) reviewCommand() *cobra.Command {
+	var quarter, out string
+	cmd := &cobra.Command{
+		Use:   "review --quarter 2026Q4",
+		Short: "Write the quarterly rent-or-buy review per GPU model",
+		Long: "review compares, per GPU model, what owning a card would cost a month (purchase assumptions under\n" +
+			"purchase in the config) with renting it at the utilization observed over the quarter, and says whether\n" +
+			"to buy: only when utilization beat breakeven by the margin this quarter and the one before. It writes\n" +
+			"finops-review-<quarter>.xlsx, .html and .json and prints a summary.",
+		Example: "  finops review --quarter 2026Q4\n  finops review --quarter 2026Q4 --out reports/",
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if quarter == "" {
+				return usagef("--quarter is required, e.g. --quarter 2026Q4")
+			}
+			c, loc, err := m.loadConfig()
+			if err != nil {
+				return err
+			}
+			q, prev, err := parseQuarter(quarter, loc)
+			if err != nil {
+				return err
+			}
+			now := m.Now()
+			if !now.After(q.Start) {
+				return usagef("--quarter %s has not started yet", q.Label)
+			}
+			st, err := m.openStore(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			rv, err := m.review(cmd.Context(), st, c, q, prev, now)
+			if err != nil {
+				return err
+			}
+			paths, err := report.WriteReviewAll(outDir(c, out), rv, report.Meta{GeneratedAt: now, Version: version})
+			if err != nil {
+				return err
+			}
+			if err := report.WriteReviewSummary(m.Stdout, rv); err != nil {
+				return err
+			}
+			for _, p := range paths {
+				fmt.Fprintf(m.Stdout, "wrote %s\n", p)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&quarter, "quarter", "", "the quarter to review, e.g. 2026Q4 (required)")
+	f.StringVar(&out, "out", "", "output folder (default from config, else ./out)")
+	return cmd
+}
+
+// review analyses the quarter (up to now when it is still running) and the
+// quarter before, and computes the rent-or-buy review.
+func (m *Main) review(ctx context.Context, st *store.Store, c *config.Config, q, prev analysis.Window,
+	now time.Time) (*analysis.Review, error) {
+	win := q
+	if end := now.Truncate(time.Minute); end.Before(win.End) {
+		win.End = end.UTC()
+	}
+	cur, err := m.analyseWindow(ctx, st, c, win)
+	if err != nil {
+		return nil, err
+	}
+	before, err := m.analyseWindow(ctx, st, c, prev)
+	if err != nil {
+		return nil, err
+	}
+	params, err := c.AnalysisParams()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	rv, err := analysis.RentOrBuy(&analysis.ReviewInput{
+		Quarter: q, Previous: prev, Current: cur, PreviousResult: before, AsOf: now,
+		Purchases: c.PurchaseAssumptions(), Prices: c.AnalysisPrices(), Resources: c.AnalysisResources(),
+		Params: params,
+	})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return rv, nil
+}
+
+// analyseWindow loads a window from the store like report does and analyses it.
+func (m *Main) analyseWindow(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window) (*analysis.Result, error) {
+	in, err := loadInput(ctx, st, c, win)
+	if err != nil {
+		return nil, err
+	}
+	res, err := analysis.Analyze(in)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return res, nil
+}
+
+var quarterRE = regexp.MustCompile(`^(\d{4})-?[Qq]([1-4])$`)
+
+// parseQuarter turns "2026Q4" (or "2026-Q4") into the quarter and the quarter
+// before it, each [first day 00:00, first day of the next quarter 00:00) in loc.
+func parseQuarter(s string, loc *time.Location) (q, prev analysis.Window, err error) {
+	mt := quarterRE.FindStringSubmatch(s)
+	if mt == nil {
+		return q, prev, usagef("--quarter %q: want a quarter like 2026Q4", s)
+	}
+	y, _ := strconv.Atoi(mt[1])
+	n, _ := strconv.Atoi(mt[2])
+	start := time.Date(y, time.Month(3*(n-1)+1), 1, 0, 0, 0, 0, loc)
+	q = analysis.Window{Start: start.UTC(), End: start.AddDate(0, 3, 0).UTC(), Label: fmt.Sprintf("%dQ%d", y, n)}
+	py, pn := y, n-1
+	if pn == 0 {
+		py, pn = y-1, 4
+	}
+	prev = analysis.Window{Start: start.AddDate(0, -3, 0).UTC(), End: start.UTC(), Label: fmt.Sprintf("%dQ%d", py, pn)}
+	return q, prev, nil
+}

@@ -1,0 +1,176 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// SMTP TLS modes.
+const (
+	TLSStartTLS = "starttls" // the default: upgrade with STARTTLS, refuse a server that cannot
+	TLSImplicit = "implicit" // TLS from the first byte (port 465)
+	TLSNone     = "none"     // plaintext, allowed only for a server on this host
+)
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (p Publish) validate() []error {
+	var errs []error
+	s := p.S3
+	if s.Bucket != "" && (strings.ContainsAny(s.Bucket, "/\\ \t\r\n") || len(s.Bucket) > 255) {
+		errs = append(errs, fmt.Errorf("publish.s3.bucket %q: a bucket name, without slashes or spaces", s.Bucket))
+	}
+	if s.Endpoint != "" {
+		if err := checkURL(s.Endpoint); err != nil {
+			errs = append(errs, fmt.Errorf("publish.s3.endpoint: %w", err))
+		}
+	}
+	for _, e := range []struct{ key, name string }{{"s3.access_key_env", s.AccessKeyEnv},
+		{"s3.secret_key_env", s.SecretKeyEnv}, {"s3.session_token_env", s.SessionTokenEnv},
+		{"smtp.password_env", p.SMTP.PasswordEnv}} {
+		if e.name != "" && !envName.MatchString(e.name) {
+			// Not echoed: a value here that is not a variable name may be the secret itself.
+			errs = append(errs, fmt.Errorf("publish.%s: want the NAME of an environment variable (letters, digits, _), not its value", e.key))
+		}
+	}
+	hasSecret := s.SecretKeyEnv != "" || s.SecretKeyFile != ""
+	if (s.AccessKeyEnv != "") != hasSecret {
+		errs = append(errs, fmt.Errorf("publish.s3: give access_key_env together with secret_key_env or secret_key_file (or neither, for the default AWS credential chain)"))
+	}
+	if s.SecretKeyEnv != "" && s.SecretKeyFile != "" {
+		errs = append(errs, fmt.Errorf("publish.s3: give secret_key_env or secret_key_file, not both"))
+	}
+	if s.RetentionWeeks < 0 {
+		errs = append(errs, fmt.Errorf("publish.s3.retention_weeks: want 0 (keep all) or more"))
+	}
+	if s.Timeout.Duration < 0 {
+		errs = append(errs, fmt.Errorf("publish.s3.timeout: want a positive duration"))
+	}
+
+	m := p.SMTP
+	switch m.TLS {
+	case "", TLSStartTLS, TLSImplicit:
+	case TLSNone:
+		if m.Host != "" && !IsLoopback(m.Host) {
+			errs = append(errs, fmt.Errorf("publish.smtp.tls: none (plaintext) is allowed only for a server on this host (localhost, 127.0.0.1, ::1), not %q: use starttls or implicit", m.Host))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("publish.smtp.tls %q: want starttls, implicit or none", m.TLS))
+	}
+	if m.Port < 0 || m.Port > 65535 {
+		errs = append(errs, fmt.Errorf("publish.smtp.port %d: want 1-65535", m.Port))
+	}
+	if m.Host != "" && !plausibleEmail(m.From) {
+		errs = append(errs, fmt.Errorf("publish.smtp.from %q: want the sender's email address", m.From))
+	}
+	if m.PasswordEnv != "" && m.PasswordFile != "" {
+		errs = append(errs, fmt.Errorf("publish.smtp: give password_env or password_file, not both"))
+	}
+	if m.User != "" && m.PasswordEnv == "" && m.PasswordFile == "" {
+		errs = append(errs, fmt.Errorf("publish.smtp.user is set: name the password with password_env or password_file"))
+	}
+	if m.User == "" && (m.PasswordEnv != "" || m.PasswordFile != "") {
+		errs = append(errs, fmt.Errorf("publish.smtp: a password is configured but no user"))
+	}
+	if m.Timeout.Duration < 0 {
+		errs = append(errs, fmt.Errorf("publish.smtp.timeout: want a positive duration"))
+	}
+	for _, a := range m.Admins {
+		if !plausibleEmail(a) {
+			errs = append(errs, fmt.Errorf("publish.smtp.admins: %q is not an email address", a))
+		}
+	}
+	if p.LinkBaseURL != "" {
+		if err := checkURL(p.LinkBaseURL); err != nil {
+			errs = append(errs, fmt.Errorf("publish.link_base_url: %w", err))
+		}
+	}
+	return errs
+}
+
+// checkURL accepts an http(s) URL without credentials in it.
+func checkURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("want an http:// or https:// URL")
+	}
+	if u.User != nil {
+		return fmt.Errorf("must not contain credentials: secrets come from environment variables or files")
+	}
+	return nil
+}
+
+// IsLoopback reports whether host names this machine: localhost or a
+// loopback address.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// Credentials returns the static S3 keys named by access_key_env and
+// secret_key_env (or secret_key_file), read with getenv; all empty means
+// "use the default AWS credential chain". Errors name the variable or file,
+// never a value.
+func (s S3) Credentials(getenv func(string) string) (accessKey, secretKey, sessionToken string, err error) {
+	if s.AccessKeyEnv == "" {
+		return "", "", "", nil
+	}
+	if accessKey = getenv(s.AccessKeyEnv); accessKey == "" {
+		return "", "", "", fmt.Errorf("publish.s3.access_key_env: environment variable %s is not set", s.AccessKeyEnv)
+	}
+	switch {
+	case s.SecretKeyEnv != "":
+		if secretKey = getenv(s.SecretKeyEnv); secretKey == "" {
+			return "", "", "", fmt.Errorf("publish.s3.secret_key_env: environment variable %s is not set", s.SecretKeyEnv)
+		}
+	case s.SecretKeyFile != "":
+		if secretKey, err = readSecretFile(s.SecretKeyFile); err != nil {
+			return "", "", "", fmt.Errorf("publish.s3.secret_key_file: %w", err)
+		}
+	}
+	if s.SessionTokenEnv != "" {
+		sessionToken = getenv(s.SessionTokenEnv)
+	}
+	return accessKey, secretKey, sessionToken, nil
+}
+
+// Password returns the SMTP password named by password_env or password_file;
+// "" when no user is configured. Errors name the variable or file, never a value.
+func (m SMTP) Password(getenv func(string) string) (string, error) {
+	switch {
+	case m.PasswordEnv != "":
+		p := getenv(m.PasswordEnv)
+		if p == "" {
+			return "", fmt.Errorf("publish.smtp.password_env: environment variable %s is not set", m.PasswordEnv)
+		}
+		return p, nil
+	case m.PasswordFile != "":
+		p, err := readSecretFile(m.PasswordFile)
+		if err != nil {
+			return "", fmt.Errorf("publish.smtp.password_file: %w", err)
+		}
+		return p, nil
+	}
+	return "", nil
+}
+
+// readSecretFile reads a one-line secret (a trailing newline is dropped).
+func readSecretFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		// os errors name the path and the reason, not the contents.
+		return "", err
+	}
+	s := strings.TrimRight(string(b), "\r\n")
+	if s == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return s, nil
+}

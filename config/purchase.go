@@ -1,0 +1,110 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// Purchase is what buying one GPU of a model would cost, for the quarterly
+// rent-or-buy review (`finops review`, docs/METRICS.md). Money is in Currency
+// (default: the reporting currency); residual and load are fractions 0–1.
+type Purchase struct {
+	GPUModel           string   `yaml:"gpu_model"`
+	PricePerGPU        *float64 `yaml:"price_per_gpu"`         // required: the card
+	ServerShare        float64  `yaml:"server_share"`          // this GPU's share of the server price
+	DepreciationYears  *float64 `yaml:"depreciation_years"`    // required
+	Residual           float64  `yaml:"residual"`              // resale value at the end, fraction of the capex
+	PowerWatts         *float64 `yaml:"power_watts"`           // required: GPU plus its share of the server
+	PUE                *float64 `yaml:"pue"`                   // required, ≥ 1
+	ElectricityPrice   *float64 `yaml:"electricity_price"`     // required: per kWh (0 when hosting includes power)
+	Load               *float64 `yaml:"load"`                  // required: average draw as a fraction of power_watts
+	HostingPerGPUMonth float64  `yaml:"hosting_per_gpu_month"` // rack space, colocation
+	OpsPerGPUMonth     float64  `yaml:"ops_per_gpu_month"`     // people, support, spares
+	Currency           string   `yaml:"currency"`
+	MarginPoints       *float64 `yaml:"margin_points"` // default 15
+}
+
+// validatePurchase checks the purchase block: the required assumptions are
+// there and every number is in its range. Nothing defaults silently except
+// the optional costs (0), the currency and the margin.
+func (c *Config) validatePurchase() []error {
+	var errs []error
+	seen := map[string]bool{}
+	for i, p := range c.Purchase {
+		at := fmt.Sprintf("purchase[%d]", i)
+		if p.GPUModel == "" {
+			errs = append(errs, fmt.Errorf("%s: gpu_model is required", at))
+		} else {
+			at = fmt.Sprintf("purchase[%d] (%s)", i, p.GPUModel)
+			k := strings.ToLower(p.GPUModel)
+			if seen[k] {
+				errs = append(errs, fmt.Errorf("%s: gpu_model appears twice", at))
+			}
+			seen[k] = true
+		}
+		var missing []string
+		for _, f := range []struct {
+			key string
+			v   *float64
+		}{{"price_per_gpu", p.PricePerGPU}, {"depreciation_years", p.DepreciationYears}, {"power_watts", p.PowerWatts},
+			{"pue", p.PUE}, {"electricity_price", p.ElectricityPrice}, {"load", p.Load}} {
+			if f.v == nil {
+				missing = append(missing, f.key)
+			}
+		}
+		if len(missing) > 0 {
+			errs = append(errs, fmt.Errorf("%s: %s required", at, strings.Join(missing, ", ")))
+		}
+		check := func(key string, v *float64, ok bool, want string) {
+			if v != nil && !ok {
+				errs = append(errs, fmt.Errorf("%s.%s: %v is not %s", at, key, *v, want))
+			}
+		}
+		val := func(v *float64) float64 {
+			if v == nil {
+				return 0
+			}
+			return *v
+		}
+		check("price_per_gpu", p.PricePerGPU, val(p.PricePerGPU) > 0, "a positive amount")
+		check("depreciation_years", p.DepreciationYears, val(p.DepreciationYears) > 0, "a positive number of years")
+		check("power_watts", p.PowerWatts, val(p.PowerWatts) >= 0, "zero or more")
+		check("pue", p.PUE, val(p.PUE) >= 1, "at least 1")
+		check("electricity_price", p.ElectricityPrice, val(p.ElectricityPrice) >= 0, "zero or more")
+		check("load", p.Load, val(p.Load) > 0 && val(p.Load) <= 1, "a fraction in (0, 1]")
+		check("server_share", &p.ServerShare, p.ServerShare >= 0, "zero or more")
+		check("residual", &p.Residual, p.Residual >= 0 && p.Residual < 1, "a fraction in [0, 1)")
+		check("hosting_per_gpu_month", &p.HostingPerGPUMonth, p.HostingPerGPUMonth >= 0, "zero or more")
+		check("ops_per_gpu_month", &p.OpsPerGPUMonth, p.OpsPerGPUMonth >= 0, "zero or more")
+		check("margin_points", p.MarginPoints, val(p.MarginPoints) >= 0 && val(p.MarginPoints) < 100, "between 0 and 100 points")
+	}
+	return errs
+}
+
+// PurchaseAssumptions converts the purchase block for analysis.RentOrBuy,
+// with the margin defaulted to analysis.DefaultMarginPoints.
+func (c *Config) PurchaseAssumptions() []analysis.PurchaseAssumption {
+	val := func(v *float64) float64 {
+		if v == nil {
+			return 0
+		}
+		return *v
+	}
+	out := make([]analysis.PurchaseAssumption, 0, len(c.Purchase))
+	for _, p := range c.Purchase {
+		margin := float64(analysis.DefaultMarginPoints)
+		if p.MarginPoints != nil {
+			margin = *p.MarginPoints
+		}
+		out = append(out, analysis.PurchaseAssumption{
+			GPUModel: p.GPUModel, PricePerGPU: val(p.PricePerGPU), ServerShare: p.ServerShare,
+			DepreciationYears: val(p.DepreciationYears), Residual: p.Residual, PowerWatts: val(p.PowerWatts),
+			PUE: val(p.PUE), ElectricityPrice: val(p.ElectricityPrice), Load: val(p.Load),
+			HostingPerGPUMonth: p.HostingPerGPUMonth, OpsPerGPUMonth: p.OpsPerGPUMonth,
+			Currency: strings.ToUpper(p.Currency), MarginPoints: &margin,
+		})
+	}
+	return out
+}

@@ -1,0 +1,120 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Prometheus is one Prometheus server finops reads GPU utilization from
+// (utilization.prometheus[]). Secrets come from environment variables only.
+type Prometheus struct {
+	Name     string `yaml:"name"`     // short name in the data-quality box; default the URL's host
+	URL      string `yaml:"url"`      // http(s)://host:9090[/prefix]
+	Exporter string `yaml:"exporter"` // dcgm (default) or nvidia_gpu_exporter: the default queries
+	// Query replaces the utilization query (PromQL giving percent 0–100 per
+	// GPU); Queries replaces any of the four.
+	Query                string            `yaml:"query"`
+	Queries              PromQueries       `yaml:"queries"`
+	Step                 Duration          `yaml:"step"`          // default 60s
+	Timeout              Duration          `yaml:"timeout"`       // per request, default 2m
+	Retries              *int              `yaml:"retries"`       // default 3
+	RetryBackoff         Duration          `yaml:"retry_backoff"` // first wait, doubled per retry; default 2s
+	BearerTokenEnv       string            `yaml:"bearer_token_env"`
+	BasicAuthUser        string            `yaml:"basic_auth_user"`
+	BasicAuthPasswordEnv string            `yaml:"basic_auth_password_env"`
+	Labels               map[string]string `yaml:"labels"` // task, team, kind → label names, comma-separated
+}
+
+// PromQueries are custom PromQL per measure (see ingest/prom.Queries).
+type PromQueries struct {
+	Util     string `yaml:"util"`
+	MemUsed  string `yaml:"memory_used"`
+	MemTotal string `yaml:"memory_total"`
+	Power    string `yaml:"power"`
+}
+
+// Scrapes is a set of dcgm-exporter scrape files logged by one host
+// (utilization.dcgm_scrapes[]); each file is one scrape, stamped with its
+// modification time unless its samples carry timestamps.
+type Scrapes struct {
+	Path     string   `yaml:"path"`
+	Host     string   `yaml:"host"`     // for series without a Hostname label
+	Interval Duration `yaml:"interval"` // how often the host logs a scrape; default 30s
+}
+
+// Spool is a folder `finops collect nvml --out` writes (utilization.nvml_spool[]).
+type Spool struct {
+	Path string `yaml:"path"`
+}
+
+// PromLabels returns a source's task labels: role (task, team, kind) → the
+// label names to try in order.
+func (p Prometheus) PromLabels() map[string][]string {
+	out := map[string][]string{}
+	for role, v := range p.Labels {
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				out[role] = append(out[role], n)
+			}
+		}
+	}
+	return out
+}
+
+func (t *Telemetry) validate() error {
+	var errs []error
+	names := map[string]bool{}
+	for i, p := range t.Prometheus {
+		at := fmt.Sprintf("utilization.prometheus[%d]", i)
+		if !strings.HasPrefix(p.URL, "http://") && !strings.HasPrefix(p.URL, "https://") {
+			errs = append(errs, fmt.Errorf("%s.url: want http(s)://host:port, got %q", at, p.URL))
+		}
+		switch p.Exporter {
+		case "", "dcgm", "nvidia_gpu_exporter":
+		default:
+			errs = append(errs, fmt.Errorf("%s.exporter: %q is not dcgm or nvidia_gpu_exporter", at, p.Exporter))
+		}
+		if p.Query != "" && p.Queries.Util != "" {
+			errs = append(errs, fmt.Errorf("%s: give query or queries.util, not both", at))
+		}
+		if s := p.Step.Duration; s != 0 && (s < time.Second || s%time.Second != 0) {
+			errs = append(errs, fmt.Errorf("%s.step: %v: want whole seconds", at, s))
+		}
+		if p.Retries != nil && *p.Retries < 0 {
+			errs = append(errs, fmt.Errorf("%s.retries: want 0 or more", at))
+		}
+		if p.BasicAuthPasswordEnv != "" && p.BasicAuthUser == "" {
+			errs = append(errs, fmt.Errorf("%s: basic_auth_password_env needs basic_auth_user", at))
+		}
+		if p.BearerTokenEnv != "" && p.BasicAuthUser != "" {
+			errs = append(errs, fmt.Errorf("%s: give a bearer token or basic auth, not both", at))
+		}
+		for role := range p.Labels {
+			if role != "task" && role != "team" && role != "kind" {
+				errs = append(errs, fmt.Errorf("%s.labels: %q is not task, team or kind", at, role))
+			}
+		}
+		if len(p.Labels) > 0 && p.Labels["task"] == "" {
+			errs = append(errs, fmt.Errorf("%s.labels: task (e.g. pod, exported_pod) is required to attribute tasks", at))
+		}
+		if n := p.Name; n != "" {
+			if names[n] {
+				errs = append(errs, fmt.Errorf("%s.name: %q appears twice", at, n))
+			}
+			names[n] = true
+		}
+	}
+	for i, s := range t.DCGMScrapes {
+		if s.Path == "" {
+			errs = append(errs, fmt.Errorf("utilization.dcgm_scrapes[%d]: path is required", i))
+		}
+	}
+	for i, s := range t.NVMLSpool {
+		if s.Path == "" {
+			errs = append(errs, fmt.Errorf("utilization.nvml_spool[%d]: path is required", i))
+		}
+	}
+	return errors.Join(errs...)
+}

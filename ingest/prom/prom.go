@@ -1,0 +1,568 @@
+// Package prom reads GPU utilization from a Prometheus server over its HTTP
+// API (query_range) with the official client, one day at a time, and turns
+// the series into the same GPU samples the nvidia-smi parser produces, plus
+// task runs from labels. It knows nothing of the database: the caller stores
+// each day in one transaction (see Day).
+package prom
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/ingest/dcgm"
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+)
+
+// Format is the source format recorded for Prometheus days.
+const Format = "prometheus"
+
+// maxPoints is the server's limit of points per series in one query_range
+// (api.go: "exceeded maximum resolution of 11,000 points per timeseries").
+const maxPoints = 11000
+
+// Queries are the PromQL expressions of a source. Each must return one series
+// per GPU (or MIG instance) whose labels identify it (see dcgm.Identify), in
+// the unit named: utilization in percent 0–100, memory in MiB, power in W.
+// Only Util is required.
+type Queries struct {
+	Util     string `yaml:"util"`
+	MemUsed  string `yaml:"memory_used"`
+	MemTotal string `yaml:"memory_total"`
+	Power    string `yaml:"power"`
+}
+
+// Query sets for the exporters finops knows.
+const (
+	ExporterDCGM      = "dcgm"                // NVIDIA dcgm-exporter
+	ExporterNvidiaSMI = "nvidia_gpu_exporter" // utkuozdemir/nvidia_gpu_exporter
+)
+
+// DefaultQueries returns the query set of an exporter. dcgm-exporter's
+// utilization is DCGM_FI_PROF_GR_ENGINE_ACTIVE (a ratio) where the GPU has
+// profiling metrics, else DCGM_FI_DEV_GPU_UTIL: `or` matches series on every
+// label but the metric name, so a GPU with both keeps the profiling one.
+func DefaultQueries(exporter string) (Queries, error) {
+	switch exporter {
+	case "", ExporterDCGM:
+		return Queries{
+			Util:    dcgm.GREngineActive + " * 100 or " + dcgm.GPUUtil,
+			MemUsed: dcgm.FBUsed,
+			// FB_TOTAL is not in the default counters: used + free (+ reserved where exported).
+			MemTotal: dcgm.FBUsed + " + " + dcgm.FBFree + " + " + dcgm.FBReserved + " or " + dcgm.FBUsed + " + " + dcgm.FBFree,
+			Power:    dcgm.PowerUsage,
+		}, nil
+	case ExporterNvidiaSMI:
+		return Queries{
+			Util:     "nvidia_smi_utilization_gpu_ratio * 100",
+			MemUsed:  "nvidia_smi_memory_used_bytes / 1048576",
+			MemTotal: "nvidia_smi_memory_total_bytes / 1048576",
+			Power:    "nvidia_smi_power_draw_watts",
+		}, nil
+	}
+	return Queries{}, fmt.Errorf("exporter %q: want %s or %s (or give your own queries)", exporter, ExporterDCGM, ExporterNvidiaSMI)
+}
+
+// Source is one configured Prometheus server and how to read it.
+type Source struct {
+	Name    string // short name in URIs and the data-quality box; default the URL's host
+	URL     string
+	Queries Queries
+	Step    time.Duration // query resolution; default 60 s
+	Timeout time.Duration // per request; default 2 m
+	Retries int           // retries of a failed request (5xx, timeouts, network); default 3
+	Backoff time.Duration // wait before the first retry, doubled each time; default 2 s
+
+	BearerTokenEnv       string // environment variable holding a bearer token
+	BasicAuthUser        string
+	BasicAuthPasswordEnv string // environment variable holding the basic-auth password
+
+	TaskLabels dcgm.TaskLabels // labels naming tasks; empty = no task attribution
+	Catalog    *ingest.Catalog
+	Getenv     func(string) string // default os.Getenv
+	Transport  http.RoundTripper   // default api.DefaultRoundTripper
+}
+
+// Client fetches days from one source.
+type Client struct {
+	src Source
+	api v1.API
+}
+
+// New checks the source and builds its client.
+func New(src Source) (*Client, error) {
+	if src.URL == "" {
+		return nil, errors.New("prometheus: url is required")
+	}
+	u, err := url.Parse(src.URL)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("prometheus: url %q: want http(s)://host[:port][/path]", src.URL)
+	}
+	if strings.TrimSpace(src.Queries.Util) == "" {
+		return nil, errors.New("prometheus: a utilization query is required")
+	}
+	if src.Name == "" {
+		src.Name = u.Host
+	}
+	if src.Step <= 0 {
+		src.Step = time.Minute
+	}
+	if src.Step < time.Second || src.Step%time.Second != 0 {
+		return nil, fmt.Errorf("prometheus %s: step %v: want whole seconds", src.Name, src.Step)
+	}
+	if src.Timeout <= 0 {
+		src.Timeout = 2 * time.Minute
+	}
+	if src.Retries < 0 {
+		src.Retries = 0
+	}
+	if src.Backoff <= 0 {
+		src.Backoff = 2 * time.Second
+	}
+	if src.Getenv == nil {
+		src.Getenv = os.Getenv
+	}
+	if src.Catalog == nil {
+		src.Catalog = ingest.DefaultCatalog()
+	}
+	rt := src.Transport
+	if rt == nil {
+		rt = api.DefaultRoundTripper
+	}
+	a := &authTransport{next: rt}
+	if src.BearerTokenEnv != "" {
+		a.bearer = strings.TrimSpace(src.Getenv(src.BearerTokenEnv))
+		if a.bearer == "" {
+			return nil, fmt.Errorf("prometheus %s: bearer_token_env %s is empty or unset", src.Name, src.BearerTokenEnv)
+		}
+	}
+	if src.BasicAuthUser != "" {
+		a.user = src.BasicAuthUser
+		if src.BasicAuthPasswordEnv != "" {
+			a.password = strings.TrimSpace(src.Getenv(src.BasicAuthPasswordEnv))
+			if a.password == "" {
+				return nil, fmt.Errorf("prometheus %s: basic_auth_password_env %s is empty or unset", src.Name, src.BasicAuthPasswordEnv)
+			}
+		}
+	}
+	c, err := api.NewClient(api.Config{Address: src.URL, Client: &http.Client{Transport: a, Timeout: src.Timeout}})
+	if err != nil {
+		return nil, fmt.Errorf("prometheus %s: %w", src.Name, err)
+	}
+	return &Client{src: src, api: v1.NewAPI(c)}, nil
+}
+
+// Source returns the source with its defaults filled in.
+func (c *Client) Source() Source { return c.src }
+
+// authTransport adds the configured credentials to every request.
+type authTransport struct {
+	next                   http.RoundTripper
+	bearer, user, password string
+}
+
+func (t *authTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.bearer != "" || t.user != "" {
+		r = r.Clone(r.Context())
+		if t.bearer != "" {
+			r.Header.Set("Authorization", "Bearer "+t.bearer)
+		} else {
+			r.SetBasicAuth(t.user, t.password)
+		}
+	}
+	return t.next.RoundTrip(r)
+}
+
+// DayURI names one UTC day of the source in the store.
+func (c *Client) DayURI(day time.Time) string {
+	return "prometheus://" + c.src.Name + "/" + day.UTC().Format("2006-01-02")
+}
+
+// Day is one UTC day fetched from a source, ready to be stored in one
+// transaction with Replay. Complete is false when the day is not over yet
+// or the server answered with warnings (partial data): such a day is
+// fetched again next time.
+type Day struct {
+	Start    time.Time
+	URI      string // DayURI, with "#partial" when not Complete
+	SHA256   string // of the source, queries and data: the same answer twice is stored once
+	Complete bool
+	Warnings []string
+	Samples  int
+	Runs     int
+
+	samples []ingest.GPUSample
+	runs    []ingest.TaskRun
+	step    time.Duration
+}
+
+// Replay sends the day's records to sink; it is a store.ParseFunc.
+func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
+	sum := &ingest.Summary{Format: Format, Kind: ingest.KindUtilization, SampleInterval: d.step}
+	for i := range d.samples {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return sum, err
+			}
+		}
+		s := &d.samples[i]
+		if err := sink.Sample(s); err != nil {
+			return sum, fmt.Errorf("%s: %w", d.URI, err)
+		}
+		sum.Rows++
+		if sum.PeriodStart.IsZero() || s.Time.Before(sum.PeriodStart) {
+			sum.PeriodStart = s.Time
+		}
+		if s.Time.After(sum.PeriodEnd) {
+			sum.PeriodEnd = s.Time
+		}
+	}
+	for i := range d.runs {
+		if err := sink.TaskRun(&d.runs[i]); err != nil {
+			return sum, fmt.Errorf("%s: %w", d.URI, err)
+		}
+		sum.Rows++
+	}
+	return sum, nil
+}
+
+// FetchError is a day the server did not answer: it is missing, never zero.
+type FetchError struct {
+	Source string
+	Day    time.Time
+	Query  string
+	Err    error
+}
+
+func (e *FetchError) Error() string {
+	return fmt.Sprintf("prometheus %s: %s: query %q: %v", e.Source, e.Day.Format("2006-01-02"), e.Query, e.Err)
+}
+
+func (e *FetchError) Unwrap() error { return e.Err }
+
+type metricKind int
+
+const (
+	kUtil metricKind = iota
+	kMemUsed
+	kMemTotal
+	kPower
+)
+
+// point is one GPU at one step.
+type point struct {
+	vals [4]float64
+	has  [4]bool
+}
+
+type gpuDay struct {
+	gpu    dcgm.GPU
+	points map[int64]*point // unix ms → values
+}
+
+// FetchDay queries one UTC day [day, day+24h), cut at now: utilization,
+// memory and power at the source's step, joined per GPU and instant. An
+// error means the day is missing; warnings make it partial.
+func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error) {
+	day = day.UTC().Truncate(24 * time.Hour)
+	end := day.Add(24 * time.Hour)
+	complete := !end.After(now)
+	if !complete {
+		end = now.UTC().Truncate(c.src.Step)
+	}
+	d := &Day{Start: day, step: c.src.Step, Complete: complete}
+	if !end.After(day) {
+		d.URI = c.DayURI(day) + "#partial"
+		return d, nil
+	}
+	gpus := map[string]*gpuDay{}
+	// Steps at which each task label held each GPU; one GPU's series may
+	// split in two (`or` of two metrics), so spans are cut after the join.
+	held := map[labelRun]map[int64]bool{}
+	for _, q := range []struct {
+		k    metricKind
+		expr string
+	}{{kUtil, c.src.Queries.Util}, {kMemUsed, c.src.Queries.MemUsed}, {kMemTotal, c.src.Queries.MemTotal}, {kPower, c.src.Queries.Power}} {
+		if strings.TrimSpace(q.expr) == "" {
+			continue
+		}
+		m, warns, err := c.queryRange(ctx, q.expr, day, end)
+		if err != nil {
+			return nil, &FetchError{Source: c.src.Name, Day: day, Query: q.expr, Err: err}
+		}
+		d.Warnings = append(d.Warnings, warns...)
+		for _, ss := range m {
+			labels := make(map[string]string, len(ss.Metric))
+			for k, v := range ss.Metric {
+				labels[string(k)] = string(v)
+			}
+			g, ok := dcgm.Identify(labels)
+			if !ok {
+				continue
+			}
+			k := g.Key()
+			gd := gpus[k]
+			if gd == nil {
+				gd = &gpuDay{gpu: g, points: map[int64]*point{}}
+				gpus[k] = gd
+			}
+			if gd.gpu.Name == "" {
+				gd.gpu.Name = g.Name
+			}
+			var task, team, kind string
+			if q.k == kUtil && !c.src.TaskLabels.Empty() {
+				task, team, kind = c.src.TaskLabels.Of(labels)
+			}
+			var steps map[int64]bool
+			if task != "" {
+				lr := labelRun{task: task, team: team, kind: kind, host: g.Host, key: k}
+				if steps = held[lr]; steps == nil {
+					steps = map[int64]bool{}
+					held[lr] = steps
+				}
+			}
+			for _, sp := range ss.Values {
+				v := float64(sp.Value)
+				if dcgm.Missing(v) {
+					continue
+				}
+				ms := int64(sp.Timestamp)
+				p := gd.points[ms]
+				if p == nil {
+					p = &point{}
+					gd.points[ms] = p
+				}
+				if !p.has[q.k] {
+					p.vals[q.k], p.has[q.k] = v, true
+				}
+				if steps != nil {
+					steps[ms] = true // the task holds the GPU for the steps its series has values
+				}
+			}
+		}
+	}
+	var runs []labelRun
+	for lr, steps := range held {
+		times := make([]int64, 0, len(steps))
+		for ms := range steps {
+			times = append(times, ms)
+		}
+		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		for i, ms := range times {
+			if i == 0 || ms-times[i-1] > c.src.Step.Milliseconds() {
+				if i > 0 {
+					runs = append(runs, lr)
+				}
+				lr.start = ms
+			}
+			lr.last = ms
+		}
+		runs = append(runs, lr)
+	}
+
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%+v\n%s\n%s\n", c.src.URL, c.src.Name, c.src.Queries, c.src.Step, day.Format(time.RFC3339))
+	keys := make([]string, 0, len(gpus))
+	for k := range gpus {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		gd := gpus[k]
+		model := dcgm.Model(c.src.Catalog, gd.gpu.Name)
+		times := make([]int64, 0, len(gd.points))
+		for ms := range gd.points {
+			times = append(times, ms)
+		}
+		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		for _, ms := range times {
+			p := gd.points[ms]
+			s := ingest.GPUSample{Line: len(d.samples) + 1, Host: gd.gpu.Host, Index: gd.gpu.Index, UUID: gd.gpu.UUID,
+				Model: model, Time: time.UnixMilli(ms).UTC()}
+			if p.has[kUtil] {
+				u := math.Max(0, math.Min(100, p.vals[kUtil]))
+				s.Util = &u
+			}
+			if p.has[kMemUsed] {
+				v := p.vals[kMemUsed]
+				s.MemUsed = &v
+			}
+			if p.has[kMemTotal] {
+				v := p.vals[kMemTotal]
+				s.MemTotal = &v
+			}
+			if p.has[kPower] {
+				v := p.vals[kPower]
+				s.PowerWatt = &v
+			}
+			d.samples = append(d.samples, s)
+			fmt.Fprintf(h, "%s %d %s %s %s %s\n", k, ms, f(s.Util), f(s.MemUsed), f(s.MemTotal), f(s.PowerWatt))
+		}
+	}
+	d.runs = mergeRuns(runs, c.src.Step)
+	for _, r := range d.runs {
+		fmt.Fprintf(h, "run %s %s %s %s %v %d %d\n", r.Task, r.Team, r.Kind, r.Resource, r.GPUs, r.Start.UnixMilli(), r.End.UnixMilli())
+	}
+	d.Samples, d.Runs = len(d.samples), len(d.runs)
+	d.URI = c.DayURI(day)
+	if !d.Complete || len(d.Warnings) > 0 {
+		d.Complete = false
+		d.URI += "#partial"
+	}
+	// The URI is hashed too: a complete day whose data a partial fetch
+	// already stored is still recorded as complete, and not fetched again.
+	fmt.Fprintln(h, d.URI)
+	d.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return d, nil
+}
+
+func f(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*p, 'g', -1, 64)
+}
+
+// queryRange runs one query over [start, end) in chunks the server accepts,
+// retrying what can succeed on a second try.
+func (c *Client) queryRange(ctx context.Context, expr string, start, end time.Time) (model.Matrix, []string, error) {
+	step := c.src.Step
+	chunk := time.Duration(maxPoints-1) * step
+	var out model.Matrix
+	var warns []string
+	for from := start; from.Before(end); from = from.Add(chunk) {
+		// query_range's end is inclusive: stop one step before the next chunk.
+		to := from.Add(chunk)
+		if to.After(end) {
+			to = end
+		}
+		to = to.Add(-step)
+		if to.Before(from) {
+			to = from
+		}
+		r := v1.Range{Start: from, End: to, Step: step}
+		var val model.Value
+		var w v1.Warnings
+		var err error
+		wait := c.src.Backoff
+		for attempt := 0; ; attempt++ {
+			val, w, _, err = c.api.QueryRange(ctx, expr, r, v1.WithTimeout(c.src.Timeout))
+			if err == nil || attempt >= c.src.Retries || !retryable(err) || ctx.Err() != nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 30*time.Second)
+		}
+		if err != nil {
+			return nil, warns, err
+		}
+		warns = append(warns, w...)
+		m, ok := val.(model.Matrix)
+		if !ok {
+			return nil, warns, fmt.Errorf("expected a range vector (matrix), got %s", val.Type())
+		}
+		out = append(out, m...)
+	}
+	return out, warns, nil
+}
+
+// retryable reports whether a failed request may succeed when tried again:
+// server errors, timeouts, dropped connections; not a bad query.
+func retryable(err error) bool {
+	var apiErr *v1.Error
+	if errors.As(err, &apiErr) {
+		switch apiErr.Type {
+		case v1.ErrServer, v1.ErrTimeout, v1.ErrCanceled:
+			return true
+		case v1.ErrClient:
+			return strings.Contains(apiErr.Msg, "429")
+		}
+		return false
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	return errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "connection refused") ||
+		strings.Contains(err.Error(), "EOF")
+}
+
+// labelRun is one series' contiguous steps with a task label.
+type labelRun struct {
+	task, team, kind, host, key string
+	start, last                 int64 // unix ms of the first and last step
+}
+
+// mergeRuns turns label runs into task runs: the GPUs one task held from the
+// same step on one host become one run, until the last of them (resource =
+// the host; analysis finds the billed resource through the GPUs).
+func mergeRuns(in []labelRun, step time.Duration) []ingest.TaskRun {
+	type key struct {
+		task, host string
+		start      int64
+	}
+	byKey := map[key]*ingest.TaskRun{}
+	var keys []key
+	for _, r := range in {
+		k := key{r.task, r.host, r.start}
+		end := time.UnixMilli(r.last).Add(step).UTC()
+		t := byKey[k]
+		if t == nil {
+			t = &ingest.TaskRun{Task: r.task, Team: r.team, Kind: r.kind, Resource: r.host,
+				Start: time.UnixMilli(r.start).UTC(), End: end}
+			byKey[k] = t
+			keys = append(keys, k)
+		}
+		if end.After(t.End) {
+			t.End = end
+		}
+		t.GPUs = append(t.GPUs, r.key)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		if a.task != b.task {
+			return a.task < b.task
+		}
+		return a.host < b.host
+	})
+	out := make([]ingest.TaskRun, 0, len(keys))
+	for i, k := range keys {
+		t := byKey[k]
+		sort.Strings(t.GPUs)
+		t.GPUs = slicesCompact(t.GPUs)
+		t.Line = i + 1
+		out = append(out, *t)
+	}
+	return out
+}
+
+func slicesCompact(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

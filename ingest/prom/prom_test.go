@@ -1,0 +1,293 @@
+package prom
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/ingest/dcgm"
+	"github.com/finops-oss/finops/ingest/prom/promtest"
+)
+
+var day0 = time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
+
+type recSink struct {
+	samples []*ingest.GPUSample
+	runs    []*ingest.TaskRun
+}
+
+func (s *recSink) Billing(*ingest.BillingLine) error { return nil }
+func (s *recSink) Sample(x *ingest.GPUSample) error  { s.samples = append(s.samples, x); return nil }
+func (s *recSink) TaskRun(r *ingest.TaskRun) error   { s.runs = append(s.runs, r); return nil }
+
+// Against a real Prometheus: one day of dcgm-exporter history backfilled with
+// promtool, read back through the default dcgm queries. GPU 0 reports only
+// DCGM_FI_DEV_GPU_UTIL with the old Hostname label; GPU 1 reports both
+// GPU_UTIL and PROF_GR_ENGINE_ACTIVE (which wins) with the new hostname
+// label and Kubernetes labels that Prometheus renamed to exported_*.
+func TestFetchDayRealPrometheus(t *testing.T) {
+	var om promtest.OpenMetrics
+	g0 := []string{"gpu", "0", "UUID", "GPU-a0", "modelName", "NVIDIA A100-SXM4-80GB", "Hostname", "gpu-a"}
+	g1 := []string{"gpu", "1", "UUID", "GPU-a1", "modelName", "NVIDIA A100-SXM4-80GB", "hostname", "gpu-a",
+		"exported_pod", "train-7", "exported_namespace", "nlp", "exported_container", "trainer"}
+	om.Family(dcgm.GPUUtil)
+	for m := 0; m < 1440; m++ {
+		v := "80"
+		if m < 60 {
+			v = "3"
+		}
+		if m >= 600 && m < 620 {
+			v = "NaN" // the exporter had no value: missing, never zero
+		}
+		om.Sample(g0, day0.Add(time.Duration(m)*time.Minute), v)
+	}
+	for m := 0; m < 1440; m++ {
+		om.Sample(g1, day0.Add(time.Duration(m)*time.Minute), "99")
+	}
+	om.Family(dcgm.GREngineActive)
+	for m := 120; m < 720; m++ { // the pod ran 02:00–12:00
+		om.Sample(g1, day0.Add(time.Duration(m)*time.Minute), "0.25")
+	}
+	om.Family(dcgm.FBUsed)
+	for m := 0; m < 1440; m++ {
+		om.Sample(g0, day0.Add(time.Duration(m)*time.Minute), "1024")
+	}
+	om.Family(dcgm.PowerUsage)
+	for m := 0; m < 1440; m++ {
+		om.Sample(g0, day0.Add(time.Duration(m)*time.Minute), "68.244000")
+	}
+	srv := promtest.Start(t, om.Bytes())
+
+	q, _ := DefaultQueries(ExporterDCGM)
+	c, err := New(Source{Name: "test", URL: srv.URL, Queries: q, TaskLabels: dcgm.DefaultTaskLabels()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.FetchDay(t.Context(), day0.Add(5*time.Hour), day0.Add(48*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Complete || d.URI != "prometheus://test/2026-11-16" || len(d.Warnings) != 0 {
+		t.Fatalf("day %+v", d)
+	}
+	sink := &recSink{}
+	sum, err := d.Replay(t.Context(), sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Format != Format || sum.SampleInterval != time.Minute || !sum.PeriodStart.Equal(day0) {
+		t.Errorf("summary %+v", sum)
+	}
+	per := map[string][]*ingest.GPUSample{}
+	for _, s := range sink.samples {
+		per[s.UUID] = append(per[s.UUID], s)
+	}
+	a0, a1 := per["GPU-a0"], per["GPU-a1"]
+	if len(a0) != 1440 || len(a1) != 1440 {
+		t.Fatalf("GPU-a0 %d samples, GPU-a1 %d; want 1440 each", len(a0), len(a1))
+	}
+	for m, s := range a0 {
+		want := 80.0
+		if m < 60 {
+			want = 3
+		}
+		nan := m >= 600 && m < 620
+		if !s.Time.Equal(day0.Add(time.Duration(m)*time.Minute)) || s.Host != "gpu-a" || s.Index != 0 || s.Model != "A100-80GB" ||
+			nan != (s.Util == nil) || !nan && *s.Util != want || *s.MemUsed != 1024 || *s.PowerWatt != 68.244 {
+			t.Fatalf("GPU-a0 minute %d: %+v", m, *s)
+		}
+	}
+	for m, s := range a1 {
+		want := 99.0
+		// PROF 0.25 × 100 wins over GPU_UTIL 99 while it is there: from 02:00,
+		// and five minutes past its last sample at 11:59 (Prometheus' lookback;
+		// a live server would mark the series stale when the exporter drops it).
+		if m >= 120 && m < 725 {
+			want = 25
+		}
+		if s.Util == nil || *s.Util != want || s.Host != "gpu-a" || s.MemUsed != nil {
+			t.Fatalf("GPU-a1 minute %d: util %v, want %v (%+v)", m, s.Util, want, *s)
+		}
+	}
+	// The pod's labels are on both of GPU-a1's series (GPU_UTIL all day,
+	// PROF 02:00–12:00), and only on the utilization query that won at each
+	// step: the pod held GPU-a1 the whole day.
+	if len(sink.runs) != 1 {
+		t.Fatalf("runs %+v", sink.runs)
+	}
+	r := sink.runs[0]
+	if r.Task != "train-7" || r.Team != "nlp" || r.Kind != "trainer" || r.Resource != "gpu-a" ||
+		len(r.GPUs) != 1 || r.GPUs[0] != "GPU-a1" || !r.Start.Equal(day0) || !r.End.Equal(day0.Add(24*time.Hour)) {
+		t.Errorf("run %+v", *r)
+	}
+
+	// The same day again is the same data: the same sha256.
+	d2, err := c.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
+	if err != nil || d2.SHA256 != d.SHA256 {
+		t.Errorf("refetch: %v, sha %s vs %s", err, d2.SHA256, d.SHA256)
+	}
+	// A day that is not over is partial, up to now.
+	d3, err := c.FetchDay(t.Context(), day0, day0.Add(6*time.Hour+30*time.Second))
+	if err != nil || d3.Complete || d3.URI != "prometheus://test/2026-11-16#partial" || d3.Samples != 2*360 {
+		t.Errorf("today: %v, %+v", err, d3)
+	}
+
+	// Down: the real server stopped. Retries, then a FetchError; no data.
+	srv.Stop()
+	c2, _ := New(Source{Name: "test", URL: srv.URL, Queries: q, Retries: 1, Backoff: time.Millisecond})
+	_, err = c2.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
+	var fe *FetchError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "2026-11-16") {
+		t.Errorf("down: %v", err)
+	}
+}
+
+// fake answers query_range the way a failing server does; only for faults a
+// real server cannot be made to produce on demand.
+func fake(t *testing.T, h func(w http.ResponseWriter, r *http.Request, n int)) (*httptest.Server, *atomic.Int32) {
+	var calls atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h(w, r, int(calls.Add(1)))
+	}))
+	t.Cleanup(s.Close)
+	return s, &calls
+}
+
+func matrix(w http.ResponseWriter, r *http.Request, warnings ...string) {
+	start := formTime(r, "start")
+	body := map[string]any{"status": "success", "data": map[string]any{"resultType": "matrix", "result": []any{
+		map[string]any{"metric": map[string]string{"UUID": "GPU-x", "Hostname": "h", "gpu": "0"},
+			"values": [][]any{{float64(start.Unix()), "5"}}},
+	}}}
+	if len(warnings) > 0 {
+		body["warnings"] = warnings
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// formTime reads a query_range time parameter (the client sends unix seconds).
+func formTime(r *http.Request, name string) time.Time {
+	_ = r.ParseForm()
+	f, _ := strconv.ParseFloat(r.Form.Get(name), 64)
+	return time.UnixMilli(int64(f * 1000)).UTC()
+}
+
+func TestFetchDayFaults(t *testing.T) {
+	q := Queries{Util: "DCGM_FI_DEV_GPU_UTIL"}
+	now := day0.Add(72 * time.Hour)
+	t.Run("503 then success is retried", func(t *testing.T) {
+		s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			if n == 1 {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				fmt.Fprint(w, `{"status":"error","errorType":"timeout","error":"query timed out"}`)
+				return
+			}
+			matrix(w, r)
+		})
+		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 2, Backoff: time.Millisecond})
+		d, err := c.FetchDay(t.Context(), day0, now)
+		if err != nil || d.Samples != 1 || calls.Load() != 2 || !d.Complete {
+			t.Errorf("err %v, day %+v, calls %d", err, d, calls.Load())
+		}
+	})
+	t.Run("503 every time: missing", func(t *testing.T) {
+		s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 2, Backoff: time.Millisecond})
+		_, err := c.FetchDay(t.Context(), day0, now)
+		if err == nil || !strings.Contains(err.Error(), "503") || calls.Load() != 3 {
+			t.Errorf("err %v, calls %d", err, calls.Load())
+		}
+	})
+	t.Run("slow: timeout, missing", func(t *testing.T) {
+		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			select {
+			case <-time.After(2 * time.Second):
+			case <-r.Context().Done():
+			}
+			matrix(w, r)
+		})
+		c, _ := New(Source{URL: s.URL, Queries: q, Timeout: 100 * time.Millisecond, Retries: 1, Backoff: time.Millisecond})
+		start := time.Now()
+		_, err := c.FetchDay(t.Context(), day0, now)
+		if err == nil || time.Since(start) > 1500*time.Millisecond {
+			t.Errorf("err %v after %v", err, time.Since(start))
+		}
+	})
+	t.Run("warnings: partial", func(t *testing.T) {
+		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) { matrix(w, r, "remote read failed for store-2") })
+		c, _ := New(Source{Name: "p", URL: s.URL, Queries: q})
+		d, err := c.FetchDay(t.Context(), day0, now)
+		if err != nil || d.Complete || d.URI != "prometheus://p/2026-11-16#partial" || len(d.Warnings) != 1 || d.Samples != 1 {
+			t.Errorf("err %v, day %+v", err, d)
+		}
+	})
+	t.Run("bad query: not retried", func(t *testing.T) {
+		s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"status":"error","errorType":"bad_data","error":"parse error"}`)
+		})
+		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 3, Backoff: time.Millisecond})
+		_, err := c.FetchDay(t.Context(), day0, now)
+		if err == nil || !strings.Contains(err.Error(), "parse error") || calls.Load() != 1 {
+			t.Errorf("err %v, calls %d", err, calls.Load())
+		}
+	})
+	t.Run("auth and chunks under 11,000 points", func(t *testing.T) {
+		var auth []string
+		var points []int
+		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			auth = append(auth, r.Header.Get("Authorization"))
+			start, end := formTime(r, "start"), formTime(r, "end")
+			step, _ := time.ParseDuration(r.Form.Get("step") + "s")
+			points = append(points, int(end.Sub(start)/step)+1)
+			matrix(w, r)
+		})
+		env := map[string]string{"TOKEN": "s3cret"}
+		c, err := New(Source{URL: s.URL, Queries: q, Step: 5 * time.Second, BearerTokenEnv: "TOKEN",
+			Getenv: func(k string) string { return env[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.FetchDay(t.Context(), day0, now); err != nil {
+			t.Fatal(err)
+		}
+		// 86,400 s / 5 s = 17,280 points: two requests of at most 11,000.
+		if len(points) != 2 || points[0] > 11000 || points[0]+points[1] != 17280 || auth[0] != "Bearer s3cret" {
+			t.Errorf("points %v auth %v", points, auth)
+		}
+		if _, err := New(Source{URL: s.URL, Queries: q, BearerTokenEnv: "UNSET", Getenv: func(string) string { return "" }}); err == nil {
+			t.Error("an unset token env was accepted")
+		}
+	})
+	t.Run("canceled", func(t *testing.T) {
+		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusBadGateway) })
+		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 5, Backoff: time.Hour})
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		defer cancel()
+		if _, err := c.FetchDay(ctx, day0, now); err == nil {
+			t.Error("no error")
+		}
+	})
+}
+
+func TestDefaultQueries(t *testing.T) {
+	q, err := DefaultQueries(ExporterNvidiaSMI)
+	if err != nil || q.Util != "nvidia_smi_utilization_gpu_ratio * 100" {
+		t.Errorf("%+v %v", q, err)
+	}
+	if _, err := DefaultQueries("node"); err == nil {
+		t.Error("unknown exporter accepted")
+	}
+}

@@ -1,0 +1,195 @@
+// Package promtest starts a real Prometheus server for tests: history is
+// backfilled with `promtool tsdb create-blocks-from openmetrics` into a fresh
+// data folder, and the server (Debian's prometheus package) is started on a
+// free 127.0.0.1 port on that folder, then stopped when the test ends.
+package promtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Install is how a machine gets the binaries.
+const Install = "apt-get update && apt-get install -y prometheus (it brings promtool)"
+
+// Required reports whether tests must fail, not skip, without the binaries:
+// in CI (CI=true) or with FINOPS_TEST_REQUIRE=1.
+func Required() bool {
+	return os.Getenv("CI") == "true" || os.Getenv("FINOPS_TEST_REQUIRE") == "1"
+}
+
+// Binaries returns the paths of prometheus and promtool, failing the test in
+// CI and skipping it elsewhere when they are missing.
+func Binaries(tb testing.TB) (prometheus, promtool string) {
+	tb.Helper()
+	p, err1 := exec.LookPath("prometheus")
+	t, err2 := exec.LookPath("promtool")
+	if err1 != nil || err2 != nil {
+		msg := fmt.Sprintf("prometheus/promtool not found (%v, %v): install with %s", err1, err2, Install)
+		if Required() {
+			tb.Fatal(msg)
+		}
+		tb.Skip(msg)
+	}
+	return p, t
+}
+
+// Server is a running Prometheus.
+type Server struct {
+	URL  string // http://127.0.0.1:PORT
+	Dir  string // its data folder
+	cmd  *exec.Cmd
+	done chan error
+	log  *bytes.Buffer
+}
+
+// Start backfills openMetrics (text that must end with "# EOF", timestamps
+// in seconds) and starts a server on it. The server is stopped at cleanup.
+func Start(tb testing.TB, openMetrics []byte) *Server {
+	tb.Helper()
+	prom, tool := Binaries(tb)
+	dir := tb.TempDir()
+	data := filepath.Join(dir, "tsdb")
+	if len(openMetrics) > 0 {
+		in := filepath.Join(dir, "history.om")
+		if err := os.WriteFile(in, openMetrics, 0o600); err != nil {
+			tb.Fatal(err)
+		}
+		// Week-long blocks instead of 2-hour ones: a few blocks open in a
+		// second, 84 of them take several on a small machine.
+		out, err := exec.Command(tool, "tsdb", "create-blocks-from", "openmetrics", "--quiet",
+			"--max-block-duration=168h", in, data).CombinedOutput()
+		if err != nil {
+			tb.Fatalf("promtool tsdb create-blocks-from openmetrics: %v\n%s", err, out)
+		}
+	}
+	cfg := filepath.Join(dir, "prometheus.yml")
+	// No scrape jobs: the server holds only the backfilled history.
+	if err := os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1m\n"), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	addr := freeAddr(tb)
+	s := &Server{URL: "http://" + addr, Dir: data, done: make(chan error, 1), log: &bytes.Buffer{}}
+	s.cmd = exec.Command(prom, "--config.file="+cfg, "--storage.tsdb.path="+data,
+		// Retention counts back from the newest block: keep the whole history.
+		"--storage.tsdb.retention.time=100y", "--web.listen-address="+addr, "--log.level=warn")
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	if err := s.cmd.Start(); err != nil {
+		tb.Fatalf("start prometheus: %v", err)
+	}
+	go func() { s.done <- s.cmd.Wait() }()
+	tb.Cleanup(s.Stop)
+	if err := s.waitReady(30 * time.Second); err != nil {
+		s.Stop()
+		tb.Fatalf("prometheus did not become ready: %v\n%s", err, s.log.String())
+	}
+	return s
+}
+
+func freeAddr(tb testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func (s *Server) waitReady(limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/-/ready", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case err := <-s.done:
+			s.done <- err
+			return fmt.Errorf("exited: %v", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Stop ends the server (SIGTERM, then SIGKILL after 10 s). Tests call it to
+// take Prometheus down; calling it again does nothing.
+func (s *Server) Stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return
+	default:
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		s.done <- err
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		s.done <- <-s.done
+	}
+}
+
+// OpenMetrics builds backfill text: call Family, then Sample for each point,
+// and Bytes to end it with "# EOF".
+type OpenMetrics struct {
+	b      bytes.Buffer
+	family string
+}
+
+// Family starts a gauge family.
+func (o *OpenMetrics) Family(name string) {
+	o.family = name
+	fmt.Fprintf(&o.b, "# HELP %s %s\n# TYPE %s gauge\n", name, name, name)
+}
+
+// Sample adds one point of the current family; labels are k=v pairs in order.
+func (o *OpenMetrics) Sample(labels []string, at time.Time, v string) {
+	o.b.WriteString(o.family)
+	if len(labels) > 0 {
+		o.b.WriteByte('{')
+		for i := 0; i+1 < len(labels); i += 2 {
+			if i > 0 {
+				o.b.WriteByte(',')
+			}
+			fmt.Fprintf(&o.b, "%s=%q", labels[i], labels[i+1])
+		}
+		o.b.WriteByte('}')
+	}
+	// OpenMetrics timestamps are seconds (fractions allowed).
+	sec := at.Unix()
+	if ms := at.UnixMilli() % 1000; ms != 0 {
+		fmt.Fprintf(&o.b, " %s %d.%03d\n", v, sec, ms)
+		return
+	}
+	fmt.Fprintf(&o.b, " %s %d\n", v, sec)
+}
+
+// Bytes ends the text with "# EOF", which promtool requires.
+func (o *OpenMetrics) Bytes() []byte {
+	out := bytes.Clone(o.b.Bytes())
+	if !strings.HasSuffix(string(out), "# EOF\n") {
+		out = append(out, "# EOF\n"...)
+	}
+	return out
+}

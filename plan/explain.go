@@ -1,0 +1,218 @@
+package plan
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// explainOptions is how many of a scenario's cheapest options --explain
+// prints; the JSON and the workbook have all of them.
+const explainOptions = 5
+
+// WriteExplain prints the four steps of every scenario with the formulas
+// and the scenario's numbers substituted, so each figure of the plan can be
+// checked by hand.
+func WriteExplain(w io.Writer, r *Result) error {
+	if r == nil {
+		return fmt.Errorf("plan: nil result")
+	}
+	var b strings.Builder
+	a := r.Assumptions
+	b.WriteString(title(r) + "\n")
+	fmt.Fprintf(&b, "Assumptions: MFU %s · concurrency buffer %s · risk %s–%s · spot inflation %s · memory × %s + %s GiB CUDA context · usable VRAM %s · monthly rentals ≥ %s days\n",
+		num(a.MFU), num(a.ConcurrencyBuffer), num(a.Risk), num(a.RiskHigh), num(a.SpotInflation), num(a.Overhead),
+		num(a.CUDAContextGiB), num(a.UsableVRAM), num(a.MonthlyMinDays))
+	for _, wn := range r.Warnings {
+		b.WriteString("Warning: " + termText(wn, 0) + "\n")
+	}
+	for _, s := range r.Scenarios {
+		explainScenario(&b, r, s)
+	}
+	fmt.Fprintf(&b, "\nTotal: %s (%s at each scenario's high risk) for %d of %d scenarios",
+		money(r.Currency, r.Total.Cost), money(r.Currency, r.Total.CostHigh), r.Total.Planned, len(r.Scenarios))
+	if len(r.Total.Unplanned) > 0 {
+		fmt.Fprintf(&b, "; no plan for %s", termText(strings.Join(r.Total.Unplanned, ", "), 0))
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
+	cur := r.Currency
+	fmt.Fprintf(b, "\n== Scenario %q · %s ==\n", termText(s.Name, 0), s.Kind)
+	if s.Notes != "" {
+		fmt.Fprintf(b, "Notes: %s\n", termText(s.Notes, 0))
+	}
+	m := s.Model
+	fmt.Fprintf(b, "Model: %s (%s): N = %s parameters", termText(m.Name, 0), termText(s.ModelFrom, 0), num(m.Params))
+	if m.ActiveParams > 0 {
+		fmt.Fprintf(b, " (%s active)", num(m.ActiveParams))
+	}
+	var shape []string
+	for _, f := range []struct {
+		v    int
+		name string
+	}{{m.Layers, "layers"}, {m.Hidden, "hidden"}, {m.Heads, "heads"}, {m.KVHeads, "kv_heads"}, {m.HeadDim, "head_dim"},
+		{m.Intermediate, "intermediate"}, {m.Experts, "experts"}} {
+		if f.v > 0 {
+			shape = append(shape, fmt.Sprintf("%s %d", f.name, f.v))
+		}
+	}
+	if len(shape) > 0 {
+		b.WriteString(", " + strings.Join(shape, ", "))
+	}
+	b.WriteString("\n")
+	b.WriteString("Settings: " + settingsLine(s) + "\n")
+
+	// Step 1.
+	b.WriteString("\nStep 1 · memory\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, t := range s.Memory.Terms {
+		fmt.Fprintf(tw, "  %s\t%s GB\t\n", strings.ReplaceAll(t.Name, "_", " "), fixed(t.GB, 2))
+	}
+	_ = tw.Flush()
+	b.WriteString("  where:\n")
+	for _, t := range s.Memory.Terms {
+		fmt.Fprintf(b, "    %s = %s\n", strings.ReplaceAll(t.Name, "_", " "), termText(t.How, 0))
+	}
+
+	// Step 2.
+	fmt.Fprintf(b, "\nStep 2 · GPUs (%s)\n", s.ParallelismWhy)
+	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, f := range s.GPUs {
+		verdict := "ruled out"
+		if f.Fits {
+			verdict = fmt.Sprintf("fits on %d", f.MinGPUs)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.GPUModel, verdict, f.Why)
+	}
+	_ = tw.Flush()
+
+	// Step 3.
+	b.WriteString("\nStep 3 · hours\n")
+	wk := s.Work
+	switch wk.Kind {
+	case "compute":
+		fmt.Fprintf(b, "  tokens = %s = %s\n", termText(wk.TokensHow, 0), num(wk.Tokens))
+		fmt.Fprintf(b, "  FLOPs = %s = %s\n", wk.FLOPsHow, num(wk.FLOPs))
+	case "hours":
+		fmt.Fprintf(b, "  %s wall-clock hours per run, given; card-hours = hours × cards × runs\n", num(wk.Hours))
+	case "gpu_hours":
+		fmt.Fprintf(b, "  %s card-hours per run, given\n", num(wk.GPUHours))
+	case "serving":
+		fmt.Fprintf(b, "  %s requests/day × (%s input + %s output tokens) = %s input and %s output tokens a day, over %s serving hours a day\n",
+			num(wk.RequestsPerDay), num(wk.InputTokensPerDay/wk.RequestsPerDay), num(wk.OutputTokensPerDay/wk.RequestsPerDay),
+			num(wk.InputTokensPerDay), num(wk.OutputTokensPerDay), num(wk.ServingHoursPerDay))
+	case "reservation":
+		fmt.Fprintf(b, "  no work size given: %s reserved for %s days (%s card-hours)\n", cardsText(s.Inputs.GPUs), num(s.Inputs.SpanDays),
+			num(float64(s.Inputs.GPUs)*s.Inputs.SpanDays*24))
+	}
+	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, f := range s.GPUs {
+		switch {
+		case !f.Fits:
+		case f.Serving != nil:
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.GPUModel, cardsText(f.Serving.Cards), f.Serving.How)
+		case f.CardHoursHow != "":
+			fmt.Fprintf(tw, "  %s\t%s card-hours\t= %s\n", f.GPUModel, fixed(f.CardHours, 2), f.CardHoursHow)
+		}
+	}
+	_ = tw.Flush()
+
+	// Step 4.
+	fmt.Fprintf(b, "\nStep 4 · budget (risk %s–%s", num(s.Inputs.Risk), num(s.Inputs.RiskHigh))
+	if wk.Kind == "compute" || wk.Kind == "hours" || wk.Kind == "gpu_hours" {
+		fmt.Fprintf(b, ", concurrency buffer %s on hourly and spot", num(s.Inputs.Buffer))
+	}
+	if s.Inputs.DeadlineDays > 0 {
+		fmt.Fprintf(b, ", deadline %s days", num(s.Inputs.DeadlineDays))
+	}
+	b.WriteString(")\n")
+	if len(s.Options) == 0 {
+		b.WriteString("  no priced option\n")
+	}
+	for i, o := range s.Options {
+		if i == explainOptions {
+			fmt.Fprintf(b, "  … %d more options in the JSON and the workbook\n", len(s.Options)-explainOptions)
+			break
+		}
+		late := ""
+		if !o.MeetsDeadline {
+			late = " — too slow"
+		}
+		fmt.Fprintf(b, "  %s, %s h: %s%s\n", termText(o.label(), 0), hoursText(o.WallHours), termText(o.How, 0), late)
+		fmt.Fprintf(b, "      price: %s\n", termText(o.PriceSource, 0))
+	}
+	if p := s.Plan; p != nil {
+		fmt.Fprintf(b, "  plan: %s — %s to %s\n", termText(p.label(), 0), money(cur, p.CostLow), money(cur, p.CostHigh))
+	}
+	for _, wn := range s.Warnings {
+		fmt.Fprintf(b, "  warning: %s\n", termText(wn, 0))
+	}
+}
+
+// settingsLine lists the scenario's settings, marking the defaulted ones.
+func settingsLine(s ScenarioResult) string {
+	in := s.Inputs
+	def := map[string]bool{}
+	for _, d := range in.Defaulted {
+		def[d] = true
+	}
+	var parts []string
+	add := func(field, text string) {
+		if def[field] {
+			text += " (default)"
+		}
+		parts = append(parts, text)
+	}
+	add("dtype", "dtype "+in.Dtype)
+	if in.KVDtype != "" {
+		parts = append(parts, "kv_dtype "+in.KVDtype)
+	}
+	if in.SeqLen > 0 {
+		add("seq_len", "seq_len "+num(in.SeqLen))
+	}
+	add("batch", fmt.Sprintf("batch %d", in.Batch))
+	if in.Checkpointing != nil {
+		add("checkpointing", map[bool]string{true: "checkpointing on", false: "checkpointing off"}[*in.Checkpointing])
+	}
+	if in.LoRARank > 0 {
+		add("lora_rank", fmt.Sprintf("LoRA rank %d", in.LoRARank))
+		add("lora_targets", "targets "+in.LoRATargets)
+	}
+	if s.Work.Kind == "compute" {
+		parts = append(parts, "MFU "+num(in.MFU))
+	}
+	if in.DeadlineDays > 0 {
+		parts = append(parts, "deadline "+num(in.DeadlineDays)+" days")
+	}
+	if in.SpanDays > 0 {
+		parts = append(parts, "span "+num(in.SpanDays)+" days")
+	}
+	if in.Interruptible {
+		parts = append(parts, "interruptible")
+	}
+	var pins []string
+	if in.GPUs > 0 {
+		pins = append(pins, cardsText(in.GPUs))
+	}
+	if in.GPUModel != "" {
+		pins = append(pins, in.GPUModel)
+	}
+	if in.Provider != "" {
+		pins = append(pins, termText(in.Provider, 40))
+	}
+	if in.Pricing != "" {
+		pins = append(pins, in.Pricing)
+	}
+	if len(pins) > 0 {
+		parts = append(parts, "pinned: "+strings.Join(pins, " "))
+	}
+	if in.MaxGPUs > 0 {
+		parts = append(parts, fmt.Sprintf("max %d cards", in.MaxGPUs))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,117 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Run `go test ./plan -run 'TestWorkedCase|TestExample' -update` to rewrite
+// the golden files after an intended change, and review the diff.
+var update = flag.Bool("update", false, "update golden files")
+
+// golden compares got with testdata/<TestName>/<name>, or writes it there
+// with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", t.Name(), name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run with -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+// TestWorkedCase reproduces metrics.md §Planner's worked case: a 20B LoRA
+// fine-tune (weights 40 GB in fp16, ≥ 60 GB with training state) rules out
+// 24 GB cards; two A100-80G on a monthly rental for 45 days at ¥10,000 per
+// card-month with a 1.3 risk coefficient budget 2 × 10,000 × 45/30 × 1.3 =
+// ¥39,000; eight cards budget 4× that, ¥156,000. Its JSON and its --explain
+// output are golden files.
+func TestWorkedCase(t *testing.T) {
+	f, err := Load("testdata/TestWorkedCase/scenarios.yaml") // slashes: the path is in the golden JSON
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Plan(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := scenario(t, r, "lora-20b-2-cards")
+
+	// Weights: 20,000,000,000 × 2 B (fp16) = 40 GB.
+	if two.Memory.WeightsGB != 40 {
+		t.Errorf("weights = %v GB, want 40", two.Memory.WeightsGB)
+	}
+	// With training state and activations it is over 60 GB: LoRA rank 8 on
+	// all linear layers of the 48-layer, 6144-wide model is 8 × 106,496 × 48
+	// = 40,894,464 trainable parameters (16 B each: 654,311,424 B);
+	// activations 2 × 4096 × 2 × 6144 × 48 × 2 = 9,663,676,416 B; total
+	// (40,000,000,000 + 654,311,424 + 9,663,676,416) × 1.2 + 1,073,741,824
+	// = 61,455,327,232 B.
+	near(t, "total_gb", two.Memory.TotalGB, 61.455327232, 1e-9)
+	if two.Memory.TotalGB < 60 {
+		t.Errorf("total %.2f GB, want ≥ 60", two.Memory.TotalGB)
+	}
+	// 24 GB cards are ruled out: 61.46 GB > 0.9 × 24 GB.
+	for _, g := range two.GPUs {
+		if g.VRAMGB == 24 && g.Fits {
+			t.Errorf("%s (24 GB) fits the 20B LoRA: %s", g.GPUModel, g.Why)
+		}
+	}
+	if g := gpuFit(t, two, "A100-80GB"); !g.Fits || g.MinGPUs != 1 {
+		t.Errorf("A100-80GB: fits=%v min=%d, want one card per replica", g.Fits, g.MinGPUs)
+	}
+	// 2 × 10,000 × 45/30 × 1.3 = 39,000 exactly; at 1.5, 45,000.
+	p := two.Plan
+	if p == nil {
+		t.Fatalf("no plan: %v", two.Warnings)
+	}
+	if p.GPUModel != "A100-80GB" || p.GPUs != 2 || p.Mode != ModeMonthly || p.Months != 1.5 {
+		t.Errorf("plan = %+v, want 2 × A100-80GB monthly for 1.5 months", *p)
+	}
+	if p.CostLow != 39000 || p.CostHigh != 45000 {
+		t.Errorf("budget = %v–%v, want 39,000–45,000", p.CostLow, p.CostHigh)
+	}
+	// Eight cards: 8 × 10,000 × 1.5 × 1.3 = 156,000 = 4 × 39,000.
+	eight := scenario(t, r, "lora-20b-8-cards").Plan
+	if eight == nil || eight.CostLow != 4*39000 || eight.CostHigh != 4*45000 {
+		t.Errorf("eight cards = %+v, want 156,000–180,000", eight)
+	}
+	if r.Total.Cost != 195000 || r.Total.CostHigh != 225000 {
+		t.Errorf("total = %v–%v, want 195,000–225,000", r.Total.Cost, r.Total.CostHigh)
+	}
+
+	var js, ex bytes.Buffer
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "plan.golden.json", js.Bytes())
+	if err := WriteExplain(&ex, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "explain.golden.txt", ex.Bytes())
+
+	// The JSON reads back into the same plan.
+	var back Result
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Scenarios[0].Plan == nil || back.Scenarios[0].Plan.CostLow != 39000 {
+		t.Errorf("JSON plan cost did not round-trip")
+	}
+}

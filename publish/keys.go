@@ -1,0 +1,117 @@
+// Package publish delivers a run's results: it uploads the reports and a
+// database snapshot to S3 or an S3-compatible service, prunes old snapshots,
+// builds the team-lead and admin emails and sends them over SMTP.
+//
+// It knows nothing of the database or the ledger: cmd/finops decides what to
+// upload and send, and records what went out.
+package publish
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// SafeName reduces s to one safe key segment or file name: letters, digits,
+// '.', '_' and '-' (anything else becomes '_'), never empty, "." or "..", at
+// most 128 bytes. It is how a period label, a team name or a file name from
+// the data becomes part of an S3 key or an attachment name.
+func SafeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 128 {
+			break
+		}
+	}
+	out := b.String()
+	if strings.Trim(out, ".") == "" {
+		out = "_" + out
+	}
+	return out
+}
+
+// CleanPrefix makes a configured prefix a clean, relative key prefix: no
+// leading or trailing slash, no empty, "." or ".." segments, each segment a
+// SafeName. "" stays "" (keys at the bucket root).
+func CleanPrefix(prefix string) string {
+	var segs []string
+	for _, s := range strings.Split(prefix, "/") {
+		if s == "" || s == "." {
+			continue
+		}
+		segs = append(segs, SafeName(s))
+	}
+	return strings.Join(segs, "/")
+}
+
+// Key is the S3 key of one file of one period: <prefix>/<period>/<name>.
+// period and name are reduced with SafeName, so whatever they contain
+// ("../../x", slashes, control characters), the key stays under the prefix.
+func Key(prefix, period, name string) (string, error) {
+	if period == "" || name == "" {
+		return "", fmt.Errorf("publish: key needs a period and a name")
+	}
+	p := CleanPrefix(prefix)
+	key := path.Join(p, SafeName(period), SafeName(name))
+	if !under(key, p) {
+		return "", fmt.Errorf("publish: key %q escapes prefix %q", key, p)
+	}
+	return key, nil
+}
+
+// PeriodPrefix is the key prefix holding one period's files, with a trailing slash.
+func PeriodPrefix(prefix, period string) string {
+	p := CleanPrefix(prefix)
+	if p == "" {
+		return SafeName(period) + "/"
+	}
+	return p + "/" + SafeName(period) + "/"
+}
+
+// SnapshotName is the file name of a period's gzipped database snapshot.
+func SnapshotName(period string) string { return "finops-" + SafeName(period) + ".db.gz" }
+
+// under reports whether key lies strictly below prefix ("" is the bucket
+// root) and has no "." or ".." segment.
+func under(key, prefix string) bool {
+	for _, s := range strings.Split(key, "/") {
+		if s == "" || s == "." || s == ".." {
+			return false
+		}
+	}
+	return prefix == "" || strings.HasPrefix(key, prefix+"/")
+}
+
+// ParseS3URL splits s3://bucket/prefix into bucket and cleaned prefix.
+func ParseS3URL(s string) (bucket, prefix string, err error) {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "s3" || u.Host == "" {
+		return "", "", fmt.Errorf("publish: %q: want s3://bucket/prefix", s)
+	}
+	if u.User != nil {
+		return "", "", fmt.Errorf("publish: an s3:// URL must not contain credentials")
+	}
+	return u.Host, CleanPrefix(u.Path), nil
+}
+
+// ContentType is the content type an artifact is uploaded with.
+func ContentType(name string) string {
+	switch {
+	case strings.HasSuffix(name, ".xlsx"):
+		return "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	case strings.HasSuffix(name, ".html"):
+		return "text/html; charset=utf-8"
+	case strings.HasSuffix(name, ".json"):
+		return "application/json"
+	case strings.HasSuffix(name, ".gz"):
+		return "application/gzip"
+	}
+	return "application/octet-stream"
+}

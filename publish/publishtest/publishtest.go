@@ -1,0 +1,441 @@
+// Package publishtest starts the real servers the publishing tests talk to —
+// versitygw (an S3 gateway over a local folder) and mailpit (SMTP with an
+// HTTP API) — on 127.0.0.1 with free ports, waits until they answer, and
+// stops them when the test ends.
+//
+// The binaries are found on PATH or in $GOBIN / $(go env GOPATH)/bin, where
+// .ci/run installs them. Without them a test is skipped with the install
+// command, except in CI (CI=true or FINOPS_TEST_REQUIRE=1), where it fails.
+package publishtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"go/build"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// Install commands, pinned as in .ci/run.
+const (
+	VersityInstall = "go install github.com/versity/versitygw/cmd/versitygw@v1.8.0"
+	MailpitInstall = "go install github.com/axllent/mailpit@v1.33.1"
+)
+
+// Required reports whether a missing binary fails the test instead of
+// skipping it.
+func Required() bool {
+	return os.Getenv("CI") == "true" || os.Getenv("FINOPS_TEST_REQUIRE") == "1"
+}
+
+// Binary finds an installed binary: PATH, then $GOBIN, then each
+// $GOPATH/bin (go env GOPATH's default included).
+func Binary(t testing.TB, name, install string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	var dirs []string
+	if gobin := os.Getenv("GOBIN"); gobin != "" {
+		dirs = append(dirs, gobin)
+	}
+	for _, gp := range filepath.SplitList(build.Default.GOPATH) {
+		dirs = append(dirs, filepath.Join(gp, "bin"))
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	msg := fmt.Sprintf("%s not found on PATH or in %s; install it with: %s", name, strings.Join(dirs, ", "), install)
+	if Required() {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// process is a started server binary.
+type process struct {
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	log  *bytes.Buffer
+	done chan struct{}
+}
+
+func start(t testing.TB, bin string, args ...string) *process {
+	t.Helper()
+	p := &process{log: &bytes.Buffer{}, done: make(chan struct{})}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout = &lockedWriter{w: p.log, mu: &p.mu}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	p.cmd = cmd
+	go func() { cmd.Wait(); close(p.done) }()
+	return p
+}
+
+func (p *process) stop() {
+	if p == nil || p.cmd == nil {
+		return
+	}
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.cmd.Process.Kill()
+	<-p.done
+}
+
+func (p *process) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.String()
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// waitHTTP polls url until it answers (any status) or the process exits.
+func waitHTTP(t testing.TB, p *process, name, url string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.done:
+			t.Fatalf("%s exited while starting:\n%s", name, p.output())
+		default:
+		}
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s did not answer at %s within 15s:\n%s", name, url, p.output())
+}
+
+// S3Server is a running versitygw serving the folder Dir.
+type S3Server struct {
+	URL       string // http://127.0.0.1:PORT
+	AccessKey string
+	SecretKey string
+	Region    string
+	Dir       string // the buckets' parent folder
+	bin, addr string
+	args      []string
+	proc      *process
+	t         testing.TB
+}
+
+// StartS3 starts versitygw with the given root credentials over a fresh
+// folder; it stops when the test ends.
+func StartS3(t testing.TB, accessKey, secretKey string) *S3Server {
+	t.Helper()
+	bin := Binary(t, "versitygw", VersityInstall)
+	s := &S3Server{AccessKey: accessKey, SecretKey: secretKey, Region: "us-east-1", Dir: t.TempDir(), bin: bin, t: t}
+	s.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(FreePort(t)))
+	s.URL = "http://" + s.addr
+	backend := []string{"posix"}
+	if !xattrSupported(s.Dir) {
+		// Object metadata lives in extended attributes; where the file
+		// system has none, versitygw keeps it in a sidecar folder.
+		backend = append(backend, "--sidecar", t.TempDir())
+	}
+	s.args = append([]string{"--access", accessKey, "--secret", secretKey, "--region", s.Region, "--port", s.addr, "--quiet"},
+		append(backend, s.Dir)...)
+	s.Start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Start (re)starts the server on the same address and folder.
+func (s *S3Server) Start() {
+	s.t.Helper()
+	s.proc = start(s.t, s.bin, s.args...)
+	waitHTTP(s.t, s.proc, "versitygw", s.URL)
+}
+
+// Stop stops the server (the folder stays).
+func (s *S3Server) Stop() { s.proc.stop() }
+
+// Client is a plain SDK client for checking what the code under test did.
+func (s *S3Server) Client() *s3.Client {
+	return s3.New(s3.Options{
+		Region:                     s.Region,
+		BaseEndpoint:               aws.String(s.URL),
+		UsePathStyle:               true,
+		Credentials:                credentials.NewStaticCredentialsProvider(s.AccessKey, s.SecretKey, ""),
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+	})
+}
+
+// CreateBucket creates a bucket.
+func (s *S3Server) CreateBucket(t testing.TB, name string) {
+	t.Helper()
+	if _, err := s.Client().CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
+		t.Fatalf("create bucket %s: %v", name, err)
+	}
+}
+
+// Object is a stored object as the checks see it.
+type Object struct {
+	Key         string
+	Body        []byte
+	ContentType string
+	Metadata    map[string]string
+}
+
+// Keys lists the keys in a bucket under prefix, sorted.
+func (s *S3Server) Keys(t testing.TB, bucket, prefix string) []string {
+	t.Helper()
+	out, err := s.Client().ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
+	if err != nil {
+		t.Fatalf("list s3://%s/%s: %v", bucket, prefix, err)
+	}
+	var keys []string
+	for _, o := range out.Contents {
+		keys = append(keys, aws.ToString(o.Key))
+	}
+	return keys
+}
+
+// Get downloads an object.
+func (s *S3Server) Get(t testing.TB, bucket, key string) Object {
+	t.Helper()
+	out, err := s.Client().GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatalf("get s3://%s/%s: %v", bucket, key, err)
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(out.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Object{Key: key, Body: b, ContentType: aws.ToString(out.ContentType), Metadata: out.Metadata}
+}
+
+// Put uploads bytes (tests seed a bucket with it).
+func (s *S3Server) Put(t testing.TB, bucket, key string, body []byte) {
+	t.Helper()
+	if _, err := s.Client().PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key),
+		Body: bytes.NewReader(body)}); err != nil {
+		t.Fatalf("put s3://%s/%s: %v", bucket, key, err)
+	}
+}
+
+// Mailpit is a running mailpit.
+type Mailpit struct {
+	Host     string // 127.0.0.1
+	SMTPPort int
+	API      string // http://127.0.0.1:PORT
+	proc     *process
+}
+
+// StartMailpit starts mailpit with plaintext SMTP, any credentials accepted,
+// chaos (fault injection) enabled, plus extra flags (TLS certificates, an
+// auth file …); it stops when the test ends.
+func StartMailpit(t testing.TB, extra ...string) *Mailpit {
+	t.Helper()
+	bin := Binary(t, "mailpit", MailpitInstall)
+	m := &Mailpit{Host: "127.0.0.1", SMTPPort: FreePort(t)}
+	httpPort := FreePort(t)
+	m.API = fmt.Sprintf("http://127.0.0.1:%d", httpPort)
+	args := []string{
+		"--smtp", fmt.Sprintf("127.0.0.1:%d", m.SMTPPort),
+		"--listen", fmt.Sprintf("127.0.0.1:%d", httpPort),
+		"--database", filepath.Join(t.TempDir(), "mailpit.db"),
+		"--smtp-disable-rdns", "--disable-version-check", "--enable-chaos", "--quiet",
+	}
+	if !hasFlag(extra, "--smtp-auth-file") {
+		args = append(args, "--smtp-auth-accept-any")
+	}
+	if !hasFlag(extra, "--smtp-require-tls") && !hasFlag(extra, "--smtp-require-starttls") {
+		args = append(args, "--smtp-auth-allow-insecure")
+	}
+	m.proc = start(t, bin, append(args, extra...)...)
+	t.Cleanup(m.proc.stop)
+	waitHTTP(t, m.proc, "mailpit", m.API+"/api/v1/info")
+	// The SMTP listener comes up with the HTTP one; make sure.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", m.SMTPPort), time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mailpit SMTP did not answer:\n%s", m.proc.output())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return m
+}
+
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// Stop stops mailpit.
+func (m *Mailpit) Stop() { m.proc.stop() }
+
+// Address is a mailpit address.
+type Address struct{ Name, Address string }
+
+// Summary is one message in the list.
+type Summary struct {
+	ID          string
+	MessageID   string
+	From        Address
+	To          []Address
+	Subject     string
+	Attachments int
+}
+
+// Message is one message in full.
+type Message struct {
+	ID          string
+	MessageID   string
+	From        Address
+	To          []Address
+	Subject     string
+	Text, HTML  string
+	Attachments []Part
+}
+
+// Part is an attachment.
+type Part struct {
+	PartID, FileName, ContentType string
+	Size                          int
+}
+
+func (m *Mailpit) get(t testing.TB, path string, v any) []byte {
+	t.Helper()
+	resp, err := http.Get(m.API + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("mailpit GET %s: %s: %s", path, resp.Status, b)
+	}
+	if v != nil {
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatalf("mailpit GET %s: %v", path, err)
+		}
+	}
+	return b
+}
+
+func (m *Mailpit) send(t testing.TB, method, path, body string) {
+	t.Helper()
+	req, err := http.NewRequest(method, m.API+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("mailpit %s %s: %s: %s", method, path, resp.Status, b)
+	}
+}
+
+// Messages lists every stored message, newest first.
+func (m *Mailpit) Messages(t testing.TB) []Summary {
+	t.Helper()
+	var out struct{ Messages []Summary }
+	m.get(t, "/api/v1/messages?limit=1000", &out)
+	return out.Messages
+}
+
+// Message reads one message.
+func (m *Mailpit) Message(t testing.TB, id string) Message {
+	t.Helper()
+	var out Message
+	m.get(t, "/api/v1/message/"+id, &out)
+	return out
+}
+
+// Raw is the message as received.
+func (m *Mailpit) Raw(t testing.TB, id string) []byte {
+	t.Helper()
+	return m.get(t, "/api/v1/message/"+id+"/raw", nil)
+}
+
+// Attachment downloads one part.
+func (m *Mailpit) Attachment(t testing.TB, id, partID string) []byte {
+	t.Helper()
+	return m.get(t, "/api/v1/message/"+id+"/part/"+partID, nil)
+}
+
+// DeleteAll empties the mailbox.
+func (m *Mailpit) DeleteAll(t testing.TB) {
+	t.Helper()
+	m.send(t, http.MethodDelete, "/api/v1/messages", "{}")
+}
+
+// RefuseRecipients makes the SMTP server answer every RCPT TO with code
+// (e.g. 550, or 451 for a temporary refusal); 0 stops refusing. It uses
+// mailpit's chaos triggers.
+func (m *Mailpit) RefuseRecipients(t testing.TB, code int) {
+	t.Helper()
+	body := `{}`
+	if code != 0 {
+		body = fmt.Sprintf(`{"Recipient":{"ErrorCode":%d,"Probability":100}}`, code)
+	}
+	m.send(t, http.MethodPut, "/api/v1/chaos", body)
+}

@@ -1,0 +1,333 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/templates"
+)
+
+// EmailOptions says what the email body links to and whom it is for.
+type EmailOptions struct {
+	// Team is the team whose slice (analysis.Result.ForTeam) the Result is;
+	// "" for the all-teams email.
+	Team string
+	// ReportURL is the published HTML page (when S3 publishing is
+	// configured); "" leaves the link out. Only http and https URLs are
+	// accepted.
+	ReportURL string
+	// Attachment is the file name of the attached workbook; "" says nothing
+	// about an attachment.
+	Attachment string
+	// OrgTotals, when set (configured per team), adds the organisation's
+	// totals to a team's email for context.
+	OrgTotals *analysis.Totals
+	// MaxFindings and MaxTeams bound the lists (defaults 5 and 8).
+	MaxFindings, MaxTeams int
+}
+
+// EmailBody renders the weekly email: a subject line, a plain-text body and
+// an HTML body (inline CSS, table layout, no scripts, no images, no external
+// resources) with the KPIs, the top findings with their money, a short
+// per-team table, and where to find the rest (the published page, the
+// attached workbook). Sending it is publish's job.
+//
+// The subject reads like "[finops] 2026-W47 · ¥12,345 · idle ¥2,100 (17%)"
+// ("[finops] nlp · 2026-W47 · …" for a team). Text from data in it is reduced
+// to one line of printable UTF-8, so nothing from a bill can add a header.
+func EmailBody(r *analysis.Result, opts EmailOptions) (subject, text, html string, err error) {
+	if r == nil {
+		return "", "", "", fmt.Errorf("report: nil result")
+	}
+	loc, err := reportZone(r)
+	if err != nil {
+		return "", "", "", err
+	}
+	if opts.ReportURL != "" {
+		u, err := url.Parse(opts.ReportURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return "", "", "", fmt.Errorf("report: email: report URL %q is not an http(s) URL", headerText(opts.ReportURL, 200))
+		}
+	}
+	if opts.MaxFindings <= 0 {
+		opts.MaxFindings = 5
+	}
+	if opts.MaxTeams <= 0 {
+		opts.MaxTeams = 8
+	}
+	v := newEmailView(r, opts, loc.String(), periodText(r.Period, loc))
+	subject = v.Subject
+
+	text = emailText(v)
+
+	var buf bytes.Buffer
+	if err := templates.Email().Execute(&buf, v); err != nil {
+		return "", "", "", fmt.Errorf("report: render email: %w", err)
+	}
+	return subject, text, buf.String(), nil
+}
+
+// emailView is the email templates' data: every value already formatted.
+type emailView struct {
+	Subject, Label, PeriodText, Zone, Currency, Team string
+	KPIs                                             []emailKPI
+	Org                                              string
+	Findings                                         []emailFinding
+	FindingsTitle                                    string
+	MoreFindings                                     int
+	Teams                                            []emailTeam
+	MoreTeams                                        int
+	URL, Attachment                                  string
+	Warnings                                         []string
+}
+
+type emailKPI struct{ Label, Value, Note, Tone string }
+
+type emailFinding struct{ Severity, Tone, Title, Money, Text string }
+
+type emailTeam struct {
+	Team, Cost, Idle, IdleShare, Change, Forecast, Budget string
+	OverBudget                                            bool
+}
+
+func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *emailView {
+	cur, t := r.Currency, r.Totals
+	v := &emailView{
+		Label: r.Period.Label, PeriodText: period, Zone: zone, Currency: cur, Team: opts.Team,
+		URL: opts.ReportURL, Attachment: opts.Attachment,
+	}
+
+	// Subject: one line, from printable text only.
+	parts := []string{"[finops]"}
+	if opts.Team != "" {
+		parts = append(parts, headerText(opts.Team, 40)+" ·")
+	}
+	parts = append(parts, headerText(orDefault(r.Period.Label, period), 40),
+		"· "+moneyPrec(cur, t.Cost, 0),
+		"· idle "+moneyPrec(cur, t.IdleCost, 0)+" ("+strconv.FormatFloat(idleShare(t)*100, 'f', 0, 64)+"%)")
+	v.Subject = strings.Join(parts, " ")
+
+	idleTone := ""
+	if s := idleShare(t); s >= 0.25 {
+		idleTone = "bad"
+	} else if s >= 0.10 {
+		idleTone = "warn"
+	}
+	v.KPIs = []emailKPI{
+		{Label: "Total cost", Value: money(cur, t.Cost), Note: changeText(t.Cost, previousCost(r))},
+		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone},
+		{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: hours(t.GPUHoursBilled) + " billed"},
+		{Label: "Savings available", Value: money(cur, t.MonthlySavings), Note: "per month", Tone: toneIf(t.MonthlySavings > 0, "good")},
+	}
+	if t.UnmonitoredCost != 0 {
+		v.KPIs = append(v.KPIs, emailKPI{Label: "Unmonitored cost", Value: money(cur, t.UnmonitoredCost),
+			Note: percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours without telemetry", Tone: "warn"})
+	}
+	if opts.OrgTotals != nil {
+		o := *opts.OrgTotals
+		v.Org = "Whole organisation: " + money(cur, o.Cost) + ", idle " + money(cur, o.IdleCost) +
+			" (" + percent(idleShare(o)) + ")"
+	}
+
+	v.FindingsTitle = "Top findings"
+	for i, f := range r.Findings {
+		if i == opts.MaxFindings {
+			v.MoreFindings = len(r.Findings) - i
+			break
+		}
+		title := findingKindText(f.Kind)
+		if f.ResourceID != "" {
+			title += ": " + f.ResourceID
+		} else if f.Team != "" {
+			title += ": " + f.Team
+		}
+		v.Findings = append(v.Findings, emailFinding{Severity: f.Severity, Tone: sevTone(f.Severity), Title: title,
+			Money: findingMoney(cur, f), Text: f.Text})
+	}
+	if len(r.Findings) == 0 {
+		// Without findings, the actions that save the most are what to read.
+		v.FindingsTitle = "Top actions"
+		for _, a := range topActions(r.Recommendations, opts.MaxFindings) {
+			v.Findings = append(v.Findings, emailFinding{Title: actionText(a.Action) + ": " + a.ResourceID,
+				Money: money(cur, a.MonthlySavings) + "/mo", Text: a.Reason, Tone: "info"})
+		}
+	}
+
+	for i, tc := range r.ByTeam {
+		if i == opts.MaxTeams {
+			v.MoreTeams = len(r.ByTeam) - i
+			break
+		}
+		row := emailTeam{Team: tc.Team, Cost: money(cur, tc.Cost), Idle: money(cur, tc.IdleCost),
+			IdleShare: percent(share(tc.IdleCost, tc.Cost))}
+		if tc.PreviousCost != 0 {
+			row.Change = strings.TrimSuffix(changeText(tc.Cost, tc.PreviousCost), " vs previous period")
+		}
+		if tc.MonthForecast != 0 {
+			row.Forecast = moneyPrec(cur, tc.MonthForecast, 0)
+		}
+		if tc.Budget != nil {
+			row.Budget = moneyPrec(cur, *tc.Budget, 0)
+			row.OverBudget = tc.MonthForecast > *tc.Budget
+		}
+		v.Teams = append(v.Teams, row)
+	}
+	for _, s := range r.DataQuality.Sources {
+		if s.Status != "" && s.Status != "ok" {
+			v.Warnings = append(v.Warnings, "Source "+s.Name+" is "+s.Status+dashDetail(s.Detail))
+		}
+	}
+	return v
+}
+
+func dashDetail(d string) string {
+	if d == "" {
+		return ""
+	}
+	return ": " + d
+}
+
+// emailText is the plain-text alternative: the same content, aligned for a
+// fixed-width font, lines of at most about 76 characters except table rows.
+func emailText(v *emailView) string {
+	p := painter{}
+	var b strings.Builder
+	title := "finops GPU cost report " + oneLine(v.Label, 40)
+	if v.Team != "" {
+		title += " · team " + oneLine(v.Team, 40)
+	}
+	b.WriteString(title + "\n")
+	if v.PeriodText != "" {
+		b.WriteString(v.PeriodText + " (" + v.Zone + ")\n")
+	}
+	b.WriteString("\n")
+	kpis := make([][]cell, 0, len(v.KPIs))
+	for _, k := range v.KPIs {
+		kpis = append(kpis, []cell{{k.Label, styleNone}, {k.Value, styleNone}, {k.Note, styleNone}})
+	}
+	writeTable(&b, p, nil, []bool{false, true, false}, kpis)
+	if v.Org != "" {
+		b.WriteString("\n" + wrap(v.Org, 76, "", "") + "\n")
+	}
+
+	if len(v.Findings) > 0 {
+		b.WriteString("\n" + v.FindingsTitle + "\n")
+		for i, f := range v.Findings {
+			head := fmt.Sprintf("  %d. ", i+1)
+			pad := strings.Repeat(" ", len(head))
+			line := ""
+			if f.Severity != "" {
+				line += "[" + oneLine(f.Severity, 10) + "] "
+			}
+			line += oneLine(f.Title, 60) + " — " + f.Money
+			b.WriteString(wrap(line, 76, head, pad) + "\n")
+			if f.Text != "" {
+				b.WriteString(wrap(oneLine(f.Text, 600), 76, pad, pad) + "\n")
+			}
+		}
+		if v.MoreFindings > 0 {
+			fmt.Fprintf(&b, "  … and %d more in the report.\n", v.MoreFindings)
+		}
+	}
+
+	if len(v.Teams) > 0 {
+		b.WriteString("\nTeams\n")
+		rows := make([][]cell, 0, len(v.Teams))
+		for _, t := range v.Teams {
+			budget := ""
+			if t.Forecast != "" || t.Budget != "" {
+				budget = orDefault(t.Forecast, "–") + " / " + orDefault(t.Budget, "–")
+				if t.OverBudget {
+					budget += " over"
+				}
+			}
+			rows = append(rows, []cell{{oneLine(t.Team, 24), styleNone}, {t.Cost, styleNone}, {t.Idle, styleNone},
+				{t.IdleShare, styleNone}, {t.Change, styleNone}, {budget, styleNone}})
+		}
+		writeTable(&b, p, []string{"TEAM", "COST", "IDLE", "IDLE %", "CHANGE", "FORECAST / BUDGET"},
+			[]bool{false, true, true, true, true, false}, rows)
+		if v.MoreTeams > 0 {
+			fmt.Fprintf(&b, "  … and %d more teams.\n", v.MoreTeams)
+		}
+	}
+
+	if len(v.Warnings) > 0 {
+		b.WriteString("\nData quality\n")
+		for _, w := range v.Warnings {
+			b.WriteString(wrap(oneLine(w, 300), 76, "  - ", "    ") + "\n")
+		}
+	}
+
+	b.WriteString("\n")
+	if v.URL != "" {
+		b.WriteString("Full report: " + v.URL + "\n")
+	}
+	if v.Attachment != "" {
+		b.WriteString("The workbook " + oneLine(v.Attachment, 120) + " is attached.\n")
+	}
+	b.WriteString("-- \nfinops · money in " + oneLine(v.Currency, 8) + ", rounded for display\n")
+	return b.String()
+}
+
+// headerText reduces untrusted text to something safe in a mail header: one
+// line of printable UTF-8 (control characters, including CR and LF, and the
+// Unicode line and paragraph separators become spaces; runs of spaces
+// collapse), at most max characters.
+func headerText(s string, max int) string {
+	return oneLine(s, max)
+}
+
+// oneLine is headerText for the plain-text body, where a newline from data
+// would break the layout (and could fake a line of the email).
+func oneLine(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029' || !unicode.IsPrint(r) {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if max > 0 && utf8.RuneCountInString(out) > max {
+		rs := []rune(out)
+		out = string(rs[:max-1]) + "…"
+	}
+	return out
+}
+
+// wrap breaks s into lines of at most width characters at spaces; the first
+// line starts with first, the others with rest. A word longer than the width
+// stays whole.
+func wrap(s string, width int, first, rest string) string {
+	var b strings.Builder
+	b.WriteString(first)
+	col := utf8.RuneCountInString(first)
+	for i, w := range strings.Fields(s) {
+		n := utf8.RuneCountInString(w)
+		switch {
+		case i == 0:
+		case col+1+n > width:
+			b.WriteString("\n" + rest)
+			col = utf8.RuneCountInString(rest)
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += n
+	}
+	return b.String()
+}

@@ -1,0 +1,22 @@
+package report
+
+import "github.com/finops-oss/finops/ingest"
+
+// LineSource streams raw billing lines: it calls yield once per line, in
+// order, and returns the first error yield returns (or its own). The workbook
+// writes each line as it comes, so a month of 200,000 lines never sits in
+// memory. The caller wires it to the store (store.EachLine); report itself
+// never runs a query.
+type LineSource func(yield func(*ingest.BillingLine) error) error
+
+// LinesOf is a LineSource over lines already in memory (tests, small inputs).
+func LinesOf(lines []ingest.BillingLine) LineSource {
+	return func(yield func(*ingest.BillingLine) error) error {
+		for i := range lines {
+			if err := yield(&lines[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,129 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// The quarterly rent-or-buy review (`finops review`): its own JSON, workbook
+// and HTML page, named finops-review-<quarter>.{xlsx,html,json}.
+
+// WriteReviewAll writes the review as xlsx, html and json into dir and returns
+// the paths written. Like WriteAll, the label is reduced to [A-Za-z0-9_.-] and
+// every file is written to a temporary file and renamed into place.
+func WriteReviewAll(dir string, rv *analysis.Review, meta Meta) ([]string, error) {
+	if rv == nil {
+		return nil, fmt.Errorf("report: nil review")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	base := "finops-review-" + fileLabel(rv.Quarter.Label)
+	var paths []string
+	for _, f := range formatNames {
+		var buf bytes.Buffer
+		var err error
+		switch f {
+		case "xlsx":
+			err = WriteReviewXLSX(&buf, rv, meta)
+		case "html":
+			err = WriteReviewHTML(&buf, rv, meta)
+		case "json":
+			err = WriteReviewJSON(&buf, rv)
+		}
+		if err != nil {
+			return paths, err
+		}
+		path := filepath.Join(dir, base+"."+f)
+		if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// WriteReviewJSON writes the review's tagged fields, indented, at full
+// precision; empty lists are [] rather than null.
+func WriteReviewJSON(w io.Writer, rv *analysis.Review) error {
+	if rv == nil {
+		return fmt.Errorf("report: nil review")
+	}
+	n := *rv
+	n.Warnings = nonNil(n.Warnings)
+	n.Models = make([]analysis.ModelReview, len(rv.Models))
+	for i, m := range rv.Models {
+		m.Resources = nonNil(m.Resources)
+		m.Sensitivity = nonNil(m.Sensitivity)
+		n.Models[i] = m
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&n); err != nil {
+		return fmt.Errorf("report: write review json: %w", err)
+	}
+	return nil
+}
+
+// WriteReviewSummary prints one line per GPU model and the warnings: the
+// verdict and the figures it rests on.
+func WriteReviewSummary(w io.Writer, rv *analysis.Review) error {
+	if rv == nil {
+		return fmt.Errorf("report: nil review")
+	}
+	cur := rv.Currency
+	fmt.Fprintf(w, "Rent-or-buy review %s\n", termText(rv.Quarter.Label, 20))
+	if len(rv.Models) == 0 {
+		fmt.Fprintln(w, "  No GPU model was billed in this quarter.")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  GPU MODEL\tGPUS\tOBSERVED\tBREAKEVEN\tOWN/MO\tRENT/MO\tVERDICT\tCONFIDENCE\t")
+		for _, m := range rv.Models {
+			be, own, rent := "", "", ""
+			if m.BreakevenUtilization != 0 {
+				be = percent(m.BreakevenUtilization / 100)
+				rent = money(cur, m.RentMonthlyPerGPU)
+			}
+			if m.OwnedMonthlyPerGPU != 0 {
+				own = money(cur, m.OwnedMonthlyPerGPU)
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", termText(m.GPUModel, 24), m.GPUs,
+				percent(m.ObservedUtilization/100), be, own, rent, verdictText(m.Verdict), termText(m.Confidence, 8))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, m := range rv.Models {
+			fmt.Fprintf(w, "  %s: %s\n", termText(m.GPUModel, 24), termText(m.Reason, 400))
+		}
+	}
+	for _, s := range rv.Warnings {
+		fmt.Fprintf(w, "  ! %s\n", termText(s, 300))
+	}
+	return nil
+}
+
+// verdictText is the human wording of a review verdict.
+func verdictText(v string) string {
+	switch v {
+	case analysis.VerdictBuy:
+		return "Buy"
+	case analysis.VerdictKeepRenting:
+		return "Keep renting"
+	case analysis.VerdictInsufficientData:
+		return "Not enough data"
+	case analysis.VerdictNoPrice:
+		return "No rental price"
+	case analysis.VerdictNoAssumptions:
+		return "No purchase assumptions"
+	}
+	return strings.ReplaceAll(cleanControl(v), "_", " ")
+}

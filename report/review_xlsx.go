@@ -1,0 +1,231 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// Worksheets of the rent-or-buy workbook.
+const (
+	sheetRentOrBuy   = "Rent-or-buy"
+	sheetOwning      = "Owning cost"
+	sheetSensitivity = "Sensitivity"
+	sheetReviewNotes = "Notes"
+)
+
+// WriteReviewXLSX writes the rent-or-buy workbook: the verdict per GPU model,
+// the owning cost by part and the prices it was compared with, the breakeven
+// sensitivity, and notes (period, formulas, warnings). Utilizations are
+// percent-formatted cells holding fractions (0.6 shows as 60.0%); money is in
+// the review's currency at full precision.
+func WriteReviewXLSX(w io.Writer, rv *analysis.Review, meta Meta) error {
+	if rv == nil {
+		return fmt.Errorf("report: nil review")
+	}
+	loc, err := reviewZone(rv)
+	if err != nil {
+		return err
+	}
+	f := excelize.NewFile()
+	defer f.Close()
+	st, err := newStyles(f, rv.Currency)
+	if err != nil {
+		return fmt.Errorf("report: xlsx styles: %w", err)
+	}
+	b := &book{f: f, st: st, loc: loc}
+	if err := f.SetSheetName("Sheet1", sheetRentOrBuy); err != nil {
+		return fmt.Errorf("report: xlsx: %w", err)
+	}
+	steps := []struct {
+		sheet string
+		fill  func() error
+	}{
+		{sheetRentOrBuy, func() error { return reviewVerdicts(b, rv) }},
+		{sheetOwning, func() error { return reviewOwning(b, rv) }},
+		{sheetSensitivity, func() error { return reviewSensitivity(b, rv) }},
+		{sheetReviewNotes, func() error { return reviewNotes(b, rv, meta) }},
+	}
+	for _, s := range steps {
+		if s.sheet != sheetRentOrBuy {
+			if _, err := f.NewSheet(s.sheet); err != nil {
+				return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
+			}
+		}
+		if err := s.fill(); err != nil {
+			return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
+		}
+	}
+	f.SetActiveSheet(0)
+	props := &excelize.DocProperties{
+		Title:       "finops rent-or-buy review " + cleanControl(rv.Quarter.Label),
+		Creator:     "finops",
+		Description: "Quarterly rent-or-buy review per GPU model",
+		Version:     cleanControl(meta.Version),
+	}
+	if !meta.GeneratedAt.IsZero() {
+		props.Created = meta.GeneratedAt.UTC().Format(time.RFC3339)
+		props.Modified = props.Created
+	}
+	if err := f.SetDocProps(props); err != nil {
+		return fmt.Errorf("report: xlsx properties: %w", err)
+	}
+	if err := f.Write(w); err != nil {
+		return fmt.Errorf("report: write xlsx: %w", err)
+	}
+	return nil
+}
+
+func reviewZone(rv *analysis.Review) (*time.Location, error) {
+	return reportZone(&analysis.Result{Period: rv.Quarter})
+}
+
+// known returns v, or a blank cell when the verdict left it unknown (no
+// purchase assumptions, no price).
+func rvKnown(ok bool, v float64) any {
+	if !ok {
+		return nil
+	}
+	return v
+}
+
+func rvPriced(m analysis.ModelReview) bool { return m.HourlyPrice > 0 }
+
+func rvOwned(m analysis.ModelReview) bool { return m.Verdict != analysis.VerdictNoAssumptions }
+
+func rvPct(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p / 100
+}
+
+func reviewVerdicts(b *book, rv *analysis.Review) error {
+	st := b.st
+	cols := []column{
+		{title: "GPU model"}, {title: "GPUs", style: st.count}, {title: "Verdict"}, {title: "Confidence"},
+		{title: "Observed utilization", style: st.percent}, {title: "Previous quarter", style: st.percent},
+		{title: "Breakeven utilization", style: st.percent}, {title: "Margin (points)", style: st.hours},
+		{title: "Headroom (points)", style: st.hours}, {title: "Owned per GPU-month", style: st.money},
+		{title: "Rent per GPU-month", style: st.money}, {title: "Rent option"},
+		{title: "Spent per GPU-month", style: st.money}, {title: "Savings per GPU-month", style: st.money},
+		{title: "Savings per month (all GPUs)", style: st.money}, {title: "Purchase cost", style: st.money},
+		{title: "Payback (months)", style: st.hours}, {title: "Coverage", style: st.percent},
+		{title: "Reason", width: 80},
+	}
+	var rows [][]any
+	for _, m := range rv.Models {
+		p, o := rvPriced(m), rvOwned(m)
+		var payback any
+		if m.PaybackMonths != nil {
+			payback = *m.PaybackMonths
+		}
+		rows = append(rows, []any{
+			m.GPUModel, m.GPUs, verdictText(m.Verdict), m.Confidence,
+			m.ObservedUtilization / 100, rvPct(m.PreviousUtilization),
+			rvKnown(p, m.BreakevenUtilization/100), rvKnown(o, m.MarginPoints), rvKnown(p, m.HeadroomPoints),
+			rvKnown(o, m.OwnedMonthlyPerGPU), rvKnown(p, m.RentMonthlyPerGPU), m.RentOption,
+			m.CurrentMonthlyCost, rvKnown(p, m.MonthlySavingsPerGPU), rvKnown(p, m.MonthlySavings),
+			rvKnown(o, m.PurchaseCost), payback, m.Coverage, m.Reason,
+		})
+	}
+	return b.table(sheetRentOrBuy, cols, rows)
+}
+
+func reviewOwning(b *book, rv *analysis.Review) error {
+	st := b.st
+	cols := []column{
+		{title: "GPU model"}, {title: "Resources"}, {title: "Price per GPU + server share", style: st.money},
+		{title: "Depreciation years", style: st.hours}, {title: "Residual", style: st.percent},
+		{title: "Depreciation per month", style: st.money}, {title: "Power per month", style: st.money},
+		{title: "Hosting per month", style: st.money}, {title: "Operations per month", style: st.money},
+		{title: "Owned per GPU-month", style: st.money},
+		{title: "Hourly price", style: st.unitMoney}, {title: "Hourly price source"},
+		{title: "Monthly price", style: st.money}, {title: "Spot price", style: st.unitMoney},
+		{title: "Rent cost in quarter", style: st.money}, {title: "GPU-hours billed", style: st.hours},
+		{title: "GPU-hours active", style: st.hours}, {title: "GPU-hours unmonitored", style: st.hours},
+		{title: "Covered days", style: st.hours}, {title: "Quarter days", style: st.hours},
+		{title: "Active hours per GPU-month", style: st.hours},
+	}
+	var rows [][]any
+	for _, m := range rv.Models {
+		o, oc := rvOwned(m), m.Owned
+		res := ""
+		for i, r := range m.Resources {
+			if i > 0 {
+				res += ", "
+			}
+			res += r
+		}
+		rows = append(rows, []any{
+			m.GPUModel, res, rvKnown(o, oc.CapexPerGPU), rvKnown(o, oc.DepreciationYears), rvKnown(o, oc.Residual),
+			rvKnown(o, oc.Depreciation), rvKnown(o, oc.Power), rvKnown(o, oc.Hosting), rvKnown(o, oc.Ops), rvKnown(o, oc.Total),
+			rvKnown(rvPriced(m), m.HourlyPrice), m.HourlyPriceSource, optional(m.MonthlyPrice), optional(m.SpotPrice),
+			m.RentCost, m.GPUHoursBilled, m.GPUHoursActive, m.GPUHoursUnmonitored, m.CoveredDays, m.QuarterDays,
+			m.ActiveHoursPerMonth,
+		})
+	}
+	return b.table(sheetOwning, cols, rows)
+}
+
+func reviewSensitivity(b *book, rv *analysis.Review) error {
+	st := b.st
+	cols := []column{
+		{title: "GPU model"}, {title: "Case"}, {title: "Depreciation years", style: st.hours},
+		{title: "Price per GPU + server share", style: st.money}, {title: "Owned per GPU-month", style: st.money},
+		{title: "Breakeven utilization", style: st.percent}, {title: "Observed utilization", style: st.percent},
+		{title: "Clears the margin"},
+	}
+	var rows [][]any
+	for _, m := range rv.Models {
+		if rvPriced(m) && rvOwned(m) {
+			rows = append(rows, []any{m.GPUModel, "as configured", m.Owned.DepreciationYears, m.Owned.CapexPerGPU,
+				m.OwnedMonthlyPerGPU, m.BreakevenUtilization / 100, m.ObservedUtilization / 100,
+				rvYesNo(m.ObservedUtilization >= m.BreakevenUtilization+m.MarginPoints)})
+		}
+		for _, s := range m.Sensitivity {
+			rows = append(rows, []any{m.GPUModel, s.Case, s.DepreciationYears, s.CapexPerGPU, s.OwnedMonthlyPerGPU,
+				s.BreakevenUtilization / 100, m.ObservedUtilization / 100, rvYesNo(s.ClearsMargin)})
+		}
+	}
+	return b.table(sheetSensitivity, cols, rows)
+}
+
+func rvYesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}
+
+// reviewNotes lists what the review covers and how each figure is computed.
+func reviewNotes(b *book, rv *analysis.Review, meta Meta) error {
+	rows := [][]any{
+		{"Quarter", rv.Quarter.Label},
+		{"Period", periodText(rv.Quarter, b.loc) + " (" + b.loc.String() + ")"},
+		{"Previous quarter", rv.PreviousQuarter.Label},
+		{"Currency", rv.Currency},
+	}
+	if rv.InProgress && rv.AsOf != nil {
+		rows = append(rows, []any{"In progress", "yes: data up to " + rv.AsOf.In(b.loc).Format("2006-01-02 15:04")})
+	}
+	if !meta.GeneratedAt.IsZero() {
+		rows = append(rows, []any{"Generated", meta.GeneratedAt.In(b.loc).Format("2006-01-02 15:04 -07:00")})
+	}
+	rows = append(rows,
+		[]any{"Owned per GPU-month", "(price + server share) × (1 − residual) / (years × 12) + power_kW × PUE × 730 × electricity price × load + hosting + operations"},
+		[]any{"Breakeven utilization", "owned per GPU-month / (hourly price × 730 h): the share of all hours above which owning costs less than renting hourly"},
+		[]any{"Observed utilization", "active GPU-hours / (GPUs × covered hours): the share of all hours a card was busy"},
+		[]any{"Rent per GPU-month", "the cheapest of hourly (active h × hourly price × (1 + release slack)), monthly, and spot for interruptible work, at the observed usage"},
+		[]any{"Payback", "purchase cost per GPU / (rent per GPU-month − power − hosting − operations)"},
+		[]any{"Verdict", "buy only when the observed utilization beats breakeven by the margin, in this quarter and in the previous one where it has data, with at least two thirds of the quarter covered"},
+	)
+	for _, w := range rv.Warnings {
+		rows = append(rows, []any{"Warning", w})
+	}
+	return b.table(sheetReviewNotes, []column{{title: "Item"}, {title: "Value", width: 100}}, rows)
+}

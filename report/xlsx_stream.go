@@ -1,0 +1,219 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
+
+	"github.com/finops-oss/finops/ingest"
+)
+
+// The two large sheets, written with excelize's StreamWriter: rows go to a
+// buffer that spills to a temporary file, so memory stays flat however many
+// rows there are. Rules of the stream API that shape this file: column
+// widths and panes are set before the first row; rows are written in order;
+// no normal-mode cell call touches these sheets; Flush is called exactly once
+// per sheet; charts never go on them (the Summary charts read from
+// normal-mode helper tables).
+
+// streamColumn is one column of a streamed sheet; widths are fixed since the
+// content is not known in advance.
+type streamColumn struct {
+	title string
+	width float64
+}
+
+// streamSheet writes the header of a streamed sheet and returns a function
+// that appends one row and a function that finishes the sheet (autofilter
+// over the rows written, then the single Flush).
+func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) error, done func() error, err error) {
+	sw, err := b.f.NewStreamWriter(sheet)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, c := range cols {
+		if err := sw.SetColWidth(i+1, i+1, c.width); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := sw.SetPanes(&excelize.Panes{
+		Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft",
+		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}},
+	}); err != nil {
+		return nil, nil, err
+	}
+	header := make([]any, len(cols))
+	for i, c := range cols {
+		header[i] = excelize.Cell{StyleID: b.st.header, Value: c.title}
+	}
+	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: 30}); err != nil {
+		return nil, nil, err
+	}
+	row := 1
+	add = func(values []any) error {
+		row++
+		cell, err := excelize.CoordinatesToCellName(1, row)
+		if err != nil {
+			return err // past Excel's 1,048,576 rows
+		}
+		return sw.SetRow(cell, values)
+	}
+	done = func() error {
+		// The autofilter is worksheet metadata that Flush writes after the
+		// rows, so it can cover exactly the rows written.
+		last, _ := excelize.ColumnNumberToName(len(cols))
+		if err := b.f.AutoFilter(sheet, fmt.Sprintf("A1:%s%d", last, max(row, 2)), nil); err != nil {
+			return err
+		}
+		return sw.Flush()
+	}
+	return add, done, nil
+}
+
+// utilization writes one row per GPU and hour: the heatmap's data, for
+// pivoting. An hour without telemetry has a blank utilization and the band
+// "unmonitored", never 0 % (which would read as idle).
+func (b *book) utilization() error {
+	st := b.st
+	add, done, err := b.streamSheet(sheetUtil, []streamColumn{
+		{"Resource ID", 28}, {"GPU", 40}, {"Hour (" + b.loc.String() + ")", 18}, {"Utilization", 12}, {"Band", 12},
+	})
+	if err != nil {
+		return err
+	}
+	row := make([]any, 5)
+	for _, h := range b.r.HourlyUtil {
+		row[0] = excelize.Cell{StyleID: st.text, Value: safeText(h.ResourceID)}
+		row[1] = excelize.Cell{StyleID: st.text, Value: safeText(h.GPU)}
+		row[2] = excelize.Cell{StyleID: st.date, Value: h.Hour.In(b.loc)}
+		if h.Util != nil && !math.IsNaN(*h.Util) && !math.IsInf(*h.Util, 0) {
+			row[3] = excelize.Cell{StyleID: st.percent, Value: *h.Util / 100}
+			row[4] = excelize.Cell{StyleID: st.text, Value: utilBand(*h.Util)}
+		} else {
+			row[3] = nil
+			row[4] = excelize.Cell{StyleID: st.text, Value: "unmonitored"}
+		}
+		if err := add(row); err != nil {
+			return err
+		}
+	}
+	return done()
+}
+
+// lineColumns are the columns of the raw Billing lines sheet: the normalized
+// record as ingested (costs in the line's own currency), plus its share of the
+// report window, so the sheet reconciles with the totals.
+var lineColumns = []streamColumn{
+	{"Provider", 12}, {"Billing account", 16}, {"Sub-account", 16},
+	{"Charge start", 17}, {"Charge end", 17},
+	{"Charge category", 12}, {"Charge class", 10}, {"Charge frequency", 12},
+	{"Pricing category", 12}, {"Pricing mode", 10}, {"Commitment status", 10}, {"Commitment ID", 16},
+	{"Resource ID", 26}, {"Resource name", 22}, {"Resource type", 14}, {"Service", 14}, {"SKU", 14},
+	{"Instance type", 14}, {"Region", 12}, {"GPU model", 12}, {"GPUs", 6},
+	{"Billed cost", 12}, {"Effective cost", 12}, {"List cost", 12}, {"Currency", 8},
+	{"Usage quantity", 12}, {"Usage unit", 10},
+	{"Share in period", 10}, {"Cost in period", 13},
+	{"Tag: team", 14}, {"Tags", 40}, {"Source line", 8},
+}
+
+// billingLines streams meta.Lines into the Billing lines sheet.
+func (b *book) billingLines() error {
+	st := b.st
+	cols := make([]streamColumn, len(lineColumns))
+	copy(cols, lineColumns)
+	zone := " (" + b.loc.String() + ")"
+	cols[3].title += zone
+	cols[4].title += zone
+	add, done, err := b.streamSheet(sheetLines, cols)
+	if err != nil {
+		return err
+	}
+	if b.meta.Lines != nil {
+		ps, pe := b.r.Period.Start, b.r.Period.End
+		row := make([]any, len(cols))
+		text := func(s string) any {
+			if s == "" {
+				return nil
+			}
+			return excelize.Cell{StyleID: st.text, Value: safeText(s)}
+		}
+		num := func(d *decimal.Decimal, style int) any {
+			if d == nil {
+				return nil
+			}
+			return excelize.Cell{StyleID: style, Value: d.InexactFloat64()}
+		}
+		instant := func(t time.Time) any {
+			if t.IsZero() {
+				return nil
+			}
+			return excelize.Cell{StyleID: st.date, Value: t.In(b.loc)}
+		}
+		err = b.meta.Lines(func(l *ingest.BillingLine) error {
+			row[0], row[1], row[2] = text(l.Provider), text(l.BillingAccount), text(l.SubAccount)
+			row[3], row[4] = instant(l.ChargeStart), instant(l.ChargeEnd)
+			row[5], row[6], row[7] = text(l.ChargeCategory), text(l.ChargeClass), text(l.ChargeFrequency)
+			row[8], row[9], row[10], row[11] = text(l.PricingCategory), text(l.PricingMode), text(l.CommitmentStatus), text(l.CommitmentID)
+			row[12], row[13], row[14], row[15], row[16] = text(l.ResourceID), text(l.ResourceName), text(l.ResourceType), text(l.Service), text(l.SKU)
+			row[17], row[18], row[19] = text(l.InstanceType), text(l.Region), text(l.GPUModel)
+			row[20] = nil
+			if l.GPUCount != 0 {
+				row[20] = excelize.Cell{StyleID: st.count, Value: l.GPUCount}
+			}
+			row[21], row[22], row[23] = num(l.BilledCost, st.amount), num(l.EffectiveCost, st.amount), num(l.ListCost, st.amount)
+			row[24] = text(l.Currency)
+			row[25], row[26] = num(l.UsageQuantity, st.amount), text(l.UsageUnit)
+			sh := periodShare(l.ChargeStart, l.ChargeEnd, ps, pe)
+			row[27] = excelize.Cell{StyleID: st.percent, Value: sh}
+			row[28] = nil
+			if c, ok := l.Cost(); ok {
+				row[28] = excelize.Cell{StyleID: st.amount, Value: c.InexactFloat64() * sh}
+			}
+			row[29] = text(l.Tags["team"])
+			row[30] = nil
+			if len(l.Tags) > 0 {
+				js, err := json.Marshal(l.Tags) // keys sorted: stable output
+				if err != nil {
+					return err
+				}
+				row[30] = text(string(js))
+			}
+			row[31] = nil
+			if l.Line > 0 {
+				row[31] = excelize.Cell{StyleID: st.count, Value: l.Line}
+			}
+			return add(row)
+		})
+		if err != nil {
+			return fmt.Errorf("billing lines: %w", err)
+		}
+	}
+	return done()
+}
+
+// periodShare is the fraction of [s, e) inside [ps, pe) (metrics.md: a line's
+// cost is spread uniformly over its period); a zero-length line is an instant
+// that counts fully when ps <= s < pe.
+func periodShare(s, e, ps, pe time.Time) float64 {
+	if !e.After(s) {
+		if !s.Before(ps) && s.Before(pe) {
+			return 1
+		}
+		return 0
+	}
+	os, oe := s, e
+	if ps.After(os) {
+		os = ps
+	}
+	if pe.Before(oe) {
+		oe = pe
+	}
+	if !oe.After(os) {
+		return 0
+	}
+	return oe.Sub(os).Seconds() / e.Sub(s).Seconds()
+}

@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops/ingest"
+	"github.com/shopspring/decimal"
+)
+
+// TestImportManyBillingLines crosses many INSERT batches (and the inserter
+// goroutine) with a count that is not a multiple of the batch: every line
+// arrives once, in order, with its exact cost and tags.
+func TestImportManyBillingLines(t *testing.T) {
+	const n = 5*billingBatchRows + 7
+	s := openTest(t)
+	start := utc(2025, 3, 1, 0, 0, 0)
+	var want decimal.Decimal
+	var lines []*ingest.BillingLine
+	for i := range n {
+		l := usageLine(i+2, "r-"+strconv.Itoa(i%13), start.Add(time.Duration(i)*time.Minute), start.Add(time.Duration(i+1)*time.Minute),
+			fmt.Sprintf("%d.%03d", i, i%1000))
+		if i%3 == 0 {
+			l.Tags = map[string]string{"team": "t" + strconv.Itoa(i%5), "i": strconv.Itoa(i)}
+		}
+		want = want.Add(*l.BilledCost)
+		lines = append(lines, l)
+	}
+	mustImport(t, s, "many.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: n}, lines, nil, nil))
+	got, err := s.Lines(context.Background(), start, start.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("%d lines stored, want %d", len(got), n)
+	}
+	var sum decimal.Decimal
+	for i, l := range got {
+		sum = sum.Add(*l.BilledCost)
+		if l.Line != i+2 || !maps.Equal(l.Tags, lines[i].Tags) {
+			t.Fatalf("line %d: got line %d tags %v, want tags %v", i+2, l.Line, l.Tags, lines[i].Tags)
+		}
+	}
+	if !sum.Equal(want) {
+		t.Errorf("Σ stored %s, want %s", sum, want)
+	}
+}
+
+// TestImportCancelledAmidBatches: a cancel while batches are on their way to
+// the inserter fails the import and leaves the database as it was.
+func TestImportCancelledAmidBatches(t *testing.T) {
+	s := openTest(t)
+	importFixture(t, s)
+	before := counts(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	parse := func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
+		for i := range 10 * billingBatchRows {
+			l := fixtureLines()[i%3]
+			l.Line = i + 2
+			if i == 7*billingBatchRows+3 {
+				cancel()
+			}
+			if err := sink.Billing(l); err != nil {
+				return nil, err
+			}
+		}
+		return &ingest.Summary{Kind: ingest.KindBilling}, nil
+	}
+	_, err := s.Import(ctx, FileMeta{URI: "cancel.csv", SHA256: shaOf("cancel.csv")}, parse)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Import error = %v, want context.Canceled", err)
+	}
+	if after := counts(t, s); !maps.Equal(after, before) {
+		t.Fatalf("a cancelled import changed the database: %v → %v", before, after)
+	}
+}
+
+// TestTagsJSON: the hand-written encoder writes what encoding/json writes.
+func TestTagsJSON(t *testing.T) {
+	var b billingBatch
+	cases := []map[string]string{
+		{"team": "ml"},
+		{"": "empty key", "ключ": "значение", `a"b\c`: "<x>&'y'", "tab\tnew\nline\r": "\b\f\x00\x1f\x7f"},
+		{"bad utf8 \xff\xfe": "\xc3\x28", "seps": "\u2028\u2029", "emoji": "🚀", "cjk": "训练机"},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		m := map[string]string{}
+		for range r.IntN(5) + 1 {
+			k, v := make([]byte, r.IntN(8)), make([]byte, r.IntN(12))
+			for i := range k {
+				k[i] = byte(r.IntN(256))
+			}
+			for i := range v {
+				v[i] = byte(r.IntN(256))
+			}
+			m[string(k)] = string(v)
+		}
+		cases = append(cases, m)
+	}
+	for _, m := range cases {
+		want, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.tagsJSON(m); got != string(want) {
+			t.Errorf("tagsJSON(%q)\n got %s\nwant %s", m, got, want)
+		}
+	}
+}
+
+func TestCurrenciesBySource(t *testing.T) {
+	s := openTest(t)
+	day := utc(2025, 3, 1, 0, 0, 0)
+	l := func(cur string, start time.Time) *ingest.BillingLine {
+		x := usageLine(2, "r", start, start.Add(time.Hour), "1")
+		x.Currency = cur
+		return x
+	}
+	sum := &ingest.Summary{Format: "focus", Kind: "billing"}
+	mustImport(t, s, "usd-and-cny.csv", feed(sum, []*ingest.BillingLine{l("USD", day), l("cny", day), l("", day)}, nil, nil))
+	mustImport(t, s, "eur.csv", feed(sum, []*ingest.BillingLine{l("EUR", day.Add(48*time.Hour))}, nil, nil))
+	mustImport(t, s, "usd.csv", feed(sum, []*ingest.BillingLine{l("USD", day.Add(time.Hour))}, nil, nil))
+	got, err := s.CurrenciesBySource(context.Background(), day, day.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"USD": {"usd-and-cny.csv", "usd.csv"}, "CNY": {"usd-and-cny.csv"}, "": {"usd-and-cny.csv"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("CurrenciesBySource = %v, want %v (EUR is outside the window)", got, want)
+	}
+}

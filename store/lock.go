@@ -1,0 +1,104 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// RunLock keeps two scheduled runs (or a run and a restore) from working on
+// one database at once.
+//
+// It is an advisory flock(2) on a file next to the database, <db>.lock, taken
+// without waiting. The kernel drops the lock when the holding process ends in
+// any way — exit, panic, kill -9, OOM kill — so a crashed run never leaves a
+// stale lock behind, and no heartbeat or pid guessing is needed. (A lock row
+// in the database would survive kill -9 and need exactly that guessing, which
+// goes wrong across hosts and pid reuse.) The file also records who holds it,
+// so the process that is refused can say by whom. The file is never deleted:
+// removing it while another process waits on it would let two processes hold
+// "the" lock on two different inodes.
+//
+// The lock works for processes on one host, and for hosts sharing the file on
+// a file system that supports flock (NFS emulates it with POSIX locks); the
+// SQLite database itself needs such a file system anyway.
+type RunLock struct {
+	f    *os.File
+	path string
+}
+
+// ErrLocked is returned (wrapped in a *LockedError) when another process
+// holds the run lock.
+var ErrLocked = errors.New("another finops run holds the lock")
+
+// LockedError says who holds the lock, as far as the lock file tells.
+type LockedError struct {
+	Path   string // the lock file
+	Holder string // "pid 1234 on host gpu-a since 2026-11-30T08:00:00Z", or "" when unknown
+}
+
+func (e *LockedError) Error() string {
+	holder := e.Holder
+	if holder == "" {
+		holder = "another process"
+	}
+	return fmt.Sprintf("another finops run is in progress (%s holds %s); not starting a second one", holder, e.Path)
+}
+
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// LockPath is the lock file of the database at dbPath.
+func LockPath(dbPath string) string { return dbPath + ".lock" }
+
+// AcquireRunLock takes the run lock of the database at dbPath without
+// waiting: if another process holds it, it returns a *LockedError at once.
+// what names the holder's job in the lock file ("run 2026-W48", "restore").
+func AcquireRunLock(dbPath, what string, now time.Time) (*RunLock, error) {
+	path := LockPath(dbPath)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("store: lock: %w", err)
+	}
+	ok, err := tryLock(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("store: lock %s: %w", path, err)
+	}
+	if !ok {
+		holder := readHolder(f)
+		f.Close()
+		return nil, &LockedError{Path: path, Holder: holder}
+	}
+	host, _ := os.Hostname()
+	info := fmt.Sprintf("pid %d on host %s since %s (%s)\n", os.Getpid(), host, now.UTC().Format(time.RFC3339), what)
+	// Best effort: the lock is the flock, the text only explains it.
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(info), 0)
+	}
+	return &RunLock{f: f, path: path}, nil
+}
+
+// Release drops the lock. It is safe to call more than once.
+func (l *RunLock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	f := l.f
+	l.f = nil
+	f.Truncate(0)
+	unlock(f)
+	return f.Close()
+}
+
+func readHolder(f *os.File) string {
+	b := make([]byte, 256)
+	n, _ := f.ReadAt(b, 0)
+	s := strings.TrimSpace(string(b[:n]))
+	// The file is ours, but print only plain text from it.
+	if strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return ""
+	}
+	return s
+}

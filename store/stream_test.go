@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops/ingest"
+)
+
+// TestEachLineMatchesLines: streaming gives the same lines, in the same order
+// and with every field, as the slice query, for several windows.
+func TestEachLineMatchesLines(t *testing.T) {
+	ctx := context.Background()
+	h := func(hour int) time.Time { return utc(2025, 3, 1, hour, 0, 0) }
+	full := &ingest.BillingLine{Line: 2, Provider: "AWS", BillingAccount: "acct", SubAccount: "sub",
+		ChargeStart: h(10), ChargeEnd: h(11), ChargeCategory: ingest.ChargeUsage, ChargeClass: "correction",
+		ChargeFrequency: "usage-based", PricingCategory: "standard", PricingMode: ingest.ModeHourly,
+		CommitmentStatus: "used", CommitmentID: "sp-1", ResourceID: "i-1", ResourceName: "=HYPERLINK(\"x\")",
+		ResourceType: "instance", Service: "EC2", SKU: "sku", InstanceType: "g5.xlarge", Region: "us-east-1",
+		GPUModel: "A10G", GPUCount: 1, BilledCost: dec("1.006"), EffectiveCost: dec("0.9"), ListCost: dec("1.2"),
+		Currency: "USD", UsageQuantity: dec("1"), UsageUnit: "Hours", Tags: map[string]string{"team": "nlp"}}
+	lines := []*ingest.BillingLine{
+		full,
+		usageLine(3, "b", h(9), h(12), "2"),
+		usageLine(4, "c", h(12), h(13), "3"),
+		{Line: 5, ResourceID: "null-cost", ChargeStart: h(10), ChargeEnd: h(11), ChargeCategory: ingest.ChargeTax},
+	}
+	s := openTest(t)
+	mustImport(t, s, "lines.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: len(lines)}, lines, nil, nil))
+
+	for _, w := range [][2]time.Time{{h(10), h(11)}, {h(0), h(24)}, {h(12), h(13)}, {h(20), h(21)}} {
+		want, err := s.Lines(ctx, w[0], w[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []ingest.BillingLine
+		err = s.EachLine(ctx, w[0], w[1], func(l *ingest.BillingLine) error {
+			got = append(got, *l)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%v: EachLine gave %d lines, Lines %d", w, len(got), len(want))
+		}
+		for i := range want {
+			if !linesEqual(got[i], want[i]) {
+				t.Errorf("%v line %d:\n got %+v\nwant %+v", w, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// linesEqual compares two lines field by field, decimals by value.
+func linesEqual(a, b ingest.BillingLine) bool {
+	if !decEq(a.BilledCost, b.BilledCost) || !decEq(a.EffectiveCost, b.EffectiveCost) ||
+		!decEq(a.ListCost, b.ListCost) || !decEq(a.UsageQuantity, b.UsageQuantity) {
+		return false
+	}
+	a.BilledCost, a.EffectiveCost, a.ListCost, a.UsageQuantity = nil, nil, nil, nil
+	b.BilledCost, b.EffectiveCost, b.ListCost, b.UsageQuantity = nil, nil, nil, nil
+	return reflect.DeepEqual(a, b)
+}
+
+// TestEachLineStopsOnError: the callback's error ends the scan and comes back
+// unwrapped, so callers can tell their own errors from the store's.
+func TestEachLineStopsOnError(t *testing.T) {
+	ctx := context.Background()
+	h := func(hour int) time.Time { return utc(2025, 3, 1, hour, 0, 0) }
+	var lines []*ingest.BillingLine
+	for i := range 10 {
+		lines = append(lines, usageLine(i+2, "r", h(i), h(i+1), "1"))
+	}
+	s := openTest(t)
+	mustImport(t, s, "lines.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: len(lines)}, lines, nil, nil))
+
+	stop := errors.New("enough")
+	n := 0
+	err := s.EachLine(ctx, h(0), h(24), func(*ingest.BillingLine) error {
+		n++
+		if n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 3 {
+		t.Fatalf("err = %v after %d lines, want the callback's error after 3", err, n)
+	}
+	// The connection was released: the store still answers.
+	if _, err := s.Lines(ctx, h(0), h(24)); err != nil {
+		t.Fatal(err)
+	}
+	// A cancelled context is an error, not a silent empty scan.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.EachLine(cctx, h(0), h(24), func(*ingest.BillingLine) error { return nil }); err == nil {
+		t.Error("EachLine with a cancelled context succeeded")
+	}
+}
