@@ -410,6 +410,9 @@ func (p *azureParser) gpu(r *cloudRow, l *BillingLine) {
 	if unknown == "" && LooksLikeGPU(r.text(p.subCategory)+" "+meter) {
 		unknown = strings.TrimSpace(r.text(p.subCategory) + " " + meter)
 	}
+	if product := r.text(p.product); unknown == "" && LooksLikeGPU(product) {
+		unknown = product
+	}
 	setUnknownGPU(l, unknown)
 }
 

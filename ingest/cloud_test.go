@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -8,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -268,6 +271,36 @@ func TestCUR2MapColumns(t *testing.T) {
 	}
 	if d := time.Date(2026, 1, 15, 10, 0, 0, 0, time.UTC); !p5.ChargeStart.Equal(d) || !p5.ChargeEnd.Equal(d.Add(time.Hour)) {
 		t.Errorf("period %v – %v", p5.ChargeStart, p5.ChargeEnd)
+	}
+}
+
+// TestCURZip: CUR deliveries may be report-1.csv.zip.
+func TestCURZip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gpu-report-1.csv.zip")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	w, err := zw.Create("gpu-report-1.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(readFile(t, testdata("aws/test_cur.csv"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	rc, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	sum, err := Parse(t.Context(), rc, Options{Name: path}, &countSink{})
+	if err != nil || sum.Format != FormatCUR || sum.Rows != 19 {
+		t.Errorf("zip: %v %+v", err, sum)
 	}
 }
 

@@ -43,8 +43,8 @@ type curParser struct {
 
 	lineType, unblended, start, end, interval                  int
 	currency, payer, account, resourceID, productCode, product int
-	sku, usageType, operation, region, zone, usageQty, unit    int
-	listCost, term, marketOption, description                  int
+	sku, usageType, region, zone, usageQty, unit               int
+	listCost, term, marketOption                               int
 	riEffective, riARN, riUnusedUpfront, riUnusedRecurring     int
 	spEffective, spARN, spTotal, spUsed                        int
 	instanceType                                               int
@@ -108,7 +108,6 @@ func newCURParser(hdr []string, opt Options, format string) (*curParser, []strin
 	p.product = c.col("product/ProductName")
 	p.sku = c.col("product/sku")
 	p.usageType = c.col("lineItem/UsageType", "product/usagetype")
-	p.operation = c.col("lineItem/Operation")
 	p.region = c.col("product/regionCode", "product/region")
 	p.zone = c.col("lineItem/AvailabilityZone")
 	p.usageQty = c.col("lineItem/UsageAmount")
@@ -116,7 +115,6 @@ func newCURParser(hdr []string, opt Options, format string) (*curParser, []strin
 	p.listCost = c.col("pricing/publicOnDemandCost")
 	p.term = c.col("pricing/term")
 	p.marketOption = c.col("product/marketoption")
-	p.description = c.col("lineItem/LineItemDescription")
 	p.riEffective = c.col("reservation/EffectiveCost")
 	p.riARN = c.col("reservation/ReservationARN")
 	p.riUnusedUpfront = c.col("reservation/UnusedAmortizedUpfrontFeeForBillingPeriod")

@@ -34,6 +34,10 @@ type focusParser struct {
 	tags, priceDetails                    int
 
 	tagCache map[string]map[string]string // Tags cell → decoded tags
+	// textHits caches FindInstance over descriptive text: an export repeats
+	// a few thousand descriptions, and scanning each row's was a tenth of a
+	// FOCUS parse.
+	textHits map[string]instanceHit
 
 	instanceCols []int // columns that hold an instance type as such
 	textCols     []int // free text that may mention one
@@ -48,6 +52,7 @@ func newFOCUSParser(hdr []string, opt Options) (*focusParser, []string) {
 	}
 	p := &focusParser{
 		file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(), tagCache: map[string]map[string]string{},
+		textHits:     map[string]instanceHit{},
 		start:        col(idx, "ChargePeriodStart"),
 		end:          col(idx, "ChargePeriodEnd"),
 		billed:       col(idx, "BilledCost"),
@@ -269,8 +274,8 @@ func (p *focusParser) instance(rec []string) (instanceType, model string, count 
 		}
 	}
 	for _, i := range p.textCols {
-		if t, m, n, ok := p.cat.FindInstance(p.text(rec, i)); ok {
-			return p.in.get(t), m, n
+		if h := p.findInstance(p.text(rec, i)); h.ok {
+			return h.typ, h.model, h.count
 		}
 	}
 	return "", "", 0
@@ -294,4 +299,26 @@ func instanceFromDetails(s string) string {
 		}
 	}
 	return ""
+}
+
+type instanceHit struct {
+	typ, model string
+	count      int
+	ok         bool
+}
+
+// findInstance is Catalog.FindInstance with a bounded cache.
+func (p *focusParser) findInstance(text string) instanceHit {
+	if text == "" {
+		return instanceHit{}
+	}
+	if h, ok := p.textHits[text]; ok {
+		return h
+	}
+	t, m, n, ok := p.cat.FindInstance(text)
+	h := instanceHit{typ: p.in.get(t), model: m, count: n, ok: ok}
+	if len(p.textHits) < maxInterned {
+		p.textHits[strings.Clone(text)] = h
+	}
+	return h
 }

@@ -26,6 +26,9 @@ type smiParser struct {
 	in     *interner
 	models map[string]string // GPU name → model
 
+	lastTS   string // the previous row's timestamp text and its time
+	lastTime time.Time
+
 	ts, name, index, uuid, util, memUsed, memTotal, power, hostname int
 }
 
@@ -61,9 +64,14 @@ func newSMIParser(hdr []string, opt Options) *smiParser {
 
 func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 	v := cell(rec, p.ts)
-	t, err := parseTime(v, p.loc)
-	if err != nil {
-		return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.ts), smiTimeExample, v)
+	// One invocation logs every GPU with the same timestamp: parse it once.
+	t := p.lastTime
+	if v != p.lastTS || v == "" {
+		var err error
+		if t, err = parseTime(v, p.loc); err != nil {
+			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.ts), smiTimeExample, v)
+		}
+		p.lastTS, p.lastTime = strings.Clone(v), t
 	}
 	s := &GPUSample{Line: line, Time: t, Index: -1, Host: p.host}
 	if h := cell(rec, p.hostname); !isNullNumber(h) {

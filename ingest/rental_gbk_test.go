@@ -256,7 +256,7 @@ func TestRentalTagsCell(t *testing.T) {
 	for in, want := range map[string]map[string]string{
 		"key1:value1;key2:value2":               {"key1": "value1", "key2": "value2"},
 		"acs:pai:dlc:payType:spot; team : ml ;": {"acs:pai:dlc:payType": "spot", "team": "ml"},
-		"部门=算法；owner:张三":                       {"部门": "算法", "owner": "张三"},
+		"部门=算法；owner:张三":                        {"部门": "算法", "owner": "张三"},
 		`{"team": "ml", " env": "prod"}`:        {"team": "ml", "env": "prod"},
 		"empty:":                                {"empty": ""},
 	} {

@@ -139,10 +139,13 @@ CREATE TABLE gpu_minutes (
 	power_sum    REAL NOT NULL DEFAULT 0,
 	power_n      INTEGER NOT NULL DEFAULT 0,
 	offsets      BLOB NOT NULL,
-	source_id    INTEGER NOT NULL REFERENCES source_files(id) ON DELETE CASCADE, -- first source to write the minute
+	-- The first source to write the minute, for the record. No foreign key
+	-- and no index: a minute merges samples of several sources, so deleting
+	-- one source could not take its samples back out of it anyway, and every
+	-- source_files delete would have to search this, the largest table.
+	source_id    INTEGER NOT NULL,
 	PRIMARY KEY (gpu_id, minute)
 ) WITHOUT ROWID;
-CREATE INDEX gpu_minutes_source ON gpu_minutes(source_id);
 
 CREATE TABLE gpu_sources (
 	gpu_id    INTEGER NOT NULL REFERENCES gpus(id),

@@ -127,6 +127,9 @@ func minuteOf(ms int64) (int64, uint16) {
 
 // add takes one sample of GPU id.
 func (m *minuteWriter) add(id int64, s *ingest.GPUSample) error {
+	if err := m.ctx.Err(); err != nil {
+		return err // a rolled-up sample reaches the database later: check here
+	}
 	if err := m.failed(); err != nil {
 		return err
 	}

@@ -788,12 +788,26 @@ func (j *job) dryRun(ctx context.Context, res *analysis.Result, reports []string
 			}
 			return "s3://" + j.s3.Bucket + "/" + k
 		}
+		done := map[string]string{} // name → sha256 already uploaded
+		arts, err := j.st.Artifacts(ctx, period)
+		if err != nil {
+			return err
+		}
+		for _, a := range arts {
+			if a.Status == store.ArtifactUploaded {
+				done[a.Name] = a.UploadedSHA256
+			}
+		}
 		for _, p := range reports {
-			fi, err := os.Stat(p)
+			sum, size, err := publish.FileSHA256(p)
 			if err != nil {
 				return err
 			}
-			would(&j.res.WouldUpload, "upload %s (%d bytes, %s)", url(period, filepath.Base(p)), fi.Size(), publish.ContentType(p))
+			if done[filepath.Base(p)] == sum {
+				fmt.Fprintf(out, "dry run: %s is already uploaded with these bytes\n", url(period, filepath.Base(p)))
+				continue
+			}
+			would(&j.res.WouldUpload, "upload %s (%d bytes, %s)", url(period, filepath.Base(p)), size, publish.ContentType(p))
 		}
 		pending, err := j.st.PendingArtifacts(ctx)
 		if err != nil {
