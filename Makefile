@@ -39,9 +39,12 @@ test-fuzz:
 		$(GO) test ./ingest -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
-## bench: Go benchmarks (results go to docs/BENCHMARKS.md by hand for now)
+## bench: Go benchmarks, then `finops ingest` of a 200,000-row FOCUS export against sqlite3 .import (bench/run.sh writes its table into docs/BENCHMARKS.md)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	GO=$(GO) bash bench/run.sh
+	# telemetry: 1,000,000 nvidia-smi samples vs sqlite3 .import, peak RSS at 100k and 1M (docs/BENCHMARKS.md §Telemetry)
+	FINOPS_BENCH_SMI=1 $(GO) test ./cmd/finops -run '^TestIngestSMIBenchmark$$' -count=1 -v
 
 clean:
 	rm -rf bin out

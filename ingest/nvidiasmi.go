@@ -28,6 +28,8 @@ type smiParser struct {
 
 	lastTS   string // the previous row's timestamp text and its time
 	lastTime time.Time
+	lastText [4]string // the previous text and value of each measure
+	lastVal  [4]float64
 
 	ts, name, index, uuid, util, memUsed, memTotal, power, hostname int
 }
@@ -73,7 +75,9 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		}
 		p.lastTS, p.lastTime = strings.Clone(v), t
 	}
-	s := &GPUSample{Line: line, Time: t, Index: -1, Host: p.host}
+	// One allocation for the sample and its four measures.
+	x := &smiSample{GPUSample: GPUSample{Line: line, Time: t, Index: -1, Host: p.host}}
+	s := &x.GPUSample
 	if h := cell(rec, p.hostname); !isNullNumber(h) {
 		s.Host = p.in.get(h)
 	}
@@ -94,7 +98,7 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if v := cell(rec, p.name); !isNullNumber(v) {
 		s.Model = p.model(v)
 	}
-	for _, m := range []struct {
+	for i, m := range [...]struct {
 		dst  **float64
 		col  int
 		what string
@@ -109,11 +113,18 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		if isNullNumber(v) {
 			continue
 		}
-		f, err := parseMeasure(v)
-		if err != nil || f < 0 || m.max > 0 && f > m.max {
-			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, m.col), m.what+" (or [N/A])", v)
+		// Memory total, and often memory used, repeat row after row.
+		f := p.lastVal[i]
+		if v != p.lastText[i] {
+			var err error
+			f, err = parseMeasure(v)
+			if err != nil || f < 0 || m.max > 0 && f > m.max {
+				return parsed{}, fieldErr(p.file, line, columnName(p.hdr, m.col), m.what+" (or [N/A])", v)
+			}
+			p.lastText[i], p.lastVal[i] = strings.Clone(v), f
 		}
-		*m.dst = &f
+		x.vals[i] = f
+		*m.dst = &x.vals[i]
 	}
 	return parsed{sample: s}, nil
 }
@@ -133,4 +144,10 @@ func (p *smiParser) model(name string) string {
 		p.models[strings.Clone(name)] = m
 	}
 	return m
+}
+
+// smiSample is a sample with room for its measures.
+type smiSample struct {
+	GPUSample
+	vals [4]float64
 }

@@ -295,8 +295,12 @@ func (j *jsonReader) fail(err error, path string) error {
 	}
 	switch {
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		of := ""
+		if path != "" {
+			of = " of " + path
+		}
 		return &ParseError{File: j.name, Line: j.lines.lineAt(j.lines.read), Field: path,
-			Msg: "the JSON ends in the middle" + where + "; the file is cut off: download or export it again"}
+			Msg: "the JSON ends in the middle" + of + "; the file is cut off: download or export it again"}
 	case errors.Is(err, errRecordTooLong):
 		return &ParseError{File: j.name, Line: j.line(), Field: path,
 			Msg: fmt.Sprintf("a JSON record longer than %d MiB; is this a billing export?", maxJSONRecordBytes>>20)}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -24,33 +23,12 @@ const billingArity = 30
 
 // billingBatchRows is how many billing lines one INSERT statement carries.
 // One statement per line spent most of an import in per-statement overhead
-// (database/sql, bind, step, reset): 64 rows × 30 columns = 1,920
-// parameters, far below SQLite's limit of 32,766, and about 15 % faster than
-// 16 or 32 rows.
+// (database/sql, bind, step, reset). Bigger statements pay for it another
+// way: billing_lines references source_files, so SQLite keeps a statement
+// journal for a multi-row INSERT (the pages it changes, spilled to a
+// temporary file past 64 KiB). 64 rows × 30 columns = 1,920 parameters used
+// less CPU than 1, 12 or 32 rows in interleaved runs of BenchmarkImportFOCUS.
 const billingBatchRows = 64
-
-// importCacheKiB is the page cache of an import's connection. SQLite's
-// default (2 MiB) is smaller than the index pages a large export keeps
-// touching, so dirty pages would be spilled to the WAL mid-transaction and
-// read back; 32 MiB keeps them, well inside the memory budget.
-const importCacheKiB = 32 << 10
-
-// growCache sets the import's page cache and returns how to restore the
-// connection's previous setting before the transaction ends (the
-// connection goes back to the pool after it).
-func growCache(ctx context.Context, tx *sql.Tx) (restore func(context.Context) error, err error) {
-	var prev int64
-	if err := tx.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&prev); err != nil {
-		return nil, err
-	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", importCacheKiB)); err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context) error {
-		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = %d", prev))
-		return err
-	}, nil
-}
 
 // billingInsert is the INSERT of rows billing lines.
 func billingInsert(rows int) string {

@@ -244,10 +244,9 @@ type writer struct {
 	sourceID int64
 
 	line, gpu, task, run *sql.Stmt
-	minutes              *minuteWriter   // telemetry rollups (samples.go)
-	lines                billingBatch    // billing lines not yet inserted; line inserts billingBatchRows at once
-	inserter             billingInserter // runs line on full batches, beside the parser
-	restoreCache         func(context.Context) error
+	minutes              *minuteWriter    // telemetry rollups (samples.go)
+	lines                billingBatch     // billing lines not yet inserted; line inserts billingBatchRows at once
+	inserter             billingInserter  // runs line on full batches, beside the parser
 	gpuIDs               map[string]int64 // bounded by the number of GPUs, not by rows
 	taskIDs              map[string]int64
 }
@@ -262,9 +261,6 @@ func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*writer, error)
 		var st *sql.Stmt
 		st, err = tx.PrepareContext(ctx, q)
 		return st
-	}
-	if err == nil {
-		w.restoreCache, err = growCache(ctx, tx)
 	}
 	w.line = prep(billingInsert(billingBatchRows))
 	w.lines = billingBatch{source: sourceID, args: make([]any, 0, billingBatchRows*billingArity)}
@@ -364,9 +360,6 @@ func (w *writer) finish(ctx context.Context, sum *ingest.Summary) error {
 		return err
 	}
 	if err := w.flushBilling(ctx); err != nil {
-		return err
-	}
-	if err := w.restoreCache(ctx); err != nil {
 		return err
 	}
 	var start, end any

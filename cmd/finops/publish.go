@@ -126,7 +126,9 @@ func (m *Main) startJob(ctx context.Context, st *store.Store, c *config.Config, 
 	}
 	if n := j.run.InterruptedBefore; n > 0 {
 		fmt.Fprintf(m.Stdout, "an earlier run was interrupted (%d); this run delivers what it did not\n", n)
-		m.logger.Warn("an earlier run was interrupted", "runs", n, "emails_requeued", j.run.ResetSendingBefore)
+		if m.logFormat == "json" {
+			m.logger.Warn("an earlier run was interrupted", "runs", n, "emails_requeued", j.run.ResetSendingBefore)
+		}
 	}
 	return j, nil
 }
@@ -350,8 +352,12 @@ func (j *job) publish(ctx context.Context, res *analysis.Result, repErr error, d
 	fail := func(format string, args ...any) {
 		msg := j.redact(fmt.Sprintf(format, args...))
 		failures = append(failures, msg)
+		// Text: a line in the run's output (cron mail). JSON: a log record;
+		// stdout carries only the result line.
 		fmt.Fprintln(j.m.Stdout, msg)
-		j.m.logger.Error("publish", "error", msg)
+		if j.m.logFormat == "json" {
+			j.m.logger.Error("delivery failed", "error", msg)
+		}
 	}
 
 	if j.s3 != nil {
@@ -379,6 +385,8 @@ func (j *job) publish(ctx context.Context, res *analysis.Result, repErr error, d
 		j.stage(store.StageUpload, store.StageSkipped)
 		if j.flags.noUpload {
 			fmt.Fprintln(j.m.Stdout, "upload: skipped (--no-upload)")
+		} else {
+			fmt.Fprintln(j.m.Stdout, "upload: skipped (no publish.s3.bucket in the config)")
 		}
 	}
 	if j.smtp != nil {
@@ -387,6 +395,8 @@ func (j *job) publish(ctx context.Context, res *analysis.Result, repErr error, d
 		j.stage(store.StageEmail, store.StageSkipped)
 		if j.flags.noEmail {
 			fmt.Fprintln(j.m.Stdout, "email: skipped (--no-email)")
+		} else {
+			fmt.Fprintln(j.m.Stdout, "email: skipped (no publish.smtp.host in the config)")
 		}
 	}
 	if client != nil && uploadOK {
@@ -498,15 +508,17 @@ func (j *job) uploadSnapshot(ctx context.Context, client *publish.S3, fail func(
 	if timeout <= 0 {
 		timeout = defaultUploadTimeout
 	}
-	sctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	period := j.win.Label
-	snap, err := publish.PrepareSnapshot(sctx, j.st, filepath.Dir(j.st.Path()), period)
+	// Copying and checking a large database takes its time: the deadline
+	// covers the network, from here on.
+	snap, err := publish.PrepareSnapshot(ctx, j.st, filepath.Dir(j.st.Path()), period)
 	if err != nil {
 		fail("snapshot: %v", err)
 		return false
 	}
 	defer snap.Remove()
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	a := store.Artifact{Period: period, Name: snap.Name, Kind: "snapshot", ContentType: publish.ContentType(snap.Name),
 		SHA256: snap.SHA256, Size: snap.Size}
 	if err := j.st.RecordArtifact(ctx, j.run.ID, a); err != nil {

@@ -116,6 +116,12 @@ func (m *Main) restore(ctx context.Context, client *publish.S3, period, db strin
 	if err != nil {
 		return usageError{err}
 	}
+	// Left by a restore that died; the lock says none is running.
+	if old, _ := filepath.Glob(filepath.Join(dir, ".finops-restore-*")); len(old) > 0 {
+		for _, o := range old {
+			os.RemoveAll(o)
+		}
+	}
 	tmp, err := os.MkdirTemp(dir, ".finops-restore-*")
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)

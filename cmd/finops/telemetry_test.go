@@ -391,3 +391,51 @@ func TestNVMLSpoolWeekSameNumbers(t *testing.T) {
 	}
 	checkWeek(t, readSummary(t, filepath.Join(dir, "out", "finops-2026-W48.json")), false)
 }
+
+// A dcgm-exporter scrape logged to disk is recognised by its first bytes and
+// stamped with the file's modification time.
+func TestIngestDCGMScrape(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "telemetry", "metrics.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrape := filepath.Join(dir, "scrape-0800.prom")
+	if err := os.WriteFile(scrape, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(scrape, at, at); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "f.db")
+	code, out, errs := finops(t, "--db", db, "ingest", scrape)
+	if code != 0 || !strings.Contains(out, "dcgm, 3 rows, 2026-11-24T08:00:00Z") || !strings.Contains(out, "every 30s") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if c := counts(t, db); c["gpus"] != 3 || c["gpu_minutes"] != 3 {
+		t.Errorf("counts %v: want 3 GPUs, each one minute", c)
+	}
+	code, out, _ = finops(t, "ingest", "--check", scrape)
+	if code != 0 || !strings.Contains(out, "OK: dcgm, 3 rows") {
+		t.Errorf("--check: exit %d\n%s", code, out)
+	}
+}
+
+// Without an NVIDIA driver (CI) or without cgo, the collector says why and exits 1.
+func TestCollectNVMLWithoutGPU(t *testing.T) {
+	if _, err := os.Stat("/dev/nvidiactl"); err == nil {
+		t.Skip("this machine has an NVIDIA driver")
+	}
+	code, out, errs := finops(t, "collect", "nvml", "--out", t.TempDir(), "--interval", "1s")
+	want := "libnvidia-ml.so.1 not found"
+	if !nvml.Available {
+		want = "needs a cgo build"
+	}
+	if code != ExitFailed || !strings.Contains(out+errs, want) {
+		t.Errorf("exit %d, want 1 and %q:\n%s%s", code, want, out, errs)
+	}
+	if code, _, errs := finops(t, "collect", "nvml"); code != ExitUsage || !strings.Contains(errs, "--out") {
+		t.Errorf("no --out: exit %d %s", code, errs)
+	}
+}

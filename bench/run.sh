@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Billing-ingest benchmark (make bench): `finops ingest` of a generated FOCUS
+# export against `sqlite3 DB ".mode csv" ".import FILE raw"` of the same file,
+# which only copies text into one table. Both run as child processes under
+# /usr/bin/time -v, one at a time, BENCH_RUNS times each (median reported);
+# peak RSS is the process's maximum resident set size. The table goes into
+# docs/BENCHMARKS.md between the bench:ingest markers.
+#
+#   BENCH_ROWS        rows of the main export (default 200000, about 150 MB)
+#   BENCH_SMALL_ROWS  rows of the small export for the memory check (default BENCH_ROWS / 10)
+#   BENCH_RUNS        runs per measurement (default 3)
+#   BENCH_DIR         where the generated files go (default a temporary folder, removed after)
+#   BENCH_NO_WRITE=1  print the table, leave docs/BENCHMARKS.md alone
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rows=${BENCH_ROWS:-200000}
+small=${BENCH_SMALL_ROWS:-$((rows / 10))}
+runs=${BENCH_RUNS:-3}
+go=${GO:-go}
+
+need() {
+	if command -v "$1" >/dev/null 2>&1 || [ -x "$1" ]; then return; fi
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "bench: installing $2" >&2
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+	else
+		echo "bench: $1 is missing: apt-get install -y $2" >&2
+		exit 1
+	fi
+}
+need /usr/bin/time time
+need sqlite3 sqlite3
+
+dir=${BENCH_DIR:-}
+if [ -z "$dir" ]; then
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+fi
+mkdir -p "$dir" bin
+
+echo "bench: building bin/finops" >&2
+CGO_ENABLED=0 $go build -trimpath -o bin/finops ./cmd/finops
+for n in "$small" "$rows"; do
+	if [ ! -s "$dir/focus-$n.csv" ]; then
+		echo "bench: generating a FOCUS export of $n rows" >&2
+		$go run ./bench/focusgen -rows "$n" -o "$dir/focus-$n.csv"
+	fi
+done
+
+# measure LABEL CMD...: runs CMD under /usr/bin/time -v, appends
+# "LABEL wall_s rss_kb cpu_s" to $dir/results.
+measure() {
+	local label=$1
+	shift
+	if ! /usr/bin/time -v -o "$dir/time.txt" "$@" >"$dir/out.txt" 2>&1; then
+		cat "$dir/out.txt" "$dir/time.txt" >&2
+		echo "bench: $label failed" >&2
+		exit 1
+	fi
+	awk -v label="$label" '
+		/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); wall = 0; for (i = 1; i <= n; i++) wall = wall * 60 + p[i] }
+		/Maximum resident set size/ { rss = $NF }
+		/User time/ { cpu += $NF }
+		/System time/ { cpu += $NF }
+		END { printf "%s %.2f %d %.2f\n", label, wall, rss, cpu }' "$dir/time.txt" >>"$dir/results"
+}
+
+: >"$dir/results"
+for i in $(seq "$runs"); do
+	echo "bench: run $i of $runs" >&2
+	for n in "$rows" "$small"; do
+		rm -f "$dir/finops.db" "$dir/finops.db-wal" "$dir/finops.db-shm"
+		measure "finops-$n" bin/finops --db "$dir/finops.db" ingest "$dir/focus-$n.csv"
+	done
+	rm -f "$dir/sqlite.db"
+	measure "sqlite3-$rows" sqlite3 "$dir/sqlite.db" ".mode csv" ".import $dir/focus-$rows.csv raw"
+done
+
+# median FIELD LABEL: the median of a results column over the runs.
+median() {
+	awk -v label="$2" -v f="$1" '$1 == label { print $f }' "$dir/results" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+fw=$(median 2 "finops-$rows")
+fr=$(median 3 "finops-$rows")
+fc=$(median 4 "finops-$rows")
+sw=$(median 2 "sqlite3-$rows")
+sr=$(median 3 "sqlite3-$rows")
+sc=$(median 4 "sqlite3-$rows")
+smw=$(median 2 "finops-$small")
+smr=$(median 3 "finops-$small")
+mb=$(awk -v b="$(stat -c %s "$dir/focus-$rows.csv")" 'BEGIN { printf "%.0f", b / 1e6 }')
+ratio=$(awk -v a="$fw" -v b="$sw" 'BEGIN { printf "%.2f", a / b }')
+grow=$(awk -v a="$fr" -v b="$smr" 'BEGIN { printf "%.2f", a / b }')
+lps=$(awk -v r="$rows" -v w="$fw" 'BEGIN { printf "%.0f", r / w }')
+mib() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
+verdict() { if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; then echo "met"; else echo "**not met**"; fi; }
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+
+table=$(
+	cat <<EOF
+<!-- bench:ingest:start (written by bench/run.sh; edit the script, not this table) -->
+\`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d), $($go version | cut -d' ' -f3,4), $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || echo unknown)), load average $load at the end; median of $runs runs:
+
+| run | rows | wall | peak RSS | CPU (user+sys) |
+|---|---:|---:|---:|---:|
+| \`finops ingest\` | $rows ($mb MB) | $fw s ($lps lines/s) | $(mib "$fr") | $fc s |
+| \`sqlite3 .import\` | $rows | $sw s | $(mib "$sr") | $sc s |
+| \`finops ingest\` | $small | $smw s | $(mib "$smr") | |
+
+- finops / sqlite3 time: **$ratio×** (target ≤ 1.5×: $(verdict "$ratio" 1.5))
+- finops peak RSS for $rows rows: $(mib "$fr") (target < 150 MB: $(verdict "$fr" 146484))
+- peak RSS for 10× the rows ($rows vs $small): **$grow×** (target < 1.3×: $(verdict "$grow" 1.3))
+<!-- bench:ingest:end -->
+EOF
+)
+echo "$table"
+
+if [ -z "${BENCH_NO_WRITE:-}" ]; then
+	doc=docs/BENCHMARKS.md
+	if grep -q '<!-- bench:ingest:start' "$doc"; then
+		awk -v table="$table" '
+			/<!-- bench:ingest:start/ { print table; skip = 1; next }
+			/<!-- bench:ingest:end/ { skip = 0; next }
+			!skip { print }' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
+	else
+		printf '\n## Billing ingest\n\n%s\n' "$table" >>"$doc"
+	fi
+	echo "bench: wrote the table into $doc" >&2
+fi

@@ -1,0 +1,79 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPublishValidation(t *testing.T) {
+	for _, tc := range []struct {
+		yaml, want string
+	}{
+		{"publish: {smtp: {host: smtp.example.com, tls: none, from: f@example.com}}", "none (plaintext) is allowed only"},
+		{"publish: {smtp: {host: smtp.example.com, tls: ssl, from: f@example.com}}", `tls "ssl"`},
+		{"publish: {smtp: {host: smtp.example.com}}", "publish.smtp.from"},
+		{"publish: {smtp: {host: smtp.example.com, from: f@example.com, user: u}}", "name the password"},
+		{"publish: {smtp: {host: h, from: f@example.com, user: u, password_env: 'hunter2 is my password'}}", "NAME of an environment variable"},
+		{"publish: {smtp: {host: h, from: f@example.com, admins: [not-an-address]}}", "publish.smtp.admins"},
+		{"publish: {s3: {bucket: b, access_key_env: K}}", "together with secret_key_env"},
+		{"publish: {s3: {bucket: b, endpoint: 'https://key:secret@s3.example.com'}}", "must not contain credentials"},
+		{"publish: {s3: {bucket: b, endpoint: 's3.example.com'}}", "http:// or https://"},
+		{"publish: {s3: {bucket: b, retention_weeks: -1}}", "retention_weeks"},
+		{"publish: {s3: {bucket: 'a/b'}}", "publish.s3.bucket"},
+		{"publish: {link_base_url: 'ftp://x'}", "link_base_url"},
+	} {
+		_, err := Parse("t.yaml", []byte(tc.yaml))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want %q", tc.yaml, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("the error quotes what may be a secret: %v", err)
+		}
+	}
+	ok := `publish:
+  s3: {bucket: b, prefix: weekly, endpoint: 'http://127.0.0.1:7070', path_style: true, access_key_env: K, secret_key_env: S, retention_weeks: 4, timeout: 2m}
+  smtp: {host: 127.0.0.1, port: 1025, tls: none, from: f@example.com, user: u, password_env: P, timeout: 10s, admins: [a@example.com]}
+  link_base_url: https://reports.example.com/finops
+  metrics_textfile: /tmp/finops.prom
+`
+	c, err := Parse("t.yaml", []byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Publish.S3.RetentionWeeks != 4 || c.Publish.S3.Timeout.Minutes() != 2 || c.Publish.SMTP.Timeout.Seconds() != 10 {
+		t.Errorf("parsed %+v", c.Publish)
+	}
+}
+
+func TestPublishSecrets(t *testing.T) {
+	env := map[string]string{"K": "AKIAKEY", "S": "the-secret", "P": "the-password"}
+	getenv := func(k string) string { return env[k] }
+	s3 := S3{AccessKeyEnv: "K", SecretKeyEnv: "S"}
+	if ak, sk, _, err := s3.Credentials(getenv); err != nil || ak != "AKIAKEY" || sk != "the-secret" {
+		t.Errorf("Credentials = %q, %q, %v", ak, sk, err)
+	}
+	if ak, sk, tok, err := (S3{}).Credentials(getenv); ak+sk+tok != "" || err != nil {
+		t.Error("no env names should mean the default AWS chain")
+	}
+	file := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(file, []byte("from-a-file\n"), 0o600)
+	if _, sk, _, err := (S3{AccessKeyEnv: "K", SecretKeyFile: file}).Credentials(getenv); err != nil || sk != "from-a-file" {
+		t.Errorf("secret_key_file: %q, %v", sk, err)
+	}
+	if _, _, _, err := (S3{AccessKeyEnv: "K", SecretKeyEnv: "MISSING"}).Credentials(getenv); err == nil ||
+		!strings.Contains(err.Error(), "MISSING is not set") {
+		t.Errorf("missing variable: %v", err)
+	}
+	if p, err := (SMTP{PasswordEnv: "P"}).Password(getenv); err != nil || p != "the-password" {
+		t.Errorf("Password = %q, %v", p, err)
+	}
+	if p, err := (SMTP{PasswordFile: file}).Password(getenv); err != nil || p != "from-a-file" {
+		t.Errorf("password_file = %q, %v", p, err)
+	}
+	os.WriteFile(file, nil, 0o600)
+	if _, err := (SMTP{PasswordFile: file}).Password(getenv); err == nil {
+		t.Error("an empty password file is accepted")
+	}
+}
