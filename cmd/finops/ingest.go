@@ -62,7 +62,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "", "force a format: focus, rental, nvidia-smi, tasks, aws-cur, aws-cur2, azure, gcp, dcgm (a dcgm-exporter scrape)")
+	f.StringVar(&format, "format", "", "force a format: focus, rental, nvidia-smi, tasks, aws-cur, aws-cur2, azure, gcp, runpod, vast, dcgm (a dcgm-exporter scrape)")
 	f.StringVar(&host, "host", "", "GPU host of telemetry files that do not name it (nvidia-smi logs)")
 	f.StringVar(&tz, "tz", "", "time zone of local timestamps (default: the config's)")
 	f.BoolVar(&check, "check", false, "parse and validate only; write nothing")

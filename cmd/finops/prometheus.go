@@ -299,3 +299,10 @@ func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *
 	}
 	return results
 }
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

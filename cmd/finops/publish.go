@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -367,10 +370,13 @@ func (j *job) publish(ctx context.Context, res *analysis.Result, repErr error, d
 			}
 		}
 	}
+	emailFailures := 0
 	if j.smtp != nil {
+		before := len(failures)
 		if err := j.queueEmails(ctx, res, dir, reports, fail); err != nil {
 			fail("email: %v", err)
 		}
+		emailFailures = len(failures) - before
 	}
 	var client *publish.S3
 	uploadOK := false
@@ -390,7 +396,11 @@ func (j *job) publish(ctx context.Context, res *analysis.Result, repErr error, d
 		}
 	}
 	if j.smtp != nil {
-		j.sendPending(ctx, fail)
+		status := j.sendPending(ctx, fail)
+		if emailFailures > 0 {
+			status = store.StageFailed
+		}
+		j.stage(store.StageEmail, status)
 	} else {
 		j.stage(store.StageEmail, store.StageSkipped)
 		if j.flags.noEmail {
@@ -412,8 +422,8 @@ func (j *job) publish(ctx context.Context, res *analysis.Result, repErr error, d
 		j.stage(store.StageUpload, status)
 	}
 	if len(failures) > 0 {
-		pub := publishError{fmt.Errorf("report written, but %d deliveries failed (the next run retries them): %s",
-			len(failures), strings.Join(failures, "; "))}
+		pub := publishError{fmt.Errorf("report written, but not everything was delivered (the next run retries): %s",
+			strings.Join(failures, "; "))}
 		return errors.Join(pub, repErr)
 	}
 	return repErr
@@ -494,6 +504,9 @@ func (j *job) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 		uploaded = append(uploaded, client.URL(key))
 	}
 	j.res.Uploaded = append(j.res.Uploaded, uploaded...)
+	if n := len(j.res.UploadFailed); n > 1 {
+		fmt.Fprintf(j.m.Stdout, "upload: %d files stay pending for the next run: %s\n", n, strings.Join(j.res.UploadFailed, ", "))
+	}
 	if len(uploaded) > 0 {
 		fmt.Fprintf(j.m.Stdout, "uploaded %d files to s3://%s/%s\n", len(uploaded), client.Bucket(),
 			publish.PeriodPrefix(client.Prefix(), j.win.Label))
@@ -569,6 +582,10 @@ type mailScope struct {
 // into dir (and recorded as artifacts when uploading).
 func (j *job) scopes(ctx context.Context, res *analysis.Result, dir string, reports []string, write bool) ([]mailScope, error) {
 	var out []mailScope
+	used := map[string]bool{}
+	for _, p := range reports {
+		used[strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))] = true
+	}
 	for _, t := range j.c.Teams {
 		if len(t.Leads) == 0 {
 			continue
@@ -580,7 +597,16 @@ func (j *job) scopes(ctx context.Context, res *analysis.Result, dir string, repo
 		}
 		team := slice.ByTeam[0].Team
 		meta := report.Meta{GeneratedAt: j.m.Now(), Version: version, Team: team}
-		wb := filepath.Join(dir, report.BaseName(slice, meta)+".xlsx")
+		// File names keep only [A-Za-z0-9._-]: "数据组" and "平台组" would
+		// both be finops-<week>-___; a short hash of the name keeps each
+		// team's workbook (and its S3 key) its own.
+		base := report.BaseName(slice, meta)
+		if used[base] {
+			h := sha256.Sum256([]byte(team))
+			base += "-" + hex.EncodeToString(h[:3])
+		}
+		used[base] = true
+		wb := filepath.Join(dir, base+".xlsx")
 		if write {
 			keep := teamLineFilter(j.c, slice)
 			win := j.win
@@ -592,11 +618,9 @@ func (j *job) scopes(ctx context.Context, res *analysis.Result, dir string, repo
 					return yield(l)
 				})
 			}
-			paths, err := report.WriteAll(dir, slice, []string{"xlsx"}, meta)
-			if err != nil {
+			if err := writeWorkbook(wb, slice, meta); err != nil {
 				return nil, err
 			}
-			wb = paths[0]
 			if j.s3 != nil {
 				if err := j.recordArtifact(ctx, wb); err != nil {
 					return nil, err
@@ -626,6 +650,38 @@ func (j *job) scopes(ctx context.Context, res *analysis.Result, dir string, repo
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// writeWorkbook writes a workbook to path through a temporary file in the
+// same folder, so the file at path is always complete.
+func writeWorkbook(path string, r *analysis.Result, meta report.Meta) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	if err = report.WriteXLSX(bw, r, meta); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // link is the URL of an uploaded report under link_base_url, or "".
@@ -698,20 +754,19 @@ func scopeName(scope string) string {
 }
 
 // sendPending sends every queued email some recipient still needs, of any
-// period. A server that cannot be reached stops the stage (the rest stays
-// queued); a refused recipient is recorded and the others still get theirs.
-func (j *job) sendPending(ctx context.Context, fail func(string, ...any)) {
+// period, and returns the stage's status. A server that cannot be reached
+// stops the stage (the rest stays queued); a refused recipient is recorded
+// and the others still get theirs.
+func (j *job) sendPending(ctx context.Context, fail func(string, ...any)) string {
 	tr, err := publish.NewTransport(*j.smtp)
 	if err != nil {
 		fail("email: %v", err)
-		j.stage(store.StageEmail, store.StageFailed)
-		return
+		return store.StageFailed
 	}
 	msgs, err := j.st.PendingMessages(ctx)
 	if err != nil {
 		fail("email: %v", err)
-		j.stage(store.StageEmail, store.StageFailed)
-		return
+		return store.StageFailed
 	}
 	ectx, cancel := context.WithTimeout(ctx, emailStageTimeout)
 	defer cancel()
@@ -755,7 +810,7 @@ func (j *job) sendPending(ctx context.Context, fail func(string, ...any)) {
 			status = store.StageFailed
 		}
 	}
-	j.stage(store.StageEmail, status)
+	return status
 }
 
 // sendWithRetry sends one message, retrying temporary refusals (4xx,

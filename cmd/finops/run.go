@@ -59,7 +59,7 @@ func (m *Main) runCommand() *cobra.Command {
 				return ctx.Err()
 			}
 			// Prometheus: every day of the lookback and the week not stored yet.
-			results = append(results, m.ingestPrometheusQuietly(ctx, st, c, win.End.Add(-c.Lookback()), win.End)...)
+			results = append(results, m.ingestPrometheusQuietly(ctx, st, c, minTime(win.Start, win.End.Add(-c.Lookback())), win.End)...)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -77,7 +77,7 @@ func (m *Main) runCommand() *cobra.Command {
 	f.StringVar(&out, "out", "", "output folder (default from config, else ./out)")
 	f.BoolVar(&pf.noUpload, "no-upload", false, "do not upload to S3")
 	f.BoolVar(&pf.noEmail, "no-email", false, "do not send email")
-	f.BoolVar(&pf.dryRun, "dry-run", false, "show what would be uploaded and sent, without uploading or sending")
+	f.BoolVar(&pf.dryRun, "dry-run", false, "ingest and report as usual, then show what would be uploaded and sent instead of doing it")
 	f.BoolVar(&pf.resend, "resend", false, "email this week's report again to recipients who already have it")
 	f.StringVar(&pf.textfile, "textfile", "", "write the run's result for node-exporter's textfile collector to this file\n(default publish.metrics_textfile)")
 	return cmd

@@ -84,7 +84,7 @@ type Source struct {
 	Queries Queries
 	Step    time.Duration // query resolution; default 60 s
 	Timeout time.Duration // per request; default 2 m
-	Retries int           // retries of a failed request (5xx, timeouts, network); default 3
+	Retries int           // retries of a failed request (5xx, timeouts, network); 0 = none (the config's default is 3)
 	Backoff time.Duration // wait before the first retry, doubled each time; default 2 s
 
 	BearerTokenEnv       string // environment variable holding a bearer token
@@ -205,30 +205,40 @@ type Day struct {
 	Samples  int
 	Runs     int
 
-	samples []ingest.GPUSample
-	runs    []ingest.TaskRun
-	step    time.Duration
+	gpus []*gpuDay // sorted by GPU key
+	runs []ingest.TaskRun
+	step time.Duration
 }
 
 // Replay sends the day's records to sink; it is a store.ParseFunc.
 func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 	sum := &ingest.Summary{Format: Format, Kind: ingest.KindUtilization, SampleInterval: d.step}
-	for i := range d.samples {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return sum, err
+	for _, gd := range d.gpus {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		for i := range gd.points {
+			p := &gd.points[i]
+			if p.has == 0 {
+				continue
 			}
-		}
-		s := &d.samples[i]
-		if err := sink.Sample(s); err != nil {
-			return sum, fmt.Errorf("%s: %w", d.URI, err)
-		}
-		sum.Rows++
-		if sum.PeriodStart.IsZero() || s.Time.Before(sum.PeriodStart) {
-			sum.PeriodStart = s.Time
-		}
-		if s.Time.After(sum.PeriodEnd) {
-			sum.PeriodEnd = s.Time
+			x := &sample{GPUSample: ingest.GPUSample{Line: sum.Rows + 1, Host: gd.gpu.Host, Index: gd.gpu.Index,
+				UUID: gd.gpu.UUID, Model: gd.model, Time: d.Start.Add(time.Duration(i) * d.step)}, vals: p.vals}
+			for k, dst := range [...]**float64{&x.Util, &x.MemUsed, &x.MemTotal, &x.PowerWatt} {
+				if p.has&(1<<k) != 0 {
+					*dst = &x.vals[k]
+				}
+			}
+			if err := sink.Sample(&x.GPUSample); err != nil {
+				return sum, fmt.Errorf("%s: %w", d.URI, err)
+			}
+			sum.Rows++
+			if sum.PeriodStart.IsZero() || x.Time.Before(sum.PeriodStart) {
+				sum.PeriodStart = x.Time
+			}
+			if x.Time.After(sum.PeriodEnd) {
+				sum.PeriodEnd = x.Time
+			}
 		}
 	}
 	for i := range d.runs {
@@ -263,15 +273,25 @@ const (
 	kPower
 )
 
-// point is one GPU at one step.
+// point is one GPU at one step: the four measures, has bit k set when
+// measure k has a value.
 type point struct {
 	vals [4]float64
-	has  [4]bool
+	has  uint8
 }
 
+// gpuDay is one GPU's day, a point per step from the day's start: dense, so
+// a day of a large fleet costs 40 bytes a GPU-step and no map.
 type gpuDay struct {
 	gpu    dcgm.GPU
-	points map[int64]*point // unix ms → values
+	model  string
+	points []point
+}
+
+// sample is a GPU sample with room for its measures (one allocation).
+type sample struct {
+	ingest.GPUSample
+	vals [4]float64
 }
 
 // FetchDay queries one UTC day [day, day+24h), cut at now: utilization,
@@ -289,10 +309,12 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 		d.URI = c.DayURI(day) + "#partial"
 		return d, nil
 	}
+	stepMs := c.src.Step.Milliseconds()
+	nSteps := int((end.Sub(day) + c.src.Step - 1) / c.src.Step)
 	gpus := map[string]*gpuDay{}
 	// Steps at which each task label held each GPU; one GPU's series may
 	// split in two (`or` of two metrics), so spans are cut after the join.
-	held := map[labelRun]map[int64]bool{}
+	held := map[labelRun][]bool{}
 	for _, q := range []struct {
 		k    metricKind
 		expr string
@@ -317,7 +339,7 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 			k := g.Key()
 			gd := gpus[k]
 			if gd == nil {
-				gd = &gpuDay{gpu: g, points: map[int64]*point{}}
+				gd = &gpuDay{gpu: g, points: make([]point, nSteps)}
 				gpus[k] = gd
 			}
 			if gd.gpu.Name == "" {
@@ -327,51 +349,51 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 			if q.k == kUtil && !c.src.TaskLabels.Empty() {
 				task, team, kind = c.src.TaskLabels.Of(labels)
 			}
-			var steps map[int64]bool
+			var steps []bool
 			if task != "" {
 				lr := labelRun{task: task, team: team, kind: kind, host: g.Host, key: k}
 				if steps = held[lr]; steps == nil {
-					steps = map[int64]bool{}
+					steps = make([]bool, nSteps)
 					held[lr] = steps
 				}
 			}
 			for _, sp := range ss.Values {
 				v := float64(sp.Value)
-				if dcgm.Missing(v) {
+				// query_range answers at start + k × step; anything else is not ours.
+				off := int64(sp.Timestamp) - day.UnixMilli()
+				if dcgm.Missing(v) || off < 0 || off%stepMs != 0 || off/stepMs >= int64(nSteps) {
 					continue
 				}
-				ms := int64(sp.Timestamp)
-				p := gd.points[ms]
-				if p == nil {
-					p = &point{}
-					gd.points[ms] = p
-				}
-				if !p.has[q.k] {
-					p.vals[q.k], p.has[q.k] = v, true
+				p := &gd.points[off/stepMs]
+				if bit := uint8(1) << q.k; p.has&bit == 0 {
+					p.vals[q.k] = v
+					p.has |= bit
 				}
 				if steps != nil {
-					steps[ms] = true // the task holds the GPU for the steps its series has values
+					steps[off/stepMs] = true // the task holds the GPU for the steps its series has values
 				}
 			}
 		}
 	}
 	var runs []labelRun
 	for lr, steps := range held {
-		times := make([]int64, 0, len(steps))
-		for ms := range steps {
-			times = append(times, ms)
-		}
-		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-		for i, ms := range times {
-			if i == 0 || ms-times[i-1] > c.src.Step.Milliseconds() {
-				if i > 0 {
-					runs = append(runs, lr)
-				}
-				lr.start = ms
+		open := false
+		for i, on := range steps {
+			ms := day.UnixMilli() + int64(i)*stepMs
+			switch {
+			case on && !open:
+				lr.start, open = ms, true
+			case !on && open:
+				runs = append(runs, lr)
+				open = false
 			}
-			lr.last = ms
+			if on {
+				lr.last = ms
+			}
 		}
-		runs = append(runs, lr)
+		if open {
+			runs = append(runs, lr)
+		}
 	}
 
 	h := sha256.New()
@@ -381,43 +403,36 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	samples := 0
 	for _, k := range keys {
 		gd := gpus[k]
-		model := dcgm.Model(c.src.Catalog, gd.gpu.Name)
-		times := make([]int64, 0, len(gd.points))
-		for ms := range gd.points {
-			times = append(times, ms)
-		}
-		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-		for _, ms := range times {
-			p := gd.points[ms]
-			s := ingest.GPUSample{Line: len(d.samples) + 1, Host: gd.gpu.Host, Index: gd.gpu.Index, UUID: gd.gpu.UUID,
-				Model: model, Time: time.UnixMilli(ms).UTC()}
-			if p.has[kUtil] {
-				u := math.Max(0, math.Min(100, p.vals[kUtil]))
-				s.Util = &u
+		gd.model = dcgm.Model(c.src.Catalog, gd.gpu.Name)
+		d.gpus = append(d.gpus, gd)
+		for i := range gd.points {
+			p := &gd.points[i]
+			if p.has == 0 {
+				continue
 			}
-			if p.has[kMemUsed] {
-				v := p.vals[kMemUsed]
-				s.MemUsed = &v
+			if p.has&(1<<kUtil) != 0 {
+				p.vals[kUtil] = math.Max(0, math.Min(100, p.vals[kUtil]))
 			}
-			if p.has[kMemTotal] {
-				v := p.vals[kMemTotal]
-				s.MemTotal = &v
+			samples++
+			fmt.Fprintf(h, "%s %d", k, day.UnixMilli()+int64(i)*stepMs)
+			for m := range p.vals {
+				if p.has&(1<<m) != 0 {
+					fmt.Fprintf(h, " %s", strconv.FormatFloat(p.vals[m], 'g', -1, 64))
+				} else {
+					fmt.Fprint(h, " -")
+				}
 			}
-			if p.has[kPower] {
-				v := p.vals[kPower]
-				s.PowerWatt = &v
-			}
-			d.samples = append(d.samples, s)
-			fmt.Fprintf(h, "%s %d %s %s %s %s\n", k, ms, f(s.Util), f(s.MemUsed), f(s.MemTotal), f(s.PowerWatt))
+			fmt.Fprintln(h)
 		}
 	}
 	d.runs = mergeRuns(runs, c.src.Step)
 	for _, r := range d.runs {
 		fmt.Fprintf(h, "run %s %s %s %s %v %d %d\n", r.Task, r.Team, r.Kind, r.Resource, r.GPUs, r.Start.UnixMilli(), r.End.UnixMilli())
 	}
-	d.Samples, d.Runs = len(d.samples), len(d.runs)
+	d.Samples, d.Runs = samples, len(d.runs)
 	d.URI = c.DayURI(day)
 	if !d.Complete || len(d.Warnings) > 0 {
 		d.Complete = false
@@ -428,13 +443,6 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 	fmt.Fprintln(h, d.URI)
 	d.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return d, nil
-}
-
-func f(p *float64) string {
-	if p == nil {
-		return "-"
-	}
-	return strconv.FormatFloat(*p, 'g', -1, 64)
 }
 
 // queryRange runs one query over [start, end) in chunks the server accepts,

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,8 +55,21 @@ func Binary(t testing.TB, name, install string) string {
 	if gobin := os.Getenv("GOBIN"); gobin != "" {
 		dirs = append(dirs, gobin)
 	}
-	for _, gp := range filepath.SplitList(build.Default.GOPATH) {
-		dirs = append(dirs, filepath.Join(gp, "bin"))
+	gopath := build.Default.GOPATH
+	// `go env -w` settings live in go's own env file: ask go when it is here.
+	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) == 2 {
+			if gobin := strings.TrimSpace(lines[0]); gobin != "" {
+				dirs = append(dirs, gobin)
+			}
+			gopath = strings.TrimSpace(lines[1]) + string(filepath.ListSeparator) + gopath
+		}
+	}
+	for _, gp := range filepath.SplitList(gopath) {
+		if d := filepath.Join(gp, "bin"); gp != "" && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
 	}
 	for _, d := range dirs {
 		p := filepath.Join(d, name)
