@@ -163,9 +163,15 @@ func matchGPUs(resources []*gpuResource, cfg map[string]Resource, series []store
 }
 
 // autoHosts maps each telemetry host (lower case) to the unconfigured
-// resources whose id or name it equals, whole or by its first DNS label.
+// resources whose id or name it equals, whole or by its first DNS label. A
+// host the config gives to a resource is nobody else's.
 func autoHosts(resources []*gpuResource, cfg map[string]Resource, series []store.GPUSeries) map[string][]*gpuResource {
 	out := map[string][]*gpuResource{}
+	for _, c := range cfg {
+		for _, h := range c.Hosts {
+			out[strings.ToLower(h)] = nil
+		}
+	}
 	for i := range series {
 		h := strings.ToLower(series[i].Host)
 		if h == "" {

@@ -65,6 +65,17 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	for m := 0; m < 1440; m++ {
 		om.Sample(g0, day0.Add(time.Duration(m)*time.Minute), "68.244000")
 	}
+	// utkuozdemir's nvidia_gpu_exporter on host gpu-b: uuid without "GPU-",
+	// no host label (Prometheus' instance names it), bytes and ratios.
+	gb := []string{"uuid", "6d5c0f2e-0000-0000-0000-00000000abcd", "instance", "gpu-b:9835", "job", "nvidia_gpu_exporter"}
+	for _, f := range []struct{ name, v string }{{"nvidia_smi_utilization_gpu_ratio", "0.42"},
+		{"nvidia_smi_memory_used_bytes", "2147483648"}, {"nvidia_smi_memory_total_bytes", "48305799168"},
+		{"nvidia_smi_power_draw_watts", "110.23"}} {
+		om.Family(f.name)
+		for m := 0; m < 60; m++ {
+			om.Sample(gb, day0.Add(time.Duration(m)*time.Minute), f.v)
+		}
+	}
 	srv := promtest.Start(t, om.Bytes())
 
 	q, _ := DefaultQueries(ExporterDCGM)
@@ -128,6 +139,31 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	if r.Task != "train-7" || r.Team != "nlp" || r.Kind != "trainer" || r.Resource != "gpu-a" ||
 		len(r.GPUs) != 1 || r.GPUs[0] != "GPU-a1" || !r.Start.Equal(day0) || !r.End.Equal(day0.Add(24*time.Hour)) {
 		t.Errorf("run %+v", *r)
+	}
+
+	if g := per["GPU-6d5c0f2e-0000-0000-0000-00000000abcd"]; len(g) != 0 {
+		t.Errorf("the dcgm queries read nvidia_gpu_exporter series: %+v", *g[0])
+	}
+	qs, _ := DefaultQueries(ExporterNvidiaSMI)
+	cs, err := New(Source{Name: "smi", URL: srv.URL, Queries: qs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := cs.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	smi := &recSink{}
+	if _, err := ds.Replay(t.Context(), smi); err != nil {
+		t.Fatal(err)
+	}
+	// 60 scrapes, then Prometheus' 5-minute lookback: 65 steps.
+	if len(smi.samples) != 65 {
+		t.Fatalf("nvidia_gpu_exporter: %d samples, want 65", len(smi.samples))
+	}
+	if s := smi.samples[0]; s.UUID != "GPU-6d5c0f2e-0000-0000-0000-00000000abcd" || s.Host != "gpu-b" || s.Index != -1 ||
+		*s.Util != 42 || *s.MemUsed != 2048 || *s.MemTotal != 46068 || *s.PowerWatt != 110.23 {
+		t.Errorf("nvidia_gpu_exporter sample %+v", *s)
 	}
 
 	// The same day again is the same data: the same sha256.
@@ -269,6 +305,19 @@ func TestFetchDayFaults(t *testing.T) {
 		}
 		if _, err := New(Source{URL: s.URL, Queries: q, BearerTokenEnv: "UNSET", Getenv: func(string) string { return "" }}); err == nil {
 			t.Error("an unset token env was accepted")
+		}
+		auth = nil
+		c, err = New(Source{URL: s.URL, Queries: q, BasicAuthUser: "finops", BasicAuthPasswordEnv: "PW",
+			Getenv: func(k string) string { return map[string]string{"PW": "pa55"}[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.FetchDay(t.Context(), day0, now); err != nil {
+			t.Fatal(err)
+		}
+		// base64("finops:pa55")
+		if len(auth) == 0 || auth[0] != "Basic Zmlub3BzOnBhNTU=" {
+			t.Errorf("basic auth header %v", auth)
 		}
 	})
 	t.Run("canceled", func(t *testing.T) {
