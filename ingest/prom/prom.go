@@ -79,7 +79,7 @@ func DefaultQueries(exporter string) (Queries, error) {
 
 // Source is one configured Prometheus server and how to read it.
 type Source struct {
-	Name    string // short name in URIs and the data-quality box; default the URL's host
+	Name    string // short name in URIs and the data-quality box; default the URL's host[:port][/path]
 	URL     string
 	Queries Queries
 	Step    time.Duration // query resolution; default 60 s
@@ -116,7 +116,8 @@ func New(src Source) (*Client, error) {
 		return nil, errors.New("prometheus: a utilization query is required")
 	}
 	if src.Name == "" {
-		src.Name = u.Host
+		// The name keys the stored days: host, port and any path prefix.
+		src.Name = u.Host + strings.TrimRight(u.Path, "/")
 	}
 	if src.Step <= 0 {
 		src.Step = time.Minute
