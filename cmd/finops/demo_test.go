@@ -115,6 +115,17 @@ func TestDemoStories(t *testing.T) {
 	if !weekendFinding {
 		t.Errorf("no weekend forgotten-instance finding for the A100 pair in %+v", s.Findings)
 	}
+	// The HTML page a team lead opens shows both: the weekend finding and the
+	// monthly → hourly advice with its saving.
+	page, err := os.ReadFile(filepath.Join(out, "finops-2026-W48.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Fri 21:00 – Mon 00:00 (51 h × 2 GPU)", "Switch to hourly autodl-a100x2", "monthly pays off above 424 h/month"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the HTML page does not show %q", want)
+		}
+	}
 
 	// 2×168 (A100) + 168 (A10G, 24/7) + 7×12 (L40S) + 7×10 (4090) = 658 GPU-hours.
 	approx(t, "total billed GPU-hours", s.Totals.GPUHoursBilled, 658)
