@@ -59,3 +59,23 @@ screenshots: demo
 bench-report:
 	$(GO) test ./report -run '^$$' -bench 'WriteXLSX200kLines' -benchtime 1x -benchmem
 	FINOPS_BENCH_RSS=1 $(GO) test ./report -run '^TestWorkbookPeakRSS$$' -count=1 -v
+
+## test-faults: the fault suite (docs/OPERATIONS.md): Prometheus down/503/slow/partial, S3 down, SMTP refusing and
+## stalling, kill -9 mid-run, two runs at once, disk full while writing the reports, bad files rolled back.
+## All of it also runs in `make test`; this target runs just these, by name.
+FAULT_TESTS := ^(TestPrometheusFaults|TestFetchDayFaults|TestRunPublish|TestS3Down|TestSMTPDeadline|TestSMTPRefusesRecipients|TestRunLockExcludes|TestRunLockSurvivesKill|TestLedgerInterruptedSend|TestImportCancelledAmidBatches|TestImportParseErrorRollsBack|TestCheckIntegrityRejectsDamage|TestFaultDiskFull|TestBadFileLeavesDatabaseUnchanged)$$
+.PHONY: test-faults
+test-faults:
+	$(GO) test -count=1 -run '$(FAULT_TESTS)' ./cmd/finops ./publish ./ingest/prom ./store
+
+## test-hostile: the hostile-input suite (cmd/finops/hostile_test.go); HOSTILE_LINE_MB sets the one-line file's size
+HOSTILE_LINE_MB ?= 64
+.PHONY: test-hostile
+test-hostile:
+	FINOPS_HOSTILE_LINE_MB=$(HOSTILE_LINE_MB) $(GO) test -count=1 -run '^TestHostile' -v ./cmd/finops
+
+## test-all: everything slow too: make test, the fault suite, the hostile suite with a 2 GB one-line file, the fuzzers
+.PHONY: test-all
+test-all: test test-faults
+	$(MAKE) test-hostile HOSTILE_LINE_MB=2048
+	$(MAKE) test-fuzz

@@ -48,9 +48,11 @@ func (c S3Config) String() string {
 
 // S3 uploads to and downloads from one bucket and prefix.
 type S3 struct {
-	client *s3.Client
-	bucket string
-	prefix string
+	client   *s3.Client
+	bucket   string
+	prefix   string
+	endpoint string // "" on AWS; named in error messages
+	pageSize int32  // keys per List page; 0 is the service's default (1000)
 }
 
 // Object is one listed object.
@@ -82,7 +84,8 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	if awsCfg.Region == "" {
 		awsCfg.Region = "us-east-1"
 	}
-	return &S3{client: s3.NewFromConfig(awsCfg, ClientOptions(cfg)), bucket: cfg.Bucket, prefix: CleanPrefix(cfg.Prefix)}, nil
+	return &S3{client: s3.NewFromConfig(awsCfg, ClientOptions(cfg)), bucket: cfg.Bucket, prefix: CleanPrefix(cfg.Prefix),
+		endpoint: cfg.Endpoint}, nil
 }
 
 // ClientOptions are the S3 client options cfg implies: the base endpoint
@@ -186,7 +189,11 @@ func (c *S3) Download(ctx context.Context, key string, w io.Writer) (string, err
 // List lists the objects under a key prefix (relative to the bucket).
 func (c *S3) List(ctx context.Context, prefix string) ([]Object, error) {
 	var out []Object
-	p := s3.NewListObjectsV2Paginator(c.client, &s3.ListObjectsV2Input{Bucket: aws.String(c.bucket), Prefix: aws.String(prefix)})
+	in := &s3.ListObjectsV2Input{Bucket: aws.String(c.bucket), Prefix: aws.String(prefix)}
+	if c.pageSize > 0 {
+		in.MaxKeys = aws.Int32(c.pageSize)
+	}
+	p := s3.NewListObjectsV2Paginator(c.client, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {

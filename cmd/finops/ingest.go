@@ -25,8 +25,10 @@ func (m *Main) ingestCommand() *cobra.Command {
 		Long: "Import files, folders or globs (.gz too). The format is detected from each file's header.\n" +
 			"Importing the same file twice changes nothing. A bad file changes nothing and names file:line.\n" +
 			"A folder or manifest of a cloud export delivery (AWS CUR *-Manifest.json, Azure manifest.json) imports\n" +
-			"only each billing period's latest delivery, replacing the period's earlier one.",
-		Example: "  finops ingest exports/focus-2026-11.csv\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv",
+			"only each billing period's latest delivery, replacing the period's earlier one.\n" +
+			"s3://bucket/prefix (or a glob on keys, s3://bucket/cur/*/*.csv.gz) downloads the objects to a temporary\n" +
+			"folder first, with the config's publish.s3 endpoint, region, path style and credentials.",
+		Example: "  finops ingest exports/focus-2026-11.csv\n  finops ingest s3://finops-billing/cur/gpu-report\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv",
 		Args:    usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, loc, err := m.loadConfig()
@@ -90,19 +92,21 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 	type job struct {
 		spec *sourceResult
 		file ingest.PlannedFile
+		uri  string // the file's path, or the s3:// URL of an object downloaded to it
 	}
 	results := make([]sourceResult, len(specs))
 	var jobs []job
 	var errs []error
 	for i, s := range specs {
 		results[i].spec = s
-		plan, err := sourceFiles(s.name)
+		plan, err := m.planSource(ctx, c, s.name)
 		if err != nil {
 			results[i].err = err
 			errs = append(errs, err)
 			continue
 		}
-		printPlan(perFile, s.name, plan)
+		defer plan.close() // s3:// sources: the downloaded copies, once every file is imported
+		printPlan(perFile, s.name, plan.DeliveryPlan)
 		for _, err := range plan.Errs {
 			results[i].files++
 			results[i].failed++
@@ -112,15 +116,15 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 			errs = append(errs, err)
 		}
 		for _, f := range plan.Files {
-			jobs = append(jobs, job{&results[i], f})
+			jobs = append(jobs, job{&results[i], f, plan.uri(f.Path)})
 		}
 	}
 	progress := interactive(m.Stderr)
 	for n, j := range jobs {
 		if progress {
-			fmt.Fprintf(m.Stderr, "\r\033[K[%d/%d] %s", n+1, len(jobs), j.file.Path)
+			fmt.Fprintf(m.Stderr, "\r\033[K[%d/%d] %s", n+1, len(jobs), j.uri)
 		}
-		res, err := m.ingestFile(ctx, st, c, j.spec.spec, j.file)
+		res, err := m.ingestFile(ctx, st, c, j.spec.spec, j.file, j.uri)
 		j.spec.files++
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -134,24 +138,24 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 			if progress {
 				fmt.Fprint(m.Stderr, "\r\033[K")
 			}
-			fmt.Fprintf(perFile, "%s: FAILED: %v\n", j.file.Path, err)
+			fmt.Fprintf(perFile, "%s: FAILED: %v\n", j.uri, err)
 			continue
 		}
 		if progress {
 			fmt.Fprint(m.Stderr, "\r\033[K")
 		}
 		if res.Superseded {
-			fmt.Fprintf(perFile, "%s: an earlier delivery of %s, since replaced by %s: nothing changed\n", j.file.Path, res.Period, res.Delivery)
+			fmt.Fprintf(perFile, "%s: an earlier delivery of %s, since replaced by %s: nothing changed\n", j.uri, res.Period, res.Delivery)
 		} else if res.Duplicate {
 			if len(res.Replaced) > 0 {
-				fmt.Fprintf(perFile, "%s: already imported (same bytes as %s), now part of delivery %s\n", j.file.Path, res.DuplicateOf, res.Delivery)
+				fmt.Fprintf(perFile, "%s: already imported (same bytes as %s), now part of delivery %s\n", j.uri, res.DuplicateOf, res.Delivery)
 			} else {
-				fmt.Fprintf(perFile, "%s: already imported (same bytes as %s): nothing changed\n", j.file.Path, res.DuplicateOf)
+				fmt.Fprintf(perFile, "%s: already imported (same bytes as %s): nothing changed\n", j.uri, res.DuplicateOf)
 			}
 		} else {
-			fmt.Fprintf(perFile, "%s: %s\n", j.file.Path, describe(res.Summary))
+			fmt.Fprintf(perFile, "%s: %s\n", j.uri, describe(res.Summary))
 		}
-		printReplaced(perFile, j.file.Path, res)
+		printReplaced(perFile, j.uri, res)
 	}
 	if len(errs) > 0 {
 		return results, fmt.Errorf("ingest: %d of %d sources or files failed; the first: %w", len(errs), len(jobs), errs[0])
@@ -164,13 +168,15 @@ func parseOptions(c *config.Config, s sourceSpec, path string) ingest.Options {
 		Mappings: s.mappings, Catalog: c.Catalog(), MaxBadRows: c.MaxBadRows}
 }
 
-func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, file ingest.PlannedFile) (*store.ImportResult, error) {
+// ingestFile imports one planned file; uri is what the database records
+// and messages call it (its path, or the s3:// URL it was downloaded from).
+func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, file ingest.PlannedFile, uri string) (*store.ImportResult, error) {
 	path := file.Path
 	sum, err := store.FileSHA256(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", uri, err)
 	}
-	meta := store.FileMeta{URI: path, SHA256: sum, Host: s.host, Period: file.Period, Delivery: file.Delivery}
+	meta := store.FileMeta{URI: uri, SHA256: sum, Host: s.host, Period: file.Period, Delivery: file.Delivery}
 	return st.Import(ctx, meta,
 		func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 			rc, err := ingest.Open(path)
@@ -178,9 +184,9 @@ func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config
 				return nil, err
 			}
 			defer rc.Close()
-			sm, err := parseInput(ctx, rc, c, s, path, sink)
+			sm, err := parseInput(ctx, rc, c, s, uri, sink)
 			if err == nil && s.kind != "" && sm.Kind != s.kind {
-				return nil, fmt.Errorf("%s: configured as %s but the file is %s (%s)", path, s.kind, sm.Kind, sm.Format)
+				return nil, fmt.Errorf("%s: configured as %s but the file is %s (%s)", uri, s.kind, sm.Kind, sm.Format)
 			}
 			return sm, err
 		})
@@ -190,19 +196,20 @@ func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config
 func (m *Main) checkFiles(ctx context.Context, c *config.Config, specs []sourceSpec) error {
 	var errs []error
 	for _, s := range specs {
-		plan, err := sourceFiles(s.name)
+		plan, err := m.planSource(ctx, c, s.name)
 		if err != nil {
 			errs = append(errs, err)
 			fmt.Fprintf(m.Stdout, "%v\n", err)
 			continue
 		}
-		printPlan(m.Stdout, s.name, plan)
+		defer plan.close()
+		printPlan(m.Stdout, s.name, plan.DeliveryPlan)
 		for _, err := range plan.Errs {
 			errs = append(errs, err)
 			fmt.Fprintf(m.Stdout, "INVALID: %v\n", err)
 		}
 		for _, pf := range plan.Files {
-			if err := m.checkOne(ctx, c, s, pf.Path); err != nil {
+			if err := m.checkOne(ctx, c, s, pf.Path, plan.uri(pf.Path)); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -220,11 +227,12 @@ const checkMoreBadRows = 20
 
 // checkOne validates one file and prints what an import would store: the
 // detected format, rows, period, currencies, total, GPU lines, GPUs the
-// catalog does not know, and every rejected row with its reason.
-func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, f string) error {
+// catalog does not know, and every rejected row with its reason. f is what
+// the file is called: its path, or the s3:// URL it was downloaded from.
+func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, path, f string) error {
 	out := m.Stdout
 	sink := &checkSink{}
-	sum, err := checkFile(ctx, c, s, f, sink)
+	sum, err := checkFile(ctx, c, s, path, f, sink)
 	tooMany := sum != nil && len(sum.Rejected) > c.MaxBadRows
 	if err != nil && !tooMany {
 		fmt.Fprintf(out, "%s: INVALID: %v\n", f, err)
@@ -291,7 +299,7 @@ func totalCost(s *ingest.Summary) string {
 	return t + " in mixed currencies (" + strings.Join(s.Currencies, ", ") + "); the report converts them with fx"
 }
 
-func checkFile(ctx context.Context, c *config.Config, s sourceSpec, path string, sink ingest.Sink) (*ingest.Summary, error) {
+func checkFile(ctx context.Context, c *config.Config, s sourceSpec, path, name string, sink ingest.Sink) (*ingest.Summary, error) {
 	rc, err := ingest.Open(path)
 	if err != nil {
 		return nil, err
@@ -299,7 +307,7 @@ func checkFile(ctx context.Context, c *config.Config, s sourceSpec, path string,
 	defer rc.Close()
 	cc := *c
 	cc.MaxBadRows = max(c.MaxBadRows, 0) + checkMoreBadRows
-	return parseInput(ctx, rc, &cc, s, path, sink)
+	return parseInput(ctx, rc, &cc, s, name, sink)
 }
 
 // checkSink is the sink of --check: it keeps nothing but the GPUs the

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/publish"
 )
 
 // sourceSpec is one configured (or command-line) source: a path, folder or
@@ -127,4 +130,142 @@ func expand(pattern string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// sourcePlan is a source's planned files. For an s3:// source they are
+// local copies in a temporary folder: uri gives each one's s3:// URL (what
+// the database records and messages name) and close removes the folder.
+type sourcePlan struct {
+	*ingest.DeliveryPlan
+	tmp  string            // "" for local sources
+	base string            // s3://bucket/, what tmp stands for in messages
+	urls map[string]string // local copy → s3:// URL
+}
+
+// uri is what a planned file is called: its path, or its s3:// URL.
+func (p *sourcePlan) uri(path string) string {
+	if u, ok := p.urls[path]; ok {
+		return u
+	}
+	return p.rename(path)
+}
+
+// rename replaces the temporary folder in a message with s3://bucket/.
+func (p *sourcePlan) rename(s string) string {
+	if p.tmp == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, p.tmp+string(filepath.Separator), p.base)
+}
+
+func (p *sourcePlan) close() {
+	if p != nil && p.tmp != "" {
+		os.RemoveAll(p.tmp)
+	}
+}
+
+// planSource plans a source: local paths, folders and globs through
+// sourceFiles; s3://bucket/prefix (or a glob in the key part) by
+// downloading the objects first, with the client settings of publish.s3.
+func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*sourcePlan, error) {
+	if !publish.IsS3URL(name) {
+		plan, err := sourceFiles(name)
+		if err != nil {
+			return nil, err
+		}
+		return &sourcePlan{DeliveryPlan: plan}, nil
+	}
+	bucket, key, err := publish.ParseSourceURL(name)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	prefix, match, err := publish.SourceKeys(key)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
+	}
+	s3c := c.Publish.S3
+	ak, sk, tok, err := s3c.Credentials(m.Getenv)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w (the s3:// sources use the publish.s3 settings)", name, err)}
+	}
+	client, err := publish.NewS3(ctx, publish.S3Config{Bucket: bucket, Region: s3c.Region, Endpoint: s3c.Endpoint,
+		PathStyle: s3c.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok})
+	if err != nil {
+		return nil, redactErr(err, ak, sk, tok)
+	}
+	tmp, err := os.MkdirTemp("", "finops-s3-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: a temporary folder for the download: %w", name, err)
+	}
+	p := &sourcePlan{tmp: filepath.Clean(tmp), base: "s3://" + bucket + "/", urls: map[string]string{}}
+	files, refused, err := client.Fetch(ctx, prefix, match, p.tmp)
+	if err != nil {
+		p.close()
+		return nil, redactErr(err, ak, sk, tok)
+	}
+	if len(files) == 0 && len(refused) == 0 {
+		p.close()
+		return nil, fmt.Errorf("%s: no objects match (hidden names and folder markers are left out)", name)
+	}
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+		p.urls[f.Path] = f.URL
+	}
+	sort.Strings(paths)
+	p.DeliveryPlan = &ingest.DeliveryPlan{Errs: refused}
+	plan := ingest.PlanDeliveries(paths)
+	// A manifest from the bucket that names a file outside the downloaded
+	// objects (manifests find their files by climbing folders) is not
+	// followed: it is left out and the rest planned again without it.
+	for escaped := true; escaped; {
+		escaped = false
+		for _, f := range plan.Files {
+			if _, ok := p.urls[f.Path]; !ok && f.Manifest != "" {
+				p.Errs = append(p.Errs, fmt.Errorf("%s: lists %s, which is not among the downloaded objects of %s: "+
+					"the manifest is not used", p.rename(f.Manifest), f.Path, name))
+				paths = slices.DeleteFunc(paths, func(s string) bool { return s == f.Manifest })
+				escaped = true
+				break
+			}
+		}
+		if escaped {
+			plan = ingest.PlanDeliveries(paths)
+		}
+	}
+	p.Files = plan.Files
+	for _, s := range plan.Skipped {
+		p.Skipped = append(p.Skipped, p.rename(s))
+	}
+	for _, n := range plan.Notes {
+		p.Notes = append(p.Notes, p.rename(n))
+	}
+	for _, e := range plan.Errs {
+		p.Errs = append(p.Errs, renamedError{p.rename(e.Error()), e})
+	}
+	return p, nil
+}
+
+// renamedError is an error with a rewritten message (temporary paths named
+// by their s3:// URLs, secrets removed) that still unwraps to the original.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e renamedError) Error() string { return e.msg }
+func (e renamedError) Unwrap() error { return e.err }
+
+// redactErr removes secrets (4 characters or more) from an error's message.
+func redactErr(err error, secrets ...string) error {
+	msg := err.Error()
+	for _, s := range secrets {
+		if len(s) >= 4 {
+			msg = strings.ReplaceAll(msg, s, "[redacted]")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return renamedError{msg, err}
 }
