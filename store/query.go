@@ -52,52 +52,12 @@ type Source struct {
 // Lines returns every billing line whose charge period overlaps [from, to).
 // A zero-length line is an instant: it is returned when from <= start < to.
 func (s *Store) Lines(ctx context.Context, from, to time.Time) ([]ingest.BillingLine, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT line, coalesce(provider,''), coalesce(billing_account,''),
-		coalesce(sub_account,''), charge_start, charge_end, charge_category, coalesce(charge_class,''),
-		coalesce(charge_frequency,''), coalesce(pricing_category,''), coalesce(pricing_mode,''),
-		coalesce(commitment_status,''), coalesce(commitment_id,''), coalesce(resource_id,''),
-		coalesce(resource_name,''), coalesce(resource_type,''), coalesce(service,''), coalesce(sku,''),
-		coalesce(instance_type,''), coalesce(region,''), coalesce(gpu_model,''), gpu_count,
-		billed_cost, effective_cost, list_cost, coalesce(currency,''), usage_quantity, coalesce(usage_unit,''), tags
-		FROM billing_lines WHERE charge_start < ? AND (charge_end > ? OR (charge_end = charge_start AND charge_start >= ?))
-		ORDER BY charge_start, id`, to.Unix(), from.Unix(), from.Unix())
-	if err != nil {
-		return nil, fmt.Errorf("store: load billing lines: %w", err)
-	}
-	defer rows.Close()
 	var out []ingest.BillingLine
-	for rows.Next() {
-		var l ingest.BillingLine
-		var start, end int64
-		var billed, effective, list, qty, tags sql.NullString
-		if err := rows.Scan(&l.Line, &l.Provider, &l.BillingAccount, &l.SubAccount, &start, &end,
-			&l.ChargeCategory, &l.ChargeClass, &l.ChargeFrequency, &l.PricingCategory, &l.PricingMode,
-			&l.CommitmentStatus, &l.CommitmentID, &l.ResourceID, &l.ResourceName, &l.ResourceType, &l.Service,
-			&l.SKU, &l.InstanceType, &l.Region, &l.GPUModel, &l.GPUCount, &billed, &effective, &list,
-			&l.Currency, &qty, &l.UsageUnit, &tags); err != nil {
-			return nil, fmt.Errorf("store: load billing lines: %w", err)
-		}
-		l.ChargeStart, l.ChargeEnd = time.Unix(start, 0).UTC(), time.Unix(end, 0).UTC()
-		for _, p := range []struct {
-			src sql.NullString
-			dst **decimal.Decimal
-		}{{billed, &l.BilledCost}, {effective, &l.EffectiveCost}, {list, &l.ListCost}, {qty, &l.UsageQuantity}} {
-			if p.src.Valid {
-				d, err := decimal.NewFromString(p.src.String)
-				if err != nil {
-					return nil, fmt.Errorf("store: corrupt decimal %q in billing_lines: %w", p.src.String, err)
-				}
-				*p.dst = &d
-			}
-		}
-		if tags.Valid {
-			if err := json.Unmarshal([]byte(tags.String), &l.Tags); err != nil {
-				return nil, fmt.Errorf("store: corrupt tags in billing_lines: %w", err)
-			}
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	err := s.EachLine(ctx, from, to, func(l *ingest.BillingLine) error {
+		out = append(out, *l)
+		return nil
+	})
+	return out, err
 }
 
 // GPUSeries returns per-minute mean utilization of every GPU with samples in

@@ -10,9 +10,10 @@ import (
 	"github.com/finops-oss/finops/ingest"
 )
 
-// TestEachLineMatchesLines: streaming gives the same lines, in the same order
-// and with every field, as the slice query, for several windows.
-func TestEachLineMatchesLines(t *testing.T) {
+// TestEachLine: streaming gives the lines overlapping each window, in charge
+// start then import order, with every field as imported. (Lines is built on
+// EachLine.)
+func TestEachLine(t *testing.T) {
 	ctx := context.Background()
 	h := func(hour int) time.Time { return utc(2025, 3, 1, hour, 0, 0) }
 	full := &ingest.BillingLine{Line: 2, Provider: "AWS", BillingAccount: "acct", SubAccount: "sub",
@@ -31,26 +32,33 @@ func TestEachLineMatchesLines(t *testing.T) {
 	s := openTest(t)
 	mustImport(t, s, "lines.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: len(lines)}, lines, nil, nil))
 
-	for _, w := range [][2]time.Time{{h(10), h(11)}, {h(0), h(24)}, {h(12), h(13)}, {h(20), h(21)}} {
-		want, err := s.Lines(ctx, w[0], w[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []ingest.BillingLine
-		err = s.EachLine(ctx, w[0], w[1], func(l *ingest.BillingLine) error {
-			got = append(got, *l)
+	// Expected ids by hand: ordered by charge start, then import order.
+	for _, tc := range []struct {
+		from, to time.Time
+		want     []string
+	}{
+		{h(10), h(11), []string{"b", "i-1", "null-cost"}}, // b runs 9–12; full and the tax line 10–11
+		{h(0), h(24), []string{"b", "i-1", "null-cost", "c"}},
+		{h(12), h(13), []string{"c"}}, // b ends at 12: excluded
+		{h(20), h(21), nil},
+	} {
+		var got []string
+		err := s.EachLine(ctx, tc.from, tc.to, func(l *ingest.BillingLine) error {
+			got = append(got, l.ResourceID)
+			if l.ResourceID == "i-1" {
+				want := *full
+				want.Line = l.Line
+				if !linesEqual(*l, want) {
+					t.Errorf("full line round trip:\n got %+v\nwant %+v", *l, want)
+				}
+			}
 			return nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != len(want) {
-			t.Fatalf("%v: EachLine gave %d lines, Lines %d", w, len(got), len(want))
-		}
-		for i := range want {
-			if !linesEqual(got[i], want[i]) {
-				t.Errorf("%v line %d:\n got %+v\nwant %+v", w, i, got[i], want[i])
-			}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("[%v, %v): lines %v, want %v", tc.from, tc.to, got, tc.want)
 		}
 	}
 }
