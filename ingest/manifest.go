@@ -109,7 +109,12 @@ var (
 // ReadManifest reads a manifest and resolves its data files. A manifest that
 // lists files which are not there returns the Manifest (with Period and
 // Delivery) and an error naming the first missing file.
-func ReadManifest(p string) (*Manifest, error) {
+func ReadManifest(p string) (*Manifest, error) { return readManifest(p, "") }
+
+// readManifest is ReadManifest with the data files confined to the folder
+// within ("" = no limit): a manifest in a synced folder is bucket data, and
+// must not make finops import local files from outside that folder.
+func readManifest(p, within string) (*Manifest, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
@@ -157,7 +162,7 @@ func ReadManifest(p string) (*Manifest, error) {
 	}
 	dir := filepath.Dir(p)
 	for i, k := range keys {
-		local, err := resolveKey(dir, k)
+		local, err := resolveKey(dir, k, within)
 		if err != nil {
 			return m, fmt.Errorf("%s: lists %s, which is not here: %v; copy the whole delivery (e.g. aws s3 sync, azcopy) and ingest again", p, k, err)
 		}
@@ -341,7 +346,7 @@ func timeFromDirs(p string) (time.Time, bool) {
 // resolveKey finds the local copy of a bucket key or URI: the longest tail
 // of its path that exists under the manifest's folder or a folder above it.
 // A bare file name is looked for only next to the manifest.
-func resolveKey(dir, key string) (string, error) {
+func resolveKey(dir, key, within string) (string, error) {
 	k := key
 	if i := strings.Index(k, "://"); i >= 0 {
 		k = k[i+3:]
@@ -361,6 +366,9 @@ func resolveKey(dir, key string) (string, error) {
 		// never climb further than that.
 		d := dir
 		for up := 0; up < len(parts); up++ {
+			if within != "" && !isWithin(d, within) {
+				break
+			}
 			cand := filepath.Join(d, tail)
 			if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() {
 				return cand, nil
@@ -375,6 +383,12 @@ func resolveKey(dir, key string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("looked for %s", strings.Join(tried, " and "))
+}
+
+// isWithin reports whether folder d is root or inside it.
+func isWithin(d, root string) bool {
+	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(d))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // commonDir is the deepest folder that holds all paths.
@@ -418,7 +432,12 @@ type DeliveryPlan struct {
 // the period and delivery set so the store can replace earlier deliveries.
 // Files under a delivery's folder that the chosen manifest does not list
 // are skipped; files outside every delivery are imported as they are.
-func PlanDeliveries(files []string) *DeliveryPlan {
+func PlanDeliveries(files []string) *DeliveryPlan { return PlanDeliveriesWithin(files, "") }
+
+// PlanDeliveriesWithin is PlanDeliveries with every manifest's data files
+// confined to the folder within: pass the folder (or the glob's base folder)
+// the user named, so a hostile manifest cannot pull in files from elsewhere.
+func PlanDeliveriesWithin(files []string, within string) *DeliveryPlan {
 	plan := &DeliveryPlan{}
 	var manifests []*Manifest
 	var roots []string
@@ -426,7 +445,7 @@ func PlanDeliveries(files []string) *DeliveryPlan {
 		if !IsManifestName(f) {
 			continue
 		}
-		m, err := ReadManifest(f)
+		m, err := readManifest(f, within)
 		if m == nil {
 			plan.Errs = append(plan.Errs, err)
 			roots = append(roots, filepath.Dir(f))

@@ -178,3 +178,35 @@ func TestPlanDeliveries(t *testing.T) {
 	}
 	wantErrParts(t, plan.Errs[0], "r2", "not here", "nothing of that period imported")
 }
+
+// TestPlanDeliveriesWithin: a manifest in a synced folder is bucket data; it
+// may not reach for local files outside the folder the user named.
+func TestPlanDeliveriesWithin(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "outside", "secret.csv")
+	synced := filepath.Join(dir, "synced")
+	mdir := filepath.Join(synced, "rep", "20260301-20260401")
+	for _, d := range []string{filepath.Dir(secret), mdir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(secret, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(mdir, "rep-Manifest.json")
+	// "a/b/c/outside/secret.csv" climbs up to five folders from the manifest:
+	// three levels above it is dir, where outside/secret.csv exists.
+	if err := os.WriteFile(manifest, []byte(`{"assemblyId":"a1","account":"1","reportName":"rep",
+		"billingPeriod":{"start":"20260301T000000.000Z","end":"20260401T000000.000Z"},
+		"reportKeys":["a/b/c/outside/secret.csv"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if plan := PlanDeliveries([]string{manifest}); len(plan.Files) != 1 || plan.Files[0].Path != secret {
+		t.Fatalf("without a limit the key resolves to %s (the test's premise): %+v", secret, plan.Files)
+	}
+	plan := PlanDeliveriesWithin([]string{manifest}, synced)
+	if len(plan.Files) != 0 || len(plan.Errs) != 1 || !strings.Contains(plan.Errs[0].Error(), "which is not here") {
+		t.Errorf("within %s: files %+v, errors %v; want none imported and one error", synced, plan.Files, plan.Errs)
+	}
+}

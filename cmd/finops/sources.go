@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -80,7 +79,20 @@ func sourceFiles(pattern string) (*ingest.DeliveryPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ingest.PlanDeliveries(files), nil
+	return ingest.PlanDeliveriesWithin(files, sourceRoot(pattern)), nil
+}
+
+// sourceRoot is the folder a source may read from: the folder itself, the
+// static part of a glob, and for a single file no limit (a manifest named
+// by hand may list files in a sibling folder, as Data Exports' do).
+func sourceRoot(pattern string) string {
+	if i := strings.IndexAny(pattern, "*?["); i >= 0 {
+		return filepath.Dir(pattern[:i] + "x")
+	}
+	if fi, err := os.Stat(pattern); err == nil && fi.IsDir() {
+		return pattern
+	}
+	return ""
 }
 
 // expand turns a path, folder or glob into the sorted list of files it names.
@@ -214,25 +226,9 @@ func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*
 	}
 	sort.Strings(paths)
 	p.DeliveryPlan = &ingest.DeliveryPlan{Errs: refused}
-	plan := ingest.PlanDeliveries(paths)
-	// A manifest from the bucket that names a file outside the downloaded
-	// objects (manifests find their files by climbing folders) is not
-	// followed: it is left out and the rest planned again without it.
-	for escaped := true; escaped; {
-		escaped = false
-		for _, f := range plan.Files {
-			if _, ok := p.urls[f.Path]; !ok && f.Manifest != "" {
-				p.Errs = append(p.Errs, fmt.Errorf("%s: lists %s, which is not among the downloaded objects of %s: "+
-					"the manifest is not used", p.rename(f.Manifest), f.Path, name))
-				paths = slices.DeleteFunc(paths, func(s string) bool { return s == f.Manifest })
-				escaped = true
-				break
-			}
-		}
-		if escaped {
-			plan = ingest.PlanDeliveries(paths)
-		}
-	}
+	// The downloaded copy is bucket data: a manifest in it may only name
+	// files among the downloaded objects, never local files around them.
+	plan := ingest.PlanDeliveriesWithin(paths, p.tmp)
 	p.Files = plan.Files
 	for _, s := range plan.Skipped {
 		p.Skipped = append(p.Skipped, p.rename(s))
