@@ -158,7 +158,7 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 		printReplaced(perFile, j.uri, res)
 	}
 	if len(errs) > 0 {
-		return results, fmt.Errorf("ingest: %d of %d sources or files failed; the first: %w", len(errs), len(jobs), errs[0])
+		return results, fmt.Errorf("ingest: %d problems in %d sources (%d files planned); the first: %w", len(errs), len(specs), len(jobs), errs[0])
 	}
 	return results, nil
 }
