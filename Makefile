@@ -45,6 +45,7 @@ bench:
 	GO=$(GO) bash bench/run.sh
 	# telemetry: 1,000,000 nvidia-smi samples vs sqlite3 .import, peak RSS at 100k and 1M (docs/BENCHMARKS.md §Telemetry)
 	FINOPS_BENCH_SMI=1 $(GO) test ./cmd/finops -run '^TestIngestSMIBenchmark$$' -count=1 -v
+	GO=$(GO) bash bench/report.sh
 
 clean:
 	rm -rf bin out

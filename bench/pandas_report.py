@@ -70,7 +70,7 @@ def main():
 
     # --- billing ---
     bill = pd.read_csv(f"{src}/focus.csv", na_values=["NULL"], keep_default_na=False,
-                       dtype={"BillingAccountId": str, "SubAccountId": str})
+                       dtype={"BillingAccountId": str, "SubAccountId": str, "AvailabilityZone": str})
     for c in ("ChargePeriodStart", "ChargePeriodEnd"):
         bill[c] = pd.to_datetime(bill[c], format="%Y-%m-%d %H:%M:%S")
     week_start = bill["ChargePeriodStart"].min().normalize()

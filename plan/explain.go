@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -25,7 +26,7 @@ func WriteExplain(w io.Writer, r *Result) error {
 		num(a.MFU), num(a.ConcurrencyBuffer), num(a.Risk), num(a.RiskHigh), num(a.SpotInflation), num(a.Overhead),
 		num(a.CUDAContextGiB), num(a.UsableVRAM), num(a.MonthlyMinDays))
 	for _, wn := range r.Warnings {
-		b.WriteString("Warning: " + termText(wn, 0) + "\n")
+		b.WriteString("Warning: " + sanitize.Terminal(wn, 0) + "\n")
 	}
 	for _, s := range r.Scenarios {
 		explainScenario(&b, r, s)
@@ -33,7 +34,7 @@ func WriteExplain(w io.Writer, r *Result) error {
 	fmt.Fprintf(&b, "\nTotal: %s (%s at each scenario's high risk) for %d of %d scenarios",
 		money(r.Currency, r.Total.Cost), money(r.Currency, r.Total.CostHigh), r.Total.Planned, len(r.Scenarios))
 	if len(r.Total.Unplanned) > 0 {
-		fmt.Fprintf(&b, "; no plan for %s", termText(strings.Join(r.Total.Unplanned, ", "), 0))
+		fmt.Fprintf(&b, "; no plan for %s", sanitize.Terminal(strings.Join(r.Total.Unplanned, ", "), 0))
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
@@ -42,12 +43,12 @@ func WriteExplain(w io.Writer, r *Result) error {
 
 func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 	cur := r.Currency
-	fmt.Fprintf(b, "\n== Scenario %q · %s ==\n", termText(s.Name, 0), s.Kind)
+	fmt.Fprintf(b, "\n== Scenario %q · %s ==\n", sanitize.Terminal(s.Name, 0), s.Kind)
 	if s.Notes != "" {
-		fmt.Fprintf(b, "Notes: %s\n", termText(s.Notes, 0))
+		fmt.Fprintf(b, "Notes: %s\n", sanitize.Terminal(s.Notes, 0))
 	}
 	m := s.Model
-	fmt.Fprintf(b, "Model: %s (%s): N = %s parameters", termText(m.Name, 0), termText(s.ModelFrom, 0), num(m.Params))
+	fmt.Fprintf(b, "Model: %s (%s): N = %s parameters", sanitize.Terminal(m.Name, 0), sanitize.Terminal(s.ModelFrom, 0), num(m.Params))
 	if m.ActiveParams > 0 {
 		fmt.Fprintf(b, " (%s active)", num(m.ActiveParams))
 	}
@@ -76,7 +77,7 @@ func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 	_ = tw.Flush()
 	b.WriteString("  where:\n")
 	for _, t := range s.Memory.Terms {
-		fmt.Fprintf(b, "    %s = %s\n", strings.ReplaceAll(t.Name, "_", " "), termText(t.How, 0))
+		fmt.Fprintf(b, "    %s = %s\n", strings.ReplaceAll(t.Name, "_", " "), sanitize.Terminal(t.How, 0))
 	}
 
 	// Step 2.
@@ -96,7 +97,7 @@ func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 	wk := s.Work
 	switch wk.Kind {
 	case "compute":
-		fmt.Fprintf(b, "  tokens = %s = %s\n", termText(wk.TokensHow, 0), num(wk.Tokens))
+		fmt.Fprintf(b, "  tokens = %s = %s\n", sanitize.Terminal(wk.TokensHow, 0), num(wk.Tokens))
 		fmt.Fprintf(b, "  FLOPs = %s = %s\n", wk.FLOPsHow, num(wk.FLOPs))
 	case "hours":
 		fmt.Fprintf(b, "  %s wall-clock hours per run, given; card-hours = hours × cards × runs\n", num(wk.Hours))
@@ -143,14 +144,14 @@ func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 		if !o.MeetsDeadline {
 			late = " — too slow"
 		}
-		fmt.Fprintf(b, "  %s, %s h: %s%s\n", termText(o.label(), 0), hoursText(o.WallHours), termText(o.How, 0), late)
-		fmt.Fprintf(b, "      price: %s\n", termText(o.PriceSource, 0))
+		fmt.Fprintf(b, "  %s, %s h: %s%s\n", sanitize.Terminal(o.label(), 0), hoursText(o.WallHours), sanitize.Terminal(o.How, 0), late)
+		fmt.Fprintf(b, "      price: %s\n", sanitize.Terminal(o.PriceSource, 0))
 	}
 	if p := s.Plan; p != nil {
-		fmt.Fprintf(b, "  plan: %s — %s to %s\n", termText(p.label(), 0), money(cur, p.CostLow), money(cur, p.CostHigh))
+		fmt.Fprintf(b, "  plan: %s — %s to %s\n", sanitize.Terminal(p.label(), 0), money(cur, p.CostLow), money(cur, p.CostHigh))
 	}
 	for _, wn := range s.Warnings {
-		fmt.Fprintf(b, "  warning: %s\n", termText(wn, 0))
+		fmt.Fprintf(b, "  warning: %s\n", sanitize.Terminal(wn, 0))
 	}
 }
 
@@ -203,7 +204,7 @@ func settingsLine(s ScenarioResult) string {
 		pins = append(pins, in.GPUModel)
 	}
 	if in.Provider != "" {
-		pins = append(pins, termText(in.Provider, 40))
+		pins = append(pins, sanitize.Terminal(in.Provider, 40))
 	}
 	if in.Pricing != "" {
 		pins = append(pins, in.Pricing)

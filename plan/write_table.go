@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -23,7 +24,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	for _, s := range r.Scenarios {
 		plan, days, low, high := "no plan", "—", "—", "—"
 		if p := s.Plan; p != nil {
-			plan = termText(p.label(), 48)
+			plan = sanitize.Terminal(p.label(), 48)
 			if !p.MeetsDeadline {
 				plan += " (late)"
 			}
@@ -33,7 +34,7 @@ func WriteTable(w io.Writer, r *Result) error {
 			}
 			low, high = money(r.Currency, p.CostLow), money(r.Currency, p.CostHigh)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termText(s.Name, 32), s.Kind, fixed(s.Memory.TotalGB, 1)+" GB",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", sanitize.Terminal(s.Name, 32), s.Kind, fixed(s.Memory.TotalGB, 1)+" GB",
 			fitsText(s.GPUs, 3), plan, days, low, high)
 	}
 	fmt.Fprintf(tw, "TOTAL\t\t\t\t%d of %d planned\t\t%s\t%s\n", r.Total.Planned, len(r.Scenarios),
@@ -44,9 +45,9 @@ func WriteTable(w io.Writer, r *Result) error {
 
 	b.WriteString("\nHow we got this\n")
 	for _, s := range r.Scenarios {
-		fmt.Fprintf(&b, "  %s: memory %s", termText(s.Name, 32), memoryLine(s.Memory, r.Assumptions.Overhead))
+		fmt.Fprintf(&b, "  %s: memory %s", sanitize.Terminal(s.Name, 32), memoryLine(s.Memory, r.Assumptions.Overhead))
 		if s.Plan != nil {
-			fmt.Fprintf(&b, "; %s\n", termText(s.Plan.How, 0))
+			fmt.Fprintf(&b, "; %s\n", sanitize.Terminal(s.Plan.How, 0))
 			if alt := modesLine(s, r.Currency); alt != "" {
 				b.WriteString("    " + alt + "\n")
 			}
@@ -64,7 +65,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	if len(warns) > 0 {
 		b.WriteString("\nWarnings\n")
 		for _, wn := range warns {
-			b.WriteString("  " + termText(wn, 0) + "\n")
+			b.WriteString("  " + sanitize.Terminal(wn, 0) + "\n")
 		}
 	}
 	b.WriteString("\nRun with --explain for every formula with its numbers.\n")
@@ -76,10 +77,10 @@ func WriteTable(w io.Writer, r *Result) error {
 func title(r *Result) string {
 	t := "finops plan"
 	if r.Period != "" {
-		t += " · " + termText(r.Period, 20)
+		t += " · " + sanitize.Terminal(r.Period, 20)
 	}
 	if r.File != "" {
-		t += " · " + termText(r.File, 60)
+		t += " · " + sanitize.Terminal(r.File, 60)
 	}
 	if r.Currency != "" {
 		t += " · " + r.Currency
@@ -149,5 +150,5 @@ func modesLine(s ScenarioResult, cur string) string {
 		}
 		parts = append(parts, mode+" "+text)
 	}
-	return fmt.Sprintf("%s at %s: %s", p.GPUModel, termText(p.Provider, 32), strings.Join(parts, " · "))
+	return fmt.Sprintf("%s at %s: %s", p.GPUModel, sanitize.Terminal(p.Provider, 32), strings.Join(parts, " · "))
 }

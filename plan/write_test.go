@@ -134,17 +134,3 @@ scenarios:
 	}
 	contains(t, "output", b.String(), "evil\uFFFD[31mred", "line\uFFFDbreak", "¥162.50")
 }
-
-func TestSafeText(t *testing.T) {
-	for in, want := range map[string]string{"=1+1": "'=1+1", "+1": "'+1", "-1": "'-1", "@SUM": "'@SUM",
-		"\tx": "'\tx", "\rx": "'\rx", "ok": "ok", "": ""} {
-		if got := safeText(in); got != want {
-			t.Errorf("safeText(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{"2027Q1": "2027Q1", "../x": "_x", "a/b c": "a_b_c", "": "plan", "..": "plan"} {
-		if got := FileLabel(in); got != want {
-			t.Errorf("FileLabel(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

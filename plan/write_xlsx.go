@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -46,7 +47,7 @@ func WriteXLSX(w io.Writer, r *Result) error {
 	}
 	f.SetActiveSheet(0)
 	if err := f.SetDocProps(&excelize.DocProperties{
-		Title:       safeText("finops plan " + r.Period),
+		Title:       sanitize.Cell("finops plan " + r.Period),
 		Subject:     "GPU budget plan",
 		Creator:     "finops",
 		Description: "GPU memory, hours and budget per planned scenario (finops plan)",
@@ -121,7 +122,7 @@ func writeXLSXTable(f *excelize.File, st xstyles, sheet string, cols []xcol, row
 	widths := make([]int, len(cols))
 	for i, c := range cols {
 		cell, _ := excelize.CoordinatesToCellName(i+1, 1)
-		if err := f.SetCellStr(sheet, cell, safeText(c.title)); err != nil {
+		if err := f.SetCellStr(sheet, cell, sanitize.Cell(c.title)); err != nil {
 			return err
 		}
 		widths[i] = utf8.RuneCountInString(c.title)
@@ -170,7 +171,7 @@ func setXLSXCell(f *excelize.File, sheet, cell string, v any) (int, error) {
 	case nil:
 		return 0, nil
 	case string:
-		s := safeText(x)
+		s := sanitize.Cell(x)
 		return utf8.RuneCountInString(s), f.SetCellStr(sheet, cell, s)
 	case bool:
 		s := "no"

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"math"
 	"strconv"
@@ -90,7 +91,7 @@ func newReviewPage(rv *analysis.Review, meta Meta, loc *time.Location) *reviewPa
 		PreviousLabel: rv.PreviousQuarter.Label, Version: meta.Version,
 	}
 	for _, w := range rv.Warnings {
-		p.Warnings = append(p.Warnings, cleanControl(w))
+		p.Warnings = append(p.Warnings, sanitize.Control(w))
 	}
 	if !meta.GeneratedAt.IsZero() {
 		p.GeneratedAt = meta.GeneratedAt.In(loc).Format("2006-01-02 15:04 -07:00")
@@ -126,7 +127,7 @@ func newReviewPage(rv *analysis.Review, meta Meta, loc *time.Location) *reviewPa
 	for _, m := range rv.Models {
 		p.Models = append(p.Models, reviewModelView(m, cur))
 		b := reviewBar{
-			Title: fmt.Sprintf("%s: %s observed", cleanControl(m.GPUModel), percent(m.ObservedUtilization/100)),
+			Title: fmt.Sprintf("%s: %s observed", sanitize.Control(m.GPUModel), percent(m.ObservedUtilization/100)),
 			Label: truncRunes(m.GPUModel, 20), X0: barLabelW, Now: barWidth(m.ObservedUtilization),
 			Y: y, PrevY: y + 16, TextY: y + 12, LineY0: y - 4, LineY1: y + 26,
 		}
@@ -163,7 +164,7 @@ func barWidth(u float64) float64 {
 }
 
 func truncRunes(s string, n int) string {
-	r := []rune(cleanControl(s))
+	r := []rune(sanitize.Control(s))
 	if len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
@@ -181,8 +182,8 @@ func reviewModelView(m analysis.ModelReview, cur string) reviewModel {
 	}
 	points := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + " points" }
 	v := reviewModel{
-		GPU: cleanControl(m.GPUModel), GPUs: strconv.Itoa(m.GPUs), Verdict: verdictText(m.Verdict), VerdictTone: verdictTone(m.Verdict),
-		Confidence: m.Confidence, ConfTone: confTone(m.Confidence), Reason: cleanControl(m.Reason),
+		GPU: sanitize.Control(m.GPUModel), GPUs: strconv.Itoa(m.GPUs), Verdict: verdictText(m.Verdict), VerdictTone: verdictTone(m.Verdict),
+		Confidence: m.Confidence, ConfTone: confTone(m.Confidence), Reason: sanitize.Control(m.Reason),
 		Observed: pct(m.ObservedUtilization), Previous: "no data",
 		Breakeven: orBlank(priced, pct(m.BreakevenUtilization)), Margin: orBlank(hasOwned, points(m.MarginPoints)),
 		Headroom: orBlank(priced, points(m.HeadroomPoints)),
@@ -191,10 +192,10 @@ func reviewModelView(m analysis.ModelReview, cur string) reviewModel {
 		Savings: orBlank(priced, money(cur, m.MonthlySavingsPerGPU)), SavingsAll: orBlank(priced, money(cur, m.MonthlySavings)),
 		Purchase: orBlank(hasOwned, money(cur, m.PurchaseCost)), Payback: "never",
 		Coverage: percent(m.Coverage), CoveredDays: strconv.FormatFloat(m.CoveredDays, 'f', 0, 64),
-		QuarterDays: strconv.FormatFloat(m.QuarterDays, 'f', 0, 64), Resources: cleanControl(strings.Join(m.Resources, ", ")),
+		QuarterDays: strconv.FormatFloat(m.QuarterDays, 'f', 0, 64), Resources: sanitize.Control(strings.Join(m.Resources, ", ")),
 		Billed: hours(m.GPUHoursBilled), Active: hours(m.GPUHoursActive), Unmonitored: hours(m.GPUHoursUnmonitored),
 		ActivePerMonth: hours(m.ActiveHoursPerMonth), RentCost: money(cur, m.RentCost),
-		HourlyPrice: orBlank(priced, unitMoney(cur, m.HourlyPrice)), HourlySource: cleanControl(m.HourlyPriceSource),
+		HourlyPrice: orBlank(priced, unitMoney(cur, m.HourlyPrice)), HourlySource: sanitize.Control(m.HourlyPriceSource),
 		MonthlyPrice: "—", SpotPrice: "—", HasOwned: hasOwned,
 	}
 	if m.PreviousUtilization != nil {

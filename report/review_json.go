@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ func WriteReviewAll(dir string, rv *analysis.Review, meta Meta) ([]string, error
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	base := "finops-review-" + fileLabel(rv.Quarter.Label)
+	base := "finops-review-" + sanitize.FileLabel(rv.Quarter.Label, "report")
 	var paths []string
 	for _, f := range formatNames {
 		var buf bytes.Buffer
@@ -80,7 +81,7 @@ func WriteReviewSummary(w io.Writer, rv *analysis.Review) error {
 		return fmt.Errorf("report: nil review")
 	}
 	cur := rv.Currency
-	fmt.Fprintf(w, "Rent-or-buy review %s\n", termText(rv.Quarter.Label, 20))
+	fmt.Fprintf(w, "Rent-or-buy review %s\n", sanitize.Terminal(rv.Quarter.Label, 20))
 	if len(rv.Models) == 0 {
 		fmt.Fprintln(w, "  No GPU model was billed in this quarter.")
 	} else {
@@ -95,18 +96,18 @@ func WriteReviewSummary(w io.Writer, rv *analysis.Review) error {
 			if m.OwnedMonthlyPerGPU != 0 {
 				own = money(cur, m.OwnedMonthlyPerGPU)
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", termText(m.GPUModel, 24), m.GPUs,
-				percent(m.ObservedUtilization/100), be, own, rent, verdictText(m.Verdict), termText(m.Confidence, 8))
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", sanitize.Terminal(m.GPUModel, 24), m.GPUs,
+				percent(m.ObservedUtilization/100), be, own, rent, verdictText(m.Verdict), sanitize.Terminal(m.Confidence, 8))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 		for _, m := range rv.Models {
-			fmt.Fprintf(w, "  %s: %s\n", termText(m.GPUModel, 24), termText(m.Reason, 400))
+			fmt.Fprintf(w, "  %s: %s\n", sanitize.Terminal(m.GPUModel, 24), sanitize.Terminal(m.Reason, 400))
 		}
 	}
 	for _, s := range rv.Warnings {
-		fmt.Fprintf(w, "  ! %s\n", termText(s, 300))
+		fmt.Fprintf(w, "  ! %s\n", sanitize.Terminal(s, 300))
 	}
 	return nil
 }
@@ -125,5 +126,5 @@ func verdictText(v string) string {
 	case analysis.VerdictNoAssumptions:
 		return "No purchase assumptions"
 	}
-	return strings.ReplaceAll(cleanControl(v), "_", " ")
+	return strings.ReplaceAll(sanitize.Control(v), "_", " ")
 }

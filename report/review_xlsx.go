@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"time"
 
@@ -62,10 +63,10 @@ func WriteReviewXLSX(w io.Writer, rv *analysis.Review, meta Meta) error {
 	}
 	f.SetActiveSheet(0)
 	props := &excelize.DocProperties{
-		Title:       "finops rent-or-buy review " + cleanControl(rv.Quarter.Label),
+		Title:       "finops rent-or-buy review " + sanitize.Control(rv.Quarter.Label),
 		Creator:     "finops",
 		Description: "Quarterly rent-or-buy review per GPU model",
-		Version:     cleanControl(meta.Version),
+		Version:     sanitize.Control(meta.Version),
 	}
 	if !meta.GeneratedAt.IsZero() {
 		props.Created = meta.GeneratedAt.UTC().Format(time.RFC3339)

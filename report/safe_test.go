@@ -6,31 +6,6 @@ import (
 	"unicode/utf16"
 )
 
-func TestSafeText(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"ml-train", "ml-train"},
-		{`=HYPERLINK("http://x","y")`, `'=HYPERLINK("http://x","y")`},
-		{"+1", "'+1"},
-		{"-2+3", "'-2+3"},
-		{"@SUM(A1)", "'@SUM(A1)"},
-		{"\tx", "'\tx"},
-		{"\rx", "'\rx"},
-		{"a=b", "a=b"},
-		{"", ""},
-		{"'already", "'already"},
-		{"bad\xffutf8", "bad\uFFFDutf8"},
-	}
-	for _, tt := range tests {
-		if got := safeText(tt.in); got != tt.want {
-			t.Errorf("safeText(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	long := strings.Repeat("x", maxCellChars+10)
-	if n := len([]rune(safeText(long))); n != maxCellChars {
-		t.Errorf("long text has %d characters, want %d", n, maxCellChars)
-	}
-}
-
 func TestSheetName(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"By team", "By team"},
@@ -67,32 +42,6 @@ func TestChartText(t *testing.T) {
 		if got != tt.want || strings.Contains(got, "__f__") {
 			t.Errorf("chartText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
-	}
-}
-
-func TestFileLabel(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"2026-W47", "2026-W47"},
-		{"2026-10-31_2026-11-30", "2026-10-31_2026-11-30"},
-		{"../../etc/passwd", "_.._etc_passwd"},
-		{"..", "report"},
-		{"", "report"},
-		{"周报 W47", "___W47"},
-		{`a\b:c`, "a_b_c"},
-	}
-	for _, tt := range tests {
-		if got := fileLabel(tt.in); got != tt.want {
-			t.Errorf("fileLabel(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestTermText(t *testing.T) {
-	if got := termText("a\x1b[31mb\nc\td", 0); got != "a\uFFFD[31mb\uFFFDc\uFFFDd" {
-		t.Errorf("termText = %q", got)
-	}
-	if got := termText("abcdefgh", 5); got != "abcd…" {
-		t.Errorf("termText truncation = %q", got)
 	}
 }
 

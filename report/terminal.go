@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -29,9 +30,9 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 	cur, t := r.Currency, r.Totals
 	var b strings.Builder
 
-	title := "finops " + termText(r.Period.Label, 40)
+	title := "finops " + sanitize.Terminal(r.Period.Label, 40)
 	if meta.Team != "" {
-		title += " · team " + termText(meta.Team, 40)
+		title += " · team " + sanitize.Terminal(meta.Team, 40)
 	}
 	if pt := periodText(r.Period, loc); pt != "" {
 		title += " · " + pt + " (" + loc.String() + ")"
@@ -66,8 +67,8 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		rows := make([][]cell, 0, len(top))
 		for _, rc := range top {
 			rows = append(rows, []cell{
-				{termText(rc.ResourceID, 32), styleNone},
-				{termText(gpuText(rc.GPUModel, rc.GPUCount), 20), styleNone},
+				{sanitize.Terminal(rc.ResourceID, 32), styleNone},
+				{sanitize.Terminal(gpuText(rc.GPUModel, rc.GPUCount), 20), styleNone},
 				{money(cur, rc.Cost), styleNone},
 				{money(cur, rc.IdleCost), toneStyle(rc.IdleCost > 0, styleYellow)},
 				{utilPct(rc.AvgUtilization), styleNone},
@@ -89,10 +90,10 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		rows := make([][]cell, 0, n)
 		for _, f := range finds[:n] {
 			rows = append(rows, []cell{
-				{termText(findingKindText(f.Kind), 22), sevStyle(f.Severity)},
-				{termText(orDefault(f.ResourceID, f.Team), 32), styleNone},
+				{sanitize.Terminal(findingKindText(f.Kind), 22), sevStyle(f.Severity)},
+				{sanitize.Terminal(orDefault(f.ResourceID, f.Team), 32), styleNone},
 				{findingMoney(cur, f), styleNone},
-				{termText(f.Text, 64), styleNone},
+				{sanitize.Terminal(f.Text, 64), styleNone},
 			})
 		}
 		writeTable(&b, p, []string{"FINDING", "WHERE", "MONEY", "WHAT TO DO"}, []bool{false, false, true, false}, rows)
@@ -106,10 +107,10 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		rows := make([][]cell, 0, len(acts))
 		for _, a := range acts {
 			rows = append(rows, []cell{
-				{actionText(termText(a.Action, 24)), styleNone},
-				{termText(a.ResourceID, 32), styleNone},
+				{actionText(sanitize.Terminal(a.Action, 24)), styleNone},
+				{sanitize.Terminal(a.ResourceID, 32), styleNone},
 				{money(cur, a.MonthlySavings) + "/mo", styleGreen},
-				{termText(a.Reason, 70), styleNone},
+				{sanitize.Terminal(a.Reason, 70), styleNone},
 			})
 		}
 		writeTable(&b, p, []string{"ACTION", "RESOURCE", "SAVES", "WHY"}, []bool{false, false, true, false}, rows)

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"os"
 	"path/filepath"
@@ -72,9 +73,9 @@ func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]st
 // BaseName is the file name WriteAll gives the reports, without extension:
 // "finops-2026-W47", or "finops-2026-W47-nlp" for a team's slice.
 func BaseName(r *analysis.Result, meta Meta) string {
-	base := "finops-" + fileLabel(r.Period.Label)
+	base := "finops-" + sanitize.FileLabel(r.Period.Label, "report")
 	if meta.Team != "" {
-		base += "-" + fileLabel(meta.Team)
+		base += "-" + sanitize.FileLabel(meta.Team, "report")
 	}
 	return base
 }

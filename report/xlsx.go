@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"math"
 	"strings"
@@ -87,18 +88,18 @@ func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
 	}
 	f.SetActiveSheet(0)
 
-	title := "finops " + cleanControl(r.Period.Label)
+	title := "finops " + sanitize.Control(r.Period.Label)
 	if meta.Team != "" {
-		title += " · team " + cleanControl(meta.Team)
+		title += " · team " + sanitize.Control(meta.Team)
 	}
 	props := &excelize.DocProperties{
 		Title:       title,
 		Subject:     "GPU cost and utilization report",
 		Creator:     "finops",
 		Keywords:    "finops, GPU, cost",
-		Description: "GPU cost, idle waste and rent-mode recommendations for " + cleanControl(periodText(r.Period, loc)),
+		Description: "GPU cost, idle waste and rent-mode recommendations for " + sanitize.Control(periodText(r.Period, loc)),
 		Category:    "report",
-		Version:     cleanControl(meta.Version),
+		Version:     sanitize.Control(meta.Version),
 	}
 	if !meta.GeneratedAt.IsZero() {
 		props.Created = meta.GeneratedAt.UTC().Format(time.RFC3339)
@@ -192,7 +193,7 @@ func (b *book) table(sheet string, cols []column, rows [][]any) error {
 	f := b.f
 	for i, c := range cols {
 		cell, _ := excelize.CoordinatesToCellName(i+1, 1)
-		if err := f.SetCellStr(sheet, cell, safeText(c.title)); err != nil {
+		if err := f.SetCellStr(sheet, cell, sanitize.Cell(c.title)); err != nil {
 			return err
 		}
 	}
@@ -244,7 +245,7 @@ func (b *book) setCell(sheet, cell string, v any) (int, error) {
 	case nil:
 		return 0, nil
 	case string:
-		s := safeText(v)
+		s := sanitize.Cell(v)
 		return utf8.RuneCountInString(s), b.f.SetCellStr(sheet, cell, s)
 	case time.Time:
 		if v.IsZero() {

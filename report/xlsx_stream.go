@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"math"
 	"time"
 
@@ -87,8 +88,8 @@ func (b *book) utilization() error {
 	}
 	row := make([]any, 5)
 	for _, h := range b.r.HourlyUtil {
-		row[0] = excelize.Cell{StyleID: st.text, Value: safeText(h.ResourceID)}
-		row[1] = excelize.Cell{StyleID: st.text, Value: safeText(h.GPU)}
+		row[0] = excelize.Cell{StyleID: st.text, Value: sanitize.Cell(h.ResourceID)}
+		row[1] = excelize.Cell{StyleID: st.text, Value: sanitize.Cell(h.GPU)}
 		row[2] = excelize.Cell{StyleID: st.date, Value: h.Hour.In(b.loc)}
 		if h.Util != nil && !math.IsNaN(*h.Util) && !math.IsInf(*h.Util, 0) {
 			row[3] = excelize.Cell{StyleID: st.percent, Value: *h.Util / 100}
@@ -139,7 +140,7 @@ func (b *book) billingLines() error {
 			if s == "" {
 				return nil
 			}
-			return excelize.Cell{StyleID: st.text, Value: safeText(s)}
+			return excelize.Cell{StyleID: st.text, Value: sanitize.Cell(s)}
 		}
 		num := func(d *decimal.Decimal, style int) any {
 			if d == nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/finops-oss/finops/sanitize"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,7 +128,7 @@ func (m *Main) writePlan(res *plan.Result, file, dir string, formats []string) e
 	if label == "" {
 		label = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
-	base := "finops-plan-" + plan.FileLabel(label)
+	base := "finops-plan-" + sanitize.FileLabel(label, "plan")
 	var wrote []string
 	for _, f := range formats {
 		var buf bytes.Buffer

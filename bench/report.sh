@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Report benchmark (make bench): `finops report --week W --format xlsx,html,json`
+# over a week of 1,000 GPUs (250 g5.12xlarge) and 200,000 billing lines, against
+# bench/pandas_report.py, which builds the same workbook with pandas + openpyxl
+# from the same input files (bench/reportgen: a FOCUS export and nvidia-smi
+# samples every 5 minutes). finops reads the database `finops ingest` made of
+# those files (the ingest is timed too, on its own row); pandas reads the CSVs.
+# Every run is a child process under /usr/bin/time -v, one at a time,
+# BENCH_RUNS times each (median reported); peak RSS is the process's maximum
+# resident set size. The pandas script runs twice per round: openpyxl's normal
+# mode (what a notebook's DataFrame.to_excel does) and its write_only mode.
+# The table goes into docs/BENCHMARKS.md between the bench:report markers.
+#
+#   BENCH_RUNS        runs per measurement (default 3)
+#   BENCH_DIR         where the generated files go (default a temporary folder, removed after)
+#   BENCH_NO_WRITE=1  print the table, leave docs/BENCHMARKS.md alone
+#   PYTHON            the Python with pandas and openpyxl (default /usr/bin/python3: Debian's
+#                     python3-pandas and python3-openpyxl, installed with apt-get when missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=${BENCH_RUNS:-3}
+go=${GO:-go}
+py=${PYTHON:-/usr/bin/python3}
+week=2026-W46
+
+if ! [ -x /usr/bin/time ] || ! "$py" -c 'import pandas, openpyxl' 2>/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "bench: installing time, python3-pandas, python3-openpyxl" >&2
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time python3-pandas python3-openpyxl >/dev/null
+	else
+		echo "bench: need /usr/bin/time and $py with pandas and openpyxl: apt-get install -y time python3-pandas python3-openpyxl" >&2
+		exit 1
+	fi
+fi
+
+dir=${BENCH_DIR:-}
+if [ -z "$dir" ]; then
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' EXIT
+fi
+mkdir -p "$dir" bin
+
+echo "bench: building bin/finops" >&2
+CGO_ENABLED=0 $go build -trimpath -o bin/finops ./cmd/finops
+if [ ! -s "$dir/smi.csv" ] || [ ! -s "$dir/focus.csv" ]; then
+	echo "bench: generating a week of 1,000 GPUs and 200,000 billing lines" >&2
+	$go run ./bench/reportgen -o "$dir" -week "$week"
+fi
+
+# measure LABEL CMD...: runs CMD under /usr/bin/time -v, appends
+# "LABEL wall_s rss_kb cpu_s" to $dir/results.
+measure() {
+	local label=$1
+	shift
+	if ! /usr/bin/time -v -o "$dir/time.txt" "$@" >"$dir/out.txt" 2>&1; then
+		cat "$dir/out.txt" "$dir/time.txt" >&2
+		echo "bench: $label failed" >&2
+		exit 1
+	fi
+	awk -v label="$label" '
+		/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); wall = 0; for (i = 1; i <= n; i++) wall = wall * 60 + p[i] }
+		/Maximum resident set size/ { rss = $NF }
+		/User time/ { cpu += $NF }
+		/System time/ { cpu += $NF }
+		END { printf "%s %.2f %d %.2f\n", label, wall, rss, cpu }' "$dir/time.txt" >>"$dir/results"
+}
+
+: >"$dir/results"
+for i in $(seq "$runs"); do
+	echo "bench: run $i of $runs" >&2
+	rm -f "$dir/finops.db" "$dir/finops.db-wal" "$dir/finops.db-shm"
+	measure ingest bin/finops --db "$dir/finops.db" ingest --tz UTC "$dir/focus.csv" "$dir/smi.csv"
+	rm -rf "$dir/out"
+	measure report bin/finops --db "$dir/finops.db" report --week "$week" --format xlsx,html,json --out "$dir/out"
+	measure pandas "$py" bench/pandas_report.py "$dir" "$dir/pandas.xlsx"
+	measure pandas-wo "$py" bench/pandas_report.py "$dir" "$dir/pandas-wo.xlsx" --write-only
+done
+
+# median FIELD LABEL: the median of a results column over the runs.
+median() {
+	awk -v label="$2" -v f="$1" '$1 == label { print $f }' "$dir/results" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+mib() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
+mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
+verdict() { if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; then echo "met"; else echo "**not met**"; fi; }
+for l in ingest report pandas pandas-wo; do
+	eval "w_${l//-/_}=\$(median 2 $l) r_${l//-/_}=\$(median 3 $l) c_${l//-/_}=\$(median 4 $l)"
+done
+tw=$(ratio "$w_pandas" "$w_report")
+tr=$(ratio "$r_pandas" "$r_report")
+twi=$(awk -v a="$w_pandas" -v b="$w_report" -v c="$w_ingest" 'BEGIN { printf "%.1f", a / (b + c) }')
+tww=$(ratio "$w_pandas_wo" "$w_report")
+trw=$(ratio "$r_pandas_wo" "$r_report")
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+out="$dir/out/finops-$week"
+
+table=$(
+	cat <<EOT
+<!-- bench:report:start (written by bench/report.sh; edit the script, not this table) -->
+\`make bench\` (bench/report.sh) on $(date -u +%Y-%m-%d), $($go version | cut -d' ' -f3,4), $("$py" -c 'import sys, pandas, openpyxl; print("Python %d.%d.%d" % sys.version_info[:3], "pandas", pandas.__version__, "openpyxl", openpyxl.__version__)'), $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || echo unknown)), load average $load at the end; median of $runs runs. Inputs: $(mb "$dir/focus.csv") FOCUS export (200,000 lines), $(mb "$dir/smi.csv") nvidia-smi samples (2,016,000 rows).
+
+| run | wall | peak RSS | CPU (user+sys) | output |
+|---|---:|---:|---:|---|
+| \`finops ingest\` (both files, not part of the comparison) | $w_ingest s | $(mib "$r_ingest") | $c_ingest s | $(mb "$dir/finops.db") database |
+| \`finops report --format xlsx,html,json\` | **$w_report s** | **$(mib "$r_report")** | $c_report s | xlsx $(mb "$out.xlsx"), html $(mb "$out.html"), json $(mb "$out.json") |
+| pandas + openpyxl, normal mode (\`DataFrame.to_excel\`) | $w_pandas s | $(mib "$r_pandas") | $c_pandas s | xlsx $(mb "$dir/pandas.xlsx") |
+| pandas + openpyxl, \`write_only\` mode | $w_pandas_wo s | $(mib "$r_pandas_wo") | $c_pandas_wo s | xlsx $(mb "$dir/pandas-wo.xlsx") |
+
+- pandas (normal) / finops report, time: **${tw}×** (target ≥ 10×: $(verdict "$tw" 10)); counting finops' ingest too: ${twi}×
+- pandas (normal) / finops report, peak RSS: **${tr}×** (target ≥ 10×: $(verdict "$tr" 10))
+- against openpyxl's write_only mode: ${tww}× the time, ${trw}× the memory
+<!-- bench:report:end -->
+EOT
+)
+echo "$table"
+
+if [ -z "${BENCH_NO_WRITE:-}" ]; then
+	doc=docs/BENCHMARKS.md
+	if grep -q '<!-- bench:report:start' "$doc"; then
+		awk -v table="$table" '
+			/<!-- bench:report:start/ { print table; skip = 1; next }
+			/<!-- bench:report:end/ { skip = 0; next }
+			!skip { print }' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
+	else
+		printf '\n## Report vs pandas\n\n%s\n' "$table" >>"$doc"
+	fi
+	echo "bench: wrote the table into $doc" >&2
+fi

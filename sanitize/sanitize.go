@@ -1,0 +1,81 @@
+// Package sanitize makes untrusted text from bills, labels and scenario files
+// safe for spreadsheet cells, terminals and file names.
+package sanitize
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxCellChars is Excel's limit on the characters in one cell; excelize
+// refuses longer values, and one overlong label must not fail a workbook.
+const MaxCellChars = 32767
+
+// Cell makes a string safe to store in a spreadsheet cell. Cells are written
+// as string cells, so Excel itself never evaluates them; but the value also
+// survives "Save as CSV" and copy-paste into another sheet, where a leading
+// =, +, -, @, tab or CR turns it into a formula (CSV/formula injection,
+// OWASP). The standard defence is a leading apostrophe, which makes every
+// spreadsheet treat the rest as text and is visible to the reader.
+func Cell(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if s != "" {
+		switch s[0] {
+		case '=', '+', '-', '@', '\t', '\r':
+			s = "'" + s
+		}
+	}
+	if utf8.RuneCountInString(s) > MaxCellChars {
+		r := []rune(s)
+		s = string(r[:MaxCellChars-1]) + "…"
+	}
+	return s
+}
+
+// Control replaces control characters (C0, DEL, C1) and invalid UTF-8 with
+// U+FFFD so they cannot act on whatever displays the text.
+func Control(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// Terminal makes a string safe for a terminal table: control characters
+// (ANSI escape sequences, tabs and newlines that would break the columns, CR
+// that would overwrite the line) are replaced, and values longer than max
+// runes (0 = no limit) are shortened so one label cannot push the table off
+// the screen.
+func Terminal(s string, max int) string {
+	s = Control(s)
+	if max > 0 && utf8.RuneCountInString(s) > max {
+		r := []rune(s)
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+// FileLabel reduces a label to [A-Za-z0-9_.-] so that a file name built from
+// it can never contain a path separator or leave its folder; an empty result
+// becomes fallback.
+func FileLabel(label, fallback string) string {
+	out := make([]byte, 0, len(label))
+	for _, c := range label {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.', c == '-':
+			out = append(out, byte(c))
+		default:
+			out = append(out, '_')
+		}
+	}
+	// Leading dots would make a hidden file and ".." is meaningless as a label.
+	s := strings.Trim(string(out), ".")
+	if s == "" {
+		return fallback
+	}
+	return s
+}

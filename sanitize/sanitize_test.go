@@ -1,0 +1,57 @@
+package sanitize
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCell(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"ml-train", "ml-train"},
+		{`=HYPERLINK("http://x","y")`, `'=HYPERLINK("http://x","y")`},
+		{"+1", "'+1"},
+		{"-2+3", "'-2+3"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"\tx", "'\tx"},
+		{"\rx", "'\rx"},
+		{"a=b", "a=b"},
+		{"", ""},
+		{"'already", "'already"},
+		{"bad\xffutf8", "bad\uFFFDutf8"},
+	}
+	for _, tt := range tests {
+		if got := Cell(tt.in); got != tt.want {
+			t.Errorf("Cell(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	long := strings.Repeat("x", MaxCellChars+10)
+	if n := len([]rune(Cell(long))); n != MaxCellChars {
+		t.Errorf("long text has %d characters, want %d", n, MaxCellChars)
+	}
+}
+
+func TestFileLabel(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"2026-W47", "2026-W47"},
+		{"2026-10-31_2026-11-30", "2026-10-31_2026-11-30"},
+		{"../../etc/passwd", "_.._etc_passwd"},
+		{"..", "report"},
+		{"", "report"},
+		{"周报 W47", "___W47"},
+		{`a\b:c`, "a_b_c"},
+	}
+	for _, tt := range tests {
+		if got := FileLabel(tt.in, "report"); got != tt.want {
+			t.Errorf("FileLabel(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTerminal(t *testing.T) {
+	if got := Terminal("a\x1b[31mb\nc\td", 0); got != "a\uFFFD[31mb\uFFFDc\uFFFDd" {
+		t.Errorf("Terminal = %q", got)
+	}
+	if got := Terminal("abcdefgh", 5); got != "abcd…" {
+		t.Errorf("Terminal truncation = %q", got)
+	}
+}
