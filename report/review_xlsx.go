@@ -68,17 +68,7 @@ func WriteReviewXLSX(w io.Writer, rv *analysis.Review, meta Meta) error {
 		Description: "Quarterly rent-or-buy review per GPU model",
 		Version:     sanitize.Control(meta.Version),
 	}
-	if !meta.GeneratedAt.IsZero() {
-		props.Created = meta.GeneratedAt.UTC().Format(time.RFC3339)
-		props.Modified = props.Created
-	}
-	if err := f.SetDocProps(props); err != nil {
-		return fmt.Errorf("report: xlsx properties: %w", err)
-	}
-	if err := f.Write(w); err != nil {
-		return fmt.Errorf("report: write xlsx: %w", err)
-	}
-	return nil
+	return writeBook(f, w, props, meta)
 }
 
 func reviewZone(rv *analysis.Review) (*time.Location, error) {
