@@ -68,7 +68,7 @@ func WriteReviewXLSX(w io.Writer, rv *analysis.Review, meta Meta) error {
 		Description: "Quarterly rent-or-buy review per GPU model",
 		Version:     sanitize.Control(meta.Version),
 	}
-	return writeBook(f, w, props, meta)
+	return writeWorkbook(f, w, props, meta)
 }
 
 func reviewZone(rv *analysis.Review) (*time.Location, error) {

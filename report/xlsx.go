@@ -101,12 +101,12 @@ func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
 		Category:    "report",
 		Version:     sanitize.Control(meta.Version),
 	}
-	return writeBook(f, w, props, meta)
+	return writeWorkbook(f, w, props, meta)
 }
 
-// writeBook stamps the document properties (dated by meta, never by the
+// writeWorkbook stamps the document properties (dated by meta, never by the
 // clock) and writes the workbook out.
-func writeBook(f *excelize.File, w io.Writer, props *excelize.DocProperties, meta Meta) error {
+func writeWorkbook(f *excelize.File, w io.Writer, props *excelize.DocProperties, meta Meta) error {
 	if !meta.GeneratedAt.IsZero() {
 		props.Created = meta.GeneratedAt.UTC().Format(time.RFC3339)
 		props.Modified = props.Created
