@@ -34,8 +34,9 @@ func (s *Store) EachLine(ctx context.Context, from, to time.Time, fn func(*inges
 		return fmt.Errorf("store: stream billing lines: %w", err)
 	}
 	defer rows.Close()
+	c := newLineCache()
 	for rows.Next() {
-		l, err := scanLine(rows)
+		l, err := c.scan(rows)
 		if err != nil {
 			return err
 		}
@@ -49,9 +50,34 @@ func (s *Store) EachLine(ctx context.Context, from, to time.Time, fn func(*inges
 	return nil
 }
 
-// scanLine decodes one row of the billing_lines SELECT used by EachLine (the
-// same columns, in the same order, as Lines).
-func scanLine(rows *sql.Rows) (*ingest.BillingLine, error) {
+// lineCache shares the values that repeat from line to line — providers,
+// accounts, resource ids, prices, tag sets — so a report period loaded into
+// memory holds each once instead of once per line (a month of 200,000 lines
+// is mostly repetition). Shared values are never mutated: decimals are
+// immutable and nothing writes to a loaded line's tags. Each cache is capped,
+// so a period of all-distinct values costs no more than without it.
+type lineCache struct {
+	strs map[string]string
+	decs map[string]*decimal.Decimal
+	tags map[string]map[string]string
+}
+
+const lineCacheMax = 1 << 16
+
+func newLineCache() *lineCache {
+	return &lineCache{strs: map[string]string{}, decs: map[string]*decimal.Decimal{}, tags: map[string]map[string]string{}}
+}
+
+func (c *lineCache) str(p *string) {
+	if v, ok := c.strs[*p]; ok {
+		*p = v
+	} else if len(c.strs) < lineCacheMax {
+		c.strs[*p] = *p
+	}
+}
+
+// scan decodes one row of the billing_lines SELECT used by EachLine.
+func (c *lineCache) scan(rows *sql.Rows) (*ingest.BillingLine, error) {
 	l := &ingest.BillingLine{}
 	var start, end int64
 	var billed, effective, list, qty, tags sql.NullString
@@ -62,22 +88,43 @@ func scanLine(rows *sql.Rows) (*ingest.BillingLine, error) {
 		&l.Currency, &qty, &l.UsageUnit, &tags); err != nil {
 		return nil, fmt.Errorf("store: stream billing lines: %w", err)
 	}
+	for _, p := range []*string{&l.Provider, &l.BillingAccount, &l.SubAccount, &l.ChargeCategory, &l.ChargeClass,
+		&l.ChargeFrequency, &l.PricingCategory, &l.PricingMode, &l.CommitmentStatus, &l.CommitmentID,
+		&l.ResourceID, &l.ResourceName, &l.ResourceType, &l.Service, &l.SKU, &l.InstanceType, &l.Region,
+		&l.GPUModel, &l.Currency, &l.UsageUnit} {
+		c.str(p)
+	}
 	l.ChargeStart, l.ChargeEnd = time.Unix(start, 0).UTC(), time.Unix(end, 0).UTC()
 	for _, p := range []struct {
 		src sql.NullString
 		dst **decimal.Decimal
 	}{{billed, &l.BilledCost}, {effective, &l.EffectiveCost}, {list, &l.ListCost}, {qty, &l.UsageQuantity}} {
-		if p.src.Valid {
-			d, err := decimal.NewFromString(p.src.String)
-			if err != nil {
-				return nil, fmt.Errorf("store: corrupt decimal %q in billing_lines: %w", p.src.String, err)
-			}
-			*p.dst = &d
+		if !p.src.Valid {
+			continue
+		}
+		if d, ok := c.decs[p.src.String]; ok {
+			*p.dst = d
+			continue
+		}
+		d, err := decimal.NewFromString(p.src.String)
+		if err != nil {
+			return nil, fmt.Errorf("store: corrupt decimal %q in billing_lines: %w", p.src.String, err)
+		}
+		*p.dst = &d
+		if len(c.decs) < lineCacheMax {
+			c.decs[p.src.String] = &d
 		}
 	}
 	if tags.Valid {
+		if m, ok := c.tags[tags.String]; ok {
+			l.Tags = m
+			return l, nil
+		}
 		if err := json.Unmarshal([]byte(tags.String), &l.Tags); err != nil {
 			return nil, fmt.Errorf("store: corrupt tags in billing_lines: %w", err)
+		}
+		if len(c.tags) < lineCacheMax {
+			c.tags[tags.String] = l.Tags
 		}
 	}
 	return l, nil
