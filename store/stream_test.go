@@ -109,3 +109,36 @@ func TestEachLineStopsOnError(t *testing.T) {
 		t.Error("EachLine with a cancelled context succeeded")
 	}
 }
+
+// TestLinesShareRepeatedValues: lines loaded for a period share equal tag
+// sets, prices and strings instead of holding a copy each — what keeps a
+// month of 200,000 lines small in memory — and stay equal by value.
+func TestLinesShareRepeatedValues(t *testing.T) {
+	h := func(hour int) time.Time { return utc(2025, 3, 1, hour, 0, 0) }
+	var lines []*ingest.BillingLine
+	for i := 0; i < 3; i++ {
+		l := usageLine(i+2, "i-shared", h(i), h(i+1), "1.006")
+		l.Tags = map[string]string{"team": "nlp"}
+		lines = append(lines, l)
+	}
+	s := openTest(t)
+	mustImport(t, s, "shared.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: 3}, lines, nil, nil))
+	got, err := s.Lines(context.Background(), h(0), h(24))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("lines = %d", len(got))
+	}
+	for _, l := range got[1:] {
+		if reflect.ValueOf(l.Tags).Pointer() != reflect.ValueOf(got[0].Tags).Pointer() {
+			t.Error("equal tag sets are separate maps")
+		}
+		if l.BilledCost == nil || l.BilledCost != got[0].BilledCost {
+			t.Error("equal prices are separate decimals")
+		}
+		if l.Tags["team"] != "nlp" || l.BilledCost.String() != "1.006" || l.ResourceID != "i-shared" {
+			t.Errorf("shared values changed: %+v", l)
+		}
+	}
+}
