@@ -23,7 +23,7 @@ func series(key, host string, start time.Time, segs ...seg) store.GPUSeries {
 	for _, sg := range segs {
 		for i := 0; i < sg.minutes; i++ {
 			if sg.util >= 0 {
-				s.Minutes = append(s.Minutes, store.MinuteUtil{Minute: m, Util: sg.util})
+				s.Add(m, sg.util)
 			}
 			m++
 		}

@@ -246,7 +246,7 @@ func TestRentOrBuyFromAnalyze(t *testing.T) {
 			if m%1440 < 864 {
 				u = 90
 			}
-			s.Minutes = append(s.Minutes, store.MinuteUtil{Minute: m, Util: u})
+			s.Add(m, u)
 		}
 		gpus = append(gpus, s)
 	}

@@ -77,6 +77,10 @@ type Telemetry struct {
 	Prometheus  []Prometheus `yaml:"prometheus"`
 	DCGMScrapes []Scrapes    `yaml:"dcgm_scrapes"`
 	NVMLSpool   []Spool      `yaml:"nvml_spool"`
+	// HotDays is how many days of telemetry stay per minute (where a sample
+	// delivered twice is recognised) before they are compacted into days;
+	// 0 means store.DefaultHotDays.
+	HotDays int `yaml:"hot_days"`
 }
 
 // HostLog is a set of nvidia-smi logs from one host, in that host's zone.

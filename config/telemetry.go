@@ -65,6 +65,9 @@ func (p Prometheus) PromLabels() map[string][]string {
 
 func (t *Telemetry) validate() error {
 	var errs []error
+	if t.HotDays < 0 || t.HotDays > 400 {
+		errs = append(errs, fmt.Errorf("utilization.hot_days: %d is not between 1 and 400 (0 for the default)", t.HotDays))
+	}
 	names := map[string]bool{}
 	for i, p := range t.Prometheus {
 		at := fmt.Sprintf("utilization.prometheus[%d]", i)

@@ -12,10 +12,14 @@ import (
 // carry lines in it, sorted. Lines without a currency are listed under "".
 // A report checks it against its exchange rates before it adds anything up.
 func (s *Store) CurrenciesBySource(ctx context.Context, from, to time.Time) (map[string][]string, error) {
+	o, err := s.overlap(ctx, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("store: currencies: %w", err)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT upper(coalesce(b.currency, '')), f.uri
 		FROM billing_lines b JOIN source_files f ON f.id = b.source_id
-		WHERE b.charge_start < ? AND (b.charge_end > ? OR (b.charge_end = b.charge_start AND b.charge_start >= ?))
-		ORDER BY 1, 2`, to.Unix(), from.Unix(), from.Unix())
+		WHERE `+overlapWhereB+`
+		ORDER BY 1, 2`, o.args()...)
 	if err != nil {
 		return nil, fmt.Errorf("store: currencies: %w", err)
 	}

@@ -56,7 +56,7 @@ func counts(tb testing.TB, s *Store) map[string]int {
 // wantCounts builds a full Counts map: every table zero unless named.
 func wantCounts(nonZero map[string]int) map[string]int {
 	m := map[string]int{"source_files": 0, "rejected_rows": 0, "billing_lines": 0, "gpus": 0,
-		"gpu_minutes": 0, "tasks": 0, "task_runs": 0, "teams": 0}
+		"gpu_minutes": 0, "gpu_days": 0, "tasks": 0, "task_runs": 0, "teams": 0}
 	maps.Copy(m, nonZero)
 	return m
 }
@@ -116,4 +116,13 @@ func decEq(a, b *decimal.Decimal) bool {
 		return a == nil && b == nil
 	}
 	return a.Equal(*b)
+}
+
+// runs builds a series' runs from minutes in order, as GPUSeries does.
+func runs(ms []MinuteUtil) []UtilRun {
+	var g GPUSeries
+	for _, m := range ms {
+		g.Add(m.Minute, m.Util)
+	}
+	return g.Runs
 }

@@ -201,7 +201,7 @@ func TestImportRoundTrip(t *testing.T) {
 		// 2025-03-01T10:00Z = 1740787200 + 36000 = 1740823200 s; / 60 = 29013720.
 		// Samples 20 and 40 in that minute: mean 30. Interval = the file's 30 s.
 		want := []GPUSeries{{Key: "GPU-1111", Host: "node-1", UUID: "GPU-1111", Index: 0, Model: "H100-80GB",
-			Minutes: []MinuteUtil{{Minute: 29013720, Util: 30}}, Interval: 30 * time.Second}}
+			Runs: runs([]MinuteUtil{{Minute: 29013720, Util: 30}}), Interval: 30 * time.Second}}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("GPUSeries() = %+v, want %+v", got, want)
 		}
@@ -588,7 +588,7 @@ func TestImportOverlappingSamples(t *testing.T) {
 			}
 			got := map[string][]MinuteUtil{}
 			for _, g := range series {
-				got[g.Key] = g.Minutes
+				got[g.Key] = g.Minutes()
 			}
 			if !reflect.DeepEqual(got, tt.wantMinutes) {
 				t.Errorf("minutes = %v, want %v", got, tt.wantMinutes)
@@ -615,7 +615,7 @@ func TestImportGPUUpsert(t *testing.T) {
 		t.Fatalf("GPUSeries = %+v, want 1 GPU", series)
 	}
 	g := series[0]
-	if g.Host != "node-1" || g.Index != 3 || g.Model != "L4" || len(g.Minutes) != 2 {
+	if g.Host != "node-1" || g.Index != 3 || g.Model != "L4" || g.Len() != 2 {
 		t.Errorf("GPU = %+v, want host node-1, index 3, model L4, 2 minutes", g)
 	}
 }

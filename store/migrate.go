@@ -248,6 +248,29 @@ CREATE TABLE replaced_files (
 );
 CREATE INDEX replaced_files_delivery ON replaced_files(period_key, delivery);
 `,
+	// 5: compacted telemetry. A GPU's minutes older than the hot window move
+	// into one row per UTC day (store/days.go): 1,440 float32 means in a blob
+	// instead of 1,440 rows, so a year of 1,000 GPUs is a few GB and a report
+	// reads a GPU-day in one row. What the analysis reads (the mean
+	// utilization of each minute) is kept exactly; the per-sample offsets that
+	// recognise a re-delivered sample are not, so a day is compacted only once
+	// it is unlikely to be delivered again.
+	`
+CREATE TABLE gpu_days (
+	gpu_id       INTEGER NOT NULL REFERENCES gpus(id),
+	day          INTEGER NOT NULL,          -- unix seconds / 86400 (UTC)
+	minutes      INTEGER NOT NULL,          -- minutes with a utilization
+	util         BLOB NOT NULL,             -- 1,440 float32 little-endian, NaN = no sample
+	mem_used_max REAL,                      -- MiB, the day's most
+	power_sum    REAL NOT NULL DEFAULT 0,
+	power_n      INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (gpu_id, day)
+);
+
+-- A report reads the lines that end after its range starts; with a year of
+-- history, charge_start alone would walk every older line first (store/overlap.go).
+CREATE INDEX billing_lines_end ON billing_lines(charge_end);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

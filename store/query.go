@@ -11,28 +11,6 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// GPUSeries is one GPU's utilization as per-minute means, the input of the
-// minute grid.
-type GPUSeries struct {
-	Key   string // UUID, or host/index
-	Host  string
-	UUID  string
-	Index int
-	Model string
-	// Minutes holds the mean utilization of each UTC minute that had at least
-	// one sample with a value, sorted by minute.
-	Minutes []MinuteUtil
-	// Interval is the longest sampling interval among the GPU's sources: a
-	// sample also covers the minutes after it up to this spacing.
-	Interval time.Duration
-}
-
-// MinuteUtil is the mean utilization (0–100) of one minute.
-type MinuteUtil struct {
-	Minute int64 // unix seconds / 60
-	Util   float64
-}
-
 // Source is one imported file as the data-quality box lists it.
 type Source struct {
 	ID           int64
@@ -58,70 +36,6 @@ func (s *Store) Lines(ctx context.Context, from, to time.Time) ([]ingest.Billing
 		return nil
 	})
 	return out, err
-}
-
-// GPUSeries returns per-minute mean utilization of every GPU with samples in
-// [from, to). Telemetry is stored per minute, so the range is cut at whole
-// minutes: a minute is in it when it overlaps [from, to).
-func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]GPUSeries, error) {
-	gpus, err := s.db.QueryContext(ctx, `SELECT g.id, g.gpu_key, coalesce(g.uuid,''), coalesce(g.host,''),
-		coalesce(g.idx,-1), coalesce(g.model,''),
-		coalesce((SELECT max(f.sample_interval_ms) FROM gpu_sources gs JOIN source_files f ON f.id = gs.source_id
-			WHERE gs.gpu_id = g.id), 60000)
-		FROM gpus g ORDER BY g.gpu_key`)
-	if err != nil {
-		return nil, fmt.Errorf("store: load GPUs: %w", err)
-	}
-	type gpu struct {
-		id int64
-		GPUSeries
-	}
-	var list []gpu
-	for gpus.Next() {
-		var g gpu
-		var ms int64
-		if err := gpus.Scan(&g.id, &g.Key, &g.UUID, &g.Host, &g.Index, &g.Model, &ms); err != nil {
-			gpus.Close()
-			return nil, fmt.Errorf("store: load GPUs: %w", err)
-		}
-		g.Interval = time.Duration(ms) * time.Millisecond
-		list = append(list, g)
-	}
-	gpus.Close()
-	if err := gpus.Err(); err != nil {
-		return nil, fmt.Errorf("store: load GPUs: %w", err)
-	}
-
-	m0, _ := minuteOf(from.UnixMilli())
-	m1, off := minuteOf(to.UnixMilli())
-	if off > 0 {
-		m1++
-	}
-	var out []GPUSeries
-	for _, g := range list {
-		rows, err := s.db.QueryContext(ctx, `SELECT minute, util_sum / util_n FROM gpu_minutes
-			WHERE gpu_id = ? AND minute >= ? AND minute < ? AND util_n > 0 ORDER BY minute`,
-			g.id, m0, m1)
-		if err != nil {
-			return nil, fmt.Errorf("store: load samples: %w", err)
-		}
-		for rows.Next() {
-			var m MinuteUtil
-			if err := rows.Scan(&m.Minute, &m.Util); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("store: load samples: %w", err)
-			}
-			g.Minutes = append(g.Minutes, m)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("store: load samples: %w", err)
-		}
-		if len(g.Minutes) > 0 {
-			out = append(out, g.GPUSeries)
-		}
-	}
-	return out, nil
 }
 
 // TaskRuns returns the task runs overlapping [from, to).
@@ -202,7 +116,7 @@ func (s *Store) RowsRejected(ctx context.Context, from, to time.Time) (int, erro
 // import changed nothing.
 func (s *Store) Counts(ctx context.Context) (map[string]int, error) {
 	out := map[string]int{}
-	for _, t := range []string{"source_files", "rejected_rows", "billing_lines", "gpus", "gpu_minutes", "tasks", "task_runs", "teams"} {
+	for _, t := range []string{"source_files", "rejected_rows", "billing_lines", "gpus", "gpu_minutes", "gpu_days", "tasks", "task_runs", "teams"} {
 		var n int
 		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
 			return nil, fmt.Errorf("store: count %s: %w", t, err)

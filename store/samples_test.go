@@ -63,7 +63,7 @@ func TestMigrateSamplesToMinutes(t *testing.T) {
 	// (20 + 40) / 2 = 30 in 10:00, 7 in 10:01; the interval is the longest
 	// of the GPU's two files: 90 s.
 	want := []GPUSeries{{Key: "GPU-A", Host: "h", UUID: "GPU-A", Index: 0,
-		Minutes: []MinuteUtil{{29013720, 30}, {29013721, 7}}, Interval: 90 * time.Second}}
+		Runs: runs([]MinuteUtil{{29013720, 30}, {29013721, 7}}), Interval: 90 * time.Second}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("GPUSeries = %+v, want %+v", got, want)
 	}
@@ -82,8 +82,8 @@ func TestMigrateSamplesToMinutes(t *testing.T) {
 	// A sample delivered again after the migration is recognised.
 	mustImport(t, s, "a-again.csv", feed(&ingest.Summary{Kind: ingest.KindUtilization}, nil,
 		[]*ingest.GPUSample{{UUID: "GPU-A", Index: -1, Time: t0.Add(35 * time.Second), Util: f64(99)}}, nil))
-	if got, _ := s.GPUSeries(ctx, t0, t0.Add(time.Hour)); got[0].Minutes[0].Util != 30 {
-		t.Errorf("after re-delivery: %+v", got[0].Minutes)
+	if got, _ := s.GPUSeries(ctx, t0, t0.Add(time.Hour)); got[0].Minutes()[0].Util != 30 {
+		t.Errorf("after re-delivery: %+v", got[0].Minutes())
 	}
 }
 
@@ -113,7 +113,7 @@ func TestMinuteRollupOrderAndDuplicates(t *testing.T) {
 	}
 	// minute 0: 10, 30, 20 → 20; minute 1: 50, 70 → 60.
 	want := []MinuteUtil{{29013720, 20}, {29013721, 60}}
-	if len(got) != 1 || !reflect.DeepEqual(got[0].Minutes, want) {
+	if len(got) != 1 || !reflect.DeepEqual(got[0].Minutes(), want) {
 		t.Fatalf("GPUSeries = %+v, want minutes %v", got, want)
 	}
 	var mem float64

@@ -21,15 +21,11 @@ import (
 // the store through other connections but must not wait on a write (WAL
 // readers never block writers, but a writer waiting on fn would deadlock).
 func (s *Store) EachLine(ctx context.Context, from, to time.Time, fn func(*ingest.BillingLine) error) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT line, coalesce(provider,''), coalesce(billing_account,''),
-		coalesce(sub_account,''), charge_start, charge_end, charge_category, coalesce(charge_class,''),
-		coalesce(charge_frequency,''), coalesce(pricing_category,''), coalesce(pricing_mode,''),
-		coalesce(commitment_status,''), coalesce(commitment_id,''), coalesce(resource_id,''),
-		coalesce(resource_name,''), coalesce(resource_type,''), coalesce(service,''), coalesce(sku,''),
-		coalesce(instance_type,''), coalesce(region,''), coalesce(gpu_model,''), gpu_count,
-		billed_cost, effective_cost, list_cost, coalesce(currency,''), usage_quantity, coalesce(usage_unit,''), tags
-		FROM billing_lines WHERE charge_start < ? AND (charge_end > ? OR (charge_end = charge_start AND charge_start >= ?))
-		ORDER BY charge_start, id`, to.Unix(), from.Unix(), from.Unix())
+	o, err := s.overlap(ctx, from, to)
+	if err != nil {
+		return fmt.Errorf("store: stream billing lines: %w", err)
+	}
+	rows, err := s.db.QueryContext(ctx, queryLines, o.args()...)
 	if err != nil {
 		return fmt.Errorf("store: stream billing lines: %w", err)
 	}
@@ -129,3 +125,14 @@ func (c *lineCache) scan(rows *sql.Rows) (*ingest.BillingLine, error) {
 	}
 	return l, nil
 }
+
+// queryLines is EachLine's SELECT (TestQueryPlans checks it walks indexes).
+const queryLines = `SELECT line, coalesce(provider,''), coalesce(billing_account,''),
+		coalesce(sub_account,''), charge_start, charge_end, charge_category, coalesce(charge_class,''),
+		coalesce(charge_frequency,''), coalesce(pricing_category,''), coalesce(pricing_mode,''),
+		coalesce(commitment_status,''), coalesce(commitment_id,''), coalesce(resource_id,''),
+		coalesce(resource_name,''), coalesce(resource_type,''), coalesce(service,''), coalesce(sku,''),
+		coalesce(instance_type,''), coalesce(region,''), coalesce(gpu_model,''), gpu_count,
+		billed_cost, effective_cost, list_cost, coalesce(currency,''), usage_quantity, coalesce(usage_unit,''), tags
+		FROM billing_lines WHERE ` + overlapWhere + `
+		ORDER BY charge_start, id`

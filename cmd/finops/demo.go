@@ -60,6 +60,9 @@ func (m *Main) demoCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := m.compactTelemetry(ctx, st, c); err != nil {
+				return err
+			}
 			win := analysis.Window{Start: fleet.Week.Start, End: fleet.Week.End, Label: fleet.Week.Label}
 			res, err := m.writeReports(ctx, st, c, win, results, out, report.Formats())
 			if res != nil {

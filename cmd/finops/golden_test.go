@@ -70,11 +70,20 @@ func lineDiff(want, got string) string {
 // files do not depend on where the test runs. The same demo run then serves
 // the per-team report and email preview checks, so the suite runs the demo
 // once for all three.
+//
+// The goldens predate telemetry compaction: the demo compacts the days that
+// ended more than utilization.hot_days before the clock (2026-11-01 to 11-26)
+// into GPU-days, so the same goldens prove a report reads the same numbers
+// from compacted days as from minutes.
 func TestGoldenDemo(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := finops(t, "demo", "--out", out)
 	if code != 0 {
 		t.Fatalf("demo exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	// 2026-11-23 .. 11-26 of the report's week are compacted, 11-27 .. 11-29 are not.
+	if c := counts(t, filepath.Join(out, "demo-data", "finops.db")); c["gpu_days"] == 0 || c["gpu_minutes"] == 0 {
+		t.Errorf("demo database: %d GPU-days, %d GPU-minutes: want both (the week spans the compaction cut)", c["gpu_days"], c["gpu_minutes"])
 	}
 	for _, f := range []struct{ file, golden string }{
 		{"finops-2026-W48.json", "summary.json.golden"},

@@ -60,6 +60,9 @@ func (m *Main) ingestCommand() *cobra.Command {
 			}
 			defer st.Close()
 			_, err = m.ingestSources(cmd.Context(), st, c, specs, m.Stdout)
+			if cmd.Context().Err() == nil {
+				err = errors.Join(err, m.compactTelemetry(cmd.Context(), st, c))
+			}
 			return err
 		},
 	}

@@ -88,7 +88,10 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 			}
 			defer st.Close()
 			results := m.ingestPrometheus(ctx, st, c, srcs, win.Start, win.End, m.Stdout)
-			return promError(results)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return errors.Join(promError(results), m.compactTelemetry(ctx, st, c))
 		},
 	}
 	f := cmd.Flags()

@@ -176,8 +176,8 @@ func (m *Main) restore(ctx context.Context, client *publish.S3, period, db strin
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "restored %s from %s (sha256 %s)\n", db, client.URL(key), sum)
-	fmt.Fprintf(m.Stdout, "  %d source files, %d billing lines, %d GPU-minutes, %d task runs\n",
-		counts["source_files"], counts["billing_lines"], counts["gpu_minutes"], counts["task_runs"])
+	fmt.Fprintf(m.Stdout, "  %d source files, %d billing lines, %d GPU-days and %d GPU-minutes of telemetry, %d task runs\n",
+		counts["source_files"], counts["billing_lines"], counts["gpu_days"], counts["gpu_minutes"], counts["task_runs"])
 	if kept != "" {
 		fmt.Fprintf(m.Stdout, "the previous database is kept as %s\n", kept)
 	}

@@ -63,6 +63,9 @@ func (m *Main) runCommand() *cobra.Command {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if err := m.compactTelemetry(ctx, st, c); err != nil {
+				fmt.Fprintf(m.Stdout, "%v\n", err)
+			}
 			job.ingested(results)
 			formats, err := reportFormats(c, "")
 			if err != nil {

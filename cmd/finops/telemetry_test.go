@@ -413,8 +413,10 @@ func TestIngestDCGMScrape(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "dcgm, 3 rows, 2026-11-24T08:00:00Z") || !strings.Contains(out, "every 30s") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
-	if c := counts(t, db); c["gpus"] != 3 || c["gpu_minutes"] != 3 {
-		t.Errorf("counts %v: want 3 GPUs, each one minute", c)
+	// 2026-11-24 ended more than utilization.hot_days (3) before the test's
+	// clock (2026-11-30 03:00): its minutes were compacted into GPU-days.
+	if c := counts(t, db); c["gpus"] != 3 || c["gpu_days"] != 3 || c["gpu_minutes"] != 0 {
+		t.Errorf("counts %v: want 3 GPUs, each one day (compacted), no minutes left", c)
 	}
 	code, out, _ = finops(t, "ingest", "--check", scrape)
 	if code != 0 || !strings.Contains(out, "OK: dcgm, 3 rows") {

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/store"
+)
+
+// compactTelemetry folds the telemetry minutes of days that ended more than
+// utilization.hot_days ago into one row per GPU-day (store.CompactTelemetry).
+// It runs once after a command's imports, not after each file, so the files
+// of one ingest still merge minute by minute (overlapping logs, a sample
+// split across two files). What the reports read is unchanged by it.
+func (m *Main) compactTelemetry(ctx context.Context, st *store.Store, c *config.Config) error {
+	days := c.Telemetry.HotDays
+	if days == 0 {
+		days = store.DefaultHotDays
+	}
+	before := m.Now().UTC().AddDate(0, 0, -days)
+	res, err := st.CompactTelemetry(ctx, before)
+	if err != nil {
+		return fmt.Errorf("compact telemetry before %s: %w (the imports are kept; the next ingest tries again)",
+			before.Format("2006-01-02"), err)
+	}
+	if res.Days > 0 && m.logger != nil {
+		m.logger.Debug("compacted telemetry", "before", before.Format("2006-01-02"), "gpu_days", res.Days, "minutes", res.Minutes)
+	}
+	return nil
+}

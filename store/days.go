@@ -1,0 +1,240 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Telemetry is written per GPU-minute (gpu_minutes, samples.go), where a
+// sample delivered twice is recognised by its millisecond. Once a day is old
+// enough not to be delivered again, CompactTelemetry folds its minutes into
+// one gpu_days row: the mean utilization of each of its 1,440 minutes as
+// float32 (what the analysis computes with, so a report reads the same
+// numbers before and after), the day's most memory used and its power sum.
+// A year of 1,000 GPUs sampled every minute is 365,000 rows of 5.6 KiB
+// instead of 525 million minute rows.
+
+const dayMinutes = 1440
+
+// dayBlobLen is the size of a gpu_days.util blob.
+const dayBlobLen = 4 * dayMinutes
+
+// encodeDay packs a day's per-minute means (NaN: no sample).
+func encodeDay(util *[dayMinutes]float32) []byte {
+	b := make([]byte, dayBlobLen)
+	for i, u := range util {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(u))
+	}
+	return b
+}
+
+// decodeDay unpacks a gpu_days.util blob into util.
+func decodeDay(b []byte, util *[dayMinutes]float32) error {
+	if len(b) != dayBlobLen {
+		return fmt.Errorf("utilization blob of %d bytes, want %d: the database is damaged (finops restore)", len(b), dayBlobLen)
+	}
+	for i := range util {
+		util[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return nil
+}
+
+// DefaultHotDays is how many days of telemetry stay per minute before
+// CompactTelemetry folds them into days: longer than logs overlap or a
+// Prometheus day is fetched again, short enough that a weekly report reads
+// most of its four-week lookback as whole days.
+const DefaultHotDays = 3
+
+// Compacted says what CompactTelemetry did.
+type Compacted struct {
+	Days    int // GPU-days written or merged
+	Minutes int // minute rows folded into them
+}
+
+// CompactTelemetry folds the telemetry minutes of every UTC day that ended
+// before `before` into gpu_days, in one transaction. A day compacted before
+// keeps its minutes: a minute delivered again later only fills a minute the
+// day had no sample for (the first delivery wins, as it does per minute).
+func (s *Store) CompactTelemetry(ctx context.Context, before time.Time) (Compacted, error) {
+	var c Compacted
+	cut := floorDiv(before.Unix(), 86400) * dayMinutes // first minute kept hot
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return c, fmt.Errorf("store: compact telemetry: %w", err)
+	}
+	defer tx.Rollback()
+
+	var ids []int64
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM gpus WHERE EXISTS
+		(SELECT 1 FROM gpu_minutes m WHERE m.gpu_id = gpus.id AND m.minute < ?) ORDER BY id`, cut)
+	if err != nil {
+		return c, fmt.Errorf("store: compact telemetry: %w", err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return c, fmt.Errorf("store: compact telemetry: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return c, fmt.Errorf("store: compact telemetry: %w", err)
+	}
+	if len(ids) == 0 {
+		return c, nil
+	}
+
+	dc := dayCompactor{tx: tx}
+	defer dc.close()
+	for _, id := range ids {
+		if err := dc.gpu(ctx, id, cut, &c); err != nil {
+			return c, fmt.Errorf("store: compact telemetry of GPU %d: %w", id, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return c, fmt.Errorf("store: compact telemetry: %w", err)
+	}
+	return c, nil
+}
+
+// dayCompactor folds one GPU's old minutes into days, a day at a time.
+type dayCompactor struct {
+	tx                  *sql.Tx
+	load, upsert, purge *sql.Stmt
+	util                [dayMinutes]float32
+}
+
+// dayRows is one GPU-day being assembled from its minute rows.
+type dayRows struct {
+	day   int64
+	util  [dayMinutes]float32 // NaN: no utilization
+	mem   [dayMinutes]float64 // NaN: no memory reading
+	power [dayMinutes]float64
+	pn    [dayMinutes]int32
+	seen  [dayMinutes]bool // a minute row exists
+}
+
+func (dc *dayCompactor) close() {
+	for _, st := range []*sql.Stmt{dc.load, dc.upsert, dc.purge} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (dc *dayCompactor) prepare(ctx context.Context) error {
+	if dc.load != nil {
+		return nil
+	}
+	var err error
+	if dc.load, err = dc.tx.PrepareContext(ctx, `SELECT util, mem_used_max, power_sum, power_n FROM gpu_days WHERE gpu_id = ? AND day = ?`); err != nil {
+		return err
+	}
+	if dc.upsert, err = dc.tx.PrepareContext(ctx, `INSERT INTO gpu_days (gpu_id, day, minutes, util, mem_used_max, power_sum, power_n)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (gpu_id, day) DO UPDATE SET minutes = excluded.minutes, util = excluded.util,
+		mem_used_max = excluded.mem_used_max, power_sum = excluded.power_sum, power_n = excluded.power_n`); err != nil {
+		return err
+	}
+	dc.purge, err = dc.tx.PrepareContext(ctx, `DELETE FROM gpu_minutes WHERE gpu_id = ? AND minute < ?`)
+	return err
+}
+
+// gpu compacts GPU id's minutes before minute cut, then deletes them.
+func (dc *dayCompactor) gpu(ctx context.Context, id, cut int64, c *Compacted) error {
+	if err := dc.prepare(ctx); err != nil {
+		return err
+	}
+	rows, err := dc.tx.QueryContext(ctx, `SELECT minute, util_sum, util_n, mem_used_max, power_sum, power_n
+		FROM gpu_minutes WHERE gpu_id = ? AND minute < ? ORDER BY minute`, id, cut)
+	if err != nil {
+		return err
+	}
+	// The minutes are read into days first and written after: one statement
+	// at a time on the transaction's connection.
+	var days []*dayRows
+	var cur *dayRows
+	nan := float32(math.NaN())
+	for rows.Next() {
+		var minute, utilN, powerN int64
+		var utilSum, powerSum float64
+		var mem sql.NullFloat64
+		if err := rows.Scan(&minute, &utilSum, &utilN, &mem, &powerSum, &powerN); err != nil {
+			rows.Close()
+			return err
+		}
+		d := floorDiv(minute, dayMinutes)
+		if cur == nil || cur.day != d {
+			cur = &dayRows{day: d}
+			for i := range cur.util {
+				cur.util[i], cur.mem[i] = nan, math.NaN()
+			}
+			days = append(days, cur)
+		}
+		i := minute - d*dayMinutes
+		cur.seen[i] = true
+		if utilN > 0 {
+			cur.util[i] = float32(utilSum / float64(utilN))
+		}
+		if mem.Valid {
+			cur.mem[i] = mem.Float64
+		}
+		cur.power[i], cur.pn[i] = powerSum, int32(powerN)
+		c.Minutes++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, p := range days {
+		if err := dc.write(ctx, id, p); err != nil {
+			return err
+		}
+		c.Days++
+	}
+	_, err = dc.purge.ExecContext(ctx, id, cut)
+	return err
+}
+
+// write stores one GPU-day, merged into the stored day if there is one: the
+// stored minutes win and the new ones only fill minutes it had no sample for,
+// so a minute delivered again is not counted twice (its power neither).
+func (dc *dayCompactor) write(ctx context.Context, id int64, p *dayRows) error {
+	var blob []byte
+	var mem sql.NullFloat64
+	var powerSum float64
+	var powerN int64
+	err := dc.load.QueryRowContext(ctx, id, p.day).Scan(&blob, &mem, &powerSum, &powerN)
+	stored := err == nil
+	switch {
+	case err == sql.ErrNoRows:
+	case err != nil:
+		return err
+	default:
+		if err := decodeDay(blob, &dc.util); err != nil {
+			return err
+		}
+	}
+	n := 0
+	for i := range p.util {
+		if stored && dc.util[i] == dc.util[i] {
+			p.util[i] = dc.util[i]
+		} else if p.seen[i] {
+			if m := p.mem[i]; m == m && (!mem.Valid || m > mem.Float64) {
+				mem = sql.NullFloat64{Float64: m, Valid: true}
+			}
+			powerSum += p.power[i]
+			powerN += int64(p.pn[i])
+		}
+		if p.util[i] == p.util[i] {
+			n++
+		}
+	}
+	_, err = dc.upsert.ExecContext(ctx, id, p.day, n, encodeDay(&p.util), mem, powerSum, powerN)
+	return err
+}

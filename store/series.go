@@ -1,0 +1,212 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+)
+
+// GPUSeries is one GPU's utilization as per-minute means, the input of the
+// minute grid.
+type GPUSeries struct {
+	Key   string // UUID, or host/index
+	Host  string
+	UUID  string
+	Index int
+	Model string
+	// Runs holds the mean utilization of each UTC minute that had at least one
+	// sample with a value, as runs of consecutive minutes sorted by start. A
+	// month of 1,000 GPUs sampled every minute is 43 million minutes: four
+	// bytes each, not a (minute, value) pair of sixteen.
+	Runs []UtilRun
+	// Interval is the longest sampling interval among the GPU's sources: a
+	// sample also covers the minutes after it up to this spacing.
+	Interval time.Duration
+}
+
+// UtilRun is the mean utilization (0–100) of consecutive minutes from Start
+// (unix seconds / 60). float32 is what the analysis computes with.
+type UtilRun struct {
+	Start int64
+	Util  []float32
+}
+
+// MinuteUtil is the mean utilization (0–100) of one minute.
+type MinuteUtil struct {
+	Minute int64 // unix seconds / 60
+	Util   float64
+}
+
+// Add appends one minute's mean; minutes must come in increasing order.
+func (g *GPUSeries) Add(minute int64, util float64) {
+	if n := len(g.Runs); n > 0 {
+		r := &g.Runs[n-1]
+		if r.Start+int64(len(r.Util)) == minute {
+			r.Util = append(r.Util, float32(util))
+			return
+		}
+	}
+	g.Runs = append(g.Runs, UtilRun{Start: minute, Util: []float32{float32(util)}})
+}
+
+// Minutes lists every minute of the series, in order.
+func (g *GPUSeries) Minutes() []MinuteUtil {
+	var out []MinuteUtil
+	for _, r := range g.Runs {
+		for i, u := range r.Util {
+			out = append(out, MinuteUtil{Minute: r.Start + int64(i), Util: float64(u)})
+		}
+	}
+	return out
+}
+
+// Len is the number of minutes with a value.
+func (g *GPUSeries) Len() int {
+	n := 0
+	for _, r := range g.Runs {
+		n += len(r.Util)
+	}
+	return n
+}
+
+// GPUSeries returns per-minute mean utilization of every GPU with samples in
+// [from, to). Telemetry is stored per minute, so the range is cut at whole
+// minutes: a minute is in it when it overlaps [from, to). Compacted days
+// (gpu_days) and the hot minutes (gpu_minutes) are read together; where both
+// hold a minute, the compacted one — the earlier delivery — wins.
+func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]GPUSeries, error) {
+	gpus, err := s.db.QueryContext(ctx, `SELECT g.id, g.gpu_key, coalesce(g.uuid,''), coalesce(g.host,''),
+		coalesce(g.idx,-1), coalesce(g.model,''),
+		coalesce((SELECT max(f.sample_interval_ms) FROM gpu_sources gs JOIN source_files f ON f.id = gs.source_id
+			WHERE gs.gpu_id = g.id), 60000)
+		FROM gpus g ORDER BY g.gpu_key`)
+	if err != nil {
+		return nil, fmt.Errorf("store: load GPUs: %w", err)
+	}
+	type gpu struct {
+		id int64
+		GPUSeries
+	}
+	var list []gpu
+	for gpus.Next() {
+		var g gpu
+		var ms int64
+		if err := gpus.Scan(&g.id, &g.Key, &g.UUID, &g.Host, &g.Index, &g.Model, &ms); err != nil {
+			gpus.Close()
+			return nil, fmt.Errorf("store: load GPUs: %w", err)
+		}
+		g.Interval = time.Duration(ms) * time.Millisecond
+		list = append(list, g)
+	}
+	gpus.Close()
+	if err := gpus.Err(); err != nil {
+		return nil, fmt.Errorf("store: load GPUs: %w", err)
+	}
+
+	m0, _ := minuteOf(from.UnixMilli())
+	m1, off := minuteOf(to.UnixMilli())
+	if off > 0 {
+		m1++
+	}
+	r := seriesReader{s: s, m0: m0, m1: m1}
+	var out []GPUSeries
+	for _, g := range list {
+		if err := r.read(ctx, g.id, &g.GPUSeries); err != nil {
+			return nil, fmt.Errorf("store: load samples of GPU %s: %w", g.Key, err)
+		}
+		if len(g.Runs) > 0 {
+			out = append(out, g.GPUSeries)
+		}
+	}
+	return out, nil
+}
+
+// The two reads of a GPU's series, one range of its primary key each.
+const (
+	querySeriesMinutes = `SELECT minute, util_sum / util_n FROM gpu_minutes
+		WHERE gpu_id = ? AND minute >= ? AND minute < ? AND util_n > 0 ORDER BY minute`
+	querySeriesDays = `SELECT day, util FROM gpu_days WHERE gpu_id = ? AND day >= ? AND day < ? ORDER BY day`
+)
+
+// seriesReader reads one GPU's minutes in [m0, m1) from both tables.
+type seriesReader struct {
+	s      *Store
+	m0, m1 int64
+	day    [dayMinutes]float32
+	hot    []MinuteUtil
+}
+
+func (r *seriesReader) read(ctx context.Context, id int64, g *GPUSeries) error {
+	// The hot minutes first: they fill what the compacted days lack.
+	r.hot = r.hot[:0]
+	rows, err := r.s.db.QueryContext(ctx, querySeriesMinutes, id, r.m0, r.m1)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var m MinuteUtil
+		if err := rows.Scan(&m.Minute, &m.Util); err != nil {
+			rows.Close()
+			return err
+		}
+		r.hot = append(r.hot, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+
+	d0, d1 := floorDiv(r.m0, dayMinutes), floorDiv(r.m1-1, dayMinutes)+1
+	days, err := r.s.db.QueryContext(ctx, querySeriesDays, id, d0, d1)
+	if err != nil {
+		return err
+	}
+	defer days.Close()
+	h := 0 // next hot minute
+	addHot := func(upTo int64) {
+		for ; h < len(r.hot) && r.hot[h].Minute < upTo; h++ {
+			g.Add(r.hot[h].Minute, r.hot[h].Util)
+		}
+	}
+	for days.Next() {
+		var day int64
+		var blob []byte
+		if err := days.Scan(&day, &blob); err != nil {
+			return err
+		}
+		if err := decodeDay(blob, &r.day); err != nil {
+			return fmt.Errorf("day %s: %w", time.Unix(day*86400, 0).UTC().Format(time.DateOnly), err)
+		}
+		base := day * dayMinutes
+		addHot(base)
+		for i, u := range r.day {
+			m := base + int64(i)
+			if m < r.m0 || m >= r.m1 {
+				continue
+			}
+			for ; h < len(r.hot) && r.hot[h].Minute < m; h++ {
+				g.Add(r.hot[h].Minute, r.hot[h].Util)
+			}
+			if u == u { // not NaN
+				g.Add(m, float64(u))
+				if h < len(r.hot) && r.hot[h].Minute == m {
+					h++ // the compacted minute wins
+				}
+			}
+		}
+	}
+	if err := days.Err(); err != nil {
+		return err
+	}
+	addHot(math.MaxInt64)
+	return nil
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
