@@ -168,3 +168,44 @@ func focusInput(b *testing.B, rows int) []byte {
 	}
 	return in.Bytes()
 }
+
+// BenchmarkImportFleetSamples imports b.N samples of a 1,000-GPU fleet
+// sampled every 5 minutes, in time order as an nvidia-smi log of the whole
+// fleet delivers them: every sample is its own GPU-minute, and consecutive
+// samples belong to different GPUs. bench/report.sh ingests the same shape
+// (2,016,000 samples) through the binary; this is the one to profile:
+//
+//	go test ./store -run '^$' -bench ImportFleetSamples -benchtime 2016000x -cpuprofile cpu.out
+func BenchmarkImportFleetSamples(b *testing.B) {
+	const gpus = 1000
+	ctx := context.Background()
+	s := openTest(b)
+	start := utc(2026, 11, 9, 0, 0, 7)
+	parse := func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
+		uuids := make([]string, gpus)
+		for g := range uuids {
+			uuids[g] = fmt.Sprintf("GPU-%08x-0000-4000-8000-%012x", g/4, g%4)
+		}
+		var x ingest.GPUSample
+		u, mem, pw := 50.0, 4000.0, 180.0
+		x.Util, x.MemUsed, x.PowerWatt = &u, &mem, &pw
+		for i := range b.N {
+			g := i % gpus
+			x.UUID, x.Host, x.Index = uuids[g], fmt.Sprintf("host-%03d", g/4), g%4
+			x.Time = start.Add(time.Duration(i/gpus) * 5 * time.Minute)
+			u = float64(i % 100)
+			if err := sink.Sample(&x); err != nil {
+				return nil, err
+			}
+		}
+		return &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization, Rows: b.N,
+			SampleInterval: 5 * time.Minute}, nil
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	if _, err := s.Import(ctx, FileMeta{URI: "fleet.csv", SHA256: shaOf(fmt.Sprint("fleet", b.N))}, parse); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+}
