@@ -119,6 +119,12 @@ func (a *analyzer) resource(r *gpuResource) {
 		}
 	}
 	a.res.Recommendations = append(a.res.Recommendations, a.recommend(r, &lu, days, len(weeks)))
+	// The grids are this resource's alone: five bytes per GPU-minute of the
+	// lookback, which for a fleet is most of the analysis's memory if every
+	// resource's stayed until the end.
+	for _, s := range r.slots {
+		s.grid = gpuGrid{}
+	}
 }
 
 // resolveResource fills the team and interruptibility from the config, then

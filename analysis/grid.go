@@ -91,27 +91,20 @@ func buildGrid(tl timeline, s *store.GPUSeries, threshold float64, minSpan time.
 	if follow > maxCover {
 		follow = maxCover
 	}
-	for k, r := range s.Runs {
-		i0 := r.Start - tl.t0
-		lo, hi := max(i0, 0), min(i0+int64(len(r.Util)), int64(tl.n))
-		if lo < hi {
-			copy(g.util[lo:hi], r.Util[lo-i0:hi-i0])
-		}
-		// Within a run every minute has its own value; the last one reaches
-		// on, up to the next run.
+	base := s.Start - tl.t0
+	for k, u := range s.Util {
+		i := base + int64(s.Offsets[k])
 		next := int64(math.MaxInt64)
-		if k+1 < len(s.Runs) {
-			next = s.Runs[k+1].Start - tl.t0
+		if k+1 < len(s.Offsets) {
+			next = base + int64(s.Offsets[k+1])
 		}
-		last := r.Util[len(r.Util)-1]
-		end := i0 + int64(len(r.Util)) - 1
-		for j := int64(1); j <= int64(follow); j++ {
-			at := end + j
-			if at >= next {
+		for j := int64(0); j <= int64(follow); j++ {
+			at := i + j
+			if j > 0 && at >= next {
 				break
 			}
 			if at >= 0 && at < int64(tl.n) {
-				g.util[at] = last
+				g.util[at] = u
 			}
 		}
 	}

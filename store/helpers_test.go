@@ -118,11 +118,10 @@ func decEq(a, b *decimal.Decimal) bool {
 	return a.Equal(*b)
 }
 
-// runs builds a series' runs from minutes in order, as GPUSeries does.
-func runs(ms []MinuteUtil) []UtilRun {
-	var g GPUSeries
+// series builds a series' minutes in order, as GPUSeries does.
+func series(g GPUSeries, ms []MinuteUtil) GPUSeries {
 	for _, m := range ms {
 		g.Add(m.Minute, m.Util)
 	}
-	return g.Runs
+	return g
 }

@@ -200,8 +200,7 @@ func TestImportRoundTrip(t *testing.T) {
 		}
 		// 2025-03-01T10:00Z = 1740787200 + 36000 = 1740823200 s; / 60 = 29013720.
 		// Samples 20 and 40 in that minute: mean 30. Interval = the file's 30 s.
-		want := []GPUSeries{{Key: "GPU-1111", Host: "node-1", UUID: "GPU-1111", Index: 0, Model: "H100-80GB",
-			Runs: runs([]MinuteUtil{{Minute: 29013720, Util: 30}}), Interval: 30 * time.Second}}
+		want := []GPUSeries{series(GPUSeries{Key: "GPU-1111", Host: "node-1", UUID: "GPU-1111", Index: 0, Model: "H100-80GB", Interval: 30 * time.Second}, []MinuteUtil{{Minute: 29013720, Util: 30}})}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("GPUSeries() = %+v, want %+v", got, want)
 		}

@@ -30,9 +30,29 @@ type Source struct {
 // Lines returns every billing line whose charge period overlaps [from, to).
 // A zero-length line is an instant: it is returned when from <= start < to.
 func (s *Store) Lines(ctx context.Context, from, to time.Time) ([]ingest.BillingLine, error) {
-	var out []ingest.BillingLine
-	err := s.EachLine(ctx, from, to, func(l *ingest.BillingLine) error {
-		out = append(out, *l)
+	// Sized first: a month of lines is most of a report's memory, and a
+	// slice grown by appending would hold up to twice that while it copies.
+	o, err := s.overlap(ctx, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("store: count billing lines: %w", err)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM billing_lines WHERE `+overlapWhere, o.args()...).Scan(&n); err != nil {
+		return nil, fmt.Errorf("store: count billing lines: %w", err)
+	}
+	out := make([]ingest.BillingLine, 0, n)
+	var extra ingest.BillingLine
+	err = s.scanLines(ctx, from, to, func() *ingest.BillingLine {
+		if len(out) < cap(out) {
+			out = out[:len(out)+1]
+			return &out[len(out)-1]
+		}
+		extra = ingest.BillingLine{} // an import committed since the count
+		return &extra
+	}, func(l *ingest.BillingLine) error {
+		if l == &extra {
+			out = append(out, extra)
+		}
 		return nil
 	})
 	return out, err

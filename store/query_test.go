@@ -113,7 +113,7 @@ func TestGPUSeries(t *testing.T) {
 			files: [][]*ingest.GPUSample{{smp("G", 0, f64(20)), smp("G", 59*time.Second+999*time.Millisecond, f64(40))}},
 			from:  t0, to: at(time.Hour),
 			// (20 + 40) / 2 = 30; no interval known → 60 s.
-			want: []GPUSeries{{Key: "G", Host: "h", UUID: "G", Runs: runs([]MinuteUtil{{m0, 30}}), Interval: time.Minute}},
+			want: []GPUSeries{series(GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []MinuteUtil{{m0, 30}})},
 		},
 		{
 			name: "a nil util is not a minute and not part of a mean",
@@ -122,13 +122,13 @@ func TestGPUSeries(t *testing.T) {
 			interval: []time.Duration{10 * time.Second},
 			from:     t0, to: at(time.Hour),
 			// minute m0: only 20 (nil skipped) → 20; m0+1: only nil → no minute; m0+2: 70.
-			want: []GPUSeries{{Key: "G", Host: "h", UUID: "G", Runs: runs([]MinuteUtil{{m0, 20}, {m0 + 2, 70}}), Interval: 10 * time.Second}},
+			want: []GPUSeries{series(GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: 10 * time.Second}, []MinuteUtil{{m0, 20}, {m0 + 2, 70}})},
 		},
 		{
 			name:  "a GPU with only nil utils is left out",
 			files: [][]*ingest.GPUSample{{smp("MIG-1", 0, nil), smp("G", 0, f64(5))}},
 			from:  t0, to: at(time.Hour),
-			want: []GPUSeries{{Key: "G", Host: "h", UUID: "G", Runs: runs([]MinuteUtil{{m0, 5}}), Interval: time.Minute}},
+			want: []GPUSeries{series(GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []MinuteUtil{{m0, 5}})},
 		},
 		{
 			name: "the range is [from, to), cut at whole minutes",
@@ -136,7 +136,7 @@ func TestGPUSeries(t *testing.T) {
 				smp("G", time.Minute-time.Millisecond, f64(4)), smp("G", time.Minute, f64(8))}},
 			from: t0, to: at(time.Minute),
 			// -1 ms is before from, +60 s is at to: (2 + 4) / 2 = 3 in m0.
-			want: []GPUSeries{{Key: "G", Host: "h", UUID: "G", Runs: runs([]MinuteUtil{{m0, 3}}), Interval: time.Minute}},
+			want: []GPUSeries{series(GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []MinuteUtil{{m0, 3}})},
 		},
 		{
 			name:     "the interval is the longest of the GPU's files; GPUs sorted by key",
@@ -144,8 +144,8 @@ func TestGPUSeries(t *testing.T) {
 			interval: []time.Duration{15 * time.Second, 2 * time.Minute},
 			from:     t0, to: at(time.Hour),
 			want: []GPUSeries{
-				{Key: "G1", Host: "h", UUID: "G1", Runs: runs([]MinuteUtil{{m0, 9}}), Interval: 2 * time.Minute},
-				{Key: "G2", Host: "h", UUID: "G2", Runs: runs([]MinuteUtil{{m0, 1}, {m0 + 1, 3}}), Interval: 2 * time.Minute},
+				series(GPUSeries{Key: "G1", Host: "h", UUID: "G1", Interval: 2 * time.Minute}, []MinuteUtil{{m0, 9}}),
+				series(GPUSeries{Key: "G2", Host: "h", UUID: "G2", Interval: 2 * time.Minute}, []MinuteUtil{{m0, 1}, {m0 + 1, 3}}),
 			},
 		},
 		{
@@ -154,7 +154,7 @@ func TestGPUSeries(t *testing.T) {
 				{Host: "node-2", Index: 3, Time: t0.Add(time.Second), Util: f64(25)}}},
 			from: t0, to: at(time.Hour),
 			// (50 + 25) / 2 = 37.5
-			want: []GPUSeries{{Key: "node-2/3", Host: "node-2", Index: 3, Model: "A10G", Runs: runs([]MinuteUtil{{m0, 37.5}}), Interval: time.Minute}},
+			want: []GPUSeries{series(GPUSeries{Key: "node-2/3", Host: "node-2", Index: 3, Model: "A10G", Interval: time.Minute}, []MinuteUtil{{m0, 37.5}})},
 		},
 		{
 			name:  "nothing in range",

@@ -62,8 +62,7 @@ func TestMigrateSamplesToMinutes(t *testing.T) {
 	}
 	// (20 + 40) / 2 = 30 in 10:00, 7 in 10:01; the interval is the longest
 	// of the GPU's two files: 90 s.
-	want := []GPUSeries{{Key: "GPU-A", Host: "h", UUID: "GPU-A", Index: 0,
-		Runs: runs([]MinuteUtil{{29013720, 30}, {29013721, 7}}), Interval: 90 * time.Second}}
+	want := []GPUSeries{series(GPUSeries{Key: "GPU-A", Host: "h", UUID: "GPU-A", Index: 0, Interval: 90 * time.Second}, []MinuteUtil{{29013720, 30}, {29013721, 7}})}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("GPUSeries = %+v, want %+v", got, want)
 	}

@@ -15,21 +15,17 @@ type GPUSeries struct {
 	UUID  string
 	Index int
 	Model string
-	// Runs holds the mean utilization of each UTC minute that had at least one
-	// sample with a value, as runs of consecutive minutes sorted by start. A
-	// month of 1,000 GPUs sampled every minute is 43 million minutes: four
-	// bytes each, not a (minute, value) pair of sixteen.
-	Runs []UtilRun
+	// The mean utilization of each UTC minute that had at least one sample
+	// with a value, in increasing minute order: minute Start+Offsets[i] had
+	// Util[i]. A month of 1,000 GPUs sampled every minute is 43 million
+	// minutes, so eight bytes each rather than a (minute, float64) pair of
+	// sixteen; float32 is what the analysis computes with.
+	Start   int64 // unix seconds / 60
+	Offsets []uint32
+	Util    []float32
 	// Interval is the longest sampling interval among the GPU's sources: a
 	// sample also covers the minutes after it up to this spacing.
 	Interval time.Duration
-}
-
-// UtilRun is the mean utilization (0–100) of consecutive minutes from Start
-// (unix seconds / 60). float32 is what the analysis computes with.
-type UtilRun struct {
-	Start int64
-	Util  []float32
 }
 
 // MinuteUtil is the mean utilization (0–100) of one minute.
@@ -40,35 +36,27 @@ type MinuteUtil struct {
 
 // Add appends one minute's mean; minutes must come in increasing order.
 func (g *GPUSeries) Add(minute int64, util float64) {
-	if n := len(g.Runs); n > 0 {
-		r := &g.Runs[n-1]
-		if r.Start+int64(len(r.Util)) == minute {
-			r.Util = append(r.Util, float32(util))
-			return
-		}
+	if len(g.Offsets) == 0 {
+		g.Start = minute
 	}
-	g.Runs = append(g.Runs, UtilRun{Start: minute, Util: []float32{float32(util)}})
+	g.Offsets = append(g.Offsets, uint32(minute-g.Start))
+	g.Util = append(g.Util, float32(util))
 }
+
+// Minute is the i-th minute of the series (unix seconds / 60).
+func (g *GPUSeries) Minute(i int) int64 { return g.Start + int64(g.Offsets[i]) }
 
 // Minutes lists every minute of the series, in order.
 func (g *GPUSeries) Minutes() []MinuteUtil {
-	var out []MinuteUtil
-	for _, r := range g.Runs {
-		for i, u := range r.Util {
-			out = append(out, MinuteUtil{Minute: r.Start + int64(i), Util: float64(u)})
-		}
+	out := make([]MinuteUtil, len(g.Util))
+	for i, u := range g.Util {
+		out[i] = MinuteUtil{Minute: g.Minute(i), Util: float64(u)}
 	}
 	return out
 }
 
 // Len is the number of minutes with a value.
-func (g *GPUSeries) Len() int {
-	n := 0
-	for _, r := range g.Runs {
-		n += len(r.Util)
-	}
-	return n
-}
+func (g *GPUSeries) Len() int { return len(g.Util) }
 
 // GPUSeries returns per-minute mean utilization of every GPU with samples in
 // [from, to). Telemetry is stored per minute, so the range is cut at whole
@@ -115,7 +103,7 @@ func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]GPUSeries,
 		if err := r.read(ctx, g.id, &g.GPUSeries); err != nil {
 			return nil, fmt.Errorf("store: load samples of GPU %s: %w", g.Key, err)
 		}
-		if len(g.Runs) > 0 {
+		if g.Len() > 0 {
 			out = append(out, g.GPUSeries)
 		}
 	}

@@ -21,6 +21,12 @@ import (
 // the store through other connections but must not wait on a write (WAL
 // readers never block writers, but a writer waiting on fn would deadlock).
 func (s *Store) EachLine(ctx context.Context, from, to time.Time, fn func(*ingest.BillingLine) error) error {
+	return s.scanLines(ctx, from, to, func() *ingest.BillingLine { return new(ingest.BillingLine) }, fn)
+}
+
+// scanLines runs EachLine's query, decoding each row into the line next
+// returns, then calls fn with it.
+func (s *Store) scanLines(ctx context.Context, from, to time.Time, next func() *ingest.BillingLine, fn func(*ingest.BillingLine) error) error {
 	o, err := s.overlap(ctx, from, to)
 	if err != nil {
 		return fmt.Errorf("store: stream billing lines: %w", err)
@@ -32,8 +38,8 @@ func (s *Store) EachLine(ctx context.Context, from, to time.Time, fn func(*inges
 	defer rows.Close()
 	c := newLineCache()
 	for rows.Next() {
-		l, err := c.scan(rows)
-		if err != nil {
+		l := next()
+		if err := c.scan(rows, l); err != nil {
 			return err
 		}
 		if err := fn(l); err != nil {
@@ -72,9 +78,8 @@ func (c *lineCache) str(p *string) {
 	}
 }
 
-// scan decodes one row of the billing_lines SELECT used by EachLine.
-func (c *lineCache) scan(rows *sql.Rows) (*ingest.BillingLine, error) {
-	l := &ingest.BillingLine{}
+// scan decodes one row of the billing_lines SELECT used by EachLine into l.
+func (c *lineCache) scan(rows *sql.Rows, l *ingest.BillingLine) error {
 	var start, end int64
 	var billed, effective, list, qty, tags sql.NullString
 	if err := rows.Scan(&l.Line, &l.Provider, &l.BillingAccount, &l.SubAccount, &start, &end,
@@ -82,7 +87,7 @@ func (c *lineCache) scan(rows *sql.Rows) (*ingest.BillingLine, error) {
 		&l.CommitmentStatus, &l.CommitmentID, &l.ResourceID, &l.ResourceName, &l.ResourceType, &l.Service,
 		&l.SKU, &l.InstanceType, &l.Region, &l.GPUModel, &l.GPUCount, &billed, &effective, &list,
 		&l.Currency, &qty, &l.UsageUnit, &tags); err != nil {
-		return nil, fmt.Errorf("store: stream billing lines: %w", err)
+		return fmt.Errorf("store: stream billing lines: %w", err)
 	}
 	for _, p := range []*string{&l.Provider, &l.BillingAccount, &l.SubAccount, &l.ChargeCategory, &l.ChargeClass,
 		&l.ChargeFrequency, &l.PricingCategory, &l.PricingMode, &l.CommitmentStatus, &l.CommitmentID,
@@ -104,7 +109,7 @@ func (c *lineCache) scan(rows *sql.Rows) (*ingest.BillingLine, error) {
 		}
 		d, err := decimal.NewFromString(p.src.String)
 		if err != nil {
-			return nil, fmt.Errorf("store: corrupt decimal %q in billing_lines: %w", p.src.String, err)
+			return fmt.Errorf("store: corrupt decimal %q in billing_lines: %w", p.src.String, err)
 		}
 		*p.dst = &d
 		if len(c.decs) < lineCacheMax {
@@ -114,16 +119,16 @@ func (c *lineCache) scan(rows *sql.Rows) (*ingest.BillingLine, error) {
 	if tags.Valid {
 		if m, ok := c.tags[tags.String]; ok {
 			l.Tags = m
-			return l, nil
+			return nil
 		}
 		if err := json.Unmarshal([]byte(tags.String), &l.Tags); err != nil {
-			return nil, fmt.Errorf("store: corrupt tags in billing_lines: %w", err)
+			return fmt.Errorf("store: corrupt tags in billing_lines: %w", err)
 		}
 		if len(c.tags) < lineCacheMax {
 			c.tags[tags.String] = l.Tags
 		}
 	}
-	return l, nil
+	return nil
 }
 
 // queryLines is EachLine's SELECT (TestQueryPlans checks it walks indexes).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,6 +31,9 @@ type Main struct {
 	logFormat  string
 	verbose    bool
 	logger     *slog.Logger
+
+	cpuProfile, memProfile string
+	stopProfiles           func() error
 }
 
 // NewMain returns a Main wired to the process.
@@ -45,6 +49,9 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	root.SetOut(m.Stdout)
 	root.SetErr(m.Stderr)
 	err := root.ExecuteContext(ctx)
+	if m.stopProfiles != nil {
+		err = errors.Join(err, m.stopProfiles())
+	}
 	if err != nil && strings.HasPrefix(err.Error(), "unknown command") {
 		err = usageError{err}
 	}
@@ -67,7 +74,12 @@ func (m *Main) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return m.setupLogging()
+			if err := m.setupLogging(); err != nil {
+				return err
+			}
+			stop, err := m.startProfiles()
+			m.stopProfiles = stop
+			return err
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -76,6 +88,10 @@ func (m *Main) rootCommand() *cobra.Command {
 	pf.StringVar(&m.dbPath, "db", "", "SQLite database (default from config, else ./finops.db)")
 	pf.StringVar(&m.logFormat, "log-format", "text", "log format: text or json")
 	pf.BoolVarP(&m.verbose, "verbose", "v", false, "verbose logging")
+	pf.StringVar(&m.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
+	pf.StringVar(&m.memProfile, "memprofile", "", "write a heap profile at the end of the command to this file")
+	pf.MarkHidden("cpuprofile")
+	pf.MarkHidden("memprofile")
 	root.AddCommand(m.demoCommand(), m.ingestCommand(), m.reportCommand(), m.runCommand(), m.reviewCommand(), m.versionCommand())
 	root.AddCommand(m.collectCommand())
 	root.AddCommand(m.planCommand())
