@@ -90,7 +90,7 @@ func (a *analyzer) resource(r *gpuResource) {
 				if class == idle {
 					owner.IdleCost += rate[t]
 				}
-				a.daily[dailyKey{a.dayOf(t), r.team, r.model}] += rate[t]
+				*a.dailyCell(a.dayOf(t), r.team, r.model) += rate[t]
 			}
 		}
 	}
@@ -295,7 +295,7 @@ func (a *analyzer) attributeRuns(r *gpuResource, runs []*ingest.TaskRun, held []
 					a.allocatedIdle += share
 				}
 				d := a.dayOf(t)
-				a.daily[dailyKey{d, acc.Team, r.model}] += share
+				*a.dailyCell(d, acc.Team, r.model) += share
 				a.taskDay(d, run.Task).Cost += share
 			}
 		}
@@ -362,8 +362,28 @@ func (a *analyzer) hourly(s *slot, resource string) {
 
 // dayOf is the window's local-day index of grid minute t.
 func (a *analyzer) dayOf(t int) int {
+	if i := t - a.win[0]; i >= 0 && i < len(a.winDay) {
+		return int(a.winDay[i])
+	}
 	at := a.tl.time(t)
 	return sort.Search(len(a.days)-1, func(d int) bool { return a.days[d+1].After(at) })
+}
+
+// dailyCell is the daily cost cell of (day, team, model). Costs are added a
+// GPU-minute at a time, and consecutive minutes nearly always go to the same
+// cell: the last one is remembered rather than hashed again each minute.
+func (a *analyzer) dailyCell(d int, team, model string) *float64 {
+	k := dailyKey{d, team, model}
+	if a.lastDaily != nil && a.lastDailyKey == k {
+		return a.lastDaily
+	}
+	c := a.daily[k]
+	if c == nil {
+		c = new(float64)
+		a.daily[k] = c
+	}
+	a.lastDailyKey, a.lastDaily = k, c
+	return c
 }
 
 // finish turns the accumulators into the result's lists and totals.
@@ -414,7 +434,7 @@ func (a *analyzer) finish() {
 		return keys[i].model < keys[j].model
 	})
 	for _, k := range keys {
-		r.Daily = append(r.Daily, DailyCost{Day: a.days[k.day], Team: k.team, GPUModel: k.model, Cost: a.daily[k]})
+		r.Daily = append(r.Daily, DailyCost{Day: a.days[k.day], Team: k.team, GPUModel: k.model, Cost: *a.daily[k]})
 	}
 	tdKeys := make([]taskDayKey, 0, len(a.taskDays))
 	for k := range a.taskDays {

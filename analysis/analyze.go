@@ -88,7 +88,7 @@ func analyzeWindow(in *Input) (*Result, error) {
 		cfg:      map[string]Resource{},
 		teams:    map[string]*TeamCost{},
 		tasks:    map[string]*taskAcc{},
-		daily:    map[dailyKey]float64{},
+		daily:    map[dailyKey]*float64{},
 		teamTag:  map[string]string{},
 		models:   map[string]*usage{},
 		taskDays: map[taskDayKey]*TaskDay{},
@@ -96,6 +96,11 @@ func analyzeWindow(in *Input) (*Result, error) {
 	a.win = [2]int{a.tl.index(in.Window.Start), a.tl.index(in.Window.End)}
 	a.lb = [2]int{a.tl.index(lbStart), a.tl.index(in.Window.End)}
 	a.days = localDays(in.Window, p.Location)
+	a.winDay = make([]uint16, a.win[1]-a.win[0])
+	for i := range a.winDay {
+		at := a.tl.time(a.win[0] + i)
+		a.winDay[i] = uint16(sort.Search(len(a.days)-1, func(d int) bool { return a.days[d+1].After(at) }))
+	}
 	for _, r := range in.Resources {
 		a.cfg[r.ID] = r
 	}
@@ -157,16 +162,20 @@ type analyzer struct {
 	lb   [2]int // grid index range of the lookback
 	days []time.Time
 
-	cfg      map[string]Resource
-	teamTag  map[string]string // lower-case team name or tag → team name
-	teams    map[string]*TeamCost
-	tasks    map[string]*taskAcc
-	daily    map[dailyKey]float64
-	models   map[string]*usage
-	runs     map[string][]*ingest.TaskRun
-	pools    map[string]*poolAcc
-	taskDays map[taskDayKey]*TaskDay
-	usedRuns map[string]bool
+	cfg     map[string]Resource
+	teamTag map[string]string // lower-case team name or tag → team name
+	teams   map[string]*TeamCost
+	tasks   map[string]*taskAcc
+	daily   map[dailyKey]*float64
+	// the last cell dailyCell returned, and the window minute → local day
+	lastDailyKey dailyKey
+	lastDaily    *float64
+	winDay       []uint16
+	models       map[string]*usage
+	runs         map[string][]*ingest.TaskRun
+	pools        map[string]*poolAcc
+	taskDays     map[taskDayKey]*TaskDay
+	usedRuns     map[string]bool
 	// Task runs taken by a resource through the GPUs they name (runs from
 	// Prometheus labels name their host, not the billed resource).
 	gpuRuns       map[*ingest.TaskRun]bool
@@ -329,13 +338,13 @@ func (a *analyzer) spreadDaily(s, e time.Time, team, model string, v float64) {
 		ds, de := a.days[d], a.days[d+1]
 		if total <= 0 {
 			if !s.Before(ds) && s.Before(de) {
-				a.daily[dailyKey{d, team, model}] += v
+				*a.dailyCell(d, team, model) += v
 			}
 			continue
 		}
 		os, oe := maxTime(s, ds), minTime(e, de)
 		if oe.After(os) {
-			a.daily[dailyKey{d, team, model}] += v * oe.Sub(os).Seconds() / total
+			*a.dailyCell(d, team, model) += v * oe.Sub(os).Seconds() / total
 		}
 	}
 }

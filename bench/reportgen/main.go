@@ -46,8 +46,19 @@ func main() {
 	dir := flag.String("o", ".", "output folder")
 	week := flag.String("week", "2026-W46", "ISO week (UTC)")
 	lines := flag.Int("lines", 200000, "billing lines")
+	history := flag.Int("history", 0, "also write this many weeks before -week as DIR/history/focus-<week>.csv (year benchmark)")
+	historyLines := flag.Int("history-lines", resources*hours, "billing lines per history week")
+	telemetryDB := flag.String("telemetry-db", "", "instead: write -history weeks of compacted telemetry into this finops database (bench/year.sh)")
 	flag.Parse()
 	start, err := isoWeek(*week)
+	if err == nil && *telemetryDB != "" {
+		err = writeTelemetryHistory(*telemetryDB, start, *history)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "reportgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err == nil {
 		err = os.MkdirAll(*dir, 0o755)
 	}
@@ -56,6 +67,14 @@ func main() {
 	}
 	if err == nil {
 		err = writeSMI(filepath.Join(*dir, "smi.csv"), start)
+	}
+	if err == nil && *history > 0 {
+		err = os.MkdirAll(filepath.Join(*dir, "history"), 0o755)
+		for w := 1; w <= *history && err == nil; w++ {
+			ws := start.AddDate(0, 0, -7*w)
+			y, n := ws.ISOWeek()
+			err = writeFOCUS(filepath.Join(*dir, "history", fmt.Sprintf("focus-%d-W%02d.csv", y, n)), ws, *historyLines)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "reportgen:", err)
