@@ -32,11 +32,23 @@ fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-## test-fuzz: a short run of every parser fuzz target
+## test-fuzz: every Fuzz* target of every package for FUZZTIME each, one at a time (go test -fuzz takes one
+## target); stops at the first failure and names it. The failing input lands in PKG/testdata/fuzz/NAME/.
+## Go 1.26's coordinator can end a clean run with a bare "context deadline exceeded" at the fuzztime boundary
+## (go.dev/issue/75804, fixed in Go 1.27): with no failing input written, that is reported and not a failure.
 test-fuzz:
-	@for t in $$($(GO) test -list 'Fuzz.*' ./ingest | grep ^Fuzz); do \
-		echo "fuzz $$t ($(FUZZTIME))"; \
-		$(GO) test ./ingest -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) || exit 1; \
+	@list="$$($(GO) test -list '^Fuzz' ./...)" || { echo "$$list"; echo "test-fuzz: go test -list failed"; exit 1; }; \
+	targets="$$(echo "$$list" | awk '/^Fuzz/ { n[++c] = $$1; next } /^ok/ { for (i = 1; i <= c; i++) print $$2 " " n[i]; c = 0 }')"; \
+	echo "test-fuzz: $$(echo "$$targets" | grep -c .) targets, $(FUZZTIME) each"; \
+	log="$$(mktemp)"; trap 'rm -f "$$log"' EXIT; \
+	echo "$$targets" | while read -r pkg t; do \
+		[ -n "$$t" ] || continue; \
+		echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
+		if $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg >"$$log" 2>&1; then cat "$$log"; \
+		elif grep -qx '    context deadline exceeded' "$$log" && \
+			! grep -q 'Failing input written\|failure while testing seed corpus' "$$log"; then \
+			cat "$$log"; echo "test-fuzz: $$t: Go's fuzztime deadline race (go.dev/issue/75804), no failing input: not a finding"; \
+		else cat "$$log"; echo "test-fuzz: FAIL $$t in $$pkg"; exit 1; fi; \
 	done
 
 ## bench: Go benchmarks, then `finops ingest` of a 200,000-row FOCUS export against sqlite3 .import (bench/run.sh writes its table into docs/BENCHMARKS.md)
@@ -64,7 +76,7 @@ bench-report:
 ## test-faults: the fault suite (docs/OPERATIONS.md): Prometheus down/503/slow/partial, S3 down, SMTP refusing and
 ## stalling, kill -9 mid-run, two runs at once, disk full while writing the reports, bad files rolled back.
 ## All of it also runs in `make test`; this target runs just these, by name.
-FAULT_TESTS := ^(TestPrometheusFaults|TestFetchDayFaults|TestRunPublish|TestS3Down|TestSMTPDeadline|TestSMTPRefusesRecipients|TestRunLockExcludes|TestRunLockSurvivesKill|TestLedgerInterruptedSend|TestImportCancelledAmidBatches|TestImportParseErrorRollsBack|TestCheckIntegrityRejectsDamage|TestFaultDiskFull|TestBadFileLeavesDatabaseUnchanged)$$
+FAULT_TESTS := ^(TestPrometheusFaults|TestFetchDayFaults|TestRunPublish|TestS3Down|TestSMTPDeadline|TestSMTPRefusesRecipients|TestRunLockExcludes|TestRunLockSurvivesKill|TestLedgerInterruptedSend|TestImportCancelledAmidBatches|TestImportParseErrorRollsBack|TestCheckIntegrityRejectsDamage|TestFaultDiskFull|TestBadFileLeavesDatabaseUnchanged|TestFaultPublishMidTransfer|TestSMTPClosedMidData|TestFaultKilledMidIngest|TestFaultSMIClockSkew)$$
 .PHONY: test-faults
 test-faults:
 	$(GO) test -count=1 -run '$(FAULT_TESTS)' ./cmd/finops ./publish ./ingest/prom ./store

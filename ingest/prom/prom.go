@@ -486,7 +486,12 @@ func (c *Client) queryRange(ctx context.Context, expr string, start, end time.Ti
 		warns = append(warns, w...)
 		m, ok := val.(model.Matrix)
 		if !ok {
-			return nil, warns, fmt.Errorf("expected a range vector (matrix), got %s", val.Type())
+			// A 200 without data (a proxy's "{}") decodes to no value at all.
+			got := "no data"
+			if val != nil {
+				got = val.Type().String()
+			}
+			return nil, warns, fmt.Errorf("expected a range vector (matrix), got %s", got)
 		}
 		out = append(out, m...)
 	}
