@@ -340,7 +340,7 @@ func (a *analyzer) idleSpans(r *gpuResource, rate []float64, slots []uint16) {
 
 // hourly adds one GPU's mean utilization per window hour for the heatmap.
 func (a *analyzer) hourly(s *slot, resource string) {
-	if s.grid.util == nil {
+	if s.grid.util == nil || a.in.SkipHourly {
 		return
 	}
 	for h := a.win[0]; h < a.win[1]; h += 60 {

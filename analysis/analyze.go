@@ -28,16 +28,22 @@ func Analyze(in *Input) (*Result, error) {
 		return nil, err
 	}
 	p := withDefaults(in.Params)
+	if in.SkipTrends {
+		res.Findings = findings(res, p)
+		res.DataQuality.Warnings = append(res.DataQuality.Warnings, suspectPrices(in.Prices)...)
+		return res, nil
+	}
 	prev := PreviousWindow(in.Window)
+	// The previous window and the month give totals only: no hourly rows.
 	pres, err := analyzeWindow(&Input{Window: prev, Lookback: prev, Lines: in.Lines, GPUs: in.GPUs,
-		TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params})
+		TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params, SkipHourly: true})
 	if err != nil {
 		return nil, err
 	}
 	applyPrevious(res, pres)
 	if month := MonthWindow(in.Window, p.Location); month.End.After(month.Start) {
 		mres, err := analyzeWindow(&Input{Window: month, Lookback: month, Lines: in.Lines, GPUs: in.GPUs,
-			TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params})
+			TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params, SkipHourly: true})
 		if err != nil {
 			return nil, err
 		}

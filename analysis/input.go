@@ -25,6 +25,15 @@ type Input struct {
 	Sources   []SourceStatus // for the data-quality box
 	Rejected  int            // rows rejected at ingest (data quality)
 
+	// SkipHourly leaves Result.HourlyUtil (one row per GPU and hour: the
+	// heatmap and the Utilization sheet) empty, for callers that show no
+	// per-GPU hourly view. Over a quarter of 1,000 GPUs it is 2 million rows.
+	SkipHourly bool
+	// SkipTrends analyses the window and its lookback only: no previous
+	// window and no month to date (their Result fields stay zero), so the
+	// caller need not load them — for a quarter, the quarter before.
+	SkipTrends bool
+
 	Params Params
 }
 

@@ -99,7 +99,7 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 // result the reports show.
 func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
 	ingested []sourceResult, dir string, formats []string, team string) (*analysis.Result, error) {
-	in, err := loadInput(ctx, st, c, win)
+	in, err := loadInput(ctx, st, c, win, true)
 	if err != nil {
 		return nil, err
 	}
@@ -222,22 +222,26 @@ func teamLineFilter(c *config.Config, slice *analysis.Result) func(*ingest.Billi
 	}
 }
 
-// loadInput reads what the analysis needs: the window and the lookback before it.
-func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window) (*analysis.Input, error) {
+// loadInput reads what the analysis needs: the window and the lookback before
+// it, and with trends the previous window and the month to date.
+func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window, trends bool) (*analysis.Input, error) {
 	params, err := c.AnalysisParams()
 	if err != nil {
 		return nil, usageError{err}
 	}
 	lb := analysis.Window{Start: win.End.Add(-c.Lookback()), End: win.End}
-	// The analysis also compares with the previous window and the month to date.
 	from := lb.Start
-	for _, t := range []time.Time{win.Start, analysis.PreviousWindow(win).Start, analysis.MonthWindow(win, params.Location).Start} {
+	starts := []time.Time{win.Start}
+	if trends {
+		starts = append(starts, analysis.PreviousWindow(win).Start, analysis.MonthWindow(win, params.Location).Start)
+	}
+	for _, t := range starts {
 		if t.Before(from) {
 			from = t
 		}
 	}
 	in := &analysis.Input{Window: win, Lookback: lb, Params: params, Resources: c.AnalysisResources(),
-		Teams: c.AnalysisTeams(), Prices: c.AnalysisPrices()}
+		Teams: c.AnalysisTeams(), Prices: c.AnalysisPrices(), SkipTrends: !trends}
 	if err := checkCurrencies(ctx, st, params, from, win.End); err != nil {
 		return nil, err
 	}

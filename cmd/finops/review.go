@@ -102,10 +102,13 @@ func (m *Main) review(ctx context.Context, st *store.Store, c *config.Config, q,
 
 // analyseWindow loads a window from the store like report does and analyses it.
 func (m *Main) analyseWindow(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window) (*analysis.Result, error) {
-	in, err := loadInput(ctx, st, c, win)
+	// The review compares with the quarter before itself (RentOrBuy's
+	// PreviousResult), and has no per-GPU hourly view.
+	in, err := loadInput(ctx, st, c, win, false)
 	if err != nil {
 		return nil, err
 	}
+	in.SkipHourly = true
 	res, err := analysis.Analyze(in)
 	if err != nil {
 		return nil, usageError{err}
