@@ -82,11 +82,10 @@ func FuzzParseDuration(f *testing.F) {
 			if err != nil {
 				t.Fatalf("ParseDuration(%q) = %v from a count that is not a number", s, d)
 			}
-			// Known bug, outside this package's fuzz work: counts past
-			// MaxInt64 ns (about 292 years) wrap around ("200000d" is
-			// negative). Skipped until ParseDuration rejects them.
+			// Counts past MaxInt64 ns (about 292 years) would wrap
+			// around ("200000d" negative): they must be refused.
 			if k > math.MaxInt64/int(unit) {
-				return
+				t.Fatalf("ParseDuration(%q) = %v: want an error, the count overflows", s, d)
 			}
 			if d != time.Duration(k)*unit {
 				t.Fatalf("ParseDuration(%q) = %v, want %d × %v", s, d, k, unit)

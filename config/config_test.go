@@ -65,6 +65,16 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("%s = %v, %v; want %v", in, got, err, want)
 		}
 	}
+	// 106,751 days fit in an int64 of nanoseconds; 106,752 do not (and
+	// 200000d used to wrap around to a negative duration).
+	if d, err := ParseDuration("106751d"); err != nil || d != 106751*24*time.Hour {
+		t.Errorf("106751d = %v, %v", d, err)
+	}
+	for _, in := range []string{"106752d", "200000d", "40000w"} {
+		if d, err := ParseDuration(in); err == nil {
+			t.Errorf("%s = %v, want an error", in, d)
+		}
+	}
 }
 
 func TestMappingValidated(t *testing.T) {

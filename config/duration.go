@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -32,11 +33,14 @@ func ParseDuration(s string) (time.Duration, error) {
 		if err != nil || k < 0 {
 			return 0, fmt.Errorf("duration %q: want e.g. 30d, 2w, 36h or 30m", s)
 		}
-		day := 24 * time.Hour
+		unit := 24 * time.Hour
 		if s[n-1] == 'w' {
-			return time.Duration(k) * 7 * day, nil
+			unit *= 7
 		}
-		return time.Duration(k) * day, nil
+		if k > int(math.MaxInt64/int64(unit)) {
+			return 0, fmt.Errorf("duration %q: longer than Go can count (about 290 years)", s)
+		}
+		return time.Duration(k) * unit, nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {

@@ -58,13 +58,13 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzParseCount: parameter and token counts ("7B", "6.74e9", "1_000") are
-// never negative or NaN.
+// never negative, NaN or infinite.
 func FuzzParseCount(f *testing.F) {
 	for _, s := range []string{"7B", "6.74e9", "500M", "2T", "200k", "1_000_000", "-1", "NaN", "1e308T", " 3 G "} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if v, err := ParseCount(s); err == nil && (v < 0 || math.IsNaN(v)) {
+		if v, err := ParseCount(s); err == nil && (v < 0 || math.IsNaN(v) || math.IsInf(v, 0)) {
 			t.Fatalf("ParseCount(%q) = %v", s, v)
 		}
 	})

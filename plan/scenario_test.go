@@ -246,7 +246,7 @@ func TestParseCount(t *testing.T) {
 			t.Errorf("ParseCount(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "B", "seven", "7X", "-1", "NaN", "Inf"} {
+	for _, in := range []string{"", "B", "seven", "7X", "-1", "NaN", "Inf", "1e308T"} { // 1e308 × 1e12 overflows to +Inf
 		if _, err := ParseCount(in); err == nil {
 			t.Errorf("ParseCount(%q) accepted", in)
 		}

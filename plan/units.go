@@ -67,6 +67,9 @@ func ParseCount(s string) (float64, error) {
 	if v < 0 {
 		return 0, fmt.Errorf("%q is negative", s)
 	}
+	if math.IsInf(v*mult, 0) {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
 	return v * mult, nil
 }
 
