@@ -58,6 +58,8 @@ bench:
 	# telemetry: 1,000,000 nvidia-smi samples vs sqlite3 .import, peak RSS at 100k and 1M (docs/BENCHMARKS.md §Telemetry)
 	FINOPS_BENCH_SMI=1 $(GO) test ./cmd/finops -run '^TestIngestSMIBenchmark$$' -count=1 -v
 	GO=$(GO) bash bench/report.sh
+	# a year of 1,000 GPUs: the weekly report and the quarterly review over it, database size per GPU-year (§A year of history)
+	GO=$(GO) bash bench/year.sh
 
 clean:
 	rm -rf bin out

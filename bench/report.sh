@@ -48,23 +48,7 @@ if [ ! -s "$dir/smi.csv" ] || [ ! -s "$dir/focus.csv" ]; then
 	$go run ./bench/reportgen -o "$dir" -week "$week"
 fi
 
-# measure LABEL CMD...: runs CMD under /usr/bin/time -v, appends
-# "LABEL wall_s rss_kb cpu_s" to $dir/results.
-measure() {
-	local label=$1
-	shift
-	if ! /usr/bin/time -v -o "$dir/time.txt" "$@" >"$dir/out.txt" 2>&1; then
-		cat "$dir/out.txt" "$dir/time.txt" >&2
-		echo "bench: $label failed" >&2
-		exit 1
-	fi
-	awk -v label="$label" '
-		/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); wall = 0; for (i = 1; i <= n; i++) wall = wall * 60 + p[i] }
-		/Maximum resident set size/ { rss = $NF }
-		/User time/ { cpu += $NF }
-		/System time/ { cpu += $NF }
-		END { printf "%s %.2f %d %.2f\n", label, wall, rss, cpu }' "$dir/time.txt" >>"$dir/results"
-}
+. bench/lib.sh
 
 : >"$dir/results"
 # The ingest is not part of the comparison (pandas' CSV reading is): one run, for the record.
@@ -78,13 +62,6 @@ for i in $(seq "$runs"); do
 	measure pandas-wo "$py" bench/pandas_report.py "$dir" "$dir/pandas-wo.xlsx" --write-only
 done
 
-# median FIELD LABEL: the median of a results column over the runs.
-median() {
-	awk -v label="$2" -v f="$1" '$1 == label { print $f }' "$dir/results" | sort -g |
-		awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-mib() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
-mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 verdict() { if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; then echo "met"; else echo "**not met**"; fi; }
 for l in ingest report pandas pandas-wo; do
@@ -118,15 +95,4 @@ EOT
 )
 echo "$table"
 
-if [ -z "${BENCH_NO_WRITE:-}" ]; then
-	doc=docs/BENCHMARKS.md
-	if grep -q '<!-- bench:report:start' "$doc"; then
-		awk -v table="$table" '
-			/<!-- bench:report:start/ { print table; skip = 1; next }
-			/<!-- bench:report:end/ { skip = 0; next }
-			!skip { print }' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
-	else
-		printf '\n## Report vs pandas\n\n%s\n' "$table" >>"$doc"
-	fi
-	echo "bench: wrote the table into $doc" >&2
-fi
+write_section report "Report vs pandas" "$table"

@@ -48,23 +48,7 @@ for n in "$small" "$rows"; do
 	fi
 done
 
-# measure LABEL CMD...: runs CMD under /usr/bin/time -v, appends
-# "LABEL wall_s rss_kb cpu_s" to $dir/results.
-measure() {
-	local label=$1
-	shift
-	if ! /usr/bin/time -v -o "$dir/time.txt" "$@" >"$dir/out.txt" 2>&1; then
-		cat "$dir/out.txt" "$dir/time.txt" >&2
-		echo "bench: $label failed" >&2
-		exit 1
-	fi
-	awk -v label="$label" '
-		/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); wall = 0; for (i = 1; i <= n; i++) wall = wall * 60 + p[i] }
-		/Maximum resident set size/ { rss = $NF }
-		/User time/ { cpu += $NF }
-		/System time/ { cpu += $NF }
-		END { printf "%s %.2f %d %.2f\n", label, wall, rss, cpu }' "$dir/time.txt" >>"$dir/results"
-}
+. bench/lib.sh
 
 : >"$dir/results"
 for i in $(seq "$runs"); do
@@ -77,11 +61,6 @@ for i in $(seq "$runs"); do
 	measure "sqlite3-$rows" sqlite3 "$dir/sqlite.db" ".mode csv" ".import $dir/focus-$rows.csv raw"
 done
 
-# median FIELD LABEL: the median of a results column over the runs.
-median() {
-	awk -v label="$2" -v f="$1" '$1 == label { print $f }' "$dir/results" | sort -g |
-		awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 fw=$(median 2 "finops-$rows")
 fr=$(median 3 "finops-$rows")
@@ -95,7 +74,6 @@ mb=$(awk -v b="$(stat -c %s "$dir/focus-$rows.csv")" 'BEGIN { printf "%.0f", b /
 ratio=$(awk -v a="$fw" -v b="$sw" 'BEGIN { printf "%.2f", a / b }')
 grow=$(awk -v a="$fr" -v b="$smr" 'BEGIN { printf "%.2f", a / b }')
 lps=$(awk -v r="$rows" -v w="$fw" 'BEGIN { printf "%.0f", r / w }')
-mib() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
 verdict() { if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; then echo "met"; else echo "**not met**"; fi; }
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
@@ -118,15 +96,4 @@ EOF
 )
 echo "$table"
 
-if [ -z "${BENCH_NO_WRITE:-}" ]; then
-	doc=docs/BENCHMARKS.md
-	if grep -q '<!-- bench:ingest:start' "$doc"; then
-		awk -v table="$table" '
-			/<!-- bench:ingest:start/ { print table; skip = 1; next }
-			/<!-- bench:ingest:end/ { skip = 0; next }
-			!skip { print }' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
-	else
-		printf '\n## Billing ingest\n\n%s\n' "$table" >>"$doc"
-	fi
-	echo "bench: wrote the table into $doc" >&2
-fi
+write_section ingest "Billing ingest" "$table"

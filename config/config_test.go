@@ -59,6 +59,18 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+func TestHotDays(t *testing.T) {
+	for _, tt := range []struct {
+		yaml string
+		ok   bool
+	}{{"utilization: {hot_days: 0}", true}, {"utilization: {hot_days: 7}", true}, {"utilization: {hot_days: -1}", false}, {"utilization: {hot_days: 401}", false}} {
+		_, err := Parse("f.yaml", []byte(tt.yaml))
+		if (err == nil) != tt.ok || err != nil && !strings.Contains(err.Error(), "utilization.hot_days") {
+			t.Errorf("%s: err = %v, want ok=%v", tt.yaml, err, tt.ok)
+		}
+	}
+}
+
 func TestParseDuration(t *testing.T) {
 	for in, want := range map[string]time.Duration{"30d": 720 * time.Hour, "2w": 336 * time.Hour, "36h": 36 * time.Hour, "30m": 30 * time.Minute} {
 		if got, err := ParseDuration(in); err != nil || got != want {

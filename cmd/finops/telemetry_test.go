@@ -418,6 +418,18 @@ func TestIngestDCGMScrape(t *testing.T) {
 	if c := counts(t, db); c["gpus"] != 3 || c["gpu_days"] != 3 || c["gpu_minutes"] != 0 {
 		t.Errorf("counts %v: want 3 GPUs, each one day (compacted), no minutes left", c)
 	}
+	// utilization.hot_days: 30 keeps the day per minute.
+	cfg := filepath.Join(dir, "finops.yaml")
+	if err := os.WriteFile(cfg, []byte("utilization:\n  hot_days: 30\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db2 := filepath.Join(dir, "hot.db")
+	if code, out, errs := finops(t, "--config", cfg, "--db", db2, "ingest", scrape); code != 0 {
+		t.Fatalf("hot_days 30: exit %d\n%s%s", code, out, errs)
+	}
+	if c := counts(t, db2); c["gpu_days"] != 0 || c["gpu_minutes"] != 3 {
+		t.Errorf("hot_days 30: counts %v: want 3 minutes, no days", c)
+	}
 	code, out, _ = finops(t, "ingest", "--check", scrape)
 	if code != 0 || !strings.Contains(out, "OK: dcgm, 3 rows") {
 		t.Errorf("--check: exit %d\n%s", code, out)

@@ -1,0 +1,46 @@
+# Shared by the benchmark scripts (sourced; they set $dir first).
+
+# measure LABEL CMD...: runs CMD under /usr/bin/time -v, appends
+# "LABEL wall_s rss_kb cpu_s" to $dir/results.
+measure() {
+	local label=$1
+	shift
+	if ! /usr/bin/time -v -o "$dir/time.txt" "$@" >"$dir/out.txt" 2>&1; then
+		cat "$dir/out.txt" "$dir/time.txt" >&2
+		echo "bench: $label failed" >&2
+		exit 1
+	fi
+	awk -v label="$label" '
+		/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); wall = 0; for (i = 1; i <= n; i++) wall = wall * 60 + p[i] }
+		/Maximum resident set size/ { rss = $NF }
+		/User time/ { cpu += $NF }
+		/System time/ { cpu += $NF }
+		END { printf "%s %.2f %d %.2f\n", label, wall, rss, cpu }' "$dir/time.txt" >>"$dir/results"
+}
+
+# median FIELD LABEL: the median of a results column over the runs.
+median() {
+	awk -v label="$2" -v f="$1" '$1 == label { print $f }' "$dir/results" | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+mib() { awk -v k="$1" 'BEGIN { printf "%.0f MB", k * 1024 / 1e6 }'; }
+mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
+
+# write_section NAME TITLE TABLE: puts TABLE (which starts with the
+# <!-- bench:NAME:start --> marker and ends with bench:NAME:end) into
+# docs/BENCHMARKS.md in place of the previous one, or appends it under TITLE.
+# BENCH_NO_WRITE=1 leaves the file alone.
+write_section() {
+	local name=$1 title=$2 table=$3 doc=docs/BENCHMARKS.md
+	[ -z "${BENCH_NO_WRITE:-}" ] || return 0
+	if grep -q "<!-- bench:$name:start" "$doc"; then
+		awk -v table="$table" -v s="<!-- bench:$name:start" -v e="<!-- bench:$name:end" '
+			index($0, s) == 1 { print table; skip = 1; next }
+			index($0, e) == 1 { skip = 0; next }
+			!skip { print }' "$doc" >"$doc.tmp" && mv "$doc.tmp" "$doc"
+	else
+		printf '\n## %s\n\n%s\n' "$title" "$table" >>"$doc"
+	fi
+	echo "bench: wrote the table into $doc" >&2
+}
