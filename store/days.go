@@ -90,12 +90,25 @@ func (s *Store) CompactTelemetry(ctx context.Context, before time.Time) (Compact
 		return c, nil
 	}
 
+	// The import's small page cache (telemetryCache), for the same reason:
+	// the transaction rewrites many pages, which SQLite would otherwise hold
+	// dirty in its cache up to cache_size before spilling them to the WAL.
+	var cacheSize int64
+	if err := tx.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cacheSize); err != nil {
+		return c, fmt.Errorf("store: compact telemetry: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", telemetryCache)); err != nil {
+		return c, fmt.Errorf("store: compact telemetry: %w", err)
+	}
 	dc := dayCompactor{tx: tx}
 	defer dc.close()
 	for _, id := range ids {
 		if err := dc.gpu(ctx, id, cut, &c); err != nil {
 			return c, fmt.Errorf("store: compact telemetry of GPU %d: %w", id, err)
 		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = %d", cacheSize)); err != nil {
+		return c, fmt.Errorf("store: compact telemetry: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return c, fmt.Errorf("store: compact telemetry: %w", err)

@@ -74,6 +74,13 @@ const minuteBatch = 256
 // statement (docs/BENCHMARKS.md §Telemetry).
 const minuteBuffer = 16384
 
+// bufferSize is how many closed minutes to collect before sorting and
+// writing them: about 16 per GPU seen, between 1,024 and minuteBuffer. A few
+// GPUs' minutes already come grouped; a fleet's need the full buffer.
+func (m *minuteWriter) bufferSize() int {
+	return min(max(16*len(m.order), 4*minuteBatch), minuteBuffer)
+}
+
 // pendingMinute is one closed minute waiting for its batch.
 type pendingMinute struct {
 	id, minute int64
@@ -231,7 +238,7 @@ func (m *minuteWriter) send() {
 	case b := <-m.free:
 		m.batch = b[:0]
 	default:
-		m.batch = make([]pendingMinute, 0, minuteBuffer)
+		m.batch = make([]pendingMinute, 0, m.bufferSize())
 	}
 }
 
@@ -324,7 +331,7 @@ func (m *minuteWriter) flush(id int64, acc *minuteAcc) error {
 	}
 	acc.samples = acc.samples[:0]
 	m.batch = append(m.batch, p)
-	if len(m.batch) >= minuteBuffer {
+	if len(m.batch) >= m.bufferSize() {
 		m.send()
 	}
 	return nil
