@@ -70,8 +70,20 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 	t := p.lastTime
 	if v != p.lastTS || v == "" {
 		var err error
-		if t, err = parseTime(v, p.loc); err != nil {
+		var local bool
+		if t, local, err = parseTimeIn(v, p.loc); err != nil {
 			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.ts), smiTimeExample, v)
+		}
+		// A host logging local time writes the hour its clock falls back
+		// twice. Go reads such a wall clock as the second (winter) instant;
+		// the log's first pass is the first. A log runs forward, so the
+		// earlier reading is right unless the previous sample is already
+		// well past it (more than half the shift: the clock has fallen
+		// back; a few minutes: an NTP step back within the first pass).
+		if local {
+			if e, d, ok := earlierReading(t, p.loc); ok && (p.lastTime.IsZero() || p.lastTime.Sub(e) <= d/2) {
+				t = e
+			}
 		}
 		p.lastTS, p.lastTime = strings.Clone(v), t
 	}

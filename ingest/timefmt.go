@@ -16,21 +16,28 @@ var errNotTime = errors.New("not a timestamp")
 //
 // A timestamp without offset is in loc. The result is UTC.
 func parseTime(s string, loc *time.Location) (time.Time, error) {
+	t, _, err := parseTimeIn(s, loc)
+	return t, err
+}
+
+// parseTimeIn is parseTime that also says whether the timestamp was read as
+// a wall clock in loc (it had no offset of its own).
+func parseTimeIn(s string, loc *time.Location) (time.Time, bool, error) {
 	p := timeScanner{s: s}
 	year, ok := p.digits(4, 4)
 	if !ok {
-		return time.Time{}, errNotTime
+		return time.Time{}, false, errNotTime
 	}
 	sep := p.peek()
 	if sep != '-' && sep != '/' {
-		return time.Time{}, errNotTime
+		return time.Time{}, false, errNotTime
 	}
 	p.i++
 	month, ok1 := p.digits(1, 2)
 	ok2 := p.expect(sep)
 	day, ok3 := p.digits(1, 2)
 	if !ok1 || !ok2 || !ok3 {
-		return time.Time{}, errNotTime
+		return time.Time{}, false, errNotTime
 	}
 	var hour, minute, sec, nsec int
 	if c := p.peek(); c == ' ' || c == 'T' || c == 't' {
@@ -43,12 +50,12 @@ func parseTime(s string, loc *time.Location) (time.Time, error) {
 		okC = p.expect(':')
 		minute, okM = p.digits(2, 2)
 		if !okH || !okC || !okM {
-			return time.Time{}, errNotTime
+			return time.Time{}, false, errNotTime
 		}
 		if p.peek() == ':' {
 			p.i++
 			if sec, ok = p.digits(2, 2); !ok {
-				return time.Time{}, errNotTime
+				return time.Time{}, false, errNotTime
 			}
 			if c := p.peek(); c == '.' || c == ',' {
 				p.i++
@@ -60,20 +67,20 @@ func parseTime(s string, loc *time.Location) (time.Time, error) {
 					p.i++
 				}
 				if p.i == start {
-					return time.Time{}, errNotTime
+					return time.Time{}, false, errNotTime
 				}
 			}
 		}
 	}
 	zone, err := p.zone(loc)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, false, err
 	}
 	if month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) ||
 		hour > 23 || minute > 59 || sec > 59 {
-		return time.Time{}, errNotTime
+		return time.Time{}, false, errNotTime
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, zone).UTC(), nil
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, zone).UTC(), strings.TrimSpace(p.s[p.i:]) == "" && loc != nil, nil
 }
 
 func daysIn(m time.Month, year int) int {
@@ -151,4 +158,25 @@ func (p *timeScanner) zone(loc *time.Location) (*time.Location, error) {
 		return time.UTC, nil
 	}
 	return time.FixedZone("", off), nil
+}
+
+// earlierReading returns the earlier of two instants a wall clock in loc
+// names, when it names two: in the hour a daylight-saving clock falls back,
+// 02:30 happens first in summer time, then again in winter time. t is the
+// instant time.Date chose (Go takes the later one), d how much earlier the
+// other is; ok is false when the wall clock is not ambiguous.
+func earlierReading(t time.Time, loc *time.Location) (e time.Time, d time.Duration, ok bool) {
+	wall := t.In(loc)
+	_, off := wall.Zone()
+	// A transition's offsets differ by 30 minutes to 2 hours (Lord Howe: 30
+	// minutes; most zones: one hour).
+	for _, d := range []time.Duration{30 * time.Minute, time.Hour, 90 * time.Minute, 2 * time.Hour} {
+		e := t.Add(-d)
+		ew := e.In(loc)
+		if _, eo := ew.Zone(); eo != off && ew.Year() == wall.Year() && ew.YearDay() == wall.YearDay() &&
+			ew.Hour() == wall.Hour() && ew.Minute() == wall.Minute() && ew.Second() == wall.Second() {
+			return e, d, true
+		}
+	}
+	return t, 0, false
 }
