@@ -3,38 +3,10 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/golden"
 )
-
-// Run `go test ./plan -run 'TestWorkedCase|TestExample' -update` to rewrite
-// the golden files after an intended change, and review the diff.
-var update = flag.Bool("update", false, "update golden files")
-
-// golden compares got with testdata/<TestName>/<name>, or writes it there
-// with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", t.Name(), name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
-}
 
 // TestWorkedCase reproduces metrics.md §Planner's worked case: a 20B LoRA
 // fine-tune (weights 40 GB in fp16, ≥ 60 GB with training state) rules out
@@ -100,11 +72,11 @@ func TestWorkedCase(t *testing.T) {
 	if err := WriteJSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "plan.golden.json", js.Bytes())
+	golden.Check(t, "plan.golden.json", js.Bytes())
 	if err := WriteExplain(&ex, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "explain.golden.txt", ex.Bytes())
+	golden.Check(t, "explain.golden.txt", ex.Bytes())
 
 	// The JSON reads back into the same plan.
 	var back Result

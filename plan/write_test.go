@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/finops-oss/finops/internal/golden"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -51,7 +52,7 @@ func TestExample(t *testing.T) {
 	if err := WriteTable(&tb, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "table.golden.txt", tb.Bytes())
+	golden.Check(t, "table.golden.txt", tb.Bytes())
 }
 
 // TestWorkbook writes a workbook and reads its cells back, including a

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/net/html"
-
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/golden"
+	"golang.org/x/net/html"
 )
 
 func TestEmailSubject(t *testing.T) {
@@ -46,7 +46,7 @@ func TestEmailText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goldenFileCheck(t, "email.txt", []byte(text))
+	golden.Check(t, "email.txt", []byte(text))
 	for _, w := range []string{
 		"Total cost           ¥4,500.00  +12.5% vs previous period",
 		"Top findings",

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/golden"
 )
 
 func decodeJSON(t *testing.T, r *analysis.Result) (map[string]any, []byte) {
@@ -149,5 +150,5 @@ func TestGoldenJSON(t *testing.T) {
 	if err := WriteJSON(&buf, handResult(t)); err != nil {
 		t.Fatal(err)
 	}
-	goldenFileCheck(t, "result.golden.json", buf.Bytes())
+	golden.Check(t, "result.golden.json", buf.Bytes())
 }

@@ -2,67 +2,12 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/golden"
 )
-
-// Golden files live in testdata/<TestName>/ (infracost style). After an
-// intended change, refresh them and review the diff before committing:
-//
-//	go test ./cmd/finops -run Golden -update
-//
-// Other golden tests in this package should use goldenCheck rather than
-// define their own -update flag (a flag defined twice panics).
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/ instead of comparing")
-
-// goldenCheck compares got with testdata/<TestName>/<name>, or writes it there
-// with -update.
-func goldenCheck(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", t.Name(), name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run `go test ./cmd/finops -run %s -update` to create it): %v", t.Name(), err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run `go test ./cmd/finops -run %s -update` if the change is intended)\n%s",
-			path, t.Name(), lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff shows the first lines where want and got differ, with context.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 20; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl + "\n")
-			shown++
-		}
-	}
-	return b.String()
-}
 
 // TestGoldenDemo runs `finops demo` with the fixed clock and compares the JSON
 // summary and the all-teams email (subject and plain-text body) with their
@@ -93,7 +38,7 @@ func TestGoldenDemo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		goldenCheck(t, f.golden, normaliseOut(b, out))
+		golden.Check(t, f.golden, normaliseOut(b, out))
 	}
 	t.Run("email preview", func(t *testing.T) { checkEmailPreview(t, out) })
 	t.Run("team report", func(t *testing.T) { checkTeamReport(t, out) })
