@@ -28,30 +28,36 @@ func Analyze(in *Input) (*Result, error) {
 		return nil, err
 	}
 	p := withDefaults(in.Params)
-	if in.SkipTrends {
-		res.Findings = findings(res, p)
-		res.DataQuality.Warnings = append(res.DataQuality.Warnings, suspectPrices(in.Prices)...)
-		return res, nil
-	}
-	prev := PreviousWindow(in.Window)
-	// The previous window and the month give totals only: no hourly rows.
-	pres, err := analyzeWindow(&Input{Window: prev, Lookback: prev, Lines: in.Lines, GPUs: in.GPUs,
-		TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params, SkipHourly: true})
-	if err != nil {
-		return nil, err
-	}
-	applyPrevious(res, pres)
-	if month := MonthWindow(in.Window, p.Location); month.End.After(month.Start) {
-		mres, err := analyzeWindow(&Input{Window: month, Lookback: month, Lines: in.Lines, GPUs: in.GPUs,
-			TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params, SkipHourly: true})
-		if err != nil {
+	if !in.SkipTrends {
+		if err := trends(in, res, p); err != nil {
 			return nil, err
 		}
-		applyMonth(res, mres, month, p.Location)
 	}
 	res.Findings = findings(res, p)
 	res.DataQuality.Warnings = append(res.DataQuality.Warnings, suspectPrices(in.Prices)...)
 	return res, nil
+}
+
+// trends sets res's comparisons with the previous window and the month to
+// date. Those analyses give totals only: no hourly rows.
+func trends(in *Input, res *Result, p Params) error {
+	totals := func(w Window) (*Result, error) {
+		return analyzeWindow(&Input{Window: w, Lookback: w, Lines: in.Lines, GPUs: in.GPUs,
+			TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params, SkipHourly: true})
+	}
+	pres, err := totals(PreviousWindow(in.Window))
+	if err != nil {
+		return err
+	}
+	applyPrevious(res, pres)
+	if month := MonthWindow(in.Window, p.Location); month.End.After(month.Start) {
+		mres, err := totals(month)
+		if err != nil {
+			return err
+		}
+		applyMonth(res, mres, month, p.Location)
+	}
+	return nil
 }
 
 // suspectPrices flags catalog rows whose spot price is not below on-demand:

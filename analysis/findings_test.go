@@ -167,3 +167,34 @@ func TestFindingsDeterministic(t *testing.T) {
 		t.Error("same input, different findings")
 	}
 }
+
+// TestSkipTrendsAndHourly: the review's input leaves out what it does not
+// show. The window's own numbers stay those of TestOneDayMinuteGrid (57.60,
+// idle 28.80); the trend fields stay zero although Nov 1 is in the lines; no
+// hourly rows.
+func TestSkipTrendsAndHourly(t *testing.T) {
+	in := oneDay()
+	in.Lines = append(hourlyLines("gpu-1", "2.40", day0.Add(-24*time.Hour), 12), in.Lines...)
+	in.Resources = []Resource{{ID: "gpu-1", Team: "nlp", Hosts: []string{"gpu-1"}}}
+	full, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.HourlyUtil) != 24 { // one GPU × 24 window hours
+		t.Fatalf("hourly rows = %d, want 24", len(full.HourlyUtil))
+	}
+	in.SkipTrends, in.SkipHourly = true, true
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "cost", r.ByResource[0].Cost, 57.60)
+	near(t, "idle cost", r.ByResource[0].IdleCost, 28.80)
+	if r.ByResource[0].PreviousCost != 0 || r.ByTeam[0].PreviousCost != 0 || r.ByTeam[0].MonthToDate != 0 {
+		t.Errorf("trends computed: resource previous %v, team previous %v, month to date %v",
+			r.ByResource[0].PreviousCost, r.ByTeam[0].PreviousCost, r.ByTeam[0].MonthToDate)
+	}
+	if len(r.HourlyUtil) != 0 {
+		t.Errorf("hourly rows = %d, want none", len(r.HourlyUtil))
+	}
+}
