@@ -90,14 +90,11 @@ func (s *Store) CompactTelemetry(ctx context.Context, before time.Time) (Compact
 		return c, nil
 	}
 
-	// The import's small page cache (telemetryCache), for the same reason:
-	// the transaction rewrites many pages, which SQLite would otherwise hold
-	// dirty in its cache up to cache_size before spilling them to the WAL.
-	var cacheSize int64
-	if err := tx.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cacheSize); err != nil {
-		return c, fmt.Errorf("store: compact telemetry: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = -%d", telemetryCache)); err != nil {
+	// The import's small page cache, for the same reason: the transaction
+	// rewrites many pages, which SQLite would otherwise hold dirty in its
+	// cache before spilling them to the WAL.
+	restoreCache, err := smallCache(ctx, tx)
+	if err != nil {
 		return c, fmt.Errorf("store: compact telemetry: %w", err)
 	}
 	dc := dayCompactor{tx: tx}
@@ -107,7 +104,7 @@ func (s *Store) CompactTelemetry(ctx context.Context, before time.Time) (Compact
 			return c, fmt.Errorf("store: compact telemetry of GPU %d: %w", id, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA cache_size = %d", cacheSize)); err != nil {
+	if err := restoreCache(); err != nil {
 		return c, fmt.Errorf("store: compact telemetry: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -145,17 +142,13 @@ func (dc *dayCompactor) prepare(ctx context.Context) error {
 	if dc.load != nil {
 		return nil
 	}
-	var err error
-	if dc.load, err = dc.tx.PrepareContext(ctx, `SELECT util, mem_used_max, power_sum, power_n FROM gpu_days WHERE gpu_id = ? AND day = ?`); err != nil {
-		return err
-	}
-	if dc.upsert, err = dc.tx.PrepareContext(ctx, `INSERT INTO gpu_days (gpu_id, day, minutes, util, mem_used_max, power_sum, power_n)
+	p := preparer{ctx: ctx, tx: dc.tx}
+	dc.load = p.prep(`SELECT util, mem_used_max, power_sum, power_n FROM gpu_days WHERE gpu_id = ? AND day = ?`)
+	dc.upsert = p.prep(`INSERT INTO gpu_days (gpu_id, day, minutes, util, mem_used_max, power_sum, power_n)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (gpu_id, day) DO UPDATE SET minutes = excluded.minutes, util = excluded.util,
-		mem_used_max = excluded.mem_used_max, power_sum = excluded.power_sum, power_n = excluded.power_n`); err != nil {
-		return err
-	}
-	dc.purge, err = dc.tx.PrepareContext(ctx, `DELETE FROM gpu_minutes WHERE gpu_id = ? AND minute < ?`)
-	return err
+		mem_used_max = excluded.mem_used_max, power_sum = excluded.power_sum, power_n = excluded.power_n`)
+	dc.purge = p.prep(`DELETE FROM gpu_minutes WHERE gpu_id = ? AND minute < ?`)
+	return p.err
 }
 
 // gpu compacts GPU id's minutes before minute cut, then deletes them.

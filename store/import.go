@@ -253,15 +253,8 @@ type writer struct {
 
 func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*writer, error) {
 	w := &writer{ctx: ctx, tx: tx, sourceID: sourceID, gpuIDs: map[string]int64{}, taskIDs: map[string]int64{}}
-	var err error
-	prep := func(q string) *sql.Stmt {
-		if err != nil {
-			return nil
-		}
-		var st *sql.Stmt
-		st, err = tx.PrepareContext(ctx, q)
-		return st
-	}
+	p := preparer{ctx: ctx, tx: tx}
+	prep := p.prep
 	w.line = prep(billingInsert(billingBatchRows))
 	w.lines = billingBatch{source: sourceID, args: make([]any, 0, billingBatchRows*billingArity)}
 	w.inserter = billingInserter{ctx: ctx, stmt: w.line}
@@ -276,6 +269,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*writer, error)
 		RETURNING id`)
 	// A run declared again (a newer tasks file) replaces the earlier one.
 	w.run = prep(`INSERT OR REPLACE INTO task_runs (task_id, source_id, line, resource, gpus, start, end, units) VALUES (?,?,?,?,?,?,?,?)`)
+	err := p.err
 	if err == nil {
 		// A sample already stored for the same GPU and instant (overlapping
 		// logs) is kept: the first import wins, nothing is counted twice.

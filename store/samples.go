@@ -50,7 +50,7 @@ type minuteWriter struct {
 	// Full batches are written by a second goroutine while the parser goes
 	// on (database/sql serialises the two on the transaction's connection):
 	// parsing and SQLite each take about half the time of a large log.
-	cacheSize any // the connection's page cache size, restored by finish; nil until the first sample
+	restoreCache func() error // puts the connection's page cache back; nil until the first sample
 
 	work, free chan []pendingMinute
 	done       chan struct{}
@@ -105,23 +105,16 @@ func minuteInsert(rows int) string {
 
 func newMinuteWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*minuteWriter, error) {
 	m := &minuteWriter{ctx: ctx, tx: tx, sourceID: sourceID, open: map[int64]*minuteAcc{}, returned: map[[2]int64]int{}}
-	var err error
-	prep := func(q string) *sql.Stmt {
-		if err != nil {
-			return nil
-		}
-		var st *sql.Stmt
-		st, err = tx.PrepareContext(ctx, q)
-		return st
-	}
+	p := preparer{ctx: ctx, tx: tx}
+	prep := p.prep
 	m.insert = prep(minuteInsert(minuteBatch))
 	m.load = prep(`SELECT n, util_sum, util_n, mem_used_max, power_sum, power_n, offsets FROM gpu_minutes WHERE gpu_id = ? AND minute = ?`)
 	m.update = prep(`UPDATE gpu_minutes SET n = ?, util_sum = ?, util_n = ?, mem_used_max = ?, power_sum = ?, power_n = ?, offsets = ?
 		WHERE gpu_id = ? AND minute = ?`)
 	m.source = prep(`INSERT OR IGNORE INTO gpu_sources (gpu_id, source_id) VALUES (?, ?)`)
-	if err != nil {
+	if p.err != nil {
 		m.close()
-		return nil, err
+		return nil, p.err
 	}
 	return m, nil
 }
@@ -152,8 +145,9 @@ func (m *minuteWriter) add(id int64, s *ingest.GPUSample) error {
 	if err := m.failed(); err != nil {
 		return err
 	}
-	if m.cacheSize == nil {
-		if err := m.smallCache(); err != nil {
+	if m.restoreCache == nil {
+		var err error
+		if m.restoreCache, err = smallCache(m.ctx, m.tx); err != nil {
 			return err
 		}
 	}
@@ -201,30 +195,10 @@ func (m *minuteWriter) finish() error {
 	if err := m.failed(); err != nil {
 		return err
 	}
-	if m.cacheSize != nil {
-		if _, err := m.tx.ExecContext(m.ctx, fmt.Sprintf("PRAGMA cache_size = %v", m.cacheSize)); err != nil {
-			return err
-		}
+	if m.restoreCache != nil {
+		return m.restoreCache()
 	}
 	return nil
-}
-
-// telemetryCache is the page cache (KiB) while a telemetry import rolls up
-// minutes. SQLite keeps a transaction's dirty pages in its cache up to
-// cache_size (32 MiB in this build) before spilling them to the WAL; 4 MiB
-// keeps an import's memory flat from small files to large ones at no
-// measurable cost in time (docs/BENCHMARKS.md).
-const telemetryCache = 4096
-
-// smallCache lowers the connection's page cache for this import.
-func (m *minuteWriter) smallCache() error {
-	var cur int64
-	if err := m.tx.QueryRowContext(m.ctx, "PRAGMA cache_size").Scan(&cur); err != nil {
-		return err
-	}
-	m.cacheSize = cur
-	_, err := m.tx.ExecContext(m.ctx, fmt.Sprintf("PRAGMA cache_size = -%d", telemetryCache))
-	return err
 }
 
 // send hands the batch to the writer goroutine, starting it the first time.
