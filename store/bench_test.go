@@ -3,8 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,74 +81,6 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
-
-// BenchmarkImportFOCUSPerRow imports the same export the way the writer did
-// before batching: one single-row INSERT through database/sql per line and
-// tags encoded with encoding/json, in one transaction. It stays as the
-// reference the batched, pipelined writer is measured against
-// (docs/BENCHMARKS.md).
-func BenchmarkImportFOCUSPerRow(b *testing.B) {
-	const rows = 200000
-	in := focusInput(b, rows)
-	b.SetBytes(int64(len(in)))
-	ctx := context.Background()
-	cpu0 := cpuTime()
-	for b.Loop() {
-		s := openTest(b)
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO source_files (uri, sha256, format, kind, rows, imported_at) VALUES ('f', 'x', '', '', 0, 0)`)
-		if err != nil {
-			b.Fatal(err)
-		}
-		id, _ := res.LastInsertId()
-		st, err := tx.PrepareContext(ctx, billingInsert(1))
-		if err != nil {
-			b.Fatal(err)
-		}
-		sink := perRowSink{ctx: ctx, st: st, id: id}
-		sum, err := ingest.Parse(ctx, bytes.NewReader(in), ingest.Options{Name: "focus.csv"}, sink)
-		if err != nil || sum.Rows != rows {
-			b.Fatal(sum, err)
-		}
-		st.Close()
-		if err := tx.Commit(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "lines/s")
-	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
-}
-
-type perRowSink struct {
-	ctx context.Context
-	st  *sql.Stmt
-	id  int64
-}
-
-func (w perRowSink) Billing(l *ingest.BillingLine) error {
-	var tags any
-	if len(l.Tags) > 0 {
-		b, err := json.Marshal(l.Tags)
-		if err != nil {
-			return err
-		}
-		tags = string(b)
-	}
-	_, err := w.st.ExecContext(w.ctx, w.id, l.Line, nullString(l.Provider), nullString(l.BillingAccount),
-		nullString(l.SubAccount), l.ChargeStart.Unix(), l.ChargeEnd.Unix(), l.ChargeCategory,
-		nullString(l.ChargeClass), nullString(l.ChargeFrequency), nullString(l.PricingCategory),
-		nullString(l.PricingMode), nullString(l.CommitmentStatus), nullString(l.CommitmentID),
-		nullString(l.ResourceID), nullString(l.ResourceName), nullString(l.ResourceType), nullString(l.Service),
-		nullString(l.SKU), nullString(l.InstanceType), nullString(l.Region), nullString(l.GPUModel), l.GPUCount,
-		decText(l.BilledCost), decText(l.EffectiveCost), decText(l.ListCost), nullString(l.Currency),
-		decText(l.UsageQuantity), nullString(l.UsageUnit), tags)
-	return err
-}
-func (perRowSink) Sample(*ingest.GPUSample) error { return nil }
-func (perRowSink) TaskRun(*ingest.TaskRun) error  { return nil }
 
 // focusInput repeats the rows of the FOCUS sample (1,000 rows, 755 KB)
 // into an export of rows rows, about 150 MB for 200,000.
