@@ -1,4 +1,17 @@
-# Shared by the benchmark scripts (sourced; they set $dir first).
+# Shared by the benchmark scripts (sourced from the repository root).
+
+# bench_setup: $dir is BENCH_DIR, or a temporary folder removed on exit;
+# bin/finops is built from this checkout.
+bench_setup() {
+	dir=${BENCH_DIR:-}
+	if [ -z "$dir" ]; then
+		dir=$(mktemp -d)
+		trap 'rm -rf "$dir"' EXIT
+	fi
+	mkdir -p "$dir" bin
+	echo "bench: building bin/finops" >&2
+	CGO_ENABLED=0 ${GO:-go} build -trimpath -o bin/finops ./cmd/finops
+}
 
 # measure LABEL CMD...: runs CMD under /usr/bin/time -v, appends
 # "LABEL wall_s rss_kb cpu_s" to $dir/results.

@@ -34,21 +34,13 @@ if ! [ -x /usr/bin/time ] || ! "$py" -c 'import pandas, openpyxl' 2>/dev/null; t
 	fi
 fi
 
-dir=${BENCH_DIR:-}
-if [ -z "$dir" ]; then
-	dir=$(mktemp -d)
-	trap 'rm -rf "$dir"' EXIT
-fi
-mkdir -p "$dir" bin
-
-echo "bench: building bin/finops" >&2
-CGO_ENABLED=0 $go build -trimpath -o bin/finops ./cmd/finops
+. bench/lib.sh
+bench_setup
 if [ ! -s "$dir/smi.csv" ] || [ ! -s "$dir/focus.csv" ]; then
 	echo "bench: generating a week of 1,000 GPUs and 200,000 billing lines" >&2
 	$go run ./bench/reportgen -o "$dir" -week "$week"
 fi
 
-. bench/lib.sh
 
 : >"$dir/results"
 # The ingest is not part of the comparison (pandas' CSV reading is): one run, for the record.

@@ -32,15 +32,8 @@ need() {
 need /usr/bin/time time
 need sqlite3 sqlite3
 
-dir=${BENCH_DIR:-}
-if [ -z "$dir" ]; then
-	dir=$(mktemp -d)
-	trap 'rm -rf "$dir"' EXIT
-fi
-mkdir -p "$dir" bin
-
-echo "bench: building bin/finops" >&2
-CGO_ENABLED=0 $go build -trimpath -o bin/finops ./cmd/finops
+. bench/lib.sh
+bench_setup
 for n in "$small" "$rows"; do
 	if [ ! -s "$dir/focus-$n.csv" ]; then
 		echo "bench: generating a FOCUS export of $n rows" >&2
@@ -48,7 +41,6 @@ for n in "$small" "$rows"; do
 	fi
 done
 
-. bench/lib.sh
 
 : >"$dir/results"
 for i in $(seq "$runs"); do

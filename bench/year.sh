@@ -31,16 +31,8 @@ for t in /usr/bin/time sqlite3; do
 	fi
 done
 
-dir=${BENCH_DIR:-}
-if [ -z "$dir" ]; then
-	dir=$(mktemp -d)
-	trap 'rm -rf "$dir"' EXIT
-fi
-mkdir -p "$dir" bin
 . bench/lib.sh
-
-echo "bench: building bin/finops" >&2
-CGO_ENABLED=0 $go build -trimpath -o bin/finops ./cmd/finops
+bench_setup
 if [ ! -s "$dir/smi.csv" ] || [ ! -s "$dir/focus.csv" ] || [ ! -d "$dir/history" ]; then
 	echo "bench: generating a year of 1,000 GPUs (1.8 GB of CSV)" >&2
 	$go run ./bench/reportgen -o "$dir" -week "$week" -history 51
