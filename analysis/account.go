@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/finops-oss/finops/ingest"
 )
@@ -365,7 +366,11 @@ func (a *analyzer) dayOf(t int) int {
 	if i := t - a.win[0]; i >= 0 && i < len(a.winDay) {
 		return int(a.winDay[i])
 	}
-	at := a.tl.time(t)
+	return a.searchDay(a.tl.time(t))
+}
+
+// searchDay is the window's local-day index of instant at.
+func (a *analyzer) searchDay(at time.Time) int {
 	return sort.Search(len(a.days)-1, func(d int) bool { return a.days[d+1].After(at) })
 }
 

@@ -110,8 +110,7 @@ func analyzeWindow(in *Input) (*Result, error) {
 	a.days = localDays(in.Window, p.Location)
 	a.winDay = make([]uint16, a.win[1]-a.win[0])
 	for i := range a.winDay {
-		at := a.tl.time(a.win[0] + i)
-		a.winDay[i] = uint16(sort.Search(len(a.days)-1, func(d int) bool { return a.days[d+1].After(at) }))
+		a.winDay[i] = uint16(a.searchDay(a.tl.time(a.win[0] + i)))
 	}
 	for _, r := range in.Resources {
 		a.cfg[r.ID] = r

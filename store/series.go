@@ -44,14 +44,11 @@ func (g *GPUSeries) Add(minute int64, util float64) {
 	g.Util = append(g.Util, float32(util))
 }
 
-// Minute is the i-th minute of the series (unix seconds / 60).
-func (g *GPUSeries) Minute(i int) int64 { return g.Start + int64(g.Offsets[i]) }
-
 // Minutes lists every minute of the series, in order.
 func (g *GPUSeries) Minutes() []MinuteUtil {
 	out := make([]MinuteUtil, len(g.Util))
 	for i, u := range g.Util {
-		out[i] = MinuteUtil{Minute: g.Minute(i), Util: float64(u)}
+		out[i] = MinuteUtil{Minute: g.Start + int64(g.Offsets[i]), Util: float64(u)}
 	}
 	return out
 }
