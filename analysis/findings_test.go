@@ -198,3 +198,25 @@ func TestSkipTrendsAndHourly(t *testing.T) {
 		t.Errorf("hourly rows = %d, want none", len(r.HourlyUtil))
 	}
 }
+
+// TestPreviousTotal: the totals carry the previous window's cost, every
+// team's, also one with nothing in this window (it keeps a row with cost 0).
+// Nov 1: gpu-1 (nlp) 12 h × 2.40 = 28.80 and gpu-2 (no team: unassigned)
+// 10 h × 1.00 = 10.00; Nov 2 (the window): only gpu-1, 24 h = 57.60.
+// Previous total 38.80; the nlp slice's 28.80.
+func TestPreviousTotal(t *testing.T) {
+	in := oneDay()
+	nov1 := day0.Add(-24 * time.Hour)
+	in.Lines = append(append(hourlyLines("gpu-1", "2.40", nov1, 12), hourlyLines("gpu-2", "1.00", nov1, 10)...), in.Lines...)
+	in.Resources = []Resource{{ID: "gpu-1", Team: "nlp", Hosts: []string{"gpu-1"}}}
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "previous total", r.Totals.PreviousCost, 38.80)
+	if len(r.ByTeam) != 2 || r.ByTeam[1].Team != unassigned || r.ByTeam[1].Cost != 0 {
+		t.Fatalf("teams = %+v, want nlp and unassigned (cost 0)", r.ByTeam)
+	}
+	near(t, "unassigned previous cost", r.ByTeam[1].PreviousCost, 10)
+	near(t, "nlp slice previous total", r.ForTeam("nlp").Totals.PreviousCost, 28.80)
+}

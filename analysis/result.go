@@ -49,6 +49,10 @@ type Totals struct {
 	UnusedCommitmentCost float64 `json:"unused_commitment_cost"`
 	AvgGPUUtilization    float64 `json:"avg_gpu_utilization"`
 	MonthlySavings       float64 `json:"monthly_savings"` // Σ recommendation savings
+	// PreviousCost is the cost of the same-length window just before this
+	// one, every team's (also those with nothing in this window); 0 when it
+	// was not analysed.
+	PreviousCost float64 `json:"previous_cost"`
 }
 
 // TeamCost is one team's share of the window.

@@ -23,7 +23,7 @@ import (
 //   - DataQuality: sources and rejected rows as for the whole report (they
 //     concern everyone), warnings that do not name another team's resource.
 //
-// Totals are the team's: cost, GPU cost and idle cost from its ByTeam row (so
+// Totals are the team's: cost, GPU cost, idle cost and previous cost from its ByTeam row (so
 // they agree with the all-teams report); GPU-hours, unmonitored cost and
 // average utilization over its resources; allocated idle cost over its tasks;
 // savings over its recommendations; unallocated cost and unused commitments
@@ -112,7 +112,7 @@ func (r *Result) ForTeam(team string) *Result {
 	}
 
 	t := &out.Totals
-	t.Cost, t.GPUCost, t.IdleCost = tc.Cost, tc.GPUCost, tc.IdleCost
+	t.Cost, t.GPUCost, t.IdleCost, t.PreviousCost = tc.Cost, tc.GPUCost, tc.IdleCost, tc.PreviousCost
 	t.NonGPUCost = tc.Cost - tc.GPUCost
 	var monitored, utilHours float64
 	for _, rc := range out.ByResource {

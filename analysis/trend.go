@@ -16,8 +16,9 @@ func MonthWindow(w Window, loc *time.Location) Window {
 	return Window{Start: start.UTC(), End: w.End}
 }
 
-// applyPrevious copies the previous window's costs onto teams and resources.
+// applyPrevious copies the previous window's costs onto the totals, teams and resources.
 func applyPrevious(res, prev *Result) {
+	res.Totals.PreviousCost = prev.Totals.Cost
 	teams := map[string]float64{}
 	for _, t := range prev.ByTeam {
 		teams[t.Team] = t.Cost

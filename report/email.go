@@ -120,7 +120,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		idleTone = "warn"
 	}
 	v.KPIs = []emailKPI{
-		{Label: "Total cost", Value: money(cur, t.Cost), Note: changeText(t.Cost, previousCost(r))},
+		{Label: "Total cost", Value: money(cur, t.Cost), Note: changeText(t.Cost, r.Totals.PreviousCost)},
 		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone},
 		{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: hours(t.GPUHoursBilled) + " billed"},
 		{Label: "Savings available", Value: money(cur, t.MonthlySavings), Note: "per month", Tone: toneIf(t.MonthlySavings > 0, "good")},

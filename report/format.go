@@ -258,22 +258,21 @@ func utilBand(u float64) string {
 	return "saturated"
 }
 
-// previousCost is the whole report's cost in the previous period of the same
-// length: the sum of the teams' previous costs (0 when unknown).
-func previousCost(r *analysis.Result) float64 {
-	var p float64
-	for _, t := range r.ByTeam {
-		p += t.PreviousCost
+// change is now relative to prev (0.1 = +10%); false when there is no
+// previous figure to compare with.
+func change(now, prev float64) (float64, bool) {
+	if prev == 0 {
+		return 0, false
 	}
-	return p
+	return now/prev - 1, true
 }
 
 // changeText is "+12.3% vs previous period", or "" when there is no previous figure.
 func changeText(now, prev float64) string {
-	if prev == 0 {
+	c, ok := change(now, prev)
+	if !ok {
 		return ""
 	}
-	c := now/prev - 1
 	sign := "+"
 	if c < 0 {
 		sign = "-"

@@ -173,7 +173,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	if meta.Team != "" {
 		p.Title += " · team " + meta.Team
 	}
-	costNote := changeText(t.Cost, previousCost(r))
+	costNote := changeText(t.Cost, r.Totals.PreviousCost)
 	if n := otherChargesNote(cur, t); n != "" {
 		costNote = strings.TrimPrefix(costNote+"; "+n, "; ")
 	}

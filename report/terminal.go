@@ -50,7 +50,7 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		savingsStyle = styleGreen
 	}
 	kpis := [][]cell{
-		{{"Total cost", styleNone}, {money(cur, t.Cost), styleBold}, {changeText(t.Cost, previousCost(r)), styleNone}},
+		{{"Total cost", styleNone}, {money(cur, t.Cost), styleBold}, {changeText(t.Cost, r.Totals.PreviousCost), styleNone}},
 		{{"GPU cost", styleNone}, {money(cur, t.GPUCost), styleNone}, {hours(t.GPUHoursBilled) + " billed", styleNone}},
 		{{"Idle cost", styleNone}, {money(cur, t.IdleCost), idleStyle}, {percent(idleShare(t)) + " of total, " + hours(t.GPUHoursIdle), styleNone}},
 		{{"Unmonitored cost", styleNone}, {money(cur, t.UnmonitoredCost), styleNone}, {percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours", styleNone}},

@@ -70,6 +70,7 @@ func handResult(t testing.TB) *analysis.Result {
 			UnusedCommitmentCost: 0,
 			AvgGPUUtilization:    52,
 			MonthlySavings:       5040,
+			PreviousCost:         4000, // the teams' 3700 + 300: +12.5 % week over week
 		},
 		ByTeam: []analysis.TeamCost{
 			// Previous period 4000 in all: +12.5 % week over week.

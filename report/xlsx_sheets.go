@@ -20,15 +20,15 @@ func (b *book) teams() error {
 	}
 	rows := make([][]any, 0, len(b.r.ByTeam))
 	for _, t := range b.r.ByTeam {
-		var change, ofBudget any
-		if t.PreviousCost != 0 {
-			change = t.Cost/t.PreviousCost - 1
+		var chg, ofBudget any
+		if c, ok := change(t.Cost, t.PreviousCost); ok {
+			chg = c
 		}
 		if t.Budget != nil && *t.Budget > 0 && t.MonthForecast != 0 {
 			ofBudget = t.MonthForecast / *t.Budget
 		}
 		rows = append(rows, []any{t.Team, t.Cost, t.GPUCost, t.IdleCost, share(t.IdleCost, t.Cost), optional(t.Budget),
-			blankIfZero(t.PreviousCost), change, blankIfZero(t.MonthToDate), blankIfZero(t.MonthForecast), ofBudget})
+			blankIfZero(t.PreviousCost), chg, blankIfZero(t.MonthToDate), blankIfZero(t.MonthForecast), ofBudget})
 	}
 	return b.table(sheetTeams, cols, rows)
 }

@@ -20,10 +20,10 @@ func (b *book) summary() error {
 	if meta.Team != "" {
 		scope = "Team " + meta.Team
 	}
-	prev := previousCost(r)
-	var change any
-	if prev != 0 {
-		change = t.Cost/prev - 1
+	prev := t.PreviousCost
+	var chg any
+	if c, ok := change(t.Cost, prev); ok {
+		chg = c
 	}
 	rows := []kpi{
 		{"Period", r.Period.Label, st.text},
@@ -34,7 +34,7 @@ func (b *book) summary() error {
 		{"Scope", scope, st.text},
 		{"Total cost", t.Cost, st.money},
 		{"Previous period cost", blankIfZero(prev), st.money},
-		{"Change vs previous period", change, st.percent},
+		{"Change vs previous period", chg, st.percent},
 		{"GPU cost", t.GPUCost, st.money},
 		{"Non-GPU cost", t.NonGPUCost, st.money},
 		{"Other charges (tax, credits, adjustments)", t.OtherCharges, st.money},
