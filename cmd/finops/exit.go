@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -61,8 +60,6 @@ func exitCode(err error) int {
 		return ExitPublish
 	case errors.As(err, &p):
 		return ExitPartial
-	case errors.Is(err, context.Canceled):
-		return ExitFailed
 	default:
 		return ExitFailed
 	}

@@ -204,36 +204,9 @@ func (j *job) ingested(results []sourceResult) {
 
 // redact removes every known secret from s: whatever a library puts in an
 // error, no secret reaches a log line, the ledger or the result.
-func (j *job) redact(s string) string {
-	for _, sec := range j.secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
-}
+func (j *job) redact(s string) string { return redact(s, j.secrets...) }
 
-func (j *job) redactErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := j.redact(err.Error())
-	if msg == err.Error() {
-		return err
-	}
-	e := errors.New(msg)
-	switch exitCode(err) {
-	case ExitUsage:
-		return usageError{e}
-	case ExitPartial:
-		return partialError{e}
-	case ExitPublish:
-		return publishError{e}
-	case ExitBusy:
-		return busyError{e}
-	}
-	return e
-}
+func (j *job) redactErr(err error) error { return redactErr(err, j.secrets...) }
 
 // finish records the run's end, releases the lock, prints the JSON result
 // and writes the textfile. It returns err, redacted.

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/store"
@@ -49,35 +48,12 @@ func (m *Main) restoreCommand() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			secrets := []string{ak, sk, tok}
-			redact := func(err error) error {
-				if err == nil {
-					return nil
-				}
-				msg := err.Error()
-				for _, s := range secrets {
-					if len(s) >= 4 {
-						msg = strings.ReplaceAll(msg, s, "[redacted]")
-					}
-				}
-				if msg == err.Error() {
-					return err
-				}
-				return errors.New(msg)
-			}
 			client, err := publish.NewS3(ctx, publish.S3Config{Bucket: s3c.Bucket, Prefix: s3c.Prefix, Region: s3c.Region,
 				Endpoint: s3c.Endpoint, PathStyle: s3c.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok})
 			if err != nil {
-				return redact(err)
+				return redactErr(err, ak, sk, tok)
 			}
-			db := m.dbPath
-			if db == "" {
-				db = c.Database
-			}
-			if db == "" {
-				db = "finops.db"
-			}
-			return redact(m.restore(ctx, client, period, db, force))
+			return redactErr(m.restore(ctx, client, period, m.databasePath(c), force), ak, sk, tok)
 		},
 	}
 	f := cmd.Flags()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -137,16 +138,14 @@ func (m *Main) loadConfig() (*config.Config, *time.Location, error) {
 	return c, loc, nil
 }
 
-// openStore opens --db, else the config's database, else ./finops.db.
+// openStore opens the database (databasePath).
 func (m *Main) openStore(ctx context.Context, c *config.Config) (*store.Store, error) {
-	path := m.dbPath
-	if path == "" {
-		path = c.Database
-	}
-	if path == "" {
-		path = "finops.db"
-	}
-	return store.Open(ctx, path)
+	return store.Open(ctx, m.databasePath(c))
+}
+
+// databasePath is --db, else the config's database, else ./finops.db.
+func (m *Main) databasePath(c *config.Config) string {
+	return cmp.Or(m.dbPath, c.Database, "finops.db")
 }
 
 // interactive reports whether w is a terminal: progress and colour only then,

@@ -252,14 +252,23 @@ type renamedError struct {
 func (e renamedError) Error() string { return e.msg }
 func (e renamedError) Unwrap() error { return e.err }
 
-// redactErr removes secrets (4 characters or more) from an error's message.
-func redactErr(err error, secrets ...string) error {
-	msg := err.Error()
-	for _, s := range secrets {
-		if len(s) >= 4 {
-			msg = strings.ReplaceAll(msg, s, "[redacted]")
+// redact removes secrets (4 characters or more) from s.
+func redact(s string, secrets ...string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 4 {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
 		}
 	}
+	return s
+}
+
+// redactErr removes secrets from an error's message; the result still
+// unwraps to err, so its exit code is err's.
+func redactErr(err error, secrets ...string) error {
+	if err == nil {
+		return nil
+	}
+	msg := redact(err.Error(), secrets...)
 	if msg == err.Error() {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,6 +65,25 @@ func TestExitCodes(t *testing.T) {
 		if got := exitCode(tc.err); got != tc.code {
 			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.code)
 		}
+	}
+}
+
+// TestRedactKeepsExitCode: a secret removed from an error's message does not
+// change what the error is (restore used to return a plain error: exit 1).
+func TestRedactKeepsExitCode(t *testing.T) {
+	const key = "AKIASECRETKEY123"
+	for _, err := range []error{usageError{errors.New("bad key " + key)}, busyError{errors.New("held " + key)},
+		publishError{errors.New("upload with " + key)}} {
+		got := redactErr(err, key, "", "abc")
+		if strings.Contains(got.Error(), key) || !strings.Contains(got.Error(), "[redacted]") {
+			t.Errorf("redactErr(%q) = %q", err, got)
+		}
+		if exitCode(got) != exitCode(err) {
+			t.Errorf("redactErr(%q): exit %d, want %d", err, exitCode(got), exitCode(err))
+		}
+	}
+	if redactErr(nil, key) != nil {
+		t.Error("redactErr(nil) != nil")
 	}
 }
 
