@@ -14,12 +14,25 @@ import (
 // DefaultLookback is the recommendation lookback of metrics.md.
 const DefaultLookback = 28 * 24 * time.Hour
 
+// DefaultStaleAfter: telemetry that stops more than a day before a window
+// ends is stale (its last minutes would read as unmonitored without a word).
+const DefaultStaleAfter = 24 * time.Hour
+
 // Lookback is the configured recommendation lookback.
 func (c *Config) Lookback() time.Duration {
 	if c.Thresholds.Lookback.Duration > 0 {
 		return c.Thresholds.Lookback.Duration
 	}
 	return DefaultLookback
+}
+
+// StaleAfter is how long before a report window's end telemetry may stop
+// before the data-quality box calls its source stale.
+func (c *Config) StaleAfter() time.Duration {
+	if c.Thresholds.StaleAfter.Duration > 0 {
+		return c.Thresholds.StaleAfter.Duration
+	}
+	return DefaultStaleAfter
 }
 
 // AnalysisParams turns thresholds, zone and currency into analysis.Params.

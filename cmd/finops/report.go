@@ -261,13 +261,13 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	if err != nil {
 		return nil, err
 	}
-	in.Sources = sourceStatuses(srcs, win)
+	in.Sources = sourceStatuses(srcs, win, c.StaleAfter())
 	return in, nil
 }
 
 // sourceStatuses groups the imported files that overlap the window by kind,
 // format and host for the data-quality box.
-func sourceStatuses(srcs []store.Source, win analysis.Window) []analysis.SourceStatus {
+func sourceStatuses(srcs []store.Source, win analysis.Window, staleAfter time.Duration) []analysis.SourceStatus {
 	type group struct {
 		files  int
 		latest time.Time
@@ -302,9 +302,9 @@ func sourceStatuses(srcs []store.Source, win analysis.Window) []analysis.SourceS
 		g := groups[n]
 		st := analysis.SourceStatus{Name: n, Kind: g.kind, Status: "ok",
 			Detail: fmt.Sprintf("%d files, data until %s", g.files, g.latest.Format(time.RFC3339))}
-		// Telemetry that stops more than a day before the window ends is stale:
-		// its last minutes would otherwise read as unmonitored without a word.
-		if g.kind == "utilization" && g.latest.Before(win.End.Add(-24*time.Hour)) {
+		// Telemetry that stops long before the window ends is stale: its last
+		// minutes would otherwise read as unmonitored without a word.
+		if g.kind == "utilization" && g.latest.Before(win.End.Add(-staleAfter)) {
 			st.Status = "stale"
 		}
 		out = append(out, st)
