@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/finops-oss/finops/sanitize"
@@ -30,21 +29,19 @@ func WriteReviewAll(dir string, rv *analysis.Review, meta Meta) ([]string, error
 	base := "finops-review-" + sanitize.FileLabel(rv.Quarter.Label, "report")
 	var paths []string
 	for _, f := range formatNames {
-		var buf bytes.Buffer
-		var err error
-		switch f {
-		case "xlsx":
-			err = WriteReviewXLSX(&buf, rv, meta)
-		case "html":
-			err = WriteReviewHTML(&buf, rv, meta)
-		case "json":
-			err = WriteReviewJSON(&buf, rv)
-		}
-		if err != nil {
-			return paths, err
-		}
 		path := filepath.Join(dir, base+"."+f)
-		if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+		err := WriteFileAtomic(path, func(w io.Writer) error {
+			switch f {
+			case "xlsx":
+				return WriteReviewXLSX(w, rv, meta)
+			case "html":
+				return WriteReviewHTML(w, rv, meta)
+			case "json":
+				return WriteReviewJSON(w, rv)
+			}
+			return fmt.Errorf("report: unknown review format %q", f)
+		})
+		if err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)

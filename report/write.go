@@ -52,7 +52,7 @@ func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]st
 	var paths []string
 	for _, f := range want {
 		path := filepath.Join(dir, base+"."+f)
-		err := writeStreamAtomic(path, func(w io.Writer) error {
+		err := WriteFileAtomic(path, func(w io.Writer) error {
 			switch f {
 			case "xlsx":
 				return WriteXLSX(w, r, meta)
@@ -80,21 +80,12 @@ func BaseName(r *analysis.Result, meta Meta) string {
 	return base
 }
 
-// writeFileAtomic writes data to a temporary file next to path, syncs it and
-// renames it over path (see writeStreamAtomic).
-func writeFileAtomic(path string, data []byte) error {
-	return writeStreamAtomic(path, func(w io.Writer) error {
-		if _, err := w.Write(data); err != nil {
-			return fmt.Errorf("report: write %s: %w", path, err)
-		}
-		return nil
-	})
-}
-
-// writeStreamAtomic streams write's output into a temporary file next to
-// path, syncs it and renames it over path. The rename is atomic within one
-// directory; on any error the temporary file is removed and path untouched.
-func writeStreamAtomic(path string, write func(io.Writer) error) (err error) {
+// WriteFileAtomic streams write's output into a temporary file next to path,
+// makes it readable by all (0644), syncs it and renames it over path. The
+// rename is atomic within one directory, so a reader (and a crash) only ever
+// sees a complete file; on any error the temporary file is removed and path
+// is untouched. Every file finops writes goes through it.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {

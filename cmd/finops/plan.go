@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/finops-oss/finops/sanitize"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/plan"
+	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/spf13/cobra"
 )
 
@@ -163,23 +165,10 @@ func (m *Main) writePlan(res *plan.Result, file, dir string, formats []string) e
 	return nil
 }
 
-// writePlanFile writes data next to path and renames it into place, so a
-// reader never sees half a plan.
+// writePlanFile writes a plan file, complete or not at all.
 func writePlanFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("plan: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("plan: %w", err)
-	}
-	return nil
+	return report.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }

@@ -40,6 +40,12 @@ func TestPlanExample(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(out, "finops-plan-2027Q1.xlsx")); err != nil || fi.Size() == 0 {
 		t.Errorf("workbook missing or empty: %v", err)
 	}
+	// Readable by others, like the reports (they were written 0600 once).
+	for _, f := range []string{"finops-plan-2027Q1.xlsx", "finops-plan-2027Q1.json"} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, %v; want 0644", f, fi.Mode().Perm(), err)
+		}
+	}
 }
 
 // TestPlanExplain prints the worked case's formulas and writes no files.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"crypto/x509"
@@ -278,24 +277,10 @@ func (j *job) writeTextfile(path string, code int) error {
 	if last, err := j.st.LastSuccess(context.Background()); err == nil && !last.IsZero() {
 		metric("finops_last_success_timestamp_seconds", "When the last fully successful finops run finished (Unix time).", num(last))
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+	return report.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, b.String())
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(b.String()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	})
 }
 
 // publish runs the stages after the report: upload and email (or, with
@@ -625,36 +610,9 @@ func (j *job) scopes(ctx context.Context, res *analysis.Result, dir string, repo
 	return out, nil
 }
 
-// writeWorkbook writes a workbook to path through a temporary file in the
-// same folder, so the file at path is always complete.
-func writeWorkbook(path string, r *analysis.Result, meta report.Meta) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 256<<10)
-	if err = report.WriteXLSX(bw, r, meta); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+// writeWorkbook writes a workbook to path, complete or not at all.
+func writeWorkbook(path string, r *analysis.Result, meta report.Meta) error {
+	return report.WriteFileAtomic(path, func(w io.Writer) error { return report.WriteXLSX(w, r, meta) })
 }
 
 // link is the URL of an uploaded report under link_base_url, or "".
