@@ -18,8 +18,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/testenv"
 	"github.com/finops-oss/finops/templates"
 )
 
@@ -27,12 +27,6 @@ import (
 // disk with networking off (quality.md §Real parts), and the test checks what
 // a reader would see: every chart drawn, nothing in the console, no request
 // leaving the machine, and hostile labels shown as text, never run.
-
-// requireBinaries is CI's rule: a test that needs a binary fails instead of
-// skipping when it is missing.
-func requireBinaries() bool {
-	return os.Getenv("CI") == "true" || os.Getenv("FINOPS_TEST_REQUIRE") == "1"
-}
 
 // chromiumPath finds headless Chromium: $FINOPS_CHROMIUM, else the usual names.
 func chromiumPath(t *testing.T) string {
@@ -45,11 +39,7 @@ func chromiumPath(t *testing.T) string {
 			return p
 		}
 	}
-	msg := "chromium not found: install it with `apt-get install -y chromium` (or set FINOPS_CHROMIUM)"
-	if requireBinaries() {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
+	testenv.Missing(t, "chromium not found: install it with `apt-get install -y chromium` (or set FINOPS_CHROMIUM)")
 	return ""
 }
 
@@ -234,11 +224,7 @@ func hostileResult(t *testing.T) *analysis.Result {
 func TestHTMLInChromium(t *testing.T) {
 	lib := templates.ECharts()
 	if lib == nil {
-		msg := "templates/assets/echarts.min.js not fetched: run `make assets`"
-		if requireBinaries() {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testenv.Missing(t, "templates/assets/echarts.min.js not fetched: run `make assets`")
 	}
 	chromiumPath(t) // skip early, before rendering
 	dir := t.TempDir()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/testenv"
 	"github.com/finops-oss/finops/templates"
 )
 
@@ -259,7 +260,7 @@ func TestWriteHTMLEmptyResult(t *testing.T) {
 func TestWriteHTMLEmbeddedLibrary(t *testing.T) {
 	lib := templates.ECharts()
 	if lib == nil {
-		t.Skip("templates/assets/echarts.min.js not fetched (make assets)")
+		testenv.Missing(t, "templates/assets/echarts.min.js not fetched (make assets)")
 	}
 	if _, ok := inlineScript(lib); !ok {
 		t.Fatal("the pinned ECharts library cannot be inlined safely")

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/testenv"
 )
 
 func TestReportParses(t *testing.T) {
@@ -34,7 +36,7 @@ func TestEChartsMatchesPinnedHash(t *testing.T) {
 	}
 	lib := ECharts()
 	if lib == nil {
-		t.Skip("echarts.min.js not fetched (make assets); the report renders without charts")
+		testenv.Missing(t, "echarts.min.js not fetched (make assets); the report renders without charts")
 	}
 	sum := sha256.Sum256(lib)
 	if got := hex.EncodeToString(sum[:]); got != strings.Fields(string(want))[0] {

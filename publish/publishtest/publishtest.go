@@ -30,6 +30,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/finops-oss/finops/internal/testenv"
 )
 
 // Install commands, pinned as in .ci/run.
@@ -37,12 +38,6 @@ const (
 	VersityInstall = "go install github.com/versity/versitygw/cmd/versitygw@v1.8.0"
 	MailpitInstall = "go install github.com/axllent/mailpit@v1.33.1"
 )
-
-// Required reports whether a missing binary fails the test instead of
-// skipping it.
-func Required() bool {
-	return os.Getenv("CI") == "true" || os.Getenv("FINOPS_TEST_REQUIRE") == "1"
-}
 
 // Binary finds an installed binary: PATH, then $GOBIN, then each
 // $GOPATH/bin (go env GOPATH's default included).
@@ -78,10 +73,7 @@ func Binary(t testing.TB, name, install string) string {
 		}
 	}
 	msg := fmt.Sprintf("%s not found on PATH or in %s; install it with: %s", name, strings.Join(dirs, ", "), install)
-	if Required() {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
+	testenv.Missing(t, msg)
 	return ""
 }
 

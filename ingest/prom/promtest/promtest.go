@@ -17,16 +17,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/internal/testenv"
 )
 
 // Install is how a machine gets the binaries.
 const Install = "apt-get update && apt-get install -y prometheus (it brings promtool)"
-
-// Required reports whether tests must fail, not skip, without the binaries:
-// in CI (CI=true) or with FINOPS_TEST_REQUIRE=1.
-func Required() bool {
-	return os.Getenv("CI") == "true" || os.Getenv("FINOPS_TEST_REQUIRE") == "1"
-}
 
 // Binaries returns the paths of prometheus and promtool, failing the test in
 // CI and skipping it elsewhere when they are missing.
@@ -36,10 +32,7 @@ func Binaries(tb testing.TB) (prometheus, promtool string) {
 	t, err2 := exec.LookPath("promtool")
 	if err1 != nil || err2 != nil {
 		msg := fmt.Sprintf("prometheus/promtool not found (%v, %v): install with %s", err1, err2, Install)
-		if Required() {
-			tb.Fatal(msg)
-		}
-		tb.Skip(msg)
+		testenv.Missing(tb, msg)
 	}
 	return p, t
 }
