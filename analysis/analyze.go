@@ -280,7 +280,7 @@ func (a *analyzer) lineTotals() error {
 			nullCost++
 			continue
 		}
-		share := overlapShare(l.ChargeStart, l.ChargeEnd, ws, we)
+		share := LineShare(l.ChargeStart, l.ChargeEnd, ws, we)
 		if share.IsZero() {
 			continue
 		}
@@ -322,8 +322,11 @@ func (a *analyzer) lineTeam(l *ingest.BillingLine) string {
 	return a.team(l.Tags["team"])
 }
 
-// overlapShare is the fraction of [s, e) inside [ws, we).
-func overlapShare(s, e, ws, we time.Time) decimal.Decimal {
+// LineShare is the fraction of a line's charge period [s, e) inside the
+// window [ws, we) (metrics.md: a line's cost is spread uniformly over its
+// period), exact to whole seconds; a zero-length line is an instant. The
+// workbook's Billing lines sheet shows the same share, so it reconciles.
+func LineShare(s, e, ws, we time.Time) decimal.Decimal {
 	if !e.After(s) {
 		// A zero-length line is an instant: it counts fully when inside the window.
 		if !s.Before(ws) && s.Before(we) {

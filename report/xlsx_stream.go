@@ -3,14 +3,14 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/finops-oss/finops/sanitize"
 	"math"
 	"time"
 
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
-
-	"github.com/finops-oss/finops/ingest"
 )
 
 // The two large sheets, written with excelize's StreamWriter: rows go to a
@@ -168,11 +168,11 @@ func (b *book) billingLines() error {
 			row[21], row[22], row[23] = num(l.BilledCost, st.amount), num(l.EffectiveCost, st.amount), num(l.ListCost, st.amount)
 			row[24] = text(l.Currency)
 			row[25], row[26] = num(l.UsageQuantity, st.amount), text(l.UsageUnit)
-			sh := periodShare(l.ChargeStart, l.ChargeEnd, ps, pe)
-			row[27] = excelize.Cell{StyleID: st.percent, Value: sh}
+			sh := analysis.LineShare(l.ChargeStart, l.ChargeEnd, ps, pe)
+			row[27] = excelize.Cell{StyleID: st.percent, Value: sh.InexactFloat64()}
 			row[28] = nil
 			if c, ok := l.Cost(); ok {
-				row[28] = excelize.Cell{StyleID: st.amount, Value: c.InexactFloat64() * sh}
+				row[28] = excelize.Cell{StyleID: st.amount, Value: c.Mul(sh).InexactFloat64()}
 			}
 			row[29] = text(l.Tags["team"])
 			row[30] = nil
@@ -196,25 +196,3 @@ func (b *book) billingLines() error {
 	return done()
 }
 
-// periodShare is the fraction of [s, e) inside [ps, pe) (metrics.md: a line's
-// cost is spread uniformly over its period); a zero-length line is an instant
-// that counts fully when ps <= s < pe.
-func periodShare(s, e, ps, pe time.Time) float64 {
-	if !e.After(s) {
-		if !s.Before(ps) && s.Before(pe) {
-			return 1
-		}
-		return 0
-	}
-	os, oe := s, e
-	if ps.After(os) {
-		os = ps
-	}
-	if pe.Before(oe) {
-		oe = pe
-	}
-	if !oe.After(os) {
-		return 0
-	}
-	return oe.Sub(os).Seconds() / e.Sub(s).Seconds()
-}
