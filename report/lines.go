@@ -8,15 +8,3 @@ import "github.com/finops-oss/finops/ingest"
 // memory. The caller wires it to the store (store.EachLine); report itself
 // never runs a query.
 type LineSource func(yield func(*ingest.BillingLine) error) error
-
-// LinesOf is a LineSource over lines already in memory (tests, small inputs).
-func LinesOf(lines []ingest.BillingLine) LineSource {
-	return func(yield func(*ingest.BillingLine) error) error {
-		for i := range lines {
-			if err := yield(&lines[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}

@@ -3,36 +3,7 @@ package report
 import (
 	"github.com/finops-oss/finops/sanitize"
 	"strings"
-	"unicode"
-	"unicode/utf16"
 )
-
-// sheetName turns an arbitrary string into a valid worksheet name: Excel allows
-// at most 31 UTF-16 code units, none of : \ / ? * [ ], no leading or trailing
-// apostrophe, and not the reserved name "History".
-func sheetName(s string) string {
-	var b strings.Builder
-	units := 0
-	for _, r := range strings.ToValidUTF8(s, "") {
-		switch {
-		case strings.ContainsRune(`:\/?*[]`, r):
-			r = '_'
-		case unicode.IsControl(r):
-			continue
-		}
-		n := utf16.RuneLen(r)
-		if units+n > 31 {
-			break
-		}
-		units += n
-		b.WriteRune(r)
-	}
-	name := strings.Trim(strings.TrimSpace(b.String()), "'")
-	if name == "" || strings.EqualFold(name, "History") {
-		return "Sheet"
-	}
-	return name
-}
 
 // chartText neutralises a data string before it goes into an ECharts option.
 // go-echarts marks JavaScript functions by wrapping a string in "__f__" and its

@@ -3,32 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
-	"unicode/utf16"
 )
-
-func TestSheetName(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"By team", "By team"},
-		{"a:b/c\\d?e*f[g]h", "a_b_c_d_e_f_g_h"},
-		{"", "Sheet"},
-		{"   ", "Sheet"},
-		{"'quoted'", "quoted"},
-		{"History", "Sheet"},
-		{strings.Repeat("x", 40), strings.Repeat("x", 31)},
-		// 😀 is two UTF-16 units: 15 of them are 30 units, a 16th would be 32.
-		{strings.Repeat("😀", 20), strings.Repeat("😀", 15)},
-		{"tab\there", "tabhere"},
-	}
-	for _, tt := range tests {
-		got := sheetName(tt.in)
-		if got != tt.want {
-			t.Errorf("sheetName(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-		if n := len(utf16.Encode([]rune(got))); n > 31 {
-			t.Errorf("sheetName(%q) has %d UTF-16 units", tt.in, n)
-		}
-	}
-}
 
 func TestChartText(t *testing.T) {
 	tests := []struct{ in, want string }{

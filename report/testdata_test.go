@@ -6,6 +6,7 @@ import (
 	_ "time/tzdata" // tests must not depend on the host's zoneinfo
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/ingest"
 )
 
 // Hostile strings as they could arrive in bills, tags and task files.
@@ -172,4 +173,16 @@ func handResult(t testing.TB) *analysis.Result {
 // testMeta is a fixed Meta: reports take their time as a parameter.
 func testMeta() Meta {
 	return Meta{GeneratedAt: time.Date(2026, 11, 23, 1, 30, 0, 0, time.UTC), Version: "v0.1.0-test"}
+}
+
+// linesOf is a LineSource over lines in memory.
+func linesOf(lines []ingest.BillingLine) LineSource {
+	return func(yield func(*ingest.BillingLine) error) error {
+		for i := range lines {
+			if err := yield(&lines[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }

@@ -195,4 +195,3 @@ func (b *book) billingLines() error {
 	}
 	return done()
 }
-
