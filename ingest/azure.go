@@ -1,9 +1,11 @@
 package ingest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -201,9 +203,9 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 		ChargeEnd:      end,
 		ResourceID:     strings.Clone(r.text(p.resourceID)),
 		ResourceName:   strings.Clone(r.text(p.resourceName)),
-		Service:        p.in.get(firstNonEmpty(r.text(p.category), r.text(p.service))),
+		Service:        p.in.get(cmp.Or(r.text(p.category), r.text(p.service))),
 		SKU:            p.in.get(r.text(p.meterID)),
-		Region:         p.in.get(firstNonEmpty(r.text(p.location), r.text(p.meterRegion))),
+		Region:         p.in.get(cmp.Or(r.text(p.location), r.text(p.meterRegion))),
 		Currency:       p.in.get(strings.ToUpper(r.text(p.currency))),
 	}
 	if l.ResourceName == "" && l.ResourceID != "" {
@@ -239,7 +241,7 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 func (p *azureParser) classify(r *cloudRow, l *BillingLine, cost *decimal.Decimal) {
 	chargeType := strings.ToLower(r.text(p.chargeType))
 	model := strings.ToLower(r.text(p.pricingModel))
-	commitment := firstNonEmpty(r.text(p.benefit), r.text(p.reservation))
+	commitment := cmp.Or(r.text(p.benefit), r.text(p.reservation))
 	committed := model == "reservation" || model == "savingsplan" || model == "savings plan"
 	meterText := r.text(p.meterName) + " " + r.text(p.subCategory)
 	switch strings.ToLower(r.text(p.frequency)) {
@@ -366,7 +368,7 @@ func (p *azureParser) tagsOf(r *cloudRow) (map[string]string, *ParseError) {
 			p.tagCache[strings.Clone(v)] = m
 		}
 	}
-	return cloneTags(m), nil
+	return maps.Clone(m), nil
 }
 
 // gpu recognises GPU virtual machines from the VM size in AdditionalInfo

@@ -56,7 +56,7 @@ func newCloudRowParser(format string, hdr []string, opt Options, fileErr func(st
 	switch format {
 	case FormatCUR, FormatCUR2:
 		var cp *curParser
-		if cp, miss = newCURParser(hdr, opt, format); cp != nil {
+		if cp, miss = newCURParser(hdr, opt); cp != nil {
 			p = cp
 		}
 	case FormatAzure:

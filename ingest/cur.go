@@ -1,9 +1,9 @@
 package ingest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
@@ -35,11 +35,10 @@ import (
 // With no-upfront commitments the effective total equals the invoice; upfront
 // payments move from the month they were paid into the months they cover.
 type curParser struct {
-	file   string
-	hdr    []string
-	cat    *Catalog
-	in     *interner
-	format string
+	file string
+	hdr  []string
+	cat  *Catalog
+	in   *interner
 
 	lineType, unblended, start, end, interval                  int
 	currency, payer, account, resourceID, productCode, product int
@@ -78,9 +77,9 @@ func isCUR2Header(idx map[string]int) bool {
 		col(idx, "resource_tags", "product", "cost_category", "bill_payer_account_name", "line_item_usage_account_name") >= 0
 }
 
-func newCURParser(hdr []string, opt Options, format string) (*curParser, []string) {
+func newCURParser(hdr []string, opt Options) (*curParser, []string) {
 	c := newCloudCols(hdr, curNorm)
-	p := &curParser{file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(), format: format,
+	p := &curParser{file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(),
 		mapCache: map[string]mapKV{}}
 	p.lineType = c.col("lineItem/LineItemType")
 	p.unblended = c.col("lineItem/UnblendedCost")
@@ -221,8 +220,8 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 		ChargeEnd:      end,
 		ResourceID:     strings.Clone(r.text(p.resourceID)),
 		Service:        p.in.get(r.text(p.product)),
-		SKU:            p.in.get(firstNonEmpty(r.text(p.sku), r.text(p.usageType))),
-		Region:         p.in.get(firstNonEmpty(r.text(p.region), r.text(p.zone))),
+		SKU:            p.in.get(cmp.Or(r.text(p.sku), r.text(p.usageType))),
+		Region:         p.in.get(cmp.Or(r.text(p.region), r.text(p.zone))),
 		Currency:       p.in.get(strings.ToUpper(r.text(p.currency))),
 		UsageUnit:      p.in.get(r.text(p.unit)),
 		BilledCost:     unblended,
@@ -242,11 +241,11 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 			l.Service = p.in.get(productMap["product_name"])
 		}
 		if l.Region == "" {
-			l.Region = p.in.get(firstNonEmpty(productMap["region_code"], productMap["region"]))
+			l.Region = p.in.get(cmp.Or(productMap["region_code"], productMap["region"]))
 		}
 	}
 	if l.Service == "" {
-		l.Service = p.in.get(firstNonEmpty(r.text(p.productCode), productMap["servicecode"]))
+		l.Service = p.in.get(cmp.Or(r.text(p.productCode), productMap["servicecode"]))
 	}
 	if perr = p.classify(&r, lineType, l); perr != nil {
 		return parsed{}, perr
@@ -418,7 +417,7 @@ func (p *curParser) onDemandOrSpot(r *cloudRow) (category, mode string) {
 func (p *curParser) gpu(r *cloudRow, l *BillingLine, lineType string, productMap mapKV) {
 	it := r.text(p.instanceType)
 	if it == "" && productMap != nil {
-		it = firstNonEmpty(productMap["instance_type"], productMap["instanceType"])
+		it = cmp.Or(productMap["instance_type"], productMap["instanceType"])
 	}
 	if it == "" && p.instanceType < 0 && p.productMap < 0 {
 		if ut := r.text(p.usageType); strings.Contains(ut, "Usage:") {
@@ -538,21 +537,4 @@ func parseMapCell(v string) (mapKV, bool) {
 		m[strings.TrimSpace(k)] = strings.TrimSpace(val)
 	}
 	return m, true
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// cloneTags copies a tag map so lines never share one.
-func cloneTags(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	return maps.Clone(m)
 }

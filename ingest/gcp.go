@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -112,11 +113,11 @@ func (b *gcpBuilder) build(f gcpFields, line int) (*BillingLine, *ParseError) {
 		SubAccount:     b.in.get(f.text(gcpProject)),
 		ChargeStart:    start,
 		ChargeEnd:      end,
-		ResourceID:     strings.Clone(firstNonEmpty(f.text(gcpGlobalName), f.text(gcpResource))),
+		ResourceID:     strings.Clone(cmp.Or(f.text(gcpGlobalName), f.text(gcpResource))),
 		ResourceName:   strings.Clone(f.text(gcpResource)),
 		Service:        b.in.get(f.text(gcpService)),
-		SKU:            b.in.get(firstNonEmpty(f.text(gcpSKU), f.text(gcpSKUID))),
-		Region:         b.in.get(firstNonEmpty(f.text(gcpRegion), f.text(gcpLocation))),
+		SKU:            b.in.get(cmp.Or(f.text(gcpSKU), f.text(gcpSKUID))),
+		Region:         b.in.get(cmp.Or(f.text(gcpRegion), f.text(gcpLocation))),
 		Currency:       b.in.get(strings.ToUpper(f.text(gcpCurrency))),
 		BilledCost:     cost,
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -197,7 +198,7 @@ func (m *Manifest) fromCUR(mj *manifestJSON) error {
 	if err != nil {
 		return err
 	}
-	scope := firstNonEmpty(mj.Account, mj.ReportName, "report")
+	scope := cmp.Or(mj.Account, mj.ReportName, "report")
 	m.Period = fmt.Sprintf("%s:%s:%s", ManifestCUR, scope, start)
 	m.Delivery = mj.AssemblyID
 	if m.Delivery == "" {
@@ -284,7 +285,7 @@ func (m *Manifest) fromAzure(mj *manifestJSON) error {
 		scope = filepath.Base(filepath.Dir(filepath.Dir(m.Path)))
 	}
 	m.Period = fmt.Sprintf("%s:%s:%s", ManifestAzure, scope, month)
-	m.Delivery = firstNonEmpty(mj.RunInfo.RunID, after)
+	m.Delivery = cmp.Or(mj.RunInfo.RunID, after)
 	if m.Delivery == "" {
 		m.Delivery = filepath.Base(filepath.Dir(m.Path))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -155,7 +154,7 @@ func (c *S3) fetchOne(ctx context.Context, root *os.Root, rel string, o Object) 
 	if err != nil {
 		return Fetched{}, fmt.Errorf("%s: %w: %v; not downloaded", url, errUnsafe, err)
 	}
-	cw := &countingWriter{w: out}
+	cw := &countWriter{w: out}
 	sum, err := c.Download(ctx, o.Key, cw)
 	if cerr := out.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("publish: download %s: %w", url, cerr)
@@ -179,17 +178,6 @@ func hidden(rel string) bool {
 		}
 	}
 	return false
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
 }
 
 // explain adds to an S3 error what to check: the bucket name, the

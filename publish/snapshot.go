@@ -154,6 +154,7 @@ func FileSHA256(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
+// countWriter counts the bytes written through it.
 type countWriter struct {
 	w io.Writer
 	n int64

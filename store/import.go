@@ -2,14 +2,10 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/finops-oss/finops/ingest"
@@ -61,20 +57,6 @@ type ReplacedSource struct {
 // ParseFunc parses one file into sink. The store calls it inside the file's
 // transaction, so an error leaves the database exactly as it was.
 type ParseFunc func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error)
-
-// FileSHA256 hashes a file in a stream.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
 
 // Import stores one file in one immediate write transaction. Re-importing the
 // same bytes (same sha256) is a no-op reported as Duplicate. A file with a

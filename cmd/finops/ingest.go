@@ -11,6 +11,7 @@ import (
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -175,7 +176,7 @@ func parseOptions(c *config.Config, s sourceSpec, path string) ingest.Options {
 // and messages call it (its path, or the s3:// URL it was downloaded from).
 func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, file ingest.PlannedFile, uri string) (*store.ImportResult, error) {
 	path := file.Path
-	sum, err := store.FileSHA256(path)
+	sum, _, err := publish.FileSHA256(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", uri, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -564,19 +565,9 @@ func mergeRuns(in []labelRun, step time.Duration) []ingest.TaskRun {
 	for i, k := range keys {
 		t := byKey[k]
 		sort.Strings(t.GPUs)
-		t.GPUs = slicesCompact(t.GPUs)
+		t.GPUs = slices.Compact(t.GPUs)
 		t.Line = i + 1
 		out = append(out, *t)
-	}
-	return out
-}
-
-func slicesCompact(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
 	}
 	return out
 }
