@@ -8,6 +8,8 @@ package prom
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -510,6 +512,15 @@ func retryable(err error) bool {
 		case v1.ErrClient:
 			return strings.Contains(apiErr.Msg, "429")
 		}
+		return false
+	}
+	// A certificate the client refuses stays refused: fail at once and say
+	// so rather than retry until the deadline.
+	var verify *tls.CertificateVerificationError
+	var unknownCA x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	if errors.As(err, &verify) || errors.As(err, &unknownCA) || errors.As(err, &host) || errors.As(err, &invalid) {
 		return false
 	}
 	var ne net.Error

@@ -2,14 +2,19 @@ package prom
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -338,5 +343,27 @@ func TestDefaultQueries(t *testing.T) {
 	}
 	if _, err := DefaultQueries("node"); err == nil {
 		t.Error("unknown exporter accepted")
+	}
+}
+
+// TestRetryable: a refused connection or a timeout is worth another try; a
+// certificate the client does not trust is not (it would only burn the
+// deadline before the same error).
+func TestRetryable(t *testing.T) {
+	refused := &url.Error{Op: "Get", URL: "http://127.0.0.1:1", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
+	untrusted := &url.Error{Op: "Get", URL: "https://prom", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}
+	for _, tt := range []struct {
+		err  error
+		want bool
+	}{
+		{refused, true},
+		{context.DeadlineExceeded, true},
+		{untrusted, false},
+		{&url.Error{Op: "Get", URL: "https://prom", Err: x509.HostnameError{Host: "prom"}}, false},
+		{errors.New("bad query"), false},
+	} {
+		if got := retryable(tt.err); got != tt.want {
+			t.Errorf("retryable(%v) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }
