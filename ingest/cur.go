@@ -289,17 +289,32 @@ func (p *curParser) period(r *cloudRow) (start, end time.Time, perr *ParseError)
 	return start, end, nil
 }
 
+// unusedCommitment is the part of a commitment fee no usage consumed: the sum
+// of the parts given (nil parts absent, nil when all are), and the line is
+// marked unused when it is not zero.
+func unusedCommitment(l *BillingLine, parts ...*decimal.Decimal) *decimal.Decimal {
+	var sum *decimal.Decimal
+	for _, d := range parts {
+		sum = addDec(sum, d)
+	}
+	if sum != nil && !sum.IsZero() {
+		l.CommitmentStatus = "unused"
+	}
+	return sum
+}
+
+func negDec(d *decimal.Decimal) *decimal.Decimal {
+	if d == nil {
+		return nil
+	}
+	return decPtr(d.Neg())
+}
+
 // classify sets the charge category, commitment columns, pricing mode and
 // effective cost from the line item type (see the type's comment).
 func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *ParseError {
 	unblended := l.BilledCost
 	zero := decPtr(decimal.Zero)
-	get := func(i int) (*decimal.Decimal, *ParseError) {
-		if i < 0 {
-			return nil, nil
-		}
-		return r.dec(i)
-	}
 	var eff *decimal.Decimal
 	var perr *ParseError
 	switch lineType {
@@ -311,14 +326,14 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 		l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
 		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.riARN))
-		if eff, perr = get(p.riEffective); perr != nil {
+		if eff, perr = r.dec(p.riEffective); perr != nil {
 			return perr
 		}
 	case "SavingsPlanCoveredUsage":
 		l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
 		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
-		if eff, perr = get(p.spEffective); perr != nil {
+		if eff, perr = r.dec(p.spEffective); perr != nil {
 			return perr
 		}
 	case "SavingsPlanNegation":
@@ -334,41 +349,29 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 	case "SavingsPlanRecurringFee":
 		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "recurring"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
-		total, perr := get(p.spTotal)
+		total, perr := r.dec(p.spTotal) // a missing column reads as null
 		if perr != nil {
 			return perr
 		}
-		used, perr := get(p.spUsed)
+		used, perr := r.dec(p.spUsed)
 		if perr != nil {
 			return perr
 		}
 		if total != nil {
-			u := decimal.Zero
-			if used != nil {
-				u = *used
-			}
-			eff = decPtr(total.Sub(u))
-			if !eff.IsZero() {
-				l.CommitmentStatus = "unused"
-			}
+			eff = unusedCommitment(l, total, negDec(used))
 		}
 	case "RIFee":
 		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "recurring"
 		l.CommitmentID = p.in.get(r.text(p.riARN))
-		upfront, perr := get(p.riUnusedUpfront)
+		upfront, perr := r.dec(p.riUnusedUpfront)
 		if perr != nil {
 			return perr
 		}
-		recurring, perr := get(p.riUnusedRecurring)
+		recurring, perr := r.dec(p.riUnusedRecurring)
 		if perr != nil {
 			return perr
 		}
-		if upfront != nil || recurring != nil {
-			eff = addDec(addDec(zero, upfront), recurring)
-			if !eff.IsZero() {
-				l.CommitmentStatus = "unused"
-			}
-		}
+		eff = unusedCommitment(l, upfront, recurring)
 	case "Fee":
 		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "one-time"
 		eff = unblended
