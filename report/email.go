@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/templates"
 )
 
@@ -52,7 +53,7 @@ func EmailBody(r *analysis.Result, opts EmailOptions) (subject, text, html strin
 	if opts.ReportURL != "" {
 		u, err := url.Parse(opts.ReportURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return "", "", "", fmt.Errorf("report: email: report URL %q is not an http(s) URL", headerText(opts.ReportURL, 200))
+			return "", "", "", fmt.Errorf("report: email: report URL %q is not an http(s) URL", oneLine(opts.ReportURL, 200))
 		}
 	}
 	if opts.MaxFindings <= 0 {
@@ -106,9 +107,9 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 	// Subject: one line, from printable text only.
 	parts := []string{"[finops]"}
 	if opts.Team != "" {
-		parts = append(parts, headerText(opts.Team, 40)+" ·")
+		parts = append(parts, oneLine(opts.Team, 40)+" ·")
 	}
-	parts = append(parts, headerText(orDefault(r.Period.Label, period), 40),
+	parts = append(parts, oneLine(orDefault(r.Period.Label, period), 40),
 		"· "+moneyPrec(cur, t.Cost, 0),
 		"· idle "+moneyPrec(cur, t.IdleCost, 0)+" ("+strconv.FormatFloat(idleShare(t)*100, 'f', 0, 64)+"%)")
 	v.Subject = strings.Join(parts, " ")
@@ -275,16 +276,11 @@ func emailText(v *emailView) string {
 	return b.String()
 }
 
-// headerText reduces untrusted text to something safe in a mail header: one
-// line of printable UTF-8 (control characters, including CR and LF, and the
-// Unicode line and paragraph separators become spaces; runs of spaces
-// collapse), at most max characters.
-func headerText(s string, max int) string {
-	return oneLine(s, max)
-}
-
-// oneLine is headerText for the plain-text body, where a newline from data
-// would break the layout (and could fake a line of the email).
+// oneLine reduces untrusted text to one line of printable UTF-8 (control
+// characters, including CR and LF, and the Unicode line and paragraph
+// separators become spaces; runs of spaces collapse), at most max
+// characters: safe in a mail header, and in the plain-text body, where a
+// newline from data would break the layout (and could fake a line).
 func oneLine(s string, max int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
@@ -300,12 +296,7 @@ func oneLine(s string, max int) string {
 		space = false
 		b.WriteRune(r)
 	}
-	out := b.String()
-	if max > 0 && utf8.RuneCountInString(out) > max {
-		rs := []rune(out)
-		out = string(rs[:max-1]) + "…"
-	}
-	return out
+	return sanitize.Truncate(b.String(), max)
 }
 
 // wrap breaks s into lines of at most width characters at spaces; the first

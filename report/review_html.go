@@ -128,7 +128,7 @@ func newReviewPage(rv *analysis.Review, meta Meta, loc *time.Location) *reviewPa
 		p.Models = append(p.Models, reviewModelView(m, cur))
 		b := reviewBar{
 			Title: fmt.Sprintf("%s: %s observed", sanitize.Control(m.GPUModel), percent(m.ObservedUtilization/100)),
-			Label: truncRunes(m.GPUModel, 20), X0: barLabelW, Now: barWidth(m.ObservedUtilization),
+			Label: sanitize.Terminal(m.GPUModel, 20), X0: barLabelW, Now: barWidth(m.ObservedUtilization),
 			Y: y, PrevY: y + 16, TextY: y + 12, LineY0: y - 4, LineY1: y + 26,
 		}
 		if m.PreviousUtilization != nil {
@@ -161,14 +161,6 @@ func barWidth(u float64) float64 {
 		return 0
 	}
 	return math.Round(math.Max(0, math.Min(u, 100))*barScaleW/100*10) / 10
-}
-
-func truncRunes(s string, n int) string {
-	r := []rune(sanitize.Control(s))
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return string(r)
 }
 
 func reviewModelView(m analysis.ModelReview, cur string) reviewModel {

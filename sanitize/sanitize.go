@@ -26,11 +26,7 @@ func Cell(s string) string {
 			s = "'" + s
 		}
 	}
-	if utf8.RuneCountInString(s) > MaxCellChars {
-		r := []rune(s)
-		s = string(r[:MaxCellChars-1]) + "…"
-	}
-	return s
+	return Truncate(s, MaxCellChars)
 }
 
 // Control replaces control characters (C0, DEL, C1) and invalid UTF-8 with
@@ -51,7 +47,12 @@ func Control(s string) string {
 // runes (0 = no limit) are shortened so one label cannot push the table off
 // the screen.
 func Terminal(s string, max int) string {
-	s = Control(s)
+	return Truncate(Control(s), max)
+}
+
+// Truncate cuts s to at most max characters, the last one "…" when it cut
+// (max ≤ 0: no limit).
+func Truncate(s string, max int) string {
 	if max > 0 && utf8.RuneCountInString(s) > max {
 		r := []rune(s)
 		s = string(r[:max-1]) + "…"

@@ -55,3 +55,20 @@ func TestTerminal(t *testing.T) {
 		t.Errorf("Terminal truncation = %q", got)
 	}
 }
+
+func TestTruncate(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"abcdef", 6, "abcdef"}, // fits: untouched
+		{"abcdefg", 6, "abcde…"},
+		{"ééééé", 3, "éé…"}, // characters, not bytes
+		{"abc", 0, "abc"},   // no limit
+	} {
+		if got := Truncate(tt.in, tt.max); got != tt.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+}
