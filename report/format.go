@@ -150,14 +150,16 @@ func actionText(action string) string {
 }
 
 // reportZone loads the report's time zone; "" means UTC (metrics.md default).
-func reportZone(r *analysis.Result) (*time.Location, error) {
-	tz := r.Period.TimeZone
-	if tz == "" {
+func reportZone(r *analysis.Result) (*time.Location, error) { return periodZone(r.Period) }
+
+// periodZone is the time zone a period is reported in (UTC when unnamed).
+func periodZone(p analysis.Period) (*time.Location, error) {
+	if p.TimeZone == "" {
 		return time.UTC, nil
 	}
-	loc, err := time.LoadLocation(tz)
+	loc, err := time.LoadLocation(p.TimeZone)
 	if err != nil {
-		return nil, fmt.Errorf("report: time zone %q: %w", tz, err)
+		return nil, fmt.Errorf("report: time zone %q: %w", p.TimeZone, err)
 	}
 	return loc, nil
 }

@@ -2,13 +2,13 @@ package report
 
 import (
 	"fmt"
-	"github.com/finops-oss/finops/sanitize"
 	"io"
+	"strings"
 	"time"
 
-	"github.com/xuri/excelize/v2"
-
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/sanitize"
+	"github.com/xuri/excelize/v2"
 )
 
 // Worksheets of the rent-or-buy workbook.
@@ -71,9 +71,7 @@ func WriteReviewXLSX(w io.Writer, rv *analysis.Review, meta Meta) error {
 	return writeWorkbook(f, w, props, meta)
 }
 
-func reviewZone(rv *analysis.Review) (*time.Location, error) {
-	return reportZone(&analysis.Result{Period: rv.Quarter})
-}
+func reviewZone(rv *analysis.Review) (*time.Location, error) { return periodZone(rv.Quarter) }
 
 // known returns v, or a blank cell when the verdict left it unknown (no
 // purchase assumptions, no price).
@@ -111,10 +109,7 @@ func reviewVerdicts(b *book, rv *analysis.Review) error {
 	var rows [][]any
 	for _, m := range rv.Models {
 		p, o := rvPriced(m), rvOwned(m)
-		var payback any
-		if m.PaybackMonths != nil {
-			payback = *m.PaybackMonths
-		}
+		payback := optional(m.PaybackMonths)
 		rows = append(rows, []any{
 			m.GPUModel, m.GPUs, verdictText(m.Verdict), m.Confidence,
 			m.ObservedUtilization / 100, rvPct(m.PreviousUtilization),
@@ -145,13 +140,7 @@ func reviewOwning(b *book, rv *analysis.Review) error {
 	var rows [][]any
 	for _, m := range rv.Models {
 		o, oc := rvOwned(m), m.Owned
-		res := ""
-		for i, r := range m.Resources {
-			if i > 0 {
-				res += ", "
-			}
-			res += r
-		}
+		res := strings.Join(m.Resources, ", ")
 		rows = append(rows, []any{
 			m.GPUModel, res, rvKnown(o, oc.CapexPerGPU), rvKnown(o, oc.DepreciationYears), rvKnown(o, oc.Residual),
 			rvKnown(o, oc.Depreciation), rvKnown(o, oc.Power), rvKnown(o, oc.Hosting), rvKnown(o, oc.Ops), rvKnown(o, oc.Total),
