@@ -402,15 +402,20 @@ func (j *job) recordArtifact(ctx context.Context, path string) error {
 		Path: abs, ContentType: publish.ContentType(name), SHA256: sum, Size: size})
 }
 
+// uploadTimeout is publish.s3.timeout: the deadline of the reports' uploads,
+// and again of the snapshot's.
+func (j *job) uploadTimeout() time.Duration {
+	if t := j.c.Publish.S3.Timeout.Duration; t > 0 {
+		return t
+	}
+	return defaultUploadTimeout
+}
+
 // uploadPending uploads every artifact not uploaded yet, of any period.
 // After the first failure it stops trying (the service is most likely down)
 // and leaves the rest pending. It reports whether everything went up.
 func (j *job) uploadPending(ctx context.Context, client *publish.S3, fail func(string, ...any)) bool {
-	timeout := j.c.Publish.S3.Timeout.Duration
-	if timeout <= 0 {
-		timeout = defaultUploadTimeout
-	}
-	uctx, cancel := context.WithTimeout(ctx, timeout)
+	uctx, cancel := context.WithTimeout(ctx, j.uploadTimeout())
 	defer cancel()
 	pending, err := j.st.PendingArtifacts(ctx)
 	if err != nil {
@@ -475,10 +480,6 @@ func (j *job) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 // uploadSnapshot uploads a fresh snapshot of the database for this period
 // and applies the retention.
 func (j *job) uploadSnapshot(ctx context.Context, client *publish.S3, fail func(string, ...any)) bool {
-	timeout := j.c.Publish.S3.Timeout.Duration
-	if timeout <= 0 {
-		timeout = defaultUploadTimeout
-	}
 	period := j.win.Label
 	// Copying and checking a large database takes its time: the deadline
 	// covers the network, from here on.
@@ -488,7 +489,7 @@ func (j *job) uploadSnapshot(ctx context.Context, client *publish.S3, fail func(
 		return false
 	}
 	defer snap.Remove()
-	sctx, cancel := context.WithTimeout(ctx, timeout)
+	sctx, cancel := context.WithTimeout(ctx, j.uploadTimeout())
 	defer cancel()
 	a := store.Artifact{Period: period, Name: snap.Name, Kind: "snapshot", ContentType: publish.ContentType(snap.Name),
 		SHA256: snap.SHA256, Size: snap.Size}
