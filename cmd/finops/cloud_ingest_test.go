@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/csv"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,46 +13,6 @@ import (
 // cloudTestdata is testdata/ingest/<rel>.
 func cloudTestdata(t *testing.T, rel string) string {
 	return filepath.Join(repoRoot(t), "testdata", "ingest", filepath.FromSlash(rel))
-}
-
-// csvColumnSum sums a column of a (gzipped) CSV with encoding/csv, as an
-// independent check of what finops stored; rows may be short.
-func csvColumnSum(t *testing.T, path, column string) (sum decimal.Decimal, rows int) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := -1
-	for i, h := range recs[0] {
-		if h == column {
-			col = i
-		}
-	}
-	if col < 0 {
-		t.Fatalf("%s has no column %s", path, column)
-	}
-	for _, rec := range recs[1:] {
-		if col < len(rec) && rec[col] != "" {
-			sum = sum.Add(decimal.RequireFromString(rec[col]))
-		}
-	}
-	return sum, len(recs) - 1
 }
 
 // storedTotals reads the billing lines back: count, Σ billed_cost and Σ
@@ -104,8 +59,8 @@ func TestIngestCURDeliveryFolder(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("older delivery: exit %d: %s %s", code, out, errOut)
 	}
-	a1, n1 := csvColumnSum(t, filepath.Join(jan, "aaaa-1111", "gpu-report-1.csv.gz"), "lineItem/UnblendedCost")
-	a2, n2 := csvColumnSum(t, filepath.Join(jan, "aaaa-1111", "gpu-report-2.csv.gz"), "lineItem/UnblendedCost")
+	a1, n1, _ := csvColumnSum(t, filepath.Join(jan, "aaaa-1111", "gpu-report-1.csv.gz"), "lineItem/UnblendedCost")
+	a2, n2, _ := csvColumnSum(t, filepath.Join(jan, "aaaa-1111", "gpu-report-2.csv.gz"), "lineItem/UnblendedCost")
 	if n, billed, _ := storedTotals(t, db); n != n1+n2 || !billed.Equal(a1.Add(a2)) {
 		t.Errorf("older delivery stored %d lines, billed %s; the files have %d rows, %s", n, billed, n1+n2, a1.Add(a2))
 	}
@@ -125,7 +80,7 @@ func TestIngestCURDeliveryFolder(t *testing.T) {
 	wantRows := 0
 	for _, f := range []string{filepath.Join(jan, "bbbb-2222", "gpu-report-1.csv.gz"), filepath.Join(jan, "bbbb-2222", "gpu-report-2.csv.gz"),
 		filepath.Join(feb, "cccc-3333", "gpu-report-1.csv.gz")} {
-		s, n := csvColumnSum(t, f, "lineItem/UnblendedCost")
+		s, n, _ := csvColumnSum(t, f, "lineItem/UnblendedCost")
 		wantBilled, wantRows = wantBilled.Add(s), wantRows+n
 	}
 	n, billed, cost := storedTotals(t, db)
@@ -134,7 +89,7 @@ func TestIngestCURDeliveryFolder(t *testing.T) {
 	}
 	// January has no upfront fees, so its amortized total is its invoice;
 	// February's 1000 upfront fee is amortized (0.65 remains that month).
-	febBilled, _ := csvColumnSum(t, filepath.Join(feb, "cccc-3333", "gpu-report-1.csv.gz"), "lineItem/UnblendedCost")
+	febBilled, _, _ := csvColumnSum(t, filepath.Join(feb, "cccc-3333", "gpu-report-1.csv.gz"), "lineItem/UnblendedCost")
 	if want := wantBilled.Sub(febBilled).Add(decimal.RequireFromString("0.65")); !cost.Equal(want) {
 		t.Errorf("amortized total %s, want %s", cost, want)
 	}
@@ -171,7 +126,7 @@ func TestIngestAzureDeliveryFolder(t *testing.T) {
 	var want decimal.Decimal
 	rows := 0
 	for _, f := range []string{"part_0_0001.csv", "part_0_0002.csv"} {
-		s, n := csvColumnSum(t, filepath.Join(month, "202601071200", "run-2222", f), "CostInBillingCurrency")
+		s, n, _ := csvColumnSum(t, filepath.Join(month, "202601071200", "run-2222", f), "CostInBillingCurrency")
 		want, rows = want.Add(s), rows+n
 	}
 	if n, _, cost := storedTotals(t, db); n != rows || !cost.Equal(want) {
@@ -203,7 +158,7 @@ func TestIngestAzureActualThenAmortized(t *testing.T) {
 		!strings.Contains(out, "never summed") {
 		t.Fatalf("amortized: exit %d:\n%s %s", code, out, errOut)
 	}
-	want, rows := csvColumnSum(t, amortized, "Cost")
+	want, rows, _ := csvColumnSum(t, amortized, "Cost")
 	if n, _, cost := storedTotals(t, db); n != rows || !cost.Equal(want) {
 		t.Errorf("stored %d lines costing %s; the amortized export has %d rows costing %s", n, cost, rows, want)
 	}

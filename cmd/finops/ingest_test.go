@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/csv"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,34 +30,40 @@ func counts(t *testing.T, db string) map[string]int {
 	return c
 }
 
-// columnSum sums one column of a CSV with encoding/csv and decimals, skipping
-// NULL and empty cells: an independent check of what finops stores.
-func columnSum(t *testing.T, path, column string) (sum decimal.Decimal, rows, nulls int) {
+// csvColumnSum sums one column of a CSV (plain or .gz, with or without a
+// byte-order mark) with encoding/csv and decimals, skipping NULL and empty
+// cells: an independent check of what finops stores.
+func csvColumnSum(t *testing.T, path, column string) (sum decimal.Decimal, rows, nulls int) {
 	t.Helper()
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := -1
-	for i, h := range recs[0] {
-		if h == column {
-			col = i
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
 		}
 	}
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(recs[0], column)
 	if col < 0 {
 		t.Fatalf("%s has no column %s", path, column)
 	}
-	for _, r := range recs[1:] {
-		if r[col] == "NULL" || r[col] == "" {
+	for _, rec := range recs[1:] {
+		if col >= len(rec) || rec[col] == "" || rec[col] == "NULL" {
 			nulls++
 			continue
 		}
-		sum = sum.Add(decimal.RequireFromString(r[col]))
+		sum = sum.Add(decimal.RequireFromString(rec[col]))
 	}
 	return sum, len(recs) - 1, nulls
 }
@@ -66,7 +75,7 @@ func TestIngestFOCUSSample(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
-	want, rows, nulls := columnSum(t, sample, "EffectiveCost")
+	want, rows, nulls := csvColumnSum(t, sample, "EffectiveCost")
 
 	st, err := store.Open(context.Background(), db)
 	if err != nil {

@@ -118,13 +118,13 @@ func TestIngestS3(t *testing.T) {
 
 	// Independently: the FOCUS file twice (plain and gzipped: different
 	// bytes, the same rows) and the latest January and February deliveries.
-	focusBilled, focusRows, _ := columnSum(t, focus, "BilledCost")
+	focusBilled, focusRows, _ := csvColumnSum(t, focus, "BilledCost")
 	wantRows, wantBilled := 2*focusRows, focusBilled.Add(focusBilled)
 	jan := filepath.Join(delivery, "cur", "gpu-report", "20260101-20260201", "bbbb-2222")
 	feb := filepath.Join(delivery, "cur", "gpu-report", "20260201-20260301", "cccc-3333")
 	for _, f := range []string{filepath.Join(jan, "gpu-report-1.csv.gz"), filepath.Join(jan, "gpu-report-2.csv.gz"),
 		filepath.Join(feb, "gpu-report-1.csv.gz")} {
-		s, n := csvColumnSum(t, f, "lineItem/UnblendedCost")
+		s, n, _ := csvColumnSum(t, f, "lineItem/UnblendedCost")
 		wantBilled, wantRows = wantBilled.Add(s), wantRows+n
 	}
 	if n, billed, _ := storedTotals(t, db); n != wantRows || !billed.Equal(wantBilled) {
