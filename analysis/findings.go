@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/finops-oss/finops/amount"
 )
 
 // findings turns the result into the ranked list of things worth acting on.
@@ -82,14 +84,14 @@ func findings(r *Result, p Params) []Finding {
 		}
 		add(FindingForgotten, id, teamOf[id], cost[id], false, fmt.Sprintf(
 			"%s sat idle while billed: %s; %s of idle time in runs of %.0f h or more", id,
-			strings.Join(parts, ", "), money(cost[id], cur), p.ForgottenSpan.Hours()))
+			strings.Join(parts, ", "), amount.Rounded(cur, cost[id]), p.ForgottenSpan.Hours()))
 	}
 
 	for _, t := range r.Tasks {
 		if t.IdleCost >= floor {
 			add(FindingAllocatedIdle, "", t.Team, t.IdleCost, false, fmt.Sprintf(
 				"task %s held GPUs it did not use: %s of its %s was idle time (fix the job, not the machine)",
-				t.Task, money(t.IdleCost, cur), money(t.Cost, cur)))
+				t.Task, amount.Rounded(cur, t.IdleCost), amount.Rounded(cur, t.Cost)))
 		}
 	}
 	for _, res := range r.ByResource {
@@ -101,29 +103,29 @@ func findings(r *Result, p Params) []Finding {
 		if res.GPUHoursBilled > 0 && res.GPUHoursUnmonitored >= res.GPUHoursBilled-1e-9 {
 			add(FindingNoTelemetry, res.ResourceID, res.Team, res.UnmonitoredCost, false, fmt.Sprintf(
 				"%s has no utilization data: %s of GPU time cannot be judged; add its host to the telemetry sources",
-				res.ResourceID, money(res.UnmonitoredCost, cur)))
+				res.ResourceID, amount.Rounded(cur, res.UnmonitoredCost)))
 		}
 		if spike(res.Cost, res.PreviousCost, p.SpikePct, floor) {
 			add(FindingSpendSpike, res.ResourceID, res.Team, res.Cost-res.PreviousCost, false, fmt.Sprintf(
-				"%s cost %s, up %.0f%% from %s in the previous period", res.ResourceID, money(res.Cost, cur),
-				(res.Cost/res.PreviousCost-1)*100, money(res.PreviousCost, cur)))
+				"%s cost %s, up %.0f%% from %s in the previous period", res.ResourceID, amount.Rounded(cur, res.Cost),
+				(res.Cost/res.PreviousCost-1)*100, amount.Rounded(cur, res.PreviousCost)))
 		}
 	}
 	for _, t := range r.ByTeam {
 		if spike(t.Cost, t.PreviousCost, p.SpikePct, floor) {
 			add(FindingSpendSpike, "", t.Team, t.Cost-t.PreviousCost, false, fmt.Sprintf(
-				"team %s spent %s, up %.0f%% from %s in the previous period", t.Team, money(t.Cost, cur),
-				(t.Cost/t.PreviousCost-1)*100, money(t.PreviousCost, cur)))
+				"team %s spent %s, up %.0f%% from %s in the previous period", t.Team, amount.Rounded(cur, t.Cost),
+				(t.Cost/t.PreviousCost-1)*100, amount.Rounded(cur, t.PreviousCost)))
 		}
 		if t.Budget != nil && t.MonthForecast > *t.Budget {
 			add(FindingBudget, "", t.Team, t.MonthForecast-*t.Budget, true, fmt.Sprintf(
 				"team %s is on course for %s this month against a budget of %s (%s so far)", t.Team,
-				money(t.MonthForecast, cur), money(*t.Budget, cur), money(t.MonthToDate, cur)))
+				amount.Rounded(cur, t.MonthForecast), amount.Rounded(cur, *t.Budget), amount.Rounded(cur, t.MonthToDate)))
 		}
 	}
 	if c := r.Totals.UnusedCommitmentCost; c > 0 {
 		add(FindingUnusedCommit, "", "", c, false, fmt.Sprintf(
-			"%s of commitments (reservations, savings plans) was paid for and used by nothing", money(c, cur)))
+			"%s of commitments (reservations, savings plans) was paid for and used by nothing", amount.Rounded(cur, c)))
 	}
 
 	sort.SliceStable(out, func(i, j int) bool {

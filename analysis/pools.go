@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/finops-oss/finops/amount"
 )
 
 // poolAcc collects one (provider, GPU model) pool over the lookback.
@@ -79,11 +81,11 @@ func (a *analyzer) poolResults(recs map[string]*Recommendation) []Pool {
 		if saving >= math.Max(a.p.MinSavingsPct*current, a.p.MinSavingsAbs) {
 			pool.MonthlySavings = saving
 			pool.Reason = fmt.Sprintf("%d monthly cards with the rest hourly would cost %s/month instead of %s",
-				bestK, money(best, a.conv.currency), money(current, a.conv.currency))
+				bestK, amount.Rounded(a.conv.currency, best), amount.Rounded(a.conv.currency, current))
 		} else {
 			pool.PoolMonthlyCost = current
 			pool.Reason = fmt.Sprintf("the current mix is within %s/month of the best (%d monthly cards)",
-				money(math.Max(saving, 0), a.conv.currency), bestK)
+				amount.Rounded(a.conv.currency, math.Max(saving, 0)), bestK)
 		}
 		out = append(out, pool)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/ingest"
 )
 
@@ -114,7 +115,7 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 	if a30 < p.ReleaseBelow {
 		rec.Action, rec.RecommendedMonthlyCost, rec.MonthlySavings = ActionRelease, 0, rec.CurrentMonthlyCost
 		rec.Reason = fmt.Sprintf("%s, below %.0f h/month: the resource is not doing work; releasing it saves %s/month",
-			busy, p.ReleaseBelow, money(rec.CurrentMonthlyCost, a.conv.currency))
+			busy, p.ReleaseBelow, amount.Rounded(a.conv.currency, rec.CurrentMonthlyCost))
 		return rec
 	}
 
@@ -163,7 +164,7 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 		rec.Reason = fmt.Sprintf("%s%s; the current %s rental is already the cheapest option", busy, breakeven, r.mode)
 		if saving > 0 && best.mode != r.mode {
 			rec.Reason = fmt.Sprintf("%s%s; %s would save only %s/month", busy, breakeven,
-				strings.ReplaceAll(best.action, "_", " "), money(saving, a.conv.currency))
+				strings.ReplaceAll(best.action, "_", " "), amount.Rounded(a.conv.currency, saving))
 		}
 		return rec
 	}
@@ -171,47 +172,13 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 	switch best.action {
 	case ActionStopWhenIdle:
 		rec.Reason = fmt.Sprintf("%s but billed %.0f h/month; stopping it when idle saves %s/month",
-			busy, lu.billed/60/n*30/days, money(saving, a.conv.currency))
+			busy, lu.billed/60/n*30/days, amount.Rounded(a.conv.currency, saving))
 	case ActionSwitchToSpot:
 		rec.Reason = fmt.Sprintf("%s on interruptible work; spot at %s/h with %.0f%% rerun overhead saves %s/month",
-			busy, money(pr.spot, a.conv.currency), (p.SpotInflation-1)*100, money(saving, a.conv.currency))
+			busy, amount.Rounded(a.conv.currency, pr.spot), (p.SpotInflation-1)*100, amount.Rounded(a.conv.currency, saving))
 	default:
 		rec.Reason = fmt.Sprintf("%s%s; %s saves %s/month", busy, breakeven,
-			strings.ReplaceAll(best.action, "_", " "), money(saving, a.conv.currency))
+			strings.ReplaceAll(best.action, "_", " "), amount.Rounded(a.conv.currency, saving))
 	}
 	return rec
-}
-
-// money formats an amount for a sentence, e.g. "¥3,812" or "USD 12.40".
-func money(v float64, currency string) string {
-	sym := map[string]string{"CNY": "¥", "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}[currency]
-	neg := v < 0
-	v = math.Abs(v)
-	var s string
-	if v >= 100 {
-		s = groupThousands(int64(math.Round(v)))
-	} else {
-		s = fmt.Sprintf("%.2f", v)
-	}
-	if sym == "" {
-		s = currency + " " + s
-	} else {
-		s = sym + s
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
-func groupThousands(n int64) string {
-	s := fmt.Sprintf("%d", n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

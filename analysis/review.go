@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
@@ -540,13 +541,13 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 		return
 	}
 	mr.Verdict = VerdictKeepRenting
-	owning := fmt.Sprintf("owning costs %s/GPU-month", rvMoney(mr.OwnedMonthlyPerGPU, cur))
+	owning := fmt.Sprintf("owning costs %s/GPU-month", amount.Rounded(cur, mr.OwnedMonthlyPerGPU))
 	switch {
 	case mr.BreakevenUtilization >= 100:
-		mr.Reason = fmt.Sprintf("%s, more than renting hourly around the clock (%s): keep renting", owning, rvMoney(full, cur))
+		mr.Reason = fmt.Sprintf("%s, more than renting hourly around the clock (%s): keep renting", owning, amount.Rounded(cur, full))
 	case u < mr.BreakevenUtilization:
 		mr.Reason = fmt.Sprintf("%s, below %s: renting %s costs %s/GPU-month at this usage and %s",
-			busy, be, mr.RentOption, rvMoney(mr.RentMonthlyPerGPU, cur), owning)
+			busy, be, mr.RentOption, amount.Rounded(cur, mr.RentMonthlyPerGPU), owning)
 	case u < need:
 		mr.Reason = fmt.Sprintf("%s, %.1f points above %s but short of the %s-point margin: keep renting and review next quarter",
 			busy, mr.HeadroomPoints, be, trimNum(margin))
@@ -558,7 +559,7 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 			busy, *mr.PreviousUtilization, previous, be, trimNum(margin))
 	case mr.MonthlySavingsPerGPU <= 0:
 		mr.Reason = fmt.Sprintf("%s, above %s plus the margin, but renting %s at %s/GPU-month is cheaper than owning (%s/GPU-month): keep renting",
-			busy, be, mr.RentOption, rvMoney(mr.RentMonthlyPerGPU, cur), rvMoney(mr.OwnedMonthlyPerGPU, cur))
+			busy, be, mr.RentOption, amount.Rounded(cur, mr.RentMonthlyPerGPU), amount.Rounded(cur, mr.OwnedMonthlyPerGPU))
 	default:
 		mr.Verdict = VerdictBuy
 		prevText := ""
@@ -570,8 +571,8 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 			payback = fmt.Sprintf("pays back in %.1f months", *mr.PaybackMonths)
 		}
 		mr.Reason = fmt.Sprintf("%s%s, %.1f points above %s (margin %s): owning at %s/GPU-month instead of renting %s at %s saves %s/GPU-month; the purchase %s",
-			busy, prevText, mr.HeadroomPoints, be, trimNum(margin), rvMoney(mr.OwnedMonthlyPerGPU, cur), mr.RentOption,
-			rvMoney(mr.RentMonthlyPerGPU, cur), rvMoney(mr.MonthlySavingsPerGPU, cur), payback)
+			busy, prevText, mr.HeadroomPoints, be, trimNum(margin), amount.Rounded(cur, mr.OwnedMonthlyPerGPU), mr.RentOption,
+			amount.Rounded(cur, mr.RentMonthlyPerGPU), amount.Rounded(cur, mr.MonthlySavingsPerGPU), payback)
 	}
 	if unmon > 0.10 {
 		mr.Reason += fmt.Sprintf("; %.0f%% of the billed GPU-hours were unmonitored, so the utilization is a lower bound", unmon*100)
@@ -609,33 +610,6 @@ func (c reviewConverter) rate(cur string) (float64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// rvMoney formats an amount for a sentence: "¥3,792" or "USD 12.40".
-func rvMoney(v float64, currency string) string {
-	sym := map[string]string{"CNY": "¥", "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}[strings.ToUpper(currency)]
-	sign := ""
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	var s string
-	if v >= 100 {
-		digits := strconv.FormatInt(int64(math.Round(v)), 10)
-		var b strings.Builder
-		for i, ch := range digits {
-			if i > 0 && (len(digits)-i)%3 == 0 {
-				b.WriteByte(',')
-			}
-			b.WriteRune(ch)
-		}
-		s = b.String()
-	} else {
-		s = strconv.FormatFloat(v, 'f', 2, 64)
-	}
-	if sym == "" {
-		return sign + currency + " " + s
-	}
-	return sign + sym + s
 }
 
 // trimNum formats 3 as "3" and 2.5 as "2.5".

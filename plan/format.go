@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/finops-oss/finops/amount"
 )
 
 // Number formatting for the "how we got this" strings, the table and the
@@ -63,40 +65,9 @@ func hoursText(h float64) string {
 	return fixed(h, 2)
 }
 
-// currencySymbol is the symbol written before amounts, "" when the code is
-// written after them instead.
-func currencySymbol(code string) string {
-	switch strings.ToUpper(code) {
-	case "CNY", "RMB":
-		return "¥"
-	case "USD":
-		return "$"
-	case "EUR":
-		return "€"
-	case "GBP":
-		return "£"
-	case "JPY":
-		return "JP¥"
-	}
-	return ""
-}
-
 // money writes an amount with two decimals and the currency: ¥39,000.00,
-// $1.20, 1,500.00 CHF.
-func money(cur string, v float64) string {
-	sign := ""
-	if v < 0 && math.Round(-v*100) != 0 {
-		sign, v = "-", -v
-	}
-	s := fixed(math.Abs(v), 2)
-	if sym := currencySymbol(cur); sym != "" {
-		return sign + sym + s
-	}
-	if cur == "" {
-		return sign + s
-	}
-	return sign + s + " " + cur
-}
+// $1.20, 1,500.00 CHF (amount.Format).
+func money(cur string, v float64) string { return amount.Format(cur, v, 2) }
 
 // roundCents rounds money to the cent: an estimate is not more precise than
 // that, and it keeps 2 × 10,000 × 1.5 × 1.3 at exactly 39,000 instead of

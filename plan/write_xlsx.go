@@ -2,11 +2,12 @@ package plan
 
 import (
 	"fmt"
-	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/finops-oss/finops/amount"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -66,24 +67,6 @@ type xstyles struct {
 	header, bold, money, hours, gb, count, ratio, text int
 }
 
-// moneyFormat is the number format of amounts: the symbol before the number
-// where one is known, else the currency code (letters only) after it.
-func moneyFormat(cur string) string {
-	if sym := currencySymbol(cur); sym != "" {
-		return `"` + sym + `"#,##0.00`
-	}
-	code := strings.Map(func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r
-		}
-		return -1
-	}, strings.ToUpper(cur))
-	if code != "" {
-		return `#,##0.00 "` + code + `"`
-	}
-	return "#,##0.00"
-}
-
 func newXLSXStyles(f *excelize.File, cur string) (xstyles, error) {
 	var s xstyles
 	var err error
@@ -100,7 +83,7 @@ func newXLSXStyles(f *excelize.File, cur string) (xstyles, error) {
 		Alignment: &excelize.Alignment{Vertical: "center", WrapText: true},
 	})
 	add(&s.bold, &excelize.Style{Font: &excelize.Font{Bold: true}})
-	add(&s.money, custom(moneyFormat(cur)))
+	add(&s.money, custom(amount.ExcelFormat(cur, 2)))
 	add(&s.hours, custom("#,##0.0"))
 	add(&s.gb, custom("#,##0.00"))
 	add(&s.count, &excelize.Style{NumFmt: 3})

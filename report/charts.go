@@ -10,10 +10,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/finops-oss/finops/amount"
+	"github.com/finops-oss/finops/analysis"
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
-
-	"github.com/finops-oss/finops/analysis"
 )
 
 // The HTML charts. go-echarts builds the ECharts option objects; we do NOT use
@@ -147,7 +147,7 @@ func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time
 		}
 		line.AddSeries(chartText(name), data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
 	}
-	yAxis := opts.YAxis{Type: "value", Name: currencyCode(currency) + " / unit", Scale: opts.Bool(true)}
+	yAxis := opts.YAxis{Type: "value", Name: amount.Code(currency) + " / unit", Scale: opts.Bool(true)}
 	if hi > 0 && lo > 0 && hi/lo > 100 {
 		yAxis.Type = "log"
 		note += " Logarithmic scale: the tasks' units differ widely."
@@ -196,7 +196,7 @@ func budgetBars(teams []analysis.TeamCost, currency string) (map[string]any, int
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
 		charts.WithGridOpts(opts.Grid{Left: "8", Right: "48", Top: "16", Bottom: "40", ContainLabel: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: currencyCode(currency)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: amount.Code(currency)}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true),
 			AxisLabel: &opts.AxisLabel{Width: 160, Overflow: "truncate"}}),
 	)...)
@@ -234,7 +234,7 @@ func stackedBar(m matrix, currency string) map[string]any {
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
 		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "24", Bottom: "40", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: currencyCode(currency)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: amount.Code(currency)}),
 	)...)
 	bar.SetXAxis(m.Days)
 	for s, name := range m.Series {
@@ -262,7 +262,7 @@ func idleBar(items []labelled, currency string) map[string]any {
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithGridOpts(opts.Grid{Left: "8", Right: "48", Top: "16", Bottom: "8", ContainLabel: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: currencyCode(currency)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: amount.Code(currency)}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true),
 			AxisLabel: &opts.AxisLabel{Width: 220, Overflow: "truncate"}}),
 	)...)

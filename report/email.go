@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/templates"
@@ -110,8 +111,8 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		parts = append(parts, oneLine(opts.Team, 40)+" ·")
 	}
 	parts = append(parts, oneLine(orDefault(r.Period.Label, period), 40),
-		"· "+moneyPrec(cur, t.Cost, 0),
-		"· idle "+moneyPrec(cur, t.IdleCost, 0)+" ("+strconv.FormatFloat(idleShare(t)*100, 'f', 0, 64)+"%)")
+		"· "+amount.Format(cur, t.Cost, 0),
+		"· idle "+amount.Format(cur, t.IdleCost, 0)+" ("+strconv.FormatFloat(idleShare(t)*100, 'f', 0, 64)+"%)")
 	v.Subject = strings.Join(parts, " ")
 
 	idleTone := ""
@@ -171,10 +172,10 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 			row.Change = strings.TrimSuffix(changeText(tc.Cost, tc.PreviousCost), " vs previous period")
 		}
 		if tc.MonthForecast != 0 {
-			row.Forecast = moneyPrec(cur, tc.MonthForecast, 0)
+			row.Forecast = amount.Format(cur, tc.MonthForecast, 0)
 		}
 		if tc.Budget != nil {
-			row.Budget = moneyPrec(cur, *tc.Budget, 0)
+			row.Budget = amount.Format(cur, *tc.Budget, 0)
 			row.OverBudget = tc.MonthForecast > *tc.Budget
 		}
 		v.Teams = append(v.Teams, row)

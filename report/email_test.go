@@ -34,8 +34,8 @@ func TestEmailSubject(t *testing.T) {
 	}
 	// A currency without a symbol is spelled as its ASCII code.
 	r = handResult(t)
-	r.Currency = "gbp\r\n"
-	if subject, _, _, _ = EmailBody(r, EmailOptions{}); subject != "[finops] 2026-W47 · 4,500 GBP · idle 830 GBP (18%)" {
+	r.Currency = "chf\r\n"
+	if subject, _, _, _ = EmailBody(r, EmailOptions{}); subject != "[finops] 2026-W47 · 4,500 CHF · idle 830 CHF (18%)" {
 		t.Errorf("subject = %q", subject)
 	}
 }

@@ -7,43 +7,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 )
 
 // Display formatting shared by the HTML page and the terminal summary. Money is
 // rounded here, for display only; the JSON keeps full precision.
 
-// currencySymbol returns the symbol shown before amounts, or "" when the
-// currency has no symbol we use, in which case the code follows the amount.
-func currencySymbol(code string) string {
-	switch strings.ToUpper(code) {
-	case "CNY", "RMB":
-		return "¥"
-	case "USD":
-		return "$"
-	case "EUR":
-		return "€"
-	}
-	return ""
-}
-
-// currencyCode returns the currency code reduced to ASCII letters, so it can go
-// into an Excel number format string or a file without quoting issues.
-func currencyCode(code string) string {
-	var b strings.Builder
-	for _, r := range strings.ToUpper(code) {
-		if r >= 'A' && r <= 'Z' && b.Len() < 8 {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// money formats an amount with two decimals, thousands separators and the
-// currency: "¥12,345.67", "-$3.50", "1,200.00 GBP".
-func money(currency string, v float64) string {
-	return moneyPrec(currency, v, 2)
-}
+// money formats an amount with two decimals (amount.Format): "¥12,345.67",
+// "-$3.50", "1,200.00 CHF".
+func money(currency string, v float64) string { return amount.Format(currency, v, 2) }
 
 // unitMoney formats a unit cost, which is often a fraction of a cent per unit.
 func unitMoney(currency string, v float64) string {
@@ -51,43 +24,7 @@ func unitMoney(currency string, v float64) string {
 	if a := math.Abs(v); a != 0 && a < 1 {
 		prec = 4
 	}
-	return moneyPrec(currency, v, prec)
-}
-
-func moneyPrec(currency string, v float64, prec int) string {
-	sign := ""
-	if v < 0 && math.Round(-v*math.Pow10(prec)) != 0 {
-		sign = "-"
-	}
-	num := grouped(math.Abs(v), prec)
-	if sym := currencySymbol(currency); sym != "" {
-		return sign + sym + num
-	}
-	if code := currencyCode(currency); code != "" {
-		return sign + num + " " + code
-	}
-	return sign + num
-}
-
-// grouped formats a non-negative number with prec decimals and comma grouping.
-func grouped(v float64, prec int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "n/a"
-	}
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if frac != "" {
-		b.WriteByte('.')
-		b.WriteString(frac)
-	}
-	return b.String()
+	return amount.Format(currency, v, prec)
 }
 
 // percent formats a 0–1 share as "17.0%".
@@ -109,7 +46,7 @@ func hours(h float64) string {
 	if h < 0 {
 		sign, h = "-", -h
 	}
-	return sign + grouped(h, 1) + " h"
+	return sign + amount.Group(h, 1) + " h"
 }
 
 // share returns part/whole, or 0 when whole is 0 (an empty window has no share).

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/templates"
 )
@@ -264,7 +265,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	for _, tk := range r.Tasks {
 		units, unitCost := "", ""
 		if tk.Units != 0 {
-			units = strings.TrimSpace(grouped(tk.Units, unitsPrec(tk.Units)) + " " + tk.Unit)
+			units = strings.TrimSpace(amount.Group(tk.Units, unitsPrec(tk.Units)) + " " + tk.Unit)
 			unitCost = unitMoney(cur, tk.UnitCost) + " / " + orDefault(tk.Unit, "unit")
 		}
 		p.Tasks = append(p.Tasks, taskRow{

@@ -2,16 +2,15 @@ package report
 
 import (
 	"fmt"
-	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"math"
-	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/xuri/excelize/v2"
-
+	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/sanitize"
+	"github.com/xuri/excelize/v2"
 )
 
 // Worksheet names, in tab order. They are fixed, valid names (31 UTF-16 units
@@ -139,19 +138,6 @@ type styles struct {
 	day                   int // a date without time
 }
 
-// moneyFormat is the Excel number format for amounts in the currency: the
-// symbol in front where we know one, else the code after the number.
-func moneyFormat(currency string, decimals int) string {
-	num := "#,##0." + strings.Repeat("0", decimals)
-	if sym := currencySymbol(currency); sym != "" {
-		return `"` + sym + `"` + num
-	}
-	if code := currencyCode(currency); code != "" {
-		return num + ` "` + code + `"`
-	}
-	return num
-}
-
 func newStyles(f *excelize.File, currency string) (styles, error) {
 	var s styles
 	var err error
@@ -171,8 +157,8 @@ func newStyles(f *excelize.File, currency string) (styles, error) {
 		Alignment: &excelize.Alignment{Vertical: "center", WrapText: true},
 	})
 	add(&s.bold, &excelize.Style{Font: &excelize.Font{Bold: true}})
-	add(&s.money, custom(moneyFormat(currency, 2)))
-	add(&s.unitMoney, custom(moneyFormat(currency, 4)))
+	add(&s.money, custom(amount.ExcelFormat(currency, 2)))
+	add(&s.unitMoney, custom(amount.ExcelFormat(currency, 4)))
 	add(&s.percent, custom("0.0%"))
 	add(&s.hours, custom("#,##0.0"))
 	add(&s.count, &excelize.Style{NumFmt: 3}) // #,##0

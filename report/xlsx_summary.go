@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/finops-oss/finops/amount"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -143,7 +144,7 @@ func (b *book) summaryCharts() error {
 			Title:     chartTitle("Daily cost by team"),
 			Legend:    excelize.ChartLegend{Position: "bottom"},
 			Dimension: excelize.ChartDimension{Width: 640, Height: 320},
-			YAxis:     excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: moneyFormat(b.r.Currency, 0)}},
+			YAxis:     excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: amount.ExcelFormat(b.r.Currency, 0)}},
 		}
 		for s := range daily.Series {
 			c := colName(helperCol + 1 + s)
@@ -184,7 +185,7 @@ func (b *book) summaryCharts() error {
 			Legend:    excelize.ChartLegend{Position: "none"},
 			Dimension: excelize.ChartDimension{Width: 640, Height: uint(max(240, 60+24*len(idle)))},
 			XAxis:     excelize.ChartAxis{ReverseOrder: true}, // largest on top
-			YAxis:     excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: moneyFormat(b.r.Currency, 0)}},
+			YAxis:     excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: amount.ExcelFormat(b.r.Currency, 0)}},
 			Series: []excelize.ChartSeries{{
 				Name:       ref(sheet, vc, top, vc, top),
 				Categories: ref(sheet, lc, top+1, lc, bottom),

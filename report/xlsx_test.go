@@ -300,7 +300,7 @@ func TestWriteXLSXNumberFormats(t *testing.T) {
 		{"CNY", sheetSummary, "B8", `"¥"#,##0.00`},
 		{"USD", sheetTeams, "B2", `"$"#,##0.00`},
 		{"EUR", sheetResources, "H2", `"€"#,##0.00`},
-		{"GBP", sheetRecs, "H2", `#,##0.00 "GBP"`},
+		{"CHF", sheetRecs, "H2", `#,##0.00 "CHF"`},
 		{"CNY", sheetTasks, "I2", `"¥"#,##0.0000`},
 		{"CNY", sheetSummary, "B15", `0.0%`},
 		{"CNY", sheetSummary, "B3", `yyyy-mm-dd hh:mm`},

@@ -1,0 +1,107 @@
+// Package amount writes amounts of money for people: the currency's symbol in
+// front where it has a common one, else its code after the number; thousands
+// separators; rounding for display only (the JSON keeps full precision). The
+// workbook, HTML page, email, terminal, planner and the sentences of the
+// analysis all write money through it, so they agree.
+package amount
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Symbol is the symbol written before amounts in code, or "" when the code
+// is written after them instead. JPY is JP¥ so that it never reads as CNY.
+func Symbol(code string) string {
+	switch strings.ToUpper(code) {
+	case "CNY", "RMB":
+		return "¥"
+	case "USD":
+		return "$"
+	case "EUR":
+		return "€"
+	case "GBP":
+		return "£"
+	case "JPY":
+		return "JP¥"
+	}
+	return ""
+}
+
+// Code is the currency code reduced to at most 8 ASCII capitals, safe in an
+// Excel number format, a chart axis or a file.
+func Code(code string) string {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(code) {
+		if r >= 'A' && r <= 'Z' && b.Len() < 8 {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Group writes |v| with prec decimals and comma thousands separators; "n/a"
+// for NaN and infinities.
+func Group(v float64, prec int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	s := strconv.FormatFloat(math.Abs(v), 'f', prec, 64)
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if frac != "" {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+// Format writes v with prec decimals in the currency: "¥12,345.67",
+// "-$3.50", "1,200.00 CHF", or the bare number without a currency. A
+// negative amount that rounds to zero has no sign.
+func Format(code string, v float64, prec int) string {
+	sign := ""
+	if v < 0 && math.Round(-v*math.Pow10(prec)) != 0 {
+		sign = "-"
+	}
+	num := Group(v, prec)
+	if sym := Symbol(code); sym != "" {
+		return sign + sym + num
+	}
+	if c := Code(code); c != "" {
+		return sign + num + " " + c
+	}
+	return sign + num
+}
+
+// Rounded writes an amount for a sentence: whole units from 100 up ("¥3,812"),
+// two decimals below ("12.40 CHF").
+func Rounded(code string, v float64) string {
+	if math.Abs(v) >= 100 {
+		return Format(code, math.Round(v), 0)
+	}
+	return Format(code, v, 2)
+}
+
+// ExcelFormat is the Excel number format of amounts in the currency with the
+// given decimals: the symbol in front, else the code after the number.
+func ExcelFormat(code string, decimals int) string {
+	num := "#,##0"
+	if decimals > 0 {
+		num += "." + strings.Repeat("0", decimals)
+	}
+	if sym := Symbol(code); sym != "" {
+		return `"` + sym + `"` + num
+	}
+	if c := Code(code); c != "" {
+		return num + ` "` + c + `"`
+	}
+	return num
+}
