@@ -149,21 +149,49 @@ func OpenSpool(opt Options) (*Spool, error) {
 	return s, nil
 }
 
-// finishPart cuts a trailing partial line and renames p to .csv.
+// finishPart cuts a trailing partial line and renames p to .csv. It reads
+// the file from the end until the last newline, not the whole spool file.
 func finishPart(p string) error {
-	b, err := os.ReadFile(p)
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("nvml: %w", err)
 	}
-	if i := bytes.LastIndexByte(b, '\n'); i < len(b)-1 {
-		if err := os.Truncate(p, int64(i+1)); err != nil {
-			return fmt.Errorf("nvml: %w", err)
-		}
+	end, err := completeLength(f)
+	if err == nil {
+		err = f.Truncate(end)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("nvml: finish %s: %w", p, err)
 	}
 	if err := os.Rename(p, strings.TrimSuffix(p, ".part")); err != nil {
 		return fmt.Errorf("nvml: finish %s: %w", p, err)
 	}
 	return nil
+}
+
+// completeLength is the length of f up to and including its last newline
+// (0 when it has none), read backwards a block at a time.
+func completeLength(f *os.File) (int64, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]byte, 64<<10)
+	for end := fi.Size(); end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		b := buf[:end-start]
+		if _, err := f.ReadAt(b, start); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
 }
 
 func (s *Spool) name(period time.Time) string {

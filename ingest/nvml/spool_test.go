@@ -57,3 +57,35 @@ func TestSpoolRecoversAfterCrash(t *testing.T) {
 		t.Errorf("file:\n%q\nwant\n%q", b, want)
 	}
 }
+
+// TestFinishPartLongTail: the partial last line is longer than the block
+// finishPart reads backwards (64 KiB), so the last newline is two blocks from
+// the end; and a file with no newline at all is emptied.
+func TestFinishPartLongTail(t *testing.T) {
+	dir := t.TempDir()
+	complete := strings.Repeat("2026/11/30 03:00:00.000, 0, GPU-a, 50 %\n", 2000) // 82,000 bytes
+	for _, tt := range []struct{ name, body, want string }{
+		{"long", complete + strings.Repeat("x", 100<<10), complete},
+		{"none", strings.Repeat("y", 70<<10), ""},
+		{"clean", complete, complete},
+		{"empty", "", ""},
+	} {
+		p := filepath.Join(dir, tt.name+".csv.part")
+		if err := os.WriteFile(p, []byte(tt.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := finishPart(p); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(strings.TrimSuffix(p, ".part"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tt.want {
+			t.Errorf("%s: %d bytes left, want %d", tt.name, len(got), len(tt.want))
+		}
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s: the .part file is still there (%v)", tt.name, err)
+		}
+	}
+}
