@@ -115,15 +115,9 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		"· idle "+amount.Format(cur, t.IdleCost, 0)+" ("+strconv.FormatFloat(idleShare(t)*100, 'f', 0, 64)+"%)")
 	v.Subject = strings.Join(parts, " ")
 
-	idleTone := ""
-	if s := idleShare(t); s >= 0.25 {
-		idleTone = "bad"
-	} else if s >= 0.10 {
-		idleTone = "warn"
-	}
 	v.KPIs = []emailKPI{
 		{Label: "Total cost", Value: money(cur, t.Cost), Note: changeText(t.Cost, r.Totals.PreviousCost)},
-		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone},
+		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)},
 		{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: hours(t.GPUHoursBilled) + " billed"},
 		{Label: "Savings available", Value: money(cur, t.MonthlySavings), Note: "per month", Tone: toneIf(t.MonthlySavings > 0, "good")},
 	}

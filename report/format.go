@@ -63,6 +63,18 @@ func idleShare(t analysis.Totals) float64 {
 	return share(t.IdleCost, t.Cost)
 }
 
+// idleTone grades the idle share of cost for the KPI's colour: "bad" from a
+// quarter, "warn" from a tenth, else "".
+func idleTone(t analysis.Totals) string {
+	switch s := idleShare(t); {
+	case s >= 0.25:
+		return "bad"
+	case s >= 0.10:
+		return "warn"
+	}
+	return ""
+}
+
 // actionText is the human wording of a recommendation action.
 func actionText(action string) string {
 	switch action {

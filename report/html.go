@@ -159,12 +159,6 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		p.Banner = noChartsBanner
 	}
 
-	idleTone := ""
-	if s := idleShare(t); s >= 0.25 {
-		idleTone = "bad"
-	} else if s >= 0.10 {
-		idleTone = "warn"
-	}
 	unmonTone := ""
 	if r.DataQuality.UnmonitoredShare > 0.30 {
 		unmonTone = "bad"
@@ -181,7 +175,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	p.KPIs = []kpiCard{
 		{Label: "Total cost", Value: money(cur, t.Cost), Note: costNote},
 		{Label: "GPU cost", Value: money(cur, t.GPUCost), Note: hours(t.GPUHoursBilled) + " billed"},
-		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone},
+		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)},
 		{Label: "Unmonitored cost", Value: money(cur, t.UnmonitoredCost), Note: percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours unmonitored", Tone: unmonTone},
 		{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: "over monitored GPU-hours"},
 		{Label: "Monthly savings available", Value: money(cur, t.MonthlySavings), Tone: toneIf(t.MonthlySavings > 0, "good")},

@@ -39,12 +39,7 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 	}
 	b.WriteString(p.paint(styleBold, title) + "\n\n")
 
-	idleStyle := styleNone
-	if s := idleShare(t); s >= 0.25 {
-		idleStyle = styleRed
-	} else if s >= 0.10 {
-		idleStyle = styleYellow
-	}
+	idleStyle := map[string]termStyle{"bad": styleRed, "warn": styleYellow}[idleTone(t)]
 	savingsStyle := styleNone
 	if t.MonthlySavings > 0 {
 		savingsStyle = styleGreen
