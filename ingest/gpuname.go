@@ -18,6 +18,22 @@ func (c *Catalog) GPUName(text string) (model string, count int, ok bool) {
 	return "", 0, false
 }
 
+// Model is the canonical model of a driver's GPU name when c knows the chip,
+// else the name itself, so unknown GPUs stay apart ("" stays ""). A nil
+// Catalog is the default one.
+func (c *Catalog) Model(name string) string {
+	if name == "" {
+		return ""
+	}
+	if c == nil {
+		c = DefaultCatalog()
+	}
+	if m, _, ok := c.GPUName(name); ok {
+		return m
+	}
+	return name
+}
+
 // gpuText returns the model and count to record for GPU text: the canonical
 // model when known, else the text itself (minus any count) when it looks like
 // a GPU, so an unknown GPU is still a GPU line and shows up by name in data

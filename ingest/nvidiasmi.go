@@ -148,9 +148,9 @@ func (p *smiParser) model(name string) string {
 	if m, ok := p.models[name]; ok {
 		return m
 	}
-	m, _, ok := p.cat.GPUName(name)
-	if !ok {
-		m = strings.Clone(name)
+	m := p.cat.Model(name)
+	if m == name {
+		m = strings.Clone(name) // name is the reader's buffer
 	}
 	if len(p.models) < maxInterned {
 		p.models[strings.Clone(name)] = m

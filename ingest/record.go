@@ -107,12 +107,16 @@ type GPUSample struct {
 	PowerWatt *float64
 }
 
-// GPUKey is the stable GPU identity of metrics.md: UUID when known, else host + index.
-func (s *GPUSample) GPUKey() string {
-	if s.UUID != "" {
-		return s.UUID
+// GPUKey is the sample's GPU key (see GPUKey).
+func (s *GPUSample) GPUKey() string { return GPUKey(s.UUID, s.Host, s.Index) }
+
+// GPUKey is the stable GPU identity of metrics.md: UUID when known, else
+// host/index.
+func GPUKey(uuid, host string, index int) string {
+	if uuid != "" {
+		return uuid
 	}
-	return s.Host + "/" + strconv.Itoa(s.Index)
+	return host + "/" + strconv.Itoa(index)
 }
 
 // TaskRun is one row of a tasks file: a task held some GPUs of a resource

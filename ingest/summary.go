@@ -28,12 +28,15 @@ func newSummarizer(format, kind string) *summarizer {
 	return s
 }
 
-func (s *summarizer) period(start, end time.Time) {
-	if s.sum.PeriodStart.IsZero() || start.Before(s.sum.PeriodStart) {
-		s.sum.PeriodStart = start
+func (s *summarizer) period(start, end time.Time) { s.sum.Extend(start, end) }
+
+// Extend widens the summary's period to cover [start, end].
+func (s *Summary) Extend(start, end time.Time) {
+	if s.PeriodStart.IsZero() || start.Before(s.PeriodStart) {
+		s.PeriodStart = start
 	}
-	if end.After(s.sum.PeriodEnd) {
-		s.sum.PeriodEnd = end
+	if end.After(s.PeriodEnd) {
+		s.PeriodEnd = end
 	}
 }
 

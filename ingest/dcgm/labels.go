@@ -21,12 +21,7 @@ type GPU struct {
 }
 
 // Key is the GPU key of metrics.md: UUID when known, else host/index.
-func (g GPU) Key() string {
-	if g.UUID != "" {
-		return g.UUID
-	}
-	return g.Host + "/" + strconv.Itoa(g.Index)
-}
+func (g GPU) Key() string { return ingest.GPUKey(g.UUID, g.Host, g.Index) }
 
 // first returns the first non-empty value among the label names.
 func first(labels map[string]string, names ...string) string {
@@ -127,19 +122,4 @@ func (t TaskLabels) Of(labels map[string]string) (task, team, kind string) {
 		return "", "", ""
 	}
 	return task, first(labels, t.Team...), first(labels, t.Kind...)
-}
-
-// Model canonicalises a driver GPU name with the catalog, keeping the name
-// when the chip is unknown.
-func Model(cat *ingest.Catalog, name string) string {
-	if name == "" {
-		return ""
-	}
-	if cat == nil {
-		cat = ingest.DefaultCatalog()
-	}
-	if m, _, ok := cat.GPUName(name); ok {
-		return m
-	}
-	return name
 }

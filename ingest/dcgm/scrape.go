@@ -159,7 +159,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 		}
 		rd := byKey[k]
 		s := &ingest.GPUSample{Line: i + 1, Host: rd.gpu.Host, Index: rd.gpu.Index, UUID: rd.gpu.UUID,
-			Model: Model(opt.Catalog, rd.gpu.Name), Time: rd.at, MemUsed: rd.used, PowerWatt: rd.power}
+			Model: opt.Catalog.Model(rd.gpu.Name), Time: rd.at, MemUsed: rd.used, PowerWatt: rd.power}
 		switch {
 		case rd.prof != nil:
 			s.Util = clampPct(*rd.prof)
@@ -180,12 +180,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 			return sum, fmt.Errorf("%s: %w", name, err)
 		}
 		sum.Rows++
-		if sum.PeriodStart.IsZero() || s.Time.Before(sum.PeriodStart) {
-			sum.PeriodStart = s.Time
-		}
-		if s.Time.After(sum.PeriodEnd) {
-			sum.PeriodEnd = s.Time
-		}
+		sum.Extend(s.Time, s.Time)
 	}
 	return sum, nil
 }

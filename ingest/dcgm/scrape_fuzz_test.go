@@ -98,6 +98,6 @@ func FuzzIdentify(f *testing.F) {
 		if g.Index < -1 || g.UUID == "" && (g.Index < 0 || g.Host == "") || g.Key() == "" {
 			t.Fatalf("Identify(%q) = %+v", labels, g)
 		}
-		Model(cat, g.Name)
+		cat.Model(g.Name)
 	})
 }

@@ -237,12 +237,7 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 				return sum, fmt.Errorf("%s: %w", d.URI, err)
 			}
 			sum.Rows++
-			if sum.PeriodStart.IsZero() || x.Time.Before(sum.PeriodStart) {
-				sum.PeriodStart = x.Time
-			}
-			if x.Time.After(sum.PeriodEnd) {
-				sum.PeriodEnd = x.Time
-			}
+			sum.Extend(x.Time, x.Time)
 		}
 	}
 	for i := range d.runs {
@@ -410,7 +405,7 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 	samples := 0
 	for _, k := range keys {
 		gd := gpus[k]
-		gd.model = dcgm.Model(c.src.Catalog, gd.gpu.Name)
+		gd.model = c.src.Catalog.Model(gd.gpu.Name)
 		d.gpus = append(d.gpus, gd)
 		for i := range gd.points {
 			p := &gd.points[i]
