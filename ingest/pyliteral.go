@@ -114,20 +114,30 @@ func (p *literalParser) object(depth int) (any, error) {
 			return nil, err
 		}
 		m[key] = v
-		p.space()
-		if p.i >= len(p.s) {
-			return nil, errLiteral
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		if done, err := p.next('}'); err != nil {
+			return nil, err
+		} else if done {
 			return m, nil
-		default:
-			return nil, errLiteral
 		}
 	}
+}
+
+// next reads what follows an element: a comma (another element follows) or
+// the closing bracket (done).
+func (p *literalParser) next(closing byte) (done bool, err error) {
+	p.space()
+	if p.i >= len(p.s) {
+		return false, errLiteral
+	}
+	switch p.s[p.i] {
+	case ',':
+		p.i++
+		return false, nil
+	case closing:
+		p.i++
+		return true, nil
+	}
+	return false, errLiteral
 }
 
 func (p *literalParser) array(depth int) (any, error) {
@@ -144,18 +154,10 @@ func (p *literalParser) array(depth int) (any, error) {
 			return nil, err
 		}
 		out = append(out, v)
-		p.space()
-		if p.i >= len(p.s) {
-			return nil, errLiteral
-		}
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if done, err := p.next(']'); err != nil {
+			return nil, err
+		} else if done {
 			return out, nil
-		default:
-			return nil, errLiteral
 		}
 	}
 }
