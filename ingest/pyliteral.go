@@ -114,9 +114,11 @@ func (p *literalParser) object(depth int) (any, error) {
 			return nil, err
 		}
 		m[key] = v
-		if done, err := p.next('}'); err != nil {
+		done, err := p.next('}')
+		if err != nil {
 			return nil, err
-		} else if done {
+		}
+		if done {
 			return m, nil
 		}
 	}
@@ -154,9 +156,11 @@ func (p *literalParser) array(depth int) (any, error) {
 			return nil, err
 		}
 		out = append(out, v)
-		if done, err := p.next(']'); err != nil {
+		done, err := p.next(']')
+		if err != nil {
 			return nil, err
-		} else if done {
+		}
+		if done {
 			return out, nil
 		}
 	}
