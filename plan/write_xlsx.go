@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+	"time"
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/workbook"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -25,13 +26,13 @@ func WriteXLSX(w io.Writer, r *Result) error {
 	if err != nil {
 		return fmt.Errorf("plan: xlsx styles: %w", err)
 	}
-	builders := []func(*Result, xstyles) (string, []xcol, [][]any){
+	builders := []func(*Result, xstyles) (string, []workbook.Column, [][]any){
 		planSheet, memorySheet, gpusSheet, optionsSheet, assumptionsSheet, specsSheet, pricesSheet,
 	}
 	for i, build := range builders {
 		var sh struct {
 			name string
-			cols []xcol
+			cols []workbook.Column
 			rows [][]any
 		}
 		sh.name, sh.cols, sh.rows = build(r, st)
@@ -42,7 +43,7 @@ func WriteXLSX(w io.Writer, r *Result) error {
 		} else if _, err := f.NewSheet(sh.name); err != nil {
 			return fmt.Errorf("plan: xlsx sheet %q: %w", sh.name, err)
 		}
-		if err := writeXLSXTable(f, st, sh.name, sh.cols, sh.rows); err != nil {
+		if err := workbook.Table(f, sh.name, st.header, sh.cols, sh.rows, time.UTC); err != nil {
 			return fmt.Errorf("plan: xlsx sheet %q: %w", sh.name, err)
 		}
 	}
@@ -76,12 +77,7 @@ func newXLSXStyles(f *excelize.File, cur string) (xstyles, error) {
 		}
 	}
 	custom := func(format string) *excelize.Style { return &excelize.Style{CustomNumFmt: &format} }
-	add(&s.header, &excelize.Style{
-		Font:      &excelize.Font{Bold: true},
-		Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"E7ECF3"}},
-		Border:    []excelize.Border{{Type: "bottom", Color: "8A97A8", Style: 1}},
-		Alignment: &excelize.Alignment{Vertical: "center", WrapText: true},
-	})
+	s.header, err = workbook.HeaderStyle(f)
 	add(&s.bold, &excelize.Style{Font: &excelize.Font{Bold: true}})
 	add(&s.money, custom(amount.ExcelFormat(cur, 2)))
 	add(&s.hours, custom("#,##0.0"))
@@ -92,95 +88,12 @@ func newXLSXStyles(f *excelize.File, cur string) (xstyles, error) {
 	return s, err
 }
 
-// xcol is one column: header, data style, and a width cap (0: 60).
-type xcol struct {
-	title string
-	style int
-	max   int
-}
-
-// writeXLSXTable writes a header and rows at A1 and makes them a table:
-// bold frozen header, autofilter, column styles and widths from the content.
-func writeXLSXTable(f *excelize.File, st xstyles, sheet string, cols []xcol, rows [][]any) error {
-	widths := make([]int, len(cols))
-	for i, c := range cols {
-		cell, _ := excelize.CoordinatesToCellName(i+1, 1)
-		if err := f.SetCellStr(sheet, cell, sanitize.Cell(c.title)); err != nil {
-			return err
-		}
-		widths[i] = utf8.RuneCountInString(c.title)
-	}
-	for ri, row := range rows {
-		for ci, v := range row {
-			cell, _ := excelize.CoordinatesToCellName(ci+1, ri+2)
-			n, err := setXLSXCell(f, sheet, cell, v)
-			if err != nil {
-				return err
-			}
-			widths[ci] = max(widths[ci], n)
-		}
-	}
-	last, _ := excelize.CoordinatesToCellName(len(cols), 1)
-	if err := f.SetCellStyle(sheet, "A1", last, st.header); err != nil {
-		return err
-	}
-	for i, c := range cols {
-		col, _ := excelize.ColumnNumberToName(i + 1)
-		if len(rows) > 0 && c.style != 0 {
-			if err := f.SetCellStyle(sheet, col+"2", fmt.Sprintf("%s%d", col, len(rows)+1), c.style); err != nil {
-				return err
-			}
-		}
-		limit := c.max
-		if limit == 0 {
-			limit = 60
-		}
-		if err := f.SetColWidth(sheet, col, col, float64(min(max(widths[i], 6), limit)+2)); err != nil {
-			return err
-		}
-	}
-	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return err
-	}
-	lastCell, _ := excelize.CoordinatesToCellName(len(cols), len(rows)+1)
-	return f.AutoFilter(sheet, "A1:"+lastCell, nil)
-}
-
-// setXLSXCell writes one value by type and returns its display width:
-// strings through safeText as string cells, numbers as numbers, bools as
-// yes/no, nil and nil pointers as blanks.
-func setXLSXCell(f *excelize.File, sheet, cell string, v any) (int, error) {
-	switch x := v.(type) {
-	case nil:
-		return 0, nil
-	case string:
-		s := sanitize.Cell(x)
-		return utf8.RuneCountInString(s), f.SetCellStr(sheet, cell, s)
-	case bool:
-		s := "no"
-		if x {
-			s = "yes"
-		}
-		return len(s), f.SetCellStr(sheet, cell, s)
-	case int:
-		return len(fmt.Sprint(x)) + 1, f.SetCellInt(sheet, cell, int64(x))
-	case float64:
-		return len(fixed(x, 2)) + 2, f.SetCellFloat(sheet, cell, x, -1, 64)
-	case *float64:
-		if x == nil {
-			return 0, nil
-		}
-		return setXLSXCell(f, sheet, cell, *x)
-	}
-	return 0, fmt.Errorf("unsupported cell value %T", v)
-}
-
-func planSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
-	cols := []xcol{{"Scenario", st.text, 40}, {"Kind", 0, 0}, {"Model", 0, 30}, {"Memory (GB)", st.gb, 0},
-		{"Parallelism", 0, 0}, {"GPU model", 0, 0}, {"Provider", 0, 30}, {"Mode", 0, 0}, {"Cards", st.count, 0},
-		{"Days", st.hours, 0}, {"Card-hours", st.hours, 0}, {"Budget", st.money, 0}, {"Risk", st.ratio, 0},
-		{"Budget at high risk", st.money, 0}, {"Risk high", st.ratio, 0}, {"Meets deadline", 0, 0},
-		{"How we got this", 0, 100}, {"Warnings", 0, 100}}
+func planSheet(r *Result, st xstyles) (string, []workbook.Column, [][]any) {
+	cols := []workbook.Column{{Title: "Scenario", Style: st.text, Max: 40}, {Title: "Kind"}, {Title: "Model", Max: 30}, {Title: "Memory (GB)", Style: st.gb},
+		{Title: "Parallelism"}, {Title: "GPU model"}, {Title: "Provider", Max: 30}, {Title: "Mode"}, {Title: "Cards", Style: st.count},
+		{Title: "Days", Style: st.hours}, {Title: "Card-hours", Style: st.hours}, {Title: "Budget", Style: st.money}, {Title: "Risk", Style: st.ratio},
+		{Title: "Budget at high risk", Style: st.money}, {Title: "Risk high", Style: st.ratio}, {Title: "Meets deadline"},
+		{Title: "How we got this", Max: 100}, {Title: "Warnings", Max: 100}}
 	var rows [][]any
 	for _, s := range r.Scenarios {
 		row := []any{s.Name, s.Kind, s.Model.Name, s.Memory.TotalGB, s.Parallelism}
@@ -198,8 +111,8 @@ func planSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
 	return "Plan", cols, rows
 }
 
-func memorySheet(r *Result, st xstyles) (string, []xcol, [][]any) {
-	cols := []xcol{{"Scenario", st.text, 40}, {"Term", 0, 0}, {"GB", st.gb, 0}, {"How", 0, 120}}
+func memorySheet(r *Result, st xstyles) (string, []workbook.Column, [][]any) {
+	cols := []workbook.Column{{Title: "Scenario", Style: st.text, Max: 40}, {Title: "Term"}, {Title: "GB", Style: st.gb}, {Title: "How", Max: 120}}
 	var rows [][]any
 	for _, s := range r.Scenarios {
 		for _, t := range s.Memory.Terms {
@@ -209,11 +122,11 @@ func memorySheet(r *Result, st xstyles) (string, []xcol, [][]any) {
 	return "Memory", cols, rows
 }
 
-func gpusSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
-	cols := []xcol{{"Scenario", st.text, 40}, {"GPU model", 0, 0}, {"VRAM (GB)", st.gb, 0}, {"Usable (GB)", st.gb, 0},
-		{"TFLOPS", st.gb, 0}, {"Fits", 0, 0}, {"Min cards", st.count, 0}, {"Why", 0, 100}, {"Card-hours", st.hours, 0},
-		{"Cost per effective TFLOP-hour", st.ratio, 0}, {"Basis", 0, 60}, {"Best cost", st.money, 0}, {"Best option", 0, 50},
-		{"Rank by cost", st.count, 0}, {"Rank by TFLOP-hour", st.count, 0}}
+func gpusSheet(r *Result, st xstyles) (string, []workbook.Column, [][]any) {
+	cols := []workbook.Column{{Title: "Scenario", Style: st.text, Max: 40}, {Title: "GPU model"}, {Title: "VRAM (GB)", Style: st.gb}, {Title: "Usable (GB)", Style: st.gb},
+		{Title: "TFLOPS", Style: st.gb}, {Title: "Fits"}, {Title: "Min cards", Style: st.count}, {Title: "Why", Max: 100}, {Title: "Card-hours", Style: st.hours},
+		{Title: "Cost per effective TFLOP-hour", Style: st.ratio}, {Title: "Basis", Max: 60}, {Title: "Best cost", Style: st.money}, {Title: "Best option", Max: 50},
+		{Title: "Rank by cost", Style: st.count}, {Title: "Rank by TFLOP-hour", Style: st.count}}
 	var rows [][]any
 	for _, s := range r.Scenarios {
 		for _, g := range s.GPUs {
@@ -234,12 +147,12 @@ func gpusSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
 	return "GPUs", cols, rows
 }
 
-func optionsSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
-	cols := []xcol{{"Scenario", st.text, 40}, {"GPU model", 0, 0}, {"Provider", 0, 30}, {"Mode", 0, 0}, {"Cards", st.count, 0},
-		{"Wall hours", st.hours, 0}, {"Card-hours paid", st.hours, 0}, {"Days rented", st.hours, 0}, {"Months", st.ratio, 0},
-		{"Price", st.money, 0}, {"Per", 0, 0}, {"Buffer", st.ratio, 0}, {"Spot inflation", st.ratio, 0}, {"Before risk", st.money, 0},
-		{"Risk", st.ratio, 0}, {"Budget", st.money, 0}, {"Risk high", st.ratio, 0}, {"Budget at high risk", st.money, 0},
-		{"Meets deadline", 0, 0}, {"Chosen", 0, 0}, {"How we got this", 0, 120}, {"Price source", 0, 80}}
+func optionsSheet(r *Result, st xstyles) (string, []workbook.Column, [][]any) {
+	cols := []workbook.Column{{Title: "Scenario", Style: st.text, Max: 40}, {Title: "GPU model"}, {Title: "Provider", Max: 30}, {Title: "Mode"}, {Title: "Cards", Style: st.count},
+		{Title: "Wall hours", Style: st.hours}, {Title: "Card-hours paid", Style: st.hours}, {Title: "Days rented", Style: st.hours}, {Title: "Months", Style: st.ratio},
+		{Title: "Price", Style: st.money}, {Title: "Per"}, {Title: "Buffer", Style: st.ratio}, {Title: "Spot inflation", Style: st.ratio}, {Title: "Before risk", Style: st.money},
+		{Title: "Risk", Style: st.ratio}, {Title: "Budget", Style: st.money}, {Title: "Risk high", Style: st.ratio}, {Title: "Budget at high risk", Style: st.money},
+		{Title: "Meets deadline"}, {Title: "Chosen"}, {Title: "How we got this", Max: 120}, {Title: "Price source", Max: 80}}
 	var rows [][]any
 	for _, s := range r.Scenarios {
 		for _, o := range s.Options {
@@ -258,9 +171,9 @@ func optionsSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
 	return "Options", cols, rows
 }
 
-func assumptionsSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
+func assumptionsSheet(r *Result, st xstyles) (string, []workbook.Column, [][]any) {
 	a := r.Assumptions
-	cols := []xcol{{"Setting", st.text, 0}, {"Value", 0, 40}, {"Meaning", 0, 100}}
+	cols := []workbook.Column{{Title: "Setting", Style: st.text}, {Title: "Value", Max: 40}, {Title: "Meaning", Max: 100}}
 	rows := [][]any{
 		{"file", r.File, "the scenario file"},
 		{"period", r.Period, "the period planned"},
@@ -278,9 +191,9 @@ func assumptionsSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
 	return "Assumptions", cols, rows
 }
 
-func specsSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
-	cols := []xcol{{"GPU model", st.text, 0}, {"Dense BF16 TFLOPS", st.gb, 0}, {"VRAM (GB)", st.gb, 0},
-		{"Bandwidth (GB/s)", st.gb, 0}, {"NVLink", 0, 0}, {"Source", 0, 60}}
+func specsSheet(r *Result, st xstyles) (string, []workbook.Column, [][]any) {
+	cols := []workbook.Column{{Title: "GPU model", Style: st.text}, {Title: "Dense BF16 TFLOPS", Style: st.gb}, {Title: "VRAM (GB)", Style: st.gb},
+		{Title: "Bandwidth (GB/s)", Style: st.gb}, {Title: "NVLink"}, {Title: "Source", Max: 60}}
 	var rows [][]any
 	for _, g := range r.GPUSpecs {
 		rows = append(rows, []any{g.Model, g.TFLOPS, g.VRAMGB, g.BandwidthGBs, g.NVLink, g.Source})
@@ -288,9 +201,9 @@ func specsSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
 	return "GPU specs", cols, rows
 }
 
-func pricesSheet(r *Result, st xstyles) (string, []xcol, [][]any) {
-	cols := []xcol{{"Provider", st.text, 30}, {"GPU model", 0, 0}, {"Hourly", st.ratio, 0}, {"Monthly", st.ratio, 0},
-		{"Spot", st.ratio, 0}, {"Currency", 0, 0}, {"As of", 0, 0}, {"Rate to " + r.Currency, st.ratio, 0}, {"From", 0, 0}}
+func pricesSheet(r *Result, st xstyles) (string, []workbook.Column, [][]any) {
+	cols := []workbook.Column{{Title: "Provider", Style: st.text, Max: 30}, {Title: "GPU model"}, {Title: "Hourly", Style: st.ratio}, {Title: "Monthly", Style: st.ratio},
+		{Title: "Spot", Style: st.ratio}, {Title: "Currency"}, {Title: "As of"}, {Title: "Rate to " + r.Currency, Style: st.ratio}, {Title: "From"}}
 	var rows [][]any
 	for _, p := range r.Prices {
 		rows = append(rows, []any{p.Provider, p.GPUModel, p.Hourly, p.Monthly, p.Spot, p.Currency, p.AsOf, p.FX, p.Origin})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/workbook"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -95,16 +96,16 @@ func rvPct(p *float64) any {
 
 func reviewVerdicts(b *book, rv *analysis.Review) error {
 	st := b.st
-	cols := []column{
-		{title: "GPU model"}, {title: "GPUs", style: st.count}, {title: "Verdict"}, {title: "Confidence"},
-		{title: "Observed utilization", style: st.percent}, {title: "Previous quarter", style: st.percent},
-		{title: "Breakeven utilization", style: st.percent}, {title: "Margin (points)", style: st.hours},
-		{title: "Headroom (points)", style: st.hours}, {title: "Owned per GPU-month", style: st.money},
-		{title: "Rent per GPU-month", style: st.money}, {title: "Rent option"},
-		{title: "Spent per GPU-month", style: st.money}, {title: "Savings per GPU-month", style: st.money},
-		{title: "Savings per month (all GPUs)", style: st.money}, {title: "Purchase cost", style: st.money},
-		{title: "Payback (months)", style: st.hours}, {title: "Coverage", style: st.percent},
-		{title: "Reason", width: 80},
+	cols := []workbook.Column{
+		{Title: "GPU model"}, {Title: "GPUs", Style: st.count}, {Title: "Verdict"}, {Title: "Confidence"},
+		{Title: "Observed utilization", Style: st.percent}, {Title: "Previous quarter", Style: st.percent},
+		{Title: "Breakeven utilization", Style: st.percent}, {Title: "Margin (points)", Style: st.hours},
+		{Title: "Headroom (points)", Style: st.hours}, {Title: "Owned per GPU-month", Style: st.money},
+		{Title: "Rent per GPU-month", Style: st.money}, {Title: "Rent option"},
+		{Title: "Spent per GPU-month", Style: st.money}, {Title: "Savings per GPU-month", Style: st.money},
+		{Title: "Savings per month (all GPUs)", Style: st.money}, {Title: "Purchase cost", Style: st.money},
+		{Title: "Payback (months)", Style: st.hours}, {Title: "Coverage", Style: st.percent},
+		{Title: "Reason", Width: 80},
 	}
 	var rows [][]any
 	for _, m := range rv.Models {
@@ -124,18 +125,18 @@ func reviewVerdicts(b *book, rv *analysis.Review) error {
 
 func reviewOwning(b *book, rv *analysis.Review) error {
 	st := b.st
-	cols := []column{
-		{title: "GPU model"}, {title: "Resources"}, {title: "Price per GPU + server share", style: st.money},
-		{title: "Depreciation years", style: st.hours}, {title: "Residual", style: st.percent},
-		{title: "Depreciation per month", style: st.money}, {title: "Power per month", style: st.money},
-		{title: "Hosting per month", style: st.money}, {title: "Operations per month", style: st.money},
-		{title: "Owned per GPU-month", style: st.money},
-		{title: "Hourly price", style: st.unitMoney}, {title: "Hourly price source"},
-		{title: "Monthly price", style: st.money}, {title: "Spot price", style: st.unitMoney},
-		{title: "Rent cost in quarter", style: st.money}, {title: "GPU-hours billed", style: st.hours},
-		{title: "GPU-hours active", style: st.hours}, {title: "GPU-hours unmonitored", style: st.hours},
-		{title: "Covered days", style: st.hours}, {title: "Quarter days", style: st.hours},
-		{title: "Active hours per GPU-month", style: st.hours},
+	cols := []workbook.Column{
+		{Title: "GPU model"}, {Title: "Resources"}, {Title: "Price per GPU + server share", Style: st.money},
+		{Title: "Depreciation years", Style: st.hours}, {Title: "Residual", Style: st.percent},
+		{Title: "Depreciation per month", Style: st.money}, {Title: "Power per month", Style: st.money},
+		{Title: "Hosting per month", Style: st.money}, {Title: "Operations per month", Style: st.money},
+		{Title: "Owned per GPU-month", Style: st.money},
+		{Title: "Hourly price", Style: st.unitMoney}, {Title: "Hourly price source"},
+		{Title: "Monthly price", Style: st.money}, {Title: "Spot price", Style: st.unitMoney},
+		{Title: "Rent cost in quarter", Style: st.money}, {Title: "GPU-hours billed", Style: st.hours},
+		{Title: "GPU-hours active", Style: st.hours}, {Title: "GPU-hours unmonitored", Style: st.hours},
+		{Title: "Covered days", Style: st.hours}, {Title: "Quarter days", Style: st.hours},
+		{Title: "Active hours per GPU-month", Style: st.hours},
 	}
 	var rows [][]any
 	for _, m := range rv.Models {
@@ -154,11 +155,11 @@ func reviewOwning(b *book, rv *analysis.Review) error {
 
 func reviewSensitivity(b *book, rv *analysis.Review) error {
 	st := b.st
-	cols := []column{
-		{title: "GPU model"}, {title: "Case"}, {title: "Depreciation years", style: st.hours},
-		{title: "Price per GPU + server share", style: st.money}, {title: "Owned per GPU-month", style: st.money},
-		{title: "Breakeven utilization", style: st.percent}, {title: "Observed utilization", style: st.percent},
-		{title: "Clears the margin"},
+	cols := []workbook.Column{
+		{Title: "GPU model"}, {Title: "Case"}, {Title: "Depreciation years", Style: st.hours},
+		{Title: "Price per GPU + server share", Style: st.money}, {Title: "Owned per GPU-month", Style: st.money},
+		{Title: "Breakeven utilization", Style: st.percent}, {Title: "Observed utilization", Style: st.percent},
+		{Title: "Clears the margin"},
 	}
 	var rows [][]any
 	for _, m := range rv.Models {
@@ -207,5 +208,5 @@ func reviewNotes(b *book, rv *analysis.Review, meta Meta) error {
 	for _, w := range rv.Warnings {
 		rows = append(rows, []any{"Warning", w})
 	}
-	return b.table(sheetReviewNotes, []column{{title: "Item"}, {title: "Value", width: 100}}, rows)
+	return b.table(sheetReviewNotes, []workbook.Column{{Title: "Item"}, {Title: "Value", Width: 100}}, rows)
 }

@@ -3,13 +3,12 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"time"
-	"unicode/utf8"
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/workbook"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -150,12 +149,7 @@ func newStyles(f *excelize.File, currency string) (styles, error) {
 	custom := func(format string) *excelize.Style {
 		return &excelize.Style{CustomNumFmt: &format}
 	}
-	add(&s.header, &excelize.Style{
-		Font:      &excelize.Font{Bold: true},
-		Fill:      excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"E7ECF3"}},
-		Border:    []excelize.Border{{Type: "bottom", Color: "8A97A8", Style: 1}},
-		Alignment: &excelize.Alignment{Vertical: "center", WrapText: true},
-	})
+	s.header, err = workbook.HeaderStyle(f)
 	add(&s.bold, &excelize.Style{Font: &excelize.Font{Bold: true}})
 	add(&s.money, custom(amount.ExcelFormat(currency, 2)))
 	add(&s.unitMoney, custom(amount.ExcelFormat(currency, 4)))
@@ -169,104 +163,14 @@ func newStyles(f *excelize.File, currency string) (styles, error) {
 	return s, err
 }
 
-// column describes one table column: its header, the style of its data cells
-// and its width (0: computed from the content).
-type column struct {
-	title string
-	style int
-	width float64
+// table writes a data table on its own sheet (workbook.Table).
+func (b *book) table(sheet string, cols []workbook.Column, rows [][]any) error {
+	return workbook.Table(b.f, sheet, b.st.header, cols, rows, b.loc)
 }
 
-// table writes a header row and data rows at the top left of sheet, then makes
-// it a proper table: bold frozen header, autofilter, column styles and widths.
-// Cells are written by type: string → safeText string cell, numbers → numeric
-// cells, time.Time → Excel date in the report zone, nil → blank.
-func (b *book) table(sheet string, cols []column, rows [][]any) error {
-	f := b.f
-	for i, c := range cols {
-		cell, _ := excelize.CoordinatesToCellName(i+1, 1)
-		if err := f.SetCellStr(sheet, cell, sanitize.Cell(c.title)); err != nil {
-			return err
-		}
-	}
-	widths := make([]int, len(cols))
-	for i, c := range cols {
-		widths[i] = utf8.RuneCountInString(c.title)
-	}
-	for ri, row := range rows {
-		for ci, v := range row {
-			cell, _ := excelize.CoordinatesToCellName(ci+1, ri+2)
-			n, err := b.setCell(sheet, cell, v)
-			if err != nil {
-				return err
-			}
-			if ci < len(widths) && n > widths[ci] {
-				widths[ci] = n
-			}
-		}
-	}
-	last := len(rows) + 1
-	for i, c := range cols {
-		name, _ := excelize.ColumnNumberToName(i + 1)
-		if len(rows) > 0 && c.style != 0 {
-			if err := f.SetCellStyle(sheet, name+"2", fmt.Sprintf("%s%d", name, last), c.style); err != nil {
-				return err
-			}
-		}
-		w := c.width
-		if w == 0 {
-			w = math.Min(math.Max(float64(widths[i])+2, 8), 60)
-		}
-		if err := f.SetColWidth(sheet, name, name, w); err != nil {
-			return err
-		}
-	}
-	lastCol, _ := excelize.ColumnNumberToName(len(cols))
-	if err := f.SetCellStyle(sheet, "A1", lastCol+"1", b.st.header); err != nil {
-		return err
-	}
-	if err := freezeHeader(f, sheet); err != nil {
-		return err
-	}
-	return f.AutoFilter(sheet, fmt.Sprintf("A1:%s%d", lastCol, last), nil)
-}
-
-// setCell writes one value and returns its approximate display width.
+// setCell writes one value (workbook.SetCell) and returns its display width.
 func (b *book) setCell(sheet, cell string, v any) (int, error) {
-	switch v := v.(type) {
-	case nil:
-		return 0, nil
-	case string:
-		s := sanitize.Cell(v)
-		return utf8.RuneCountInString(s), b.f.SetCellStr(sheet, cell, s)
-	case time.Time:
-		if v.IsZero() {
-			return 0, nil
-		}
-		// excelize stores the wall-clock time of the value's location, so
-		// converting to the report zone makes the cell show local time.
-		return 16, b.f.SetCellValue(sheet, cell, v.In(b.loc))
-	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, nil // Excel has no NaN; a blank cell is honest
-		}
-		return 12, b.f.SetCellFloat(sheet, cell, v, -1, 64)
-	case int:
-		return 6, b.f.SetCellInt(sheet, cell, int64(v))
-	default:
-		return 0, fmt.Errorf("unsupported cell type %T", v)
-	}
-}
-
-// freezeHeader freezes the first row so the header stays visible on scroll.
-func freezeHeader(f *excelize.File, sheet string) error {
-	return f.SetPanes(sheet, &excelize.Panes{
-		Freeze:      true,
-		YSplit:      1,
-		TopLeftCell: "A2",
-		ActivePane:  "bottomLeft",
-		Selection:   []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}},
-	})
+	return workbook.SetCell(b.f, sheet, cell, v, b.loc)
 }
 
 // optional returns nil (a blank cell) for a nil pointer.

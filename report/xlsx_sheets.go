@@ -1,22 +1,24 @@
 package report
 
+import "github.com/finops-oss/finops/workbook"
+
 // The table sheets of the workbook, one function per sheet. Columns mirror the
 // JSON contract so a reader can move between the two.
 
 func (b *book) teams() error {
 	st := b.st
-	cols := []column{
-		{title: "Team", style: st.text},
-		{title: "Cost", style: st.money},
-		{title: "GPU cost", style: st.money},
-		{title: "Idle cost", style: st.money},
-		{title: "Idle share of cost", style: st.percent},
-		{title: "Monthly budget", style: st.money},
-		{title: "Previous period cost", style: st.money},
-		{title: "Change vs previous period", style: st.percent},
-		{title: "Month to date", style: st.money},
-		{title: "Month-end forecast", style: st.money},
-		{title: "Forecast share of budget", style: st.percent},
+	cols := []workbook.Column{
+		{Title: "Team", Style: st.text},
+		{Title: "Cost", Style: st.money},
+		{Title: "GPU cost", Style: st.money},
+		{Title: "Idle cost", Style: st.money},
+		{Title: "Idle share of cost", Style: st.percent},
+		{Title: "Monthly budget", Style: st.money},
+		{Title: "Previous period cost", Style: st.money},
+		{Title: "Change vs previous period", Style: st.percent},
+		{Title: "Month to date", Style: st.money},
+		{Title: "Month-end forecast", Style: st.money},
+		{Title: "Forecast share of budget", Style: st.percent},
 	}
 	rows := make([][]any, 0, len(b.r.ByTeam))
 	for _, t := range b.r.ByTeam {
@@ -35,16 +37,16 @@ func (b *book) teams() error {
 
 func (b *book) tasks() error {
 	st := b.st
-	cols := []column{
-		{title: "Task", style: st.text},
-		{title: "Team", style: st.text},
-		{title: "Kind", style: st.text},
-		{title: "Cost", style: st.money},
-		{title: "GPU-hours", style: st.hours},
-		{title: "Idle cost", style: st.money},
-		{title: "Units", style: st.hours},
-		{title: "Unit", style: st.text},
-		{title: "Unit cost", style: st.unitMoney},
+	cols := []workbook.Column{
+		{Title: "Task", Style: st.text},
+		{Title: "Team", Style: st.text},
+		{Title: "Kind", Style: st.text},
+		{Title: "Cost", Style: st.money},
+		{Title: "GPU-hours", Style: st.hours},
+		{Title: "Idle cost", Style: st.money},
+		{Title: "Units", Style: st.hours},
+		{Title: "Unit", Style: st.text},
+		{Title: "Unit cost", Style: st.unitMoney},
 	}
 	rows := make([][]any, 0, len(b.r.Tasks))
 	for _, t := range b.r.Tasks {
@@ -59,29 +61,29 @@ func (b *book) tasks() error {
 
 func (b *book) resources() error {
 	st := b.st
-	cols := []column{
-		{title: "Resource ID", style: st.text},
-		{title: "Name", style: st.text},
-		{title: "Provider", style: st.text},
-		{title: "GPU model", style: st.text},
-		{title: "GPUs", style: st.count},
-		{title: "Pricing", style: st.text},
-		{title: "Team", style: st.text},
-		{title: "Cost", style: st.money},
-		{title: "GPU-hours billed", style: st.hours},
-		{title: "GPU-hours active", style: st.hours},
-		{title: "GPU-hours idle", style: st.hours},
-		{title: "GPU-hours unmonitored", style: st.hours},
-		{title: "Idle cost", style: st.money},
-		{title: "Unmonitored cost", style: st.money},
-		{title: "Avg utilization", style: st.percent},
-		{title: "Previous period cost", style: st.money},
-		{title: "GPU-h <10% (idle band)", style: st.hours},
-		{title: "GPU-h 10–50% (low)", style: st.hours},
-		{title: "GPU-h 50–80% (fair)", style: st.hours},
-		{title: "GPU-h 80–95% (target)", style: st.hours},
-		{title: "GPU-h >95% (saturated)", style: st.hours},
-		{title: "Longest >95% run (h)", style: st.hours},
+	cols := []workbook.Column{
+		{Title: "Resource ID", Style: st.text},
+		{Title: "Name", Style: st.text},
+		{Title: "Provider", Style: st.text},
+		{Title: "GPU model", Style: st.text},
+		{Title: "GPUs", Style: st.count},
+		{Title: "Pricing", Style: st.text},
+		{Title: "Team", Style: st.text},
+		{Title: "Cost", Style: st.money},
+		{Title: "GPU-hours billed", Style: st.hours},
+		{Title: "GPU-hours active", Style: st.hours},
+		{Title: "GPU-hours idle", Style: st.hours},
+		{Title: "GPU-hours unmonitored", Style: st.hours},
+		{Title: "Idle cost", Style: st.money},
+		{Title: "Unmonitored cost", Style: st.money},
+		{Title: "Avg utilization", Style: st.percent},
+		{Title: "Previous period cost", Style: st.money},
+		{Title: "GPU-h <10% (idle band)", Style: st.hours},
+		{Title: "GPU-h 10–50% (low)", Style: st.hours},
+		{Title: "GPU-h 50–80% (fair)", Style: st.hours},
+		{Title: "GPU-h 80–95% (target)", Style: st.hours},
+		{Title: "GPU-h >95% (saturated)", Style: st.hours},
+		{Title: "Longest >95% run (h)", Style: st.hours},
 	}
 	rows := make([][]any, 0, len(b.r.ByResource))
 	for _, rc := range b.r.ByResource {
@@ -99,13 +101,13 @@ func (b *book) resources() error {
 func (b *book) idle() error {
 	st := b.st
 	zone := b.loc.String()
-	cols := []column{
-		{title: "Resource ID", style: st.text},
-		{title: "GPU", style: st.text},
-		{title: "Start (" + zone + ")", style: st.date},
-		{title: "End (" + zone + ")", style: st.date},
-		{title: "Hours", style: st.hours},
-		{title: "Cost", style: st.money},
+	cols := []workbook.Column{
+		{Title: "Resource ID", Style: st.text},
+		{Title: "GPU", Style: st.text},
+		{Title: "Start (" + zone + ")", Style: st.date},
+		{Title: "End (" + zone + ")", Style: st.date},
+		{Title: "Hours", Style: st.hours},
+		{Title: "Cost", Style: st.money},
 	}
 	rows := make([][]any, 0, len(b.r.IdleSpans))
 	for _, s := range b.r.IdleSpans {
@@ -116,19 +118,19 @@ func (b *book) idle() error {
 
 func (b *book) recommendations() error {
 	st := b.st
-	cols := []column{
-		{title: "Resource ID", style: st.text},
-		{title: "GPU model", style: st.text},
-		{title: "GPUs", style: st.count},
-		{title: "Current mode", style: st.text},
-		{title: "Action", style: st.text},
-		{title: "Current monthly cost", style: st.money},
-		{title: "Recommended monthly cost", style: st.money},
-		{title: "Monthly savings", style: st.money},
-		{title: "Active hours/month per GPU", style: st.hours},
-		{title: "Breakeven hours/month", style: st.hours},
-		{title: "Confidence", style: st.text},
-		{title: "Reason", style: st.text, width: 70},
+	cols := []workbook.Column{
+		{Title: "Resource ID", Style: st.text},
+		{Title: "GPU model", Style: st.text},
+		{Title: "GPUs", Style: st.count},
+		{Title: "Current mode", Style: st.text},
+		{Title: "Action", Style: st.text},
+		{Title: "Current monthly cost", Style: st.money},
+		{Title: "Recommended monthly cost", Style: st.money},
+		{Title: "Monthly savings", Style: st.money},
+		{Title: "Active hours/month per GPU", Style: st.hours},
+		{Title: "Breakeven hours/month", Style: st.hours},
+		{Title: "Confidence", Style: st.text},
+		{Title: "Reason", Style: st.text, Width: 70},
 	}
 	rows := make([][]any, 0, len(b.r.Recommendations))
 	for _, rec := range b.r.Recommendations {
@@ -143,14 +145,14 @@ func (b *book) recommendations() error {
 
 func (b *book) findings() error {
 	st := b.st
-	cols := []column{
-		{title: "Severity", style: st.text},
-		{title: "Finding", style: st.text},
-		{title: "Team", style: st.text},
-		{title: "Resource ID", style: st.text},
-		{title: "Money at stake", style: st.money},
-		{title: "Basis", style: st.text},
-		{title: "What to do", style: st.text, width: 90},
+	cols := []workbook.Column{
+		{Title: "Severity", Style: st.text},
+		{Title: "Finding", Style: st.text},
+		{Title: "Team", Style: st.text},
+		{Title: "Resource ID", Style: st.text},
+		{Title: "Money at stake", Style: st.money},
+		{Title: "Basis", Style: st.text},
+		{Title: "What to do", Style: st.text, Width: 90},
 	}
 	rows := make([][]any, 0, len(b.r.Findings))
 	for _, f := range b.r.Findings {
@@ -161,16 +163,16 @@ func (b *book) findings() error {
 
 func (b *book) pools() error {
 	st := b.st
-	cols := []column{
-		{title: "Provider", style: st.text},
-		{title: "GPU model", style: st.text},
-		{title: "Resources", style: st.count},
-		{title: "GPUs", style: st.count},
-		{title: "Current monthly cost", style: st.money},
-		{title: "Monthly cards", style: st.count},
-		{title: "Pool monthly cost", style: st.money},
-		{title: "Monthly savings", style: st.money},
-		{title: "Reason", style: st.text, width: 80},
+	cols := []workbook.Column{
+		{Title: "Provider", Style: st.text},
+		{Title: "GPU model", Style: st.text},
+		{Title: "Resources", Style: st.count},
+		{Title: "GPUs", Style: st.count},
+		{Title: "Current monthly cost", Style: st.money},
+		{Title: "Monthly cards", Style: st.count},
+		{Title: "Pool monthly cost", Style: st.money},
+		{Title: "Monthly savings", Style: st.money},
+		{Title: "Reason", Style: st.text, Width: 80},
 	}
 	rows := make([][]any, 0, len(b.r.Pools))
 	for _, p := range b.r.Pools {

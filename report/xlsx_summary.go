@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/finops-oss/finops/amount"
+	"github.com/finops-oss/finops/workbook"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -91,7 +92,7 @@ func (b *book) summary() error {
 	if err := f.SetColWidth(sheet, "B", "B", 20); err != nil {
 		return err
 	}
-	if err := freezeHeader(f, sheet); err != nil {
+	if err := workbook.FreezeHeader(f, sheet); err != nil {
 		return err
 	}
 	if err := f.AutoFilter(sheet, fmt.Sprintf("A1:B%d", len(rows)+1), nil); err != nil {
