@@ -81,16 +81,9 @@ func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time
 	type key struct{ day, task string }
 	cost, units := map[key]float64{}, map[key]float64{}
 	total := map[string]float64{}
-	var first, last time.Time
-	for i, d := range days {
-		t := d.Day.In(loc)
-		day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
-		if i == 0 || day.Before(first) {
-			first = day
-		}
-		if i == 0 || day.After(last) {
-			last = day
-		}
+	var span daySpan
+	for _, d := range days {
+		day := span.add(d.Day, loc)
 		k := key{day.Format(time.DateOnly), d.Task}
 		cost[k] += d.Cost
 		units[k] += d.Units
@@ -105,25 +98,13 @@ func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time
 	for _, t := range tasks {
 		unit[t.Task] = t.Unit
 	}
-	names := make([]string, 0, len(total))
-	for n := range total {
-		names = append(names, n)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		if c := cmp.Compare(total[b], total[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	names := byTotal(total)
 	note := "Cost per unit each day; gaps are days without units."
 	if len(names) > maxTrendTasks {
 		note += fmt.Sprintf(" The %d most expensive of %d tasks.", maxTrendTasks, len(names))
 		names = names[:maxTrendTasks]
 	}
-	var labels []string
-	for day := first; !day.After(last) && len(labels) < maxChartDays; day = time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc) {
-		labels = append(labels, day.Format(time.DateOnly))
-	}
+	labels := span.labels(loc)
 	lo, hi := math.Inf(1), 0.0
 	line := charts.NewLine()
 	line.Assets.ClearPresetAssets()

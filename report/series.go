@@ -32,33 +32,14 @@ func dailyBy(daily []analysis.DailyCost, loc *time.Location, key func(analysis.D
 	type dk struct{ day, key string }
 	sums := map[dk]float64{}
 	totals := map[string]float64{}
-	var first, last time.Time
-	for i, d := range daily {
-		t := d.Day.In(loc)
-		day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
-		if i == 0 || day.Before(first) {
-			first = day
-		}
-		if i == 0 || day.After(last) {
-			last = day
-		}
+	var span daySpan
+	for _, d := range daily {
+		day := span.add(d.Day, loc)
 		k := key(d)
 		sums[dk{day.Format(time.DateOnly), k}] += d.Cost
 		totals[k] += d.Cost
 	}
-	var m matrix
-	for day := first; !day.After(last) && len(m.Days) < maxChartDays; day = time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc) {
-		m.Days = append(m.Days, day.Format(time.DateOnly))
-	}
-	for k := range totals {
-		m.Series = append(m.Series, k)
-	}
-	slices.SortFunc(m.Series, func(a, b string) int {
-		if c := cmp.Compare(totals[b], totals[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	m := matrix{Days: span.labels(loc), Series: byTotal(totals)}
 	m.Values = make([][]float64, len(m.Series))
 	for s, k := range m.Series {
 		m.Values[s] = make([]float64, len(m.Days))
@@ -67,6 +48,50 @@ func dailyBy(daily []analysis.DailyCost, loc *time.Location, key func(analysis.D
 		}
 	}
 	return m
+}
+
+// daySpan is the first and last local day of a set of instants.
+type daySpan struct{ first, last time.Time }
+
+// add takes one instant and returns its local day's midnight.
+func (s *daySpan) add(t time.Time, loc *time.Location) time.Time {
+	t = t.In(loc)
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
+	if s.first.IsZero() || day.Before(s.first) {
+		s.first = day
+	}
+	if s.last.IsZero() || day.After(s.last) {
+		s.last = day
+	}
+	return day
+}
+
+// labels are the span's days as 2006-01-02, every day from first to last
+// (at most maxChartDays) so a time axis has no holes.
+func (s *daySpan) labels(loc *time.Location) []string {
+	var out []string
+	if s.first.IsZero() {
+		return out
+	}
+	for day := s.first; !day.After(s.last) && len(out) < maxChartDays; day = time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, loc) {
+		out = append(out, day.Format(time.DateOnly))
+	}
+	return out
+}
+
+// byTotal lists the keys of totals by total, largest first, then by name.
+func byTotal(totals map[string]float64) []string {
+	keys := make([]string, 0, len(totals))
+	for k := range totals {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := cmp.Compare(totals[b], totals[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return keys
 }
 
 func teamKey(d analysis.DailyCost) string { return orDefault(d.Team, "unassigned") }
