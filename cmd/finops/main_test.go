@@ -9,6 +9,15 @@ import (
 	"time"
 )
 
+// A test binary started with FINOPS_TEST_MAIN=1 is finops itself: the
+// kill -9, two-runs, disk-full and killed-ingest tests need separate
+// processes.
+func init() {
+	if os.Getenv("FINOPS_TEST_MAIN") == "1" {
+		main()
+	}
+}
+
 // now is the fixed clock of every CLI test: Monday 2026-11-30 11:00 in
 // Shanghai, so the last complete ISO week is 2026-W48 [Nov 23, Nov 30).
 var now = time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)

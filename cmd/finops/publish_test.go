@@ -34,14 +34,6 @@ import (
 // (versitygw stopped, mailpit refusing recipients); a TCP proxy in front of
 // mailpit holds a connection open to stop a run at a known point.
 
-// A test binary started with FINOPS_TEST_MAIN=1 is finops itself: the kill
-// -9 and two-runs tests need separate processes.
-func init() {
-	if os.Getenv("FINOPS_TEST_MAIN") == "1" {
-		main()
-	}
-}
-
 // Known secrets: no output, report, database or object may contain them.
 const (
 	testAccessKey = "AKIAFINOPSKNOWN0KEY7"
