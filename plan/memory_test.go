@@ -1,6 +1,9 @@
 package plan
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // Published figures the memory formulas must reproduce.
 
@@ -187,7 +190,7 @@ scenarios:
 			t.Errorf("%s: %.2f GB is %.0f%% of LLaMA-Factory's %v GB, outside ±25%%", c.name, s.Memory.TotalGB, ratio*100, c.lf)
 		}
 		for _, d := range []string{"lora_rank", "lora_targets", "seq_len", "batch", "checkpointing"} {
-			if !containsString(s.Inputs.Defaulted, d) {
+			if !slices.Contains(s.Inputs.Defaulted, d) {
 				t.Errorf("%s: %s was not left to the default", c.name, d)
 			}
 		}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -73,7 +74,7 @@ func (f *File) resolveScenario(p *problems, i int, r *resolved, models map[strin
 		defaulted("dtype")
 	} else if d, ok := parseDtype(sc.Dtype); !ok {
 		bad("dtype", "%q is not a dtype; use one of %s", sc.Dtype, dtypeNames)
-	} else if !containsDtype(allowed, d) {
+	} else if !slices.Contains(allowed, d) {
 		hint := ""
 		switch {
 		case s.kind == KindLoRA && (d == INT8 || d == INT4):
@@ -309,24 +310,6 @@ func countOr(c *Count, def float64) float64 {
 		return def
 	}
 	return float64(*c)
-}
-
-func containsDtype(ds []Dtype, d Dtype) bool {
-	for _, x := range ds {
-		if x == d {
-			return true
-		}
-	}
-	return false
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func dtypeList(ds []Dtype) string {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -156,7 +157,7 @@ func (s *spec) requireShape(bad func(string, string, ...any), training, lora boo
 	}
 	var need []string
 	want := func(ok bool, field string) {
-		if !ok && !containsString(need, field) {
+		if !ok && !slices.Contains(need, field) {
 			need = append(need, field)
 		}
 	}

@@ -16,7 +16,7 @@ func TestReviewParses(t *testing.T) {
 		t.Error("Review returned a shared template")
 	}
 	// The page loads nothing: no scripts, no external references.
-	b, err := reviewPages.ReadFile("review.html.tmpl")
+	b, err := pages.ReadFile("review.html.tmpl")
 	if err != nil {
 		t.Fatal(err)
 	}

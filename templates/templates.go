@@ -13,7 +13,7 @@ import (
 // pages holds the page template and its stylesheet. They are parsed together so
 // the CSS stays a plain file that editors and linters understand.
 //
-//go:embed report.html.tmpl report.css email.html.tmpl
+//go:embed report.html.tmpl report.css email.html.tmpl review.html.tmpl
 var pages embed.FS
 
 // assets holds the third-party scripts. The directory pattern (rather than the
