@@ -95,6 +95,20 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	if !d.Complete || d.URI != "prometheus://test/2026-11-16" || len(d.Warnings) != 0 {
 		t.Fatalf("day %+v", d)
 	}
+	// A 5 s step over a day is 17,281 points a series: the real server
+	// refuses more than 11,000 in one query, so this only succeeds because
+	// the client splits the day into chunks.
+	fine, err := New(Source{Name: "fine", URL: srv.URL, Queries: q, Step: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := fine.FetchDay(t.Context(), day0.Add(5*time.Hour), day0.Add(48*time.Hour))
+	if err != nil {
+		t.Fatalf("5 s step over a day: %v", err)
+	}
+	if fd.Samples == 0 {
+		t.Fatal("5 s step over a day: no samples")
+	}
 	sink := &recSink{}
 	sum, err := d.Replay(t.Context(), sink)
 	if err != nil {
