@@ -56,7 +56,15 @@ type GPUSpec struct {
 
 // ModelSpec adds a model the scenarios can name (or overrides a preset).
 type ModelSpec struct {
-	Name         string `yaml:"name"`
+	Name       string `yaml:"name"`
+	ModelShape `yaml:",inline"`
+	Context    *Count `yaml:"context"`
+	Source     string `yaml:"source"`
+}
+
+// ModelShape is a model's size and shape: what a models: entry gives and a
+// scenario may override.
+type ModelShape struct {
 	Params       *Count `yaml:"params"`
 	ActiveParams *Count `yaml:"active_params"`
 	Layers       *int   `yaml:"layers"`
@@ -66,8 +74,6 @@ type ModelSpec struct {
 	HeadDim      *int   `yaml:"head_dim"`
 	Intermediate *int   `yaml:"intermediate"`
 	Experts      *int   `yaml:"experts"`
-	Context      *Count `yaml:"context"`
-	Source       string `yaml:"source"`
 }
 
 // Price is one row of the price catalog, the same shape as finops.yaml's
@@ -90,15 +96,7 @@ type Scenario struct {
 	Model string `yaml:"model"` // a preset or a name under models:
 
 	// The model's size and shape, overriding the preset's.
-	Params       *Count `yaml:"params"`
-	ActiveParams *Count `yaml:"active_params"`
-	Layers       *int   `yaml:"layers"`
-	Hidden       *int   `yaml:"hidden"`
-	Heads        *int   `yaml:"heads"`
-	KVHeads      *int   `yaml:"kv_heads"`
-	HeadDim      *int   `yaml:"head_dim"`
-	Intermediate *int   `yaml:"intermediate"`
-	Experts      *int   `yaml:"experts"`
+	ModelShape `yaml:",inline"`
 
 	// Memory.
 	Dtype           string   `yaml:"dtype"`    // weights: fp32, bf16, fp16, fp8, int8, int4
