@@ -27,6 +27,7 @@ func (g *gen) config() *config.Config {
 		return config.Price{Provider: "AutoDL", GPUModel: model, Hourly: hourly, Monthly: monthly, Spot: spot, Currency: "CNY", AsOf: PriceAsOf}
 	}
 	return &config.Config{
+		Database: g.path("finops.db"),
 		Timezone: Zone,
 		Currency: "CNY",
 		FX:       map[string]string{"USD": "7.1"},
@@ -83,6 +84,7 @@ func (g *gen) writeConfig(c *config.Config) error {
 		key, comment string
 		v            any
 	}{
+		{"database", "the demo's own database: `finops --config THIS report` reads it", c.Database},
 		{"timezone", "", c.Timezone},
 		{"currency", "", c.Currency},
 		{"fx", "1 USD = 7.1 CNY (example rate)", c.FX},

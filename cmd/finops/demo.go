@@ -34,8 +34,7 @@ func (m *Main) demoCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("demo: %w", err)
 			}
-			c := fleet.Config
-			c.Database = filepath.Join(data, "finops.db")
+			c := fleet.Config // its database: DIR/demo-data/finops.db
 			// A fresh database each time: the demo must show the same numbers on every run.
 			for _, suffix := range []string{"", "-wal", "-shm"} {
 				if err := os.Remove(c.Database + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -37,7 +37,7 @@ func (m *Main) reportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st, err := m.openStore(cmd.Context(), c)
+			st, err := m.openExistingStore(cmd.Context(), c)
 			if err != nil {
 				return err
 			}

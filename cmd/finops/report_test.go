@@ -14,12 +14,13 @@ import (
 // writes finops-<week>-nlp.* with only nlp's rows: its team row, its
 // resources, its raw billing lines; and an unknown team is a usage error that
 // names the teams there are. (A subtest of TestGoldenDemo, which has run the
-// demo.)
+// demo.) No --db: the demo's config names its own database, and report
+// refuses a missing one, so this fails if the config stops naming it.
 func checkTeamReport(t *testing.T, out string) {
 	cfg := filepath.Join(out, "demo-data", "finops.yaml")
 	db := filepath.Join(out, "demo-data", "finops.db")
 	dir := filepath.Join(out, "nlp")
-	code, stdout, stderr := finops(t, "--config", cfg, "--db", db, "report", "--week", "2026-W48", "--team", "NLP", "--out", dir)
+	code, stdout, stderr := finops(t, "--config", cfg, "report", "--week", "2026-W48", "--team", "NLP", "--out", dir)
 	if code != 0 {
 		t.Fatalf("report --team: exit %d\n%s\n%s", code, stdout, stderr)
 	}

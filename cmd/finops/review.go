@@ -41,7 +41,7 @@ func (m *Main) reviewCommand() *cobra.Command {
 			if !now.After(q.Start) {
 				return usagef("--quarter %s has not started yet", q.Label)
 			}
-			st, err := m.openStore(cmd.Context(), c)
+			st, err := m.openExistingStore(cmd.Context(), c)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -138,9 +139,28 @@ func (m *Main) loadConfig() (*config.Config, *time.Location, error) {
 	return c, loc, nil
 }
 
-// openStore opens the database (databasePath).
+// openStore opens the database (databasePath), creating it when it does not
+// exist: only the commands that put data in (ingest, run, demo) use it.
 func (m *Main) openStore(ctx context.Context, c *config.Config) (*store.Store, error) {
 	return store.Open(ctx, m.databasePath(c))
+}
+
+// openExistingStore opens the database for the commands that only read it
+// (report, review). A missing file is a usage error, not an empty database:
+// a --db typo must not produce a report of zeros with exit 0.
+func (m *Main) openExistingStore(ctx context.Context, c *config.Config) (*store.Store, error) {
+	path := m.databasePath(c)
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, usagef("no database at %s: create it with `finops ingest` (or `finops run`), "+
+			"or name the right one with --db or the config's database key", path)
+	case err != nil:
+		return nil, fmt.Errorf("open database: %w", err)
+	case !fi.Mode().IsRegular():
+		return nil, usagef("database %s is not a regular file", path)
+	}
+	return store.Open(ctx, path)
 }
 
 // databasePath is --db, else the config's database, else ./finops.db.
