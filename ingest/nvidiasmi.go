@@ -28,6 +28,7 @@ type smiParser struct {
 
 	lastTS   string // the previous row's timestamp text and its time
 	lastTime time.Time
+	clock    logClock
 	lastText [4]string // the previous text and value of each measure
 	lastVal  [4]float64
 
@@ -56,7 +57,7 @@ func newSMIParser(hdr []string, opt Options) *smiParser {
 		host = "unknown"
 	}
 	return &smiParser{
-		file: opt.Name, hdr: hdr, cat: opt.Catalog, loc: opt.Location, host: host,
+		file: opt.Name, hdr: hdr, cat: opt.Catalog, loc: opt.Location, host: host, clock: logClock{loc: opt.Location},
 		in: newInterner(), models: map[string]string{},
 		ts: at("timestamp"), name: at("name"), index: at("index"), uuid: at("uuid"),
 		util: at("utilization.gpu"), memUsed: at("memory.used"), memTotal: at("memory.total"),
@@ -69,22 +70,13 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 	// One invocation logs every GPU with the same timestamp: parse it once.
 	t := p.lastTime
 	if v != p.lastTS || v == "" {
-		var err error
-		var local bool
-		if t, local, err = parseTimeIn(v, p.loc); err != nil {
-			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.ts), smiTimeExample, v)
+		pt, local, err := parseTimeIn(v, p.loc)
+		if err != nil {
+			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.ts), timeExpect(err, smiTimeExample, p.loc), v)
 		}
-		// A host logging local time writes the hour its clock falls back
-		// twice. Go reads such a wall clock as the second (winter) instant;
-		// the log's first pass is the first. A log runs forward, so the
-		// earlier reading is right unless the previous sample is already
-		// well past it (more than half the shift: the clock has fallen
-		// back; a few minutes: an NTP step back within the first pass).
-		if local {
-			if e, d, ok := earlierReading(t, p.loc); ok && (p.lastTime.IsZero() || p.lastTime.Sub(e) <= d/2) {
-				t = e
-			}
-		}
+		// The log runs forward: the hour a local clock falls back is read
+		// as the first pass until the log has gone back (wallclock.go).
+		t = p.clock.resolve(pt, local)
 		p.lastTS, p.lastTime = strings.Clone(v), t
 	}
 	// One allocation for the sample and its four measures.

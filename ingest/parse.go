@@ -64,6 +64,9 @@ type Summary struct {
 	// Skipped counts records read and deliberately left out because they are
 	// not charges (Vast.ai balance deposits and payouts).
 	Skipped int
+	// Warnings say what the file left open and how it was read (local times
+	// in the hour a clock fell back, with nothing to tell the two apart).
+	Warnings []string
 }
 
 // ParseError names the file, line and field of bad input, what was expected

@@ -112,7 +112,11 @@ type rentalParser struct {
 	modes    map[string]string
 
 	cols map[string]int // mapping field → column, only fields present in the header
+
+	ambiguous int // lines read with a first-pass guess at a DST fall-back (resolveSpan)
 }
+
+func (p *rentalParser) finishSummary(s *Summary) { warnAmbiguous(s, p.ambiguous, p.loc, "lines") }
 
 func newRentalParser(hdr []string, m ColumnMapping, opt Options) *rentalParser {
 	idx := headerIndex(hdr)
@@ -173,14 +177,18 @@ func (p *rentalParser) parse(rec []string, line int) (parsed, *ParseError) {
 		return parsed{}, p.err(line, idCol, "an instance id", cell(rec, idCol))
 	}
 	v, startCol := p.get(rec, "start")
-	start, err := parseTime(v, p.loc)
+	start, startLocal, err := parseTimeIn(v, p.loc)
 	if err != nil {
-		return parsed{}, p.err(line, startCol, rentalTimeExample, v)
+		return parsed{}, p.err(line, startCol, timeExpect(err, rentalTimeExample, p.loc), v)
 	}
 	v, endCol := p.get(rec, "end")
-	end, err := parseTime(v, p.loc)
+	end, endLocal, err := parseTimeIn(v, p.loc)
 	if err != nil {
-		return parsed{}, p.err(line, endCol, rentalTimeExample+" (a running instance has no bill line yet)", v)
+		return parsed{}, p.err(line, endCol, timeExpect(err, rentalTimeExample+" (a running instance has no bill line yet)", p.loc), v)
+	}
+	start, end, ambiguous := resolveSpan(start, end, startLocal, endLocal, p.loc)
+	if ambiguous {
+		p.ambiguous++
 	}
 	if !end.After(start) {
 		return parsed{}, p.err(line, endCol, "an end after the start "+start.Format(time.RFC3339), v)

@@ -16,7 +16,11 @@ type tasksParser struct {
 	in   *interner
 
 	task, team, kind, resource, gpus, start, end, units, unit int
+
+	ambiguous int // runs read with a first-pass guess at a DST fall-back (resolveSpan)
 }
+
+func (p *tasksParser) finishSummary(s *Summary) { warnAmbiguous(s, p.ambiguous, p.loc, "runs") }
 
 // newTasksParser returns the parser and the required columns the header lacks.
 func newTasksParser(hdr []string, opt Options) (*tasksParser, []string) {
@@ -53,14 +57,19 @@ func (p *tasksParser) parse(rec []string, line int) (parsed, *ParseError) {
 	}) {
 		t.GPUs = append(t.GPUs, p.in.get(g))
 	}
-	var err error
 	v := cell(rec, p.start)
-	if t.Start, err = parseTime(v, p.loc); err != nil {
-		return parsed{}, p.err(line, p.start, taskTimeExample, v)
+	start, startLocal, err := parseTimeIn(v, p.loc)
+	if err != nil {
+		return parsed{}, p.err(line, p.start, timeExpect(err, taskTimeExample, p.loc), v)
 	}
 	v = cell(rec, p.end)
-	if t.End, err = parseTime(v, p.loc); err != nil {
-		return parsed{}, p.err(line, p.end, taskTimeExample, v)
+	end, endLocal, err := parseTimeIn(v, p.loc)
+	if err != nil {
+		return parsed{}, p.err(line, p.end, timeExpect(err, taskTimeExample, p.loc), v)
+	}
+	var ambiguous bool
+	if t.Start, t.End, ambiguous = resolveSpan(start, end, startLocal, endLocal, p.loc); ambiguous {
+		p.ambiguous++
 	}
 	if !t.End.After(t.Start) {
 		return parsed{}, p.err(line, p.end, "an end after the start "+t.Start.Format(time.RFC3339), v)

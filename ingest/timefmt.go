@@ -6,7 +6,10 @@ import (
 	"time"
 )
 
-var errNotTime = errors.New("not a timestamp")
+var (
+	errNotTime     = errors.New("not a timestamp")
+	errSkippedTime = errors.New("a wall clock the zone skips")
+)
 
 // parseTime reads the timestamp shapes real exports use, by hand rather than
 // by trying time.Parse layouts one after another (it runs for every row):
@@ -80,7 +83,15 @@ func parseTimeIn(s string, loc *time.Location) (time.Time, bool, error) {
 		hour > 23 || minute > 59 || sec > 59 {
 		return time.Time{}, false, errNotTime
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, zone).UTC(), strings.TrimSpace(p.s[p.i:]) == "" && loc != nil, nil
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, zone)
+	local := strings.TrimSpace(p.s[p.i:]) == "" && loc != nil
+	// A wall clock in the hour a daylight-saving clock skips does not exist:
+	// time.Date moves it by the shift, silently. No clock in that zone writes
+	// it, so the zone given is likely wrong; say so rather than guess.
+	if local && (t.Hour() != hour || t.Minute() != minute) {
+		return time.Time{}, false, errSkippedTime
+	}
+	return t.UTC(), local, nil
 }
 
 func daysIn(m time.Month, year int) int {
@@ -158,25 +169,4 @@ func (p *timeScanner) zone(loc *time.Location) (*time.Location, error) {
 		return time.UTC, nil
 	}
 	return time.FixedZone("", off), nil
-}
-
-// earlierReading returns the earlier of two instants a wall clock in loc
-// names, when it names two: in the hour a daylight-saving clock falls back,
-// 02:30 happens first in summer time, then again in winter time. t is the
-// instant time.Date chose (Go takes the later one), d how much earlier the
-// other is; ok is false when the wall clock is not ambiguous.
-func earlierReading(t time.Time, loc *time.Location) (e time.Time, d time.Duration, ok bool) {
-	wall := t.In(loc)
-	_, off := wall.Zone()
-	// A transition's offsets differ by 30 minutes to 2 hours (Lord Howe: 30
-	// minutes; most zones: one hour).
-	for _, d := range []time.Duration{30 * time.Minute, time.Hour, 90 * time.Minute, 2 * time.Hour} {
-		e := t.Add(-d)
-		ew := e.In(loc)
-		if _, eo := ew.Zone(); eo != off && ew.Year() == wall.Year() && ew.YearDay() == wall.YearDay() &&
-			ew.Hour() == wall.Hour() && ew.Minute() == wall.Minute() && ew.Second() == wall.Second() {
-			return e, d, true
-		}
-	}
-	return t, 0, false
 }

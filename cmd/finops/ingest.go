@@ -276,6 +276,9 @@ func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, pat
 				sink.unknownLines, strings.Join(sink.unknown, "; "))
 		}
 	}
+	for _, w := range sum.Warnings {
+		fmt.Fprintf(out, "  warning:    %s\n", w)
+	}
 	for _, r := range sum.Rejected {
 		fmt.Fprintf(out, "  rejected: %v\n", r)
 	}
@@ -397,6 +400,9 @@ func describe(s *ingest.Summary) string {
 	}
 	if len(s.Rejected) > 0 {
 		fmt.Fprintf(&b, ", %d rows rejected", len(s.Rejected))
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintf(&b, "; warning: %s", w)
 	}
 	return b.String()
 }
