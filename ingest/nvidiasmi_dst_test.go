@@ -100,7 +100,7 @@ func TestNvidiaSMIFallBackEdges(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		zone, day, repeated string // a wall clock in the repeated hour
-		first                  time.Time
+		first               time.Time
 	}{
 		// 02:10 CEST (UTC+2) is 00:10 UTC; 01:10 EDT (UTC−4) is 05:10 UTC.
 		{"Europe/Berlin", "2026/10/25", "02:10:00", time.Date(2026, 10, 25, 0, 10, 0, 0, time.UTC)},
