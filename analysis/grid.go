@@ -72,9 +72,23 @@ type gpuGrid struct {
 // maxCover caps how far a sample reaches past its own minute (metrics.md).
 const maxCover = 5
 
+// intervalJitter is how much longer than whole minutes a sampling interval
+// may be and still count as them: a logger's clock drifts (nvidia-smi -l 60
+// measures 60.018 s between samples), and rounding that up would let every
+// sample cover two minutes.
+const intervalJitter = 0.02
+
+// coverMinutes is how many minutes after its own a sample covers: the
+// interval in whole minutes, rounded up beyond the jitter, at least 1 and at
+// most maxCover.
+func coverMinutes(interval time.Duration) int {
+	m := int(math.Ceil(interval.Minutes() / (1 + intervalJitter)))
+	return min(max(m, 1), maxCover)
+}
+
 // buildGrid lays one GPU's per-minute means on the timeline. A minute with its
 // own samples takes their mean; a sample also covers the following minutes up
-// to the sampling interval (rounded up to whole minutes, at most 5), because a
+// to the sampling interval (coverMinutes: whole minutes, at most 5), because a
 // sample taken late in minute m still describes the GPU until m+interval.
 // Then idle runs: consecutive idle candidates (util < threshold) at least
 // minSpan long are idle; shorter runs are active.
@@ -84,13 +98,7 @@ func buildGrid(tl timeline, s *store.GPUSeries, threshold float64, minSpan time.
 	for i := range g.util {
 		g.util[i] = nan
 	}
-	follow := int(math.Ceil(s.Interval.Minutes()))
-	if follow < 1 {
-		follow = 1
-	}
-	if follow > maxCover {
-		follow = maxCover
-	}
+	follow := coverMinutes(s.Interval)
 	base := s.Start - tl.t0
 	for k, u := range s.Util {
 		i := base + int64(s.Offsets[k])

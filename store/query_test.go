@@ -139,13 +139,17 @@ func TestGPUSeries(t *testing.T) {
 			want: []GPUSeries{series(GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []MinuteUtil{{m0, 3}})},
 		},
 		{
-			name:     "the interval is the longest of the GPU's files; GPUs sorted by key",
-			files:    [][]*ingest.GPUSample{{smp("G2", 0, f64(1))}, {smp("G2", time.Minute, f64(3)), smp("G1", 0, f64(9))}},
+			name: "the interval is the row-weighted median of the GPU's files; GPUs sorted by key",
+			files: [][]*ingest.GPUSample{{smp("G2", 0, f64(1)), smp("G2", time.Second, f64(1))},
+				{smp("G2", time.Minute, f64(3)), smp("G1", 0, f64(9))}},
 			interval: []time.Duration{15 * time.Second, 2 * time.Minute},
 			from:     t0, to: at(time.Hour),
+			// G2: 15 s over 2 rows, 2 min over 2 rows: half the weight is
+			// reached at 15 s (the lower median), where the longest would
+			// be 2 min. G1 has only the second file.
 			want: []GPUSeries{
 				series(GPUSeries{Key: "G1", Host: "h", UUID: "G1", Interval: 2 * time.Minute}, []MinuteUtil{{m0, 9}}),
-				series(GPUSeries{Key: "G2", Host: "h", UUID: "G2", Interval: 2 * time.Minute}, []MinuteUtil{{m0, 1}, {m0 + 1, 3}}),
+				series(GPUSeries{Key: "G2", Host: "h", UUID: "G2", Interval: 15 * time.Second}, []MinuteUtil{{m0, 1}, {m0 + 1, 3}}),
 			},
 		},
 		{
@@ -180,6 +184,43 @@ func TestGPUSeries(t *testing.T) {
 				t.Errorf("GPUSeries() =\n%+v\nwant\n%+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSampleIntervals: a GPU's interval for a window comes from the files
+// that cover the window, not from a file outside it. One GPU logged at 60 s
+// in week 1 (3 files) and, after a logger change, at 5 min in week 3: the
+// week-1 report uses 60 s, the week-3 one 5 min, and a window over all of it
+// the row-weighted median (3 × 1,000 rows at 60 s against 300 at 5 min: 60 s).
+func TestSampleIntervals(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	week1, week3 := utc(2026, 11, 2, 0, 0, 0), utc(2026, 11, 16, 0, 0, 0)
+	file := func(name string, start time.Time, interval time.Duration, rows int) {
+		sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization, Rows: rows,
+			PeriodStart: start, PeriodEnd: start.Add(time.Duration(rows-1) * interval), SampleInterval: interval}
+		mustImport(t, s, name, feed(sum, nil, []*ingest.GPUSample{{Host: "h", UUID: "G", Time: start, Util: f64(50)}}, nil))
+	}
+	file("w1-a.csv", week1, time.Minute, 1000)
+	file("w1-b.csv", week1.Add(24*time.Hour), time.Minute, 1000)
+	file("w1-c.csv", week1.Add(48*time.Hour), time.Minute, 1000)
+	file("w3.csv", week3, 5*time.Minute, 300)
+	for _, tt := range []struct {
+		name     string
+		from, to time.Time
+		want     time.Duration
+	}{
+		{"week 1", week1, week1.AddDate(0, 0, 7), time.Minute},
+		{"week 3", week3, week3.AddDate(0, 0, 7), 5 * time.Minute},
+		{"all of it", week1, week3.AddDate(0, 0, 7), time.Minute},
+	} {
+		got, err := s.GPUSeries(ctx, tt.from, tt.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Interval != tt.want {
+			t.Errorf("%s: %+v, want one GPU at %v", tt.name, got, tt.want)
+		}
 	}
 }
 

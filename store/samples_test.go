@@ -60,9 +60,10 @@ func TestMigrateSamplesToMinutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// (20 + 40) / 2 = 30 in 10:00, 7 in 10:01; the interval is the longest
-	// of the GPU's two files: 90 s.
-	want := []GPUSeries{series(GPUSeries{Key: "GPU-A", Host: "h", UUID: "GPU-A", Index: 0, Interval: 90 * time.Second}, []MinuteUtil{{29013720, 30}, {29013721, 7}})}
+	// (20 + 40) / 2 = 30 in 10:00, 7 in 10:01; the interval is the
+	// row-weighted median of the GPU's two files (30 s over 3 rows, 90 s
+	// over 1): 30 s.
+	want := []GPUSeries{series(GPUSeries{Key: "GPU-A", Host: "h", UUID: "GPU-A", Index: 0, Interval: 30 * time.Second}, []MinuteUtil{{29013720, 30}, {29013721, 7}})}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("GPUSeries = %+v, want %+v", got, want)
 	}

@@ -24,8 +24,8 @@ type GPUSeries struct {
 	Start   int64 // unix seconds / 60
 	Offsets []uint32
 	Util    []float32
-	// Interval is the longest sampling interval among the GPU's sources: a
-	// sample also covers the minutes after it up to this spacing.
+	// Interval is the GPU's sampling interval (sampleIntervals): a sample
+	// also covers the minutes after it up to this spacing.
 	Interval time.Duration
 }
 
@@ -62,10 +62,12 @@ func (g *GPUSeries) Len() int { return len(g.Util) }
 // (gpu_days) and the hot minutes (gpu_minutes) are read together; where both
 // hold a minute, the compacted one — the earlier delivery — wins.
 func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]GPUSeries, error) {
+	intervals, err := s.sampleIntervals(ctx, from, to)
+	if err != nil {
+		return nil, err
+	}
 	gpus, err := s.db.QueryContext(ctx, `SELECT g.id, g.gpu_key, coalesce(g.uuid,''), coalesce(g.host,''),
-		coalesce(g.idx,-1), coalesce(g.model,''),
-		coalesce((SELECT max(f.sample_interval_ms) FROM gpu_sources gs JOIN source_files f ON f.id = gs.source_id
-			WHERE gs.gpu_id = g.id), 60000)
+		coalesce(g.idx,-1), coalesce(g.model,'')
 		FROM gpus g ORDER BY g.gpu_key`)
 	if err != nil {
 		return nil, fmt.Errorf("store: load GPUs: %w", err)
@@ -77,12 +79,13 @@ func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]GPUSeries,
 	var list []gpu
 	for gpus.Next() {
 		var g gpu
-		var ms int64
-		if err := gpus.Scan(&g.id, &g.Key, &g.UUID, &g.Host, &g.Index, &g.Model, &ms); err != nil {
+		if err := gpus.Scan(&g.id, &g.Key, &g.UUID, &g.Host, &g.Index, &g.Model); err != nil {
 			gpus.Close()
 			return nil, fmt.Errorf("store: load GPUs: %w", err)
 		}
-		g.Interval = time.Duration(ms) * time.Millisecond
+		if g.Interval = intervals[g.id]; g.Interval <= 0 {
+			g.Interval = defaultInterval
+		}
 		list = append(list, g)
 	}
 	gpus.Close()
