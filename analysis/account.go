@@ -131,11 +131,7 @@ func (a *analyzer) resource(r *gpuResource) {
 // resolveResource fills the team and interruptibility from the config, then
 // from the latest line's "team" tag.
 func (a *analyzer) resolveResource(r *gpuResource) {
-	c, ok := a.cfg[r.key]
-	if !ok && r.name != "" {
-		c, ok = a.cfg[r.name]
-	}
-	if ok {
+	if c, ok := a.cfg.lookup(r.key, r.name); ok {
 		r.interruptible = c.Interruptible
 		if c.Team != "" {
 			r.team = a.team(c.Team)
@@ -151,8 +147,8 @@ func (a *analyzer) resourceRuns(r *gpuResource) []*ingest.TaskRun {
 		a.usedRuns = map[string]bool{}
 	}
 	var out []*ingest.TaskRun
-	for _, k := range []string{strings.ToLower(r.key), strings.ToLower(r.name)} {
-		if k == "" || a.usedRuns[k] {
+	for _, k := range resourceAliases(r.key, r.name) {
+		if a.usedRuns[k] {
 			continue
 		}
 		if runs, ok := a.runs[k]; ok {

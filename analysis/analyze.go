@@ -97,7 +97,6 @@ func analyzeWindow(in *Input) (*Result, error) {
 	a := &analyzer{
 		in: in, p: p, conv: conv,
 		tl:       newTimeline(lbStart, in.Window.End),
-		cfg:      map[string]Resource{},
 		teams:    map[string]*TeamCost{},
 		tasks:    map[string]*taskAcc{},
 		daily:    map[dailyKey]*float64{},
@@ -112,9 +111,7 @@ func analyzeWindow(in *Input) (*Result, error) {
 	for i := range a.winDay {
 		a.winDay[i] = uint16(a.searchDay(a.tl.time(a.win[0] + i)))
 	}
-	for _, r := range in.Resources {
-		a.cfg[r.ID] = r
-	}
+	a.cfg = newResourceConfig(in.Resources)
 	for _, t := range in.Teams {
 		a.teamTag[strings.ToLower(t.Name)] = t.Name
 		if t.Tag != "" {
@@ -140,10 +137,16 @@ func analyzeWindow(in *Input) (*Result, error) {
 	for _, h := range ambiguous {
 		a.warn("GPU host %s could belong to several billed resources: map it under resources in the config", h)
 	}
+	shared := a.cfg.shared(resources)
+	for _, id := range sortedKeys(shared) {
+		a.warn("resources entry %q names several billed resources (%s): give its full id in the config", id,
+			strings.Join(shared[id], ", "))
+	}
 	a.resourceNames = map[string]bool{}
 	for _, r := range resources {
-		a.resourceNames[strings.ToLower(r.key)] = true
-		a.resourceNames[strings.ToLower(r.name)] = true
+		for _, n := range resourceAliases(r.key, r.name) {
+			a.resourceNames[n] = true
+		}
 	}
 	a.runs = groupRuns(in.TaskRuns)
 	for _, r := range resources {
@@ -173,7 +176,7 @@ type analyzer struct {
 	lb   [2]int // grid index range of the lookback
 	days []time.Time
 
-	cfg     map[string]Resource
+	cfg     *resourceConfig
 	teamTag map[string]string // lower-case team name or tag → team name
 	teams   map[string]*TeamCost
 	tasks   map[string]*taskAcc
@@ -316,7 +319,7 @@ func (a *analyzer) lineTotals() error {
 // lineTeam is the team of a non-GPU line: its configured resource's team,
 // else its "team" tag, else unassigned.
 func (a *analyzer) lineTeam(l *ingest.BillingLine) string {
-	if c, ok := a.cfg[resourceKey(l)]; ok && c.Team != "" {
+	if c, ok := a.cfg.lookup(resourceKey(l), l.ResourceName); ok && c.Team != "" {
 		return a.team(c.Team)
 	}
 	return a.team(l.Tags["team"])

@@ -40,7 +40,7 @@ func findings(r *Result, p Params) []Finding {
 			continue
 		}
 		add(FindingRecommendation, rec.ResourceID, teamOf[rec.ResourceID], rec.MonthlySavings, true,
-			fmt.Sprintf("%s %s: %s", actionTitle(rec.Action), rec.ResourceID, rec.Reason))
+			fmt.Sprintf("%s %s: %s", actionTitle(rec.Action), ShortResourceID(rec.ResourceID), rec.Reason))
 	}
 
 	// Forgotten instances: idle runs of ForgottenSpan or more (a weekend, a
@@ -83,7 +83,7 @@ func findings(r *Result, p Params) []Finding {
 				rn.end.In(loc).Format("Mon 15:04"), rn.hours, rn.gpus))
 		}
 		add(FindingForgotten, id, teamOf[id], cost[id], false, fmt.Sprintf(
-			"%s sat idle while billed: %s; %s of idle time in runs of %.0f h or more", id,
+			"%s sat idle while billed: %s; %s of idle time in runs of %.0f h or more", ShortResourceID(id),
 			strings.Join(parts, ", "), amount.Rounded(cur, cost[id]), p.ForgottenSpan.Hours()))
 	}
 
@@ -97,17 +97,17 @@ func findings(r *Result, p Params) []Finding {
 	for _, res := range r.ByResource {
 		if res.SaturatedHours > p.SaturatedSpan.Hours() {
 			add(FindingSaturated, res.ResourceID, res.Team, 0, false, fmt.Sprintf(
-				"%s ran above %.0f%% for %.1f h in a row: jobs may be queueing for it", res.ResourceID,
+				"%s ran above %.0f%% for %.1f h in a row: jobs may be queueing for it", ShortResourceID(res.ResourceID),
 				p.TargetBandHigh, res.SaturatedHours))
 		}
 		if res.GPUHoursBilled > 0 && res.GPUHoursUnmonitored >= res.GPUHoursBilled-1e-9 {
 			add(FindingNoTelemetry, res.ResourceID, res.Team, res.UnmonitoredCost, false, fmt.Sprintf(
 				"%s has no utilization data: %s of GPU time cannot be judged; add its host to the telemetry sources",
-				res.ResourceID, amount.Rounded(cur, res.UnmonitoredCost)))
+				ShortResourceID(res.ResourceID), amount.Rounded(cur, res.UnmonitoredCost)))
 		}
 		if spike(res.Cost, res.PreviousCost, p.SpikePct, floor) {
 			add(FindingSpendSpike, res.ResourceID, res.Team, res.Cost-res.PreviousCost, false, fmt.Sprintf(
-				"%s cost %s, up %.0f%% from %s in the previous period", res.ResourceID, amount.Rounded(cur, res.Cost),
+				"%s cost %s, up %.0f%% from %s in the previous period", ShortResourceID(res.ResourceID), amount.Rounded(cur, res.Cost),
 				(res.Cost/res.PreviousCost-1)*100, amount.Rounded(cur, res.PreviousCost)))
 		}
 	}

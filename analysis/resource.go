@@ -48,7 +48,7 @@ func groupGPUResources(lines []ingest.BillingLine) []*gpuResource {
 		if !l.IsGPUUsage() {
 			continue
 		}
-		k := resourceKey(l)
+		k := groupKey(l)
 		if k == "" {
 			k = "(no resource id) " + l.Provider + " " + l.GPUModel
 		}
@@ -73,6 +73,9 @@ func groupGPUResources(lines []ingest.BillingLine) []*gpuResource {
 			models[l.GPUModel]++
 		}
 		r.name, r.provider, r.mode = latest.ResourceName, latest.Provider, latest.PricingMode
+		if k := resourceKey(latest); k != "" {
+			r.key = k // as the latest line spells it (Azure ids change case)
+		}
 		if r.mode == "" {
 			r.mode = ingest.ModeHourly
 		}
@@ -90,17 +93,18 @@ func groupGPUResources(lines []ingest.BillingLine) []*gpuResource {
 // matchGPUs assigns telemetry series to resources: GPUs named in the config,
 // then all GPUs of the configured hosts, then — for resources with no
 // configuration — GPUs whose host (or its first DNS label: gpu-a.lab.internal)
-// equals the resource id or name, when exactly one such resource names it.
+// equals the resource id, its last path segment or its name (resourceAliases),
+// when exactly one such resource names it. The config entry of a resource is
+// found the same way (resourceConfig.lookup).
 // It returns the series no resource claimed and the hosts left unmatched
 // because several resources could be theirs.
-func matchGPUs(resources []*gpuResource, cfg map[string]Resource, series []store.GPUSeries) (unmatched []*store.GPUSeries, overfull, ambiguous []string) {
+func matchGPUs(resources []*gpuResource, cfg *resourceConfig, series []store.GPUSeries) (unmatched []*store.GPUSeries, overfull, ambiguous []string) {
 	claimed := make([]bool, len(series))
 	auto := autoHosts(resources, cfg, series)
 	for _, r := range resources {
-		c, configured := cfg[r.key]
-		if !configured {
-			c, configured = cfg[r.name]
-		}
+		c, configured := cfg.lookup(r.key, r.name)
+		// An entry that only sets the team leaves the matching automatic.
+		configured = configured && (len(c.GPUs) > 0 || len(c.Hosts) > 0)
 		var picks []int
 		if configured {
 			for _, k := range c.GPUs {
@@ -163,14 +167,12 @@ func matchGPUs(resources []*gpuResource, cfg map[string]Resource, series []store
 }
 
 // autoHosts maps each telemetry host (lower case) to the unconfigured
-// resources whose id or name it equals, whole or by its first DNS label. A
+// resources one of whose aliases it equals, whole or by its first DNS label. A
 // host the config gives to a resource is nobody else's.
-func autoHosts(resources []*gpuResource, cfg map[string]Resource, series []store.GPUSeries) map[string][]*gpuResource {
+func autoHosts(resources []*gpuResource, cfg *resourceConfig, series []store.GPUSeries) map[string][]*gpuResource {
 	out := map[string][]*gpuResource{}
-	for _, c := range cfg {
-		for _, h := range c.Hosts {
-			out[strings.ToLower(h)] = nil
-		}
+	for _, h := range cfg.hosts() {
+		out[h] = nil
 	}
 	for i := range series {
 		h := strings.ToLower(series[i].Host)
@@ -183,14 +185,11 @@ func autoHosts(resources []*gpuResource, cfg map[string]Resource, series []store
 		short, _, _ := strings.Cut(h, ".")
 		var owners []*gpuResource
 		for _, r := range resources {
-			if _, ok := cfg[r.key]; ok {
+			if c, ok := cfg.lookup(r.key, r.name); ok && (len(c.GPUs) > 0 || len(c.Hosts) > 0) {
 				continue
 			}
-			if _, ok := cfg[r.name]; ok && r.name != "" {
-				continue
-			}
-			for _, n := range []string{strings.ToLower(r.key), strings.ToLower(r.name)} {
-				if n != "" && (n == h || n == short) {
+			for _, n := range resourceAliases(r.key, r.name) {
+				if n == h || n == short {
 					owners = append(owners, r)
 					break
 				}

@@ -261,13 +261,14 @@ func utilHeatmap(hoursIn []analysis.GPUHour, loc *time.Location) (map[string]any
 		return nil, 0
 	}
 	gpuLabel := func(h analysis.GPUHour) string {
+		id := analysis.ShortResourceID(h.ResourceID)
 		switch {
 		case h.GPU == "":
-			return h.ResourceID
-		case h.ResourceID == "" || h.ResourceID == h.GPU:
+			return id
+		case id == "" || id == h.GPU:
 			return h.GPU
 		}
-		return h.ResourceID + " / " + h.GPU
+		return id + " / " + h.GPU
 	}
 	var instants []time.Time
 	seenHour := map[time.Time]bool{}

@@ -139,7 +139,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		}
 		title := findingKindText(f.Kind)
 		if f.ResourceID != "" {
-			title += ": " + f.ResourceID
+			title += ": " + analysis.ShortResourceID(f.ResourceID)
 		} else if f.Team != "" {
 			title += ": " + f.Team
 		}
@@ -150,7 +150,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		// Without findings, the actions that save the most are what to read.
 		v.FindingsTitle = "Top actions"
 		for _, a := range topActions(r.Recommendations, opts.MaxFindings) {
-			v.Findings = append(v.Findings, emailFinding{Title: actionText(a.Action) + ": " + a.ResourceID,
+			v.Findings = append(v.Findings, emailFinding{Title: actionText(a.Action) + ": " + analysis.ShortResourceID(a.ResourceID),
 				Money: money(cur, a.MonthlySavings) + "/mo", Text: a.Reason, Tone: "info"})
 		}
 	}

@@ -131,12 +131,15 @@ func periodText(p analysis.Period, loc *time.Location) string {
 	return a + " – " + b
 }
 
-// resourceLabel is how a resource is named in charts and tables.
+// resourceLabel is how a resource is named in charts and tables: its name
+// and the short form of its id (a cloud path's last segment; the workbook and
+// the JSON keep the full id).
 func resourceLabel(rc analysis.ResourceCost) string {
-	if rc.ResourceName != "" && rc.ResourceName != rc.ResourceID {
-		return rc.ResourceName + " (" + rc.ResourceID + ")"
+	short := analysis.ShortResourceID(rc.ResourceID)
+	if rc.ResourceName != "" && rc.ResourceName != rc.ResourceID && rc.ResourceName != short {
+		return rc.ResourceName + " (" + short + ")"
 	}
-	return rc.ResourceID
+	return short
 }
 
 // findingKindText is the human wording of a finding kind.

@@ -197,12 +197,12 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		}
 		p.Findings = append(p.Findings, findingItem{
 			Severity: f.Severity, SevTone: sevTone(f.Severity), Kind: findingKindText(f.Kind), Team: f.Team,
-			Resource: f.ResourceID, Money: findingMoney(cur, f), Text: f.Text,
+			Resource: analysis.ShortResourceID(f.ResourceID), Money: findingMoney(cur, f), Text: f.Text,
 		})
 	}
 	for _, rec := range topActions(r.Recommendations, 5) {
 		p.Actions = append(p.Actions, actionItem{
-			Action: actionText(rec.Action), Resource: rec.ResourceID, GPU: gpuText(rec.GPUModel, rec.GPUCount),
+			Action: actionText(rec.Action), Resource: analysis.ShortResourceID(rec.ResourceID), GPU: gpuText(rec.GPUModel, rec.GPUCount),
 			Savings: money(cur, rec.MonthlySavings), Confidence: rec.Confidence, ConfTone: confTone(rec.Confidence),
 			Reason: rec.Reason,
 		})
@@ -213,7 +213,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			breakeven = hours(rec.BreakevenHoursPerMonth)
 		}
 		p.Recommendations = append(p.Recommendations, recRow{
-			Resource: rec.ResourceID, GPU: gpuText(rec.GPUModel, rec.GPUCount), Mode: rec.CurrentMode,
+			Resource: analysis.ShortResourceID(rec.ResourceID), GPU: gpuText(rec.GPUModel, rec.GPUCount), Mode: rec.CurrentMode,
 			Action: actionText(rec.Action), Current: money(cur, rec.CurrentMonthlyCost),
 			Recommended: money(cur, rec.RecommendedMonthlyCost), Savings: money(cur, rec.MonthlySavings),
 			Active: hours(rec.ActiveHoursPerMonth), Breakeven: breakeven,

@@ -62,7 +62,7 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		rows := make([][]cell, 0, len(top))
 		for _, rc := range top {
 			rows = append(rows, []cell{
-				{sanitize.Terminal(rc.ResourceID, 32), styleNone},
+				{sanitize.Terminal(analysis.ShortResourceID(rc.ResourceID), 32), styleNone},
 				{sanitize.Terminal(gpuText(rc.GPUModel, rc.GPUCount), 20), styleNone},
 				{money(cur, rc.Cost), styleNone},
 				{money(cur, rc.IdleCost), toneStyle(rc.IdleCost > 0, styleYellow)},
@@ -86,7 +86,7 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		for _, f := range finds[:n] {
 			rows = append(rows, []cell{
 				{sanitize.Terminal(findingKindText(f.Kind), 22), sevStyle(f.Severity)},
-				{sanitize.Terminal(orDefault(f.ResourceID, f.Team), 32), styleNone},
+				{sanitize.Terminal(orDefault(analysis.ShortResourceID(f.ResourceID), f.Team), 32), styleNone},
 				{findingMoney(cur, f), styleNone},
 				{sanitize.Terminal(f.Text, 64), styleNone},
 			})
@@ -103,7 +103,7 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		for _, a := range acts {
 			rows = append(rows, []cell{
 				{actionText(sanitize.Terminal(a.Action, 24)), styleNone},
-				{sanitize.Terminal(a.ResourceID, 32), styleNone},
+				{sanitize.Terminal(analysis.ShortResourceID(a.ResourceID), 32), styleNone},
 				{money(cur, a.MonthlySavings) + "/mo", styleGreen},
 				{sanitize.Terminal(a.Reason, 70), styleNone},
 			})
