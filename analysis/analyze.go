@@ -22,12 +22,21 @@ const UnknownGPUTag = "finops_unknown_gpu"
 // and the findings. The same input always gives the same result, in the same
 // order. The caller loads data from the earliest of the lookback start, the
 // previous window's start (PreviousWindow) and the month's start (MonthWindow).
+//
+// A window far longer than the data is first clipped to the days the data
+// spans (clipToData); Result.Period is then the clipped window and
+// DataQuality.Clipped says so.
 func Analyze(in *Input) (*Result, error) {
+	p := withDefaults(in.Params)
+	in, clipped := clipToData(in, p.Location)
 	res, err := analyzeWindow(in)
 	if err != nil {
 		return nil, err
 	}
-	p := withDefaults(in.Params)
+	if clipped != "" {
+		res.DataQuality.Clipped = clipped
+		res.DataQuality.Warnings = append([]string{clipped}, res.DataQuality.Warnings...)
+	}
 	if !in.SkipTrends {
 		if err := trends(in, res, p); err != nil {
 			return nil, err

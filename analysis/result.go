@@ -208,6 +208,9 @@ type DataQuality struct {
 	RowsRejected     int            `json:"rows_rejected"`
 	UnmonitoredShare float64        `json:"unmonitored_share"` // of billed GPU-hours, 0–1
 	Warnings         []string       `json:"warnings"`
+	// Clipped, when the window asked for was far longer than the data, says
+	// which days the report covers instead (also first in Warnings).
+	Clipped string `json:"clipped,omitempty"`
 	// GPUs with telemetry that no billed resource claims, and billed GPU
 	// resources with no telemetry at all (both also in Warnings).
 	UnmatchedGPUs      []UnmatchedGPU `json:"unmatched_gpus,omitempty"`

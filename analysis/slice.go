@@ -104,9 +104,10 @@ func (r *Result) ForTeam(team string) *Result {
 	out.DataQuality = DataQuality{
 		Sources:      slices.Clone(dq.Sources),
 		RowsRejected: dq.RowsRejected,
+		Clipped:      dq.Clipped,
 	}
 	for _, w := range dq.Warnings {
-		if mentionsOnly(w, own, other) {
+		if w == dq.Clipped || mentionsOnly(w, own, other) {
 			out.DataQuality.Warnings = append(out.DataQuality.Warnings, w)
 		}
 	}

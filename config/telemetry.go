@@ -15,12 +15,15 @@ type Prometheus struct {
 	Exporter string `yaml:"exporter"` // dcgm (default) or nvidia_gpu_exporter: the default queries
 	// Query replaces the utilization query (PromQL giving percent 0–100 per
 	// GPU); Queries replaces any of the four.
-	Query                string            `yaml:"query"`
-	Queries              PromQueries       `yaml:"queries"`
-	Step                 Duration          `yaml:"step"`          // default 60s
-	Timeout              Duration          `yaml:"timeout"`       // per request, default 2m
-	Retries              *int              `yaml:"retries"`       // default 3
-	RetryBackoff         Duration          `yaml:"retry_backoff"` // first wait, doubled per retry; default 2s
+	Query        string      `yaml:"query"`
+	Queries      PromQueries `yaml:"queries"`
+	Step         Duration    `yaml:"step"`          // default 60s
+	Timeout      Duration    `yaml:"timeout"`       // per request, default 2m
+	Retries      *int        `yaml:"retries"`       // default 3
+	RetryBackoff Duration    `yaml:"retry_backoff"` // first wait, doubled per retry; default 2s
+	// MaxResponseBytes caps one query_range answer (default 256 MiB); a
+	// larger answer is fetched in parts: shorter ranges, then per host.
+	MaxResponseBytes     int64             `yaml:"max_response_bytes"`
 	BearerTokenEnv       string            `yaml:"bearer_token_env"`
 	BasicAuthUser        string            `yaml:"basic_auth_user"`
 	BasicAuthPasswordEnv string            `yaml:"basic_auth_password_env"`
@@ -84,6 +87,9 @@ func (t *Telemetry) validate() error {
 		}
 		if s := p.Step.Duration; s != 0 && (s < time.Second || s%time.Second != 0) {
 			errs = append(errs, fmt.Errorf("%s.step: %v: want whole seconds", at, s))
+		}
+		if p.MaxResponseBytes < 0 {
+			errs = append(errs, fmt.Errorf("%s.max_response_bytes: want a positive number of bytes (0 for the default, 268435456)", at))
 		}
 		if p.Retries != nil && *p.Retries < 0 {
 			errs = append(errs, fmt.Errorf("%s.retries: want 0 or more", at))

@@ -132,7 +132,8 @@ func (m *Main) promSource(c *config.Config, p config.Prometheus) (prom.Source, e
 	}
 	src := prom.Source{Name: p.Name, URL: p.URL, Queries: q, Step: p.Step.Duration, Timeout: p.Timeout.Duration,
 		Retries: 3, Backoff: p.RetryBackoff.Duration, BearerTokenEnv: p.BearerTokenEnv, BasicAuthUser: p.BasicAuthUser,
-		BasicAuthPasswordEnv: p.BasicAuthPasswordEnv, Catalog: c.Catalog(), Getenv: m.Getenv}
+		BasicAuthPasswordEnv: p.BasicAuthPasswordEnv, Catalog: c.Catalog(), Getenv: m.Getenv,
+		MaxResponseBytes: p.MaxResponseBytes}
 	if p.Retries != nil {
 		src.Retries = *p.Retries
 	}

@@ -126,6 +126,9 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if res.DataQuality.Clipped != "" {
+		fmt.Fprintf(m.Stderr, "note: %s\n", res.DataQuality.Clipped)
+	}
 	meta := report.Meta{GeneratedAt: m.Now(), Version: version}
 	keep := func(*ingest.BillingLine) bool { return true }
 	if team != "" {

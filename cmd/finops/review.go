@@ -127,6 +127,9 @@ func parseQuarter(s string, loc *time.Location) (q, prev analysis.Window, err er
 	}
 	y, _ := strconv.Atoi(mt[1])
 	n, _ := strconv.Atoi(mt[2])
+	if err := checkYear("--quarter", s, y); err != nil {
+		return q, prev, err
+	}
 	start := time.Date(y, time.Month(3*(n-1)+1), 1, 0, 0, 0, 0, loc)
 	q = analysis.Window{Start: start.UTC(), End: start.AddDate(0, 3, 0).UTC(), Label: fmt.Sprintf("%dQ%d", y, n)}
 	py, pn := y, n-1

@@ -12,6 +12,18 @@ import (
 
 var isoWeekRE = regexp.MustCompile(`^(\d{4})-W(\d{2})$`)
 
+// The years a report may name. A window outside them is a typo (0000-01-01),
+// and one that long would only be clipped to the data anyway.
+const minYear, maxYear = 2000, 2100
+
+// checkYear refuses a date a flag names outside [minYear, maxYear].
+func checkYear(flag, value string, y int) error {
+	if y < minYear || y > maxYear {
+		return usagef("%s %q: the year must be between %d and %d", flag, value, minYear, maxYear)
+	}
+	return nil
+}
+
 // isoWeek returns ISO week w of year y as [Monday 00:00, next Monday 00:00) in loc.
 func isoWeek(y, w int, loc *time.Location) (analysis.Window, error) {
 	// January 4th is always in week 1.
@@ -57,6 +69,9 @@ func (f windowFlags) resolve(now time.Time, loc *time.Location) (analysis.Window
 		}
 		y, _ := strconv.Atoi(m[1])
 		w, _ := strconv.Atoi(m[2])
+		if err := checkYear("--week", f.week, y); err != nil {
+			return analysis.Window{}, err
+		}
 		return isoWeek(y, w, loc)
 	case f.since != "":
 		d, err := config.ParseDuration(f.since)
@@ -78,6 +93,12 @@ func (f windowFlags) resolve(now time.Time, loc *time.Location) (analysis.Window
 		to, err := time.ParseInLocation("2006-01-02", f.to, loc)
 		if err != nil {
 			return analysis.Window{}, usagef("--to %q: want a date like 2026-11-30", f.to)
+		}
+		if err := checkYear("--from", f.from, from.Year()); err != nil {
+			return analysis.Window{}, err
+		}
+		if err := checkYear("--to", f.to, to.Year()); err != nil {
+			return analysis.Window{}, err
 		}
 		if to.Before(from) {
 			return analysis.Window{}, usagef("--to %s is before --from %s", f.to, f.from)

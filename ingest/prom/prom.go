@@ -89,6 +89,9 @@ type Source struct {
 	Timeout time.Duration // per request; default 2 m
 	Retries int           // retries of a failed request (5xx, timeouts, network); 0 = none (the config's default is 3)
 	Backoff time.Duration // wait before the first retry, doubled each time; default 2 s
+	// MaxResponseBytes caps one answer; a query whose answer is larger is
+	// split (shorter ranges, then per host). Default DefaultMaxResponseBytes.
+	MaxResponseBytes int64
 
 	BearerTokenEnv       string // environment variable holding a bearer token
 	BasicAuthUser        string
@@ -102,8 +105,9 @@ type Source struct {
 
 // Client fetches days from one source.
 type Client struct {
-	src Source
-	api v1.API
+	src      Source
+	endpoint string // the query_range URL
+	http     *http.Client
 }
 
 // New checks the source and builds its client.
@@ -137,6 +141,9 @@ func New(src Source) (*Client, error) {
 	if src.Backoff <= 0 {
 		src.Backoff = 2 * time.Second
 	}
+	if src.MaxResponseBytes <= 0 {
+		src.MaxResponseBytes = DefaultMaxResponseBytes
+	}
 	if src.Getenv == nil {
 		src.Getenv = os.Getenv
 	}
@@ -163,11 +170,10 @@ func New(src Source) (*Client, error) {
 			}
 		}
 	}
-	c, err := api.NewClient(api.Config{Address: src.URL, Client: &http.Client{Transport: a, Timeout: src.Timeout}})
-	if err != nil {
-		return nil, fmt.Errorf("prometheus %s: %w", src.Name, err)
-	}
-	return &Client{src: src, api: v1.NewAPI(c)}, nil
+	// The answer is streamed (answer.go), so the request is ours; the
+	// transport, its TLS and the credentials are the client library's.
+	return &Client{src: src, endpoint: u.JoinPath("api", "v1", "query_range").String(),
+		http: &http.Client{Transport: a, Timeout: src.Timeout}}, nil
 }
 
 // Source returns the source with its defaults filled in.
@@ -321,19 +327,14 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 		if strings.TrimSpace(q.expr) == "" {
 			continue
 		}
-		m, warns, err := c.queryRange(ctx, q.expr, day, end)
-		if err != nil {
-			return nil, &FetchError{Source: c.src.Name, Day: day, Query: q.expr, Err: err}
-		}
-		d.Warnings = append(d.Warnings, warns...)
-		for _, ss := range m {
+		warns, err := c.queryRange(ctx, q.expr, day, end, func(ss *model.SampleStream) {
 			labels := make(map[string]string, len(ss.Metric))
 			for k, v := range ss.Metric {
 				labels[string(k)] = string(v)
 			}
 			g, ok := dcgm.Identify(labels)
 			if !ok {
-				continue
+				return
 			}
 			k := g.Key()
 			gd := gpus[k]
@@ -372,7 +373,11 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 					steps[off/stepMs] = true // the task holds the GPU for the steps its series has values
 				}
 			}
+		})
+		if err != nil {
+			return nil, &FetchError{Source: c.src.Name, Day: day, Query: q.expr, Err: err}
 		}
+		d.Warnings = append(d.Warnings, warns...)
 	}
 	var runs []labelRun
 	for lr, steps := range held {
@@ -445,11 +450,11 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 }
 
 // queryRange runs one query over [start, end) in chunks the server accepts,
-// retrying what can succeed on a second try.
-func (c *Client) queryRange(ctx context.Context, expr string, start, end time.Time) (model.Matrix, []string, error) {
+// each split further while its answer is over the cap, and passes every
+// series of the answers to each.
+func (c *Client) queryRange(ctx context.Context, expr string, start, end time.Time, each func(*model.SampleStream)) ([]string, error) {
 	step := c.src.Step
 	chunk := time.Duration(maxPoints-1) * step
-	var out model.Matrix
 	var warns []string
 	for from := start; from.Before(end); from = from.Add(chunk) {
 		// query_range's end is inclusive: stop one step before the next chunk.
@@ -461,39 +466,13 @@ func (c *Client) queryRange(ctx context.Context, expr string, start, end time.Ti
 		if to.Before(from) {
 			to = from
 		}
-		r := v1.Range{Start: from, End: to, Step: step}
-		var val model.Value
-		var w v1.Warnings
-		var err error
-		wait := c.src.Backoff
-		for attempt := 0; ; attempt++ {
-			val, w, _, err = c.api.QueryRange(ctx, expr, r, v1.WithTimeout(c.src.Timeout))
-			if err == nil || attempt >= c.src.Retries || !retryable(err) || ctx.Err() != nil {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return nil, nil, ctx.Err()
-			case <-time.After(wait):
-			}
-			wait = min(2*wait, 30*time.Second)
-		}
-		if err != nil {
-			return nil, warns, err
-		}
+		w, err := c.fetch(ctx, rangeQuery{expr: expr, start: from, end: to}, true, each)
 		warns = append(warns, w...)
-		m, ok := val.(model.Matrix)
-		if !ok {
-			// A 200 without data (a proxy's "{}") decodes to no value at all.
-			got := "no data"
-			if val != nil {
-				got = val.Type().String()
-			}
-			return nil, warns, fmt.Errorf("expected a range vector (matrix), got %s", got)
+		if err != nil {
+			return warns, err
 		}
-		out = append(out, m...)
 	}
-	return out, warns, nil
+	return warns, nil
 }
 
 // retryable reports whether a failed request may succeed when tried again:

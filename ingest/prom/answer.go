@@ -1,0 +1,262 @@
+package prom
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+)
+
+// DefaultMaxResponseBytes caps one query_range answer when the source sets no
+// cap (utilization.prometheus[].max_response_bytes).
+const DefaultMaxResponseBytes = 256 << 20
+
+// errTooLarge is an answer over the source's MaxResponseBytes: the query is
+// split, never read whole.
+var errTooLarge = errors.New("answer too large")
+
+// rangeQuery is one query_range request: [Start, End] inclusive at the
+// source's step.
+type rangeQuery struct {
+	expr       string
+	start, end time.Time
+}
+
+// answer runs one query_range request and streams the answer's series to
+// each, one at a time, so memory follows one series and not the answer
+// (client_golang's API client reads the whole body, then decodes it whole: a
+// 200 MB answer cost 1.4 GB). An answer longer than MaxResponseBytes stops
+// with errTooLarge; series already passed to each are whole, and each must
+// take a series passed again (after a split) as the same data. Errors are
+// client_golang's *v1.Error where it would give one, so retries and messages
+// stay as they were.
+func (c *Client) answer(ctx context.Context, q rangeQuery, each func(*model.SampleStream)) ([]string, error) {
+	form := url.Values{}
+	form.Set("query", q.expr)
+	form.Set("start", formatTime(q.start))
+	form.Set("end", formatTime(q.end))
+	form.Set("step", strconv.FormatFloat(c.src.Step.Seconds(), 'f', -1, 64))
+	form.Set("timeout", c.src.Timeout.String())
+	resp, err := c.post(ctx, form)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, errorAnswer(resp)
+	}
+	max := c.src.MaxResponseBytes
+	if resp.ContentLength > max {
+		return nil, errTooLarge
+	}
+	lr := &io.LimitedReader{R: resp.Body, N: max + 1}
+	warns, err := decodeMatrix(json.NewDecoder(lr), each)
+	if lr.N <= 0 {
+		return warns, errTooLarge
+	}
+	return warns, err
+}
+
+// post sends the query as a form, falling back to GET where a proxy refuses
+// POST (as client_golang does).
+func (c *Client) post(ctx context.Context, form url.Values) (*http.Response, error) {
+	u := c.endpoint
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header["Idempotency-Key"] = nil // retry on a dropped keep-alive like a GET
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	switch resp.StatusCode {
+	case http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusNotImplemented:
+		resp.Body.Close()
+		req, err = http.NewRequestWithContext(ctx, http.MethodGet, u+"?"+form.Encode(), nil)
+		if err != nil {
+			return nil, err
+		}
+		return c.http.Do(req)
+	}
+	return resp, nil
+}
+
+// maxErrorBody bounds what is read of an error answer.
+const maxErrorBody = 64 << 10
+
+// errorAnswer turns a non-2xx answer into client_golang's error: Prometheus'
+// own errors (400, 422) by their errorType, others by the status class.
+func errorAnswer(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	generic := func() error {
+		typ, msg := v1.ErrBadResponse, fmt.Sprintf("bad response code %d", resp.StatusCode)
+		switch resp.StatusCode / 100 {
+		case 4:
+			typ, msg = v1.ErrClient, fmt.Sprintf("client error: %d", resp.StatusCode)
+		case 5:
+			typ, msg = v1.ErrServer, fmt.Sprintf("server error: %d", resp.StatusCode)
+		}
+		return &v1.Error{Type: typ, Msg: msg, Detail: string(body)}
+	}
+	if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnprocessableEntity {
+		return generic()
+	}
+	var r struct {
+		Status    string       `json:"status"`
+		ErrorType v1.ErrorType `json:"errorType"`
+		Error     string       `json:"error"`
+	}
+	if json.Unmarshal(body, &r) != nil {
+		return generic()
+	}
+	if r.Status == "success" {
+		return &v1.Error{Type: v1.ErrBadResponse, Msg: "inconsistent body for response code"}
+	}
+	if r.ErrorType == "" {
+		r.ErrorType = v1.ErrClient
+	}
+	if r.Error == "" {
+		r.Error = fmt.Sprintf("client error: %d", resp.StatusCode)
+	}
+	return &v1.Error{Type: r.ErrorType, Msg: r.Error}
+}
+
+// decodeMatrix walks a query_range answer token by token, decoding one
+// series of data.result at a time.
+func decodeMatrix(dec *json.Decoder, each func(*model.SampleStream)) ([]string, error) {
+	bad := func(err error) error { return &v1.Error{Type: v1.ErrBadResponse, Msg: err.Error()} }
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, bad(err)
+	}
+	var status, errorType, errMsg, resultType string
+	var warns []string
+	hasData, hasResult := false, false
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return warns, bad(err)
+		}
+		switch key {
+		case "status":
+			err = dec.Decode(&status)
+		case "errorType":
+			err = dec.Decode(&errorType)
+		case "error":
+			err = dec.Decode(&errMsg)
+		case "warnings":
+			err = dec.Decode(&warns)
+		case "data":
+			hasData = true
+			if err = expectDelim(dec, '{'); err != nil {
+				break
+			}
+			for err == nil && dec.More() {
+				var k json.Token
+				if k, err = dec.Token(); err != nil {
+					break
+				}
+				switch k {
+				case "resultType":
+					err = dec.Decode(&resultType)
+				case "result":
+					if resultType != "" && resultType != model.ValMatrix.String() {
+						err = skipValue(dec)
+						break
+					}
+					hasResult = true
+					err = eachSeries(dec, each)
+				default:
+					err = skipValue(dec)
+				}
+			}
+			if err == nil {
+				err = expectDelim(dec, '}')
+			}
+		default:
+			err = skipValue(dec)
+		}
+		if err != nil {
+			return warns, bad(err)
+		}
+	}
+	if status == "error" {
+		return warns, &v1.Error{Type: v1.ErrorType(errorType), Msg: errMsg}
+	}
+	switch {
+	case !hasData || resultType == "" && !hasResult:
+		// A 200 without data (a proxy's "{}").
+		return warns, errors.New("expected a range vector (matrix), got no data")
+	case resultType != model.ValMatrix.String():
+		return warns, fmt.Errorf("expected a range vector (matrix), got %s", resultType)
+	}
+	return warns, nil
+}
+
+// eachSeries decodes the result array one series at a time.
+func eachSeries(dec *json.Decoder, each func(*model.SampleStream)) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return nil // "result": null
+	}
+	if t != json.Delim('[') {
+		return fmt.Errorf("result: want an array, got %v", t)
+	}
+	for dec.More() {
+		var ss model.SampleStream
+		if err := dec.Decode(&ss); err != nil {
+			return err
+		}
+		each(&ss)
+	}
+	_, err = dec.Token()
+	return err
+}
+
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if t != d {
+		return fmt.Errorf("want %v, got %v", d, t)
+	}
+	return nil
+}
+
+// skipValue reads past one value of any kind without keeping it.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+func formatTime(t time.Time) string {
+	return strconv.FormatFloat(float64(t.Unix())+float64(t.Nanosecond())/1e9, 'f', -1, 64)
+}
