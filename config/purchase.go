@@ -57,19 +57,20 @@ func (c *Config) validatePurchase() []error {
 		if len(missing) > 0 {
 			errs = append(errs, fmt.Errorf("%s: %s required", at, strings.Join(missing, ", ")))
 		}
+		key := fmt.Sprintf("purchase[%d]", i)
 		var e refusals
-		e.add(numRange{lo: 0, hi: maxMoney, loOpen: true}.optional(at+".price_per_gpu", p.PricePerGPU))
-		e.add(numRange{lo: 0, hi: 50, loOpen: true}.optional(at+".depreciation_years", p.DepreciationYears))
-		e.add(numRange{lo: 0, hi: 100000}.optional(at+".power_watts", p.PowerWatts))
-		e.add(numRange{lo: 1, hi: 5}.optional(at+".pue", p.PUE))
-		e.add(numRange{lo: 0, hi: maxPrice}.optional(at+".electricity_price", p.ElectricityPrice))
-		e.add(numRange{lo: 0, hi: 1, loOpen: true}.optional(at+".load", p.Load))
-		e.add(numRange{lo: 0, hi: maxMoney}.check(at+".server_share", p.ServerShare))
-		e.add(numRange{lo: 0, hi: 1, hiOpen: true}.check(at+".residual", p.Residual))
-		e.add(numRange{lo: 0, hi: maxMoney}.check(at+".hosting_per_gpu_month", p.HostingPerGPUMonth))
-		e.add(numRange{lo: 0, hi: maxMoney}.check(at+".ops_per_gpu_month", p.OpsPerGPUMonth))
-		e.add(numRange{lo: 0, hi: 100, hiOpen: true}.optional(at+".margin_points", p.MarginPoints))
-		e.add(checkCurrency(at+".currency", p.Currency))
+		e.add(numRange{lo: 0, hi: maxMoney, loOpen: true}.optional(key+".price_per_gpu", p.PricePerGPU))
+		e.add(numRange{lo: 0, hi: 50, loOpen: true}.optional(key+".depreciation_years", p.DepreciationYears))
+		e.add(numRange{lo: 0, hi: 100000}.optional(key+".power_watts", p.PowerWatts))
+		e.add(numRange{lo: 1, hi: 5}.optional(key+".pue", p.PUE))
+		e.add(numRange{lo: 0, hi: maxPrice}.optional(key+".electricity_price", p.ElectricityPrice))
+		e.add(numRange{lo: 0, hi: 1, loOpen: true}.optional(key+".load", p.Load))
+		e.add(numRange{lo: 0, hi: maxMoney}.check(key+".server_share", p.ServerShare))
+		e.add(numRange{lo: 0, hi: 1, hiOpen: true}.check(key+".residual", p.Residual))
+		e.add(numRange{lo: 0, hi: maxMoney}.check(key+".hosting_per_gpu_month", p.HostingPerGPUMonth))
+		e.add(numRange{lo: 0, hi: maxMoney}.check(key+".ops_per_gpu_month", p.OpsPerGPUMonth))
+		e.add(numRange{lo: 0, hi: 100, hiOpen: true}.optional(key+".margin_points", p.MarginPoints))
+		e.add(checkCurrency(key+".currency", p.Currency))
 		errs = append(errs, e...)
 	}
 	return errs
