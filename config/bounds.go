@@ -96,7 +96,14 @@ func fmtDuration(d time.Duration) string {
 	if d >= day && d%day == 0 {
 		return strconv.FormatInt(int64(d/day), 10) + "d"
 	}
-	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+	s := d.String()
+	if d != 0 && d%time.Minute == 0 {
+		s = strings.TrimSuffix(s, "0s")
+		if d%time.Hour == 0 {
+			s = strings.TrimSuffix(s, "0m")
+		}
+	}
+	return s
 }
 
 // Limits shared by several keys.

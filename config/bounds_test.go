@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // purchaseYAML is a valid purchase entry with key set to val (or, when key
@@ -177,6 +178,15 @@ func TestConfigOneDocument(t *testing.T) {
 	for _, y := range []string{"---\ncurrency: CNY\n", "currency: CNY\n...\n", ""} {
 		if _, err := Parse("f.yaml", []byte(y)); err != nil {
 			t.Errorf("%q: one document refused: %v", y, err)
+		}
+	}
+}
+
+func TestFmtDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0s", 10 * time.Second: "10s", 100 * time.Millisecond: "100ms",
+		time.Minute: "1m", 90 * time.Minute: "1h30m", 5 * time.Hour: "5h", 48 * time.Hour: "2d", 25 * time.Hour: "25h"} {
+		if got := fmtDuration(d); got != want {
+			t.Errorf("fmtDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
