@@ -1,12 +1,8 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // loadPriceCatalog appends the rows of the price_catalog file (a path
@@ -20,18 +16,17 @@ func (c *Config) loadPriceCatalog(configPath string) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(configPath), path)
 	}
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return fmt.Errorf("price_catalog: %w", err)
 	}
 	var cat struct {
 		Prices []Price `yaml:"prices"`
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cat); err != nil {
+	if err := decodeStrict(b, &cat); err != nil {
 		return fmt.Errorf("price_catalog %s: %w", path, err)
 	}
+	c.catalogPath, c.catalogFrom = path, len(c.Prices)
 	c.Prices = append(c.Prices, cat.Prices...)
 	return nil
 }

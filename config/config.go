@@ -3,16 +3,14 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/finops-oss/finops/ingest"
-	"go.yaml.in/yaml/v3"
+	"github.com/finops-oss/finops/internal/capped"
 )
 
 // Config is the whole finops.yaml. Every key is optional: finops works
@@ -38,16 +36,22 @@ type Config struct {
 	PriceCatalog string     `yaml:"price_catalog"`
 	Publish      Publish    `yaml:"publish"`
 	Purchase     []Purchase `yaml:"purchase"` // rent-or-buy review assumptions (purchase.go)
+
+	// catalogPath is the price_catalog file read, whose rows are
+	// Prices[catalogFrom:]: errors name them by that file.
+	catalogPath string
+	catalogFrom int
 }
 
-// Thresholds of metrics.md. Zero values mean "use the default".
+// Thresholds of metrics.md. A key left out (nil, or a Duration never set)
+// takes the default; a key given must be in its range (bounds.go).
 type Thresholds struct {
-	IdleUtilization   float64   `yaml:"idle_utilization"`
+	IdleUtilization   *float64  `yaml:"idle_utilization"`
 	IdleMinSpan       Duration  `yaml:"idle_min_span"`
 	TargetBand        []float64 `yaml:"target_band"`
 	Lookback          Duration  `yaml:"lookback"`
 	ReleaseSlack      *float64  `yaml:"release_slack"`
-	SpotInflation     float64   `yaml:"spot_inflation"`
+	SpotInflation     *float64  `yaml:"spot_inflation"`
 	ReleaseBelowHours *float64  `yaml:"release_below_hours"`
 	MinSavingsPercent *float64  `yaml:"min_savings_percent"`
 	MinSavingsAmount  *float64  `yaml:"min_savings_amount"`
@@ -172,7 +176,7 @@ type SMTP struct {
 // Load reads and validates the file at path. A missing file is an error only
 // when required is true: ad hoc use needs no config.
 func Load(path string, required bool) (*Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if errors.Is(err, os.ErrNotExist) && !required {
 		c := &Config{}
 		return c, c.Validate()
@@ -183,13 +187,13 @@ func Load(path string, required bool) (*Config, error) {
 	return Parse(path, b)
 }
 
-// Parse decodes YAML strictly: an unknown key is an error, because a typo in
-// a threshold would otherwise silently fall back to the default.
+// Parse decodes YAML strictly (decodeStrict) and validates the result.
 func Parse(name string, b []byte) (*Config, error) {
 	c := &Config{}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("config: %s: %w", name, &capped.TooLargeError{Path: name, Size: int64(len(b)), Limit: MaxFileBytes})
+	}
+	if err := decodeStrict(b, c); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", name, err)
 	}
 	if err := c.loadPriceCatalog(name); err != nil {
@@ -206,11 +210,6 @@ func (c *Config) Validate() error {
 	var errs []error
 	if _, err := c.Location(); err != nil {
 		errs = append(errs, err)
-	}
-	for cur, rate := range c.FX {
-		if _, err := parsePositive(rate); err != nil {
-			errs = append(errs, fmt.Errorf("fx.%s: %w", cur, err))
-		}
 	}
 	for i, s := range c.Billing {
 		if s.Path == "" {
@@ -267,10 +266,10 @@ func (c *Config) Validate() error {
 	}
 	for i, p := range c.Prices {
 		if p.Provider == "" || p.GPUModel == "" {
-			errs = append(errs, fmt.Errorf("prices[%d]: provider and gpu_model are required", i))
+			errs = append(errs, fmt.Errorf("%s: provider and gpu_model are required", c.priceKey(i)))
 		}
 		if p.Hourly == nil && p.Daily == nil && p.Weekly == nil && p.Monthly == nil && p.Spot == nil {
-			errs = append(errs, fmt.Errorf("prices[%d]: give at least one of hourly, daily, weekly, monthly, spot", i))
+			errs = append(errs, fmt.Errorf("%s: give at least one of hourly, daily, weekly, monthly, spot", c.priceKey(i)))
 		}
 	}
 	for _, f := range c.Formats {
@@ -280,9 +279,8 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("formats: %q is not one of xlsx, html, json", f))
 		}
 	}
-	if tb := c.Thresholds.TargetBand; len(tb) != 0 && (len(tb) != 2 || tb[0] >= tb[1]) {
-		errs = append(errs, fmt.Errorf("thresholds.target_band: want [low, high] with low < high"))
-	}
+	errs = append(errs, c.Thresholds.validate()...)
+	errs = append(errs, c.validateRanges()...)
 	errs = append(errs, c.Publish.validate()...)
 	errs = append(errs, c.validatePurchase()...)
 	return errors.Join(errs...)

@@ -53,8 +53,8 @@ func (c *Config) AnalysisParams() (analysis.Params, error) {
 		p.FX[strings.ToUpper(cur)] = d
 	}
 	t := c.Thresholds
-	if t.IdleUtilization > 0 {
-		p.IdleThreshold = t.IdleUtilization
+	if t.IdleUtilization != nil {
+		p.IdleThreshold = *t.IdleUtilization
 	}
 	if t.IdleMinSpan.Duration > 0 {
 		p.IdleMinSpan = t.IdleMinSpan.Duration
@@ -65,8 +65,8 @@ func (c *Config) AnalysisParams() (analysis.Params, error) {
 	if t.ReleaseSlack != nil {
 		p.ReleaseSlack = *t.ReleaseSlack
 	}
-	if t.SpotInflation > 0 {
-		p.SpotInflation = t.SpotInflation
+	if t.SpotInflation != nil {
+		p.SpotInflation = *t.SpotInflation
 	}
 	if t.ReleaseBelowHours != nil {
 		p.ReleaseBelow = *t.ReleaseBelowHours

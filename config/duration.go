@@ -12,8 +12,12 @@ import (
 )
 
 // Duration is a time.Duration that also accepts days and weeks ("28d", "2w"),
-// as users write lookbacks.
-type Duration struct{ time.Duration }
+// as users write lookbacks. It remembers whether the key was given, so an
+// explicit "0d" is refused rather than read as "the default".
+type Duration struct {
+	time.Duration
+	set bool
+}
 
 // UnmarshalYAML implements yaml.Unmarshaler.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
@@ -21,7 +25,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
-	d.Duration = v
+	d.Duration, d.set = v, true
 	return nil
 }
 

@@ -59,10 +59,10 @@ func (p Publish) validate() []error {
 			errs = append(errs, fmt.Errorf("publish.smtp.tls: none (plaintext) is allowed only for a server on this host (localhost, 127.0.0.1, ::1), not %q: use starttls or implicit", m.Host))
 		}
 	default:
-		errs = append(errs, fmt.Errorf("publish.smtp.tls %q: want starttls, implicit or none", m.TLS))
+		errs = append(errs, fmt.Errorf("publish.smtp.tls: %q is not starttls, implicit or none", m.TLS))
 	}
 	if m.Port < 0 || m.Port > 65535 {
-		errs = append(errs, fmt.Errorf("publish.smtp.port %d: want 1-65535", m.Port))
+		errs = append(errs, fmt.Errorf("publish.smtp.port: %d is not between 1 and 65535", m.Port))
 	}
 	if m.Host != "" && !plausibleEmail(m.From) {
 		errs = append(errs, fmt.Errorf("publish.smtp.from %q: want the sender's email address", m.From))

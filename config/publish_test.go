@@ -12,7 +12,7 @@ func TestPublishValidation(t *testing.T) {
 		yaml, want string
 	}{
 		{"publish: {smtp: {host: smtp.example.com, tls: none, from: f@example.com}}", "none (plaintext) is allowed only"},
-		{"publish: {smtp: {host: smtp.example.com, tls: ssl, from: f@example.com}}", `tls "ssl"`},
+		{"publish: {smtp: {host: smtp.example.com, tls: ssl, from: f@example.com}}", `tls: "ssl"`},
 		{"publish: {smtp: {host: smtp.example.com}}", "publish.smtp.from"},
 		{"publish: {smtp: {host: smtp.example.com, from: f@example.com, user: u}}", "name the password"},
 		{"publish: {smtp: {host: h, from: f@example.com, user: u, password_env: 'hunter2 is my password'}}", "NAME of an environment variable"},

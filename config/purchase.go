@@ -57,28 +57,21 @@ func (c *Config) validatePurchase() []error {
 		if len(missing) > 0 {
 			errs = append(errs, fmt.Errorf("%s: %s required", at, strings.Join(missing, ", ")))
 		}
-		check := func(key string, v *float64, ok bool, want string) {
-			if v != nil && !ok {
-				errs = append(errs, fmt.Errorf("%s.%s: %v is not %s", at, key, *v, want))
-			}
-		}
-		val := func(v *float64) float64 {
-			if v == nil {
-				return 0
-			}
-			return *v
-		}
-		check("price_per_gpu", p.PricePerGPU, val(p.PricePerGPU) > 0, "a positive amount")
-		check("depreciation_years", p.DepreciationYears, val(p.DepreciationYears) > 0, "a positive number of years")
-		check("power_watts", p.PowerWatts, val(p.PowerWatts) >= 0, "zero or more")
-		check("pue", p.PUE, val(p.PUE) >= 1, "at least 1")
-		check("electricity_price", p.ElectricityPrice, val(p.ElectricityPrice) >= 0, "zero or more")
-		check("load", p.Load, val(p.Load) > 0 && val(p.Load) <= 1, "a fraction in (0, 1]")
-		check("server_share", &p.ServerShare, p.ServerShare >= 0, "zero or more")
-		check("residual", &p.Residual, p.Residual >= 0 && p.Residual < 1, "a fraction in [0, 1)")
-		check("hosting_per_gpu_month", &p.HostingPerGPUMonth, p.HostingPerGPUMonth >= 0, "zero or more")
-		check("ops_per_gpu_month", &p.OpsPerGPUMonth, p.OpsPerGPUMonth >= 0, "zero or more")
-		check("margin_points", p.MarginPoints, val(p.MarginPoints) >= 0 && val(p.MarginPoints) < 100, "between 0 and 100 points")
+		key := fmt.Sprintf("purchase[%d]", i)
+		var e refusals
+		e.add(numRange{lo: 0, hi: maxMoney, loOpen: true}.optional(key+".price_per_gpu", p.PricePerGPU))
+		e.add(numRange{lo: 0, hi: 50, loOpen: true}.optional(key+".depreciation_years", p.DepreciationYears))
+		e.add(numRange{lo: 0, hi: 100000}.optional(key+".power_watts", p.PowerWatts))
+		e.add(numRange{lo: 1, hi: 5}.optional(key+".pue", p.PUE))
+		e.add(numRange{lo: 0, hi: maxPrice}.optional(key+".electricity_price", p.ElectricityPrice))
+		e.add(numRange{lo: 0, hi: 1, loOpen: true}.optional(key+".load", p.Load))
+		e.add(numRange{lo: 0, hi: maxMoney}.check(key+".server_share", p.ServerShare))
+		e.add(numRange{lo: 0, hi: 1, hiOpen: true}.check(key+".residual", p.Residual))
+		e.add(numRange{lo: 0, hi: maxMoney}.check(key+".hosting_per_gpu_month", p.HostingPerGPUMonth))
+		e.add(numRange{lo: 0, hi: maxMoney}.check(key+".ops_per_gpu_month", p.OpsPerGPUMonth))
+		e.add(numRange{lo: 0, hi: 100, hiOpen: true}.optional(key+".margin_points", p.MarginPoints))
+		e.add(checkCurrency(key+".currency", p.Currency))
+		errs = append(errs, e...)
 	}
 	return errs
 }

@@ -85,14 +85,16 @@ func (t *Telemetry) validate() error {
 		if p.Query != "" && p.Queries.Util != "" {
 			errs = append(errs, fmt.Errorf("%s: give query or queries.util, not both", at))
 		}
-		if s := p.Step.Duration; s != 0 && (s < time.Second || s%time.Second != 0) {
-			errs = append(errs, fmt.Errorf("%s.step: %v: want whole seconds", at, s))
-		}
+		// A step over five minutes would leave minutes between samples
+		// unmonitored: analysis extends a sample over at most five.
+		errs = append(errs, durRange{lo: time.Second, hi: maxSampling, step: time.Second, stepName: "seconds"}.check(at+".step", p.Step))
+		errs = append(errs, durRange{lo: 100 * time.Millisecond, hi: time.Hour}.check(at+".timeout", p.Timeout))
+		errs = append(errs, durRange{lo: time.Millisecond, hi: 5 * time.Minute}.check(at+".retry_backoff", p.RetryBackoff))
 		if p.MaxResponseBytes < 0 {
 			errs = append(errs, fmt.Errorf("%s.max_response_bytes: want a positive number of bytes (0 for the default, 268435456)", at))
 		}
-		if p.Retries != nil && *p.Retries < 0 {
-			errs = append(errs, fmt.Errorf("%s.retries: want 0 or more", at))
+		if p.Retries != nil {
+			errs = append(errs, numRange{lo: 0, hi: 10}.check(at+".retries", float64(*p.Retries)))
 		}
 		if p.BasicAuthPasswordEnv != "" && p.BasicAuthUser == "" {
 			errs = append(errs, fmt.Errorf("%s: basic_auth_password_env needs basic_auth_user", at))
@@ -119,6 +121,7 @@ func (t *Telemetry) validate() error {
 		if s.Path == "" {
 			errs = append(errs, fmt.Errorf("utilization.dcgm_scrapes[%d]: path is required", i))
 		}
+		errs = append(errs, durRange{lo: time.Second, hi: maxSampling}.check(fmt.Sprintf("utilization.dcgm_scrapes[%d].interval", i), s.Interval))
 	}
 	for i, s := range t.NVMLSpool {
 		if s.Path == "" {

@@ -6,7 +6,6 @@ import (
 	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -18,7 +17,7 @@ import (
 
 // WriteReviewAll writes the review as xlsx, html and json into dir and returns
 // the paths written. Like WriteAll, the label is reduced to [A-Za-z0-9_.-] and
-// every file is written to a temporary file and renamed into place.
+// the three files are written as one fileSet: all of them or none.
 func WriteReviewAll(dir string, rv *analysis.Review, meta Meta) ([]string, error) {
 	if rv == nil {
 		return nil, fmt.Errorf("report: nil review")
@@ -27,26 +26,15 @@ func WriteReviewAll(dir string, rv *analysis.Review, meta Meta) ([]string, error
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	base := "finops-review-" + sanitize.FileLabel(rv.Quarter.Label, "report")
-	var paths []string
-	for _, f := range formatNames {
-		path := filepath.Join(dir, base+"."+f)
-		err := WriteFileAtomic(path, func(w io.Writer) error {
-			switch f {
-			case "xlsx":
-				return WriteReviewXLSX(w, rv, meta)
-			case "html":
-				return WriteReviewHTML(w, rv, meta)
-			case "json":
-				return WriteReviewJSON(w, rv)
-			}
-			return fmt.Errorf("report: unknown review format %q", f)
-		})
-		if err != nil {
-			return paths, err
+	return writeFiles(dir, base, formatNames, "review", func(f string, w io.Writer) error {
+		switch f {
+		case "xlsx":
+			return WriteReviewXLSX(w, rv, meta)
+		case "html":
+			return WriteReviewHTML(w, rv, meta)
 		}
-		paths = append(paths, path)
-	}
-	return paths, nil
+		return WriteReviewJSON(w, rv)
+	})
 }
 
 // WriteReviewJSON writes the review's tagged fields, indented, at full

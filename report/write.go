@@ -24,9 +24,10 @@ func Formats() []string { return slices.Clone(formatNames) }
 // (finops-<label>-<team>.<format> for a team's slice, Meta.Team) and returns
 // the paths written. The label and team are reduced to [A-Za-z0-9_.-], so data
 // can never name a file outside dir. Each report is streamed into a temporary
-// file in dir and renamed into place, so readers (and a crash) only ever see
-// complete reports, and a large workbook is never held in memory twice. nil
-// or empty formats means all formats.
+// file in dir, and all are renamed into place once every one is complete
+// (fileSet): readers (and a crash) only ever see complete reports, a failure
+// in any format leaves none of them, and a large workbook is never held in
+// memory twice. nil or empty formats means all formats.
 func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]string, error) {
 	if r == nil {
 		return nil, fmt.Errorf("report: nil result")
@@ -48,26 +49,15 @@ func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]st
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	base := BaseName(r, meta)
-	var paths []string
-	for _, f := range want {
-		path := filepath.Join(dir, base+"."+f)
-		err := WriteFileAtomic(path, func(w io.Writer) error {
-			switch f {
-			case "xlsx":
-				return WriteXLSX(w, r, meta)
-			case "html":
-				return WriteHTML(w, r, meta)
-			default:
-				return WriteJSON(w, r)
-			}
-		})
-		if err != nil {
-			return paths, err
+	return writeFiles(dir, BaseName(r, meta), want, "report", func(f string, w io.Writer) error {
+		switch f {
+		case "xlsx":
+			return WriteXLSX(w, r, meta)
+		case "html":
+			return WriteHTML(w, r, meta)
 		}
-		paths = append(paths, path)
-	}
-	return paths, nil
+		return WriteJSON(w, r)
+	})
 }
 
 // BaseName is the file name WriteAll gives the reports, without extension:
@@ -84,12 +74,27 @@ func BaseName(r *analysis.Result, meta Meta) string {
 // makes it readable by all (0644), syncs it and renames it over path. The
 // rename is atomic within one directory, so a reader (and a crash) only ever
 // sees a complete file; on any error the temporary file is removed and path
-// is untouched. Every file finops writes goes through it.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+// is untouched. Every file finops writes goes through it (the several files
+// of one report through a fileSet).
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := writeTemp(path, write)
 	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// writeTemp streams write's output into a new temporary file next to path,
+// readable by all and synced, and returns its name; on any error it is
+// removed.
+func writeTemp(path string, write func(io.Writer) error) (name string, err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("report: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -99,24 +104,21 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	}()
 	bw := bufio.NewWriterSize(tmp, 256<<10)
 	if err = write(bw); err != nil {
-		return err
+		return "", err
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
+		return "", fmt.Errorf("report: write %s: %w", path, err)
 	}
 	// Reports are meant to be read by others (web server, mail, S3 upload);
 	// CreateTemp's 0600 would surprise them.
 	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("report: %w", err)
+		return "", fmt.Errorf("report: %w", err)
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("report: sync %s: %w", path, err)
+		return "", fmt.Errorf("report: sync %s: %w", path, err)
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("report: close %s: %w", path, err)
+		return "", fmt.Errorf("report: close %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
+	return tmp.Name(), nil
 }

@@ -1,0 +1,98 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/finops-oss/finops/internal/capped"
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxFileBytes is the most finops.yaml or a price catalog may hold. A real
+// config is a few KiB; YAML takes some 36 times a file's size in memory to
+// parse, so a 50 MB file would take well over a gigabyte before any check.
+const MaxFileBytes = 4 << 20
+
+// readFile reads a config or price catalog file, refusing one over
+// MaxFileBytes before reading more than that.
+func readFile(path string) ([]byte, error) {
+	return capped.ReadFile(path, MaxFileBytes)
+}
+
+// decodeStrict decodes one YAML document into v: an unknown key is an
+// error (a typo in a threshold would otherwise silently fall back to the
+// default), and so are a second document after "---" (it would be ignored
+// without a word) and a number that is not finite (.nan, .inf), whatever
+// key it is under. yaml refuses alias bombs ("excessive aliasing") itself.
+func decodeStrict(b []byte, v any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil // an empty file: every key takes its default
+		}
+		return err
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("line %d: a second YAML document (after ---): the file holds one; remove the --- and merge or delete what follows", next.Line)
+	}
+	if err := nonFinite(&doc, ""); err != nil {
+		return err
+	}
+	strict := yaml.NewDecoder(bytes.NewReader(b))
+	strict.KnownFields(true)
+	return strict.Decode(v)
+}
+
+// nonFinite finds the first float that is NaN or infinite under n, naming
+// its key path. Aliases are not followed: their anchors are checked where
+// they are defined, and following them could take exponential time.
+func nonFinite(n *yaml.Node, path string) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := nonFinite(c, path); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i].Value
+			if path != "" {
+				key = path + "." + key
+			}
+			if err := nonFinite(n.Content[i+1], key); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if err := nonFinite(c, path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		if n.ShortTag() == "!!float" {
+			switch strings.ToLower(strings.TrimLeft(n.Value, "+-")) {
+			case ".nan", ".inf":
+				return fmt.Errorf("line %d: %s: %s is not a finite number", n.Line, path, n.Value)
+			}
+		}
+		// yaml reads 1e309 as text, which then fails as a number with
+		// the line only, or passes as an fx rate: name the key.
+		if n.Style == 0 {
+			if _, err := strconv.ParseFloat(n.Value, 64); errors.Is(err, strconv.ErrRange) {
+				return fmt.Errorf("line %d: %s: %s is beyond the largest number finops can hold", n.Line, path, n.Value)
+			}
+		}
+	}
+	return nil
+}
