@@ -48,7 +48,8 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		return nil, err
 	}
 	name := opt.Name
-	in := prepareInput(r, opt)
+	watch := &textWatch{r: r}
+	in := prepareInput(watch, opt)
 	if isGCPJSONInput(in.r, opt) {
 		return parseGCPJSON(ctx, in.r, opt, sink)
 	}
@@ -171,6 +172,10 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 	s := sum.finish()
 	if f, ok := setup.p.(summaryFinisher); ok {
 		f.finishSummary(s)
+	}
+	if s.Rows == 0 && len(s.Rejected) == 0 && s.Skipped == 0 && !setup.headerIsData && watch.found() {
+		return s, &ParseError{File: name, Line: line + 1, Msg: "text after the header, but not one row was read from it: " +
+			"finops refuses to import it as 0 rows; are the line ends something other than LF, CRLF or CR, or is the header's quoting broken?"}
 	}
 	return s, nil
 }
