@@ -65,20 +65,20 @@ type mapKV = map[string]string
 func curNorm(h string) string { return alnumLower(h) }
 
 // isCURHeader recognises a CUR header: a line item type and an unblended cost.
-func isCURHeader(idx map[string]int) bool {
-	return col(idx, "lineItem/UnblendedCost", "line_item_unblended_cost") >= 0 &&
-		col(idx, "lineItem/LineItemType", "line_item_line_item_type") >= 0
+func isCURHeader(idx *columns) bool {
+	return idx.col("lineItem/UnblendedCost", "line_item_unblended_cost") >= 0 &&
+		idx.col("lineItem/LineItemType", "line_item_line_item_type") >= 0
 }
 
 // isCUR2Header tells CUR 2.0 from the legacy report in Athena spelling by
 // the columns only CUR 2.0 has: the map columns and the account names.
-func isCUR2Header(idx map[string]int) bool {
-	return col(idx, "line_item_unblended_cost") >= 0 &&
-		col(idx, "resource_tags", "product", "cost_category", "bill_payer_account_name", "line_item_usage_account_name") >= 0
+func isCUR2Header(idx *columns) bool {
+	return idx.col("line_item_unblended_cost") >= 0 &&
+		idx.col("resource_tags", "product", "cost_category", "bill_payer_account_name", "line_item_usage_account_name") >= 0
 }
 
-func newCURParser(hdr []string, opt Options) (*curParser, []string) {
-	c := newCloudCols(hdr, curNorm)
+func newCURParser(c *columns, opt Options) (*curParser, []string) {
+	hdr := c.hdr
 	p := &curParser{file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(),
 		mapCache: map[string]mapKV{}}
 	p.lineType = c.col("lineItem/LineItemType")
@@ -124,11 +124,18 @@ func newCURParser(hdr []string, opt Options) (*curParser, []string) {
 	p.spUsed = c.col("savingsPlan/UsedCommitment")
 	p.instanceType = c.col("product/instanceType")
 	// CUR 2.0 map columns hold what the legacy report spreads over columns.
-	p.productMap = exactCol(hdr, "product")
-	p.tagMap = exactCol(hdr, "resource_tags")
-	p.costCategoryMap = exactCol(hdr, "cost_category")
+	p.productMap = c.col("product")
+	p.tagMap = c.col("resource_tags")
+	p.costCategoryMap = c.col("cost_category")
+	tagSeen := map[string]int{}
 	for i, h := range hdr {
 		if k := curTagKey(h); k != "" {
+			// Tag keys are case-sensitive (user:Team and user:team are two
+			// tags); two columns of one key are not.
+			if j, twice := tagSeen[k]; twice {
+				c.noteDuplicate(j, i)
+			}
+			tagSeen[k] = i
 			p.tagCols = append(p.tagCols, curTagCol{col: i, key: k})
 		}
 	}
@@ -139,16 +146,6 @@ func newCURParser(hdr []string, opt Options) (*curParser, []string) {
 		p.needed = max(p.needed, p.interval)
 	}
 	return p, nil
-}
-
-// exactCol finds a column by its exact (case-insensitive) name.
-func exactCol(hdr []string, name string) int {
-	for i, h := range hdr {
-		if strings.EqualFold(h, name) {
-			return i
-		}
-	}
-	return -1
 }
 
 // curTagKey names the tag a CUR column holds, or "" for other columns:

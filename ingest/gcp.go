@@ -66,7 +66,7 @@ const (
 // isGCPHeader recognises the flattened export: a cost, the usage period and
 // the SKU or service.
 func isGCPHeader(hdr []string) bool {
-	c := newCloudCols(hdr, alnumLower)
+	c := newColumns(hdr, alnumLower)
 	return c.col(gcpCost) >= 0 && c.col(gcpStart) >= 0 && c.col(gcpEnd) >= 0 &&
 		c.col(gcpSKU, gcpService, gcpAccount) >= 0
 }
@@ -363,8 +363,8 @@ type gcpCSVParser struct {
 	memo map[string]any // literal cell text → parsed value
 }
 
-func newGCPCSVParser(hdr []string, opt Options) (*gcpCSVParser, []string) {
-	c := newCloudCols(hdr, alnumLower)
+func newGCPCSVParser(c *columns, opt Options) (*gcpCSVParser, []string) {
+	hdr := c.hdr
 	p := &gcpCSVParser{b: gcpBuilder{file: opt.Name, cat: opt.Catalog, in: newInterner()}, hdr: hdr,
 		cols: map[string]int{}, memo: map[string]any{}}
 	for _, n := range []string{gcpStart, gcpEnd, gcpCost, gcpCredits, gcpCurrency, gcpCostType, gcpAccount,

@@ -114,8 +114,8 @@ type rentalParser struct {
 	cols map[string]int // mapping field → column, only fields present in the header
 }
 
-func newRentalParser(hdr []string, m ColumnMapping, opt Options) *rentalParser {
-	idx := headerIndex(hdr)
+func newRentalParser(idx *columns, m ColumnMapping, opt Options) *rentalParser {
+	hdr := idx.hdr
 	p := &rentalParser{
 		file: opt.Name, mapping: m.Name, hdr: hdr, cat: opt.Catalog, loc: m.Location, in: newInterner(),
 		provider: m.Provider, currency: strings.ToUpper(strings.TrimSpace(m.Currency)),
@@ -131,7 +131,7 @@ func newRentalParser(hdr []string, m ColumnMapping, opt Options) *rentalParser {
 		p.modes[strings.ToLower(strings.TrimSpace(raw))] = mode
 	}
 	for field, name := range m.Columns {
-		if i := col(idx, strings.TrimSpace(name)); i >= 0 && strings.TrimSpace(name) != "" {
+		if i := idx.col(strings.TrimSpace(name)); i >= 0 && strings.TrimSpace(name) != "" {
 			p.cols[field] = i
 		}
 	}
