@@ -50,9 +50,9 @@ func checkControl(file string, line int, header, rec []string) *ParseError {
 func checkJSONRecord(file string, line int, path string, raw []byte) *ParseError {
 	type frame struct {
 		object bool
-		key    string         // the current key of an object
-		index  int            // the current element of an array
-		keys   []string       // folded keys so far, while few
+		key    string          // the current key of an object
+		index  int             // the current element of an array
+		keys   []string        // folded keys so far, while few
 		keySet map[string]bool // …and then
 	}
 	var stack []*frame
