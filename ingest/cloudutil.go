@@ -73,6 +73,15 @@ func (r *cloudRow) dec(i int) (*decimal.Decimal, *ParseError) {
 	return &d, nil
 }
 
+// money reads an optional amount of money: dec, within maxAmount.
+func (r *cloudRow) money(i int) (*decimal.Decimal, *ParseError) {
+	d, perr := r.dec(i)
+	if perr == nil && d != nil && checkAmount(*d) != nil {
+		return nil, r.err(i, implausibleAmount, cell(r.rec, i))
+	}
+	return d, perr
+}
+
 func decPtr(d decimal.Decimal) *decimal.Decimal { return &d }
 
 // addDec adds b to a, treating nil as absent (nil + nil = nil).

@@ -204,7 +204,7 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if perr != nil {
 		return parsed{}, perr
 	}
-	unblended, perr := r.dec(p.unblended)
+	unblended, perr := r.money(p.unblended)
 	if perr != nil {
 		return parsed{}, perr
 	}
@@ -226,7 +226,7 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if l.UsageQuantity, perr = r.dec(p.usageQty); perr != nil {
 		return parsed{}, perr
 	}
-	if l.ListCost, perr = r.dec(p.listCost); perr != nil {
+	if l.ListCost, perr = r.money(p.listCost); perr != nil {
 		return parsed{}, perr
 	}
 	var productMap mapKV
@@ -323,14 +323,14 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 		l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
 		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.riARN))
-		if eff, perr = r.dec(p.riEffective); perr != nil {
+		if eff, perr = r.money(p.riEffective); perr != nil {
 			return perr
 		}
 	case "SavingsPlanCoveredUsage":
 		l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
 		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
-		if eff, perr = r.dec(p.spEffective); perr != nil {
+		if eff, perr = r.money(p.spEffective); perr != nil {
 			return perr
 		}
 	case "SavingsPlanNegation":
@@ -346,11 +346,11 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 	case "SavingsPlanRecurringFee":
 		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "recurring"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
-		total, perr := r.dec(p.spTotal) // a missing column reads as null
+		total, perr := r.money(p.spTotal) // a missing column reads as null
 		if perr != nil {
 			return perr
 		}
-		used, perr := r.dec(p.spUsed)
+		used, perr := r.money(p.spUsed)
 		if perr != nil {
 			return perr
 		}
@@ -360,11 +360,11 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 	case "RIFee":
 		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "recurring"
 		l.CommitmentID = p.in.get(r.text(p.riARN))
-		upfront, perr := r.dec(p.riUnusedUpfront)
+		upfront, perr := r.money(p.riUnusedUpfront)
 		if perr != nil {
 			return perr
 		}
-		recurring, perr := r.dec(p.riUnusedRecurring)
+		recurring, perr := r.money(p.riUnusedRecurring)
 		if perr != nil {
 			return perr
 		}

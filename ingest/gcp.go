@@ -100,6 +100,9 @@ func (b *gcpBuilder) build(f gcpFields, line int) (*BillingLine, *ParseError) {
 		if err != nil {
 			return nil, f.bad(name, "a decimal number like 12.34 or 5e-06", v)
 		}
+		if (name == gcpCost || name == gcpListCost) && checkAmount(d) != nil {
+			return nil, f.bad(name, implausibleAmount, v)
+		}
 		return &d, nil
 	}
 	cost, perr := num(gcpCost)
@@ -203,6 +206,9 @@ func (b *gcpBuilder) credits(f gcpFields) (*decimal.Decimal, string, *ParseError
 		amt, ok := literalDecimal(m["amount"])
 		if !ok {
 			return nil, "", f.bad(gcpCredits, "a credit amount that is a number", fmt.Sprint(m["amount"]))
+		}
+		if checkAmount(amt) != nil {
+			return nil, "", f.bad(gcpCredits, "a credit that is "+implausibleAmount, fmt.Sprint(m["amount"]))
 		}
 		sum = addDec(sum, &amt)
 		if t, ok := m["type"].(string); ok {
