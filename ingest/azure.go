@@ -80,13 +80,13 @@ var azureColumns = struct {
 
 // isAzureHeader recognises a cost-details header: a date, a cost and meter columns.
 func isAzureHeader(hdr []string) bool {
-	c := newCloudCols(hdr, azureNorm)
+	c := newColumns(hdr, azureNorm)
 	return c.col(azureColumns.date...) >= 0 && c.col(azureColumns.cost...) >= 0 &&
 		c.col("MeterCategory", "MeterId", "MeterName", "ConsumedService") >= 0
 }
 
-func newAzureParser(hdr []string, opt Options) (*azureParser, []string) {
-	c := newCloudCols(hdr, azureNorm)
+func newAzureParser(c *columns, opt Options) (*azureParser, []string) {
+	hdr := c.hdr
 	p := &azureParser{file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(),
 		tagCache: map[string]map[string]string{}, unitMemo: map[string]azureUnit{},
 		accounts: map[string]bool{}, subscriptions: map[string]bool{}, months: map[string]bool{}}
@@ -186,7 +186,7 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if start.Hour() != 0 || start.Minute() != 0 || start.Second() != 0 {
 		end = start.Add(time.Hour)
 	}
-	cost, perr := r.dec(p.cost)
+	cost, perr := r.money(p.cost)
 	if perr != nil {
 		return parsed{}, perr
 	}
@@ -211,7 +211,7 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if l.ResourceName == "" && l.ResourceID != "" {
 		l.ResourceName = strings.Clone(path.Base(l.ResourceID))
 	}
-	if l.ListCost, perr = r.dec(p.payg); perr != nil {
+	if l.ListCost, perr = r.money(p.payg); perr != nil {
 		return parsed{}, perr
 	}
 	u := p.unitOf(r.text(p.unit))

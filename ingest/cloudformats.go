@@ -20,7 +20,7 @@ type summaryFinisher interface {
 }
 
 // detectCloudFormat names the cloud billing export a header belongs to, or "".
-func detectCloudFormat(h []string, idx map[string]int) string {
+func detectCloudFormat(h []string, idx *columns) string {
 	switch {
 	case isCURHeader(idx) && isCUR2Header(idx):
 		return FormatCUR2
@@ -50,23 +50,23 @@ func describeCloudFormat(format string) string {
 
 // newCloudRowParser sets up the parser of a cloud export format; ok is false
 // for other formats.
-func newCloudRowParser(format string, hdr []string, opt Options, fileErr func(string) *ParseError, looksLike string) (parserSetup, *ParseError, bool) {
+func newCloudRowParser(format string, cols *columns, opt Options, fileErr func(string) *ParseError, looksLike string) (parserSetup, *ParseError, bool) {
 	var p rowParser
 	var miss []string
 	switch format {
 	case FormatCUR, FormatCUR2:
 		var cp *curParser
-		if cp, miss = newCURParser(hdr, opt); cp != nil {
+		if cp, miss = newCURParser(cols, opt); cp != nil {
 			p = cp
 		}
 	case FormatAzure:
 		var ap *azureParser
-		if ap, miss = newAzureParser(hdr, opt); ap != nil {
+		if ap, miss = newAzureParser(cols, opt); ap != nil {
 			p = ap
 		}
 	case FormatGCP:
 		var gp *gcpCSVParser
-		if gp, miss = newGCPCSVParser(hdr, opt); len(miss) == 0 {
+		if gp, miss = newGCPCSVParser(cols, opt); len(miss) == 0 {
 			p = gp
 		}
 	default:
@@ -76,5 +76,5 @@ func newCloudRowParser(format string, hdr []string, opt Options, fileErr func(st
 		return parserSetup{}, fileErr(fmt.Sprintf("not %s: missing column(s) %s%s",
 			describeCloudFormat(format), strings.Join(miss, ", "), looksLike)), true
 	}
-	return parserSetup{p: p, format: format, kind: KindBilling, header: hdr}, nil, true
+	return parserSetup{p: p, format: format, kind: KindBilling, header: cols.hdr}, nil, true
 }

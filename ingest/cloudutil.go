@@ -22,34 +22,6 @@ const (
 // count) until the catalog learns the type.
 const UnknownGPUTag = "finops_unknown_gpu"
 
-// cloudCols finds columns by a normalised name, so that one parser reads
-// spellings that differ only in case and punctuation.
-type cloudCols struct {
-	idx  map[string]int
-	norm func(string) string
-}
-
-func newCloudCols(hdr []string, norm func(string) string) *cloudCols {
-	c := &cloudCols{idx: make(map[string]int, len(hdr)), norm: norm}
-	for i, h := range hdr {
-		k := norm(h)
-		if _, dup := c.idx[k]; !dup && k != "" {
-			c.idx[k] = i
-		}
-	}
-	return c
-}
-
-// col returns the column of the first of names present, or -1.
-func (c *cloudCols) col(names ...string) int {
-	for _, n := range names {
-		if i, ok := c.idx[c.norm(n)]; ok {
-			return i
-		}
-	}
-	return -1
-}
-
 // alnumLower keeps only lower-case letters and digits: "lineItem/UnblendedCost"
 // and "line_item_unblended_cost" both become "lineitemunblendedcost".
 func alnumLower(s string) string {
@@ -99,6 +71,15 @@ func (r *cloudRow) dec(i int) (*decimal.Decimal, *ParseError) {
 		return nil, r.err(i, "a decimal number like 12.34 or 5e-06", v)
 	}
 	return &d, nil
+}
+
+// money reads an optional amount of money: dec, within maxAmount.
+func (r *cloudRow) money(i int) (*decimal.Decimal, *ParseError) {
+	d, perr := r.dec(i)
+	if perr == nil && d != nil && checkAmount(*d) != nil {
+		return nil, r.err(i, implausibleAmount, cell(r.rec, i))
+	}
+	return d, perr
 }
 
 func decPtr(d decimal.Decimal) *decimal.Decimal { return &d }

@@ -157,26 +157,74 @@ func cleanHeader(rec []string) []string {
 	return h
 }
 
-// headerIndex maps lower-case header names to their first column.
-func headerIndex(header []string) map[string]int {
-	idx := make(map[string]int, len(header))
-	for i, h := range header {
-		k := strings.ToLower(h)
-		if _, dup := idx[k]; !dup {
-			idx[k] = i
-		}
-	}
-	return idx
+// columns finds a header's columns by a normalised name: lower case
+// (headerIndex) or a format's own normalisation. A name the header holds
+// twice is remembered, and looking it up records the duplicate: Parse then
+// refuses the file, as finops cannot tell which of the two holds the value.
+// Duplicates of columns finops does not read are left alone.
+type columns struct {
+	hdr   []string
+	norm  func(string) string
+	first map[string]int // normalised name → its first column
+	again map[string]int // normalised name → its second column
+	dup   [2]int         // the first duplicate read: both columns (dup[1] > 0 when set)
 }
 
+func newColumns(hdr []string, norm func(string) string) *columns {
+	c := &columns{hdr: hdr, norm: norm, first: make(map[string]int, len(hdr))}
+	for i, h := range hdr {
+		k := norm(h)
+		if k == "" {
+			continue
+		}
+		if _, seen := c.first[k]; !seen {
+			c.first[k] = i
+		} else if _, seen := c.again[k]; !seen {
+			if c.again == nil {
+				c.again = map[string]int{}
+			}
+			c.again[k] = i
+		}
+	}
+	return c
+}
+
+// headerIndex finds columns by their lower-case names.
+func headerIndex(header []string) *columns { return newColumns(header, strings.ToLower) }
+
 // col returns the column of the first of names present, or -1.
-func col(idx map[string]int, names ...string) int {
+func (c *columns) col(names ...string) int {
 	for _, n := range names {
-		if i, ok := idx[strings.ToLower(n)]; ok {
+		k := c.norm(n)
+		if i, ok := c.first[k]; ok {
+			if j, twice := c.again[k]; twice {
+				c.noteDuplicate(i, j)
+			}
 			return i
 		}
 	}
 	return -1
+}
+
+// noteDuplicate records that columns i < j hold the same field.
+func (c *columns) noteDuplicate(i, j int) {
+	if c.dup[1] == 0 {
+		c.dup = [2]int{i, j}
+	}
+}
+
+// duplicate is the error for the first duplicate read, or nil.
+func (c *columns) duplicate(file string, line int) *ParseError {
+	i, j := c.dup[0], c.dup[1]
+	if j == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("header: column %q appears twice (columns %d and %d)", c.hdr[i], i+1, j+1)
+	if c.hdr[i] != c.hdr[j] {
+		msg = fmt.Sprintf("header: columns %d %q and %d %q name the same field", i+1, c.hdr[i], j+1, c.hdr[j])
+	}
+	return &ParseError{File: file, Line: line, Field: c.hdr[i],
+		Msg: msg + "; finops cannot tell which holds the value: remove or rename one and export again"}
 }
 
 // cell returns column i of rec trimmed, or "" when the row has no such column.

@@ -65,20 +65,20 @@ type mapKV = map[string]string
 func curNorm(h string) string { return alnumLower(h) }
 
 // isCURHeader recognises a CUR header: a line item type and an unblended cost.
-func isCURHeader(idx map[string]int) bool {
-	return col(idx, "lineItem/UnblendedCost", "line_item_unblended_cost") >= 0 &&
-		col(idx, "lineItem/LineItemType", "line_item_line_item_type") >= 0
+func isCURHeader(idx *columns) bool {
+	return idx.col("lineItem/UnblendedCost", "line_item_unblended_cost") >= 0 &&
+		idx.col("lineItem/LineItemType", "line_item_line_item_type") >= 0
 }
 
 // isCUR2Header tells CUR 2.0 from the legacy report in Athena spelling by
 // the columns only CUR 2.0 has: the map columns and the account names.
-func isCUR2Header(idx map[string]int) bool {
-	return col(idx, "line_item_unblended_cost") >= 0 &&
-		col(idx, "resource_tags", "product", "cost_category", "bill_payer_account_name", "line_item_usage_account_name") >= 0
+func isCUR2Header(idx *columns) bool {
+	return idx.col("line_item_unblended_cost") >= 0 &&
+		idx.col("resource_tags", "product", "cost_category", "bill_payer_account_name", "line_item_usage_account_name") >= 0
 }
 
-func newCURParser(hdr []string, opt Options) (*curParser, []string) {
-	c := newCloudCols(hdr, curNorm)
+func newCURParser(c *columns, opt Options) (*curParser, []string) {
+	hdr := c.hdr
 	p := &curParser{file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(),
 		mapCache: map[string]mapKV{}}
 	p.lineType = c.col("lineItem/LineItemType")
@@ -124,11 +124,18 @@ func newCURParser(hdr []string, opt Options) (*curParser, []string) {
 	p.spUsed = c.col("savingsPlan/UsedCommitment")
 	p.instanceType = c.col("product/instanceType")
 	// CUR 2.0 map columns hold what the legacy report spreads over columns.
-	p.productMap = exactCol(hdr, "product")
-	p.tagMap = exactCol(hdr, "resource_tags")
-	p.costCategoryMap = exactCol(hdr, "cost_category")
+	p.productMap = c.col("product")
+	p.tagMap = c.col("resource_tags")
+	p.costCategoryMap = c.col("cost_category")
+	tagSeen := map[string]int{}
 	for i, h := range hdr {
 		if k := curTagKey(h); k != "" {
+			// Tag keys are case-sensitive (user:Team and user:team are two
+			// tags); two columns of one key are not.
+			if j, twice := tagSeen[k]; twice {
+				c.noteDuplicate(j, i)
+			}
+			tagSeen[k] = i
 			p.tagCols = append(p.tagCols, curTagCol{col: i, key: k})
 		}
 	}
@@ -139,16 +146,6 @@ func newCURParser(hdr []string, opt Options) (*curParser, []string) {
 		p.needed = max(p.needed, p.interval)
 	}
 	return p, nil
-}
-
-// exactCol finds a column by its exact (case-insensitive) name.
-func exactCol(hdr []string, name string) int {
-	for i, h := range hdr {
-		if strings.EqualFold(h, name) {
-			return i
-		}
-	}
-	return -1
 }
 
 // curTagKey names the tag a CUR column holds, or "" for other columns:
@@ -207,7 +204,7 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if perr != nil {
 		return parsed{}, perr
 	}
-	unblended, perr := r.dec(p.unblended)
+	unblended, perr := r.money(p.unblended)
 	if perr != nil {
 		return parsed{}, perr
 	}
@@ -229,7 +226,7 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if l.UsageQuantity, perr = r.dec(p.usageQty); perr != nil {
 		return parsed{}, perr
 	}
-	if l.ListCost, perr = r.dec(p.listCost); perr != nil {
+	if l.ListCost, perr = r.money(p.listCost); perr != nil {
 		return parsed{}, perr
 	}
 	var productMap mapKV
@@ -326,14 +323,14 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 		l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
 		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.riARN))
-		if eff, perr = r.dec(p.riEffective); perr != nil {
+		if eff, perr = r.money(p.riEffective); perr != nil {
 			return perr
 		}
 	case "SavingsPlanCoveredUsage":
 		l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
 		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
-		if eff, perr = r.dec(p.spEffective); perr != nil {
+		if eff, perr = r.money(p.spEffective); perr != nil {
 			return perr
 		}
 	case "SavingsPlanNegation":
@@ -349,11 +346,11 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 	case "SavingsPlanRecurringFee":
 		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "recurring"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
-		total, perr := r.dec(p.spTotal) // a missing column reads as null
+		total, perr := r.money(p.spTotal) // a missing column reads as null
 		if perr != nil {
 			return perr
 		}
-		used, perr := r.dec(p.spUsed)
+		used, perr := r.money(p.spUsed)
 		if perr != nil {
 			return perr
 		}
@@ -363,11 +360,11 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 	case "RIFee":
 		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "recurring"
 		l.CommitmentID = p.in.get(r.text(p.riARN))
-		upfront, perr := r.dec(p.riUnusedUpfront)
+		upfront, perr := r.money(p.riUnusedUpfront)
 		if perr != nil {
 			return perr
 		}
-		recurring, perr := r.dec(p.riUnusedRecurring)
+		recurring, perr := r.money(p.riUnusedRecurring)
 		if perr != nil {
 			return perr
 		}

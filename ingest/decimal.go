@@ -63,6 +63,25 @@ func parseDecimal(s string) (decimal.Decimal, error) {
 	return d, nil
 }
 
+// maxAmount is the largest amount of money, in absolute value, that a bill
+// line may hold: no real charge comes near it, and past it the float64 of a
+// report cannot print it exactly, so a 30-digit cost is a mangled cell.
+func maxAmount() decimal.Decimal { return decimal.New(1, 15) }
+
+// implausibleAmount is what a money cell beyond maxAmount is told.
+const implausibleAmount = "an amount of at most 1e15 in absolute value (no real charge is larger: is the cell mangled or a column shifted?)"
+
+// checkAmount refuses an amount of money beyond maxAmount. Every reader's
+// money cells pass through it: costs, list costs, credits, commitment fees.
+func checkAmount(d decimal.Decimal) error {
+	if d.Abs().GreaterThan(maxAmount()) {
+		return errImplausible
+	}
+	return nil
+}
+
+var errImplausible = errors.New("implausible amount")
+
 // parseAmount reads a money cell as rental platforms print it: an optional
 // currency sign or code, thousands separators, a minus or parentheses for
 // refunds ("¥1,234.50", "$12.00", "-¥3.00", "(3.00)", "12.5 元").

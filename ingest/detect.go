@@ -32,7 +32,7 @@ func DetectFormat(header []string, mappings []ColumnMapping) (format string, map
 	h := cleanHeader(header)
 	idx := headerIndex(h)
 	switch {
-	case col(idx, "BilledCost") >= 0 && col(idx, "ChargePeriodStart") >= 0:
+	case idx.col("BilledCost") >= 0 && idx.col("ChargePeriodStart") >= 0:
 		return FormatFOCUS, nil, nil
 	case isNvidiaSMIHeader(h):
 		return FormatNvidiaSMI, nil, nil
@@ -52,7 +52,7 @@ func DetectFormat(header []string, mappings []ColumnMapping) (format string, map
 	return "", nil, errors.New(unrecognisedHeader(h, idx, mappings))
 }
 
-func unrecognisedHeader(h []string, idx map[string]int, mappings []ColumnMapping) string {
+func unrecognisedHeader(h []string, idx *columns, mappings []ColumnMapping) string {
 	shown := h
 	if len(shown) > 6 {
 		shown = shown[:6]
@@ -82,13 +82,13 @@ func unrecognisedHeader(h []string, idx map[string]int, mappings []ColumnMapping
 }
 
 // foreignHint recognises exports finops does not read, to say what to export instead.
-func foreignHint(idx map[string]int) string {
+func foreignHint(idx *columns) string {
 	switch {
-	case col(idx, "lineItem/UnblendedCost", "line_item_unblended_cost") >= 0:
+	case idx.col("lineItem/UnblendedCost", "line_item_unblended_cost") >= 0:
 		return "this looks like an AWS Cost and Usage Report but lacks lineItem/LineItemType: include the line item columns in the report, or export FOCUS (AWS Data Exports, FOCUS 1.0)"
-	case col(idx, "CostInBillingCurrency", "PreTaxCost", "costInBillingCurrency") >= 0:
+	case idx.col("CostInBillingCurrency", "PreTaxCost", "costInBillingCurrency") >= 0:
 		return "this looks like an Azure cost export but lacks the Date (or UsageDateTime) or MeterCategory column: export the full cost details, or the FOCUS dataset"
-	case col(idx, "cost", "sku.description", "sku_description") >= 0 && col(idx, "usage_start_time") >= 0:
+	case idx.col("cost", "sku.description", "sku_description") >= 0 && idx.col("usage_start_time") >= 0:
 		return "this looks like a GCP billing export but lacks usage_end_time or sku.description: export every column of the billing table, or a FOCUS view of it"
 	}
 	return ""
@@ -115,10 +115,10 @@ func smiColumn(h string) string {
 }
 
 // missing lists the names (as given) that the header lacks.
-func missing(idx map[string]int, names ...string) []string {
+func missing(idx *columns, names ...string) []string {
 	var out []string
 	for _, n := range names {
-		if col(idx, n) < 0 {
+		if idx.col(n) < 0 {
 			out = append(out, n)
 		}
 	}
@@ -127,7 +127,7 @@ func missing(idx map[string]int, names ...string) []string {
 
 // missingColumns lists the file columns of the mapping's required fields that
 // the header lacks (or the field itself, when the mapping does not map it).
-func (m *ColumnMapping) missingColumns(idx map[string]int) []string {
+func (m *ColumnMapping) missingColumns(idx *columns) []string {
 	var out []string
 	for _, f := range requiredMappingFields() {
 		h := strings.TrimSpace(m.Columns[f])
@@ -135,7 +135,7 @@ func (m *ColumnMapping) missingColumns(idx map[string]int) []string {
 			out = append(out, f)
 			continue
 		}
-		if col(idx, h) < 0 {
+		if idx.col(h) < 0 {
 			out = append(out, h)
 		}
 	}

@@ -62,7 +62,8 @@ type input struct {
 // header matches declares a GB encoding and the file is not evidently UTF-8
 // (a UTF-8 BOM, or a first line of non-ASCII text that is valid UTF-8): GBK
 // text is practically never valid UTF-8, so a file re-saved as UTF-8 still
-// reads right under a mapping that says gbk.
+// reads right under a mapping that says gbk. A CSV whose lines end in a lone
+// CR is read through crReader.
 func prepareInput(r io.Reader, opt Options) input {
 	br := bufio.NewReaderSize(r, sniffBytes)
 	prefix, _ := br.Peek(sniffBytes) // a read error comes back again on the first Read
@@ -72,8 +73,12 @@ func prepareInput(r io.Reader, opt Options) input {
 		}
 		return input{r: br, json: true, encoding: EncodingUTF8}
 	}
+	var text io.Reader = br
+	if c := firstNonSpace(prefix); c != '{' && c != '[' && crLineEnds(prefix) { // JSON is left to isGCPJSONInput
+		text = &crReader{r: br}
+	}
 	if bytes.HasPrefix(prefix, []byte("\xef\xbb\xbf")) || evidentlyUTF8(prefix) {
-		return input{r: br, encoding: EncodingUTF8}
+		return input{r: text, encoding: EncodingUTF8}
 	}
 	// ASCII so far, or not UTF-8: the header names the mapping, whose
 	// encoding says how to read the rest.
@@ -86,9 +91,9 @@ func prepareInput(r io.Reader, opt Options) input {
 	}
 	if m := mappingFor(hdr, opt); m != nil && isGB(m.Encoding) {
 		enc, _ := NormalizeEncoding(m.Encoding)
-		return input{r: transform.NewReader(br, simplifiedchinese.GB18030.NewDecoder()), encoding: enc}
+		return input{r: transform.NewReader(text, simplifiedchinese.GB18030.NewDecoder()), encoding: enc}
 	}
-	return input{r: br, encoding: EncodingUTF8}
+	return input{r: text, encoding: EncodingUTF8}
 }
 
 // mappingFor returns the mapping a header matches, as Parse would pick it.
@@ -184,11 +189,12 @@ func hasNonASCII(b []byte) bool {
 	return false
 }
 
+// firstLine is b up to its first line end: LF, CRLF or a lone CR.
 func firstLine(b []byte) []byte {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+	if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
 		b = b[:i]
 	}
-	return bytes.TrimSuffix(b, []byte("\r"))
+	return b
 }
 
 // csvHeader splits one header line; a malformed one gives nil.

@@ -45,53 +45,58 @@ type focusParser struct {
 }
 
 // newFOCUSParser returns the parser and the required columns the header lacks.
-func newFOCUSParser(hdr []string, opt Options) (*focusParser, []string) {
-	idx := headerIndex(hdr)
+func newFOCUSParser(idx *columns, opt Options) (*focusParser, []string) {
+	hdr := idx.hdr
 	if miss := missing(idx, "ChargePeriodStart", "ChargePeriodEnd", "BilledCost"); len(miss) > 0 {
 		return nil, miss
 	}
 	p := &focusParser{
 		file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(), tagCache: map[string]map[string]string{},
 		textHits:     map[string]instanceHit{},
-		start:        col(idx, "ChargePeriodStart"),
-		end:          col(idx, "ChargePeriodEnd"),
-		billed:       col(idx, "BilledCost"),
-		effective:    col(idx, "EffectiveCost"),
-		list:         col(idx, "ListCost"),
-		currency:     col(idx, "BillingCurrency"),
-		category:     col(idx, "ChargeCategory"),
-		class:        col(idx, "ChargeClass"),
-		frequency:    col(idx, "ChargeFrequency"),
-		pricing:      col(idx, "PricingCategory"),
-		commitStatus: col(idx, "CommitmentDiscountStatus"),
-		commitID:     col(idx, "CommitmentDiscountId"),
+		start:        idx.col("ChargePeriodStart"),
+		end:          idx.col("ChargePeriodEnd"),
+		billed:       idx.col("BilledCost"),
+		effective:    idx.col("EffectiveCost"),
+		list:         idx.col("ListCost"),
+		currency:     idx.col("BillingCurrency"),
+		category:     idx.col("ChargeCategory"),
+		class:        idx.col("ChargeClass"),
+		frequency:    idx.col("ChargeFrequency"),
+		pricing:      idx.col("PricingCategory"),
+		commitStatus: idx.col("CommitmentDiscountStatus"),
+		commitID:     idx.col("CommitmentDiscountId"),
 		// FOCUS 1.3 renamed ProviderName to ServiceProviderName.
-		provider:     col(idx, "ProviderName", "ServiceProviderName", "PublisherName", "HostProviderName", "InvoiceIssuerName"),
-		account:      col(idx, "BillingAccountId"),
-		subAccount:   col(idx, "SubAccountId"),
-		resourceID:   col(idx, "ResourceId"),
-		resourceName: col(idx, "ResourceName"),
-		resourceTyp:  col(idx, "ResourceType"),
-		service:      col(idx, "ServiceName"),
-		sku:          col(idx, "SkuId"),
-		region:       col(idx, "RegionId", "RegionName"),
-		usageQty:     col(idx, "ConsumedQuantity", "PricingQuantity"),
-		usageUnit:    col(idx, "ConsumedUnit", "PricingUnit"),
-		tags:         col(idx, "Tags"),
-		priceDetails: col(idx, "SkuPriceDetails"),
+		provider:     idx.col("ProviderName", "ServiceProviderName", "PublisherName", "HostProviderName", "InvoiceIssuerName"),
+		account:      idx.col("BillingAccountId"),
+		subAccount:   idx.col("SubAccountId"),
+		resourceID:   idx.col("ResourceId"),
+		resourceName: idx.col("ResourceName"),
+		resourceTyp:  idx.col("ResourceType"),
+		service:      idx.col("ServiceName"),
+		sku:          idx.col("SkuId"),
+		region:       idx.col("RegionId", "RegionName"),
+		usageQty:     idx.col("ConsumedQuantity", "PricingQuantity"),
+		usageUnit:    idx.col("ConsumedUnit", "PricingUnit"),
+		tags:         idx.col("Tags"),
+		priceDetails: idx.col("SkuPriceDetails"),
 	}
 	for _, n := range []string{"x_InstanceType", "x_instance_type", "InstanceType", "x_ArmSkuName", "x_VmSize"} {
-		if i := col(idx, n); i >= 0 {
+		if i := idx.col(n); i >= 0 {
 			p.instanceCols = append(p.instanceCols, i)
 		}
 	}
 	for _, n := range []string{"ResourceType", "SkuId", "SkuMeter", "x_UsageType", "x_SkuMeterName", "ChargeDescription"} {
-		if i := col(idx, n); i >= 0 {
+		if i := idx.col(n); i >= 0 {
 			p.textCols = append(p.textCols, i)
 		}
 	}
+	xSeen := map[string]int{}
 	for i, h := range hdr {
 		if len(h) > 2 && strings.EqualFold(h[:2], "x_") {
+			if j, twice := xSeen[h]; twice { // each is a tag of that name
+				idx.noteDuplicate(j, i)
+			}
+			xSeen[h] = i
 			p.xCols = append(p.xCols, i)
 		}
 	}
@@ -166,11 +171,15 @@ func (p *focusParser) parse(rec []string, line int) (parsed, *ParseError) {
 		UsageUnit:        p.in.get(p.text(rec, p.usageUnit)),
 	}
 	for _, c := range []struct {
-		dst **decimal.Decimal
-		col int
-	}{{&l.BilledCost, p.billed}, {&l.EffectiveCost, p.effective}, {&l.ListCost, p.list}, {&l.UsageQuantity, p.usageQty}} {
+		dst   **decimal.Decimal
+		col   int
+		money bool
+	}{{&l.BilledCost, p.billed, true}, {&l.EffectiveCost, p.effective, true}, {&l.ListCost, p.list, true}, {&l.UsageQuantity, p.usageQty, false}} {
 		if *c.dst, perr = p.decimal(rec, c.col, line); perr != nil {
 			return parsed{}, perr
+		}
+		if c.money && *c.dst != nil && checkAmount(**c.dst) != nil {
+			return parsed{}, p.err(line, c.col, implausibleAmount, cell(rec, c.col))
 		}
 	}
 	l.PricingMode = focusMode(l)

@@ -66,7 +66,7 @@ const (
 // isGCPHeader recognises the flattened export: a cost, the usage period and
 // the SKU or service.
 func isGCPHeader(hdr []string) bool {
-	c := newCloudCols(hdr, alnumLower)
+	c := newColumns(hdr, alnumLower)
 	return c.col(gcpCost) >= 0 && c.col(gcpStart) >= 0 && c.col(gcpEnd) >= 0 &&
 		c.col(gcpSKU, gcpService, gcpAccount) >= 0
 }
@@ -99,6 +99,9 @@ func (b *gcpBuilder) build(f gcpFields, line int) (*BillingLine, *ParseError) {
 		d, err := parseDecimal(v)
 		if err != nil {
 			return nil, f.bad(name, "a decimal number like 12.34 or 5e-06", v)
+		}
+		if (name == gcpCost || name == gcpListCost) && checkAmount(d) != nil {
+			return nil, f.bad(name, implausibleAmount, v)
 		}
 		return &d, nil
 	}
@@ -203,6 +206,9 @@ func (b *gcpBuilder) credits(f gcpFields) (*decimal.Decimal, string, *ParseError
 		amt, ok := literalDecimal(m["amount"])
 		if !ok {
 			return nil, "", f.bad(gcpCredits, "a credit amount that is a number", fmt.Sprint(m["amount"]))
+		}
+		if checkAmount(amt) != nil {
+			return nil, "", f.bad(gcpCredits, "a credit that is "+implausibleAmount, fmt.Sprint(m["amount"]))
 		}
 		sum = addDec(sum, &amt)
 		if t, ok := m["type"].(string); ok {
@@ -363,8 +369,8 @@ type gcpCSVParser struct {
 	memo map[string]any // literal cell text → parsed value
 }
 
-func newGCPCSVParser(hdr []string, opt Options) (*gcpCSVParser, []string) {
-	c := newCloudCols(hdr, alnumLower)
+func newGCPCSVParser(c *columns, opt Options) (*gcpCSVParser, []string) {
+	hdr := c.hdr
 	p := &gcpCSVParser{b: gcpBuilder{file: opt.Name, cat: opt.Catalog, in: newInterner()}, hdr: hdr,
 		cols: map[string]int{}, memo: map[string]any{}}
 	for _, n := range []string{gcpStart, gcpEnd, gcpCost, gcpCredits, gcpCurrency, gcpCostType, gcpAccount,

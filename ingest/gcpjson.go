@@ -79,7 +79,11 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 			return sum.finish(), &ParseError{File: name, Line: line, Field: path,
 				Msg: fmt.Sprintf("JSON nested %d levels deep, more than the %d a billing record needs; is this a billing export?", d, maxJSONDepth)}
 		}
-		rec, perr := newGCPJSONFields(name, line, raw)
+		var rec gcpFields
+		perr := checkJSONRecord(name, line, path, raw)
+		if perr == nil {
+			rec, perr = newGCPJSONFields(name, line, raw)
+		}
 		var l *BillingLine
 		if perr == nil {
 			l, perr = b.build(rec, line)

@@ -35,21 +35,8 @@ type smiParser struct {
 	ts, name, index, uuid, util, memUsed, memTotal, power, hostname int
 }
 
-func newSMIParser(hdr []string, opt Options) *smiParser {
-	idx := make(map[string]int, len(hdr))
-	for i, h := range hdr {
-		if k := smiColumn(h); k != "" {
-			if _, dup := idx[k]; !dup {
-				idx[k] = i
-			}
-		}
-	}
-	at := func(name string) int {
-		if i, ok := idx[name]; ok {
-			return i
-		}
-		return -1
-	}
+func newSMIParser(idx *columns, opt Options) *smiParser {
+	hdr, at := idx.hdr, idx.col
 	host := strings.TrimSpace(opt.Host)
 	if host == "" {
 		// The caller warns about logs with no host; "unknown" keeps them

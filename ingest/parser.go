@@ -48,7 +48,8 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		return nil, err
 	}
 	name := opt.Name
-	in := prepareInput(r, opt)
+	watch := &textWatch{r: r}
+	in := prepareInput(watch, opt)
 	if isGCPJSONInput(in.r, opt) {
 		return parseGCPJSON(ctx, in.r, opt, sink)
 	}
@@ -75,6 +76,10 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		perr.Msg = "header is " + perr.Msg + gbHint(first, opt)
 		return nil, perr
 	}
+	if perr := checkControl(name, line, nil, first); perr != nil {
+		perr.Msg = "header: " + perr.Msg
+		return nil, perr
+	}
 	hdr := cleanHeader(first)
 	for i := range hdr {
 		hdr[i] = strings.Clone(hdr[i])
@@ -97,6 +102,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 			return nil
 		}
 		perr := checkUTF8(name, line, setup.header, rec)
+		if perr == nil {
+			perr = checkControl(name, line, setup.header, rec)
+		}
 		if perr == nil && in.encoding != EncodingUTF8 {
 			perr = checkDecoded(name, line, setup.header, rec, in.encoding)
 		}
@@ -172,6 +180,10 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 	if f, ok := setup.p.(summaryFinisher); ok {
 		f.finishSummary(s)
 	}
+	if s.Rows == 0 && len(s.Rejected) == 0 && s.Skipped == 0 && !setup.headerIsData && watch.found() {
+		return s, &ParseError{File: name, Line: line + 1, Msg: "text after the header, but not one row was read from it: " +
+			"finops refuses to import it as 0 rows; are the line ends something other than LF, CRLF or CR, or is the header's quoting broken?"}
+	}
 	return s, nil
 }
 
@@ -199,8 +211,9 @@ type parserSetup struct {
 	headerIsData bool     // the first record is a row, not a header
 }
 
-// newRowParser picks the parser for a header found on line headerLine.
-func newRowParser(hdr []string, headerLine int, opt Options) (parserSetup, *ParseError) {
+// newRowParser picks the parser for a header found on line headerLine. A
+// column the parser reads that the header holds twice refuses the file.
+func newRowParser(hdr []string, headerLine int, opt Options) (setup parserSetup, perr *ParseError) {
 	fileErr := func(msg string) *ParseError { return &ParseError{File: opt.Name, Line: headerLine, Msg: msg} }
 	mappings := append(slices.Clone(opt.Mappings), BuiltinMappings()...)
 	detected, mapping, derr := DetectFormat(hdr, mappings)
@@ -217,9 +230,17 @@ func newRowParser(hdr []string, headerLine int, opt Options) (parserSetup, *Pars
 		}
 		format = detected
 	}
+	cols := newColumns(hdr, columnNorm(format))
+	defer func() {
+		if perr == nil {
+			if perr = cols.duplicate(opt.Name, headerLine); perr != nil {
+				setup = parserSetup{}
+			}
+		}
+	}()
 	switch format {
 	case FormatFOCUS:
-		p, miss := newFOCUSParser(hdr, opt)
+		p, miss := newFOCUSParser(cols, opt)
 		if len(miss) > 0 {
 			return parserSetup{}, fileErr(fmt.Sprintf("not a FOCUS export: missing column(s) %s%s",
 				strings.Join(miss, ", "), looksLike()))
@@ -227,16 +248,16 @@ func newRowParser(hdr []string, headerLine int, opt Options) (parserSetup, *Pars
 		return parserSetup{p: p, format: format, kind: KindBilling, header: hdr}, nil
 	case FormatNvidiaSMI:
 		if isNvidiaSMIHeader(hdr) {
-			p := newSMIParser(hdr, opt)
+			p := newSMIParser(cols, opt)
 			return parserSetup{p: p, format: format, kind: KindUtilization, header: hdr}, nil
 		}
 		if detected != "" {
 			return parserSetup{}, fileErr("not an nvidia-smi log: the first field is not timestamp" + looksLike())
 		}
 		h := defaultSMIColumns()
-		return parserSetup{p: newSMIParser(h, opt), format: format, kind: KindUtilization, header: h, headerIsData: true}, nil
+		return parserSetup{p: newSMIParser(newColumns(h, smiColumn), opt), format: format, kind: KindUtilization, header: h, headerIsData: true}, nil
 	case FormatTasks:
-		p, miss := newTasksParser(hdr, opt)
+		p, miss := newTasksParser(cols, opt)
 		if len(miss) > 0 {
 			return parserSetup{}, fileErr(fmt.Sprintf("not a tasks file: missing column(s) %s%s",
 				strings.Join(miss, ", "), looksLike()))
@@ -255,14 +276,29 @@ func newRowParser(hdr []string, headerLine int, opt Options) (parserSetup, *Pars
 		if err := mapping.Validate(); err != nil {
 			return parserSetup{}, fileErr(err.Error() + "; fix the mapping in the config")
 		}
-		return parserSetup{p: newRentalParser(hdr, *mapping, opt), format: format, kind: KindBilling, header: hdr}, nil
+		return parserSetup{p: newRentalParser(cols, *mapping, opt), format: format, kind: KindBilling, header: hdr}, nil
 	}
-	if setup, perr, ok := newCloudRowParser(format, hdr, opt, fileErr, looksLike()); ok {
+	if setup, perr, ok := newCloudRowParser(format, cols, opt, fileErr, looksLike()); ok {
 		return setup, perr
 	}
 	return parserSetup{}, &ParseError{File: opt.Name, Msg: fmt.Sprintf("unknown format %q: use %s, %s, %s, %s, %s, %s, %s, %s, %s or %s",
 		opt.Format, FormatFOCUS, FormatNvidiaSMI, FormatTasks, FormatRental, FormatCUR, FormatCUR2, FormatAzure, FormatGCP,
 		FormatRunPod, FormatVast)}
+}
+
+// columnNorm is how a format's parser matches column names.
+func columnNorm(format string) func(string) string {
+	switch format {
+	case FormatNvidiaSMI:
+		return smiColumn
+	case FormatCUR, FormatCUR2:
+		return curNorm
+	case FormatGCP:
+		return alnumLower
+	case FormatAzure:
+		return azureNorm
+	}
+	return strings.ToLower
 }
 
 func describeFormat(format string, m *ColumnMapping) string {

@@ -118,8 +118,8 @@ type rentalParser struct {
 
 func (p *rentalParser) finishSummary(s *Summary) { warnAmbiguous(s, p.ambiguous, p.loc, "lines") }
 
-func newRentalParser(hdr []string, m ColumnMapping, opt Options) *rentalParser {
-	idx := headerIndex(hdr)
+func newRentalParser(idx *columns, m ColumnMapping, opt Options) *rentalParser {
+	hdr := idx.hdr
 	p := &rentalParser{
 		file: opt.Name, mapping: m.Name, hdr: hdr, cat: opt.Catalog, loc: m.Location, in: newInterner(),
 		provider: m.Provider, currency: strings.ToUpper(strings.TrimSpace(m.Currency)),
@@ -135,7 +135,7 @@ func newRentalParser(hdr []string, m ColumnMapping, opt Options) *rentalParser {
 		p.modes[strings.ToLower(strings.TrimSpace(raw))] = mode
 	}
 	for field, name := range m.Columns {
-		if i := col(idx, strings.TrimSpace(name)); i >= 0 && strings.TrimSpace(name) != "" {
+		if i := idx.col(strings.TrimSpace(name)); i >= 0 && strings.TrimSpace(name) != "" {
 			p.cols[field] = i
 		}
 	}
@@ -167,6 +167,9 @@ func (p *rentalParser) amount(rec []string, field string, line int) (*decimal.De
 	d, err := parseAmount(v)
 	if err != nil {
 		return nil, p.err(line, i, rentalAmountExample, v)
+	}
+	if field != "usage_quantity" && checkAmount(d) != nil {
+		return nil, p.err(line, i, implausibleAmount, v)
 	}
 	return &d, nil
 }

@@ -77,7 +77,11 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 			}
 			sum.sum.Format = format
 		}
-		lines, perr := p.record(raw, path, line)
+		perr := checkJSONRecord(name, line, path, raw)
+		var lines []*BillingLine
+		if perr == nil {
+			lines, perr = p.record(raw, path, line)
+		}
 		if perr != nil {
 			sum.sum.Rejected = append(sum.sum.Rejected, perr)
 			if len(sum.sum.Rejected) > maxBad {

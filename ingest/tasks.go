@@ -23,16 +23,16 @@ type tasksParser struct {
 func (p *tasksParser) finishSummary(s *Summary) { warnAmbiguous(s, p.ambiguous, p.loc, "runs") }
 
 // newTasksParser returns the parser and the required columns the header lacks.
-func newTasksParser(hdr []string, opt Options) (*tasksParser, []string) {
-	idx := headerIndex(hdr)
+func newTasksParser(idx *columns, opt Options) (*tasksParser, []string) {
+	hdr := idx.hdr
 	if miss := missing(idx, "task", "resource", "start", "end"); len(miss) > 0 {
 		return nil, miss
 	}
 	return &tasksParser{
 		file: opt.Name, hdr: hdr, loc: opt.Location, in: newInterner(),
-		task: col(idx, "task"), team: col(idx, "team"), kind: col(idx, "kind"),
-		resource: col(idx, "resource"), gpus: col(idx, "gpus"), start: col(idx, "start"),
-		end: col(idx, "end"), units: col(idx, "units"), unit: col(idx, "unit"),
+		task: idx.col("task"), team: idx.col("team"), kind: idx.col("kind"),
+		resource: idx.col("resource"), gpus: idx.col("gpus"), start: idx.col("start"),
+		end: idx.col("end"), units: idx.col("units"), unit: idx.col("unit"),
 	}, nil
 }
 

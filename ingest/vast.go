@@ -94,10 +94,16 @@ func (p *vastParser) amount(c *vastCharge, path string, line int) (decimal.Decim
 		if err != nil {
 			return d, p.bad(line, path, "amount", "an amount in USD like 0.333 or \"1.000\"", c.Amount)
 		}
+		if checkAmount(d) != nil {
+			return d, p.bad(line, path, "amount", implausibleAmount, c.Amount)
+		}
 		return d, nil
 	}
 	cents, present, err := jsonDecimal(c.AmountCents)
 	if present && err == nil && cents.IsInteger() {
+		if checkAmount(cents.Shift(-2)) != nil {
+			return cents, p.bad(line, path, "amount_cents", implausibleAmount, c.AmountCents)
+		}
 		return cents.Shift(-2), nil
 	}
 	if present {

@@ -1,0 +1,188 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// firstRow is a testdata CSV cut to its header and first row, through edit.
+func firstRow(t *testing.T, name string, edit func(hdr, row []string) ([]string, []string)) string {
+	t.Helper()
+	b, err := os.ReadFile(testdata(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))))
+	cr.TrimLeadingSpace, cr.FieldsPerRecord = true, -1
+	hdr, err := cr.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := cr.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(row) < len(hdr) { // CUR leaves empty trailing cells out
+		row = append(row, "")
+	}
+	hdr, row = edit(slices.Clone(hdr), slices.Clone(row))
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	w.Write(hdr)
+	w.Write(row)
+	w.Flush()
+	return out.String()
+}
+
+// index is the column of name in hdr, found by hand-written equality.
+func index(t *testing.T, hdr []string, name string) int {
+	t.Helper()
+	for i, h := range hdr {
+		if h == name {
+			return i
+		}
+	}
+	t.Fatalf("no column %q in %q", name, hdr)
+	return -1
+}
+
+func parseString(in, name string) (*Summary, *recSink, error) {
+	sink := &recSink{}
+	sum, err := Parse(context.Background(), strings.NewReader(in), Options{Name: name}, sink)
+	return sum, sink, err
+}
+
+// csvReaders names, for each CSV reader, a file and a column it reads.
+var csvReaders = []struct{ file, column string }{
+	{"focus_sample.csv", "BilledCost"},
+	{"aws/test_cur.csv", "lineItem/UnblendedCost"},
+	{"azure/EA_ActualCost_Small.csv", "Cost"},
+	{"gcp/2022-08-01_5.csv", "cost"},
+	{"autodl_sample.csv", "应付金额"},
+	{"tasks_sample.csv", "Task"},
+	{"derived_query-gpu_subset.csv", "utilization.gpu [%]"},
+}
+
+// TestDuplicateColumn: a column a reader reads, repeated at the end of the
+// header (with its value repeated in the row), refuses the file naming the
+// column and both positions, for every CSV reader. Unchanged, each file's
+// first row reads.
+func TestDuplicateColumn(t *testing.T) {
+	for _, c := range csvReaders {
+		t.Run(c.file, func(t *testing.T) {
+			var first, second int
+			in := firstRow(t, c.file, func(hdr, row []string) ([]string, []string) {
+				first, second = index(t, hdr, c.column)+1, len(hdr)+1
+				return append(hdr, c.column), append(row, row[first-1])
+			})
+			_, _, err := parseString(in, "dup.csv")
+			wantErrParts(t, err, "dup.csv:1", fmt.Sprintf("%q", c.column),
+				fmt.Sprintf("appears twice (columns %d and %d)", first, second), "remove or rename one")
+			ok := firstRow(t, c.file, func(hdr, row []string) ([]string, []string) { return hdr, row })
+			if sum, _, err := parseString(ok, "ok.csv"); err != nil || sum.Rows != 1 {
+				t.Errorf("the file without the duplicate: %v", err)
+			}
+		})
+	}
+}
+
+// TestDuplicateColumnSpellings: two spellings of one column are one column
+// twice; a repeated column no reader reads, and tags that differ in case,
+// are accepted.
+func TestDuplicateColumnSpellings(t *testing.T) {
+	_, _, err := parseString(firstRow(t, "aws/test_cur.csv", func(hdr, row []string) ([]string, []string) {
+		return append(hdr, "line_item_unblended_cost"), append(row, "0")
+	}), "cur.csv")
+	wantErrParts(t, err, "cur.csv:1", `"lineItem/UnblendedCost"`, `"line_item_unblended_cost" name the same field`)
+	_, _, err = parseString(firstRow(t, "focus_sample.csv", func(hdr, row []string) ([]string, []string) {
+		return append(hdr, "x_Team", "x_Team"), append(row, "a", "b")
+	}), "x.csv")
+	wantErrParts(t, err, "x.csv:1", `"x_Team" appears twice`)
+
+	sum, sink, err := parseString(firstRow(t, "aws/test_cur.csv", func(hdr, row []string) ([]string, []string) {
+		return append(hdr, "unused", "unused", "resourceTags/user:Team", "resourceTags/user:team"), append(row, "1", "2", "A", "b")
+	}), "tags.csv")
+	if err != nil || sum.Rows != 1 {
+		t.Fatalf("repeated unread column, case-different tags: %v", err)
+	}
+	if tags := sink.lines[0].Tags; tags["Team"] != "A" || tags["team"] != "b" {
+		t.Errorf("tags %v", tags)
+	}
+}
+
+// TestDuplicateJSONKey: a key twice in one object of a record, or in two
+// cases (encoding/json reads both into one field), refuses the record in
+// RunPod, Vast.ai and GCP JSON, naming the key's path.
+func TestDuplicateJSONKey(t *testing.T) {
+	runpod := `{"amount": %s, "gpuTypeId": "NVIDIA H100 80GB HBM3", "podId": "p1", "time": "2026-11-02T00:00:00Z", "timeBilledMs": 3600000}`
+	vast := `{"results": [{"type": "instance", "source": "instance-1", "amount": 1, "start": 1791504000, "end": 1791590400, ` +
+		`"items": [{"type": "gpu", "amount": 1, %s}]}]}`
+	gcp, err := os.ReadFile(testdata("gcp/gpu_billing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gcpFirst, _, _ := strings.Cut(string(gcp), "\n")
+	cases := []struct{ in, want string }{
+		{"[" + fmt.Sprintf(runpod, `1, "amount": 2`) + "]", `"[0].amount": the key "amount" appears twice`},
+		{"[\n" + fmt.Sprintf(runpod, `1, "Amount": 1000`) + "]", `:2: field "[0].Amount": the key "Amount" appears twice`},
+		{fmt.Sprintf(vast, `"description": "a", "description": "b"`), `"results[0].items[0].description"`},
+		{strings.Replace(gcpFirst, `"cost": `, `"cost": 1, "cost": `, 1), `"record 1.cost"`},
+		{strings.Replace(gcpFirst, `"usage": {`, `"usage": {"unit": "x", `, 1), `"record 1.usage.unit"`},
+	}
+	for _, c := range cases {
+		_, _, err := parseString(c.in, "dup.json")
+		wantErrParts(t, err, "dup.json:", c.want)
+	}
+}
+
+// TestControlCharacters: a NUL or another control character in a field
+// refuses the row naming file, line and field, for every reader, CSV or
+// JSON; TAB, LF and CR in free text stay accepted.
+func TestControlCharacters(t *testing.T) {
+	for _, c := range []struct{ file, column string }{
+		{"focus_sample.csv", "ResourceId"},
+		{"aws/test_cur.csv", "lineItem/ResourceId"},
+		{"azure/EA_ActualCost_Small.csv", "ResourceId"},
+		{"gcp/2022-08-01_5.csv", "project.id"},
+		{"autodl_sample.csv", "实例ID"},
+		{"tasks_sample.csv", "Task"},
+		{"derived_query-gpu_subset.csv", "uuid"},
+	} {
+		for _, ctl := range []string{"\x00", "\x1b[2J", "\x7f"} {
+			in := firstRow(t, c.file, func(hdr, row []string) ([]string, []string) {
+				i := index(t, hdr, c.column)
+				row[i] = "id" + ctl + "x"
+				return hdr, row
+			})
+			_, _, err := parseString(in, "ctl.csv")
+			wantErrParts(t, err, "ctl.csv:2", fmt.Sprintf("field %q", c.column), "control character")
+		}
+	}
+	runpod := `[{"amount": 1, "gpuTypeId": "NVIDIA H100 80GB HBM3", "podId": %s, "time": "2026-11-02T00:00:00Z", "timeBilledMs": 3600000}]`
+	for _, id := range []string{`"p\u0000"`, `"p\u001b]0;x\u0007"`, `"p\b"`, "\"p\x7f\""} {
+		_, _, err := parseString(fmt.Sprintf(runpod, id), "ctl.json")
+		wantErrParts(t, err, "ctl.json:1", `"[0].podId"`, "control character")
+	}
+	gcp, _ := os.ReadFile(testdata("gcp/gpu_billing.json"))
+	gcpFirst, _, _ := strings.Cut(string(gcp), "\n")
+	_, _, err := parseString(strings.Replace(gcpFirst, `"project": {"id": "`, `"project": {"id": "\u0000`, 1), "ctl.json")
+	wantErrParts(t, err, "ctl.json:1", `"record 1.project.id"`, "NUL (U+0000)")
+
+	// Free text keeps its TABs and line breaks.
+	sum, sink, err := parseString(firstRow(t, "focus_sample.csv", func(hdr, row []string) ([]string, []string) {
+		row[index(t, hdr, "ResourceName")] = "a\tb\nc"
+		return hdr, row
+	}), "text.csv")
+	if err != nil || sum.Rows != 1 || sink.lines[0].ResourceName != "a\tb\nc" {
+		t.Errorf("TAB and LF in a name: %v, %+v", err, sink.lines)
+	}
+	if _, _, err := parseString(fmt.Sprintf(runpod, `"p\t1"`), "tab.json"); err != nil {
+		t.Errorf("TAB in JSON text: %v", err)
+	}
+}
