@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -50,6 +51,13 @@ func (a *analyzer) resource(r *gpuResource) {
 	owner := a.teamCost(r.team)
 	pool := a.pool(r)
 	busyDays := make([]bool, (a.lb[1]-a.lb[0]+minutesPerDay-1)/minutesPerDay)
+	// With k of n GPUs reporting, the k stand for all n in what the resource
+	// needs (metrics.md §Partial telemetry); the silent GPUs' minutes stay
+	// unmonitored in the report's hours.
+	busyScale := 1.0
+	if k := len(r.slots); k > 0 && k < r.gpuCount {
+		busyScale = float64(r.gpuCount) / float64(k)
+	}
 	var bands UtilBands
 	satRun := make([]int, r.gpuCount) // current run of saturated minutes per slot
 	satMax := 0
@@ -66,7 +74,7 @@ func (a *analyzer) resource(r *gpuResource) {
 				pool.first = t
 			}
 			if class == active {
-				pool.busy[(t-a.lb[0])/60] += 1.0 / 60
+				pool.busy[(t-a.lb[0])/60] += busyScale / 60
 				busyDays[(t-a.lb[0])/minutesPerDay] = true
 			}
 			if !inWin {
@@ -111,6 +119,10 @@ func (a *analyzer) resource(r *gpuResource) {
 	if len(r.slots) == 0 && wu.billed > 0 {
 		a.warn("%s (%d×%s) has no utilization data: its GPU-hours are unmonitored", r.key, r.gpuCount, r.model)
 		a.res.DataQuality.UnmatchedResources = append(a.res.DataQuality.UnmatchedResources, r.key)
+	}
+	if k := len(r.slots); k > 0 && k < r.gpuCount && lu.billed > 0 {
+		a.warn("%s: %d GPUs billed, %d report telemetry: the other %d are unmonitored, and its advice assumes they work as the %d that report",
+			r.key, r.gpuCount, k, r.gpuCount-k, k)
 	}
 	days, weeks := 0, map[int]bool{}
 	for d, busy := range busyDays {
@@ -203,7 +215,11 @@ func (a *analyzer) allByGPU(k string) bool {
 }
 
 // runSlots are the slot indexes a run holds: the GPUs it names, else all.
-func runSlots(r *gpuResource, run *ingest.TaskRun) []int {
+// A named GPU that reports no telemetry takes one of the resource's silent
+// slots (its cost is the same as any slot's; its idle time is unknown); a
+// GPU that reports for another resource, or one that fits no slot, holds
+// nothing here. Each of these is warned about once per task and GPU.
+func (a *analyzer) runSlots(r *gpuResource, run *ingest.TaskRun) []int {
 	var out []int
 	if len(run.GPUs) == 0 {
 		for s := 0; s < r.gpuCount; s++ {
@@ -211,15 +227,50 @@ func runSlots(r *gpuResource, run *ingest.TaskRun) []int {
 		}
 		return out
 	}
-	for s, sl := range r.slots {
-		for _, g := range run.GPUs {
-			if g == sl.series.Key || (sl.series.UUID != "" && g == sl.series.UUID) {
-				out = append(out, s)
-				break
-			}
+	for _, g := range run.GPUs {
+		s := slices.IndexFunc(r.slots, func(sl *slot) bool {
+			return g == sl.series.Key || (sl.series.UUID != "" && g == sl.series.UUID)
+		})
+		if s < 0 {
+			s = a.silentSlot(r, run.Task, g)
+		}
+		if s >= 0 && !slices.Contains(out, s) {
+			out = append(out, s)
 		}
 	}
+	slices.Sort(out)
 	return out
+}
+
+// silentSlot places a GPU a task names on r that is none of r's reporting
+// GPUs, and warns once per task and GPU.
+func (a *analyzer) silentSlot(r *gpuResource, task, gpu string) int {
+	warn := func(format string, args ...any) {
+		if k := task + "\x00" + gpu; !a.taskGPUWarned[k] {
+			a.taskGPUWarned[k] = true
+			a.warn(format, args...)
+		}
+	}
+	if owner := a.gpuOwner[gpu]; owner != nil && owner != r {
+		warn("task %s names GPU %s on %s, but that GPU reports for %s: its time there is not counted to the task",
+			task, gpu, r.key, owner.key)
+		return -1
+	}
+	if s, ok := r.silent[gpu]; ok {
+		warn("task %s ran on GPU %s of %s, which reports no telemetry: its cost is counted, its idle time cannot be", task, gpu, r.key)
+		return s
+	}
+	if s := len(r.slots) + len(r.silent); s < r.gpuCount {
+		if r.silent == nil {
+			r.silent = map[string]int{}
+		}
+		r.silent[gpu] = s
+		warn("task %s ran on GPU %s of %s, which reports no telemetry: its cost is counted, its idle time cannot be", task, gpu, r.key)
+		return s
+	}
+	warn("task %s names GPU %s on %s, which neither reports telemetry nor fits its %d billed GPUs: that GPU's time is not counted to the task",
+		task, gpu, r.key, r.gpuCount)
+	return -1
 }
 
 // runRange is the run's grid range clipped to the window.
@@ -236,7 +287,7 @@ func (a *analyzer) holders(r *gpuResource, runs []*ingest.TaskRun, slots []uint1
 	}
 	for _, run := range runs {
 		s0, s1 := a.runRange(run)
-		for _, s := range runSlots(r, run) {
+		for _, s := range a.runSlots(r, run) {
 			for t := s0; t < s1; t++ {
 				if s < int(slots[t]) && held[s][t-a.win[0]] < math.MaxUint8 {
 					held[s][t-a.win[0]]++
@@ -275,7 +326,7 @@ func (a *analyzer) attributeRuns(r *gpuResource, runs []*ingest.TaskRun, held []
 				}
 			}
 		}
-		for _, s := range runSlots(r, run) {
+		for _, s := range a.runSlots(r, run) {
 			for t := s0; t < s1; t++ {
 				if s >= int(slots[t]) {
 					continue

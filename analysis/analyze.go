@@ -157,6 +157,15 @@ func analyzeWindow(in *Input) (*Result, error) {
 			a.resourceNames[n] = true
 		}
 	}
+	a.gpuOwner, a.taskGPUWarned = map[string]*gpuResource{}, map[string]bool{}
+	for _, r := range resources {
+		for _, s := range r.slots {
+			a.gpuOwner[s.series.Key] = r
+			if s.series.UUID != "" {
+				a.gpuOwner[s.series.UUID] = r
+			}
+		}
+	}
 	a.runs = groupRuns(in.TaskRuns)
 	for _, r := range resources {
 		a.resource(r)
@@ -202,7 +211,9 @@ type analyzer struct {
 	// Task runs taken by a resource through the GPUs they name (runs from
 	// Prometheus labels name their host, not the billed resource).
 	gpuRuns       map[*ingest.TaskRun]bool
-	resourceNames map[string]bool // lower-case ids and names of the GPU resources
+	resourceNames map[string]bool         // lower-case ids and names of the GPU resources
+	gpuOwner      map[string]*gpuResource // GPU key and uuid → the resource its telemetry serves
+	taskGPUWarned map[string]bool         // task + GPU already warned about (runSlots)
 
 	total         usage // window, all GPU resources
 	unallocated   float64

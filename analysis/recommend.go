@@ -103,14 +103,20 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 	}
 
 	n := float64(r.gpuCount)
-	a30 := lu.active / 60 / n * 30 / days
+	// A is per GPU over the GPUs that report (k of n): silent GPUs are
+	// unknown, not idle (metrics.md §Partial telemetry).
+	k, partial := n, ""
+	if len(r.slots) > 0 && len(r.slots) < r.gpuCount {
+		k, partial = float64(len(r.slots)), fmt.Sprintf("%d of %d GPUs report; ", len(r.slots), r.gpuCount)
+	}
+	a30 := lu.active / 60 / k * 30 / days
 	rec.ActiveHoursPerMonth = a30
 	pr := a.lookupPrices(r, lu, days)
 	slack := 1 + p.ReleaseSlack
 	if !math.IsNaN(pr.hourly) && !math.IsNaN(pr.monthly) && pr.hourly > 0 {
 		rec.BreakevenHoursPerMonth = pr.monthly / (pr.hourly * slack)
 	}
-	busy := fmt.Sprintf("busy %.0f h/month per GPU", a30)
+	busy := fmt.Sprintf("%sbusy %.0f h/month per GPU", partial, a30)
 
 	if a30 < p.ReleaseBelow {
 		rec.Action, rec.RecommendedMonthlyCost, rec.MonthlySavings = ActionRelease, 0, rec.CurrentMonthlyCost

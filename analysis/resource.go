@@ -21,7 +21,8 @@ type gpuResource struct {
 	team          string
 	interruptible bool
 	lines         []*ingest.BillingLine
-	slots         []*slot // known GPUs, at most gpuCount
+	slots         []*slot        // known GPUs, at most gpuCount
+	silent        map[string]int // GPUs task runs name that report no telemetry → their slot (runSlots)
 }
 
 type slot struct {
