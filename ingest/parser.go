@@ -91,6 +91,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		sum.sum.Encoding = in.encoding
 	}
 	maxBad := max(opt.MaxBadRows, 0)
+	lines := newLineChecker(opt, fieldsOf(setup.p), sum)
 
 	handle := func(rec []string, line int) error {
 		if blankRecord(rec) {
@@ -110,6 +111,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		var out parsed
 		if perr == nil {
 			out, perr = setup.p.parse(rec, line)
+		}
+		if perr == nil && out.billing != nil {
+			perr = lines.check(out.billing, "")
 		}
 		if perr != nil {
 			sum.sum.Rejected = append(sum.sum.Rejected, perr)
