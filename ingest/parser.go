@@ -22,6 +22,8 @@ type parsed struct {
 	billing *BillingLine
 	sample  *GPUSample
 	task    *TaskRun
+	// dropped is a telemetry row that is no sample (ValidUtil): counted, not refused.
+	dropped bool
 }
 
 // Parse reads one file (a FOCUS export, an nvidia-smi --query-gpu log, a
@@ -124,6 +126,8 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		}
 		var err error
 		switch {
+		case out.dropped:
+			sum.sum.SamplesDropped++
 		case out.billing != nil:
 			if err = sink.Billing(out.billing); err == nil {
 				sum.billing(out.billing)
