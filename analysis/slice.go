@@ -102,8 +102,9 @@ func (r *Result) ForTeam(team string) *Result {
 
 	dq := r.DataQuality
 	out.DataQuality = DataQuality{
-		Sources:      slices.Clone(dq.Sources),
-		RowsRejected: dq.RowsRejected,
+		Sources:        slices.Clone(dq.Sources),
+		RowsRejected:   dq.RowsRejected,
+		SamplesDropped: slices.Clone(dq.SamplesDropped),
 	}
 	for _, w := range dq.Warnings {
 		if mentionsOnly(w, own, other) {

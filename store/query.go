@@ -27,8 +27,8 @@ type Source struct {
 	SamplesDropped int
 	Warnings       int
 	Currency       string
-	TotalCost    string
-	ImportedAt   time.Time
+	TotalCost      string
+	ImportedAt     time.Time
 }
 
 // Lines returns every billing line whose charge period overlaps [from, to).
