@@ -154,8 +154,10 @@ func TestFOCUSFeatures(t *testing.T) {
 	if want := decimal.RequireFromString("1507.25"); !sum.TotalCost.Equal(want) {
 		t.Errorf("TotalCost %s, want %s", sum.TotalCost, want)
 	}
-	if sum.GPULines != 3 {
-		t.Errorf("GPULines %d, want 3", sum.GPULines)
+	// GPU lines are GPU usage lines (IsGPUUsage, as the report counts them):
+	// the p5 and g6e usage; the credit and the unused commitment are not.
+	if sum.GPULines != 2 {
+		t.Errorf("GPULines %d, want 2", sum.GPULines)
 	}
 	if got := strings.Join(sum.Currencies, ","); got != "USD" {
 		t.Errorf("currencies %q, want USD (upper-cased)", got)
@@ -316,7 +318,7 @@ func TestFOCUSInline(t *testing.T) {
 		t.Errorf("tags %q / %q", l.Tags, sink.lines[1].Tags)
 	}
 	// No ChargeCategory or ChargeFrequency column: no mode, no GPU usage.
-	if l.PricingMode != "" || l.IsGPUUsage() || sum.GPULines != 1 {
+	if l.PricingMode != "" || l.IsGPUUsage() || sum.GPULines != 0 {
 		t.Errorf("mode %q usage %v lines %d", l.PricingMode, l.IsGPUUsage(), sum.GPULines)
 	}
 	for _, bad := range []string{`"""just a string"""`, `"{""a"": 1"`, "42"} {
