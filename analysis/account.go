@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -510,6 +511,11 @@ func (a *analyzer) finish() {
 	dq := &r.DataQuality
 	dq.Sources = append(dq.Sources, a.in.Sources...)
 	dq.RowsRejected = a.in.Rejected
+	dq.SamplesDropped = slices.Clone(a.in.SamplesDropped)
+	for _, d := range dq.SamplesDropped {
+		dq.Warnings = append(dq.Warnings, fmt.Sprintf("%d utilization samples of %s dropped: outside 0–100 %% or not a number (never clamped)", d.Samples, d.Source))
+	}
+	dq.Warnings = append(dq.Warnings, a.in.IngestWarnings...)
 	dq.UnmonitoredShare = a.total.unmonitoredShare()
 	sortResults(r)
 }

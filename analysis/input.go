@@ -24,6 +24,10 @@ type Input struct {
 	Prices    []Price
 	Sources   []SourceStatus // for the data-quality box
 	Rejected  int            // rows rejected at ingest (data quality)
+	// SamplesDropped and IngestWarnings are what ingest dropped or warned
+	// about in the files overlapping the window (data quality).
+	SamplesDropped []DroppedSamples
+	IngestWarnings []string
 
 	// SkipHourly leaves Result.HourlyUtil (one row per GPU and hour: the
 	// heatmap and the Utilization sheet) empty, for callers that show no
@@ -116,6 +120,13 @@ func DefaultParams() Params {
 }
 
 // SourceStatus is one source as the data-quality box shows it.
+// DroppedSamples counts a telemetry source's readings that were no sample:
+// a utilization outside 0–100 % or not a number (ingest.ValidUtil).
+type DroppedSamples struct {
+	Source  string `json:"source"`
+	Samples int    `json:"samples"`
+}
+
 type SourceStatus struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`

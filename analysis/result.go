@@ -215,6 +215,8 @@ type DataQuality struct {
 	// resources with no telemetry at all (both also in Warnings).
 	UnmatchedGPUs      []UnmatchedGPU `json:"unmatched_gpus,omitempty"`
 	UnmatchedResources []string       `json:"unmatched_resources,omitempty"`
+	// Telemetry readings dropped at ingest, per source (also in Warnings).
+	SamplesDropped []DroppedSamples `json:"samples_dropped,omitempty"`
 }
 
 // UnmatchedGPU is a GPU whose telemetry matches no billed resource.

@@ -102,9 +102,10 @@ func (r *Result) ForTeam(team string) *Result {
 
 	dq := r.DataQuality
 	out.DataQuality = DataQuality{
-		Sources:      slices.Clone(dq.Sources),
-		RowsRejected: dq.RowsRejected,
-		Clipped:      dq.Clipped,
+		Sources:        slices.Clone(dq.Sources),
+		RowsRejected:   dq.RowsRejected,
+		SamplesDropped: slices.Clone(dq.SamplesDropped),
+		Clipped:        dq.Clipped,
 	}
 	for _, w := range dq.Warnings {
 		if w == dq.Clipped || mentionsOnly(w, own, other) {

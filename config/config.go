@@ -63,6 +63,9 @@ type Source struct {
 	Path    string `yaml:"path"`
 	Format  string `yaml:"format"`
 	Mapping string `yaml:"mapping"`
+	// Currency is the currency of billing lines whose file leaves it blank
+	// (a FOCUS export without BillingCurrency); such lines are refused without it.
+	Currency string `yaml:"currency"`
 }
 
 // Mapping is a rental-platform column mapping (see ingest.ColumnMapping).

@@ -158,13 +158,23 @@ func stripThousands(s string) (string, bool) {
 // parseMeasure reads an nvidia-smi number with or without its unit
 // ("631.95 W", "19818 MiB", "100 %", "100").
 func parseMeasure(s string) (float64, error) {
+	f, err := parseUtil(s)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, errNotNumber
+	}
+	return f, nil
+}
+
+// parseUtil is parseMeasure that lets NaN and infinities through, for
+// ValidUtil to count them as dropped samples.
+func parseUtil(s string) (float64, error) {
 	if i := strings.IndexByte(s, ' '); i >= 0 {
 		s = s[:i]
 	}
 	s = strings.TrimSuffix(s, "%")
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0, errNotNumber
 	}
-	return f, nil
+	return f, nil // out of range: ±Inf
 }

@@ -154,8 +154,10 @@ func TestFOCUSFeatures(t *testing.T) {
 	if want := decimal.RequireFromString("1507.25"); !sum.TotalCost.Equal(want) {
 		t.Errorf("TotalCost %s, want %s", sum.TotalCost, want)
 	}
-	if sum.GPULines != 3 {
-		t.Errorf("GPULines %d, want 3", sum.GPULines)
+	// GPU lines are GPU usage lines (IsGPUUsage, as the report counts them):
+	// the p5 and g6e usage; the credit and the unused commitment are not.
+	if sum.GPULines != 2 {
+		t.Errorf("GPULines %d, want 2", sum.GPULines)
 	}
 	if got := strings.Join(sum.Currencies, ","); got != "USD" {
 		t.Errorf("currencies %q, want USD (upper-cased)", got)
@@ -232,7 +234,8 @@ func TestFOCUSSpecExamples(t *testing.T) {
 		name := "focus-spec-examples/" + e.Name()
 		t.Run(e.Name(), func(t *testing.T) {
 			want := scanFOCUSLoose(t, testdata(name))
-			sum, sink, err := parseFile(t, name, Options{})
+			// The spec's examples have no BillingCurrency column: --currency says it.
+			sum, sink, err := parseFile(t, name, Options{Currency: "USD"})
 			if line, bad := impossibleHour(t, testdata(name)); line > 0 {
 				wantErrParts(t, err, fmt.Sprintf("%s:%d", e.Name(), line), bad)
 				return
@@ -302,7 +305,7 @@ func TestFOCUSInline(t *testing.T) {
 		`1,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,"{""x_InstanceType"": ""g6.xlarge"", ""vCPU"": 4}","""env"": ""prod"", ""team"": ""ml"""` + "\n" +
 		`2,2026-11-01T00:00:00Z,2026-11-01T01:00:00Z,NULL,{}` + "\n"
 	sink := &recSink{}
-	sum, err := Parse(t.Context(), strings.NewReader(in), Options{Name: "f12.csv"}, sink)
+	sum, err := Parse(t.Context(), strings.NewReader(in), Options{Name: "f12.csv", Currency: "USD"}, sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +318,7 @@ func TestFOCUSInline(t *testing.T) {
 		t.Errorf("tags %q / %q", l.Tags, sink.lines[1].Tags)
 	}
 	// No ChargeCategory or ChargeFrequency column: no mode, no GPU usage.
-	if l.PricingMode != "" || l.IsGPUUsage() || sum.GPULines != 1 {
+	if l.PricingMode != "" || l.IsGPUUsage() || sum.GPULines != 0 {
 		t.Errorf("mode %q usage %v lines %d", l.PricingMode, l.IsGPUUsage(), sum.GPULines)
 	}
 	for _, bad := range []string{`"""just a string"""`, `"{""a"": 1"`, "42"} {

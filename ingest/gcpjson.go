@@ -49,6 +49,7 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 	b := &gcpBuilder{file: name, cat: opt.Catalog, in: newInterner()}
 	sum := newSummarizer(FormatGCP, KindBilling)
 	maxBad := max(opt.MaxBadRows, 0)
+	lines := newLineChecker(opt, gcpLineFields, sum)
 	if array {
 		if _, err := j.dec.Token(); err != nil {
 			return sum.finish(), j.fail(err, "")
@@ -87,6 +88,9 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 		var l *BillingLine
 		if perr == nil {
 			l, perr = b.build(rec, line)
+		}
+		if perr == nil {
+			perr = lines.check(l, "")
 		}
 		if perr != nil {
 			if n == 1 && rec != nil && rec.text(gcpStart) == "" && rec.text(gcpCost) == "" {

@@ -93,12 +93,11 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		dst  **float64
 		col  int
 		what string
-		max  float64
 	}{
-		{&s.Util, p.util, "a utilization between 0 and 100 like 87 %", 100},
-		{&s.MemUsed, p.memUsed, "memory in MiB like 19818 MiB", 0},
-		{&s.MemTotal, p.memTotal, "memory in MiB like 81559 MiB", 0},
-		{&s.PowerWatt, p.power, "power in watts like 631.95 W", 0},
+		{&s.Util, p.util, "a utilization like 87 %"},
+		{&s.MemUsed, p.memUsed, "memory in MiB like 19818 MiB"},
+		{&s.MemTotal, p.memTotal, "memory in MiB like 81559 MiB"},
+		{&s.PowerWatt, p.power, "power in watts like 631.95 W"},
 	} {
 		v := cell(rec, m.col)
 		if isNullNumber(v) {
@@ -108,14 +107,25 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		f := p.lastVal[i]
 		if v != p.lastText[i] {
 			var err error
-			f, err = parseMeasure(v)
-			if err != nil || f < 0 || m.max > 0 && f > m.max {
+			if m.dst == &s.Util {
+				// A number out of 0–100 % (NaN too) is no sample, as from
+				// every other source; text that is no number is a bad field.
+				if f, err = parseUtil(v); err == nil && !ValidUtil(f) {
+					return parsed{dropped: true}, nil
+				}
+			} else {
+				f, err = parseMeasure(v)
+			}
+			if err != nil || f < 0 {
 				return parsed{}, fieldErr(p.file, line, columnName(p.hdr, m.col), m.what+" (or [N/A])", v)
 			}
 			p.lastText[i], p.lastVal[i] = strings.Clone(v), f
 		}
 		x.vals[i] = f
 		*m.dst = &x.vals[i]
+	}
+	if err := CheckMemory(s.MemUsed, s.MemTotal); err != nil {
+		return parsed{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.memUsed), Msg: err.Error()}
 	}
 	return parsed{sample: s}, nil
 }

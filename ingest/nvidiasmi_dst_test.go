@@ -206,7 +206,7 @@ func TestTasksDaylightSaving(t *testing.T) {
 			t.Errorf("run %s: %v – %v, want %v – %v", got.Task, got.Start, got.End, w[0], w[1])
 		}
 	}
-	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "1 runs") || !strings.Contains(sum.Warnings[0], "America/New_York") {
+	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0].Error(), "1 runs") || !strings.Contains(sum.Warnings[0].Error(), "America/New_York") {
 		t.Errorf("warnings = %q, want one naming 1 run and the zone", sum.Warnings)
 	}
 	_, err = Parse(context.Background(), strings.NewReader(hdr+"d,r,2026-03-08 02:30:00,2026-03-08 04:00:00\n"),

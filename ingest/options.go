@@ -21,6 +21,10 @@ type Options struct {
 	// MaxBadRows is how many bad rows a file may have before it is refused;
 	// rejected rows are counted in Summary.Rejected. Default 0: any bad row refuses the file.
 	MaxBadRows int
+	// Currency is the currency of billing lines whose file leaves it blank
+	// (--currency, or the billing source's currency in the config). "" =
+	// none: a line without a currency is a bad row.
+	Currency string
 }
 
 // ColumnMapping maps a rental platform's CSV columns onto billing-line fields.

@@ -64,9 +64,21 @@ type Summary struct {
 	// Skipped counts records read and deliberately left out because they are
 	// not charges (Vast.ai balance deposits and payouts).
 	Skipped int
-	// Warnings say what the file left open and how it was read (local times
-	// in the hour a clock fell back, with nothing to tell the two apart).
-	Warnings []string
+	// Warnings are lines kept but suspect (a charge period longer than a
+	// billing period), the first maxWarnings of WarningCount.
+	Warnings     []*ParseError
+	WarningCount int
+	// SamplesDropped counts telemetry readings that are no sample: a
+	// utilization outside 0–100 % or not a number (ValidUtil).
+	SamplesDropped int
+}
+
+// Warn records a warning, keeping the first few.
+func (s *Summary) Warn(w *ParseError) {
+	s.WarningCount++
+	if len(s.Warnings) < maxWarnings {
+		s.Warnings = append(s.Warnings, w)
+	}
 }
 
 // ParseError names the file, line and field of bad input, what was expected

@@ -22,6 +22,8 @@ type parsed struct {
 	billing *BillingLine
 	sample  *GPUSample
 	task    *TaskRun
+	// dropped is a telemetry row that is no sample (ValidUtil): counted, not refused.
+	dropped bool
 }
 
 // Parse reads one file (a FOCUS export, an nvidia-smi --query-gpu log, a
@@ -96,6 +98,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		sum.sum.Encoding = in.encoding
 	}
 	maxBad := max(opt.MaxBadRows, 0)
+	lines := newLineChecker(opt, fieldsOf(setup.p), sum)
 
 	handle := func(rec []string, line int) error {
 		if blankRecord(rec) {
@@ -119,6 +122,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		if perr == nil {
 			out, perr = setup.p.parse(rec, line)
 		}
+		if perr == nil && out.billing != nil {
+			perr = lines.check(out.billing, "")
+		}
 		if perr != nil {
 			sum.sum.Rejected = append(sum.sum.Rejected, perr)
 			if len(sum.sum.Rejected) > maxBad {
@@ -128,6 +134,8 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		}
 		var err error
 		switch {
+		case out.dropped:
+			sum.sum.SamplesDropped++
 		case out.billing != nil:
 			if err = sink.Billing(out.billing); err == nil {
 				sum.billing(out.billing)

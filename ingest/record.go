@@ -84,10 +84,15 @@ func (l *BillingLine) Cost() (c decimal.Decimal, ok bool) {
 }
 
 // IsGPUUsage reports whether the line is a GPU usage line: it enters
-// per-GPU-minute rates. Tax, credit, adjustment and purchase lines never do.
+// per-GPU-minute rates. It is the one definition of a GPU line: ingest counts
+// these (Summary.GPULines) and the report spreads these over GPU-minutes.
+// Tax, credit, adjustment and purchase lines never are, and neither is a
+// line with no usage: a zero-length period (there are no minutes to spread
+// it over) or a usage quantity of 0; such lines are non-GPU cost.
 func (l *BillingLine) IsGPUUsage() bool {
 	return l.ChargeCategory == ChargeUsage && l.GPUModel != "" && l.GPUCount > 0 &&
-		l.CommitmentStatus != "unused" && l.ChargeEnd.After(l.ChargeStart)
+		l.CommitmentStatus != "unused" && l.ChargeEnd.After(l.ChargeStart) &&
+		(l.UsageQuantity == nil || !l.UsageQuantity.IsZero())
 }
 
 // GPUSample is one utilization reading of one GPU (or MIG instance).

@@ -53,6 +53,7 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 	sum := newSummarizer(opt.Format, KindBilling)
 	var p jsonRecordParser
 	maxBad := max(opt.MaxBadRows, 0)
+	var lines *lineChecker
 	n := 0
 	err := jr.records(func(raw []byte, path string, line int) error {
 		if n++; n%ctxCheckEvery == 0 {
@@ -76,11 +77,17 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 					`({"type": …, "source": …, "amount": …, "start": …, "end": …}), found ` + found(string(raw))}
 			}
 			sum.sum.Format = format
+			lines = newLineChecker(opt, fieldsOf(p), sum)
 		}
 		perr := checkJSONRecord(name, line, path, raw)
-		var lines []*BillingLine
+		var recLines []*BillingLine
 		if perr == nil {
-			lines, perr = p.record(raw, path, line)
+			recLines, perr = p.record(raw, path, line)
+		}
+		for _, l := range recLines {
+			if perr == nil {
+				perr = lines.check(l, path)
+			}
 		}
 		if perr != nil {
 			sum.sum.Rejected = append(sum.sum.Rejected, perr)
@@ -89,10 +96,10 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 			}
 			return nil
 		}
-		if lines == nil {
+		if recLines == nil {
 			sum.sum.Skipped++
 		}
-		for _, l := range lines {
+		for _, l := range recLines {
 			if err := sink.Billing(l); err != nil {
 				return fmt.Errorf("%s:%d: %w", name, line, err)
 			}

@@ -50,7 +50,7 @@ func (s *summarizer) billing(l *BillingLine) {
 		s.currencies[l.Currency] = true
 		s.sum.Currencies = append(s.sum.Currencies, l.Currency)
 	}
-	if l.GPUModel != "" && l.GPUCount > 0 {
+	if l.IsGPUUsage() {
 		s.sum.GPULines++
 	}
 }

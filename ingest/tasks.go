@@ -20,7 +20,7 @@ type tasksParser struct {
 	ambiguous int // runs read with a first-pass guess at a DST fall-back (resolveSpan)
 }
 
-func (p *tasksParser) finishSummary(s *Summary) { warnAmbiguous(s, p.ambiguous, p.loc, "runs") }
+func (p *tasksParser) finishSummary(s *Summary) { warnAmbiguous(s, p.file, p.ambiguous, p.loc, "runs") }
 
 // newTasksParser returns the parser and the required columns the header lacks.
 func newTasksParser(idx *columns, opt Options) (*tasksParser, []string) {
@@ -75,9 +75,11 @@ func (p *tasksParser) parse(rec []string, line int) (parsed, *ParseError) {
 		return parsed{}, p.err(line, p.end, "an end after the start "+t.Start.Format(time.RFC3339), v)
 	}
 	if v := cell(rec, p.units); !isNullNumber(v) {
+		// Zero or negative units would make a unit cost of 0 or below:
+		// a task that produced nothing leaves the cell empty.
 		d, err := parseDecimal(v)
-		if err != nil {
-			return parsed{}, p.err(line, p.units, "a number of units like 12 or 3.5 (or empty)", v)
+		if err != nil || !d.IsPositive() {
+			return parsed{}, p.err(line, p.units, "a positive number of units like 12 or 3.5 (or empty when the task produced none)", v)
 		}
 		t.Units = &d
 	}

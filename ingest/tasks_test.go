@@ -38,6 +38,9 @@ func TestTasksRowErrors(t *testing.T) {
 	cases := []struct{ name, row, field, found string }{
 		{"end before start", "r1,t1,2026-11-02 10:00,2026-11-02 09:00,1", "end", "2026-11-02 09:00"},
 		{"bad units", "r1,t1,2026-11-02 09:00,2026-11-02 10:00,many", "units", "many"},
+		// Units of 0 or below would show a unit cost of 0 (or negative).
+		{"zero units", "r1,t1,2026-11-02 09:00,2026-11-02 10:00,0", "units", `"0"`},
+		{"negative units", "r1,t1,2026-11-02 09:00,2026-11-02 10:00,-3.5", "units", "-3.5"},
 		{"no task", "r1,,2026-11-02 09:00,2026-11-02 10:00,", "task", `""`},
 		{"bad start", "r1,t1,yesterday,2026-11-02 10:00,", "start", "yesterday"},
 	}

@@ -104,10 +104,10 @@ func timeExpect(err error, example string, loc *time.Location) string {
 
 // warnAmbiguous says how many spans resolveSpan had to guess, so that a guess
 // is never silent.
-func warnAmbiguous(s *Summary, n int, loc *time.Location, what string) {
+func warnAmbiguous(s *Summary, file string, n int, loc *time.Location, what string) {
 	if n == 0 {
 		return
 	}
-	s.Warnings = append(s.Warnings, fmt.Sprintf("%d %s start or end in the hour the clocks fell back in %s and could be either pass: "+
-		"read as the first (summer time); export times with an offset (2026-11-01T01:30:00-04:00) to be exact", n, what, loc))
+	s.Warn(&ParseError{File: file, Msg: fmt.Sprintf("%d %s start or end in the hour the clocks fell back in %s and could be either pass: "+
+		"read as the first (summer time); export times with an offset (2026-11-01T01:30:00-04:00) to be exact", n, what, loc)})
 }

@@ -55,7 +55,7 @@ func counts(tb testing.TB, s *Store) map[string]int {
 
 // wantCounts builds a full Counts map: every table zero unless named.
 func wantCounts(nonZero map[string]int) map[string]int {
-	m := map[string]int{"source_files": 0, "rejected_rows": 0, "billing_lines": 0, "gpus": 0,
+	m := map[string]int{"source_files": 0, "rejected_rows": 0, "source_warnings": 0, "billing_lines": 0, "gpus": 0,
 		"gpu_minutes": 0, "gpu_days": 0, "tasks": 0, "task_runs": 0, "teams": 0}
 	maps.Copy(m, nonZero)
 	return m

@@ -351,16 +351,22 @@ func (w *writer) finish(ctx context.Context, sum *ingest.Summary) error {
 		interval = sum.SampleInterval.Milliseconds()
 	}
 	_, err := w.tx.ExecContext(ctx, `UPDATE source_files SET format = ?, kind = ?, period_start = ?, period_end = ?,
-		rows = ?, rows_rejected = ?, currency = ?, total_cost = ?, gpu_lines = ?, sample_interval_ms = ? WHERE id = ?`,
+		rows = ?, rows_rejected = ?, currency = ?, total_cost = ?, gpu_lines = ?, sample_interval_ms = ?,
+		samples_dropped = ?, warnings = ? WHERE id = ?`,
 		sum.Format, sum.Kind, start, end, sum.Rows, len(sum.Rejected), nullString(strings.Join(sum.Currencies, ",")),
-		total, sum.GPULines, interval, w.sourceID)
+		total, sum.GPULines, interval, sum.SamplesDropped, sum.WarningCount, w.sourceID)
 	if err != nil {
 		return err
 	}
-	for _, r := range sum.Rejected {
-		if _, err := w.tx.ExecContext(ctx, `INSERT INTO rejected_rows (source_id, line, field, message) VALUES (?,?,?,?)`,
-			w.sourceID, r.Line, nullString(r.Field), r.Msg); err != nil {
-			return err
+	for _, t := range []struct {
+		table string
+		errs  []*ingest.ParseError
+	}{{"rejected_rows", sum.Rejected}, {"source_warnings", sum.Warnings}} {
+		for _, r := range t.errs {
+			if _, err := w.tx.ExecContext(ctx, `INSERT INTO `+t.table+` (source_id, line, field, message) VALUES (?,?,?,?)`,
+				w.sourceID, r.Line, nullString(r.Field), r.Msg); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -271,6 +271,21 @@ CREATE TABLE gpu_days (
 -- history, charge_start alone would walk every older line first (store/overlap.go).
 CREATE INDEX billing_lines_end ON billing_lines(charge_end);
 `,
+	// 6: what an import kept but warned about (a charge period longer than a
+	// billing period) and the telemetry readings it dropped (a utilization
+	// outside 0–100 %), for the report's data-quality box.
+	`
+ALTER TABLE source_files ADD COLUMN samples_dropped INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE source_files ADD COLUMN warnings INTEGER NOT NULL DEFAULT 0;
+
+-- The first few warnings of a file (source_files.warnings counts them all).
+CREATE TABLE source_warnings (
+	source_id INTEGER NOT NULL REFERENCES source_files(id) ON DELETE CASCADE,
+	line      INTEGER NOT NULL,
+	field     TEXT,
+	message   TEXT NOT NULL
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

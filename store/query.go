@@ -22,9 +22,13 @@ type Source struct {
 	PeriodEnd    time.Time
 	Rows         int
 	RowsRejected int
-	Currency     string
-	TotalCost    string
-	ImportedAt   time.Time
+	// SamplesDropped counts telemetry readings dropped at ingest (a
+	// utilization outside 0–100 %); Warnings the lines kept but warned about.
+	SamplesDropped int
+	Warnings       int
+	Currency       string
+	TotalCost      string
+	ImportedAt     time.Time
 }
 
 // Lines returns every billing line whose charge period overlaps [from, to).
@@ -97,7 +101,7 @@ func (s *Store) TaskRuns(ctx context.Context, from, to time.Time) ([]ingest.Task
 // Sources lists imported files, newest first.
 func (s *Store) Sources(ctx context.Context) ([]Source, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, uri, format, kind, coalesce(host,''), period_start, period_end,
-		rows, rows_rejected, coalesce(currency,''), coalesce(total_cost,''), imported_at
+		rows, rows_rejected, samples_dropped, warnings, coalesce(currency,''), coalesce(total_cost,''), imported_at
 		FROM source_files ORDER BY imported_at DESC, id DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list sources: %w", err)
@@ -109,7 +113,7 @@ func (s *Store) Sources(ctx context.Context) ([]Source, error) {
 		var ps, pe sql.NullInt64
 		var imported int64
 		if err := rows.Scan(&src.ID, &src.URI, &src.Format, &src.Kind, &src.Host, &ps, &pe, &src.Rows,
-			&src.RowsRejected, &src.Currency, &src.TotalCost, &imported); err != nil {
+			&src.RowsRejected, &src.SamplesDropped, &src.Warnings, &src.Currency, &src.TotalCost, &imported); err != nil {
 			return nil, fmt.Errorf("store: list sources: %w", err)
 		}
 		if ps.Valid {
@@ -136,7 +140,7 @@ func (s *Store) RowsRejected(ctx context.Context, from, to time.Time) (int, erro
 // import changed nothing.
 func (s *Store) Counts(ctx context.Context) (map[string]int, error) {
 	out := map[string]int{}
-	for _, t := range []string{"source_files", "rejected_rows", "billing_lines", "gpus", "gpu_minutes", "gpu_days", "tasks", "task_runs", "teams"} {
+	for _, t := range []string{"source_files", "rejected_rows", "source_warnings", "billing_lines", "gpus", "gpu_minutes", "gpu_days", "tasks", "task_runs", "teams"} {
 		var n int
 		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
 			return nil, fmt.Errorf("store: count %s: %w", t, err)
@@ -144,4 +148,42 @@ func (s *Store) Counts(ctx context.Context) (map[string]int, error) {
 		out[t] = n
 	}
 	return out, nil
+}
+
+// Warning is a line an import kept but warned about.
+type Warning struct {
+	URI   string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (w Warning) String() string {
+	s := fmt.Sprintf("%s:%d", w.URI, w.Line)
+	if w.Field != "" {
+		s += fmt.Sprintf(": field %q", w.Field)
+	}
+	return s + ": " + w.Msg
+}
+
+// Warnings lists the stored warnings of the files overlapping [from, to),
+// by file and line.
+func (s *Store) Warnings(ctx context.Context, from, to time.Time) ([]Warning, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT f.uri, w.line, coalesce(w.field,''), w.message
+		FROM source_warnings w JOIN source_files f ON f.id = w.source_id
+		WHERE f.period_start IS NULL OR (f.period_start < ? AND f.period_end >= ?)
+		ORDER BY f.uri, w.line, w.rowid`, to.Unix(), from.Unix())
+	if err != nil {
+		return nil, fmt.Errorf("store: list warnings: %w", err)
+	}
+	defer rows.Close()
+	var out []Warning
+	for rows.Next() {
+		var w Warning
+		if err := rows.Scan(&w.URI, &w.Line, &w.Field, &w.Msg); err != nil {
+			return nil, fmt.Errorf("store: list warnings: %w", err)
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
 }

@@ -47,7 +47,7 @@ func TestOpenMigrations(t *testing.T) {
 	ctx := context.Background()
 	// The schema after every migration, sorted by name.
 	wantTables := []string{"billing_lines", "gpu_days", "gpu_minutes", "gpu_sources", "gpus", "rejected_rows", "replaced_files",
-		"run_artifacts", "run_emails", "run_messages", "runs", "source_files", "task_runs", "tasks", "teams"}
+		"run_artifacts", "run_emails", "run_messages", "runs", "source_files", "source_warnings", "task_runs", "tasks", "teams"}
 	wantIndexes := []string{"billing_lines_end", "billing_lines_source", "billing_lines_start", "gpu_sources_source", "replaced_files_delivery",
 		"runs_period", "source_files_period", "task_runs_start"}
 

@@ -18,11 +18,17 @@ const maxFilesNamed = 5
 // config gives no exchange rate for, naming the currency and the files that
 // carry it: summing CNY and USD as if they were one currency would be
 // silently wrong, and the fix (an fx rate, or the reporting currency) is the
-// user's. Lines without a currency count as the reporting currency.
+// user's. Lines without a currency are refused too: ingest no longer stores
+// them, and counting an older database's as the reporting currency would be a
+// silent rate of 1.
 func checkCurrencies(ctx context.Context, st *store.Store, p analysis.Params, from, to time.Time) error {
 	byCur, err := st.CurrenciesBySource(ctx, from, to)
 	if err != nil {
 		return err
+	}
+	if blank := byCur[""]; len(blank) > 0 {
+		return usagef("billing lines without a currency in %s (imported by an older finops, which counted them as the reporting currency): "+
+			"finops never assumes a currency; import the files into a new database with --currency CODE (or currency: on the billing source)", files(blank))
 	}
 	delete(byCur, "")
 	curs := make([]string, 0, len(byCur))

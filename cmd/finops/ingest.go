@@ -17,7 +17,7 @@ import (
 )
 
 func (m *Main) ingestCommand() *cobra.Command {
-	var format, host, tz string
+	var format, host, tz, currency string
 	var check bool
 	var maxBad int
 	cmd := &cobra.Command{
@@ -50,7 +50,8 @@ func (m *Main) ingestCommand() *cobra.Command {
 			}
 			var specs []sourceSpec
 			for _, a := range args {
-				specs = append(specs, sourceSpec{name: a, format: format, host: host, location: loc, mappings: mappings})
+				specs = append(specs, sourceSpec{name: a, format: format, host: host, location: loc, mappings: mappings,
+					currency: strings.ToUpper(strings.TrimSpace(currency))})
 			}
 			if check {
 				return m.checkFiles(cmd.Context(), c, specs)
@@ -71,6 +72,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 	f.StringVar(&format, "format", "", "force a format: focus, rental, nvidia-smi, tasks, aws-cur, aws-cur2, azure, gcp, runpod, vast, dcgm (a dcgm-exporter scrape)")
 	f.StringVar(&host, "host", "", "GPU host of telemetry files that do not name it (nvidia-smi logs)")
 	f.StringVar(&tz, "tz", "", "time zone of local timestamps (default: the config's)")
+	f.StringVar(&currency, "currency", "", "currency (USD, CNY, …) of billing lines whose file leaves it blank; without it such a line is a bad row")
 	f.BoolVar(&check, "check", false, "parse and validate only; write nothing")
 	f.IntVar(&maxBad, "max-bad-rows", 0, "bad rows a file may have before it is refused (they are counted and reported)")
 	cmd.AddCommand(m.ingestPrometheusCommand())
@@ -158,6 +160,7 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 			}
 		} else {
 			fmt.Fprintf(perFile, "%s: %s\n", j.uri, describe(res.Summary))
+			printWarnings(perFile, res.Summary)
 		}
 		printReplaced(perFile, j.uri, res)
 	}
@@ -169,7 +172,7 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 
 func parseOptions(c *config.Config, s sourceSpec, path string) ingest.Options {
 	return ingest.Options{Name: path, Format: s.format, Host: s.host, Location: s.location,
-		Mappings: s.mappings, Catalog: c.Catalog(), MaxBadRows: c.MaxBadRows}
+		Mappings: s.mappings, Catalog: c.Catalog(), MaxBadRows: c.MaxBadRows, Currency: s.currency}
 }
 
 // ingestFile imports one planned file; uri is what the database records
@@ -276,12 +279,10 @@ func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, pat
 				sink.unknownLines, strings.Join(sink.unknown, "; "))
 		}
 	}
-	for _, w := range sum.Warnings {
-		fmt.Fprintf(out, "  warning:    %s\n", w)
-	}
 	for _, r := range sum.Rejected {
 		fmt.Fprintf(out, "  rejected: %v\n", r)
 	}
+	printWarnings(out, sum)
 	if !tooMany {
 		return nil
 	}
@@ -401,8 +402,21 @@ func describe(s *ingest.Summary) string {
 	if len(s.Rejected) > 0 {
 		fmt.Fprintf(&b, ", %d rows rejected", len(s.Rejected))
 	}
-	for _, w := range s.Warnings {
-		fmt.Fprintf(&b, "; warning: %s", w)
+	if s.SamplesDropped > 0 {
+		fmt.Fprintf(&b, ", %d samples dropped (utilization outside 0–100 %%)", s.SamplesDropped)
+	}
+	if s.WarningCount > 0 {
+		fmt.Fprintf(&b, ", %d warnings", s.WarningCount)
 	}
 	return b.String()
+}
+
+// printWarnings lists a file's warnings: lines kept but suspect.
+func printWarnings(w io.Writer, s *ingest.Summary) {
+	for _, x := range s.Warnings {
+		fmt.Fprintf(w, "  warning: %v\n", x)
+	}
+	if more := s.WarningCount - len(s.Warnings); more > 0 {
+		fmt.Fprintf(w, "  warning: … and %d more like these\n", more)
+	}
 }

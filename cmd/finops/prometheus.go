@@ -224,6 +224,9 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 			}
 			ok++
 			what := fmt.Sprintf("%d samples, %d task runs", d.Samples, d.Runs)
+			if d.Dropped > 0 {
+				what += fmt.Sprintf(", %d samples dropped (utilization outside 0–100 %%)", d.Dropped)
+			}
 			if r.Duplicate {
 				what = "unchanged since the last fetch"
 			}

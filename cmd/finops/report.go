@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -265,7 +267,62 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 		return nil, err
 	}
 	in.Sources = sourceStatuses(srcs, win, c.StaleAfter())
+	in.SamplesDropped = droppedSamples(srcs, win)
+	warns, err := st.Warnings(ctx, win.Start, win.End)
+	if err != nil {
+		return nil, err
+	}
+	in.IngestWarnings = ingestWarnings(srcs, warns, win)
 	return in, nil
+}
+
+// inWindow reports whether an imported file's data overlaps the window.
+func inWindow(s store.Source, win analysis.Window) bool {
+	return !s.PeriodStart.IsZero() && s.PeriodStart.Before(win.End) && s.PeriodEnd.After(win.Start)
+}
+
+// sourceGroup is the data-quality box's name for a file's source: its
+// format, and host when it has one.
+func sourceGroup(s store.Source) string {
+	if s.Host != "" {
+		return s.Format + " " + s.Host
+	}
+	return s.Format
+}
+
+// droppedSamples sums, per source, the telemetry readings ingest dropped
+// from the files overlapping the window.
+func droppedSamples(srcs []store.Source, win analysis.Window) []analysis.DroppedSamples {
+	by := map[string]int{}
+	for _, s := range srcs {
+		if s.SamplesDropped > 0 && inWindow(s, win) {
+			by[sourceGroup(s)] += s.SamplesDropped
+		}
+	}
+	var out []analysis.DroppedSamples
+	for _, n := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, analysis.DroppedSamples{Source: n, Samples: by[n]})
+	}
+	return out
+}
+
+// ingestWarnings words the stored warnings of the window's files for the
+// data-quality box, and how many more each file had than were kept.
+func ingestWarnings(srcs []store.Source, warns []store.Warning, win analysis.Window) []string {
+	var out []string
+	for _, w := range warns {
+		out = append(out, w.String())
+	}
+	kept := map[string]int{}
+	for _, w := range warns {
+		kept[w.URI]++
+	}
+	for _, s := range srcs {
+		if more := s.Warnings - kept[s.URI]; more > 0 && inWindow(s, win) {
+			out = append(out, fmt.Sprintf("%s: %d more warnings like these", s.URI, more))
+		}
+	}
+	return out
 }
 
 // sourceStatuses groups the imported files that overlap the window by kind,
@@ -278,13 +335,10 @@ func sourceStatuses(srcs []store.Source, win analysis.Window, staleAfter time.Du
 	}
 	groups := map[string]*group{}
 	for _, s := range srcs {
-		if s.PeriodStart.IsZero() || !s.PeriodStart.Before(win.End) || !s.PeriodEnd.After(win.Start) {
+		if !inWindow(s, win) {
 			continue
 		}
-		name := s.Format
-		if s.Host != "" {
-			name += " " + s.Host
-		}
+		name := sourceGroup(s)
 		g := groups[name]
 		if g == nil {
 			g = &group{kind: s.Kind}

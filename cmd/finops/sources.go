@@ -24,6 +24,7 @@ type sourceSpec struct {
 	host     string
 	location *time.Location
 	mappings []ingest.ColumnMapping
+	currency string        // of billing lines whose file leaves it blank (--currency, or the source's currency:)
 	interval time.Duration // telemetry files that do not say how often they are written (dcgm scrapes)
 }
 
@@ -39,7 +40,8 @@ func configSources(c *config.Config) ([]sourceSpec, error) {
 	}
 	var out []sourceSpec
 	for _, b := range c.Billing {
-		s := sourceSpec{name: b.Path, kind: ingest.KindBilling, format: b.Format, location: loc, mappings: mappings}
+		s := sourceSpec{name: b.Path, kind: ingest.KindBilling, format: b.Format, location: loc, mappings: mappings,
+			currency: strings.ToUpper(strings.TrimSpace(b.Currency))}
 		if b.Mapping != "" {
 			s.mappings = nil
 			for _, m := range mappings {

@@ -93,7 +93,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 				g.Host = opt.Host
 			}
 			v, ok := value(m)
-			if !ok || Missing(v) {
+			// A missing utilization (NaN, a blank sentinel) is kept for
+			// the sample's verdict below; other missing values are no data.
+			if !ok || Missing(v) && metric != GREngineActive && metric != GPUUtil {
 				continue
 			}
 			at := opt.ScrapeTime
@@ -160,11 +162,21 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 		rd := byKey[k]
 		s := &ingest.GPUSample{Line: i + 1, Host: rd.gpu.Host, Index: rd.gpu.Index, UUID: rd.gpu.UUID,
 			Model: opt.Catalog.Model(rd.gpu.Name), Time: rd.at, MemUsed: rd.used, PowerWatt: rd.power}
-		switch {
-		case rd.prof != nil:
-			s.Util = clampPct(*rd.prof)
-		case rd.util != nil:
-			s.Util = clampPct(*rd.util)
+		// The first valid of GR_ENGINE_ACTIVE and GPU_UTIL (a GPU without
+		// profiling may leak a blank PROF value); when neither is, the
+		// reading is no sample, as from every source (ingest.ValidUtil).
+		for _, u := range []*float64{rd.prof, rd.util} {
+			if u != nil && ingest.ValidUtil(*u) {
+				s.Util = u
+				break
+			}
+		}
+		if s.Util == nil && (rd.prof != nil || rd.util != nil) {
+			sum.SamplesDropped++
+			continue
+		}
+		if err := ingest.CheckMemory(rd.used, rd.tot); err != nil {
+			return sum, &ingest.ParseError{File: name, Field: FBUsed + "{" + k + "}", Msg: err.Error() + " (" + FBTotal + ")"}
 		}
 		switch {
 		case rd.tot != nil:
@@ -183,11 +195,6 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 		sum.Extend(s.Time, s.Time)
 	}
 	return sum, nil
-}
-
-func clampPct(v float64) *float64 {
-	v = math.Max(0, math.Min(100, v))
-	return &v
 }
 
 // value is a gauge's, counter's or untyped metric's value.

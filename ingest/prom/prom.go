@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -214,6 +213,9 @@ type Day struct {
 	Warnings []string
 	Samples  int
 	Runs     int
+	// Dropped counts points whose utilization is no sample (outside 0–100 %
+	// after the query's scaling, or NaN): ingest.ValidUtil.
+	Dropped int
 
 	gpus []*gpuDay // sorted by GPU key
 	runs []ingest.TaskRun
@@ -222,7 +224,7 @@ type Day struct {
 
 // Replay sends the day's records to sink; it is a store.ParseFunc.
 func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
-	sum := &ingest.Summary{Format: Format, Kind: ingest.KindUtilization, SampleInterval: d.step}
+	sum := &ingest.Summary{Format: Format, Kind: ingest.KindUtilization, SampleInterval: d.step, SamplesDropped: d.Dropped}
 	for _, gd := range d.gpus {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -361,7 +363,9 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 				v := float64(sp.Value)
 				// query_range answers at start + k × step; anything else is not ours.
 				off := int64(sp.Timestamp) - day.UnixMilli()
-				if dcgm.Missing(v) || off < 0 || off%stepMs != 0 || off/stepMs >= int64(nSteps) {
+				// A missing utilization (NaN) is kept for the point's verdict
+				// below (ingest.ValidUtil); other missing values are no data.
+				if dcgm.Missing(v) && q.k != kUtil || off < 0 || off%stepMs != 0 || off/stepMs >= int64(nSteps) {
 					continue
 				}
 				p := &gd.points[off/stepMs]
@@ -417,8 +421,10 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 			if p.has == 0 {
 				continue
 			}
-			if p.has&(1<<kUtil) != 0 {
-				p.vals[kUtil] = math.Max(0, math.Min(100, p.vals[kUtil]))
+			if p.has&(1<<kUtil) != 0 && !ingest.ValidUtil(p.vals[kUtil]) {
+				p.has = 0 // no sample, as from every source
+				d.Dropped++
+				continue
 			}
 			samples++
 			fmt.Fprintf(h, "%s %d", k, day.UnixMilli()+int64(i)*stepMs)

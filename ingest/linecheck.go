@@ -1,0 +1,171 @@
+package ingest
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// What every billing reader's lines must satisfy before they reach a sink,
+// checked in one place (checkLine) so that no format can let one through.
+//
+// A charge period outside 2000–2100 is a placeholder or a typo (9999-12-31,
+// 0001-01-01): spread over centuries it would make the line's cost vanish
+// from every report and the file's period meaningless. A line longer than a
+// billing period is possible (a yearly reservation fee) but suspect, so it
+// is kept and warned about. A blank currency is a bad field: counting it as
+// the reporting currency is a silent exchange rate of 1.
+var (
+	minChargeTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxChargeTime = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+const (
+	// maxBillingPeriod is the longest billing period (a 31-day month); a
+	// line longer than it, unless one-time, is warned about.
+	maxBillingPeriod = 31 * 24 * time.Hour
+	// maxWarnings is how many warnings a Summary keeps; WarningCount counts all.
+	maxWarnings = 20
+)
+
+// lineFields names the fields a billing format reads a line's charge period
+// and currency from, for the errors and warnings of checkLine.
+type lineFields struct {
+	start, end, currency string
+	// currencyFix says how to give a blank currency one, beyond --currency.
+	currencyFix string
+}
+
+// lineFielder is a billing reader that names its fields.
+type lineFielder interface{ lineFields() lineFields }
+
+// fieldsOf names p's fields, or generic ones when p does not say.
+func fieldsOf(p any) lineFields {
+	if f, ok := p.(lineFielder); ok {
+		return f.lineFields()
+	}
+	return lineFields{start: "start", end: "end", currency: "currency"}
+}
+
+// atPath prefixes a JSON record's path ("[3]") to its fields.
+func (f lineFields) atPath(path string) lineFields {
+	if path == "" {
+		return f
+	}
+	f.start, f.end, f.currency = path+"."+f.start, path+"."+f.end, path+"."+f.currency
+	return f
+}
+
+// checkLine checks one billing line of file: its currency (a blank one
+// becomes currency, the explicit default of --currency or the source's
+// config, else the line is refused), and its charge period (refused outside
+// 2000–2100; warned about when longer than a billing period). It may set
+// l.Currency.
+func checkLine(file string, f lineFields, currency string, l *BillingLine) (warn, perr *ParseError) {
+	if strings.TrimSpace(l.Currency) == "" {
+		if currency == "" {
+			fix := "pass --currency CODE (or set currency: on the billing source in the config) to say which currency the file's blank ones are"
+			if f.currencyFix != "" {
+				fix = f.currencyFix + ", or " + fix
+			}
+			return nil, &ParseError{File: file, Line: l.Line, Field: f.currency,
+				Msg: "the currency is blank, and finops never assumes one (a USD bill read as CNY would be silently wrong): " + fix}
+		}
+		l.Currency = strings.ToUpper(currency)
+	}
+	for _, b := range []struct {
+		t     time.Time
+		field string
+	}{{l.ChargeStart, f.start}, {l.ChargeEnd, f.end}} {
+		if b.t.Before(minChargeTime) || b.t.After(maxChargeTime) {
+			return nil, &ParseError{File: file, Line: l.Line, Field: b.field,
+				Msg: fmt.Sprintf("expected a charge period between %d and %d, found %s: a placeholder date or a typo; fix the export",
+					minChargeTime.Year(), maxChargeTime.Year(), b.t.UTC().Format(time.RFC3339))}
+		}
+	}
+	if d := l.ChargeEnd.Sub(l.ChargeStart); d > maxBillingPeriod && l.ChargeFrequency != "one-time" {
+		warn = &ParseError{File: file, Line: l.Line, Field: f.end,
+			Msg: fmt.Sprintf("the charge period %s .. %s is %.1f days long, more than a billing period (31 days), and the charge is not one-time: "+
+				"its cost is spread evenly over the whole period; check the dates",
+				l.ChargeStart.UTC().Format(time.RFC3339), l.ChargeEnd.UTC().Format(time.RFC3339), d.Hours()/24)}
+	}
+	return warn, nil
+}
+
+// lineChecker applies checkLine for one file's reader and counts what it
+// found in the file's Summary.
+type lineChecker struct {
+	file     string
+	fields   lineFields
+	currency string
+	sum      *summarizer
+}
+
+func newLineChecker(opt Options, fields lineFields, sum *summarizer) *lineChecker {
+	return &lineChecker{file: opt.Name, fields: fields, currency: strings.TrimSpace(opt.Currency), sum: sum}
+}
+
+// check checks l (read from the JSON record at path, "" for CSV) and records
+// a warning; a non-nil result is the line's refusal.
+func (c *lineChecker) check(l *BillingLine, path string) *ParseError {
+	warn, perr := checkLine(c.file, c.fields.atPath(path), c.currency, l)
+	if warn != nil {
+		c.sum.sum.Warn(warn)
+	}
+	return perr
+}
+
+// colName is column i's name in hdr, or want (the column a format would
+// read) when the header has no such column.
+func colName(hdr []string, i int, want string) string {
+	if i < 0 {
+		return want + " (no such column)"
+	}
+	return columnName(hdr, i)
+}
+
+func (p *focusParser) lineFields() lineFields {
+	return lineFields{start: columnName(p.hdr, p.start), end: columnName(p.hdr, p.end),
+		currency: colName(p.hdr, p.currency, "BillingCurrency")}
+}
+
+func (p *curParser) lineFields() lineFields {
+	start, end := p.start, p.end
+	if start < 0 || end < 0 {
+		start, end = p.interval, p.interval
+	}
+	return lineFields{start: columnName(p.hdr, start), end: columnName(p.hdr, end),
+		currency: colName(p.hdr, p.currency, "lineItem/CurrencyCode")}
+}
+
+func (p *azureParser) lineFields() lineFields {
+	return lineFields{start: columnName(p.hdr, p.date), end: columnName(p.hdr, p.date),
+		currency: colName(p.hdr, p.currency, "BillingCurrency")}
+}
+
+// gcpLineFields are the GCP export's fields, in its CSV and JSON forms alike.
+var gcpLineFields = lineFields{start: gcpStart, end: gcpEnd, currency: gcpCurrency}
+
+func (*gcpCSVParser) lineFields() lineFields { return gcpLineFields }
+
+func (p *rentalParser) lineFields() lineFields {
+	name := func(field string) string {
+		if i, ok := p.cols[field]; ok {
+			return columnName(p.hdr, i)
+		}
+		return field
+	}
+	return lineFields{start: name("start"), end: name("end"), currency: name("currency"),
+		currencyFix: fmt.Sprintf("add currency: to mapping %q in the config", p.mapping)}
+}
+
+// RunPod and Vast.ai bill in US dollars only (their APIs name no other
+// currency), so their readers set USD; the fields are for period errors.
+
+func (*runpodParser) lineFields() lineFields {
+	return lineFields{start: "time", end: "timeBilledMs", currency: "currency"}
+}
+
+func (*vastParser) lineFields() lineFields {
+	return lineFields{start: "start", end: "end", currency: "currency"}
+}
