@@ -363,9 +363,11 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 				v := float64(sp.Value)
 				// query_range answers at start + k × step; anything else is not ours.
 				off := int64(sp.Timestamp) - day.UnixMilli()
-				// A missing utilization (NaN) is kept for the point's verdict
-				// below (ingest.ValidUtil); other missing values are no data.
-				if dcgm.Missing(v) && q.k != kUtil || off < 0 || off%stepMs != 0 || off/stepMs >= int64(nSteps) {
+				// A missing value (NaN: the exporter had none at that step)
+				// is no data, never zero, and not a bad reading either: the
+				// point keeps its other measures with no utilization. A
+				// number out of range is judged below (ingest.ValidUtil).
+				if dcgm.Missing(v) || off < 0 || off%stepMs != 0 || off/stepMs >= int64(nSteps) {
 					continue
 				}
 				p := &gd.points[off/stepMs]
