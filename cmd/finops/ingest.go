@@ -12,6 +12,7 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -126,7 +127,7 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 	progress := interactive(m.Stderr)
 	for n, j := range jobs {
 		if progress {
-			fmt.Fprintf(m.Stderr, "\r\033[K[%d/%d] %s", n+1, len(jobs), j.uri)
+			fmt.Fprintf(m.Stderr, "\r\033[K[%d/%d] %s", n+1, len(jobs), sanitize.Terminal(j.uri, 0))
 		}
 		res, err := m.ingestFile(ctx, st, c, j.spec.spec, j.file, j.uri)
 		j.spec.files++

@@ -13,6 +13,7 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // sourceSpec is one configured (or command-line) source: a path, folder or
@@ -252,14 +253,17 @@ type renamedError struct {
 func (e renamedError) Error() string { return e.msg }
 func (e renamedError) Unwrap() error { return e.err }
 
-// redact removes secrets (4 characters or more) from s.
+// redact removes secrets (4 characters or more) from s, and the passwords
+// and credential parameters of every URL in it (sanitize.URLs): whatever a
+// library or a config puts in a message, it reaches no output, report or
+// ledger row.
 func redact(s string, secrets ...string) string {
 	for _, sec := range secrets {
 		if len(sec) >= 4 {
 			s = strings.ReplaceAll(s, sec, "[redacted]")
 		}
 	}
-	return s
+	return sanitize.URLs(s)
 }
 
 // redactErr removes secrets from an error's message; the result still
