@@ -98,10 +98,12 @@ func sourceRoot(pattern string) string {
 
 // expand turns a path, folder or glob into the sorted list of files it names.
 // A pattern that matches nothing is an error: a source that silently yields
-// no files would make missing data look like zero spend.
+// no files would make missing data look like zero spend. A path that exists
+// is taken as it is, even when its name holds glob characters (a '[' of an
+// escape sequence, "bill [copy].csv").
 func expand(pattern string) ([]string, error) {
 	var files []string
-	if strings.ContainsAny(pattern, "*?[") {
+	if _, err := os.Lstat(pattern); err != nil && strings.ContainsAny(pattern, "*?[") {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			return nil, fmt.Errorf("%s: bad pattern: %w", pattern, err)
