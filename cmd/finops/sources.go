@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -183,6 +184,9 @@ func (p *sourcePlan) close() {
 // sourceFiles; s3://bucket/prefix (or a glob in the key part) by
 // downloading the objects first, with the client settings of publish.s3.
 func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*sourcePlan, error) {
+	if isStdin(name) {
+		return m.planStdin(ctx)
+	}
 	if !publish.IsS3URL(name) {
 		plan, err := sourceFiles(name)
 		if err != nil {
@@ -243,6 +247,49 @@ func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*
 		p.Errs = append(p.Errs, renamedError{p.rename(e.Error()), e})
 	}
 	return p, nil
+}
+
+// stdinName is what standard input is called in messages and the database.
+const stdinName = "stdin"
+
+// isStdin reports the names of standard input: "-" and /dev/stdin, which
+// can be read only once, so it is never opened as a file (hashed, then
+// parsed).
+func isStdin(name string) bool { return name == "-" || name == "/dev/stdin" }
+
+// planStdin copies standard input to a temporary file, which is then hashed
+// and parsed as any file, under the name stdin.
+func (m *Main) planStdin(ctx context.Context) (*sourcePlan, error) {
+	tmp, err := os.MkdirTemp("", "finops-stdin-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: a temporary file for standard input: %w", stdinName, err)
+	}
+	p := &sourcePlan{tmp: filepath.Clean(tmp), urls: map[string]string{}}
+	path := filepath.Join(p.tmp, stdinName)
+	if err := copyStdin(ctx, path, m.Stdin); err != nil {
+		p.close()
+		return nil, fmt.Errorf("%s: %w", stdinName, err)
+	}
+	p.urls[path] = stdinName
+	p.DeliveryPlan = &ingest.DeliveryPlan{Files: []ingest.PlannedFile{{Path: path}}}
+	return p, nil
+}
+
+func copyStdin(ctx context.Context, path string, in io.Reader) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		_, err = io.Copy(f, in)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = ctx.Err() // interrupted while it waited for the input
+	}
+	return err
 }
 
 // renamedError is an error with a rewritten message (temporary paths named
