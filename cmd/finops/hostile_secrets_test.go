@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // promSecret and promToken are what the hostile Prometheus address carries;
@@ -26,7 +25,8 @@ const (
 
 // fakeProm answers query_range like a Prometheus behind basic auth: 401
 // without reader:promSecret (so the test also shows the credentials are still
-// used), 503 when down is set, else GPU-a0 at 50 % every minute of the week.
+// used), 503 when down is set, else one sample of GPU-a0 at 50 % at the
+// start of each day asked for.
 func fakeProm(t *testing.T, down bool) string {
 	t.Helper()
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -40,17 +40,10 @@ func fakeProm(t *testing.T, down bool) string {
 			return
 		}
 		_ = r.ParseForm()
-		start, _ := strconv.ParseFloat(r.Form.Get("start"), 64)
-		end, _ := strconv.ParseFloat(r.Form.Get("end"), 64)
-		var vals [][]any
-		for ts := start; ts <= end; ts += 60 {
-			if ts >= float64(weekStart.Unix()) && ts < float64(weekStart.Add(7*24*time.Hour).Unix()) {
-				vals = append(vals, []any{ts, "50"})
-			}
-		}
 		result := []any{}
-		if len(vals) > 0 && strings.Contains(r.Form.Get("query"), "UTIL") {
-			result = append(result, map[string]any{"metric": map[string]string{"UUID": weekUUIDs[0], "gpu": "0", "Hostname": "gpu-a"}, "values": vals})
+		if start, _ := strconv.ParseFloat(r.Form.Get("start"), 64); strings.Contains(r.Form.Get("query"), "UTIL") {
+			result = append(result, map[string]any{"metric": map[string]string{"UUID": weekUUIDs[0], "Hostname": "gpu-a"},
+				"values": [][]any{{start, "50"}}})
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"status": "success", "data": map[string]any{"resultType": "matrix", "result": result}})
@@ -172,7 +165,7 @@ func TestHostileURLCredentialsIngest(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	noSecret(t, map[string]string{"stdout": stdout, "stderr": stderr})
-	if !strings.Contains(stdout, "prometheus "+shown+" 2026-11-23: 1440 samples") {
+	if !strings.Contains(stdout, "prometheus "+shown+" 2026-11-23: 1 samples") {
 		t.Errorf("stdout does not name the day's source redacted:\n%s", stdout)
 	}
 	bad := strings.Replace(url, "http://", "ftp://", 1)
