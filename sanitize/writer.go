@@ -11,7 +11,8 @@ import (
 // terminal or show a password. Each Write is taken as text of its own, so a
 // URL is redacted when one Write holds it whole (fmt.Fprintf writes a line
 // at once); a character cut between two Writes (a bufio.Writer's chunks) is
-// held back until the next one completes it.
+// held back until the next one completes it (a stream that ends inside a
+// character, invalid UTF-8 anyway, loses those last bytes).
 type Writer struct {
 	w       io.Writer
 	pending []byte // the start of a UTF-8 sequence the last Write ended in
