@@ -7,6 +7,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // SMTP TLS modes.
@@ -52,10 +54,15 @@ func (p Publish) validate() []error {
 	}
 
 	m := p.SMTP
+	hostOnly := !strings.ContainsAny(m.Host, "@/")
+	if !hostOnly {
+		// Not echoed: user:password@host or smtp://… may hold the password.
+		errs = append(errs, fmt.Errorf("publish.smtp.host: want a host name only (smtp.example.com); the user goes in smtp.user, the password in smtp.password_env or password_file, the port in smtp.port"))
+	}
 	switch m.TLS {
 	case "", TLSStartTLS, TLSImplicit:
 	case TLSNone:
-		if m.Host != "" && !IsLoopback(m.Host) {
+		if m.Host != "" && hostOnly && !IsLoopback(m.Host) {
 			errs = append(errs, fmt.Errorf("publish.smtp.tls: none (plaintext) is allowed only for a server on this host (localhost, 127.0.0.1, ::1), not %q: use starttls or implicit", m.Host))
 		}
 	default:
@@ -98,8 +105,8 @@ func checkURL(s string) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("want an http:// or https:// URL")
 	}
-	if u.User != nil {
-		return fmt.Errorf("must not contain credentials: secrets come from environment variables or files")
+	if u.User != nil || sanitize.URL(s) != s {
+		return fmt.Errorf("must not contain credentials (a password or a token parameter): secrets come from environment variables or files")
 	}
 	return nil
 }

@@ -47,6 +47,28 @@ func TestPublishValidation(t *testing.T) {
 	}
 }
 
+// TestConfigURLCredentialsNotEchoed: a password written into an address of
+// the config is refused (SMTP host, S3 endpoint) or redacted (a Prometheus
+// URL, which may carry one) in the error; never quoted.
+func TestConfigURLCredentialsNotEchoed(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"publish: {smtp: {host: 'mailer:hunter2@smtp.example.com', from: f@example.com}}", "publish.smtp.host: want a host name only"},
+		{"publish: {smtp: {host: 'smtp://mailer:hunter2@smtp.example.com', tls: none, from: f@example.com}}", "publish.smtp.host: want a host name only"},
+		{"publish: {s3: {bucket: b, endpoint: 'https://AKIA:hunter2@minio:9000'}}", "publish.s3.endpoint: must not contain credentials"},
+		{"publish: {s3: {bucket: b, endpoint: 'https://minio:9000/?X-Amz-Security-Token=hunter2'}}", "publish.s3.endpoint: must not contain credentials"},
+		{"publish: {link_base_url: 'https://cdn.example.com/r?sig=hunter2'}", "publish.link_base_url: must not contain credentials"},
+		{"utilization: {prometheus: [{url: 'ftp://reader:hunter2@prom:9090/'}]}", `url: want http(s)://host:port, got "ftp://reader:xxxxx@prom:9090/"`},
+	} {
+		_, err := Parse("t.yaml", []byte(tc.yaml))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want %q", tc.yaml, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("the error quotes the password: %v", err)
+		}
+	}
+}
+
 func TestPublishSecrets(t *testing.T) {
 	env := map[string]string{"K": "AKIAKEY", "S": "the-secret", "P": "the-password"}
 	getenv := func(k string) string { return env[k] }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // Prometheus is one Prometheus server finops reads GPU utilization from
@@ -75,7 +77,7 @@ func (t *Telemetry) validate() error {
 	for i, p := range t.Prometheus {
 		at := fmt.Sprintf("utilization.prometheus[%d]", i)
 		if !strings.HasPrefix(p.URL, "http://") && !strings.HasPrefix(p.URL, "https://") {
-			errs = append(errs, fmt.Errorf("%s.url: want http(s)://host:port, got %q", at, p.URL))
+			errs = append(errs, fmt.Errorf("%s.url: want http(s)://host:port, got %q", at, sanitize.URL(p.URL)))
 		}
 		switch p.Exporter {
 		case "", "dcgm", "nvidia_gpu_exporter":

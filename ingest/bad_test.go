@@ -163,3 +163,72 @@ func TestCRLFAndBOM(t *testing.T) {
 		t.Errorf("CRLF+BOM: %v %+v vs %+v", err, b, a)
 	}
 }
+
+// TestRecordTooLongCause: a runaway record is refused naming its real cause:
+// blank lines (a file, or a gzip bomb, of newlines), one endless line, or
+// an unclosed quote swallowing the lines after it.
+func TestRecordTooLongCause(t *testing.T) {
+	n := maxRecordBytes + 1<<20
+	for _, tc := range []struct {
+		name, in, format string
+		want, notWant    []string
+	}{
+		{"newlines", strings.Repeat("\n", n), "", []string{"nl.csv:1", "empty lines", "padding"}, []string{"quote"}},
+		{"newlines after a header", badFOCUSHeader + strings.Repeat("\r\n", n/2), "", []string{"nl.csv:2", "empty lines"}, []string{"quote"}},
+		{"one line", strings.Repeat("a", n), "", []string{"nl.csv:1", "without a line break"}, []string{"quote"}},
+		{"unclosed quote", badFOCUSHeader + "2026-11-01,2026-11-02,1,1,USD,Usage,\"open\n" + strings.Repeat("a,b,c\n", n/6), "",
+			[]string{"nl.csv:2", "never closed"}, nil},
+		{"JSON, blank lines", "[" + strings.Repeat("\n", n), FormatRunPod, []string{"blank lines", "padding"}, []string{"record longer"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(t.Context(), strings.NewReader(tc.in), Options{Name: "nl.csv", Format: tc.format}, &countSink{})
+			wantErrParts(t, err, tc.want...)
+			for _, w := range tc.notWant {
+				if err != nil && strings.Contains(err.Error(), w) {
+					t.Errorf("%v: says %q, which is not the cause", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestUTF16Refused: a UTF-16 file, with or without a byte-order mark, CSV or
+// JSON, is named as UTF-16 with the way out, not taken for GBK. The bytes
+// are encoded here by hand from the ASCII text (each byte beside a NUL).
+func TestUTF16Refused(t *testing.T) {
+	utf16 := func(s string, big bool) []byte {
+		var b []byte
+		for _, c := range []byte(s) {
+			if big {
+				b = append(b, 0, c)
+			} else {
+				b = append(b, c, 0)
+			}
+		}
+		return b
+	}
+	csv := badFOCUSHeader + "2026-11-01 00:00:00,2026-11-01 01:00:00,1,1,USD,Usage,x,NULL\n"
+	jsonText := `[{"amount": 1, "gpuTypeId": "H100", "podId": "p", "time": "2026-11-02T00:00:00Z", "timeBilledMs": 1}]`
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"LE with BOM", append([]byte{0xff, 0xfe}, utf16(csv, false)...), "UTF-16LE"},
+		{"BE with BOM", append([]byte{0xfe, 0xff}, utf16(csv, true)...), "UTF-16BE"},
+		{"LE without BOM", utf16(csv, false), "UTF-16LE"},
+		{"JSON, BE without BOM", utf16(jsonText, true), "UTF-16BE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(t.Context(), bytes.NewReader(tc.in), Options{Name: "u16.csv"}, &countSink{})
+			wantErrParts(t, err, "u16.csv:1", tc.want, "re-export it as UTF-8")
+			if err != nil && strings.Contains(err.Error(), "GBK") {
+				t.Errorf("%v: suggests GBK", err)
+			}
+		})
+	}
+	// A GBK file has no NUL: still the GBK hint, not UTF-16.
+	gbk := []byte("\xca\xb5\xc0\xfdID,x\n1,2\n") // 实例ID in GBK
+	_, err := Parse(t.Context(), bytes.NewReader(gbk), Options{Name: "gbk.csv"}, &countSink{})
+	wantErrParts(t, err, "gbk.csv:1", "GBK")
+}

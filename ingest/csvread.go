@@ -24,15 +24,56 @@ type recordLimiter struct {
 	r    io.Reader
 	read int64 // bytes handed out
 	mark int64 // input offset of the end of the last complete record
+
+	// What the bytes of a record past its first suspectBytes are, to say
+	// why it grew too long; no real record is that long, so other files
+	// never pay for the look.
+	seen          int64 // the mark the flags are about
+	text, newline bool
+	runaway       bool // the flags describe the record refused last
 }
+
+// suspectBytes is where a record starts to look like a runaway.
+const suspectBytes = 1 << 20
 
 func (l *recordLimiter) Read(p []byte) (int, error) {
 	if l.read-l.mark > maxRecordBytes {
+		l.runaway = l.seen == l.mark
 		return 0, errRecordTooLong
 	}
 	n, err := l.r.Read(p)
+	if l.read-l.mark > suspectBytes {
+		l.look(p[:n])
+	}
 	l.read += int64(n)
 	return n, err
+}
+
+func (l *recordLimiter) look(b []byte) {
+	if l.seen != l.mark {
+		l.seen, l.text, l.newline = l.mark, false, false
+	}
+	l.text = l.text || len(bytes.Trim(b, " \t\r\n")) > 0
+	l.newline = l.newline || bytes.IndexByte(b, '\n') >= 0
+}
+
+// blank reports a runaway "record" that is only empty lines and spaces:
+// the CSV reader skips empty lines without ever ending a record.
+func (l *recordLimiter) blank() bool { return l.runaway && !l.text }
+
+// tooLongCSV says why a CSV record passed maxRecordBytes.
+func (l *recordLimiter) tooLongCSV() string {
+	mib := maxRecordBytes >> 20
+	switch {
+	case l.blank():
+		return fmt.Sprintf("more than %d MiB of empty lines and no record in them: the file is padding, not an export; check the file", mib)
+	case l.runaway && !l.newline:
+		return fmt.Sprintf("a line longer than %d MiB, without a line break: not a CSV file; check the file", mib)
+	case l.runaway:
+		// Only a quoted field carries a CSV record over a line break.
+		return fmt.Sprintf("a record longer than %d MiB across many lines: a quoted field that is never closed (an unclosed quote); check the quotes", mib)
+	}
+	return fmt.Sprintf("a record longer than %d MiB (an unclosed quote, or not a CSV file); check the quotes or the file", mib)
 }
 
 // csvReader streams records with their physical line numbers.
@@ -66,6 +107,7 @@ func newCSVReader(r io.Reader, name string) *csvReader {
 // syntax rejects comes back as rowErr, so the caller may skip it; fatal is
 // io.EOF or an error that ends the file.
 func (c *csvReader) next(header []string) (rec []string, line int, rowErr *ParseError, fatal error) {
+	start := c.nextLine
 	rec, err := c.cr.Read()
 	c.lim.mark = c.skipped + c.cr.InputOffset()
 	if len(rec) > 0 {
@@ -94,8 +136,9 @@ func (c *csvReader) next(header []string) (rec []string, line int, rowErr *Parse
 		return nil, pe.Line, &ParseError{File: c.name, Line: pe.Line, Field: field,
 			Msg: fmt.Sprintf("%s (column %d)", msg, pe.Column)}, nil
 	case errors.Is(err, errRecordTooLong):
-		return nil, line, nil, &ParseError{File: c.name, Line: line,
-			Msg: fmt.Sprintf("a record longer than %d MiB (an unclosed quote, or not a CSV file); check the quotes or the file", maxRecordBytes>>20)}
+		// The record began after the last one: the line the reader got
+		// to is only where it gave up (a run of empty lines has no record).
+		return nil, start, nil, &ParseError{File: c.name, Line: start, Msg: c.lim.tooLongCSV()}
 	default:
 		return nil, line, nil, &ParseError{File: c.name, Line: line,
 			Msg: fmt.Sprintf("reading the file failed: %v", err)}

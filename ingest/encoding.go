@@ -54,6 +54,7 @@ type input struct {
 	r        io.Reader
 	json     bool
 	encoding string // EncodingUTF8, or the GB encoding the text was decoded from
+	utf16    string // "UTF-16LE" or "UTF-16BE" when the file is UTF-16 text, which Parse refuses
 }
 
 // prepareInput looks at the start of a file. A file whose first non-space
@@ -67,6 +68,9 @@ type input struct {
 func prepareInput(r io.Reader, opt Options) input {
 	br := bufio.NewReaderSize(r, sniffBytes)
 	prefix, _ := br.Peek(sniffBytes) // a read error comes back again on the first Read
+	if enc := utf16Of(prefix); enc != "" {
+		return input{r: br, utf16: enc}
+	}
 	if first := firstNonSpace(prefix); first == '[' || first == '{' && isVastPage(prefix) || isJSONFormat(opt.Format) {
 		if bytes.HasPrefix(prefix, []byte("\xef\xbb\xbf")) {
 			_, _ = br.Discard(3)
@@ -94,6 +98,35 @@ func prepareInput(r io.Reader, opt Options) input {
 		return input{r: transform.NewReader(text, simplifiedchinese.GB18030.NewDecoder()), encoding: enc}
 	}
 	return input{r: text, encoding: EncodingUTF8}
+}
+
+// utf16Of names the UTF-16 encoding of a file's start: a byte-order mark,
+// or NUL bytes on one side of each ASCII character (UTF-8 and GBK text has
+// no NUL at all; a binary file has them on both sides alike). "" otherwise.
+func utf16Of(prefix []byte) string {
+	switch {
+	case bytes.HasPrefix(prefix, []byte{0xff, 0xfe}):
+		return "UTF-16LE"
+	case bytes.HasPrefix(prefix, []byte{0xfe, 0xff}):
+		return "UTF-16BE"
+	}
+	var even, odd int
+	for i, c := range prefix[:min(len(prefix), 512)] {
+		if c == 0 {
+			if i%2 == 0 {
+				even++
+			} else {
+				odd++
+			}
+		}
+	}
+	switch {
+	case odd >= 8 && odd >= 8*even:
+		return "UTF-16LE"
+	case even >= 8 && even >= 8*odd:
+		return "UTF-16BE"
+	}
+	return ""
 }
 
 // mappingFor returns the mapping a header matches, as Parse would pick it.

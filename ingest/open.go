@@ -31,7 +31,9 @@ func Open(name string) (io.ReadCloser, error) {
 			return nil, fmt.Errorf("%s: %w", name, archiveErr("gzip", err))
 		}
 		return &readCloser{r: &archiveReader{r: gz, kind: "gzip"}, closers: []io.Closer{gz, f}}, nil
-	case bytes.Equal(magic, []byte("PK\x03\x04")):
+	case bytes.Equal(magic, []byte("PK\x03\x04")), bytes.Equal(magic, []byte("PK\x05\x06")):
+		// A local file header, or the end of a central directory with no
+		// file before it: an empty archive.
 		return openZip(name, f)
 	}
 	return &readCloser{r: br, closers: []io.Closer{f}}, nil
@@ -63,6 +65,9 @@ func openZip(name string, f *os.File) (io.ReadCloser, error) {
 	pick := files
 	if len(csvs) > 0 {
 		pick = csvs
+	}
+	if len(pick) == 0 {
+		return fail(errors.New("empty zip archive: it holds no file; export or compress the file again"))
 	}
 	if len(pick) != 1 {
 		return fail(fmt.Errorf("zip archive holds %d files; finops reads a zip with one CSV: extract the files and ingest them one by one", len(pick)))

@@ -65,3 +65,23 @@ func TestOpen(t *testing.T) {
 		t.Errorf("gzip header only: %v", err)
 	}
 }
+
+// TestOpenEmptyZip: a zip with no file in it (only its end record, magic
+// PK\x05\x06), or with only a folder, says so instead of being read as text.
+func TestOpenEmptyZip(t *testing.T) {
+	dir := t.TempDir()
+	var empty, folder bytes.Buffer
+	zip.NewWriter(&empty).Close()
+	zw := zip.NewWriter(&folder)
+	zw.Create("export/")
+	zw.Close()
+	for name, b := range map[string][]byte{"empty.zip": empty.Bytes(), "folder.zip": folder.Bytes()} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(p); err == nil || !strings.Contains(err.Error(), name+": empty zip archive") {
+			t.Errorf("%s: %v, want an empty zip archive named", name, err)
+		}
+	}
+}

@@ -20,6 +20,13 @@ const (
 	FormatGCP   = "gcp"      // GCP Cloud Billing export to BigQuery, as CSV or newline-delimited JSON
 )
 
+// Formats lists the formats Parse reads, for the checks of a --format flag
+// or a config's format key and their messages.
+func Formats() []string {
+	return []string{FormatFOCUS, FormatNvidiaSMI, FormatTasks, FormatRental, FormatCUR, FormatCUR2, FormatAzure, FormatGCP,
+		FormatRunPod, FormatVast}
+}
+
 // Kinds of data a format carries.
 const (
 	KindBilling     = "billing"

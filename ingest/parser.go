@@ -52,6 +52,10 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 	name := opt.Name
 	watch := &textWatch{r: r}
 	in := prepareInput(watch, opt)
+	if in.utf16 != "" {
+		return nil, &ParseError{File: name, Line: 1, Msg: "the file is " + in.utf16 + " text (Excel's \"Unicode text\"), " +
+			"not UTF-8: re-export it as UTF-8 (Excel: Save As, CSV UTF-8) or convert it: iconv -f UTF-16 -t UTF-8"}
+	}
 	if isGCPJSONInput(in.r, opt) {
 		return parseGCPJSON(ctx, in.r, opt, sink)
 	}
@@ -289,9 +293,8 @@ func newRowParser(hdr []string, headerLine int, opt Options) (setup parserSetup,
 	if setup, perr, ok := newCloudRowParser(format, cols, opt, fileErr, looksLike()); ok {
 		return setup, perr
 	}
-	return parserSetup{}, &ParseError{File: opt.Name, Msg: fmt.Sprintf("unknown format %q: use %s, %s, %s, %s, %s, %s, %s, %s, %s or %s",
-		opt.Format, FormatFOCUS, FormatNvidiaSMI, FormatTasks, FormatRental, FormatCUR, FormatCUR2, FormatAzure, FormatGCP,
-		FormatRunPod, FormatVast)}
+	return parserSetup{}, &ParseError{File: opt.Name, Msg: fmt.Sprintf("unknown format %q: use one of %s",
+		opt.Format, strings.Join(Formats(), ", "))}
 }
 
 // columnNorm is how a format's parser matches column names.

@@ -323,6 +323,9 @@ func (j *jsonReader) fail(err error, path string) error {
 		}
 		return &ParseError{File: j.name, Line: j.lines.lineAt(j.lines.read), Field: path,
 			Msg: "the JSON ends in the middle" + of + "; the file is cut off: download or export it again"}
+	case errors.Is(err, errRecordTooLong) && j.lim.blank():
+		return &ParseError{File: j.name, Line: j.line(), Field: path,
+			Msg: fmt.Sprintf("more than %d MiB of blank lines and no JSON value in them: the file is padding, not an export; check the file", maxJSONRecordBytes>>20)}
 	case errors.Is(err, errRecordTooLong):
 		return &ParseError{File: j.name, Line: j.line(), Field: path,
 			Msg: fmt.Sprintf("a JSON record longer than %d MiB; is this a billing export?", maxJSONRecordBytes>>20)}

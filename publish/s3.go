@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // SHA256Meta is the user-metadata key holding an object's hex sha256
@@ -43,7 +44,7 @@ type S3Config struct {
 // String never shows the keys.
 func (c S3Config) String() string {
 	return fmt.Sprintf("s3://%s/%s (endpoint %q, region %q, path style %v)", c.Bucket, CleanPrefix(c.Prefix),
-		c.Endpoint, c.Region, c.PathStyle)
+		sanitize.URL(c.Endpoint), c.Region, c.PathStyle)
 }
 
 // S3 uploads to and downloads from one bucket and prefix.
@@ -51,7 +52,7 @@ type S3 struct {
 	client   *s3.Client
 	bucket   string
 	prefix   string
-	endpoint string // "" on AWS; named in error messages
+	endpoint string // "" on AWS; named in error messages (NewS3 refuses one with credentials)
 	pageSize int32  // keys per List page; 0 is the service's default (1000)
 }
 
@@ -66,6 +67,11 @@ type Object struct {
 func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	if cfg.Bucket == "" {
 		return nil, errors.New("publish: s3: no bucket configured")
+	}
+	if sanitize.URL(cfg.Endpoint) != cfg.Endpoint {
+		// Not echoed; the SDK would quote it whole in every error.
+		return nil, errors.New("publish: s3: the endpoint holds credentials (a password or a token parameter): " +
+			"give the keys through publish.s3.access_key_env and secret_key_env instead")
 	}
 	opts := []func(*awsconfig.LoadOptions) error{
 		awsconfig.WithRetryer(func() aws.Retryer { return newRetryer(cfg) }),

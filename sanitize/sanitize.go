@@ -31,10 +31,18 @@ func Cell(s string) string {
 
 // Control replaces control characters (C0, DEL, C1) and invalid UTF-8 with
 // U+FFFD so they cannot act on whatever displays the text.
-func Control(s string) string {
+func Control(s string) string { return replaceControl(s, "") }
+
+// Text is Control for text of several lines: newlines and tabs are kept,
+// every other control character (ESC, BEL, CR, backspace, C1) and invalid
+// UTF-8 become U+FFFD, so the text cannot move the cursor, retitle the
+// window or clear the screen of the terminal that shows it.
+func Text(s string) string { return replaceControl(s, "\n\t") }
+
+func replaceControl(s, keep string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) && !strings.ContainsRune(keep, r) {
 			return '\uFFFD'
 		}
 		return r

@@ -11,7 +11,9 @@ import (
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -28,10 +30,14 @@ func (m *Main) ingestCommand() *cobra.Command {
 			"A folder or manifest of a cloud export delivery (AWS CUR *-Manifest.json, Azure manifest.json) imports\n" +
 			"only each billing period's latest delivery, replacing the period's earlier one.\n" +
 			"s3://bucket/prefix (or a glob on keys, s3://bucket/cur/*/*.csv.gz) downloads the objects to a temporary\n" +
-			"folder first, with the config's publish.s3 endpoint, region, path style and credentials.",
-		Example: "  finops ingest exports/focus-2026-11.csv\n  finops ingest s3://finops-billing/cur/gpu-report\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv",
+			"folder first, with the config's publish.s3 endpoint, region, path style and credentials.\n" +
+			"- (or /dev/stdin) reads standard input, recorded as stdin.",
+		Example: "  finops ingest exports/focus-2026-11.csv\n  finops ingest s3://finops-billing/cur/gpu-report\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv\n  zcat bill.csv.gz | finops ingest -",
 		Args:    usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "" && !slices.Contains(ingestFormats(), format) {
+				return usagef("--format %q: want one of %s", format, strings.Join(ingestFormats(), ", "))
+			}
 			c, loc, err := m.loadConfig()
 			if err != nil {
 				return err
@@ -49,7 +55,13 @@ func (m *Main) ingestCommand() *cobra.Command {
 				c.MaxBadRows = maxBad
 			}
 			var specs []sourceSpec
+			stdin := 0
 			for _, a := range args {
+				if isStdin(a) {
+					if stdin++; stdin > 1 {
+						return usagef("standard input (- or /dev/stdin) is named twice; it can be read once")
+					}
+				}
 				specs = append(specs, sourceSpec{name: a, format: format, host: host, location: loc, mappings: mappings,
 					currency: strings.ToUpper(strings.TrimSpace(currency))})
 			}
@@ -78,6 +90,10 @@ func (m *Main) ingestCommand() *cobra.Command {
 	cmd.AddCommand(m.ingestPrometheusCommand())
 	return cmd
 }
+
+// ingestFormats are the values of ingest --format: the parsers' formats and
+// dcgm-exporter scrapes, which cmd reads itself (parseInput).
+func ingestFormats() []string { return append(ingest.Formats(), dcgm.Format) }
 
 // sourceResult is what ingesting one source did, for the data-quality box.
 type sourceResult struct {
@@ -128,7 +144,7 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 	progress := interactive(m.Stderr)
 	for n, j := range jobs {
 		if progress {
-			fmt.Fprintf(m.Stderr, "\r\033[K[%d/%d] %s", n+1, len(jobs), j.uri)
+			fmt.Fprintf(m.Stderr, "\r\033[K[%d/%d] %s", n+1, len(jobs), sanitize.Terminal(j.uri, 0))
 		}
 		res, err := m.ingestFile(ctx, st, c, j.spec.spec, j.file, j.uri)
 		j.spec.files++

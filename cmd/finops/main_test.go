@@ -35,8 +35,14 @@ func repoRoot(t *testing.T) string {
 // finops runs one command line in-process and returns its exit code and output.
 func finops(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return finopsStdin(t, nil, args...)
+}
+
+// finopsStdin is finops with stdin as its standard input.
+func finopsStdin(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	m := NewMain(bytes.NewReader(nil), &out, &errb)
+	m := NewMain(bytes.NewReader(stdin), &out, &errb)
 	m.Now = func() time.Time { return now }
 	m.Getenv = func(string) string { return "" }
 	code = m.Run(context.Background(), args)

@@ -12,6 +12,7 @@ import (
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -142,12 +143,13 @@ func (m *Main) promSource(c *config.Config, p config.Prometheus) (prom.Source, e
 	return src, nil
 }
 
-// promName is a server's name in the data-quality box.
+// promName is a server's name in messages, the data-quality box and the
+// run ledger: its URL without credentials when it has no name.
 func promName(p config.Prometheus) string {
 	if p.Name != "" {
 		return "prometheus " + p.Name
 	}
-	return "prometheus " + p.URL
+	return "prometheus " + sanitize.URL(p.URL)
 }
 
 // ingestPrometheus fetches and stores every UTC day overlapping [from, to)

@@ -109,17 +109,20 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if ingested != nil {
 		in.Sources = nil
 		for _, s := range ingested {
-			st := analysis.SourceStatus{Name: s.spec.name, Kind: s.spec.kind, Status: "ok",
+			// The data-quality box is uploaded and emailed: no address in
+			// it may carry a password (redact).
+			name := redact(s.spec.name)
+			st := analysis.SourceStatus{Name: name, Kind: s.spec.kind, Status: "ok",
 				Detail: fmt.Sprintf("%d files", s.files)}
 			if s.detail != "" {
 				st.Detail = s.detail
 			}
 			if s.err != nil {
-				st.Status, st.Detail = "missing", s.err.Error()
+				st.Status, st.Detail = "missing", redact(s.err.Error())
 				if s.partial || s.files > s.failed && s.failed > 0 {
 					st.Status = "partial"
 				}
-				missing = append(missing, s.spec.name)
+				missing = append(missing, name)
 			}
 			in.Sources = append(in.Sources, st)
 		}
@@ -161,7 +164,11 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	}
 	// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
 	color := interactive(m.Stdout) && m.Getenv("NO_COLOR") == ""
-	if err := report.WriteSummary(m.Stdout, res, meta, color); err != nil {
+	summary := m.Stdout
+	if color {
+		summary = unfiltered(m.Stdout)
+	}
+	if err := report.WriteSummary(summary, res, meta, color); err != nil {
 		return res, err
 	}
 	for _, p := range paths {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -38,9 +39,11 @@ type Main struct {
 	stopProfiles           func() error
 }
 
-// NewMain returns a Main wired to the process.
+// NewMain returns a Main wired to the process. Standard output goes through
+// a sanitize.Writer: its lines quote file names, file contents and source
+// addresses, and none of them may act on the terminal or show a password.
 func NewMain(stdin io.Reader, stdout, stderr io.Writer) *Main {
-	return &Main{Stdin: stdin, Stdout: stdout, Stderr: stderr, Now: time.Now, Getenv: os.Getenv}
+	return &Main{Stdin: stdin, Stdout: sanitize.NewWriter(stdout), Stderr: stderr, Now: time.Now, Getenv: os.Getenv}
 }
 
 // Run executes one command line and returns the process exit code.
@@ -58,10 +61,12 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		err = usageError{err}
 	}
 	if err != nil {
+		// The message may quote a file's bytes or a source's address.
+		msg := redact(err.Error())
 		if m.logger != nil && exitCode(err) != ExitUsage {
-			m.logger.Error("finops failed", "error", err.Error())
+			m.logger.Error("finops failed", "error", msg) // the handler quotes control characters
 		} else {
-			fmt.Fprintf(m.Stderr, "finops: %v\n", err)
+			fmt.Fprintf(m.Stderr, "finops: %s\n", sanitize.Text(msg))
 		}
 	}
 	return exitCode(err)
@@ -171,8 +176,18 @@ func (m *Main) databasePath(c *config.Config) string {
 // interactive reports whether w is a terminal: progress and colour only then,
 // so cron mail stays clean.
 func interactive(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := unfiltered(w).(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// unfiltered is w without the sanitize.Writer NewMain puts on standard
+// output, for the one writer that sends escape sequences of its own: the
+// coloured summary, which makes its labels safe itself.
+func unfiltered(w io.Writer) io.Writer {
+	if s, ok := w.(*sanitize.Writer); ok {
+		return s.Unwrap()
+	}
+	return w
 }
 
 func (m *Main) versionCommand() *cobra.Command {

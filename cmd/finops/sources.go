@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // sourceSpec is one configured (or command-line) source: a path, folder or
@@ -99,10 +101,12 @@ func sourceRoot(pattern string) string {
 
 // expand turns a path, folder or glob into the sorted list of files it names.
 // A pattern that matches nothing is an error: a source that silently yields
-// no files would make missing data look like zero spend.
+// no files would make missing data look like zero spend. A path that exists
+// is taken as it is, even when its name holds glob characters (a '[' of an
+// escape sequence, "bill [copy].csv").
 func expand(pattern string) ([]string, error) {
 	var files []string
-	if strings.ContainsAny(pattern, "*?[") {
+	if _, err := os.Lstat(pattern); err != nil && strings.ContainsAny(pattern, "*?[") {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			return nil, fmt.Errorf("%s: bad pattern: %w", pattern, err)
@@ -182,6 +186,9 @@ func (p *sourcePlan) close() {
 // sourceFiles; s3://bucket/prefix (or a glob in the key part) by
 // downloading the objects first, with the client settings of publish.s3.
 func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*sourcePlan, error) {
+	if isStdin(name) {
+		return m.planStdin(ctx)
+	}
 	if !publish.IsS3URL(name) {
 		plan, err := sourceFiles(name)
 		if err != nil {
@@ -244,6 +251,49 @@ func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*
 	return p, nil
 }
 
+// stdinName is what standard input is called in messages and the database.
+const stdinName = "stdin"
+
+// isStdin reports the names of standard input: "-" and /dev/stdin, which
+// can be read only once, so it is never opened as a file (hashed, then
+// parsed).
+func isStdin(name string) bool { return name == "-" || name == "/dev/stdin" }
+
+// planStdin copies standard input to a temporary file, which is then hashed
+// and parsed as any file, under the name stdin.
+func (m *Main) planStdin(ctx context.Context) (*sourcePlan, error) {
+	tmp, err := os.MkdirTemp("", "finops-stdin-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: a temporary file for standard input: %w", stdinName, err)
+	}
+	p := &sourcePlan{tmp: filepath.Clean(tmp), urls: map[string]string{}}
+	path := filepath.Join(p.tmp, stdinName)
+	if err := copyStdin(ctx, path, m.Stdin); err != nil {
+		p.close()
+		return nil, fmt.Errorf("%s: %w", stdinName, err)
+	}
+	p.urls[path] = stdinName
+	p.DeliveryPlan = &ingest.DeliveryPlan{Files: []ingest.PlannedFile{{Path: path}}}
+	return p, nil
+}
+
+func copyStdin(ctx context.Context, path string, in io.Reader) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		_, err = io.Copy(f, in)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = ctx.Err() // interrupted while it waited for the input
+	}
+	return err
+}
+
 // renamedError is an error with a rewritten message (temporary paths named
 // by their s3:// URLs, secrets removed) that still unwraps to the original.
 type renamedError struct {
@@ -254,14 +304,17 @@ type renamedError struct {
 func (e renamedError) Error() string { return e.msg }
 func (e renamedError) Unwrap() error { return e.err }
 
-// redact removes secrets (4 characters or more) from s.
+// redact removes secrets (4 characters or more) from s, and the passwords
+// and credential parameters of every URL in it (sanitize.URLs): whatever a
+// library or a config puts in a message, it reaches no output, report or
+// ledger row.
 func redact(s string, secrets ...string) string {
 	for _, sec := range secrets {
 		if len(sec) >= 4 {
 			s = strings.ReplaceAll(s, sec, "[redacted]")
 		}
 	}
-	return s
+	return sanitize.URLs(s)
 }
 
 // redactErr removes secrets from an error's message; the result still

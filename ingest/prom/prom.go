@@ -25,6 +25,7 @@ import (
 
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
@@ -116,7 +117,7 @@ func New(src Source) (*Client, error) {
 	}
 	u, err := url.Parse(src.URL)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("prometheus: url %q: want http(s)://host[:port][/path]", src.URL)
+		return nil, fmt.Errorf("prometheus: url %q: want http(s)://host[:port][/path]", sanitize.URL(src.URL))
 	}
 	if strings.TrimSpace(src.Queries.Util) == "" {
 		return nil, errors.New("prometheus: a utilization query is required")

@@ -360,6 +360,14 @@ func TestDefaultQueries(t *testing.T) {
 	}
 }
 
+// TestNewRedactsURL: a bad URL is named in the error without its password.
+func TestNewRedactsURL(t *testing.T) {
+	_, err := New(Source{URL: "ftp://reader:hunter2@prom:9090/", Queries: Queries{Util: "up"}})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), `"ftp://reader:xxxxx@prom:9090/"`) {
+		t.Errorf("err = %v, want the URL redacted", err)
+	}
+}
+
 // TestRetryable: a refused connection or a timeout is worth another try; a
 // certificate the client does not trust is not (it would only burn the
 // deadline before the same error).
