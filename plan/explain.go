@@ -22,8 +22,8 @@ func WriteExplain(w io.Writer, r *Result) error {
 	var b strings.Builder
 	a := r.Assumptions
 	b.WriteString(title(r) + "\n")
-	fmt.Fprintf(&b, "Assumptions: MFU %s · concurrency buffer %s · risk %s–%s · spot inflation %s · memory × %s + %s GiB CUDA context · usable VRAM %s · monthly rentals ≥ %s days\n",
-		num(a.MFU), num(a.ConcurrencyBuffer), num(a.Risk), num(a.RiskHigh), num(a.SpotInflation), num(a.Overhead),
+	fmt.Fprintf(&b, "Assumptions: MFU %s · concurrency buffer %s · risk %s–%s · spot inflation %s · memory × %s (training × %s) + %s GiB CUDA context · usable VRAM %s · monthly rentals ≥ %s days\n",
+		num(a.MFU), num(a.ConcurrencyBuffer), num(a.Risk), num(a.RiskHigh), num(a.SpotInflation), num(a.Overhead), num(a.TrainingOverhead),
 		num(a.CUDAContextGiB), num(a.UsableVRAM), num(a.MonthlyMinDays))
 	for _, wn := range r.Warnings {
 		b.WriteString("Warning: " + sanitize.Terminal(wn, 0) + "\n")

@@ -9,11 +9,19 @@ import (
 )
 
 // TestWorkedCase reproduces metrics.md §Planner's worked case: a 20B LoRA
-// fine-tune (weights 40 GB in fp16, ≥ 60 GB with training state) rules out
+// fine-tune (weights 40 GB in fp16, more with training state) rules out
 // 24 GB cards; two A100-80G on a monthly rental for 45 days at ¥10,000 per
 // card-month with a 1.3 risk coefficient budget 2 × 10,000 × 45/30 × 1.3 =
 // ¥39,000; eight cards budget 4× that, ¥156,000. Its JSON and its --explain
 // output are golden files.
+//
+// metrics.md's "≥ 60 GB with training state" was the planner's old
+// arithmetic (4 × s × b × h × L bytes of activations, × 1.2 on training);
+// with the published activation formula and the calibrated training
+// overhead (docs/PLANNER.md, "Checked against published figures") the same
+// job is 48.83 GB. Nothing of the plan or its budget depends on the
+// difference: 24, 40 and 48 GB cards are ruled out either way, an A100-80G
+// holds a replica either way.
 func TestWorkedCase(t *testing.T) {
 	f, err := Load("testdata/TestWorkedCase/scenarios.yaml") // slashes: the path is in the golden JSON
 	if err != nil {
@@ -29,20 +37,18 @@ func TestWorkedCase(t *testing.T) {
 	if two.Memory.WeightsGB != 40 {
 		t.Errorf("weights = %v GB, want 40", two.Memory.WeightsGB)
 	}
-	// With training state and activations it is over 60 GB: LoRA rank 8 on
-	// all linear layers of the 48-layer, 6144-wide model is 8 × 106,496 × 48
-	// = 40,894,464 trainable parameters (16 B each: 654,311,424 B);
-	// activations 2 × 4096 × 2 × 6144 × 48 × 2 = 9,663,676,416 B; total
-	// (40,000,000,000 + 654,311,424 + 9,663,676,416) × 1.2 + 1,073,741,824
-	// = 61,455,327,232 B.
-	near(t, "total_gb", two.Memory.TotalGB, 61.455327232, 1e-9)
-	if two.Memory.TotalGB < 60 {
-		t.Errorf("total %.2f GB, want ≥ 60", two.Memory.TotalGB)
-	}
-	// 24 GB cards are ruled out: 61.46 GB > 0.9 × 24 GB.
+	// With training state and activations: LoRA rank 8 on all linear layers
+	// of the 48-layer, 6144-wide model is 8 × 106,496 × 48 = 40,894,464
+	// trainable parameters (16 B each: 654,311,424 B); activations under
+	// full recomputation 2 × 4096 × 2 × 6144 × 48 = 4,831,838,208 B; total
+	// (40,000,000,000 + 654,311,424 + 4,831,838,208) × 1.05 + 1,073,741,824
+	// = 45,486,149,632 × 1.05 + 1,073,741,824 = 48,834,198,937.6 B.
+	near(t, "activations_gb", two.Memory.ActivationsGB, 4.831838208, 1e-9)
+	near(t, "total_gb", two.Memory.TotalGB, 48.8341989376, 1e-9)
+	// 24, 40 and 48 GB cards are ruled out: 48.83 GB > 0.9 × 48 = 43.2 GB.
 	for _, g := range two.GPUs {
-		if g.VRAMGB == 24 && g.Fits {
-			t.Errorf("%s (24 GB) fits the 20B LoRA: %s", g.GPUModel, g.Why)
+		if g.VRAMGB <= 48 && g.Fits {
+			t.Errorf("%s (%v GB) fits the 20B LoRA: %s", g.GPUModel, g.VRAMGB, g.Why)
 		}
 	}
 	if g := gpuFit(t, two, "A100-80GB"); !g.Fits || g.MinGPUs != 1 {

@@ -41,11 +41,14 @@ func KVBytesPerToken(layers, kvHeads, headDim int, d Dtype) float64 {
 	return 2 * float64(layers) * float64(kvHeads) * float64(headDim) * d.Bytes()
 }
 
-// ActivationBytes is metrics.md's activation memory with activation
-// checkpointing: each layer keeps its 16-bit input, and the layer being
-// recomputed about as much again, 2 × seq × batch × hidden × layers × 2 bytes.
+// ActivationBytes is the activation memory under full recomputation
+// (activation checkpointing of every layer): only each layer's 16-bit input
+// is kept, s × b × h elements of 2 bytes, so 2 × seq × batch × hidden ×
+// layers bytes — EleutherAI's "Transformer Math 101" and Korthikanti et al.
+// 2022, §4.2. The layer being recomputed during the backward pass is
+// transient and left to the overhead factor.
 func ActivationBytes(seq, batch float64, hidden, layers int) float64 {
-	return 2 * seq * batch * float64(hidden) * float64(layers) * 2
+	return 2 * seq * batch * float64(hidden) * float64(layers)
 }
 
 // ActivationBytesNoCheckpointing is the activation memory of a transformer
@@ -158,7 +161,7 @@ func estimateMemory(s *spec, a Assumptions) Memory {
 			add("activations", act, "activations_gb (given)")
 		case s.checkpointing:
 			act = ActivationBytes(s.seqLen, float64(s.batch), s.model.Hidden, s.model.Layers)
-			add("activations", act, fmt.Sprintf("2 × seq × batch × hidden × layers × 2 B, with checkpointing = 2 × %s × %d × %d × %d × 2",
+			add("activations", act, fmt.Sprintf("2 B × seq × batch × hidden × layers, full recomputation (checkpointing) = 2 × %s × %d × %d × %d",
 				num(s.seqLen), s.batch, s.model.Hidden, s.model.Layers))
 		default:
 			act = ActivationBytesNoCheckpointing(s.seqLen, float64(s.batch), s.model.Hidden, s.model.Layers, s.model.Heads)
@@ -168,16 +171,17 @@ func estimateMemory(s *spec, a Assumptions) Memory {
 	}
 
 	sub := weights + adapter + grads + opt + act + kv
-	over := sub * (a.Overhead - 1)
+	factor := a.overheadFor(s.kind)
+	over := sub * (factor - 1)
 	names := make([]string, len(terms))
 	for i, t := range terms {
 		names[i] = t.Name
 	}
 	add("subtotal", sub, strings.Join(names, " + "))
-	add("overhead", over, fmt.Sprintf("subtotal × (%s − 1), framework and allocator", num(a.Overhead)))
+	add("overhead", over, fmt.Sprintf("subtotal × (%s − 1), framework and allocator", num(factor)))
 	add("cuda_context", ctx, fmt.Sprintf("%s GiB per GPU", num(a.CUDAContextGiB)))
-	total := sub*a.Overhead + ctx
-	add("total", total, fmt.Sprintf("subtotal × %s + CUDA context = %s × %s + %s", num(a.Overhead), gbText(sub), num(a.Overhead), gbText(ctx)))
+	total := sub*factor + ctx
+	add("total", total, fmt.Sprintf("subtotal × %s + CUDA context = %s × %s + %s", num(factor), gbText(sub), num(factor), gbText(ctx)))
 
 	m.WeightsGB, m.AdapterGB, m.GradientsGB, m.OptimizerGB = weights/gb, adapter/gb, grads/gb, opt/gb
 	m.ActivationsGB, m.KVCacheGB, m.SubtotalGB, m.OverheadGB = act/gb, kv/gb, sub/gb, over/gb

@@ -38,7 +38,8 @@ type Defaults struct {
 	Risk              *float64 `yaml:"risk"`               // risk coefficient, 1.3
 	RiskHigh          *float64 `yaml:"risk_high"`          // top of the risk range, 1.5
 	SpotInflation     *float64 `yaml:"spot_inflation"`     // runtime lost to interruptions on spot, 1.15
-	Overhead          *float64 `yaml:"overhead"`           // framework overhead factor on memory, 1.2
+	Overhead          *float64 `yaml:"overhead"`           // framework overhead factor on memory, 1.2 (inference, data)
+	TrainingOverhead  *float64 `yaml:"training_overhead"`  // the same for training kinds, 1.05
 	CUDAContextGiB    *float64 `yaml:"cuda_context_gib"`   // per-GPU CUDA context, 1 GiB
 	UsableVRAM        *float64 `yaml:"usable_vram"`        // share of VRAM a plan may fill, 0.9
 	MonthlyMinDays    *float64 `yaml:"monthly_min_days"`   // shortest monthly rental, 30 days

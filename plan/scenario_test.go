@@ -158,6 +158,12 @@ defaults:
 scenarios:
   - {name: tune, kind: lora, model: llama-2-7b, tokens: 1B}
 `, []string{`test.yaml:3: defaults: field mfu: 35 is out of range; want a fraction in (0, 1]`}},
+		{"training overhead below 1", `
+defaults:
+  training_overhead: 0.9
+scenarios:
+  - {name: tune, kind: lora, model: llama-2-7b, tokens: 1B}
+`, []string{`test.yaml:3: defaults: field training_overhead: 0.9 is out of range; want 1 or more`}},
 		{"new GPU without specs", `
 gpus:
   - {model: B200, vram_gb: 192}

@@ -45,7 +45,7 @@ func WriteTable(w io.Writer, r *Result) error {
 
 	b.WriteString("\nHow we got this\n")
 	for _, s := range r.Scenarios {
-		fmt.Fprintf(&b, "  %s: memory %s", sanitize.Terminal(s.Name, 32), memoryLine(s.Memory, r.Assumptions.Overhead))
+		fmt.Fprintf(&b, "  %s: memory %s", sanitize.Terminal(s.Name, 32), memoryLine(s.Memory, r.Assumptions.overheadFor(s.Kind)))
 		if s.Plan != nil {
 			fmt.Fprintf(&b, "; %s\n", sanitize.Terminal(s.Plan.How, 0))
 			if alt := modesLine(s, r.Currency); alt != "" {
