@@ -116,7 +116,9 @@ type rentalParser struct {
 	ambiguous int // lines read with a first-pass guess at a DST fall-back (resolveSpan)
 }
 
-func (p *rentalParser) finishSummary(s *Summary) { warnAmbiguous(s, p.file, p.ambiguous, p.loc, "lines") }
+func (p *rentalParser) finishSummary(s *Summary) {
+	warnAmbiguous(s, p.file, p.ambiguous, p.loc, "lines")
+}
 
 func newRentalParser(idx *columns, m ColumnMapping, opt Options) *rentalParser {
 	hdr := idx.hdr
