@@ -53,6 +53,7 @@ func isGB(enc string) bool {
 type input struct {
 	r        io.Reader
 	json     bool
+	parquet  bool   // starts like a Parquet file, but is not one Parse can seek in
 	encoding string // EncodingUTF8, or the GB encoding the text was decoded from
 }
 
@@ -66,6 +67,9 @@ type input struct {
 func prepareInput(r io.Reader, opt Options) input {
 	br := bufio.NewReaderSize(r, sniffBytes)
 	prefix, _ := br.Peek(sniffBytes) // a read error comes back again on the first Read
+	if hasParquetMagic(prefix) {
+		return input{r: br, parquet: true}
+	}
 	if first := firstNonSpace(prefix); first == '[' || first == '{' && isVastPage(prefix) || isJSONFormat(opt.Format) {
 		if bytes.HasPrefix(prefix, []byte("\xef\xbb\xbf")) {
 			_, _ = br.Discard(3)

@@ -15,7 +15,8 @@ import (
 
 // Open opens a file for Parse, decompressing gzip (.csv.gz deliveries) and
 // single-CSV zip archives (.csv.zip) by their magic bytes, whatever the name
-// says. Reading a truncated or corrupt archive fails with an error that says so.
+// says; a Parquet file (PAR1) comes back as the file itself, for Parse to
+// read by row group. Reading a truncated or corrupt archive fails with an error that says so.
 func Open(name string) (io.ReadCloser, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -33,6 +34,18 @@ func Open(name string) (io.ReadCloser, error) {
 		return &readCloser{r: &archiveReader{r: gz, kind: "gzip"}, closers: []io.Closer{gz, f}}, nil
 	case bytes.Equal(magic, []byte("PK\x03\x04")):
 		return openZip(name, f)
+	case bytes.Equal(magic, []byte(parquetMagic)):
+		// Parquet is read by row group from its footer: Parse needs the file.
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return &parquetFile{File: f, size: st.Size()}, nil
 	}
 	return &readCloser{r: br, closers: []io.Closer{f}}, nil
 }

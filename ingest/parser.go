@@ -48,7 +48,13 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		return nil, err
 	}
 	name := opt.Name
+	if IsParquet(r) {
+		return parseParquet(ctx, r.(randomAccess), opt, sink)
+	}
 	in := prepareInput(r, opt)
+	if in.parquet {
+		return nil, &ParseError{File: name, Msg: "a Parquet file inside a gzip or zip archive: finops reads Parquet files as they are (their pages are compressed already); extract it and ingest the .parquet file"}
+	}
 	if isGCPJSONInput(in.r, opt) {
 		return parseGCPJSON(ctx, in.r, opt, sink)
 	}
@@ -70,6 +76,31 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		rowErr.Msg = "header: " + rowErr.Msg
 		return nil, rowErr
 	}
+	return parseRecords(ctx, cr, first, line, in.encoding, opt, sink)
+}
+
+// recordSource yields a file's records after its header: CSV lines, or the
+// rows of a Parquet file turned into the cells a CSV of it would have.
+type recordSource interface {
+	// next returns the next record and where it is; rowErr is a record that
+	// can be skipped, fatal io.EOF or an error that ends the file.
+	next(header []string) (rec []string, line int, rowErr *ParseError, fatal error)
+	// numbersRows reports that line counts data rows, not lines of text.
+	numbersRows() bool
+}
+
+// parseRecords checks the header first (found on line), picks the row
+// parser for it and streams src's records through it to sink: every format
+// and every container (CSV, Parquet) goes through the same validation.
+func parseRecords(ctx context.Context, src recordSource, first []string, line int, encoding string, opt Options, sink Sink) (*Summary, error) {
+	name := opt.Name
+	// rowErr marks an error of a Parquet row as such, so it reads "row 17".
+	rowErr := func(perr *ParseError) *ParseError {
+		if perr != nil && src.numbersRows() {
+			perr.Row = true
+		}
+		return perr
+	}
 	if perr := checkUTF8(name, line, nil, first); perr != nil {
 		perr.Field = ""
 		perr.Msg = "header is " + perr.Msg + gbHint(first, opt)
@@ -87,8 +118,8 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 	if rp, ok := setup.p.(*rentalParser); ok {
 		sum.sum.Mapping = rp.mapping
 	}
-	if in.encoding != EncodingUTF8 {
-		sum.sum.Encoding = in.encoding
+	if encoding != EncodingUTF8 {
+		sum.sum.Encoding = encoding
 	}
 	maxBad := max(opt.MaxBadRows, 0)
 
@@ -97,8 +128,8 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 			return nil
 		}
 		perr := checkUTF8(name, line, setup.header, rec)
-		if perr == nil && in.encoding != EncodingUTF8 {
-			perr = checkDecoded(name, line, setup.header, rec, in.encoding)
+		if perr == nil && encoding != EncodingUTF8 {
+			perr = checkDecoded(name, line, setup.header, rec, encoding)
 		}
 		if perr == nil {
 			if wc, ok := setup.p.(widthChecker); ok {
@@ -112,7 +143,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 			out, perr = setup.p.parse(rec, line)
 		}
 		if perr != nil {
-			sum.sum.Rejected = append(sum.sum.Rejected, perr)
+			sum.sum.Rejected = append(sum.sum.Rejected, rowErr(perr))
 			if len(sum.sum.Rejected) > maxBad {
 				return perr
 			}
@@ -134,7 +165,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
+			return fmt.Errorf("%s: %w", (&ParseError{File: name, Line: line, Row: src.numbersRows()}).location(), err)
 		}
 		return nil
 	}
@@ -150,17 +181,17 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 				return sum.finish(), err
 			}
 		}
-		rec, line, rowErr, err := cr.next(setup.header)
+		rec, line, bad, err := src.next(setup.header)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return sum.finish(), err
 		}
-		if rowErr != nil {
-			sum.sum.Rejected = append(sum.sum.Rejected, rowErr)
+		if bad != nil {
+			sum.sum.Rejected = append(sum.sum.Rejected, rowErr(bad))
 			if len(sum.sum.Rejected) > maxBad {
-				return sum.finish(), rowErr
+				return sum.finish(), bad
 			}
 			continue
 		}
