@@ -145,6 +145,9 @@ func (c *csvReader) next(header []string) (rec []string, line int, rowErr *Parse
 	}
 }
 
+// numbersRows is false: a CSV's records are named by the line they start on.
+func (c *csvReader) numbersRows() bool { return false }
+
 // columnName names column i for an error: its header, else its position.
 func columnName(header []string, i int) string {
 	if i >= 0 && i < len(header) && header[i] != "" {

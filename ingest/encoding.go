@@ -53,6 +53,7 @@ func isGB(enc string) bool {
 type input struct {
 	r        io.Reader
 	json     bool
+	parquet  bool   // starts like a Parquet file, but is not one Parse can seek in
 	encoding string // EncodingUTF8, or the GB encoding the text was decoded from
 	utf16    string // "UTF-16LE" or "UTF-16BE" when the file is UTF-16 text, which Parse refuses
 }
@@ -70,6 +71,9 @@ func prepareInput(r io.Reader, opt Options) input {
 	prefix, _ := br.Peek(sniffBytes) // a read error comes back again on the first Read
 	if enc := utf16Of(prefix); enc != "" {
 		return input{r: br, utf16: enc}
+	}
+	if hasParquetMagic(prefix) {
+		return input{r: br, parquet: true}
 	}
 	if first := firstNonSpace(prefix); first == '[' || first == '{' && isVastPage(prefix) || isJSONFormat(opt.Format) {
 		if bytes.HasPrefix(prefix, []byte("\xef\xbb\xbf")) {

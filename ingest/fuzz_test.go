@@ -99,3 +99,25 @@ func FuzzGPUName(f *testing.F) {
 		c.FindInstance(s)
 	})
 }
+
+// FuzzParseParquet feeds mutated Parquet files (the DuckDB-written fixtures,
+// whole, and cut) to Parse: every outcome is a parse or a refusal, never a
+// panic, and a parse delivers what its summary counts.
+func FuzzParseParquet(f *testing.F) {
+	for _, n := range []string{"parquet/bad_cost_text.parquet", "parquet/bad_cur2_cost_text.parquet",
+		"parquet/cur2/exports/gpu-export/data/BILLING_PERIOD=2026-01/gpu-export-00001.snappy.parquet"} {
+		b, err := os.ReadFile(testdata(n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sink := &recSink{}
+		sum, err := Parse(t.Context(), bytes.NewReader(data), Options{Name: "fuzz.parquet", MaxBadRows: 1 << 20}, sink)
+		if err == nil && sum.Rows != len(sink.lines)+len(sink.samples)+len(sink.tasks) {
+			t.Fatalf("summary says %d rows, sink got %d", sum.Rows, len(sink.lines)+len(sink.samples)+len(sink.tasks))
+		}
+	})
+}

@@ -167,9 +167,6 @@ func readManifest(p, within string) (*Manifest, error) {
 		if err != nil {
 			return m, fmt.Errorf("%s: lists %s, which is not here: %v; copy the whole delivery (e.g. aws s3 sync, azcopy) and ingest again", p, k, err)
 		}
-		if strings.HasSuffix(strings.ToLower(local), ".parquet") {
-			return m, fmt.Errorf("%s: lists %s, a Parquet file: finops reads CSV deliveries; set the export's format to CSV (gzip)", p, k)
-		}
 		if i < len(sizes) && sizes[i] > 0 {
 			if fi, err := os.Stat(local); err == nil && fi.Size() != sizes[i] {
 				return m, fmt.Errorf("%s: %s has %d bytes but the manifest says %d: the copy is incomplete; download it again", p, local, fi.Size(), sizes[i])

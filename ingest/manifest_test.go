@@ -101,8 +101,11 @@ func TestManifestRefusals(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "p", "x-00001.snappy.parquet"), "PAR1")
 	writeFile(t, filepath.Join(dir, "p", "x-Manifest.json"), `{"executionId":"e1","exportArn":"arn:x","dataFiles":["s3://b/p/x-00001.snappy.parquet"],"billingPeriod":{"start":"2026-01-01T00:00:00.000Z"}}`)
-	_, err = ReadManifest(filepath.Join(dir, "p", "x-Manifest.json"))
-	wantErrParts(t, err, "Parquet", "CSV")
+	// A Data Exports delivery in Parquet (the default format) is read like a CSV one.
+	m, err := ReadManifest(filepath.Join(dir, "p", "x-Manifest.json"))
+	if err != nil || m == nil || len(m.Files) != 1 || filepath.Base(m.Files[0]) != "x-00001.snappy.parquet" {
+		t.Fatalf("Parquet delivery: files %v, err %v; want x-00001.snappy.parquet", m, err)
+	}
 
 	writeFile(t, filepath.Join(dir, "s", "20260101-20260131", "r1", "part_0_0001.csv"), "short")
 	writeFile(t, filepath.Join(dir, "s", "20260101-20260131", "r1", "manifest.json"), `{"manifestVersion":"2021-01-01","blobs":[{"blobName":"x/20260101-20260131/r1/part_0_0001.csv","byteCount":999}]}`)

@@ -15,7 +15,8 @@ import (
 
 // Open opens a file for Parse, decompressing gzip (.csv.gz deliveries) and
 // single-CSV zip archives (.csv.zip) by their magic bytes, whatever the name
-// says. Reading a truncated or corrupt archive fails with an error that says so.
+// says; a Parquet file (PAR1) comes back as the file itself, for Parse to
+// read by row group. Reading a truncated or corrupt archive fails with an error that says so.
 func Open(name string) (io.ReadCloser, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -35,6 +36,18 @@ func Open(name string) (io.ReadCloser, error) {
 		// A local file header, or the end of a central directory with no
 		// file before it: an empty archive.
 		return openZip(name, f)
+	case bytes.Equal(magic, []byte(parquetMagic)):
+		// Parquet is read by row group from its footer: Parse needs the file.
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return &parquetFile{File: f, size: st.Size()}, nil
 	}
 	return &readCloser{r: br, closers: []io.Closer{f}}, nil
 }

@@ -95,13 +95,23 @@ type ParseError struct {
 	Line  int
 	Field string
 	Msg   string
+	// Row says that Line counts data rows (a Parquet file), not lines of text.
+	Row bool
+}
+
+// location is file:line, or "file: row N" for a Parquet row.
+func (e *ParseError) location() string {
+	switch {
+	case e.Line <= 0:
+		return e.File
+	case e.Row:
+		return fmt.Sprintf("%s: row %d", e.File, e.Line)
+	}
+	return fmt.Sprintf("%s:%d", e.File, e.Line)
 }
 
 func (e *ParseError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
+	loc := e.location()
 	if e.Field != "" {
 		return fmt.Sprintf("%s: field %q: %s", loc, e.Field, e.Msg)
 	}

@@ -50,11 +50,17 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		return nil, err
 	}
 	name := opt.Name
+	if IsParquet(r) {
+		return parseParquet(ctx, r.(randomAccess), opt, sink)
+	}
 	watch := &textWatch{r: r}
 	in := prepareInput(watch, opt)
 	if in.utf16 != "" {
 		return nil, &ParseError{File: name, Line: 1, Msg: "the file is " + in.utf16 + " text (Excel's \"Unicode text\"), " +
 			"not UTF-8: re-export it as UTF-8 (Excel: Save As, CSV UTF-8) or convert it: iconv -f UTF-16 -t UTF-8"}
+	}
+	if in.parquet {
+		return nil, &ParseError{File: name, Msg: "a Parquet file inside a gzip or zip archive: finops reads Parquet files as they are (their pages are compressed already); extract it and ingest the .parquet file"}
 	}
 	if isGCPJSONInput(in.r, opt) {
 		return parseGCPJSON(ctx, in.r, opt, sink)
@@ -77,6 +83,33 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		rowErr.Msg = "header: " + rowErr.Msg
 		return nil, rowErr
 	}
+	return parseRecords(ctx, cr, first, line, in.encoding, watch.found, opt, sink)
+}
+
+// recordSource yields a file's records after its header: CSV lines, or the
+// rows of a Parquet file turned into the cells a CSV of it would have.
+type recordSource interface {
+	// next returns the next record and where it is; rowErr is a record that
+	// can be skipped, fatal io.EOF or an error that ends the file.
+	next(header []string) (rec []string, line int, rowErr *ParseError, fatal error)
+	// numbersRows reports that line counts data rows, not lines of text.
+	numbersRows() bool
+}
+
+// parseRecords checks the header first (found on line), picks the row
+// parser for it and streams src's records through it to sink: every format
+// and every container (CSV, Parquet) goes through the same validation.
+// textFound, when not nil, says whether the input held text after its first
+// line (a CSV read as a header and no rows must not import as 0 rows).
+func parseRecords(ctx context.Context, src recordSource, first []string, line int, encoding string, textFound func() bool, opt Options, sink Sink) (*Summary, error) {
+	name := opt.Name
+	// rowErr marks an error of a Parquet row as such, so it reads "row 17".
+	rowErr := func(perr *ParseError) *ParseError {
+		if perr != nil && src.numbersRows() {
+			perr.Row = true
+		}
+		return perr
+	}
 	if perr := checkUTF8(name, line, nil, first); perr != nil {
 		perr.Field = ""
 		perr.Msg = "header is " + perr.Msg + gbHint(first, opt)
@@ -98,8 +131,8 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 	if rp, ok := setup.p.(*rentalParser); ok {
 		sum.sum.Mapping = rp.mapping
 	}
-	if in.encoding != EncodingUTF8 {
-		sum.sum.Encoding = in.encoding
+	if encoding != EncodingUTF8 {
+		sum.sum.Encoding = encoding
 	}
 	maxBad := max(opt.MaxBadRows, 0)
 	lines := newLineChecker(opt, fieldsOf(setup.p), sum)
@@ -112,8 +145,8 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		if perr == nil {
 			perr = checkControl(name, line, setup.header, rec)
 		}
-		if perr == nil && in.encoding != EncodingUTF8 {
-			perr = checkDecoded(name, line, setup.header, rec, in.encoding)
+		if perr == nil && encoding != EncodingUTF8 {
+			perr = checkDecoded(name, line, setup.header, rec, encoding)
 		}
 		if perr == nil {
 			if wc, ok := setup.p.(widthChecker); ok {
@@ -130,7 +163,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 			perr = lines.check(out.billing, "")
 		}
 		if perr != nil {
-			sum.sum.Rejected = append(sum.sum.Rejected, perr)
+			sum.sum.Rejected = append(sum.sum.Rejected, rowErr(perr))
 			if len(sum.sum.Rejected) > maxBad {
 				return perr
 			}
@@ -154,7 +187,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
+			return fmt.Errorf("%s: %w", (&ParseError{File: name, Line: line, Row: src.numbersRows()}).location(), err)
 		}
 		return nil
 	}
@@ -170,17 +203,17 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 				return sum.finish(), err
 			}
 		}
-		rec, line, rowErr, err := cr.next(setup.header)
+		rec, line, bad, err := src.next(setup.header)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return sum.finish(), err
 		}
-		if rowErr != nil {
-			sum.sum.Rejected = append(sum.sum.Rejected, rowErr)
+		if bad != nil {
+			sum.sum.Rejected = append(sum.sum.Rejected, rowErr(bad))
 			if len(sum.sum.Rejected) > maxBad {
-				return sum.finish(), rowErr
+				return sum.finish(), bad
 			}
 			continue
 		}
@@ -192,7 +225,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 	if f, ok := setup.p.(summaryFinisher); ok {
 		f.finishSummary(s)
 	}
-	if s.Rows == 0 && len(s.Rejected) == 0 && s.Skipped == 0 && !setup.headerIsData && watch.found() {
+	if s.Rows == 0 && len(s.Rejected) == 0 && s.Skipped == 0 && !setup.headerIsData && textFound != nil && textFound() {
 		return s, &ParseError{File: name, Line: line + 1, Msg: "text after the header, but not one row was read from it: " +
 			"finops refuses to import it as 0 rows; are the line ends something other than LF, CRLF or CR, or is the header's quoting broken?"}
 	}

@@ -44,10 +44,13 @@ func isScrape(head []byte) bool {
 }
 
 // parseInput parses one opened file: a dcgm-exporter scrape (by --format dcgm
-// or by its first bytes) with the scrape parser, anything else with
-// ingest.Parse. A scrape's samples carry no time: the file's modification
+// or by its first bytes) with the scrape parser, anything else (Parquet too)
+// with ingest.Parse. A scrape's samples carry no time: the file's modification
 // time is when it was scraped.
 func parseInput(ctx context.Context, r io.Reader, c *config.Config, s sourceSpec, path string, sink ingest.Sink) (*ingest.Summary, error) {
+	if ingest.IsParquet(r) { // read by row group: it must reach Parse unbuffered
+		return ingest.Parse(ctx, r, parseOptions(c, s, path), sink)
+	}
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(512)
 	if s.format != dcgm.Format && (s.format != "" || !isScrape(head)) {

@@ -1,0 +1,176 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// parquetMagic starts and ends every Parquet file.
+const parquetMagic = "PAR1"
+
+// parquetBatch is how many rows one ReadRows call decodes; the rows' slices
+// are reused, so memory stays that of one batch and the pages being read.
+const parquetBatch = 256
+
+// randomAccess is what reading a Parquet file needs: its footer comes first.
+type randomAccess interface {
+	io.ReaderAt
+	Size() int64
+}
+
+// parquetFile is what Open returns for a Parquet file: the file itself,
+// which Parse reads by row group through ReadAt.
+type parquetFile struct {
+	*os.File
+	size int64
+}
+
+func (p *parquetFile) Size() int64 { return p.size }
+
+// IsParquet reports whether r is a Parquet file Parse can read as such: a
+// file Open returned, or bytes in memory, starting with PAR1. Callers that
+// wrap readers (bufio) must hand such a reader to Parse unwrapped.
+func IsParquet(r io.Reader) bool {
+	ra, ok := r.(randomAccess)
+	if !ok {
+		return false
+	}
+	magic := make([]byte, len(parquetMagic))
+	n, _ := ra.ReadAt(magic, 0)
+	return n == len(magic) && string(magic) == parquetMagic
+}
+
+// parseParquet reads a Parquet export (FOCUS, CUR 2.0, or any format finops
+// reads as CSV) row group by row group. Each row becomes the cells a CSV of
+// the same data would have (parquetColumn), and goes through the same row
+// parser, so a Parquet file and its CSV are read by one set of rules.
+func parseParquet(ctx context.Context, ra randomAccess, opt Options, sink Sink) (sum *Summary, err error) {
+	// The decoder is a dependency fed untrusted bytes; a corrupt file must
+	// be refused, not crash the job half way through an import.
+	defer func() {
+		if p := recover(); p != nil {
+			sum, err = nil, &ParseError{File: opt.Name,
+				Msg: fmt.Sprintf("the Parquet data is corrupt (%v); copy or download the file again", p)}
+		}
+	}()
+	f, err := parquet.OpenFile(ra, ra.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, &ParseError{File: opt.Name,
+			Msg: fmt.Sprintf("not a readable Parquet file (%v): it is truncated or corrupt; copy or download it again", err)}
+	}
+	src, hdr, warnings, perr := newParquetRows(f, opt.Name)
+	if perr != nil {
+		return nil, perr
+	}
+	sum, err = parseRecords(ctx, src, hdr, 0, EncodingUTF8, nil, opt, sink)
+	if sum != nil {
+		for _, w := range warnings {
+			sum.Warn(&ParseError{File: opt.Name, Msg: w})
+		}
+	}
+	return sum, err
+}
+
+// parquetRows is the recordSource of a Parquet file: rows in file order,
+// numbered from 1.
+type parquetRows struct {
+	name   string
+	groups []parquet.RowGroup
+	cols   []parquetColumn
+	leaves int
+
+	group int          // next row group to open
+	rows  parquet.Rows // the open row group's rows, nil between groups
+	buf   []parquet.Row
+	n, i  int // rows in buf, next one
+	row   int // rows returned so far
+
+	values [][]parquet.Value // per leaf column, the current row's values
+	rec    []string
+}
+
+func newParquetRows(f *parquet.File, name string) (*parquetRows, []string, []string, *ParseError) {
+	cols, leaves, warnings, perr := parquetColumns(f.Schema(), name)
+	if perr != nil {
+		return nil, nil, nil, perr
+	}
+	hdr := make([]string, len(cols))
+	for i, c := range cols {
+		hdr[i] = c.name
+	}
+	return &parquetRows{name: name, groups: f.RowGroups(), cols: cols, leaves: leaves,
+		buf: make([]parquet.Row, parquetBatch), values: make([][]parquet.Value, leaves),
+		rec: make([]string, len(cols))}, hdr, warnings, nil
+}
+
+func (p *parquetRows) numbersRows() bool { return true }
+
+func (p *parquetRows) next([]string) ([]string, int, *ParseError, error) {
+	for p.i >= p.n {
+		if err := p.fill(); err != nil {
+			return nil, p.row + 1, nil, err
+		}
+	}
+	row := p.buf[p.i]
+	p.i++
+	p.row++
+	for i := range p.values {
+		p.values[i] = p.values[i][:0]
+	}
+	row.Range(func(c int, vals []parquet.Value) bool {
+		if c >= 0 && c < len(p.values) {
+			p.values[c] = vals
+		}
+		return true
+	})
+	for i, c := range p.cols {
+		p.rec[i] = c.cell(p.values)
+	}
+	return p.rec, p.row, nil, nil
+}
+
+// fill reads the next batch of rows, opening the next row group when the
+// current one is done; io.EOF after the last.
+func (p *parquetRows) fill() error {
+	for {
+		if p.rows == nil {
+			if p.group >= len(p.groups) {
+				return io.EOF
+			}
+			p.rows = p.groups[p.group].Rows()
+			p.group++
+		}
+		n, err := p.rows.ReadRows(p.buf)
+		p.n, p.i = n, 0
+		if err == io.EOF || (err == nil && n == 0) {
+			cerr := p.rows.Close()
+			p.rows = nil
+			if cerr != nil {
+				return p.corrupt(cerr)
+			}
+			if n > 0 {
+				return nil
+			}
+			continue
+		}
+		if err != nil {
+			p.rows.Close()
+			p.rows = nil
+			return p.corrupt(err)
+		}
+		return nil
+	}
+}
+
+func (p *parquetRows) corrupt(err error) *ParseError {
+	return &ParseError{File: p.name, Line: p.row + 1, Row: true,
+		Msg: fmt.Sprintf("reading row group %d failed (%v): the Parquet file is truncated or corrupt; copy or download it again", p.group, err)}
+}
+
+// hasParquetMagic reports a stream that starts like a Parquet file.
+func hasParquetMagic(prefix []byte) bool { return bytes.HasPrefix(prefix, []byte(parquetMagic)) }
