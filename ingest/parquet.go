@@ -58,7 +58,13 @@ func parseParquet(ctx context.Context, ra randomAccess, opt Options, sink Sink) 
 				Msg: fmt.Sprintf("the Parquet data is corrupt (%v); copy or download the file again", p)}
 		}
 	}()
+	if perr := checkParquetFooter(ra, opt.Name); perr != nil {
+		return nil, perr
+	}
 	f, err := parquet.OpenFile(ra, ra.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err == nil {
+		err = checkParquetChunks(f, ra.Size())
+	}
 	if err != nil {
 		return nil, &ParseError{File: opt.Name,
 			Msg: fmt.Sprintf("not a readable Parquet file (%v): it is truncated or corrupt; copy or download it again", err)}
