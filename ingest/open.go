@@ -16,8 +16,9 @@ import (
 // Open opens a file for Parse, decompressing gzip (.csv.gz deliveries) and
 // single-CSV zip archives (.csv.zip) by their magic bytes, whatever the name
 // says. Reading a truncated or corrupt archive fails with an error that says so.
+// Anything but a regular file is refused before it is opened (CheckRegular).
 func Open(name string) (io.ReadCloser, error) {
-	f, err := os.Open(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		return nil, err
 	}
 	name := opt.Name
-	in := prepareInput(r, opt)
+	// Rows are counted between looks at ctx; bytes that make no row (a
+	// gzip of blank lines, a record growing towards its bound) are not.
+	in := prepareInput(ContextReader(ctx, r), opt)
 	if isGCPJSONInput(in.r, opt) {
 		return parseGCPJSON(ctx, in.r, opt, sink)
 	}

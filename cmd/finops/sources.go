@@ -75,11 +75,13 @@ func configSources(c *config.Config) ([]sourceSpec, error) {
 // the files of each billing period's latest delivery are imported, keyed so
 // that the store replaces earlier deliveries (ingest.PlanDeliveries).
 func sourceFiles(pattern string) (*ingest.DeliveryPlan, error) {
-	files, err := expand(pattern)
+	files, refused, err := expand(pattern)
 	if err != nil {
 		return nil, err
 	}
-	return ingest.PlanDeliveriesWithin(files, sourceRoot(pattern)), nil
+	plan := ingest.PlanDeliveriesWithin(files, sourceRoot(pattern))
+	plan.Errs = append(refused, plan.Errs...)
+	return plan, nil
 }
 
 // sourceRoot is the folder a source may read from: the folder itself, the
@@ -97,26 +99,38 @@ func sourceRoot(pattern string) string {
 
 // expand turns a path, folder or glob into the sorted list of files it names.
 // A pattern that matches nothing is an error: a source that silently yields
-// no files would make missing data look like zero spend.
-func expand(pattern string) ([]string, error) {
-	var files []string
+// no files would make missing data look like zero spend. Entries that are
+// not regular files (a FIFO, socket or device; a folder a glob matched) are
+// refused one by one, from their stat, and never opened: the source's other
+// files are still read.
+func expand(pattern string) (files []string, refused []error, err error) {
+	// keep stats a path (following links, as a glob and a named file do)
+	// and files it or refuses it.
+	keep := func(p string) {
+		if err := ingest.CheckRegular(p); err != nil {
+			refused = append(refused, err)
+			return
+		}
+		files = append(files, p)
+	}
 	if strings.ContainsAny(pattern, "*?[") {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
-			return nil, fmt.Errorf("%s: bad pattern: %w", pattern, err)
+			return nil, nil, fmt.Errorf("%s: bad pattern: %w", pattern, err)
 		}
 		for _, p := range m {
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				files = append(files, p)
-			}
+			keep(p)
 		}
 	} else {
 		fi, err := os.Stat(pattern)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", pattern, err)
+			return nil, nil, fmt.Errorf("%s: %w", pattern, err)
 		}
 		if !fi.IsDir() {
-			return []string{pattern}, nil
+			if err := ingest.CheckRegular(pattern); err != nil {
+				return nil, nil, err
+			}
+			return []string{pattern}, nil, nil
 		}
 		err = filepath.WalkDir(pattern, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -128,20 +142,20 @@ func expand(pattern string) ([]string, error) {
 				}
 				return nil
 			}
-			if d.Type().IsRegular() {
-				files = append(files, p)
+			if !d.IsDir() {
+				keep(p)
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", pattern, err)
+			return nil, nil, fmt.Errorf("%s: %w", pattern, err)
 		}
 	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: no files match", pattern)
+	if len(files) == 0 && len(refused) == 0 {
+		return nil, nil, fmt.Errorf("%s: no files match", pattern)
 	}
 	sort.Strings(files)
-	return files, nil
+	return files, refused, nil
 }
 
 // sourcePlan is a source's planned files. For an s3:// source they are
