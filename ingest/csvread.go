@@ -96,6 +96,8 @@ func (c *csvReader) next(header []string) (rec []string, line int, rowErr *Parse
 	case errors.Is(err, errRecordTooLong):
 		return nil, line, nil, &ParseError{File: c.name, Line: line,
 			Msg: fmt.Sprintf("a record longer than %d MiB (an unclosed quote, or not a CSV file); check the quotes or the file", maxRecordBytes>>20)}
+	case stopped(err):
+		return nil, line, nil, fmt.Errorf("%s:%d: %w", c.name, line, err)
 	default:
 		return nil, line, nil, &ParseError{File: c.name, Line: line,
 			Msg: fmt.Sprintf("reading the file failed: %v", err)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -118,6 +119,12 @@ func HashFile(ctx context.Context, name string) (string, error) {
 // signal, even where it finds no records to count.
 func ContextReader(ctx context.Context, r io.Reader) io.Reader {
 	return &ctxReader{ctx: ctx, r: r}
+}
+
+// stopped reports whether a read failed because its context was done: a
+// signal, not something wrong with the file.
+func stopped(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 type ctxReader struct {

@@ -1,0 +1,237 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mkfifo makes a named pipe; nothing ever writes to it, so an open for
+// reading blocks forever.
+func mkfifo(t *testing.T, path string) string {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	return path
+}
+
+// returnsWithin runs fn and returns its error, or fails the test when fn
+// has not returned after d. A reader stuck opening fifo is then released (a
+// writer opens and closes it), so a regression fails instead of hanging.
+func returnsWithin(t *testing.T, d time.Duration, fifo string, fn func() error) error {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- fn() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(d):
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		t.Fatalf("still running after %v", d)
+		return nil
+	}
+}
+
+// TestCheckRegular: every kind of file but a regular one (or a link to
+// one) is refused from its stat, with its path and its type named.
+func TestCheckRegular(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bill.csv")
+	writeFile(t, file, "a,b\n")
+	fifo := mkfifo(t, filepath.Join(dir, "pipe.csv"))
+	os.Symlink(file, filepath.Join(dir, "link.csv"))
+	os.Symlink(fifo, filepath.Join(dir, "link-to-pipe.csv"))
+	sock := filepath.Join(dir, "s.sock")
+	if l, err := net.Listen("unix", sock); err == nil {
+		defer l.Close()
+	} else {
+		sock = ""
+	}
+	for _, tc := range []struct {
+		path string
+		want string // "" = accepted
+	}{
+		{file, ""},
+		{filepath.Join(dir, "link.csv"), ""},
+		{fifo, "a named pipe (FIFO)"},
+		{filepath.Join(dir, "link-to-pipe.csv"), "a named pipe (FIFO)"},
+		{"/dev/zero", "a character device"},
+		{"/dev/null", "a character device"},
+		{dir, "a folder"},
+		{sock, "a socket"},
+	} {
+		if tc.path == "" {
+			continue
+		}
+		err := CheckRegular(tc.path)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.path, err)
+			}
+			continue
+		}
+		var nr *NotRegularError
+		if !errors.As(err, &nr) {
+			t.Errorf("%s: %v, want a NotRegularError", tc.path, err)
+			continue
+		}
+		wantErrParts(t, err, tc.path+": "+tc.want, "not a regular file")
+	}
+	if err := CheckRegular(filepath.Join(dir, "missing.csv")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestOpenRefusesSpecialFiles: Open, HashFile and a manifest refuse a FIFO
+// and /dev/zero at once, instead of blocking in open or reading forever.
+func TestOpenRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := mkfifo(t, filepath.Join(dir, "pipe.csv.gz"))
+	for _, path := range []string{fifo, "/dev/zero"} {
+		err := returnsWithin(t, 2*time.Second, fifo, func() error {
+			rc, err := Open(path)
+			if err == nil {
+				rc.Close()
+			}
+			return err
+		})
+		wantErrParts(t, err, path, "not a regular file")
+		err = returnsWithin(t, 2*time.Second, fifo, func() error {
+			_, err := HashFile(context.Background(), path)
+			return err
+		})
+		wantErrParts(t, err, path, "not a regular file")
+	}
+
+	// A manifest that is a FIFO, and a manifest listing one.
+	mfifo := mkfifo(t, filepath.Join(dir, "manifest.json"))
+	err := returnsWithin(t, 2*time.Second, mfifo, func() error {
+		_, err := ReadManifest(mfifo)
+		return err
+	})
+	wantErrParts(t, err, mfifo, "a named pipe (FIFO)")
+	run := filepath.Join(dir, "exports", "20260101-20260131", "r1")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	blob := mkfifo(t, filepath.Join(run, "part_0_0001.csv"))
+	writeFile(t, filepath.Join(run, "manifest.json"),
+		`{"manifestVersion":"2021-01-01","blobs":[{"blobName":"exports/20260101-20260131/r1/part_0_0001.csv","byteCount":10}]}`)
+	var plan *DeliveryPlan
+	returnsWithin(t, 2*time.Second, blob, func() error {
+		plan = PlanDeliveries([]string{filepath.Join(run, "manifest.json"), blob})
+		return nil
+	})
+	if len(plan.Files) != 0 || len(plan.Errs) != 1 {
+		t.Fatalf("plan of a delivery listing a FIFO: %+v", plan)
+	}
+	wantErrParts(t, plan.Errs[0], "manifest.json: lists exports/20260101-20260131/r1/part_0_0001.csv", blob+": a named pipe (FIFO)")
+}
+
+// endless is an input that never ends: head, then fill for ever. Read
+// returns at once, as a regular file's does.
+type endless struct {
+	head []byte
+	fill byte
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := copy(p, e.head)
+	e.head = e.head[n:]
+	for i := n; i < len(p); i++ {
+		p[i] = e.fill
+	}
+	return len(p), nil
+}
+
+// TestCancelEndlessInput: a parse of input that never makes a row (blank
+// lines that encoding/csv skips, JSON whitespace) and a hash of input that
+// never ends stop within a second of ctx's cancellation. Before, the row
+// counter that looks at ctx never moved, and hashing never looked at all.
+func TestCancelEndlessInput(t *testing.T) {
+	focusHeader := "BilledCost,BillingCurrency,ChargePeriodStart,ChargePeriodEnd,ResourceId\n"
+	for _, tc := range []struct {
+		name string
+		run  func(ctx context.Context) error
+	}{
+		{"csv blank lines before a header", func(ctx context.Context) error {
+			_, err := Parse(ctx, &endless{fill: '\n'}, Options{Name: "blank.csv"}, &countSink{})
+			return err
+		}},
+		{"csv blank lines after a header", func(ctx context.Context) error {
+			_, err := Parse(ctx, &endless{head: []byte(focusHeader), fill: '\n'}, Options{Name: "focus.csv"}, &countSink{})
+			return err
+		}},
+		{"json whitespace", func(ctx context.Context) error {
+			_, err := Parse(ctx, &endless{head: []byte("[\n"), fill: ' '}, Options{Name: "runpod.json"}, &countSink{})
+			return err
+		}},
+		{"hash", func(ctx context.Context) error {
+			_, err := io.Copy(io.Discard, ContextReader(ctx, &endless{}))
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			errc := make(chan error, 1)
+			go func() { errc <- tc.run(ctx) }()
+			time.Sleep(50 * time.Millisecond)
+			cancel()
+			select {
+			case err := <-errc:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("err %v, want context.Canceled", err)
+				}
+			case <-time.After(time.Second):
+				t.Fatal("still reading a second after the cancel")
+			}
+		})
+	}
+}
+
+// TestHashFileCancel: hashing a 64 GiB (sparse) regular file stops within
+// a second of the cancel; reading it whole takes minutes.
+func TestHashFileCancel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(64 << 30); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { _, err := HashFile(ctx, path); errc <- err }()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), path) {
+			t.Errorf("err %v, want context.Canceled naming the file", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("still hashing a second after the cancel")
+	}
+	// Not cancelled, the hash is the file's sha256 (computed with sha256sum).
+	small := filepath.Join(t.TempDir(), "small.csv")
+	writeFile(t, small, "a,b\n")
+	const want = "5be08c9684a1d25efcee09318204824278b08bbfb4aef973ffefd0b9d7478313"
+	if got, err := HashFile(context.Background(), small); err != nil || got != want {
+		t.Errorf("HashFile = %q, %v; want %s", got, err, want)
+	}
+}
