@@ -1,0 +1,212 @@
+package main
+
+// Hostile input, issue 14 item 10: a FIFO or a device where a file is
+// expected hung finops for ever (blocked in open, or hashing /dev/zero), with
+// SIGTERM ignored and, under `finops run`, the run lock held. Only regular
+// files are read now; the rest is refused from its stat, before any open,
+// and a signal ends hashing and parsing within a second.
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mkfifo makes a named pipe nobody writes to: opening it for reading blocks.
+func mkfifo(t *testing.T, path string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	return path
+}
+
+// doneWithin runs fn and fails the test when it has not returned after d,
+// first releasing a reader stuck in opening fifo when it is one (a writer
+// opens and closes it), so that a regression fails instead of hanging the
+// suite. (A device read for ever cannot be released; fn is left running.)
+func doneWithin(t *testing.T, d time.Duration, fifo string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		if fi, err := os.Lstat(fifo); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+			if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close()
+				<-done // the reader sees an empty file and returns
+			}
+		}
+		t.Fatalf("finops took longer than %v: it opened or read a FIFO or device", d)
+	}
+}
+
+// TestHostileSpecialFiles: a FIFO named on the command line, found in a
+// folder, matched by a glob or listed in a manifest, and /dev/zero named
+// explicitly, are refused at once (exit 1) with the path and its type named,
+// and the database is left as it was. A good file next to the FIFO is still
+// imported.
+func TestHostileSpecialFiles(t *testing.T) {
+	db, before := hostileDB(t)
+	for _, tc := range []struct {
+		name  string
+		setup func(dir string) (args []string, fifo string)
+		want  string // the type named
+	}{
+		{"fifo on the command line", func(dir string) ([]string, string) {
+			f := mkfifo(t, filepath.Join(dir, "bill.csv"))
+			return []string{f}, f
+		}, "a named pipe (FIFO)"},
+		{"gzip-named fifo in a folder", func(dir string) ([]string, string) {
+			return []string{dir}, mkfifo(t, filepath.Join(dir, "sub", "bill.csv.gz"))
+		}, "a named pipe (FIFO)"},
+		{"fifo in a glob", func(dir string) ([]string, string) {
+			return []string{filepath.Join(dir, "*.csv")}, mkfifo(t, filepath.Join(dir, "bill.csv"))
+		}, "a named pipe (FIFO)"},
+		{"folder in a glob", func(dir string) ([]string, string) {
+			os.Mkdir(filepath.Join(dir, "2026-11.csv"), 0o755)
+			return []string{filepath.Join(dir, "*.csv")}, filepath.Join(dir, "2026-11.csv")
+		}, "a folder"},
+		{"fifo listed in a manifest", func(dir string) ([]string, string) {
+			run := filepath.Join(dir, "exports", "20260101-20260131", "r1")
+			f := mkfifo(t, filepath.Join(run, "part_0_0001.csv"))
+			os.WriteFile(filepath.Join(run, "manifest.json"), []byte(
+				`{"manifestVersion":"2021-01-01","blobs":[{"blobName":"exports/20260101-20260131/r1/part_0_0001.csv","byteCount":10}]}`), 0o644)
+			return []string{filepath.Join(dir, "exports")}, f
+		}, "a named pipe (FIFO)"},
+		{"fifo named manifest.json", func(dir string) ([]string, string) {
+			return []string{dir}, mkfifo(t, filepath.Join(dir, "manifest.json"))
+		}, "a named pipe (FIFO)"},
+		{"/dev/zero", func(string) ([]string, string) { return []string{"/dev/zero"}, "/dev/zero" }, "a character device"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args, path := tc.setup(t.TempDir())
+			doneWithin(t, 5*time.Second, path, func() {
+				refused(t, db, before, args, path+": "+tc.want, "not a regular file")
+			})
+		})
+	}
+
+	// A good file next to a FIFO: the FIFO fails, the file is imported.
+	dir := t.TempDir()
+	fifo := mkfifo(t, filepath.Join(dir, "a-pipe.csv"))
+	good, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "ingest", "focus_sample.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "focus.csv"), good, 0o644)
+	doneWithin(t, 5*time.Second, fifo, func() {
+		code, out, errOut := finops(t, "--db", db, "ingest", dir)
+		if code != ExitFailed || !strings.Contains(out+errOut, fifo+": a named pipe (FIFO)") ||
+			!strings.Contains(out, "focus.csv: focus") {
+			t.Errorf("exit %d, want %d, the FIFO refused and focus.csv imported:\n%s%s", code, ExitFailed, out, errOut)
+		}
+	})
+	if after := counts(t, db); after["source_files"] != before["source_files"]+1 {
+		t.Errorf("counts %v → %v: want focus.csv imported", before, after)
+	}
+}
+
+// TestHostileSpecialFileRun: `finops run` with a FIFO among its billing
+// files reports it as a failed source (exit 3) instead of hanging with the
+// run lock held; the next run is not refused as busy.
+func TestHostileSpecialFileRun(t *testing.T) {
+	dir := t.TempDir()
+	bills := filepath.Join(dir, "bills")
+	fifo := mkfifo(t, filepath.Join(bills, "pipe.csv"))
+	writeWeekBill(t, bills)
+	cfg := filepath.Join(dir, "finops.yaml")
+	os.WriteFile(cfg, []byte("database: "+filepath.Join(dir, "f.db")+"\nout: "+filepath.Join(dir, "out")+
+		"\nformats: [json]\nbilling:\n  - path: "+filepath.Join(bills, "*.csv")+"\n    mapping: autodl\n"), 0o644)
+	for i := range 2 {
+		doneWithin(t, 10*time.Second, fifo, func() {
+			code, out, errOut := finops(t, "--config", cfg, "run", "--week", "2026-W48")
+			if code != ExitPartial || !strings.Contains(out+errOut, fifo+": a named pipe (FIFO)") {
+				t.Errorf("run %d: exit %d, want %d naming the FIFO:\n%s%s", i+1, code, ExitPartial, out, errOut)
+			}
+		})
+	}
+}
+
+// TestHostileSignal: SIGTERM ends `finops ingest` within a second while it
+// hashes a 64 GiB file (sparse: no disk) and while it parses and imports a
+// bill of 4 million rows; each takes a minute or more whole. The database is
+// left as it was.
+func TestHostileSignal(t *testing.T) {
+	dir := t.TempDir()
+	db, before := hostileDB(t)
+	huge := filepath.Join(dir, "huge.csv")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(64 << 30); err != nil {
+		t.Skipf("no sparse files here: %v", err)
+	}
+	f.Close()
+	// A bill of millions of rows, small on disk: gzip members concatenate,
+	// so the header's member is followed by one member of 1 MiB of rows
+	// repeated 400 times (4 million rows; a minute of parsing).
+	row := "gpu-a,训练机,A100-SXM4-80GB * 2,包周,2026-11-23 08:00:00,2026-11-30 08:00:00,¥806.40,¥806.40\n"
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	big := gz([]byte("实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价\n"))
+	big = append(big, bytes.Repeat(gz(bytes.Repeat([]byte(row), (1<<20)/len(row))), 400)...)
+	bill := filepath.Join(dir, "autodl.csv.gz")
+	os.WriteFile(bill, big, 0o644)
+
+	for _, tc := range []struct{ name, file string }{{"hash", huge}, {"parse", bill}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(os.Args[0], "--db", db, "ingest", tc.file)
+			cmd.Env = append(os.Environ(), "FINOPS_TEST_MAIN=1")
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan struct{})
+			go func() { cmd.Wait(); close(exited) }()
+			t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+			// Long enough to be inside the stage (start-up takes tens of ms),
+			// far shorter than the stage.
+			select {
+			case <-exited:
+				t.Fatalf("ended before the signal: %v\n%s%s", cmd.ProcessState, stdout.String(), stderr.String())
+			case <-time.After(700 * time.Millisecond):
+			}
+			signalled := time.Now()
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-exited:
+			case <-time.After(5 * time.Second):
+				t.Fatal("still running 5 s after SIGTERM")
+			}
+			if took := time.Since(signalled); took > time.Second {
+				t.Errorf("exited %v after SIGTERM, want under a second", took)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != ExitFailed || !strings.Contains(stderr.String(), "context canceled") {
+				t.Errorf("exit %d, want %d naming the cancellation:\n%s%s", code, ExitFailed, stdout.String(), stderr.String())
+			}
+		})
+	}
+	if after := counts(t, db); !equalCounts(before, after) {
+		t.Errorf("database changed: %v → %v", before, after)
+	}
+}
