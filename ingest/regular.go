@@ -38,6 +38,9 @@ func (e *NotRegularError) Error() string {
 // named on the command line, found in folders and globs, and listed in
 // manifests.
 func CheckRegular(name string) error {
+	// Standard input ("-", /dev/stdin) is the one exception to allow, and
+	// the place is here, by name, before the stat: it is a pipe or a
+	// terminal, exactly what this refuses.
 	fi, err := os.Stat(name)
 	if err != nil {
 		return err
@@ -46,8 +49,6 @@ func CheckRegular(name string) error {
 }
 
 // checkMode is the rule itself, for callers that already have a mode.
-// Reading standard input ("-" or /dev/stdin, a pipe) would be allowed here,
-// by name, before the mode is looked at.
 func checkMode(name string, mode fs.FileMode) error {
 	if mode.IsRegular() {
 		return nil
