@@ -9,38 +9,25 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/internal/fifotest"
 )
 
-// mkfifo makes a named pipe; nothing ever writes to it, so an open for
-// reading blocks forever.
-func mkfifo(t *testing.T, path string) string {
-	t.Helper()
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	return path
-}
+func mkfifo(t *testing.T, path string) string { return fifotest.Make(t, path) }
 
 // returnsWithin runs fn and returns its error, or fails the test when fn
-// has not returned after d. A reader stuck opening fifo is then released (a
-// writer opens and closes it), so a regression fails instead of hanging.
+// has not returned after d (releasing it from opening fifo).
 func returnsWithin(t *testing.T, d time.Duration, fifo string, fn func() error) error {
 	t.Helper()
-	errc := make(chan error, 1)
-	go func() { errc <- fn() }()
-	select {
-	case err := <-errc:
-		return err
-	case <-time.After(d):
-		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
+	var err error
+	done := make(chan struct{})
+	go func() { defer close(done); err = fn() }()
+	if !fifotest.Within(fifo, d, done) {
 		t.Fatalf("still running after %v", d)
-		return nil
 	}
+	return err
 }
 
 // TestCheckRegular: every kind of file but a regular one (or a link to

@@ -16,45 +16,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/internal/fifotest"
 )
 
-// mkfifo makes a named pipe nobody writes to: opening it for reading blocks.
-func mkfifo(t *testing.T, path string) string {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	return path
-}
+func mkfifo(t *testing.T, path string) string { return fifotest.Make(t, path) }
 
-// doneWithin runs fn and fails the test when it has not returned after d,
-// first releasing a reader stuck in opening fifo when it is one (a writer
-// opens and closes it), so that a regression fails instead of hanging the
-// suite. (A device read for ever cannot be released; fn is left running.)
+// doneWithin runs fn and fails the test when it has not returned after d
+// (releasing it from opening fifo), so that a regression fails instead of
+// hanging the suite.
 func doneWithin(t *testing.T, d time.Duration, fifo string, fn func()) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() { defer close(done); fn() }()
-	select {
-	case <-done:
-	case <-time.After(d):
-		// Each open for reading (hash, then parse) needs its own writer.
-		if fi, err := os.Lstat(fifo); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
-		release:
-			for range 100 {
-				if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-					w.Close()
-				}
-				select {
-				case <-done:
-					break release
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
-		}
+	if !fifotest.Within(fifo, d, done) {
 		t.Fatalf("finops took longer than %v: it opened or read a FIFO or device", d)
 	}
 }
