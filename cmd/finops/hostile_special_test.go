@@ -37,8 +37,8 @@ func doneWithin(t *testing.T, d time.Duration, fifo string, fn func()) {
 // TestHostileSpecialFiles: a FIFO named on the command line, found in a
 // folder, matched by a glob or listed in a manifest, and /dev/zero named
 // explicitly, are refused at once (exit 1) with the path and its type named,
-// and the database is left as it was. A good file next to the FIFO is still
-// imported.
+// and the database is left as it was. A linked file next to the FIFO is
+// still imported.
 func TestHostileSpecialFiles(t *testing.T) {
 	db, before := hostileDB(t)
 	for _, tc := range []struct {
@@ -80,19 +80,20 @@ func TestHostileSpecialFiles(t *testing.T) {
 		})
 	}
 
-	// A good file next to a FIFO: the FIFO fails, the file is imported.
+	// A folder holding a FIFO, a link to a good file and a link to a folder:
+	// the FIFO fails, the linked file is imported, the linked folder is
+	// named and not followed.
 	dir := t.TempDir()
 	fifo := mkfifo(t, filepath.Join(dir, "a-pipe.csv"))
-	good, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "ingest", "focus_sample.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "focus.csv"), good, 0o644)
+	os.Symlink(filepath.Join(repoRoot(t), "testdata", "ingest", "focus_sample.csv"), filepath.Join(dir, "focus.csv"))
+	os.Symlink(t.TempDir(), filepath.Join(dir, "elsewhere"))
 	doneWithin(t, 5*time.Second, fifo, func() {
 		code, out, errOut := finops(t, "--db", db, "ingest", dir)
 		if code != ExitFailed || !strings.Contains(out+errOut, fifo+": a named pipe (FIFO)") ||
-			!strings.Contains(out, "focus.csv: focus") {
-			t.Errorf("exit %d, want %d, the FIFO refused and focus.csv imported:\n%s%s", code, ExitFailed, out, errOut)
+			!strings.Contains(out, "focus.csv: focus") ||
+			!strings.Contains(out, filepath.Join(dir, "elsewhere")+": a link to a folder, not followed") {
+			t.Errorf("exit %d, want %d, the FIFO refused, focus.csv imported, the linked folder named:\n%s%s",
+				code, ExitFailed, out, errOut)
 		}
 	})
 	if after := counts(t, db); after["source_files"] != before["source_files"]+1 {

@@ -75,12 +75,13 @@ func configSources(c *config.Config) ([]sourceSpec, error) {
 // the files of each billing period's latest delivery are imported, keyed so
 // that the store replaces earlier deliveries (ingest.PlanDeliveries).
 func sourceFiles(pattern string) (*ingest.DeliveryPlan, error) {
-	files, refused, err := expand(pattern)
+	x, err := expand(pattern)
 	if err != nil {
 		return nil, err
 	}
-	plan := ingest.PlanDeliveriesWithin(files, sourceRoot(pattern))
-	plan.Errs = append(refused, plan.Errs...)
+	plan := ingest.PlanDeliveriesWithin(x.files, sourceRoot(pattern))
+	plan.Errs = append(x.refused, plan.Errs...)
+	plan.Notes = append(x.notes, plan.Notes...)
 	return plan, nil
 }
 
@@ -97,26 +98,34 @@ func sourceRoot(pattern string) string {
 	return ""
 }
 
-// expand turns a path, folder or glob into the sorted list of files it names.
-// A pattern that matches nothing is an error: a source that silently yields
-// no files would make missing data look like zero spend. Entries that are
-// not regular files (a FIFO, socket or device; a folder a glob matched) are
+// expansion is what a path, folder or glob names.
+type expansion struct {
+	files   []string // regular files (or links to them), sorted
+	refused []error  // entries that are not regular files
+	notes   []string // links to folders inside a folder, not followed
+}
+
+// expand turns a path, folder or glob into the files it names. A pattern
+// that matches nothing is an error: a source that silently yields no files
+// would make missing data look like zero spend. Entries that are not
+// regular files (a FIFO, socket or device; a folder a glob matched) are
 // refused one by one, from their stat, and never opened: the source's other
-// files are still read.
-func expand(pattern string) (files []string, refused []error, err error) {
-	// keep stats a path (following links, as a glob and a named file do)
-	// and files it or refuses it.
+// files are still read. Links are followed to files, as a glob and a named
+// file are, but not to folders inside a walked folder (no loops, no file
+// read twice); those are named in a note.
+func expand(pattern string) (*expansion, error) {
+	x := &expansion{}
 	keep := func(p string) {
 		if err := ingest.CheckRegular(p); err != nil {
-			refused = append(refused, err)
+			x.refused = append(x.refused, err)
 			return
 		}
-		files = append(files, p)
+		x.files = append(x.files, p)
 	}
 	if strings.ContainsAny(pattern, "*?[") {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: bad pattern: %w", pattern, err)
+			return nil, fmt.Errorf("%s: bad pattern: %w", pattern, err)
 		}
 		for _, p := range m {
 			keep(p)
@@ -124,13 +133,13 @@ func expand(pattern string) (files []string, refused []error, err error) {
 	} else {
 		fi, err := os.Stat(pattern)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", pattern, err)
+			return nil, fmt.Errorf("%s: %w", pattern, err)
 		}
 		if !fi.IsDir() {
 			if err := ingest.CheckRegular(pattern); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
-			return []string{pattern}, nil, nil
+			return &expansion{files: []string{pattern}}, nil
 		}
 		err = filepath.WalkDir(pattern, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -142,20 +151,30 @@ func expand(pattern string) (files []string, refused []error, err error) {
 				}
 				return nil
 			}
-			if !d.IsDir() {
-				keep(p)
+			if d.IsDir() {
+				return nil
 			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+					x.notes = append(x.notes, fmt.Sprintf("%s: a link to a folder, not followed; name it as a source of its own to read it", p))
+					return nil
+				}
+			}
+			keep(p)
 			return nil
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", pattern, err)
+			return nil, fmt.Errorf("%s: %w", pattern, err)
 		}
 	}
-	if len(files) == 0 && len(refused) == 0 {
-		return nil, nil, fmt.Errorf("%s: no files match", pattern)
+	if len(x.files) == 0 && len(x.refused) == 0 {
+		if len(x.notes) > 0 {
+			return nil, fmt.Errorf("%s: no files match (%s)", pattern, x.notes[0])
+		}
+		return nil, fmt.Errorf("%s: no files match", pattern)
 	}
-	sort.Strings(files)
-	return files, refused, nil
+	sort.Strings(x.files)
+	return x, nil
 }
 
 // sourcePlan is a source's planned files. For an s3:// source they are
