@@ -9,6 +9,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,5 +193,43 @@ func TestHostileSignal(t *testing.T) {
 	}
 	if after := counts(t, db); !equalCounts(before, after) {
 		t.Errorf("database changed: %v → %v", before, after)
+	}
+}
+
+// TestHostileSignalStuck: where nothing looks at the context — finops blocked
+// reading a FIFO given as --config — SIGTERM still ends it: after
+// signalGrace with exit 1 and a message, or at once on a second signal.
+func TestHostileSignalStuck(t *testing.T) {
+	cfg := mkfifo(t, filepath.Join(t.TempDir(), "finops.yaml"))
+	for _, signals := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d signals", signals), func(t *testing.T) {
+			var stderr bytes.Buffer
+			cmd := exec.Command(os.Args[0], "--config", cfg, "report")
+			cmd.Env = append(os.Environ(), "FINOPS_TEST_MAIN=1")
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan struct{})
+			go func() { cmd.Wait(); close(exited) }()
+			t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+			time.Sleep(300 * time.Millisecond) // blocked in opening the config by now
+			for range signals {
+				cmd.Process.Signal(syscall.SIGTERM)
+				time.Sleep(50 * time.Millisecond)
+			}
+			select {
+			case <-exited:
+			case <-time.After(signalGrace + time.Second):
+				t.Fatalf("still running %v after SIGTERM", signalGrace+time.Second)
+			}
+			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			switch {
+			case signals == 1 && (ws.ExitStatus() != ExitFailed || !strings.Contains(stderr.String(), "after the signal")):
+				t.Errorf("one SIGTERM: %v, want exit %d saying why:\n%s", cmd.ProcessState, ExitFailed, stderr.String())
+			case signals == 2 && ws.Signal() != syscall.SIGTERM:
+				t.Errorf("two SIGTERMs: %v, want killed by the second", cmd.ProcessState)
+			}
+		})
 	}
 }
