@@ -48,8 +48,8 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		return nil, err
 	}
 	name := opt.Name
-	// Rows are counted between looks at ctx; bytes that make no row (a
-	// gzip of blank lines, a record growing towards its bound) are not.
+	// The row loops look at ctx every ctxCheckEvery rows, which at up to
+	// 8 MiB a row is gigabytes: the reader looks at every read.
 	in := prepareInput(ContextReader(ctx, r), opt)
 	if isGCPJSONInput(in.r, opt) {
 		return parseGCPJSON(ctx, in.r, opt, sink)

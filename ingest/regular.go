@@ -117,7 +117,7 @@ func HashFile(ctx context.Context, name string) (string, error) {
 // ContextReader returns a reader that fails with ctx's error once ctx is
 // done. Each Read of a regular file returns promptly, so a loop reading
 // through it (hashing, decompressing, parsing) ends within one Read of a
-// signal, even where it finds no records to count.
+// signal, however long its records.
 func ContextReader(ctx context.Context, r io.Reader) io.Reader {
 	return &ctxReader{ctx: ctx, r: r}
 }
