@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/internal/canceltest"
 )
 
 // fleet is a quarter of lookback over n resources of 8 GPUs, billed monthly
@@ -35,18 +36,8 @@ func TestAnalyzeCancel(t *testing.T) {
 		t.Errorf("cancelled before: %v, %v; want context.Canceled and no result", res, err)
 	}
 
-	ctx, cancel = context.WithCancel(context.Background())
-	defer cancel()
-	errc := make(chan error, 1)
-	go func() { _, err := AnalyzeContext(ctx, fleet(300)); errc <- err }()
-	time.Sleep(100 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("err %v, want context.Canceled", err)
-		}
-	case <-time.After(time.Second):
-		t.Fatal("still analysing a second after the cancel")
-	}
+	canceltest.Stops(t, 100*time.Millisecond, func(ctx context.Context) error {
+		_, err := AnalyzeContext(ctx, fleet(300))
+		return err
+	})
 }

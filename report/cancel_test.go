@@ -2,10 +2,11 @@ package report
 
 import (
 	"context"
-	"errors"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/internal/canceltest"
 )
 
 // TestWriteAllCancel: writing reports stops with ctx's error within a second
@@ -25,26 +26,10 @@ func TestWriteAllCancel(t *testing.T) {
 	} {
 		t.Run(tc.formats[0], func(t *testing.T) {
 			dir := t.TempDir()
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if tc.after == 0 {
-				cancel()
-			}
-			errc := make(chan error, 1)
-			go func() {
+			canceltest.Stops(t, tc.after, func(ctx context.Context) error {
 				_, err := WriteAllContext(ctx, dir, r, tc.formats, Meta{Lines: syntheticLines(200_000)})
-				errc <- err
-			}()
-			time.Sleep(tc.after)
-			cancel()
-			select {
-			case err := <-errc:
-				if !errors.Is(err, context.Canceled) {
-					t.Errorf("err %v, want context.Canceled", err)
-				}
-			case <-time.After(time.Second):
-				t.Fatal("still writing a second after the cancel")
-			}
+				return err
+			})
 			if left, _ := os.ReadDir(dir); len(left) > 0 {
 				t.Errorf("left behind: %v", left)
 			}

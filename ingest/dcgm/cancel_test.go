@@ -2,9 +2,10 @@ package dcgm
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/internal/canceltest"
 )
 
 // commentsForever is a scrape that never ends: comment lines, which make no
@@ -23,21 +24,8 @@ func (commentsForever) Read(p []byte) (int, error) {
 // cancellation, with ctx's error (the exposition parser reads the whole
 // input before it returns anything, so only the reader can notice).
 func TestParseCancel(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	errc := make(chan error, 1)
-	go func() {
+	canceltest.Stops(t, 50*time.Millisecond, func(ctx context.Context) error {
 		_, err := Parse(ctx, commentsForever{}, Options{Name: "scrape.prom", ScrapeTime: time.Now()}, &recSink{})
-		errc <- err
-	}()
-	time.Sleep(50 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("err %v, want context.Canceled", err)
-		}
-	case <-time.After(time.Second):
-		t.Fatal("still reading a second after the cancel")
-	}
+		return err
+	})
 }
