@@ -19,7 +19,7 @@ func Make(tb testing.TB, path string) string {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
+	if err := mkfifo(path); err != nil {
 		tb.Skipf("mkfifo: %v", err)
 	}
 	return path
