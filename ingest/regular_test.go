@@ -16,8 +16,6 @@ import (
 	"github.com/finops-oss/finops/internal/fifotest"
 )
 
-func mkfifo(t *testing.T, path string) string { return fifotest.Make(t, path) }
-
 // returnsWithin runs fn and returns its error, or fails the test when fn
 // has not returned after d (releasing it from opening fifo).
 func returnsWithin(t *testing.T, d time.Duration, fifo string, fn func() error) error {
@@ -37,7 +35,7 @@ func TestCheckRegular(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "bill.csv")
 	writeFile(t, file, "a,b\n")
-	fifo := mkfifo(t, filepath.Join(dir, "pipe.csv"))
+	fifo := fifotest.Make(t, filepath.Join(dir, "pipe.csv"))
 	os.Symlink(file, filepath.Join(dir, "link.csv"))
 	os.Symlink(fifo, filepath.Join(dir, "link-to-pipe.csv"))
 	sock := filepath.Join(dir, "s.sock")
@@ -85,7 +83,7 @@ func TestCheckRegular(t *testing.T) {
 // and /dev/zero at once, instead of blocking in open or reading forever.
 func TestOpenRefusesSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
-	fifo := mkfifo(t, filepath.Join(dir, "pipe.csv.gz"))
+	fifo := fifotest.Make(t, filepath.Join(dir, "pipe.csv.gz"))
 	for _, path := range []string{fifo, "/dev/zero"} {
 		err := returnsWithin(t, 2*time.Second, fifo, func() error {
 			rc, err := Open(path)
@@ -103,7 +101,7 @@ func TestOpenRefusesSpecialFiles(t *testing.T) {
 	}
 
 	// A manifest that is a FIFO, and a manifest listing one.
-	mfifo := mkfifo(t, filepath.Join(dir, "manifest.json"))
+	mfifo := fifotest.Make(t, filepath.Join(dir, "manifest.json"))
 	err := returnsWithin(t, 2*time.Second, mfifo, func() error {
 		_, err := ReadManifest(mfifo)
 		return err
@@ -113,7 +111,7 @@ func TestOpenRefusesSpecialFiles(t *testing.T) {
 	if err := os.MkdirAll(run, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	blob := mkfifo(t, filepath.Join(run, "part_0_0001.csv"))
+	blob := fifotest.Make(t, filepath.Join(run, "part_0_0001.csv"))
 	writeFile(t, filepath.Join(run, "manifest.json"),
 		`{"manifestVersion":"2021-01-01","blobs":[{"blobName":"exports/20260101-20260131/r1/part_0_0001.csv","byteCount":10}]}`)
 	var plan *DeliveryPlan

@@ -21,8 +21,6 @@ import (
 	"github.com/finops-oss/finops/internal/fifotest"
 )
 
-func mkfifo(t *testing.T, path string) string { return fifotest.Make(t, path) }
-
 // doneWithin runs fn and fails the test when it has not returned after d
 // (releasing it from opening fifo), so that a regression fails instead of
 // hanging the suite.
@@ -44,37 +42,37 @@ func TestHostileSpecialFiles(t *testing.T) {
 	db, before := hostileDB(t)
 	for _, tc := range []struct {
 		name  string
-		setup func(dir string) (args []string, fifo string)
+		setup func(t *testing.T, dir string) (args []string, fifo string)
 		want  string // the type named
 	}{
-		{"fifo on the command line", func(dir string) ([]string, string) {
-			f := mkfifo(t, filepath.Join(dir, "bill.csv"))
+		{"fifo on the command line", func(t *testing.T, dir string) ([]string, string) {
+			f := fifotest.Make(t, filepath.Join(dir, "bill.csv"))
 			return []string{f}, f
 		}, "a named pipe (FIFO)"},
-		{"gzip-named fifo in a folder", func(dir string) ([]string, string) {
-			return []string{dir}, mkfifo(t, filepath.Join(dir, "sub", "bill.csv.gz"))
+		{"gzip-named fifo in a folder", func(t *testing.T, dir string) ([]string, string) {
+			return []string{dir}, fifotest.Make(t, filepath.Join(dir, "sub", "bill.csv.gz"))
 		}, "a named pipe (FIFO)"},
-		{"fifo in a glob", func(dir string) ([]string, string) {
-			return []string{filepath.Join(dir, "*.csv")}, mkfifo(t, filepath.Join(dir, "bill.csv"))
+		{"fifo in a glob", func(t *testing.T, dir string) ([]string, string) {
+			return []string{filepath.Join(dir, "*.csv")}, fifotest.Make(t, filepath.Join(dir, "bill.csv"))
 		}, "a named pipe (FIFO)"},
-		{"folder in a glob", func(dir string) ([]string, string) {
+		{"folder in a glob", func(t *testing.T, dir string) ([]string, string) {
 			os.Mkdir(filepath.Join(dir, "2026-11.csv"), 0o755)
 			return []string{filepath.Join(dir, "*.csv")}, filepath.Join(dir, "2026-11.csv")
 		}, "a folder"},
-		{"fifo listed in a manifest", func(dir string) ([]string, string) {
+		{"fifo listed in a manifest", func(t *testing.T, dir string) ([]string, string) {
 			run := filepath.Join(dir, "exports", "20260101-20260131", "r1")
-			f := mkfifo(t, filepath.Join(run, "part_0_0001.csv"))
+			f := fifotest.Make(t, filepath.Join(run, "part_0_0001.csv"))
 			os.WriteFile(filepath.Join(run, "manifest.json"), []byte(
 				`{"manifestVersion":"2021-01-01","blobs":[{"blobName":"exports/20260101-20260131/r1/part_0_0001.csv","byteCount":10}]}`), 0o644)
 			return []string{filepath.Join(dir, "exports")}, f
 		}, "a named pipe (FIFO)"},
-		{"fifo named manifest.json", func(dir string) ([]string, string) {
-			return []string{dir}, mkfifo(t, filepath.Join(dir, "manifest.json"))
+		{"fifo named manifest.json", func(t *testing.T, dir string) ([]string, string) {
+			return []string{dir}, fifotest.Make(t, filepath.Join(dir, "manifest.json"))
 		}, "a named pipe (FIFO)"},
-		{"/dev/zero", func(string) ([]string, string) { return []string{"/dev/zero"}, "/dev/zero" }, "a character device"},
+		{"/dev/zero", func(*testing.T, string) ([]string, string) { return []string{"/dev/zero"}, "/dev/zero" }, "a character device"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args, path := tc.setup(t.TempDir())
+			args, path := tc.setup(t, t.TempDir())
 			doneWithin(t, 5*time.Second, path, func() {
 				refused(t, db, before, args, path+": "+tc.want, "not a regular file")
 			})
@@ -85,7 +83,7 @@ func TestHostileSpecialFiles(t *testing.T) {
 	// the FIFO fails, the linked file is imported, the linked folder is
 	// named and not followed.
 	dir := t.TempDir()
-	fifo := mkfifo(t, filepath.Join(dir, "a-pipe.csv"))
+	fifo := fifotest.Make(t, filepath.Join(dir, "a-pipe.csv"))
 	os.Symlink(filepath.Join(repoRoot(t), "testdata", "ingest", "focus_sample.csv"), filepath.Join(dir, "focus.csv"))
 	os.Symlink(t.TempDir(), filepath.Join(dir, "elsewhere"))
 	doneWithin(t, 5*time.Second, fifo, func() {
@@ -108,7 +106,7 @@ func TestHostileSpecialFiles(t *testing.T) {
 func TestHostileSpecialFileRun(t *testing.T) {
 	dir := t.TempDir()
 	bills := filepath.Join(dir, "bills")
-	fifo := mkfifo(t, filepath.Join(bills, "pipe.csv"))
+	fifo := fifotest.Make(t, filepath.Join(bills, "pipe.csv"))
 	writeWeekBill(t, bills)
 	cfg := filepath.Join(dir, "finops.yaml")
 	os.WriteFile(cfg, []byte("database: "+filepath.Join(dir, "f.db")+"\nout: "+filepath.Join(dir, "out")+
@@ -200,7 +198,7 @@ func TestHostileSignal(t *testing.T) {
 // reading a FIFO given as --config — SIGTERM still ends it: after
 // signalGrace with exit 1 and a message, or at once on a second signal.
 func TestHostileSignalStuck(t *testing.T) {
-	cfg := mkfifo(t, filepath.Join(t.TempDir(), "finops.yaml"))
+	cfg := fifotest.Make(t, filepath.Join(t.TempDir(), "finops.yaml"))
 	for _, signals := range []int{1, 2} {
 		t.Run(fmt.Sprintf("%d signals", signals), func(t *testing.T) {
 			var stderr bytes.Buffer
