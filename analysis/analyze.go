@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -22,14 +23,19 @@ const UnknownGPUTag = "finops_unknown_gpu"
 // and the findings. The same input always gives the same result, in the same
 // order. The caller loads data from the earliest of the lookback start, the
 // previous window's start (PreviousWindow) and the month's start (MonthWindow).
+func Analyze(in *Input) (*Result, error) { return AnalyzeContext(context.Background(), in) }
+
+// AnalyzeContext is Analyze that stops with ctx's error once ctx is done: a
+// year of minutes over a fleet takes seconds, and a signal must not wait
+// for them. It looks at ctx between resources, which take milliseconds each.
 //
 // A window far longer than the data is first clipped to the days the data
 // spans (clipToData); Result.Period is then the clipped window and
 // DataQuality.Clipped says so.
-func Analyze(in *Input) (*Result, error) {
+func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 	p := withDefaults(in.Params)
 	in, clipped := clipToData(in, p.Location)
-	res, err := analyzeWindow(in)
+	res, err := analyzeWindow(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +44,7 @@ func Analyze(in *Input) (*Result, error) {
 		res.DataQuality.Warnings = append([]string{clipped}, res.DataQuality.Warnings...)
 	}
 	if !in.SkipTrends {
-		if err := trends(in, res, p); err != nil {
+		if err := trends(ctx, in, res, p); err != nil {
 			return nil, err
 		}
 	}
@@ -49,9 +55,9 @@ func Analyze(in *Input) (*Result, error) {
 
 // trends sets res's comparisons with the previous window and the month to
 // date. Those analyses give totals only: no hourly rows.
-func trends(in *Input, res *Result, p Params) error {
+func trends(ctx context.Context, in *Input, res *Result, p Params) error {
 	totals := func(w Window) (*Result, error) {
-		return analyzeWindow(&Input{Window: w, Lookback: w, Lines: in.Lines, GPUs: in.GPUs,
+		return analyzeWindow(ctx, &Input{Window: w, Lookback: w, Lines: in.Lines, GPUs: in.GPUs,
 			TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params, SkipHourly: true})
 	}
 	pres, err := totals(PreviousWindow(in.Window))
@@ -89,7 +95,7 @@ func suspectPrices(prices []Price) []string {
 	return out
 }
 
-func analyzeWindow(in *Input) (*Result, error) {
+func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 	p := withDefaults(in.Params)
 	if !in.Window.End.After(in.Window.Start) {
 		return nil, errors.New("analysis: empty report window")
@@ -168,9 +174,15 @@ func analyzeWindow(in *Input) (*Result, error) {
 	}
 	a.runs = groupRuns(in.TaskRuns)
 	for _, r := range resources {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		a.resource(r)
 	}
 	for _, s := range unmatched {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		a.warn("GPU %s on host %q has telemetry but matches no billed resource: map it under resources in the config", s.Key, s.Host)
 		res.DataQuality.UnmatchedGPUs = append(res.DataQuality.UnmatchedGPUs, UnmatchedGPU{GPU: s.Key, Host: s.Host, Model: s.Model})
 		sl := &slot{series: s, grid: buildGrid(a.tl, s, p.IdleThreshold, p.IdleMinSpan)}

@@ -139,6 +139,8 @@ func (c *csvReader) next(header []string) (rec []string, line int, rowErr *Parse
 		// The record began after the last one: the line the reader got
 		// to is only where it gave up (a run of empty lines has no record).
 		return nil, start, nil, &ParseError{File: c.name, Line: start, Msg: c.lim.tooLongCSV()}
+	case stopped(err):
+		return nil, line, nil, fmt.Errorf("%s:%d: %w", c.name, line, err)
 	default:
 		return nil, line, nil, &ParseError{File: c.name, Line: line,
 			Msg: fmt.Sprintf("reading the file failed: %v", err)}

@@ -116,7 +116,7 @@ func ReadManifest(p string) (*Manifest, error) { return readManifest(p, "") }
 // within ("" = no limit): a manifest in a synced folder is bucket data, and
 // must not make finops import local files from outside that folder.
 func readManifest(p, within string) (*Manifest, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +164,10 @@ func readManifest(p, within string) (*Manifest, error) {
 	dir := filepath.Dir(p)
 	for i, k := range keys {
 		local, err := resolveKey(dir, k, within)
+		var notRegular *NotRegularError
+		if errors.As(err, &notRegular) {
+			return m, fmt.Errorf("%s: lists %s: %w", p, k, err)
+		}
 		if err != nil {
 			return m, fmt.Errorf("%s: lists %s, which is not here: %v; copy the whole delivery (e.g. aws s3 sync, azcopy) and ingest again", p, k, err)
 		}
@@ -368,8 +372,10 @@ func resolveKey(dir, key, within string) (string, error) {
 				break
 			}
 			cand := filepath.Join(d, tail)
-			if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() {
-				return cand, nil
+			if fi, err := os.Stat(cand); err == nil {
+				// A FIFO or device under the listed name is refused, not
+				// passed over for a file higher up.
+				return cand, checkMode(cand, fi.Mode())
 			}
 			if len(tried) < 2 {
 				tried = append(tried, cand)

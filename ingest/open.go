@@ -17,8 +17,9 @@ import (
 // single-CSV zip archives (.csv.zip) by their magic bytes, whatever the name
 // says; a Parquet file (PAR1) comes back as the file itself, for Parse to
 // read by row group. Reading a truncated or corrupt archive fails with an error that says so.
+// Anything but a regular file is refused before it is opened (CheckRegular).
 func Open(name string) (io.ReadCloser, error) {
-	f, err := os.Open(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return nil, err
 	}

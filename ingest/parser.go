@@ -53,7 +53,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 	if IsParquet(r) {
 		return parseParquet(ctx, r.(randomAccess), opt, sink)
 	}
-	watch := &textWatch{r: r}
+	// The row loops look at ctx every ctxCheckEvery rows, which at up to
+	// 8 MiB a row is gigabytes: the reader looks at every read.
+	watch := &textWatch{r: ContextReader(ctx, r)}
 	in := prepareInput(watch, opt)
 	if in.utf16 != "" {
 		return nil, &ParseError{File: name, Line: 1, Msg: "the file is " + in.utf16 + " text (Excel's \"Unicode text\"), " +

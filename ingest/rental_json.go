@@ -337,6 +337,9 @@ func (j *jsonReader) fail(err error, path string) error {
 	if errors.As(err, &perr) {
 		return err
 	}
+	if stopped(err) {
+		return fmt.Errorf("%s:%d: %w", j.name, j.line(), err)
+	}
 	return &ParseError{File: j.name, Line: j.line(), Field: path, Msg: "reading the JSON failed: " + err.Error()}
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -39,7 +40,7 @@ func WriteReviewXLSX(w io.Writer, rv *analysis.Review, meta Meta) error {
 	if err != nil {
 		return fmt.Errorf("report: xlsx styles: %w", err)
 	}
-	b := &book{f: f, st: st, loc: loc}
+	b := &book{ctx: context.Background(), f: f, st: st, loc: loc}
 	if err := f.SetSheetName("Sheet1", sheetRentOrBuy); err != nil {
 		return fmt.Errorf("report: xlsx: %w", err)
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"github.com/finops-oss/finops/sanitize"
 	"io"
@@ -29,6 +30,15 @@ func Formats() []string { return slices.Clone(formatNames) }
 // in any format leaves none of them, and a large workbook is never held in
 // memory twice. nil or empty formats means all formats.
 func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]string, error) {
+	return WriteAllContext(context.Background(), dir, r, formats, meta)
+}
+
+// WriteAllContext is WriteAll that stops with ctx's error once ctx is done:
+// a fleet's workbook takes seconds, and a signal must not wait for it. The
+// report being written is then removed; those already written stay. It looks
+// at ctx before each format and, in the workbook, before each sheet and row;
+// the HTML page and JSON take a fraction of a second at fleet scale.
+func WriteAllContext(ctx context.Context, dir string, r *analysis.Result, formats []string, meta Meta) ([]string, error) {
 	if r == nil {
 		return nil, fmt.Errorf("report: nil result")
 	}
@@ -50,9 +60,12 @@ func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]st
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	return writeFiles(dir, BaseName(r, meta), want, "report", func(f string, w io.Writer) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		switch f {
 		case "xlsx":
-			return WriteXLSX(w, r, meta)
+			return writeXLSX(ctx, w, r, meta)
 		case "html":
 			return WriteHTML(w, r, meta)
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -40,6 +41,12 @@ var sheetOrder = []string{sheetSummary, sheetFindings, sheetTeams, sheetTasks, s
 // string is written through safeText; numbers are numeric cells, instants are
 // Excel dates in the report zone.
 func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
+	return writeXLSX(context.Background(), w, r, meta)
+}
+
+// writeXLSX is WriteXLSX stopping with ctx's error once ctx is done: between
+// sheets, and between rows of the streamed ones.
+func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) error {
 	if r == nil {
 		return fmt.Errorf("report: nil result")
 	}
@@ -54,7 +61,7 @@ func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
 	if err != nil {
 		return fmt.Errorf("report: xlsx styles: %w", err)
 	}
-	b := &book{f: f, st: st, r: r, loc: loc, meta: meta}
+	b := &book{ctx: ctx, f: f, st: st, r: r, loc: loc, meta: meta}
 
 	if err := f.SetSheetName("Sheet1", sheetSummary); err != nil {
 		return fmt.Errorf("report: xlsx: %w", err)
@@ -75,6 +82,9 @@ func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
 		{sheetLines, b.billingLines}, // streamed
 	}
 	for _, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if s.sheet != sheetSummary {
 			if _, err := f.NewSheet(s.sheet); err != nil {
 				return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
@@ -120,6 +130,7 @@ func writeWorkbook(f *excelize.File, w io.Writer, props *excelize.DocProperties,
 
 // book carries what every sheet writer needs.
 type book struct {
+	ctx  context.Context // of the one WriteXLSX call the book lives for
 	f    *excelize.File
 	st   styles
 	r    *analysis.Result

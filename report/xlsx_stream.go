@@ -56,6 +56,9 @@ func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) e
 	}
 	row := 1
 	add = func(values []any) error {
+		if err := b.ctx.Err(); err != nil {
+			return err
+		}
 		row++
 		cell, err := excelize.CoordinatesToCellName(1, row)
 		if err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
-	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
@@ -195,9 +194,12 @@ func parseOptions(c *config.Config, s sourceSpec, path string) ingest.Options {
 // and messages call it (its path, or the s3:// URL it was downloaded from).
 func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, file ingest.PlannedFile, uri string) (*store.ImportResult, error) {
 	path := file.Path
-	sum, _, err := publish.FileSHA256(path)
+	sum, err := ingest.HashFile(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", uri, err)
+		if uri != path {
+			err = fmt.Errorf("%s: %w", uri, err)
+		}
+		return nil, err
 	}
 	meta := store.FileMeta{URI: uri, SHA256: sum, Host: s.host, Period: file.Period, Delivery: file.Delivery}
 	return st.Import(ctx, meta,

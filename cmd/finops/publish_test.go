@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -105,6 +106,8 @@ func (w *pubWorld) env(t *testing.T, smtpPort int, extra string) *pubEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The demo's config names its own database; this copy uses e.db.
+	base = regexp.MustCompile(`(?m)^database:.*\n`).ReplaceAll(base, nil)
 	if smtpPort == 0 {
 		smtpPort = w.mp.SMTPPort
 	}

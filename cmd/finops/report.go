@@ -127,9 +127,9 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 			in.Sources = append(in.Sources, st)
 		}
 	}
-	res, err := analysis.Analyze(in)
+	res, err := analyze(ctx, in)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, err
 	}
 	if res.DataQuality.Clipped != "" {
 		fmt.Fprintf(m.Stderr, "note: %s\n", res.DataQuality.Clipped)
@@ -158,7 +158,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 			return yield(l)
 		})
 	}
-	paths, err := report.WriteAll(dir, res, formats, meta)
+	paths, err := report.WriteAllContext(ctx, dir, res, formats, meta)
 	if err != nil {
 		return res, err
 	}
@@ -179,6 +179,16 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 			len(missing), strings.Join(missing, ", "))}
 	}
 	return res, nil
+}
+
+// analyze runs the analysis until ctx is done. Its refusals (a missing FX
+// rate, an empty window) are configuration errors; a signal is not.
+func analyze(ctx context.Context, in *analysis.Input) (*analysis.Result, error) {
+	res, err := analysis.AnalyzeContext(ctx, in)
+	if err != nil && ctx.Err() == nil {
+		err = usageError{err}
+	}
+	return res, err
 }
 
 // teamLineFilter says which raw billing lines belong in a team's workbook:

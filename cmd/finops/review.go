@@ -109,11 +109,7 @@ func (m *Main) analyseWindow(ctx context.Context, st *store.Store, c *config.Con
 		return nil, err
 	}
 	in.SkipHourly = true
-	res, err := analysis.Analyze(in)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return res, nil
+	return analyze(ctx, in)
 }
 
 var quarterRE = regexp.MustCompile(`^(\d{4})-?[Qq]([1-4])$`)

@@ -79,11 +79,14 @@ func configSources(c *config.Config) ([]sourceSpec, error) {
 // the files of each billing period's latest delivery are imported, keyed so
 // that the store replaces earlier deliveries (ingest.PlanDeliveries).
 func sourceFiles(pattern string) (*ingest.DeliveryPlan, error) {
-	files, err := expand(pattern)
+	x, err := expand(pattern)
 	if err != nil {
 		return nil, err
 	}
-	return ingest.PlanDeliveriesWithin(files, sourceRoot(pattern)), nil
+	plan := ingest.PlanDeliveriesWithin(x.files, sourceRoot(pattern))
+	plan.Errs = append(x.refused, plan.Errs...)
+	plan.Notes = append(x.notes, plan.Notes...)
+	return plan, nil
 }
 
 // sourceRoot is the folder a source may read from: the folder itself, the
@@ -99,22 +102,39 @@ func sourceRoot(pattern string) string {
 	return ""
 }
 
-// expand turns a path, folder or glob into the sorted list of files it names.
-// A pattern that matches nothing is an error: a source that silently yields
-// no files would make missing data look like zero spend. A path that exists
-// is taken as it is, even when its name holds glob characters (a '[' of an
-// escape sequence, "bill [copy].csv").
-func expand(pattern string) ([]string, error) {
-	var files []string
+// expansion is what a path, folder or glob names.
+type expansion struct {
+	files   []string // regular files (or links to them), sorted
+	refused []error  // entries that are not regular files
+	notes   []string // links to folders inside a folder, not followed
+}
+
+// expand turns a path, folder or glob into the files it names. A pattern
+// that matches nothing is an error: a source that silently yields no files
+// would make missing data look like zero spend. A path that exists is taken
+// as it is, even when its name holds glob characters (a '[' of an escape
+// sequence, "bill [copy].csv"). Entries that are not
+// regular files (a FIFO, socket or device; a folder a glob matched) are
+// refused one by one, from their stat, and never opened: the source's other
+// files are still read. Links are followed to files, as a glob and a named
+// file are, but not to folders inside a walked folder (no loops, no file
+// read twice); those are named in a note.
+func expand(pattern string) (*expansion, error) {
+	x := &expansion{}
+	keep := func(p string) {
+		if err := ingest.CheckRegular(p); err != nil {
+			x.refused = append(x.refused, err)
+			return
+		}
+		x.files = append(x.files, p)
+	}
 	if _, err := os.Lstat(pattern); err != nil && strings.ContainsAny(pattern, "*?[") {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			return nil, fmt.Errorf("%s: bad pattern: %w", pattern, err)
 		}
 		for _, p := range m {
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				files = append(files, p)
-			}
+			keep(p)
 		}
 	} else {
 		fi, err := os.Stat(pattern)
@@ -122,7 +142,10 @@ func expand(pattern string) ([]string, error) {
 			return nil, fmt.Errorf("%s: %w", pattern, err)
 		}
 		if !fi.IsDir() {
-			return []string{pattern}, nil
+			if err := ingest.CheckRegular(pattern); err != nil {
+				return nil, err
+			}
+			return &expansion{files: []string{pattern}}, nil
 		}
 		err = filepath.WalkDir(pattern, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -134,20 +157,30 @@ func expand(pattern string) ([]string, error) {
 				}
 				return nil
 			}
-			if d.Type().IsRegular() {
-				files = append(files, p)
+			if d.IsDir() {
+				return nil
 			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+					x.notes = append(x.notes, fmt.Sprintf("%s: a link to a folder, not followed; name it as a source of its own to read it", p))
+					return nil
+				}
+			}
+			keep(p)
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", pattern, err)
 		}
 	}
-	if len(files) == 0 {
+	if len(x.files) == 0 && len(x.refused) == 0 {
+		if len(x.notes) > 0 {
+			return nil, fmt.Errorf("%s: no files match (%s)", pattern, x.notes[0])
+		}
 		return nil, fmt.Errorf("%s: no files match", pattern)
 	}
-	sort.Strings(files)
-	return files, nil
+	sort.Strings(x.files)
+	return x, nil
 }
 
 // sourcePlan is a source's planned files. For an s3:// source they are

@@ -70,7 +70,10 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	// A scrape saved without its final newline (common when logged with
 	// $(curl …)) is otherwise "unexpected end of input stream".
-	fams, err := p.TextToMetricFamilies(io.MultiReader(r, strings.NewReader("\n")))
+	fams, err := p.TextToMetricFamilies(io.MultiReader(ingest.ContextReader(ctx, r), strings.NewReader("\n")))
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, cerr
+	}
 	if err != nil {
 		return nil, &ingest.ParseError{File: name, Msg: "not a Prometheus text exposition (dcgm-exporter scrape): " + err.Error()}
 	}
