@@ -91,6 +91,12 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		hdr[i] = strings.Clone(hdr[i])
 	}
 	setup, perr := newRowParser(hdr, line, opt)
+	var ahead []aheadRecord
+	if perr == nil && setup.detectSMI {
+		first = cloneRecord(first)
+		ahead = readAhead(cr, smiDetectRows-1)
+		perr = detectSMISetup(&setup, first, line, ahead, opt)
+	}
 	if perr != nil {
 		return nil, perr
 	}
@@ -164,13 +170,22 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 			return sum.finish(), err
 		}
 	}
+	// The rows read to detect a headerless log's fields come first.
+	next := func() ([]string, int, *ParseError, error) {
+		if len(ahead) == 0 {
+			return cr.next(setup.header)
+		}
+		a := ahead[0]
+		ahead = ahead[1:]
+		return a.rec, a.line, a.rowErr, a.err
+	}
 	for n := 1; ; n++ {
 		if n%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return sum.finish(), err
 			}
 		}
-		rec, line, rowErr, err := cr.next(setup.header)
+		rec, line, rowErr, err := next()
 		if err == io.EOF {
 			break
 		}
@@ -221,6 +236,7 @@ type parserSetup struct {
 	format, kind string
 	header       []string // column names for errors (assumed ones when headerless)
 	headerIsData bool     // the first record is a row, not a header
+	detectSMI    bool     // a headerless nvidia-smi log: p and header come from its values (detectSMISetup)
 }
 
 // newRowParser picks the parser for a header found on line headerLine. A
@@ -236,6 +252,9 @@ func newRowParser(hdr []string, headerLine int, opt Options) (setup parserSetup,
 		return "; the header looks like " + describeFormat(detected, mapping) + ": drop --format to read it as that"
 	}
 	format := opt.Format
+	if format == "" && len(opt.SMIFields) > 0 {
+		format = FormatNvidiaSMI
+	}
 	if format == "" {
 		if derr != nil {
 			return parserSetup{}, fileErr(derr.Error())
@@ -259,15 +278,7 @@ func newRowParser(hdr []string, headerLine int, opt Options) (setup parserSetup,
 		}
 		return parserSetup{p: p, format: format, kind: KindBilling, header: hdr}, nil
 	case FormatNvidiaSMI:
-		if isNvidiaSMIHeader(hdr) {
-			p := newSMIParser(cols, opt)
-			return parserSetup{p: p, format: format, kind: KindUtilization, header: hdr}, nil
-		}
-		if detected != "" {
-			return parserSetup{}, fileErr("not an nvidia-smi log: the first field is not timestamp" + looksLike())
-		}
-		h := defaultSMIColumns()
-		return parserSetup{p: newSMIParser(newColumns(h, smiColumn), opt), format: format, kind: KindUtilization, header: h, headerIsData: true}, nil
+		return newSMISetup(hdr, cols, opt, fileErr, detected != "", looksLike())
 	case FormatTasks:
 		p, miss := newTasksParser(cols, opt)
 		if len(miss) > 0 {
