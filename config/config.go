@@ -95,6 +95,18 @@ type HostLog struct {
 	Path     string `yaml:"path"`
 	Host     string `yaml:"host"`
 	Timezone string `yaml:"timezone"`
+	// Fields is the logger's --query-gpu list, for logs written with
+	// --format=csv,noheader (ingest.ParseSMIFields); "" detects it.
+	Fields string `yaml:"fields"`
+}
+
+// SMIFields is the field list of the source's headerless logs; nil when
+// none is given.
+func (h HostLog) SMIFields() ([]string, error) {
+	if strings.TrimSpace(h.Fields) == "" {
+		return nil, nil
+	}
+	return ingest.ParseSMIFields(h.Fields)
 }
 
 // InstanceType extends the built-in GPU instance catalog.
@@ -242,6 +254,9 @@ func (c *Config) Validate() error {
 			if _, err := time.LoadLocation(h.Timezone); err != nil {
 				errs = append(errs, fmt.Errorf("utilization.nvidia_smi[%d].timezone: %w", i, err))
 			}
+		}
+		if _, err := h.SMIFields(); err != nil {
+			errs = append(errs, fmt.Errorf("utilization.nvidia_smi[%d].fields: %w", i, err))
 		}
 	}
 	if err := c.Telemetry.validate(); err != nil {

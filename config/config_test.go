@@ -165,6 +165,9 @@ func TestTelemetryConfig(t *testing.T) {
 	if l := p.PromLabels(); strings.Join(l["task"], "|") != "pod|exported_pod" || strings.Join(l["kind"], "|") != "container|exported_container" {
 		t.Errorf("labels %v", l)
 	}
+	if f, err := tl.NvidiaSMI[1].SMIFields(); err != nil || len(f) != 9 || f[4] != "uuid" {
+		t.Errorf("nvidia_smi[1].fields %v, %v", f, err)
+	}
 	if tl.DCGMScrapes[0].Interval.Duration != 30*time.Second {
 		t.Errorf("scrapes %+v", tl.DCGMScrapes[0])
 	}
@@ -177,6 +180,9 @@ func TestTelemetryConfig(t *testing.T) {
 		{"utilization:\n  prometheus:\n    - url: http://p\n      basic_auth_password_env: X\n", "needs basic_auth_user"},
 		{"utilization:\n  prometheus:\n    - url: http://p\n      password: x\n", "field password not found"},
 		{"utilization:\n  nvml_spool:\n    - {}\n", "nvml_spool[0]: path is required"},
+		{"utilization:\n  nvidia_smi:\n    - {path: a.csv, host: a, fields: 'timestamp,uuid,gpu_util'}\n",
+			`utilization.nvidia_smi[0].fields: "gpu_util" is not an nvidia-smi --query-gpu field`},
+		{"utilization:\n  nvidia_smi:\n    - {path: a.csv, host: a, fields: 'name,uuid'}\n", "utilization.nvidia_smi[0].fields: \"name,uuid\" has no timestamp"},
 	} {
 		if _, err := Parse("x.yaml", []byte(bad.yaml)); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: error %v, want %q", bad.yaml, err, bad.want)

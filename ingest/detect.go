@@ -106,10 +106,14 @@ func isNvidiaSMIHeader(h []string) bool {
 	return false
 }
 
-// smiColumn strips the unit from an nvidia-smi header name: "power.draw [W]" → "power.draw".
+// smiColumn strips the unit from an nvidia-smi header name and reads an
+// alias as its field: "power.draw [W]" → "power.draw", "gpu_uuid" → "uuid".
 func smiColumn(h string) string {
 	if i := strings.IndexByte(h, '['); i >= 0 {
 		h = h[:i]
+	}
+	if c := canonicalSMIField(h); c != "" {
+		h = c // an alias: gpu_uuid is uuid
 	}
 	return strings.ToLower(strings.TrimSpace(h))
 }

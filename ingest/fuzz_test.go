@@ -70,7 +70,7 @@ func FuzzParseFOCUS(f *testing.F) {
 }
 
 func FuzzParseNvidiaSMI(f *testing.F) {
-	seed(f, "derived_query-gpu_subset.csv", "smi_shanghai.csv", "smi_noheader.csv", "bad/smi_as_focus.csv")
+	seed(f, "derived_query-gpu_subset.csv", "smi_shanghai.csv", "smi_noheader.csv", "smi_logger_h100x2.csv", "bad/smi_as_focus.csv")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, data, FormatNvidiaSMI) })
 }
 

@@ -25,6 +25,10 @@ type Options struct {
 	// (--currency, or the billing source's currency in the config). "" =
 	// none: a line without a currency is a bad row.
 	Currency string
+	// SMIFields is the --query-gpu field list of nvidia-smi logs written
+	// without a header (ParseSMIFields reads it); it implies the nvidia-smi
+	// format. nil: the fields are told from the values, or refused.
+	SMIFields []string
 }
 
 // ColumnMapping maps a rental platform's CSV columns onto billing-line fields.

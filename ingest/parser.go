@@ -126,6 +126,12 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 		hdr[i] = strings.Clone(hdr[i])
 	}
 	setup, perr := newRowParser(hdr, line, opt)
+	var ahead []aheadRecord
+	if perr == nil && setup.detectSMI {
+		first = cloneRecord(first)
+		ahead = readAhead(src, smiDetectRows-1)
+		perr = detectSMISetup(&setup, first, line, ahead, opt)
+	}
 	if perr != nil {
 		return nil, perr
 	}
@@ -199,13 +205,22 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 			return sum.finish(), err
 		}
 	}
+	// The rows read to detect a headerless log's fields come first.
+	next := func() ([]string, int, *ParseError, error) {
+		if len(ahead) == 0 {
+			return src.next(setup.header)
+		}
+		a := ahead[0]
+		ahead = ahead[1:]
+		return a.rec, a.line, a.rowErr, a.err
+	}
 	for n := 1; ; n++ {
 		if n%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return sum.finish(), err
 			}
 		}
-		rec, line, bad, err := src.next(setup.header)
+		rec, line, bad, err := next()
 		if err == io.EOF {
 			break
 		}
@@ -256,6 +271,7 @@ type parserSetup struct {
 	format, kind string
 	header       []string // column names for errors (assumed ones when headerless)
 	headerIsData bool     // the first record is a row, not a header
+	detectSMI    bool     // a headerless nvidia-smi log: p and header come from its values (detectSMISetup)
 }
 
 // newRowParser picks the parser for a header found on line headerLine. A
@@ -271,6 +287,9 @@ func newRowParser(hdr []string, headerLine int, opt Options) (setup parserSetup,
 		return "; the header looks like " + describeFormat(detected, mapping) + ": drop --format to read it as that"
 	}
 	format := opt.Format
+	if format == "" && len(opt.SMIFields) > 0 {
+		format = FormatNvidiaSMI
+	}
 	if format == "" {
 		if derr != nil {
 			return parserSetup{}, fileErr(derr.Error())
@@ -294,15 +313,7 @@ func newRowParser(hdr []string, headerLine int, opt Options) (setup parserSetup,
 		}
 		return parserSetup{p: p, format: format, kind: KindBilling, header: hdr}, nil
 	case FormatNvidiaSMI:
-		if isNvidiaSMIHeader(hdr) {
-			p := newSMIParser(cols, opt)
-			return parserSetup{p: p, format: format, kind: KindUtilization, header: hdr}, nil
-		}
-		if detected != "" {
-			return parserSetup{}, fileErr("not an nvidia-smi log: the first field is not timestamp" + looksLike())
-		}
-		h := defaultSMIColumns()
-		return parserSetup{p: newSMIParser(newColumns(h, smiColumn), opt), format: format, kind: KindUtilization, header: h, headerIsData: true}, nil
+		return newSMISetup(hdr, cols, opt, fileErr, detected != "", looksLike())
 	case FormatTasks:
 		p, miss := newTasksParser(cols, opt)
 		if len(miss) > 0 {

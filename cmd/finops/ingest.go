@@ -18,7 +18,7 @@ import (
 )
 
 func (m *Main) ingestCommand() *cobra.Command {
-	var format, host, tz, currency string
+	var format, host, tz, currency, fieldList string
 	var check bool
 	var maxBad int
 	cmd := &cobra.Command{
@@ -36,6 +36,16 @@ func (m *Main) ingestCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "" && !slices.Contains(ingestFormats(), format) {
 				return usagef("--format %q: want one of %s", format, strings.Join(ingestFormats(), ", "))
+			}
+			var fields []string
+			if cmd.Flags().Changed("fields") {
+				if format != "" && format != ingest.FormatNvidiaSMI {
+					return usagef("--fields names the columns of nvidia-smi logs without a header; it does not go with --format %s", format)
+				}
+				var err error
+				if fields, err = ingest.ParseSMIFields(fieldList); err != nil {
+					return usagef("--fields: %v", err)
+				}
 			}
 			c, loc, err := m.loadConfig()
 			if err != nil {
@@ -62,7 +72,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 					}
 				}
 				specs = append(specs, sourceSpec{name: a, format: format, host: host, location: loc, mappings: mappings,
-					currency: strings.ToUpper(strings.TrimSpace(currency))})
+					currency: strings.ToUpper(strings.TrimSpace(currency)), smiFields: fields})
 			}
 			if check {
 				return m.checkFiles(cmd.Context(), c, specs)
@@ -81,6 +91,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "", "force a format: focus, rental, nvidia-smi, tasks, aws-cur, aws-cur2, azure, gcp, runpod, vast, dcgm (a dcgm-exporter scrape)")
+	f.StringVar(&fieldList, "fields", "", "the --query-gpu list of nvidia-smi logs written with noheader, in nvidia-smi's spelling (timestamp,name,uuid,utilization.gpu,…); without it the fields are told from the values")
 	f.StringVar(&host, "host", "", "GPU host of telemetry files that do not name it (nvidia-smi logs)")
 	f.StringVar(&tz, "tz", "", "time zone of local timestamps (default: the config's)")
 	f.StringVar(&currency, "currency", "", "currency (USD, CNY, …) of billing lines whose file leaves it blank; without it such a line is a bad row")
@@ -187,7 +198,7 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 
 func parseOptions(c *config.Config, s sourceSpec, path string) ingest.Options {
 	return ingest.Options{Name: path, Format: s.format, Host: s.host, Location: s.location,
-		Mappings: s.mappings, Catalog: c.Catalog(), MaxBadRows: c.MaxBadRows, Currency: s.currency}
+		Mappings: s.mappings, Catalog: c.Catalog(), MaxBadRows: c.MaxBadRows, Currency: s.currency, SMIFields: s.smiFields}
 }
 
 // ingestFile imports one planned file; uri is what the database records

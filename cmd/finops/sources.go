@@ -28,6 +28,8 @@ type sourceSpec struct {
 	mappings []ingest.ColumnMapping
 	currency string        // of billing lines whose file leaves it blank (--currency, or the source's currency:)
 	interval time.Duration // telemetry files that do not say how often they are written (dcgm scrapes)
+	// smiFields is the --query-gpu list of headerless nvidia-smi logs (--fields, fields:).
+	smiFields []string
 }
 
 // configSources lists every source in the config.
@@ -64,8 +66,12 @@ func configSources(c *config.Config) ([]sourceSpec, error) {
 				return nil, usagef("utilization.nvidia_smi %s: %v", h.Path, err)
 			}
 		}
+		fields, err := h.SMIFields()
+		if err != nil {
+			return nil, usagef("utilization.nvidia_smi %s: fields: %v", h.Path, err)
+		}
 		out = append(out, sourceSpec{name: h.Path, kind: ingest.KindUtilization, format: ingest.FormatNvidiaSMI,
-			host: h.Host, location: hl})
+			host: h.Host, location: hl, smiFields: fields})
 	}
 	out = append(out, telemetrySources(c)...)
 	for _, t := range c.Tasks {

@@ -1,0 +1,54 @@
+package ingest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// canonicalSMIField is the canonical name of an nvidia-smi --query-gpu field
+// or alias ("gpu_uuid" → "uuid"), or "" when nvidia-smi has no such field.
+// Names are read once per header column or configured field: a scan of the
+// list is cheap enough to need no table.
+func canonicalSMIField(name string) string {
+	name = strings.TrimSpace(name)
+	for line := range strings.Lines(smiQueryFields) {
+		names := strings.Fields(line)
+		for _, n := range names {
+			if strings.EqualFold(n, name) {
+				return names[0]
+			}
+		}
+	}
+	return ""
+}
+
+// ParseSMIFields reads the field list of headerless nvidia-smi logs in
+// nvidia-smi's own --query-gpu spelling ("timestamp,name,uuid,utilization.gpu"):
+// aliases become canonical names, fields finops does not read are kept (their
+// columns are skipped). A name nvidia-smi does not know, a field given twice,
+// or a list without timestamp or a GPU uuid or index is an error naming it.
+func ParseSMIFields(list string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		c := canonicalSMIField(f)
+		switch {
+		case f == "":
+			return nil, fmt.Errorf("an empty field in %q: give the --query-gpu list the logger runs, like %s", list, strings.Join(defaultSMIColumns(), ","))
+		case c == "":
+			return nil, fmt.Errorf("%q is not an nvidia-smi --query-gpu field (nvidia-smi --help-query-gpu lists them): give the --query-gpu list the logger runs", f)
+		case seen[c]:
+			return nil, fmt.Errorf("field %q is given twice", f)
+		}
+		seen[c] = true
+		out = append(out, c)
+	}
+	if !seen["timestamp"] {
+		return nil, fmt.Errorf("%q has no timestamp: finops needs each row's time; log timestamp", list)
+	}
+	if !seen["uuid"] && !seen["index"] {
+		return nil, fmt.Errorf("%q has neither uuid nor index: finops needs them to tell the GPUs apart; log uuid", list)
+	}
+	return out, nil
+}
