@@ -19,8 +19,10 @@ const (
 // platforms without a public export format. They are tried after the
 // configured ones.
 //
-// Both read GBK files as well as UTF-8 ones: consoles in China and Excel on
-// Chinese Windows save CSVs in GBK, and a UTF-8 file is recognised as such.
+// The Chinese-header ones read GBK files as well as UTF-8 ones: consoles in
+// China and Excel on Chinese Windows save CSVs in GBK, and a UTF-8 file is
+// recognised as such. docs/INGEST.md says which header each was checked
+// against and where that header comes from.
 func BuiltinMappings() []ColumnMapping {
 	return []ColumnMapping{{
 		// AutoDL's console bill export (Chinese headers; amounts in CNY, times in China time).
@@ -66,6 +68,32 @@ func BuiltinMappings() []ColumnMapping {
 		},
 		Location: chinaTime(),
 		Encoding: EncodingGB18030,
+	}, {
+		// Tencent Cloud International's bill CSV with English headers, as
+		// delivered to COS and exported for partner customers: the field names
+		// of Tencent's "Bill Fields Description" (tencentcloud.com document
+		// 1085/43050), read by name in public COS bill processors. The amount
+		// is "Total Amount After Discount (Excluding Tax)" (RealTotalCost:
+		// after discounts, before vouchers and tax), the currency its own
+		// column. The bill names no GPU model or instance type, so its lines
+		// are not GPU lines; times carry no offset and are read in --tz.
+		Name:     "tencent",
+		Provider: "Tencent Cloud",
+		Columns: map[string]string{
+			"resource_id":    "InstanceID",
+			"resource_name":  "InstanceName",
+			"start":          "Usage Start Time",
+			"end":            "Usage End Time",
+			"cost":           "Total Amount After Discount (Excluding Tax)",
+			"list_cost":      "OriginalCost",
+			"currency":       "Currency",
+			"pricing_mode":   "BillingMode", // Monthly subscription, Pay-as-You-Go resources, Standard RI
+			"region":         "Region",
+			"account":        "Owner Account ID",
+			"service":        "ProductName",
+			"usage_quantity": "Component Usage",
+			"usage_unit":     "Component Usage Unit",
+		},
 	}}
 }
 
@@ -90,6 +118,7 @@ func builtinModes() map[string]string {
 		"hourly": ModeHourly, "hour": ModeHourly, "on-demand": ModeHourly, "ondemand": ModeHourly,
 		"on demand": ModeHourly, "payg": ModeHourly, "pay-as-you-go": ModeHourly, "postpaid": ModeHourly,
 		"payasyougo": ModeHourly, "subscription": ModeMonthly, "preemptible instance": ModeSpot,
+		"pay-as-you-go resources": ModeHourly, "monthly subscription": ModeMonthly, "standard ri": ModeCommitted,
 		"daily": ModeDaily, "day": ModeDaily,
 		"weekly": ModeWeekly, "week": ModeWeekly,
 		"monthly": ModeMonthly, "month": ModeMonthly, "prepaid": ModeMonthly,
