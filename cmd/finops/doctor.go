@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/finops-oss/finops/config"
@@ -63,7 +64,9 @@ func (d *doctorRun) line(verdict, name, detail string, secrets ...string) {
 	if verdict == checkFail {
 		d.failed++
 	}
-	fmt.Fprintf(d.m.Stdout, "%-4s  %-12s  %s\n", verdict, name, sanitize.Text(redact(detail, secrets...)))
+	// One line per check: a multi-line error (YAML's) is joined.
+	detail = strings.Join(strings.Fields(redact(detail, secrets...)), " ")
+	fmt.Fprintf(d.m.Stdout, "%-4s  %-12s  %s\n", verdict, name, sanitize.Text(detail))
 }
 
 func (m *Main) doctor(ctx context.Context, sendTo string) error {
