@@ -29,6 +29,8 @@ func (p Publish) validate() []error {
 	if s.Endpoint != "" {
 		if err := checkURL(s.Endpoint); err != nil {
 			errs = append(errs, fmt.Errorf("publish.s3.endpoint: %w", err))
+		} else if s.PathStyle && virtualHostOnly(s.Endpoint) {
+			errs = append(errs, fmt.Errorf("publish.s3.path_style: Alibaba Cloud OSS (%s) refuses path-style requests (SecondLevelDomainForbidden): set path_style: false", sanitize.URL(s.Endpoint)))
 		}
 	}
 	for _, e := range []struct{ key, name string }{{"s3.access_key_env", s.AccessKeyEnv},
@@ -100,6 +102,19 @@ func (p Publish) validate() []error {
 }
 
 // checkURL accepts an http(s) URL without credentials in it.
+// virtualHostOnly reports whether endpoint is a service that answers only
+// virtual-hosted requests (bucket in the host name): Alibaba Cloud OSS, whose
+// endpoints are oss-<region>[-internal].aliyuncs.com. Tencent COS and
+// Cloudflare R2 accept both styles, so they are not listed.
+func virtualHostOnly(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	return strings.HasSuffix(h, ".aliyuncs.com") && strings.HasPrefix(h, "oss-")
+}
+
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

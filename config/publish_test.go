@@ -21,6 +21,9 @@ func TestPublishValidation(t *testing.T) {
 		{"publish: {s3: {bucket: b, endpoint: 'https://key:secret@s3.example.com'}}", "must not contain credentials"},
 		{"publish: {s3: {bucket: b, endpoint: 's3.example.com'}}", "http:// or https://"},
 		{"publish: {s3: {bucket: b, retention_weeks: -1}}", "retention_weeks"},
+		// OSS answers a path-style request with 403 SecondLevelDomainForbidden (its documentation).
+		{"publish: {s3: {bucket: b, endpoint: 'https://oss-cn-hangzhou.aliyuncs.com', path_style: true}}", "publish.s3.path_style: Alibaba Cloud OSS"},
+		{"publish: {s3: {bucket: b, endpoint: 'https://OSS-cn-beijing-internal.aliyuncs.com/', path_style: true}}", "set path_style: false"},
 		{"publish: {s3: {bucket: 'a/b'}}", "publish.s3.bucket"},
 		{"publish: {link_base_url: 'ftp://x'}", "link_base_url"},
 	} {
@@ -38,6 +41,16 @@ func TestPublishValidation(t *testing.T) {
   link_base_url: https://reports.example.com/finops
   metrics_textfile: /tmp/finops.prom
 `
+	// The documented settings of the S3-compatible services (finops.example.yaml) are accepted.
+	for _, s3 := range []string{
+		"{bucket: b, endpoint: 'https://oss-cn-hangzhou.aliyuncs.com', region: cn-hangzhou, path_style: false}",
+		"{bucket: b-1250000000, endpoint: 'https://cos.ap-guangzhou.myqcloud.com', region: ap-guangzhou, path_style: false}",
+		"{bucket: b, endpoint: 'https://0123456789abcdef.r2.cloudflarestorage.com', region: auto, path_style: true}",
+	} {
+		if _, err := Parse("t.yaml", []byte("publish: {s3: "+s3+"}")); err != nil {
+			t.Errorf("%s: %v", s3, err)
+		}
+	}
 	c, err := Parse("t.yaml", []byte(ok))
 	if err != nil {
 		t.Fatal(err)

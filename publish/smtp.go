@@ -119,67 +119,12 @@ func (t *Transport) Send(ctx context.Context, from string, to []string, msg []by
 	if len(to) == 0 {
 		return &SendResult{}, nil
 	}
-	c := t.cfg
-	addr := net.JoinHostPort(c.Host, strconv.Itoa(c.port()))
-	d := net.Dialer{Timeout: c.timeout()}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	s, err := t.open(ctx)
 	if err != nil {
-		return nil, &SMTPError{Op: "connect", Temporary: true, Err: err}
+		return nil, err
 	}
-	// The context closes the connection, which ends any blocked read or write.
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
-	defer conn.Close()
-	deadline := func() { conn.SetDeadline(time.Now().Add(c.timeout())) }
-	tlsCfg := &tls.Config{ServerName: c.Host, RootCAs: c.RootCAs, MinVersion: tls.VersionTLS12}
-
-	deadline()
-	var nc net.Conn = conn
-	if c.tlsMode() == TLSImplicit {
-		tc := tls.Client(conn, tlsCfg)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			return nil, classify("tls", err)
-		}
-		nc = tc
-	}
-	cl, err := smtp.NewClient(nc, c.Host)
-	if err != nil {
-		return nil, classify("connect", err)
-	}
-	defer cl.Close()
-	deadline()
-	hello := c.HelloName
-	if hello == "" {
-		hello = "localhost"
-	}
-	if err := cl.Hello(hello); err != nil {
-		return nil, classify("ehlo", err)
-	}
-	secure := c.tlsMode() == TLSImplicit
-	if c.tlsMode() == TLSStartTLS {
-		if ok, _ := cl.Extension("STARTTLS"); !ok {
-			return nil, &SMTPError{Op: "tls", Err: fmt.Errorf("%s does not offer STARTTLS; refusing to send in plaintext (set tls: implicit for port 465)", addr)}
-		}
-		deadline()
-		if err := cl.StartTLS(tlsCfg); err != nil {
-			return nil, classify("starttls", err)
-		}
-		secure = true
-	}
-	if c.Username != "" {
-		deadline()
-		ok, mechs := cl.Extension("AUTH")
-		if !ok {
-			return nil, &SMTPError{Op: "auth", Err: fmt.Errorf("%s does not offer AUTH, but a user is configured", addr)}
-		}
-		a, err := pickAuth(mechs, c.Username, c.Password, secure || c.tlsMode() == TLSNone)
-		if err != nil {
-			return nil, &SMTPError{Op: "auth", Err: err}
-		}
-		if err := cl.Auth(a); err != nil {
-			return nil, classify("auth", err)
-		}
-	}
+	defer s.close()
+	cl, deadline := s.cl, s.deadline
 	deadline()
 	if err := cl.Mail(from); err != nil {
 		return nil, classify("mail", err)
@@ -230,6 +175,105 @@ func (t *Transport) Send(ctx context.Context, from string, to []string, msg []by
 	deadline()
 	cl.Quit() // the message is accepted; a failed QUIT changes nothing
 	return res, nil
+}
+
+// Check connects, says hello, secures the connection and authenticates as
+// Send does, then quits without sending: finops doctor's SMTP check.
+func (t *Transport) Check(ctx context.Context) error {
+	s, err := t.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	s.deadline()
+	if err := s.cl.Quit(); err != nil {
+		return classify("quit", err)
+	}
+	return nil
+}
+
+// session is an SMTP connection ready for MAIL FROM.
+type session struct {
+	cl       *smtp.Client
+	conn     net.Conn
+	stop     func() bool
+	deadline func()
+}
+
+func (s *session) close() {
+	s.stop()
+	s.cl.Close()
+	s.conn.Close()
+}
+
+// open connects, says hello, secures the connection (STARTTLS or implicit
+// TLS, as configured) and authenticates when a user is configured.
+func (t *Transport) open(ctx context.Context) (_ *session, err error) {
+	c := t.cfg
+	addr := net.JoinHostPort(c.Host, strconv.Itoa(c.port()))
+	d := net.Dialer{Timeout: c.timeout()}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, &SMTPError{Op: "connect", Temporary: true, Err: err}
+	}
+	// The context closes the connection, which ends any blocked read or write.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer func() {
+		if err != nil {
+			stop()
+			conn.Close()
+		}
+	}()
+	deadline := func() { conn.SetDeadline(time.Now().Add(c.timeout())) }
+	tlsCfg := &tls.Config{ServerName: c.Host, RootCAs: c.RootCAs, MinVersion: tls.VersionTLS12}
+
+	deadline()
+	var nc net.Conn = conn
+	if c.tlsMode() == TLSImplicit {
+		tc := tls.Client(conn, tlsCfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return nil, classify("tls", err)
+		}
+		nc = tc
+	}
+	cl, err := smtp.NewClient(nc, c.Host)
+	if err != nil {
+		return nil, classify("connect", err)
+	}
+	deadline()
+	hello := c.HelloName
+	if hello == "" {
+		hello = "localhost"
+	}
+	if err := cl.Hello(hello); err != nil {
+		return nil, classify("ehlo", err)
+	}
+	secure := c.tlsMode() == TLSImplicit
+	if c.tlsMode() == TLSStartTLS {
+		if ok, _ := cl.Extension("STARTTLS"); !ok {
+			return nil, &SMTPError{Op: "tls", Err: fmt.Errorf("%s does not offer STARTTLS; refusing to send in plaintext (set tls: implicit for port 465)", addr)}
+		}
+		deadline()
+		if err := cl.StartTLS(tlsCfg); err != nil {
+			return nil, classify("starttls", err)
+		}
+		secure = true
+	}
+	if c.Username != "" {
+		deadline()
+		ok, mechs := cl.Extension("AUTH")
+		if !ok {
+			return nil, &SMTPError{Op: "auth", Err: fmt.Errorf("%s does not offer AUTH, but a user is configured", addr)}
+		}
+		a, err := pickAuth(mechs, c.Username, c.Password, secure || c.tlsMode() == TLSNone)
+		if err != nil {
+			return nil, &SMTPError{Op: "auth", Err: err}
+		}
+		if err := cl.Auth(a); err != nil {
+			return nil, classify("auth", err)
+		}
+	}
+	return &session{cl: cl, conn: conn, stop: stop, deadline: deadline}, nil
 }
 
 func firstErr(m map[string]error) error {

@@ -261,3 +261,39 @@ func TestLoginAuth(t *testing.T) {
 		t.Errorf("picked %T, want PLAIN", a)
 	}
 }
+
+// TestSMTPCheck: Check (finops doctor) goes through STARTTLS and AUTH with
+// the right password and sends nothing; a wrong password fails at auth, an
+// untrusted certificate at starttls.
+func TestSMTPCheck(t *testing.T) {
+	cert, key, pool := testCert(t)
+	auth := filepath.Join(t.TempDir(), "auth")
+	os.WriteFile(auth, []byte("finops:right-Passw0rd-123\n"), 0o600)
+	mp := publishtest.StartMailpit(t, "--smtp-tls-cert", cert, "--smtp-tls-key", key, "--smtp-require-starttls",
+		"--smtp-auth-file", auth)
+	for _, tc := range []struct {
+		name, pass string
+		pool       *x509.CertPool
+		op         string // "" for success
+	}{
+		{"right password", "right-Passw0rd-123", pool, ""},
+		{"wrong password", "wrong-Passw0rd-456", pool, "auth"},
+		{"untrusted certificate", "right-Passw0rd-123", nil, "starttls"},
+	} {
+		tr, err := NewTransport(SMTPConfig{Host: mp.Host, Port: mp.SMTPPort, Username: "finops", Password: tc.pass, RootCAs: tc.pool})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = tr.Check(context.Background())
+		var se *SMTPError
+		switch {
+		case tc.op == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.op != "" && (!errors.As(err, &se) || se.Op != tc.op):
+			t.Errorf("%s: err %v, want an SMTPError at %s", tc.name, err, tc.op)
+		}
+	}
+	if n := len(mp.Messages(t)); n != 0 {
+		t.Errorf("Check sent %d messages", n)
+	}
+}

@@ -140,13 +140,12 @@ func (m *Main) startJob(ctx context.Context, st *store.Store, c *config.Config, 
 func (j *job) configure() error {
 	p := j.c.Publish
 	if p.S3.Bucket != "" && !j.flags.noUpload {
-		ak, sk, tok, err := p.S3.Credentials(j.m.Getenv)
+		sc, secrets, err := j.m.s3Config(p.S3)
 		if err != nil {
 			return err
 		}
-		j.secrets = append(j.secrets, ak, sk, tok)
-		j.s3 = &publish.S3Config{Bucket: p.S3.Bucket, Prefix: p.S3.Prefix, Region: p.S3.Region, Endpoint: p.S3.Endpoint,
-			PathStyle: p.S3.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok}
+		j.secrets = append(j.secrets, secrets...)
+		j.s3 = &sc
 	}
 	if p.SMTP.Host != "" && !j.flags.noEmail {
 		pass, err := p.SMTP.Password(j.m.Getenv)
@@ -161,6 +160,17 @@ func (j *job) configure() error {
 		j.smtp, j.from = sc, p.SMTP.From
 	}
 	return nil
+}
+
+// s3Config is the client settings of a publish.s3 block, its keys read from
+// the environment or files; secrets lists them, for redaction.
+func (m *Main) s3Config(s config.S3) (_ publish.S3Config, secrets []string, err error) {
+	ak, sk, tok, err := s.Credentials(m.Getenv)
+	if err != nil {
+		return publish.S3Config{}, nil, err
+	}
+	return publish.S3Config{Bucket: s.Bucket, Prefix: s.Prefix, Region: s.Region, Endpoint: s.Endpoint,
+		PathStyle: s.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok}, []string{ak, sk, tok}, nil
 }
 
 func smtpConfig(m config.SMTP, password string) (*publish.SMTPConfig, error) {

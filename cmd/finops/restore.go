@@ -44,16 +44,15 @@ func (m *Main) restoreCommand() *cobra.Command {
 			if s3c.Bucket == "" {
 				return usagef("no bucket: give --from s3://bucket/prefix or set publish.s3.bucket in the config")
 			}
-			ak, sk, tok, err := s3c.Credentials(m.Getenv)
+			sc, secrets, err := m.s3Config(s3c)
 			if err != nil {
 				return usageError{err}
 			}
-			client, err := publish.NewS3(ctx, publish.S3Config{Bucket: s3c.Bucket, Prefix: s3c.Prefix, Region: s3c.Region,
-				Endpoint: s3c.Endpoint, PathStyle: s3c.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok})
+			client, err := publish.NewS3(ctx, sc)
 			if err != nil {
-				return redactErr(err, ak, sk, tok)
+				return redactErr(err, secrets...)
 			}
-			return redactErr(m.restore(ctx, client, period, m.databasePath(c), force), ak, sk, tok)
+			return redactErr(m.restore(ctx, client, period, m.databasePath(c), force), secrets...)
 		},
 	}
 	f := cmd.Flags()

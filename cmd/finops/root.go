@@ -103,6 +103,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	root.AddCommand(m.collectCommand())
 	root.AddCommand(m.planCommand())
 	root.AddCommand(m.restoreCommand())
+	root.AddCommand(m.doctorCommand())
 	return root
 }
 
