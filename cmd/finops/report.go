@@ -49,7 +49,7 @@ func (m *Main) reportCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&wf.since, "since", "", "report the last duration, e.g. 30d, 2w")
+	f.StringVar(&wf.since, "since", "", "report the last N complete days, e.g. 30d, 2w (ending at today's 00:00 in the config's timezone)")
 	f.StringVar(&wf.week, "week", "", "report one ISO week, e.g. 2026-W47 (default: the last complete week)")
 	f.StringVar(&wf.from, "from", "", "first day of the report (with --to)")
 	f.StringVar(&wf.to, "to", "", "last day of the report, inclusive")
