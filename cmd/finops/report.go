@@ -54,7 +54,7 @@ func (m *Main) reportCommand() *cobra.Command {
 	f.StringVar(&wf.from, "from", "", "first day of the report (with --to)")
 	f.StringVar(&wf.to, "to", "", "last day of the report, inclusive")
 	f.StringVar(&out, "out", "", "output folder (default from config, else ./out)")
-	f.StringVar(&formats, "format", "", "comma-separated formats: xlsx,html,json (default all)")
+	f.StringVar(&formats, "format", "", "comma-separated formats: xlsx,html,json,csv (default xlsx,html,json; csv is one file per table)")
 	f.StringVar(&team, "team", "", "only this team's rows (files named finops-<period>-<team>.*)")
 	return cmd
 }
@@ -74,7 +74,7 @@ func reportFormats(c *config.Config, flag string) ([]string, error) {
 		if len(c.Formats) > 0 {
 			return c.Formats, nil
 		}
-		return report.Formats(), nil
+		return report.DefaultFormats(), nil
 	}
 	var out []string
 	valid := strings.Join(report.Formats(), ", ")
