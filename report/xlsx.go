@@ -90,6 +90,9 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 				return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
 			}
 		}
+		if err := workbook.PrintSetup(f, s.sheet); err != nil {
+			return fmt.Errorf("report: xlsx: %w", err)
+		}
 		if err := s.fill(); err != nil {
 			return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
 		}
@@ -136,6 +139,31 @@ type book struct {
 	r    *analysis.Result
 	loc  *time.Location
 	meta Meta
+	// moneyIn holds the style of amounts in each currency the raw billing
+	// lines are in, made on first use.
+	moneyIn map[string]int
+}
+
+// currencyStyle is the style of an amount in currency code (a line's own),
+// with its symbol or code; "" is a bare number.
+func (b *book) currencyStyle(code string) (int, error) {
+	code = amount.Code(code)
+	if code == "" {
+		return b.st.amount, nil
+	}
+	if id, ok := b.moneyIn[code]; ok {
+		return id, nil
+	}
+	format := amount.ExcelFormat(code, 2)
+	id, err := b.f.NewStyle(&excelize.Style{CustomNumFmt: &format})
+	if err != nil {
+		return 0, err
+	}
+	if b.moneyIn == nil {
+		b.moneyIn = map[string]int{}
+	}
+	b.moneyIn[code] = id
+	return id, nil
 }
 
 // styles are the workbook's cell style ids.
