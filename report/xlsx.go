@@ -67,19 +67,20 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 		return fmt.Errorf("report: xlsx: %w", err)
 	}
 	steps := []struct {
-		sheet string
-		fill  func() error
+		sheet    string
+		fill     func() error
+		streamed bool
 	}{
-		{sheetSummary, b.summary},
-		{sheetFindings, b.findings},
-		{sheetTeams, b.teams},
-		{sheetTasks, b.tasks},
-		{sheetResources, b.resources},
-		{sheetIdle, b.idle},
-		{sheetRecs, b.recommendations},
-		{sheetPools, b.pools},
-		{sheetUtil, b.utilization},   // streamed
-		{sheetLines, b.billingLines}, // streamed
+		{sheetSummary, b.summary, false},
+		{sheetFindings, b.findings, false},
+		{sheetTeams, b.teams, false},
+		{sheetTasks, b.tasks, false},
+		{sheetResources, b.resources, false},
+		{sheetIdle, b.idle, false},
+		{sheetRecs, b.recommendations, false},
+		{sheetPools, b.pools, false},
+		{sheetUtil, b.utilization, true},
+		{sheetLines, b.billingLines, true},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
@@ -90,11 +91,21 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 				return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
 			}
 		}
-		if err := workbook.PrintSetup(f, s.sheet); err != nil {
-			return fmt.Errorf("report: xlsx: %w", err)
+		// A streamed sheet takes its page setup when its stream writer is
+		// made; any other after its table, since excelize's AutoFilter
+		// replaces the sheet properties that hold fit-to-page.
+		if s.streamed {
+			if err := workbook.PrintSetup(f, s.sheet); err != nil {
+				return fmt.Errorf("report: xlsx: %w", err)
+			}
 		}
 		if err := s.fill(); err != nil {
 			return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
+		}
+		if !s.streamed {
+			if err := workbook.PrintSetup(f, s.sheet); err != nil {
+				return fmt.Errorf("report: xlsx: %w", err)
+			}
 		}
 	}
 	f.SetActiveSheet(0)

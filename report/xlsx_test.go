@@ -313,7 +313,7 @@ func TestWriteXLSXNumberFormats(t *testing.T) {
 		{"CNY", sheetUtil, "C2", `yyyy-mm-dd hh:mm`},
 		{"CNY", sheetUtil, "D2", `0.0%`},
 		{"CNY", sheetLines, "D2", `yyyy-mm-dd hh:mm`},
-		{"CNY", sheetLines, "V2", `"¥"#,##0.00`}, // the line's own currency, CNY
+		{"CNY", sheetLines, "V2", `"¥"#,##0.00`},  // the line's own currency, CNY
 		{"USD", sheetLines, "AC2", `"¥"#,##0.00`}, // the line's CNY in a USD report
 		{"CNY", sheetLines, "AD2", `"¥"#,##0.00`}, // the reporting currency's column
 		{"CNY", sheetLines, "AB2", `0.0%`},
