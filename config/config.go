@@ -292,9 +292,9 @@ func (c *Config) Validate() error {
 	}
 	for _, f := range c.Formats {
 		switch f {
-		case "xlsx", "html", "json":
+		case "xlsx", "html", "json", "csv":
 		default:
-			errs = append(errs, fmt.Errorf("formats: %q is not one of xlsx, html, json", f))
+			errs = append(errs, fmt.Errorf("formats: %q is not one of xlsx, html, json, csv", f))
 		}
 	}
 	errs = append(errs, c.Thresholds.validate()...)

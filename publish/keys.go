@@ -110,6 +110,8 @@ func ContentType(name string) string {
 		return "text/html; charset=utf-8"
 	case strings.HasSuffix(name, ".json"):
 		return "application/json"
+	case strings.HasSuffix(name, ".csv"):
+		return "text/csv; charset=utf-8; header=present"
 	case strings.HasSuffix(name, ".gz"):
 		return "application/gzip"
 	}

@@ -18,13 +18,14 @@ type fileSet struct {
 	pending []pendingFile
 }
 
-// writeFiles writes dir/base.<format> for each format with write, as one
-// fileSet, and returns the paths; what ("report") names them in errors.
-func writeFiles(dir, base string, formats []string, what string, write func(format string, w io.Writer) error) ([]string, error) {
+// writeFiles writes dir/<base><suffix> for each suffix (".xlsx",
+// "-daily.csv") with write, as one fileSet, and returns the paths; what
+// ("report") names them in errors.
+func writeFiles(dir, base string, suffixes []string, what string, write func(suffix string, w io.Writer) error) ([]string, error) {
 	var set fileSet
 	var paths []string
-	for _, f := range formats {
-		path := filepath.Join(dir, base+"."+f)
+	for _, f := range suffixes {
+		path := filepath.Join(dir, base+f)
 		if err := set.add(path, func(w io.Writer) error { return write(f, w) }); err != nil {
 			set.abort()
 			return nil, fmt.Errorf("%w (none of this %s's files were kept)", err, what)

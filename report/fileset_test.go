@@ -49,7 +49,7 @@ func sameState(a, b map[string]string) bool {
 // files: not the ones written before it, not a temporary file. An earlier
 // report of the same name and a stranger's file stay as they were.
 func TestWriteFilesWriterFails(t *testing.T) {
-	for _, failing := range []string{"xlsx", "html", "json"} {
+	for _, failing := range []string{".xlsx", ".html", ".json"} {
 		dir := t.TempDir()
 		for name, body := range map[string]string{"r.xlsx": "last week's workbook", "notes.txt": "not ours"} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
@@ -58,7 +58,7 @@ func TestWriteFilesWriterFails(t *testing.T) {
 		}
 		before := dirState(t, dir)
 		boom := errors.New("report: write json: unsupported value: NaN")
-		_, err := writeFiles(dir, "r", []string{"xlsx", "html", "json"}, "report", func(f string, w io.Writer) error {
+		_, err := writeFiles(dir, "r", []string{".xlsx", ".html", ".json"}, "report", func(f string, w io.Writer) error {
 			if f == failing {
 				io.WriteString(w, "half a ")
 				return boom

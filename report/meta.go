@@ -5,7 +5,11 @@
 // generation time, the version, the raw billing lines) comes in through Meta.
 package report
 
-import "time"
+import (
+	"time"
+
+	"github.com/shopspring/decimal"
+)
 
 // Meta is what a report needs besides the Result: what it says about its own
 // production, and the raw data too large to hold in the Result. It is passed
@@ -20,4 +24,8 @@ type Meta struct {
 	// Lines streams the window's raw billing lines into the workbook's
 	// "Billing lines" sheet; nil leaves that sheet with its header only.
 	Lines LineSource
+	// FX holds the exchange rates into the reporting currency by currency
+	// code (the config's fx, analysis.Params.FX), for the Billing lines
+	// sheet's reporting-currency column; nil where the lines are in one.
+	FX map[string]decimal.Decimal
 }

@@ -26,11 +26,11 @@ func WriteReviewAll(dir string, rv *analysis.Review, meta Meta) ([]string, error
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	base := "finops-review-" + sanitize.FileLabel(rv.Quarter.Label, "report")
-	return writeFiles(dir, base, formatNames, "review", func(f string, w io.Writer) error {
+	return writeFiles(dir, base, []string{".xlsx", ".html", ".json"}, "review", func(f string, w io.Writer) error {
 		switch f {
-		case "xlsx":
+		case ".xlsx":
 			return WriteReviewXLSX(w, rv, meta)
-		case "html":
+		case ".html":
 			return WriteReviewHTML(w, rv, meta)
 		}
 		return WriteReviewJSON(w, rv)

@@ -15,20 +15,28 @@ import (
 )
 
 // formatNames are the report formats WriteAll accepts, in the order it writes
-// them by default. Read-only.
-var formatNames = []string{"xlsx", "html", "json"}
+// them. Read-only.
+var formatNames = []string{"xlsx", "html", "json", "csv"}
+
+// defaultFormats are those written when none are asked for: csv is a set of
+// files for BI tools, asked for by name. Read-only.
+var defaultFormats = formatNames[:3]
 
 // Formats returns the report format names WriteAll accepts.
 func Formats() []string { return slices.Clone(formatNames) }
 
+// DefaultFormats returns the formats WriteAll writes when given none.
+func DefaultFormats() []string { return slices.Clone(defaultFormats) }
+
 // WriteAll writes the report in each format to dir as finops-<label>.<format>
-// (finops-<label>-<team>.<format> for a team's slice, Meta.Team) and returns
+// (finops-<label>-<team>.<format> for a team's slice, Meta.Team; csv is one
+// file per table, finops-<label>-<table>.csv) and returns
 // the paths written. The label and team are reduced to [A-Za-z0-9_.-], so data
 // can never name a file outside dir. Each report is streamed into a temporary
 // file in dir, and all are renamed into place once every one is complete
 // (fileSet): readers (and a crash) only ever see complete reports, a failure
 // in any format leaves none of them, and a large workbook is never held in
-// memory twice. nil or empty formats means all formats.
+// memory twice. nil or empty formats means DefaultFormats.
 func WriteAll(dir string, r *analysis.Result, formats []string, meta Meta) ([]string, error) {
 	return WriteAllContext(context.Background(), dir, r, formats, meta)
 }
@@ -43,16 +51,25 @@ func WriteAllContext(ctx context.Context, dir string, r *analysis.Result, format
 		return nil, fmt.Errorf("report: nil result")
 	}
 	if len(formats) == 0 {
-		formats = formatNames
+		formats = defaultFormats
 	}
-	var want []string
+	var want []string // file-name suffixes: ".xlsx", "-daily.csv"
 	for _, f := range formats {
 		f = strings.ToLower(strings.TrimSpace(f))
 		if !slices.Contains(formatNames, f) {
 			return nil, fmt.Errorf("report: unknown format %q (valid: %s)", f, strings.Join(formatNames, ", "))
 		}
-		if !slices.Contains(want, f) {
-			want = append(want, f)
+		suffixes := []string{"." + f}
+		if f == "csv" {
+			suffixes = nil
+			for _, t := range csvTables {
+				suffixes = append(suffixes, csvSuffix(t))
+			}
+		}
+		for _, s := range suffixes {
+			if !slices.Contains(want, s) {
+				want = append(want, s)
+			}
 		}
 	}
 	// A fresh out folder (first run, a new --out) is created, not an error.
@@ -64,12 +81,19 @@ func WriteAllContext(ctx context.Context, dir string, r *analysis.Result, format
 			return err
 		}
 		switch f {
-		case "xlsx":
+		case ".xlsx":
 			return writeXLSX(ctx, w, r, meta)
-		case "html":
+		case ".html":
 			return WriteHTML(w, r, meta)
+		case ".json":
+			return WriteJSON(w, r)
 		}
-		return WriteJSON(w, r)
+		for _, t := range csvTables {
+			if f == csvSuffix(t) {
+				return WriteCSV(w, r, t)
+			}
+		}
+		return fmt.Errorf("report: no writer for %q", f)
 	})
 }
 

@@ -67,19 +67,20 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 		return fmt.Errorf("report: xlsx: %w", err)
 	}
 	steps := []struct {
-		sheet string
-		fill  func() error
+		sheet    string
+		fill     func() error
+		streamed bool
 	}{
-		{sheetSummary, b.summary},
-		{sheetFindings, b.findings},
-		{sheetTeams, b.teams},
-		{sheetTasks, b.tasks},
-		{sheetResources, b.resources},
-		{sheetIdle, b.idle},
-		{sheetRecs, b.recommendations},
-		{sheetPools, b.pools},
-		{sheetUtil, b.utilization},   // streamed
-		{sheetLines, b.billingLines}, // streamed
+		{sheetSummary, b.summary, false},
+		{sheetFindings, b.findings, false},
+		{sheetTeams, b.teams, false},
+		{sheetTasks, b.tasks, false},
+		{sheetResources, b.resources, false},
+		{sheetIdle, b.idle, false},
+		{sheetRecs, b.recommendations, false},
+		{sheetPools, b.pools, false},
+		{sheetUtil, b.utilization, true},
+		{sheetLines, b.billingLines, true},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
@@ -90,8 +91,21 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 				return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
 			}
 		}
+		// A streamed sheet takes its page setup when its stream writer is
+		// made; any other after its table, since excelize's AutoFilter
+		// replaces the sheet properties that hold fit-to-page.
+		if s.streamed {
+			if err := workbook.PrintSetup(f, s.sheet); err != nil {
+				return fmt.Errorf("report: xlsx: %w", err)
+			}
+		}
 		if err := s.fill(); err != nil {
 			return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
+		}
+		if !s.streamed {
+			if err := workbook.PrintSetup(f, s.sheet); err != nil {
+				return fmt.Errorf("report: xlsx: %w", err)
+			}
 		}
 	}
 	f.SetActiveSheet(0)
@@ -136,6 +150,31 @@ type book struct {
 	r    *analysis.Result
 	loc  *time.Location
 	meta Meta
+	// moneyIn holds the style of amounts in each currency the raw billing
+	// lines are in, made on first use.
+	moneyIn map[string]int
+}
+
+// currencyStyle is the style of an amount in currency code (a line's own),
+// with its symbol or code; "" is a bare number.
+func (b *book) currencyStyle(code string) (int, error) {
+	code = amount.Code(code)
+	if code == "" {
+		return b.st.amount, nil
+	}
+	if id, ok := b.moneyIn[code]; ok {
+		return id, nil
+	}
+	format := amount.ExcelFormat(code, 2)
+	id, err := b.f.NewStyle(&excelize.Style{CustomNumFmt: &format})
+	if err != nil {
+		return 0, err
+	}
+	if b.moneyIn == nil {
+		b.moneyIn = map[string]int{}
+	}
+	b.moneyIn[code] = id
+	return id, nil
 }
 
 // styles are the workbook's cell style ids.

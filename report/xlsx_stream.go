@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
+	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/sanitize"
@@ -109,8 +111,10 @@ func (b *book) utilization() error {
 }
 
 // lineColumns are the columns of the raw Billing lines sheet: the normalized
-// record as ingested (costs in the line's own currency), plus its share of the
-// report window, so the sheet reconciles with the totals.
+// record as ingested (costs in the line's own currency, formatted in it), plus
+// its share of the report window and that share's cost, in the line's currency
+// and in the reporting currency (config fx), so the sheet reconciles with the
+// totals even when the lines are in several currencies.
 var lineColumns = []streamColumn{
 	{"Provider", 12}, {"Billing account", 16}, {"Sub-account", 16},
 	{"Charge start", 17}, {"Charge end", 17},
@@ -120,7 +124,7 @@ var lineColumns = []streamColumn{
 	{"Instance type", 14}, {"Region", 12}, {"GPU model", 12}, {"GPUs", 6},
 	{"Billed cost", 12}, {"Effective cost", 12}, {"List cost", 12}, {"Currency", 8},
 	{"Usage quantity", 12}, {"Usage unit", 10},
-	{"Share in period", 10}, {"Cost in period", 13},
+	{"Share in period", 10}, {"Cost in period", 13}, {"Cost in period", 14},
 	{"Tag: team", 14}, {"Tags", 40}, {"Source line", 8},
 }
 
@@ -132,6 +136,8 @@ func (b *book) billingLines() error {
 	zone := " (" + b.loc.String() + ")"
 	cols[3].title += zone
 	cols[4].title += zone
+	cols[28].title += " (line currency)"
+	cols[29].title += " (" + amount.Code(b.r.Currency) + ")"
 	add, done, err := b.streamSheet(sheetLines, cols)
 	if err != nil {
 		return err
@@ -168,27 +174,35 @@ func (b *book) billingLines() error {
 			if l.GPUCount != 0 {
 				row[20] = excelize.Cell{StyleID: st.count, Value: l.GPUCount}
 			}
-			row[21], row[22], row[23] = num(l.BilledCost, st.amount), num(l.EffectiveCost, st.amount), num(l.ListCost, st.amount)
+			own, err := b.currencyStyle(l.Currency)
+			if err != nil {
+				return err
+			}
+			row[21], row[22], row[23] = num(l.BilledCost, own), num(l.EffectiveCost, own), num(l.ListCost, own)
 			row[24] = text(l.Currency)
 			row[25], row[26] = num(l.UsageQuantity, st.amount), text(l.UsageUnit)
 			sh := analysis.LineShare(l.ChargeStart, l.ChargeEnd, ps, pe)
 			row[27] = excelize.Cell{StyleID: st.percent, Value: sh.InexactFloat64()}
-			row[28] = nil
+			row[28], row[29] = nil, nil
 			if c, ok := l.Cost(); ok {
-				row[28] = excelize.Cell{StyleID: st.amount, Value: c.Mul(sh).InexactFloat64()}
+				c = c.Mul(sh)
+				row[28] = excelize.Cell{StyleID: own, Value: c.InexactFloat64()}
+				if rate, ok := b.rate(l.Currency); ok {
+					row[29] = excelize.Cell{StyleID: st.money, Value: c.Mul(rate).InexactFloat64()}
+				}
 			}
-			row[29] = text(l.Tags["team"])
-			row[30] = nil
+			row[30] = text(l.Tags["team"])
+			row[31] = nil
 			if len(l.Tags) > 0 {
 				js, err := json.Marshal(l.Tags) // keys sorted: stable output
 				if err != nil {
 					return err
 				}
-				row[30] = text(string(js))
+				row[31] = text(string(js))
 			}
-			row[31] = nil
+			row[32] = nil
 			if l.Line > 0 {
-				row[31] = excelize.Cell{StyleID: st.count, Value: l.Line}
+				row[32] = excelize.Cell{StyleID: st.count, Value: l.Line}
 			}
 			return add(row)
 		})
@@ -197,4 +211,20 @@ func (b *book) billingLines() error {
 		}
 	}
 	return done()
+}
+
+// rate is what one unit of currency code is worth in the reporting currency
+// (Meta.FX, the config's fx); a line without a currency is in the reporting
+// one. ok is false where no rate is known: the cell stays blank, not 1:1.
+func (b *book) rate(code string) (decimal.Decimal, bool) {
+	code = strings.ToUpper(code)
+	if code == "" || code == strings.ToUpper(b.r.Currency) {
+		return decimal.NewFromInt(1), true
+	}
+	for c, r := range b.meta.FX { // keys as the config spells them
+		if strings.EqualFold(c, code) {
+			return r, true
+		}
+	}
+	return decimal.Decimal{}, false
 }

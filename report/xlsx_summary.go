@@ -9,8 +9,9 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// summary writes the KPI table in columns A:B, the helper tables the charts
-// read from in columns D onwards, and the native charts to their right.
+// summary writes the KPI table in columns A:B, the native charts beside it
+// from column D (on screen on a laptop), and the helper tables the charts
+// read from to the charts' right.
 func (b *book) summary() error {
 	f, st, r, t, meta := b.f, b.st, b.r, b.r.Totals, b.meta
 	type kpi struct {
@@ -98,16 +99,37 @@ func (b *book) summary() error {
 	if err := f.AutoFilter(sheet, fmt.Sprintf("A1:B%d", len(rows)+1), nil); err != nil {
 		return err
 	}
-	return b.summaryCharts()
+	return b.summaryCharts(len(rows) + 1)
 }
 
-// Where the chart helper tables start: column D, leaving C as a gap.
-const helperCol = 4
+// The charts start in column D, leaving C as a gap after the KPI table; they
+// are chartWidth pixels wide, ten default columns (64 px each, D:M). The
+// helper tables start at column O, a column's gap to the charts' right.
+const (
+	chartCol   = "D"
+	chartWidth = 640
+	chartLast  = "M" // the charts' last column, the printed area's
+	helperCol  = 15
+)
+
+// Chart text is dark grey (excelize's default axis labels are #D9D9D9,
+// nearly invisible on white); the idle chart is one colour for one series.
+const (
+	axisColor = "404040"
+	idleColor = "D55E00"
+	utilColor = "0072B2"
+)
+
+// axis is a chart axis with readable labels and a title.
+func axis(title string) excelize.ChartAxis {
+	return excelize.ChartAxis{Font: excelize.Font{Color: axisColor, Size: 9},
+		Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title, Font: &excelize.Font{Color: axisColor, Size: 10}}}}}
+}
 
 // summaryCharts writes two helper tables (daily cost per team; idle cost per
 // resource) and a native chart over each. Excel charts must read from cells,
 // so the numbers are on the sheet, where the reader can also check them.
-func (b *book) summaryCharts() error {
+func (b *book) summaryCharts(kpiLast int) error {
 	f, st := b.f, b.st
 	const sheet = sheetSummary
 
@@ -144,9 +166,12 @@ func (b *book) summaryCharts() error {
 			Type:      excelize.ColStacked,
 			Title:     chartTitle("Daily cost by team"),
 			Legend:    excelize.ChartLegend{Position: "bottom"},
-			Dimension: excelize.ChartDimension{Width: 640, Height: 320},
-			YAxis:     excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: amount.ExcelFormat(b.r.Currency, 0)}},
+			Dimension: excelize.ChartDimension{Width: chartWidth, Height: 320},
+			XAxis:     axis("Day"),
+			YAxis:     axis("Cost (" + amount.Code(b.r.Currency) + ")"),
 		}
+		ch.YAxis.MajorGridLines = true
+		ch.YAxis.NumFmt = excelize.ChartNumFmt{CustomNumFmt: amount.ExcelFormat(b.r.Currency, 0)}
 		for s := range daily.Series {
 			c := colName(helperCol + 1 + s)
 			ch.Series = append(ch.Series, excelize.ChartSeries{
@@ -181,18 +206,23 @@ func (b *book) summaryCharts() error {
 			return err
 		}
 		ch := &excelize.Chart{
-			Type:      excelize.Bar,
-			Title:     chartTitle("Idle cost by resource"),
-			Legend:    excelize.ChartLegend{Position: "none"},
-			Dimension: excelize.ChartDimension{Width: 640, Height: uint(max(240, 60+24*len(idle)))},
-			XAxis:     excelize.ChartAxis{ReverseOrder: true}, // largest on top
-			YAxis:     excelize.ChartAxis{MajorGridLines: true, NumFmt: excelize.ChartNumFmt{CustomNumFmt: amount.ExcelFormat(b.r.Currency, 0)}},
+			Type:       excelize.Bar,
+			Title:      chartTitle("Idle cost by resource"),
+			Legend:     excelize.ChartLegend{Position: "none"},
+			Dimension:  excelize.ChartDimension{Width: chartWidth, Height: uint(max(240, 60+24*len(idle)))},
+			VaryColors: new(bool), // one series, one colour (excelize varies them per bar)
+			XAxis:      axis("Resource"),
+			YAxis:      axis("Idle cost (" + amount.Code(b.r.Currency) + ")"),
 			Series: []excelize.ChartSeries{{
 				Name:       ref(sheet, vc, top, vc, top),
 				Categories: ref(sheet, lc, top+1, lc, bottom),
 				Values:     ref(sheet, vc, top+1, vc, bottom),
+				Fill:       excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{idleColor}},
 			}},
 		}
+		ch.XAxis.ReverseOrder = true // largest on top
+		ch.YAxis.MajorGridLines = true
+		ch.YAxis.NumFmt = excelize.ChartNumFmt{CustomNumFmt: amount.ExcelFormat(b.r.Currency, 0)}
 		charts = append(charts, ch)
 		lastHelperCol = max(lastHelperCol, helperCol+1)
 		nextRow = bottom + 3
@@ -225,20 +255,24 @@ func (b *book) summaryCharts() error {
 		}
 		maxUtil := 1.0
 		ch := &excelize.Chart{
-			Type:      excelize.Bar,
-			Title:     chartTitle("Average utilization by GPU model"),
-			Legend:    excelize.ChartLegend{Position: "none"},
-			Dimension: excelize.ChartDimension{Width: 640, Height: uint(max(220, 60+28*len(models)))},
-			XAxis:     excelize.ChartAxis{ReverseOrder: true},
-			YAxis: excelize.ChartAxis{MajorGridLines: true, Minimum: new(float64), Maximum: &maxUtil,
-				NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}},
+			Type:       excelize.Bar,
+			Title:      chartTitle("Average utilization by GPU model"),
+			Legend:     excelize.ChartLegend{Position: "none"},
+			Dimension:  excelize.ChartDimension{Width: chartWidth, Height: uint(max(220, 60+28*len(models)))},
+			VaryColors: new(bool),
+			XAxis:      axis("GPU model"),
+			YAxis:      axis("Average utilization"),
 			Series: []excelize.ChartSeries{{
 				Name:       ref(sheet, vc, top, vc, top),
 				Categories: ref(sheet, lc, top+1, lc, bottom),
 				Values:     ref(sheet, vc, top+1, vc, bottom),
-				Fill:       excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"0072B2"}},
+				Fill:       excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{utilColor}},
 			}},
 		}
+		ch.XAxis.ReverseOrder = true
+		ch.YAxis.MajorGridLines = true
+		ch.YAxis.Minimum, ch.YAxis.Maximum = new(float64), &maxUtil
+		ch.YAxis.NumFmt = excelize.ChartNumFmt{CustomNumFmt: "0%"}
 		charts = append(charts, ch)
 		lastHelperCol = max(lastHelperCol, helperCol+2)
 	}
@@ -253,8 +287,8 @@ func (b *book) summaryCharts() error {
 			return err
 		}
 	}
-	// Charts go right of the helper tables, stacked vertically.
-	chartCol := colName(lastHelperCol + 2)
+	// The charts stack down from D2; the sheet prints the KPI table and the
+	// charts (A:M), not the helper tables behind them.
 	row := 2
 	for _, c := range charts {
 		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", chartCol, row), c); err != nil {
@@ -262,7 +296,9 @@ func (b *book) summaryCharts() error {
 		}
 		row += int(c.Dimension.Height)/20 + 2 // default row height is 20 px
 	}
-	return nil
+	last := max(row, kpiLast)
+	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", Scope: sheet,
+		RefersTo: fmt.Sprintf("'%s'!$A$1:$%s$%d", sheet, chartLast, last)})
 }
 
 // helperHeader writes a bold header row for a chart helper table.

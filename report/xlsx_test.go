@@ -101,7 +101,7 @@ func TestWriteXLSXSheetsAndHeaders(t *testing.T) {
 			"Charge category", "Charge class", "Charge frequency", "Pricing category", "Pricing mode", "Commitment status",
 			"Commitment ID", "Resource ID", "Resource name", "Resource type", "Service", "SKU", "Instance type", "Region",
 			"GPU model", "GPUs", "Billed cost", "Effective cost", "List cost", "Currency", "Usage quantity", "Usage unit",
-			"Share in period", "Cost in period", "Tag: team", "Tags", "Source line"},
+			"Share in period", "Cost in period (line currency)", "Cost in period (CNY)", "Tag: team", "Tags", "Source line"},
 	}
 	for sheet, want := range headers {
 		rows, err := f.GetRows(sheet)
@@ -145,7 +145,7 @@ func TestWriteXLSXSheetsAndHeaders(t *testing.T) {
 		sheetRecs:      "'Recommendations'!$A$1:$L$4",
 		sheetFindings:  "'Findings'!$A$1:$G$5",
 		sheetUtil:      "'Utilization (hourly)'!$A$1:$E$7", // streamed: exactly the rows written
-		sheetLines:     "'Billing lines'!$A$1:$AF$4",
+		sheetLines:     "'Billing lines'!$A$1:$AG$4",
 	} {
 		if filters[sheet] != ref {
 			t.Errorf("%s autofilter = %q, want %q", sheet, filters[sheet], ref)
@@ -197,21 +197,21 @@ func TestWriteXLSXValues(t *testing.T) {
 		{sheetSummary, "B28", num(2)},              // rows rejected
 		{sheetSummary, "A29", txt("Generated at")},
 		{sheetSummary, "B29", num(46349 + 9.5/24)}, // 2026-11-23 09:30 local
-		{sheetSummary, "D2", txt("2026-11-16")},    // daily helper table
-		{sheetSummary, "E1", txt("ml-train")},      // largest team first
-		{sheetSummary, "E2", num(520)},             // 480 A100 + 40 non-GPU
-		{sheetSummary, "F2", num(30)},              // hostile team on the 16th
-		{sheetSummary, "D4", txt("2026-11-18")},    // the day without cost is kept ...
-		{sheetSummary, "E4", num(0)},               // ... as zero
-		{sheetSummary, "E5", num(100)},             // 19th
-		{sheetSummary, "D8", txt("Resource")},      // idle helper table, two rows below
-		{sheetSummary, "D9", txt("gpu-a100-1")},    // largest idle cost first
-		{sheetSummary, "E9", num(750)},
-		{sheetSummary, "E10", num(80)},
-		{sheetSummary, "D13", txt("GPU model")}, // utilization helper table
-		{sheetSummary, "D14", txt("A100-80GB")},
-		{sheetSummary, "E14", num(0.555)},
-		{sheetSummary, "F15", num(100)}, // L40S GPU-hours
+		{sheetSummary, "O2", txt("2026-11-16")},    // daily helper table
+		{sheetSummary, "P1", txt("ml-train")},      // largest team first
+		{sheetSummary, "P2", num(520)},             // 480 A100 + 40 non-GPU
+		{sheetSummary, "Q2", num(30)},              // hostile team on the 16th
+		{sheetSummary, "O4", txt("2026-11-18")},    // the day without cost is kept ...
+		{sheetSummary, "P4", num(0)},               // ... as zero
+		{sheetSummary, "P5", num(100)},             // 19th
+		{sheetSummary, "O8", txt("Resource")},      // idle helper table, two rows below
+		{sheetSummary, "O9", txt("gpu-a100-1")},    // largest idle cost first
+		{sheetSummary, "P9", num(750)},
+		{sheetSummary, "P10", num(80)},
+		{sheetSummary, "O13", txt("GPU model")}, // utilization helper table
+		{sheetSummary, "O14", txt("A100-80GB")},
+		{sheetSummary, "P14", num(0.555)},
+		{sheetSummary, "Q15", num(100)}, // L40S GPU-hours
 		{sheetFindings, "A2", txt("high")},
 		{sheetFindings, "B2", txt("Rent-mode change")},
 		{sheetFindings, "E2", num(4800)},
@@ -258,9 +258,10 @@ func TestWriteXLSXValues(t *testing.T) {
 		{sheetLines, "V2", num(4320)},
 		{sheetLines, "AB2", num(7.0 / 30)}, // the week is 7 of November's 30 days
 		{sheetLines, "AC2", num(1008)},     // 4320 × 7/30
-		{sheetLines, "AD2", txt("ml-train")},
-		{sheetLines, "AE2", txt(`{"project":"llm","team":"ml-train"}`)},
-		{sheetLines, "AF2", num(2)},
+		{sheetLines, "AD2", num(1008)},     // in CNY, the reporting currency
+		{sheetLines, "AE2", txt("ml-train")},
+		{sheetLines, "AF2", txt(`{"project":"llm","team":"ml-train"}`)},
+		{sheetLines, "AG2", num(2)},
 		{sheetLines, "D3", num(46344 + 22.0/24)}, // 14:00 UTC is 22:00 in Shanghai
 		{sheetLines, "M3", txt("'-1")},           // a text id that looks like a number stays text, inert
 		{sheetLines, "V3", num(-2.5)},            // credits stay negative numbers
@@ -269,6 +270,7 @@ func TestWriteXLSXValues(t *testing.T) {
 		{sheetLines, "V4", blank},                // a null cost is blank, never 0
 		{sheetLines, "AB4", num(1)},              // an instant inside the period
 		{sheetLines, "AC4", blank},
+		{sheetLines, "AD4", blank},
 	}
 	for _, tt := range tests {
 		got := raw(t, f, tt.sheet, tt.cell)
@@ -311,7 +313,9 @@ func TestWriteXLSXNumberFormats(t *testing.T) {
 		{"CNY", sheetUtil, "C2", `yyyy-mm-dd hh:mm`},
 		{"CNY", sheetUtil, "D2", `0.0%`},
 		{"CNY", sheetLines, "D2", `yyyy-mm-dd hh:mm`},
-		{"CNY", sheetLines, "V2", `#,##0.00##`}, // the line's own currency: no symbol
+		{"CNY", sheetLines, "V2", `"¥"#,##0.00`},  // the line's own currency, CNY
+		{"USD", sheetLines, "AC2", `"¥"#,##0.00`}, // the line's CNY in a USD report
+		{"CNY", sheetLines, "AD2", `"¥"#,##0.00`}, // the reporting currency's column
 		{"CNY", sheetLines, "AB2", `0.0%`},
 	}
 	for _, tt := range tests {
@@ -339,10 +343,10 @@ func TestWriteXLSXNumberFormats(t *testing.T) {
 func TestWriteXLSXHostileTextIsInert(t *testing.T) {
 	_, f := writeBook(t, handResult(t))
 	for _, c := range []struct{ sheet, cell string }{
-		{sheetTeams, "A3"}, {sheetTasks, "A3"}, {sheetTasks, "B3"}, {sheetResources, "G3"}, {sheetSummary, "F1"},
+		{sheetTeams, "A3"}, {sheetTasks, "A3"}, {sheetTasks, "B3"}, {sheetResources, "G3"}, {sheetSummary, "Q1"},
 		{sheetFindings, "C4"},
 		{sheetLines, "N3"},  // resource name (streamed sheet)
-		{sheetLines, "AD3"}, // the hostile =HYPERLINK(...) team tag
+		{sheetLines, "AE3"}, // the hostile =HYPERLINK(...) team tag
 	} {
 		formula, err := f.GetCellFormula(c.sheet, c.cell)
 		if err != nil {

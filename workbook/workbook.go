@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -142,4 +143,25 @@ func FreezeHeader(f *excelize.File, sheet string) error {
 		ActivePane:  "bottomLeft",
 		Selection:   []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}},
 	})
+}
+
+// PrintSetup makes a sheet print as a reader expects: landscape, one page
+// wide (as many pages high as it takes) and the header row repeated on every
+// page. Without it LibreOffice prints a wide sheet's columns on pages of
+// their own (92 pages for a week's report). On a streamed sheet it must come
+// before NewStreamWriter, which copies the sheet's settings.
+func PrintSetup(f *excelize.File, sheet string) error {
+	landscape, wide, high := "landscape", 1, 0
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &wide, FitToHeight: &high}); err != nil {
+		return fmt.Errorf("workbook: page layout of %q: %w", sheet, err)
+	}
+	fit := true
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return fmt.Errorf("workbook: sheet properties of %q: %w", sheet, err)
+	}
+	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", Scope: sheet,
+		RefersTo: "'" + strings.ReplaceAll(sheet, "'", "''") + "'!$1:$1"}); err != nil {
+		return fmt.Errorf("workbook: print titles of %q: %w", sheet, err)
+	}
+	return nil
 }

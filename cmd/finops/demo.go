@@ -63,7 +63,7 @@ func (m *Main) demoCommand() *cobra.Command {
 				return err
 			}
 			win := analysis.Window{Start: fleet.Week.Start, End: fleet.Week.End, Label: fleet.Week.Label}
-			res, err := m.writeReports(ctx, st, c, win, results, out, report.Formats())
+			res, err := m.writeReports(ctx, st, c, win, results, out, report.DefaultFormats())
 			if res != nil {
 				// What the team leads would receive, to look at without a mail client.
 				if perr := m.writeEmailPreview(out, res); perr != nil && err == nil {

@@ -131,14 +131,15 @@ func TestDemoStories(t *testing.T) {
 	approx(t, "total billed GPU-hours", s.Totals.GPUHoursBilled, 658)
 
 	// Ad hoc over the demo's database and config, into a folder that does not
-	// exist yet: --since 14d at Nov 30 03:00 UTC is labelled with local dates.
+	// exist yet: --since 14d at Nov 30 03:00 UTC (11:00 in Shanghai) is the 14
+	// complete local days Nov 16 to Nov 29, and the file name says so.
 	adhoc := filepath.Join(out, "adhoc", "sub")
 	code, stdout, stderr = finops(t, "--config", filepath.Join(out, "demo-data", "finops.yaml"),
 		"--db", filepath.Join(out, "demo-data", "finops.db"), "report", "--since", "14d", "--out", adhoc, "--format", "json")
 	if code != 0 {
 		t.Fatalf("report --since 14d: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(adhoc, "finops-2026-11-16_2026-11-30.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(adhoc, "finops-2026-11-16_2026-11-29.json")); err != nil {
 		t.Errorf("ad hoc report: %v", err)
 	}
 }

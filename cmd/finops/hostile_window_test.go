@@ -37,15 +37,16 @@ func TestHostileWindow(t *testing.T) {
 		label      string
 		cost       float64 // nothing billed inside the window is lost
 	}{
-		// The start is clipped to Nov 1; the data runs past now, so the end
-		// stays. 1926-11-30 to 2026-11-30 is 36,525 days (25 leap days,
-		// 1928–2024), so 36,500 days back is 1926-12-25.
+		// The start is clipped to Nov 1; the data runs past the window's end
+		// (today's 00:00, --since covers whole days), so the end stays.
+		// 1926-11-30 to 2026-11-30 is 36,525 days (25 leap days, 1928–2024),
+		// so 36,500 days back is 1926-12-25.
 		{"since a century", []string{"report", "--since", "36500d"}, 0,
-			"note: report window 1926-12-25 to 2026-11-30 is longer than the data: the report covers 2026-11-01 to 2026-11-30",
-			nov1, now, "1926-12-25_2026-11-30",
-			// ¥2,143.00, the file's total (docs/INGEST.md), less the 13 hours of
-			// the ¥899 month after now: 899 × 13 / 720.
-			2143 - 899.0*13/720},
+			"note: report window 1926-12-25 to 2026-11-29 is longer than the data: the report covers 2026-11-01 to 2026-11-29",
+			nov1, time.Date(2026, 11, 30, 0, 0, 0, 0, sh), "1926-12-25_2026-11-29",
+			// ¥2,143.00, the file's total (docs/INGEST.md), less the last day
+			// (Nov 30) of the ¥899 month: 899 × 24 / 720.
+			2143 - 899.0*24/720},
 		// Both ends are clipped: the last line ends Dec 1 00:00 China time.
 		{"2000 to 2100", []string{"report", "--from", "2000-01-01", "--to", "2100-12-31"}, 0,
 			"the report covers 2026-11-01 to 2026-11-30", nov1, time.Date(2026, 12, 1, 0, 0, 0, 0, sh), "2000-01-01_2100-12-31", 2143},

@@ -44,7 +44,7 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 			if wf == (windowFlags{}) {
 				wf.since = fmt.Sprintf("%dh", int((c.Lookback()+7*24*time.Hour)/time.Hour))
 			}
-			win, err := wf.resolve(m.Now(), loc)
+			win, err := wf.resolveFetch(m.Now(), loc)
 			if err != nil {
 				return err
 			}

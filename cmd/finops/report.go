@@ -49,12 +49,12 @@ func (m *Main) reportCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&wf.since, "since", "", "report the last duration, e.g. 30d, 2w")
+	f.StringVar(&wf.since, "since", "", "report the last N complete days, e.g. 30d, 2w (ending at today's 00:00 in the config's timezone)")
 	f.StringVar(&wf.week, "week", "", "report one ISO week, e.g. 2026-W47 (default: the last complete week)")
 	f.StringVar(&wf.from, "from", "", "first day of the report (with --to)")
 	f.StringVar(&wf.to, "to", "", "last day of the report, inclusive")
 	f.StringVar(&out, "out", "", "output folder (default from config, else ./out)")
-	f.StringVar(&formats, "format", "", "comma-separated formats: xlsx,html,json (default all)")
+	f.StringVar(&formats, "format", "", "comma-separated formats: xlsx,html,json,csv (default xlsx,html,json; csv is one file per table)")
 	f.StringVar(&team, "team", "", "only this team's rows (files named finops-<period>-<team>.*)")
 	return cmd
 }
@@ -74,7 +74,7 @@ func reportFormats(c *config.Config, flag string) ([]string, error) {
 		if len(c.Formats) > 0 {
 			return c.Formats, nil
 		}
-		return report.Formats(), nil
+		return report.DefaultFormats(), nil
 	}
 	var out []string
 	valid := strings.Join(report.Formats(), ", ")
@@ -134,7 +134,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if res.DataQuality.Clipped != "" {
 		fmt.Fprintf(m.Stderr, "note: %s\n", res.DataQuality.Clipped)
 	}
-	meta := report.Meta{GeneratedAt: m.Now(), Version: version}
+	meta := report.Meta{GeneratedAt: m.Now(), Version: version, FX: in.Params.FX}
 	keep := func(*ingest.BillingLine) bool { return true }
 	if team != "" {
 		slice := res.ForTeam(team)

@@ -44,14 +44,58 @@ func lastCompleteWeek(now time.Time, loc *time.Location) analysis.Window {
 	return win
 }
 
+// sinceDays resolves a report's --since: the last N complete days in loc,
+// ending at today's 00:00. A report of whole days matches its header (which
+// names dates), two runs on one day cover the same window, and the label
+// names the first and last day covered, as --from/--to would.
+func sinceDays(since string, now time.Time, loc *time.Location) (analysis.Window, error) {
+	d, err := config.ParseDuration(since)
+	if err != nil || d <= 0 {
+		return analysis.Window{}, usagef("--since %q: want a number of days like 30d or 2w", since)
+	}
+	if d%(24*time.Hour) != 0 {
+		return analysis.Window{}, usagef("--since %q: a report covers whole days (the last N complete days, ending at today's 00:00 %s); give e.g. %dd",
+			since, loc, (d+24*time.Hour-1)/(24*time.Hour))
+	}
+	y, m, day := now.In(loc).Date()
+	end := time.Date(y, m, day, 0, 0, 0, 0, loc)
+	start := end.AddDate(0, 0, -int(d/(24*time.Hour)))
+	return analysis.Window{Start: start.UTC(), End: end.UTC(),
+		Label: start.Format("2006-01-02") + "_" + end.AddDate(0, 0, -1).Format("2006-01-02")}, nil
+}
+
+// sinceNow resolves a fetch's --since: the duration up to now, today's
+// partial day included (ingest prometheus stores whole days itself).
+func sinceNow(since string, now time.Time, loc *time.Location) (analysis.Window, error) {
+	d, err := config.ParseDuration(since)
+	if err != nil || d <= 0 {
+		return analysis.Window{}, usagef("--since %q: want e.g. 7d, 2w or 36h", since)
+	}
+	end := now.Truncate(time.Minute)
+	start := end.Add(-d)
+	return analysis.Window{Start: start.UTC(), End: end.UTC(),
+		Label: start.In(loc).Format("2006-01-02") + "_" + end.In(loc).Format("2006-01-02")}, nil
+}
+
 // windowFlags are the report-period flags shared by report and run.
 type windowFlags struct {
 	since, week, from, to string
 }
 
-// resolve picks the window: --week, --since, --from/--to, default the last
-// complete ISO week.
+// resolve picks a report's window: --week, --since (whole days, see
+// sinceDays), --from/--to, default the last complete ISO week.
 func (f windowFlags) resolve(now time.Time, loc *time.Location) (analysis.Window, error) {
+	return f.resolveWith(now, loc, sinceDays)
+}
+
+// resolveFetch is resolve for a fetch from a live source, whose --since
+// reaches up to now.
+func (f windowFlags) resolveFetch(now time.Time, loc *time.Location) (analysis.Window, error) {
+	return f.resolveWith(now, loc, sinceNow)
+}
+
+func (f windowFlags) resolveWith(now time.Time, loc *time.Location,
+	since func(string, time.Time, *time.Location) (analysis.Window, error)) (analysis.Window, error) {
 	set := 0
 	for _, v := range []string{f.since, f.week, f.from + f.to} {
 		if v != "" {
@@ -74,14 +118,7 @@ func (f windowFlags) resolve(now time.Time, loc *time.Location) (analysis.Window
 		}
 		return isoWeek(y, w, loc)
 	case f.since != "":
-		d, err := config.ParseDuration(f.since)
-		if err != nil || d <= 0 {
-			return analysis.Window{}, usagef("--since %q: want e.g. 30d, 2w or 36h", f.since)
-		}
-		end := now.Truncate(time.Minute)
-		start := end.Add(-d)
-		return analysis.Window{Start: start.UTC(), End: end.UTC(),
-			Label: start.In(loc).Format("2006-01-02") + "_" + end.In(loc).Format("2006-01-02")}, nil
+		return since(f.since, now, loc)
 	case f.from != "" || f.to != "":
 		if f.from == "" || f.to == "" {
 			return analysis.Window{}, usagef("--from and --to go together")

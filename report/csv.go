@@ -1,0 +1,132 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/sanitize"
+)
+
+// The CSV export (--format csv) is for pandas and BI tools: one long-format
+// table per file, UTF-8 without a byte-order mark, RFC 4180 (CRLF, quotes
+// only where needed), a header row, numbers unformatted and money in the
+// reporting currency with a currency column. Every row names its period, so
+// the files of several reports concatenate into one table.
+
+// csvTables are the tables of the CSV export in the order they are written,
+// each the tail of its file name: finops-<label>-<table>.csv. Read-only.
+var csvTables = []string{"by-resource", "by-team", "tasks", "recommendations", "daily"}
+
+// csvSuffix is the file-name tail of a CSV table after the report's base name.
+func csvSuffix(table string) string { return "-" + table + ".csv" }
+
+// WriteCSV writes one table of the CSV export (one of csvTables).
+func WriteCSV(w io.Writer, r *analysis.Result, table string) error {
+	if r == nil {
+		return fmt.Errorf("report: nil result")
+	}
+	header, rows, err := csvTable(r, table)
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	cw.UseCRLF = true
+	lead := []string{"period", "period_start", "period_end"}
+	loc, err := reportZone(r)
+	if err != nil {
+		return err
+	}
+	period := []string{csvText(r.Period.Label), r.Period.Start.In(loc).Format("2006-01-02"),
+		r.Period.End.In(loc).AddDate(0, 0, -1).Format("2006-01-02")}
+	if err := cw.Write(append(lead, header...)); err != nil {
+		return fmt.Errorf("report: write %s csv: %w", table, err)
+	}
+	for _, row := range rows {
+		if err := cw.Write(append(append([]string(nil), period...), row...)); err != nil {
+			return fmt.Errorf("report: write %s csv: %w", table, err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("report: write %s csv: %w", table, err)
+	}
+	return nil
+}
+
+// csvTable returns a table's header and rows, without the period columns.
+func csvTable(r *analysis.Result, table string) ([]string, [][]string, error) {
+	cur := csvText(r.Currency)
+	var rows [][]string
+	switch table {
+	case "by-resource":
+		for _, rc := range r.ByResource {
+			rows = append(rows, []string{csvText(rc.ResourceID), csvText(rc.ResourceName), csvText(rc.Provider), csvText(rc.GPUModel),
+				strconv.Itoa(rc.GPUCount), csvText(rc.Pricing), csvText(rc.Team), cur, amountCell(rc.Cost),
+				number(rc.GPUHoursBilled), number(rc.GPUHoursActive), number(rc.GPUHoursIdle), number(rc.GPUHoursUnmonitored),
+				amountCell(rc.IdleCost), amountCell(rc.UnmonitoredCost), number(rc.AvgUtilization), amountCell(rc.PreviousCost),
+				number(rc.SaturatedHours)})
+		}
+		return []string{"resource_id", "resource_name", "provider", "gpu_model", "gpu_count", "pricing", "team", "currency",
+			"cost", "gpu_hours_billed", "gpu_hours_active", "gpu_hours_idle", "gpu_hours_unmonitored", "idle_cost",
+			"unmonitored_cost", "avg_utilization", "previous_cost", "saturated_hours"}, rows, nil
+	case "by-team":
+		for _, t := range r.ByTeam {
+			budget := "" // none configured: empty, not 0
+			if t.Budget != nil {
+				budget = amountCell(*t.Budget)
+			}
+			rows = append(rows, []string{csvText(t.Team), cur, amountCell(t.Cost), amountCell(t.GPUCost), amountCell(t.IdleCost),
+				budget, amountCell(t.PreviousCost), amountCell(t.MonthToDate), amountCell(t.MonthForecast)})
+		}
+		return []string{"team", "currency", "cost", "gpu_cost", "idle_cost", "monthly_budget", "previous_cost",
+			"month_to_date", "month_forecast"}, rows, nil
+	case "tasks":
+		for _, t := range r.Tasks {
+			rows = append(rows, []string{csvText(t.Task), csvText(t.Team), csvText(t.Kind), cur, amountCell(t.Cost), number(t.GPUHours),
+				amountCell(t.IdleCost), number(t.Units), csvText(t.Unit), number(t.UnitCost)})
+		}
+		return []string{"task", "team", "kind", "currency", "cost", "gpu_hours", "idle_cost", "units", "unit", "unit_cost"}, rows, nil
+	case "recommendations":
+		for _, rec := range r.Recommendations {
+			rows = append(rows, []string{csvText(rec.ResourceID), csvText(rec.GPUModel), strconv.Itoa(rec.GPUCount),
+				csvText(rec.CurrentMode), csvText(rec.Action), cur, amountCell(rec.CurrentMonthlyCost),
+				amountCell(rec.RecommendedMonthlyCost), amountCell(rec.MonthlySavings), number(rec.ActiveHoursPerMonth),
+				number(rec.BreakevenHoursPerMonth), csvText(rec.Confidence), csvText(rec.Reason)})
+		}
+		return []string{"resource_id", "gpu_model", "gpu_count", "current_mode", "action", "currency",
+			"current_monthly_cost", "recommended_monthly_cost", "monthly_savings", "active_hours_per_month",
+			"breakeven_hours_per_month", "confidence", "reason"}, rows, nil
+	case "daily":
+		loc, err := reportZone(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, d := range r.Daily {
+			rows = append(rows, []string{d.Day.In(loc).Format("2006-01-02"), csvText(d.Team), csvText(d.GPUModel), cur,
+				amountCell(d.Cost)})
+		}
+		return []string{"date", "team", "gpu_model", "currency", "cost"}, rows, nil
+	}
+	return nil, nil, fmt.Errorf("report: unknown csv table %q", table)
+}
+
+// csvText is a cell of text that may come from a bill: a leading =, +, -, @
+// would be a formula once the file is opened in a spreadsheet (the same
+// guard as the workbook's).
+func csvText(s string) string { return sanitize.Cell(s) }
+
+// amountCell is money at two decimals, no grouping or symbol: the currency
+// is its own column.
+func amountCell(v float64) string {
+	if v > -0.005 && v < 0.005 {
+		v = 0 // no "-0.00"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// number is a quantity at full precision, the shortest decimal (never an
+// exponent) that reads back as the same float64.
+func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
