@@ -51,9 +51,12 @@ demo: build
 	@echo "make: running $(BIN) demo --out out"
 	./$(BIN) demo --out out
 
-## test: formatting, vet and every test (what CI runs)
+## test: formatting, vet and every test (what CI runs). go test's output is summarised by
+## internal/testsummary: a line per package, failing tests' output, and last every skipped test with
+## what it needs (a server or browser not installed here) and how to install it.
 test: fmt-check vet
-	$(GO) test -count=1 ./...
+	@echo "make: go test -count=1 ./... (a cold run compiles every package first; the skipped tests are listed at the end)"
+	GO=$(GO) $(GO) run ./internal/testsummary -count=1 ./...
 
 vet:
 	$(GO) vet ./...

@@ -112,3 +112,24 @@ func TestHostileMakeInstall(t *testing.T) {
 		})
 	}
 }
+
+// make test runs go test through internal/testsummary, whose last lines list
+// the skipped tests (TestSummarize checks the listing): plain go test ./...
+// printed ok while the S3, SMTP and browser tests skipped.
+func TestHostileMakeTestListsSkips(t *testing.T) {
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("no make on PATH")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(mk, "-n", "-C", root, "test", "GO=go").CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n test: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "go run ./internal/testsummary -count=1 ./...") {
+		t.Errorf("make test does not run go test through internal/testsummary:\n%s", out)
+	}
+}
