@@ -76,10 +76,7 @@ func TestHostileMakeInstall(t *testing.T) {
 	if err != nil {
 		t.Skip("no make on PATH")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "finops-built")
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o644); err != nil {
@@ -121,10 +118,7 @@ func TestHostileMakeTestListsSkips(t *testing.T) {
 	if err != nil {
 		t.Skip("no make on PATH")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot(t)
 	out, err := exec.Command(mk, "-n", "-C", root, "test", "GO=go").CombinedOutput()
 	if err != nil {
 		t.Fatalf("make -n test: %v\n%s", err, out)
