@@ -5,25 +5,58 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 15s
 
-.PHONY: all build assets demo test vet fmt-check test-fuzz bench clean
+.PHONY: all build assets install demo test vet fmt-check test-fuzz bench clean
 
 all: build
 
-## assets: fetch and verify the ECharts library the HTML report inlines (needs npm; warns without it)
+## assets: update the committed ECharts library the HTML report inlines: checks it against its sha256 and,
+## when it differs (or UPDATE_HASH=1 for a new version), fetches the npm release (needs npm; fails without it)
 assets:
 	@bash templates/fetch-echarts.sh
 
-## build: the static finops binary in bin/
-build: assets
+## build: the static, pure-Go finops binary in bin/ (everything but collect nvml)
+build:
+	@echo "make: building $(BIN) $(VERSION) (a cold build compiles every dependency first: a minute or two)"
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/finops
+
+## build-nvml: bin/finops-nvml, the cgo build with the NVML sampler (finops collect nvml) for GPU hosts.
+## go-nvml's headers mark a few NVML calls deprecated; those gcc warnings are silenced, not ours.
+NVML_CGO_CFLAGS := -O2 -g -Wno-deprecated-declarations
+.PHONY: build-nvml test-nvml
+build-nvml:
+	@echo "make: building bin/finops-nvml with -tags nvml (cgo, needs gcc)"
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) build -tags nvml -trimpath -ldflags '$(LDFLAGS)' -o bin/finops-nvml ./cmd/finops
+
+## test-nvml: vet and test the NVML sampler as the tagged build compiles it (the default build leaves it out)
+test-nvml: build-nvml
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) vet -tags nvml ./ingest/nvml ./cmd/finops
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -tags nvml -count=1 ./ingest/nvml
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -tags nvml -count=1 -run '^(TestCollectNVMLWithoutGPU|TestNVMLSpoolWeekSameNumbers)$$' ./cmd/finops
+
+## install: bin/finops as $(BINDIR)/finops, so the README's `finops …` commands run by name. BINDIR is
+## $(PREFIX)/bin when PREFIX is set (make install PREFIX=/usr/local), else where `go install` puts binaries:
+## $(go env GOBIN), or the first $(go env GOPATH)'s bin. DESTDIR stages a package.
+PREFIX ?=
+BINDIR ?= $(if $(PREFIX),$(PREFIX)/bin,$(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin))
+.PHONY: install
+install: build
+	@bindir='$(BINDIR)'; set -e; \
+	echo "make: installing $(BIN) as $(DESTDIR)$$bindir/finops"; \
+	install -d "$(DESTDIR)$$bindir"; \
+	install -m 0755 '$(BIN)' "$(DESTDIR)$$bindir/finops"; \
+	case ":$$PATH:" in *":$$bindir:"*) ;; *) echo "make: $$bindir is not on PATH: add it (export PATH=\"$$bindir:\$$PATH\") to run finops by name";; esac
 
 ## demo: generate a realistic fleet, run the whole pipeline, write out/finops-<week>.{xlsx,html,json}
 demo: build
+	@echo "make: running $(BIN) demo --out out"
 	./$(BIN) demo --out out
 
-## test: formatting, vet and every test (what CI runs)
-test: assets fmt-check vet
-	$(GO) test -count=1 ./...
+## test: formatting, vet and every test (what CI runs). go test's output is summarised by
+## internal/testsummary: a line per package, failing tests' output, and last every skipped test with
+## what it needs (a server or browser not installed here) and how to install it.
+test: fmt-check vet
+	@echo "make: go test -count=1 ./... (a cold run compiles every package first; the skipped tests are listed at the end)"
+	GO=$(GO) $(GO) run ./internal/testsummary -count=1 ./...
 
 vet:
 	$(GO) vet ./...

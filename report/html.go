@@ -17,7 +17,7 @@ import (
 // noChartsBanner is shown when the build has no embedded ECharts library. The
 // page never falls back to a CDN: the report must open offline and must not
 // leak that it was opened.
-const noChartsBanner = "Charts are not available: this build has no embedded ECharts library (run `make assets`)."
+const noChartsBanner = "Charts are not available: this build has no embedded ECharts library (restore the committed templates/assets/echarts.min.js: git checkout -- templates/assets)."
 
 // WriteHTML writes the report as one self-contained HTML file: inline CSS, the
 // ECharts library inlined from the binary, chart options as inert JSON. It

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/internal/testenv"
 	"github.com/finops-oss/finops/templates"
 )
 
@@ -260,7 +259,7 @@ func TestWriteHTMLEmptyResult(t *testing.T) {
 func TestWriteHTMLEmbeddedLibrary(t *testing.T) {
 	lib := templates.ECharts()
 	if lib == nil {
-		testenv.Missing(t, "templates/assets/echarts.min.js not fetched (make assets)")
+		t.Fatal("templates/assets/echarts.min.js is committed; restore it (git checkout templates/assets)")
 	}
 	if _, ok := inlineScript(lib); !ok {
 		t.Fatal("the pinned ECharts library cannot be inlined safely")

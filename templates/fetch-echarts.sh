@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Fetches the ECharts library that the HTML report inlines, verifies it against
-# the recorded SHA-256 and installs it as templates/assets/echarts.min.js.
+# Updates the committed ECharts library that the HTML report inlines: fetches
+# the npm release, verifies it against the recorded SHA-256 and installs it as
+# templates/assets/echarts.min.js with its LICENSE and NOTICE.
 #
-# Without npm or without network it warns and exits 0: the Go build still works
-# and the report shows a "charts are not available" banner instead of charts.
-# A checksum mismatch is an error (exit 1): an unverified script is never installed.
+# The verified file is committed, so a build never needs this script. When the
+# committed file matches the hash it exits 0 without the network. Otherwise
+# (file missing or altered, or UPDATE_HASH set) it must fetch: without npm or
+# without network it fails (exit 1) and says so; an unverified script is never
+# installed.
 #
 #   templates/fetch-echarts.sh              # fetch and verify
 #   UPDATE_HASH=1 templates/fetch-echarts.sh  # record the hash of a new VERSION
@@ -15,7 +18,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 dest="$here/assets/echarts.min.js"
 hashfile="$here/assets/echarts.min.js.sha256"
 
-warn() { echo "fetch-echarts: warning: $*" >&2; }
+die() { echo "fetch-echarts: error: $*" >&2; exit 1; }
 
 sha256() {
 	if command -v sha256sum >/dev/null 2>&1; then
@@ -38,26 +41,24 @@ if [[ -f "$dest" && -n "$want" && "$(sha256 "$dest")" == "$want" && -z "${UPDATE
 	exit 0
 fi
 
+restore="restore the committed file with: git checkout -- templates/assets"
 if ! command -v npm >/dev/null 2>&1; then
-	warn "npm not found; the HTML report will be built without charts"
-	exit 0
+	die "npm not found, cannot fetch echarts $VERSION; install npm, or $restore"
 fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 if ! (cd "$tmp" && npm pack --silent --fetch-retries=1 --fetch-timeout=30000 "echarts@$VERSION" >/dev/null 2>"$tmp/npm.err"); then
-	warn "npm pack echarts@$VERSION failed (offline?); the HTML report will be built without charts"
 	sed 's/^/  npm: /' "$tmp/npm.err" >&2 || true
-	exit 0
+	die "npm pack echarts@$VERSION failed (offline?); $restore"
 fi
 
 tarball="$(ls "$tmp"/echarts-*.tgz 2>/dev/null | head -n1)"
 if [[ -z "$tarball" ]]; then
-	warn "npm pack produced no tarball; the HTML report will be built without charts"
-	exit 0
+	die "npm pack produced no tarball; $restore"
 fi
-tar -xzf "$tarball" -C "$tmp" package/dist/echarts.min.js
+tar -xzf "$tarball" -C "$tmp" package/dist/echarts.min.js package/LICENSE package/NOTICE package/licenses/LICENSE-d3
 got="$(sha256 "$tmp/package/dist/echarts.min.js")"
 
 if [[ -n "${UPDATE_HASH:-}" ]]; then
@@ -75,4 +76,8 @@ fi
 # that go:embed would pick up.
 cp "$tmp/package/dist/echarts.min.js" "$dest.tmp"
 mv -f "$dest.tmp" "$dest"
+# Apache-2.0 asks that the license and notice travel with the file.
+cp "$tmp/package/LICENSE" "$here/assets/echarts.LICENSE"
+cp "$tmp/package/NOTICE" "$here/assets/echarts.NOTICE"
+cp "$tmp/package/licenses/LICENSE-d3" "$here/assets/echarts.LICENSE-d3"
 echo "fetch-echarts: installed echarts $VERSION ($got) to $dest"

@@ -1,7 +1,6 @@
 // Package templates holds the files the HTML report and the email body are
-// built from: the page template, its stylesheet, the email template and, when
-// `make assets` has fetched it, the ECharts library that the page inlines so
-// it opens offline.
+// built from: the page template, its stylesheet, the email template and the
+// ECharts library that the page inlines so it opens offline.
 package templates
 
 import (
@@ -16,14 +15,15 @@ import (
 //go:embed report.html.tmpl report.css email.html.tmpl review.html.tmpl
 var pages embed.FS
 
-// assets holds the third-party scripts. The directory pattern (rather than the
-// file name) keeps the build working when echarts.min.js has not been fetched:
-// assets/README.md is always there, the library only when fetch-echarts.sh ran.
+// assets holds the committed ECharts build and its pinned sha256. Naming the
+// file (not the directory) makes a tree without it fail to compile instead of
+// building a report without charts; TestEChartsMatchesPinnedHash checks the
+// file is the verified one.
 //
-//go:embed assets
+//go:embed assets/echarts.min.js assets/echarts.min.js.sha256
 var assets embed.FS
 
-// echartsPath is where fetch-echarts.sh installs the library.
+// echartsPath is where the library is committed (make assets updates it).
 const echartsPath = "assets/echarts.min.js"
 
 // Report parses and returns the page template. The stylesheet is available to it
@@ -42,9 +42,9 @@ func Email() *template.Template {
 	return template.Must(template.New("email.html.tmpl").ParseFS(pages, "email.html.tmpl"))
 }
 
-// ECharts returns the embedded, minified ECharts library, or nil when this build
-// was made without running fetch-echarts.sh. Callers must then render without
-// charts; there is deliberately no CDN fallback.
+// ECharts returns the embedded, minified ECharts library, or nil when the
+// committed file is empty (a damaged checkout). Callers must then render
+// without charts; there is deliberately no CDN fallback.
 func ECharts() []byte {
 	b, err := fs.ReadFile(assets, echartsPath)
 	if err != nil || len(b) == 0 {

@@ -30,7 +30,8 @@ func (m *Main) collectNVMLCommand() *cobra.Command {
 			"appends them to DIR/nvml-<host>-<UTC hour>.csv.part, renamed to .csv when the hour is over.\n" +
 			"The files are nvidia-smi CSV with UTC timestamps: point utilization.nvml_spool at DIR.\n" +
 			"It survives a driver restart (it re-initialises NVML and carries on) and stops cleanly on\n" +
-			"SIGTERM or SIGINT. It needs the NVIDIA driver (libnvidia-ml.so.1) and a cgo build.",
+			"SIGTERM or SIGINT. It needs the NVIDIA driver (libnvidia-ml.so.1) and a finops built with\n" +
+			"-tags nvml and cgo, which the default (pure Go) build is not:\n  " + nvml.BuildHint,
 		Example: "  finops collect nvml --out /var/lib/finops/nvml --interval 30s",
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {

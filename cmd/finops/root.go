@@ -90,6 +90,10 @@ func (m *Main) rootCommand() *cobra.Command {
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// --version prints what `finops version` prints (cobra's own template says
+	// "finops version dev" and leaves out the schema).
+	root.Version = version
+	root.SetVersionTemplate(versionLine())
 	pf := root.PersistentFlags()
 	pf.StringVar(&m.configPath, "config", "", "config file (default ./finops.yaml or $FINOPS_CONFIG)")
 	pf.StringVar(&m.dbPath, "db", "", "SQLite database (default from config, else ./finops.db)")
@@ -197,8 +201,13 @@ func (m *Main) versionCommand() *cobra.Command {
 		Short: "Print the version",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(m.Stdout, "finops %s (schema %d)\n", version, store.SchemaVersion())
+			fmt.Fprint(m.Stdout, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is the answer of `finops version` and `finops --version`.
+func versionLine() string {
+	return fmt.Sprintf("finops %s (schema %d)\n", version, store.SchemaVersion())
 }

@@ -436,7 +436,8 @@ func TestIngestDCGMScrape(t *testing.T) {
 	}
 }
 
-// Without an NVIDIA driver (CI) or without cgo, the collector says why and exits 1.
+// Without an NVIDIA driver (CI) or in the default build (no nvml tag), the
+// collector says why and exits 1.
 func TestCollectNVMLWithoutGPU(t *testing.T) {
 	if _, err := os.Stat("/dev/nvidiactl"); err == nil {
 		t.Skip("this machine has an NVIDIA driver")
@@ -444,7 +445,7 @@ func TestCollectNVMLWithoutGPU(t *testing.T) {
 	code, out, errs := finops(t, "collect", "nvml", "--out", t.TempDir(), "--interval", "1s")
 	want := "libnvidia-ml.so.1 not found"
 	if !nvml.Available {
-		want = "needs a cgo build"
+		want = "needs -tags nvml and cgo"
 	}
 	if code != ExitFailed || !strings.Contains(out+errs, want) {
 		t.Errorf("exit %d, want 1 and %q:\n%s%s", code, want, out, errs)

@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build nvml && cgo
 
 package nvml
 
@@ -11,7 +11,8 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
-// Available reports whether this build can collect (it was built with cgo).
+// Available reports whether this build can collect: it was built with
+// -tags nvml and cgo.
 const Available = true
 
 // Collect samples every GPU every opt.Interval until ctx ends (SIGTERM), then

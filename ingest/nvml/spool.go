@@ -16,8 +16,9 @@
 // their period is over (or the collector stops), so a glob of *.csv only
 // ever sees finished files.
 //
-// The collector needs cgo (go-nvml loads libnvidia-ml.so.1 with dlopen); the
-// static release build says so instead of collecting.
+// The collector is built only with -tags nvml and cgo (go-nvml loads
+// libnvidia-ml.so.1 with dlopen); the default pure-Go build says how to get it
+// instead of collecting. The spool reader and writer are in every build.
 package nvml
 
 import (
@@ -31,6 +32,11 @@ import (
 	"strings"
 	"time"
 )
+
+// BuildHint is how to get a finops that can collect. The default build leaves
+// go-nvml out (it needs cgo, and its C headers warn on every cold build) so
+// finops stays pure Go everywhere but on the GPU hosts that sample NVML.
+const BuildHint = "CGO_ENABLED=1 go build -tags nvml -o finops-nvml ./cmd/finops (or make build-nvml; see deploy/README.md)"
 
 // Options configure the collector.
 type Options struct {
