@@ -211,7 +211,7 @@ func TestHostileSignalStuck(t *testing.T) {
 			exited := make(chan struct{})
 			go func() { cmd.Wait(); close(exited) }()
 			t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-			time.Sleep(300 * time.Millisecond) // blocked in opening the config by now
+			waitBlockedInFIFO(t, cmd.Process.Pid)
 			for range signals {
 				cmd.Process.Signal(syscall.SIGTERM)
 				time.Sleep(50 * time.Millisecond)
@@ -230,4 +230,28 @@ func TestHostileSignalStuck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitBlockedInFIFO waits until a thread of process pid sleeps in the
+// kernel's FIFO open (wchan wait_for_partner), so the signal arrives while
+// finops is blocked opening the config, not before it set up its signal
+// handling (a fixed sleep did not hold on a loaded machine). Where /proc
+// says nothing (not Linux, wchan hidden), it falls back to a generous wait.
+func waitBlockedInFIFO(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		m, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+		if len(m) == 0 {
+			time.Sleep(2 * time.Second)
+			return
+		}
+		for _, w := range m {
+			if b, err := os.ReadFile(w); err == nil && strings.Contains(string(b), "wait_for_partner") {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("process %d never blocked opening the FIFO", pid)
 }
