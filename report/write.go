@@ -69,7 +69,7 @@ func WriteAllContext(ctx context.Context, dir string, r *analysis.Result, format
 		case "html":
 			return WriteHTML(w, r, meta)
 		}
-		return WriteJSON(w, r)
+		return WriteJSON(w, r, meta)
 	})
 }
 
