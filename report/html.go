@@ -88,13 +88,15 @@ type kpiCard struct{ Label, Value, Note, Tone string }
 type actionItem struct{ Action, Resource, GPU, Savings, Confidence, ConfTone, Reason string }
 
 type recRow struct {
-	Resource, GPU, Mode, Action, Current, Recommended, Savings, Active, Breakeven string
-	Confidence, ConfTone, Reason                                                  string
-	Saves                                                                         bool
+	Resource                                                                  template.HTML
+	Team, GPU, Mode, Action, Current, Recommended, Savings, Active, Breakeven string
+	Confidence, ConfTone, Reason                                              string
+	Saves                                                                     bool
 }
 
 type resourceRow struct {
-	Resource, Provider, GPU, Pricing, Team, Cost      string
+	Resource                                          template.HTML
+	Provider, GPU, Pricing, Team, Cost                string
 	Billed, Active, Idle, Unmonitored, IdleCost, Util string
 }
 
@@ -104,7 +106,10 @@ type teamRow struct {
 	OverBudget                                                 bool
 }
 
-type taskRow struct{ Task, Team, Kind, Cost, GPUHours, IdleCost, Units, UnitCost string }
+type taskRow struct {
+	Task                                                  template.HTML
+	Team, Kind, Cost, GPUHours, IdleCost, Units, UnitCost string
+}
 
 type qualityView struct {
 	UnmonitoredShare, UnmonitoredCost, RowsRejected string
@@ -207,13 +212,18 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			Reason: rec.Reason,
 		})
 	}
+	teamOf := make(map[string]string, len(r.ByResource))
+	for _, rc := range r.ByResource {
+		teamOf[rc.ResourceID] = rc.Team
+	}
 	for _, rec := range r.Recommendations {
 		breakeven := ""
 		if rec.BreakevenHoursPerMonth != 0 {
 			breakeven = hours(rec.BreakevenHoursPerMonth)
 		}
 		p.Recommendations = append(p.Recommendations, recRow{
-			Resource: analysis.ShortResourceID(rec.ResourceID), GPU: gpuText(rec.GPUModel, rec.GPUCount), Mode: rec.CurrentMode,
+			Resource: breakableID(analysis.ShortResourceID(rec.ResourceID)), Team: teamOf[rec.ResourceID],
+			GPU: gpuText(rec.GPUModel, rec.GPUCount), Mode: rec.CurrentMode,
 			Action: actionText(rec.Action), Current: money(cur, rec.CurrentMonthlyCost),
 			Recommended: money(cur, rec.RecommendedMonthlyCost), Savings: money(cur, rec.MonthlySavings),
 			Active: hours(rec.ActiveHoursPerMonth), Breakeven: breakeven,
@@ -223,7 +233,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	}
 	for _, rc := range r.ByResource {
 		p.Resources = append(p.Resources, resourceRow{
-			Resource: resourceLabel(rc), Provider: rc.Provider, GPU: gpuText(rc.GPUModel, rc.GPUCount),
+			Resource: breakableID(resourceLabel(rc)), Provider: rc.Provider, GPU: gpuText(rc.GPUModel, rc.GPUCount),
 			Pricing: rc.Pricing, Team: rc.Team, Cost: money(cur, rc.Cost),
 			Billed: hours(rc.GPUHoursBilled), Active: hours(rc.GPUHoursActive), Idle: hours(rc.GPUHoursIdle),
 			Unmonitored: hours(rc.GPUHoursUnmonitored), IdleCost: money(cur, rc.IdleCost), Util: utilPct(rc.AvgUtilization),
@@ -263,7 +273,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			unitCost = unitMoney(cur, tk.UnitCost) + " / " + orDefault(tk.Unit, "unit")
 		}
 		p.Tasks = append(p.Tasks, taskRow{
-			Task: tk.Task, Team: tk.Team, Kind: tk.Kind, Cost: money(cur, tk.Cost), GPUHours: hours(tk.GPUHours),
+			Task: breakableID(tk.Task), Team: tk.Team, Kind: tk.Kind, Cost: money(cur, tk.Cost), GPUHours: hours(tk.GPUHours),
 			IdleCost: money(cur, tk.IdleCost), Units: units, UnitCost: unitCost,
 		})
 	}
