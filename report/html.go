@@ -59,6 +59,7 @@ type page struct {
 	Team                                     string
 	GeneratedAt, Version                     string
 	Banner                                   string
+	Headline                                 string
 	HasCharts                                bool
 	ECharts                                  template.JS
 	ChartsJSON                               template.JS
@@ -83,7 +84,14 @@ type poolRow struct {
 	Saves                                                                 bool
 }
 
-type kpiCard struct{ Label, Value, Note, Tone string }
+// kpiCard is one key figure with the period it covers ("this week", "per
+// month"); Parts is its breakdown, drawn inside it.
+type kpiCard struct {
+	Label, Period, Value, Note, Tone string
+	Parts                            []kpiPart
+}
+
+type kpiPart struct{ Label, Value, Note string }
 
 type actionItem struct{ Action, Resource, GPU, Savings, Confidence, ConfTone, Reason string }
 
@@ -177,22 +185,31 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	if n := otherChargesNote(cur, t); n != "" {
 		costNote = strings.TrimPrefix(costNote+"; "+n, "; ")
 	}
+	p.Headline = headline(r)
+	week := periodName(r.Period)
+	idle := kpiCard{Label: "Idle cost", Period: week, Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)}
+	if t.UnallocatedCost != 0 || t.AllocatedIdleCost != 0 {
+		// The idle cost's two parts: shown inside its card, since they add
+		// up to it rather than to more waste.
+		idle.Parts = []kpiPart{
+			{Label: "unallocated", Value: money(cur, t.UnallocatedCost), Note: "no task held the GPU: release the machine"},
+			{Label: "allocated but idle", Value: money(cur, t.AllocatedIdleCost), Note: "a task held it unused: fix the job"},
+		}
+	}
+	util := kpiCard{Label: "Avg GPU utilization", Period: week, Value: utilPct(t.AvgGPUUtilization), Note: "over monitored GPU-hours"}
+	if t.GPUHoursBilled-t.GPUHoursUnmonitored <= 0 {
+		util.Value, util.Note = "n/a", "no GPU-hour was monitored"
+	}
 	p.KPIs = []kpiCard{
-		{Label: "Total cost", Value: money(cur, t.Cost), Note: costNote},
-		{Label: "GPU cost", Value: money(cur, t.GPUCost), Note: hours(t.GPUHoursBilled) + " billed"},
-		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)},
-		{Label: "Unmonitored cost", Value: money(cur, t.UnmonitoredCost), Note: percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours unmonitored", Tone: unmonTone},
-		{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: "over monitored GPU-hours"},
-		{Label: "Monthly savings available", Value: money(cur, t.MonthlySavings), Tone: toneIf(t.MonthlySavings > 0, "good")},
-	}
-	if t.UnallocatedCost != 0 {
-		p.KPIs = append(p.KPIs, kpiCard{Label: "Unallocated cost", Value: money(cur, t.UnallocatedCost), Note: "GPU time no task held: release the machine"})
-	}
-	if t.AllocatedIdleCost != 0 {
-		p.KPIs = append(p.KPIs, kpiCard{Label: "Allocated but idle", Value: money(cur, t.AllocatedIdleCost), Note: "tasks held GPUs they did not use: fix the job", Tone: "warn"})
+		{Label: "Total cost", Period: week, Value: money(cur, t.Cost), Note: costNote},
+		{Label: "GPU cost", Period: week, Value: money(cur, t.GPUCost), Note: hours(t.GPUHoursBilled) + " billed"},
+		idle,
+		{Label: "Unmonitored cost", Period: week, Value: money(cur, t.UnmonitoredCost), Note: percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours unmonitored", Tone: unmonTone},
+		util,
+		{Label: "Savings available", Period: "per month", Value: money(cur, t.MonthlySavings), Note: "if every recommendation is applied", Tone: toneIf(t.MonthlySavings > 0, "good")},
 	}
 	if t.UnusedCommitmentCost != 0 {
-		p.KPIs = append(p.KPIs, kpiCard{Label: "Unused commitments", Value: money(cur, t.UnusedCommitmentCost), Tone: "warn"})
+		p.KPIs = append(p.KPIs, kpiCard{Label: "Unused commitments", Period: week, Value: money(cur, t.UnusedCommitmentCost), Tone: "warn"})
 	}
 
 	for i, f := range r.Findings {
