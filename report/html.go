@@ -77,7 +77,7 @@ type page struct {
 	Quality                                  qualityView
 }
 
-type findingItem struct{ Severity, SevTone, Kind, Team, Resource, Money, Text string }
+type findingItem struct{ Severity, SevTone, Kind, Team, Resource, Money, Text, Overlap string }
 
 type poolRow struct {
 	Provider, GPU, Resources, GPUs, Current, Cards, Pool, Savings, Reason string
@@ -212,14 +212,19 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		p.KPIs = append(p.KPIs, kpiCard{Label: "Unused commitments", Period: week, Value: money(cur, t.UnusedCommitmentCost), Tone: "warn"})
 	}
 
-	for i, f := range r.Findings {
+	views := findingViews(r)
+	for i, f := range views {
 		if i == maxPageFindings {
-			p.MoreFindings = len(r.Findings) - i
+			p.MoreFindings = len(views) - i
 			break
 		}
+		res := analysis.ShortResourceID(f.ResourceID)
+		if n := len(f.Resources); n > 0 {
+			res = strconv.Itoa(n) + " resources"
+		}
 		p.Findings = append(p.Findings, findingItem{
-			Severity: f.Severity, SevTone: sevTone(f.Severity), Kind: findingKindText(f.Kind), Team: f.Team,
-			Resource: analysis.ShortResourceID(f.ResourceID), Money: findingMoney(cur, f), Text: f.Text,
+			Severity: f.Severity, SevTone: sevTone(f.Severity), Kind: f.Title, Team: f.Team,
+			Resource: res, Money: findingMoney(cur, f.Finding), Text: f.Text, Overlap: f.Overlap,
 		})
 	}
 	for _, rec := range topActions(r.Recommendations, 5) {
