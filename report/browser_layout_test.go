@@ -32,8 +32,10 @@ type recsLayout struct {
 	IDPartBroken bool     // the id's hex part was split across lines
 }
 
-const measureRecs = `(() => {
-	const table = document.querySelector('table.recs');
+// measureTable is the script that measures the first table matching sel.
+func measureTable(sel string) string {
+	return `(() => {
+	const table = document.querySelector('` + sel + `');
 	const wrap = table.parentElement;
 	const right = Math.min(wrap.getBoundingClientRect().right, document.documentElement.clientWidth) + 0.5;
 	const out = {Fits: table.scrollWidth <= wrap.clientWidth + 0.5, Visible: [], Hidden: [], IDPartBroken: false};
@@ -56,6 +58,7 @@ const measureRecs = `(() => {
 	});
 	return out;
 })()`
+}
 
 // TestHTMLRecommendationsFit opens the page in a 1,400 px window and in print
 // (A4 portrait is about 700 CSS px between the margins): every column of the
@@ -80,7 +83,7 @@ func TestHTMLRecommendationsFit(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.EmulateViewport(1400, 900), chromedp.Navigate("file://"+abs)); err != nil {
 		t.Fatal(err)
 	}
-	screen, err := chromedp.Run(tab, chromedp.Evaluate[recsLayout](measureRecs))
+	screen, err := chromedp.Run(tab, chromedp.Evaluate[recsLayout](measureTable("table.recs")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +93,7 @@ func TestHTMLRecommendationsFit(t *testing.T) {
 	if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
 		t.Fatal(err)
 	}
-	print, err := chromedp.Run(tab, chromedp.Evaluate[recsLayout](measureRecs))
+	print, err := chromedp.Run(tab, chromedp.Evaluate[recsLayout](measureTable("table.recs")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,5 +113,29 @@ func TestHTMLRecommendationsFit(t *testing.T) {
 	}
 	if len(print.Hidden) != 2 {
 		t.Errorf("in print: hidden columns %q, want the two per-GPU hour columns", print.Hidden)
+	}
+
+	// The review page's verdict table, in the same window.
+	review := filepath.Join(t.TempDir(), "review.html")
+	rf, err := os.Create(review)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteReviewHTML(rf, reviewFixture(t), testMeta()); err != nil {
+		t.Fatal(err)
+	}
+	rf.Close()
+	if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(1400, 900), chromedp.Navigate("file://"+review)); err != nil {
+		t.Fatal(err)
+	}
+	verdicts, err := chromedp.Run(tab, chromedp.Evaluate[recsLayout](measureTable("table.verdicts")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !verdicts.Fits || len(verdicts.Visible) != 12 {
+		t.Errorf("review at 1,400 px: fits %v, visible columns %q, want all 12", verdicts.Fits, verdicts.Visible)
 	}
 }
