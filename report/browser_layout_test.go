@@ -87,6 +87,20 @@ func TestHTMLRecommendationsFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first screen: the headline sentence and the key figures, each
+	// saying its period, are above the fold.
+	fold, err := chromedp.Run(tab, chromedp.Evaluate[bool](`(() => {
+		const h = document.querySelector('.headline');
+		const k = document.querySelector('.kpis');
+		return h !== null && k !== null && k.getBoundingClientRect().bottom <= window.innerHeight &&
+			[...k.querySelectorAll('.kpi')].every(c => c.querySelector('.kpi-period') !== null);
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fold {
+		t.Error("at 1,400 × 900: the headline and the KPI cards with their periods are not on the first screen")
+	}
 	if err := chromedp.Do(tab, chromedp.EmulateViewport(700, 1000)); err != nil {
 		t.Fatal(err)
 	}
