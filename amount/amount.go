@@ -1,6 +1,6 @@
 // Package amount writes amounts of money for people: the currency's symbol in
 // front where it has a common one, else its code after the number; thousands
-// separators; rounding for display only (the JSON keeps full precision). The
+// separators; rounding for display (the JSON rounds only to the minor unit). The
 // workbook, HTML page, email, terminal, planner and the sentences of the
 // analysis all write money through it, so they agree.
 package amount
@@ -104,4 +104,31 @@ func ExcelFormat(code string, decimals int) string {
 		return num + ` "` + c + `"`
 	}
 	return num
+}
+
+// MinorDigits is the number of decimals of the currency's minor unit (ISO
+// 4217): 0 for JPY or KRW, 3 for the dinars, 2 for the rest and for an unknown
+// or empty code. The JSON summary rounds money to it.
+func MinorDigits(code string) int {
+	switch strings.ToUpper(code) {
+	case "JPY", "KRW", "VND", "CLP", "ISK", "PYG", "UGX", "XAF", "XOF", "XPF", "KMF", "RWF", "GNF", "DJF", "VUV", "BIF":
+		return 0
+	case "BHD", "KWD", "OMR", "JOD", "TND", "IQD", "LYD":
+		return 3
+	}
+	return 2
+}
+
+// RoundMinor rounds v to the currency's minor unit: 13999.999999991009 USD
+// becomes 14000, 12.345 JPY becomes 12. A result of -0 is written as 0.
+func RoundMinor(code string, v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	p := math.Pow10(MinorDigits(code))
+	r := math.Round(v*p) / p
+	if r == 0 {
+		return 0
+	}
+	return r
 }

@@ -68,3 +68,25 @@ func TestExcelFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestRoundMinor(t *testing.T) {
+	// Expectations by hand from ISO 4217's minor units.
+	for _, tt := range []struct {
+		code string
+		v    float64
+		want float64
+	}{
+		{"USD", 13999.999999991009, 14000},
+		{"CNY", 0.1 + 0.2, 0.3},
+		{"cny", 12.345001, 12.35},
+		{"JPY", 1234.5, 1235},
+		{"KWD", 1.23456, 1.235},
+		{"", 2.005001, 2.01},
+		{"USD", -0.004, 0},
+	} {
+		got := RoundMinor(tt.code, tt.v)
+		if got != tt.want || math.Signbit(got) {
+			t.Errorf("RoundMinor(%q, %v) = %v, want %v", tt.code, tt.v, got, tt.want)
+		}
+	}
+}

@@ -57,9 +57,21 @@ type browserPage struct {
 // file itself is reported as a problem.
 func openPages(t *testing.T, files ...string) []browserPage {
 	t.Helper()
+	browser := startBrowser(t, 1280, 1600)
+	var out []browserPage
+	for _, file := range files {
+		out = append(out, openPage(t, browser, file))
+	}
+	return out
+}
+
+// startBrowser starts headless Chromium with a window of w × h CSS pixels and
+// networking off; it is closed when the test ends.
+func startBrowser(t *testing.T, w, h int) context.Context {
+	t.Helper()
 	exe := chromiumPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(exe),
 		chromedp.Headless,
@@ -80,20 +92,15 @@ func openPages(t *testing.T, files ...string) []browserPage {
 		chromedp.ProxyServer("127.0.0.1:9"),
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
-		chromedp.WindowSize(1280, 1600),
+		chromedp.WindowSize(w, h),
 	)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	browser, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
+	t.Cleanup(cancelBrowser)
 	if err := chromedp.Do(browser); err != nil { // start the browser
 		t.Fatalf("start chromium: %v", err)
 	}
-
-	var out []browserPage
-	for _, file := range files {
-		out = append(out, openPage(t, browser, file))
-	}
-	return out
+	return browser
 }
 
 func openPage(t *testing.T, browser context.Context, file string) browserPage {

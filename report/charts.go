@@ -8,7 +8,9 @@ import (
 	"html/template"
 	"math"
 	"slices"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
@@ -58,8 +60,9 @@ func buildCharts(r *analysis.Result, loc *time.Location) []chartSpec {
 		out = append(out, chartSpec{ID: "chart-idle-resource", Title: "Idle cost by resource",
 			Height: max(220, 80+28*len(idle)), Option: idleBar(idle, r.Currency)})
 	}
-	if opt, note := unitCostTrend(r.TaskDaily, r.Tasks, loc, r.Currency); opt != nil {
-		out = append(out, chartSpec{ID: "chart-unit-cost", Title: "Unit cost per task", Note: note, Height: 340, Option: opt})
+	if opt, note, rows := unitCostTrend(r.TaskDaily, r.Tasks, loc, r.Currency); opt != nil {
+		out = append(out, chartSpec{ID: "chart-unit-cost", Title: "Unit cost per task", Note: note,
+			Height: 320 + legendRowHeight*rows, Option: opt})
 	}
 	if opt, n := budgetBars(r.ByTeam, r.Currency); opt != nil {
 		out = append(out, chartSpec{ID: "chart-budget", Title: "Spend vs budget this month",
@@ -69,15 +72,37 @@ func buildCharts(r *analysis.Result, loc *time.Location) []chartSpec {
 	return out
 }
 
-// maxTrendTasks bounds the unit-cost chart's legend.
-const maxTrendTasks = 8
+// maxTrendTasks bounds the unit-cost chart's lines and legend.
+const maxTrendTasks = 6
+
+// legendRowHeight is the height of one row of a wrapped legend, and
+// legendRowWidth the width a row is assumed to have (a half-width chart on a
+// laptop), so a legend that wraps gets the room it needs instead of paging.
+const (
+	legendRowHeight = 24
+	legendRowWidth  = 480
+)
+
+// legendRows estimates how many rows a plain (wrapping) legend of names
+// takes: about 7 px a character plus the symbol and gap.
+func legendRows(names []string) int {
+	rows, x := 1, 0
+	for _, n := range names {
+		w := 40 + 7*utf8.RuneCountInString(n)
+		if x > 0 && x+w > legendRowWidth {
+			rows, x = rows+1, 0
+		}
+		x += w
+	}
+	return rows
+}
 
 // unitCostTrend is one line per task with units: its cost per unit on each
 // day of the window. Days without units are gaps, not zeros. Tasks are
 // ranked by cost; units differ between tasks (per run, per 1M tokens), so
 // when unit costs span more than two orders of magnitude the axis is
 // logarithmic rather than flattening the cheap tasks onto zero.
-func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time.Location, currency string) (map[string]any, string) {
+func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time.Location, currency string) (map[string]any, string, int) {
 	type key struct{ day, task string }
 	cost, units := map[key]float64{}, map[key]float64{}
 	total := map[string]float64{}
@@ -92,7 +117,7 @@ func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time
 		}
 	}
 	if len(total) == 0 {
-		return nil, ""
+		return nil, "", 0
 	}
 	unit := map[string]string{}
 	for _, t := range tasks {
@@ -106,6 +131,7 @@ func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time
 	}
 	labels := span.labels(loc)
 	lo, hi := math.Inf(1), 0.0
+	var series []string
 	line := charts.NewLine()
 	line.Assets.ClearPresetAssets()
 	for _, n := range names {
@@ -126,6 +152,7 @@ func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time
 		if u := unit[n]; u != "" {
 			name += " (per " + u + ")"
 		}
+		series = append(series, chartText(name))
 		line.AddSeries(chartText(name), data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}))
 	}
 	yAxis := opts.YAxis{Type: "value", Name: amount.Code(currency) + " / unit", Scale: opts.Bool(true)}
@@ -133,16 +160,30 @@ func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time
 		yAxis.Type = "log"
 		note += " Logarithmic scale: the tasks' units differ widely."
 	}
+	// A plain legend wraps; a scrolling one pages ("1/2") and hides lines.
+	rows := legendRows(series)
 	line.SetGlobalOptions(append(baseOpts(),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
-		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "32", Bottom: "40", ContainLabel: opts.Bool(true)}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "plain", Bottom: "0"}),
+		charts.WithGridOpts(opts.Grid{Left: axisNameRoom, Right: "16", Top: "32", Bottom: strconv.Itoa(16 + legendRowHeight*rows), ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
 		charts.WithYAxisOpts(yAxis),
 	)...)
 	line.SetXAxis(labels)
 	line.Validate()
-	return line.JSON(), note
+	return line.JSON(), note, rows
+}
+
+// axisNameRoom is the grid's left margin of charts with a named vertical
+// axis: ECharts centres the name ("CNY / unit") over the axis line, outside
+// what containLabel reserves, so with short tick labels half of it would be
+// cut off at the chart's left edge.
+const axisNameRoom = "36"
+
+// valueAxisBelow is a horizontal value axis named by the currency, the name
+// centred under the axis: at the axis' right end it ran past the chart.
+func valueAxisBelow(currency string) opts.XAxis {
+	return opts.XAxis{Type: "value", Name: amount.Code(currency), NameLocation: "middle", NameGap: 26}
 }
 
 // budgetBars compares each team's month-to-date spend and month-end forecast
@@ -175,9 +216,9 @@ func budgetBars(teams []analysis.TeamCost, currency string) (map[string]any, int
 	bar.Assets.ClearPresetAssets()
 	bar.SetGlobalOptions(append(baseOpts(),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "0"}),
-		charts.WithGridOpts(opts.Grid{Left: "8", Right: "48", Top: "16", Bottom: "40", ContainLabel: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: amount.Code(currency)}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "24", Top: "36", Bottom: "32", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(valueAxisBelow(currency)),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true),
 			AxisLabel: &opts.AxisLabel{Width: 160, Overflow: "truncate"}}),
 	)...)
@@ -213,7 +254,7 @@ func stackedBar(m matrix, currency string) map[string]any {
 	bar.SetGlobalOptions(append(baseOpts(),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
-		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "24", Bottom: "40", ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{Left: axisNameRoom, Right: "16", Top: "24", Bottom: "40", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: amount.Code(currency)}),
 	)...)
@@ -242,8 +283,8 @@ func idleBar(items []labelled, currency string) map[string]any {
 	bar.SetGlobalOptions(append(baseOpts(),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-		charts.WithGridOpts(opts.Grid{Left: "8", Right: "48", Top: "16", Bottom: "8", ContainLabel: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: amount.Code(currency)}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "24", Top: "16", Bottom: "32", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(valueAxisBelow(currency)),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Inverse: opts.Bool(true),
 			AxisLabel: &opts.AxisLabel{Width: 220, Overflow: "truncate"}}),
 	)...)
@@ -274,6 +315,8 @@ func utilHeatmap(hoursIn []analysis.GPUHour, loc *time.Location) (map[string]any
 	seenHour := map[time.Time]bool{}
 	seenGPU := map[string]bool{}
 	var gpus []string
+	type idGPU struct{ id, gpu string }
+	parts := map[string]idGPU{}
 	for _, h := range hoursIn {
 		t := h.Hour.UTC()
 		if !seenHour[t] {
@@ -283,6 +326,7 @@ func utilHeatmap(hoursIn []analysis.GPUHour, loc *time.Location) (map[string]any
 		if g := gpuLabel(h); !seenGPU[g] {
 			seenGPU[g] = true
 			gpus = append(gpus, g)
+			parts[g] = idGPU{analysis.ShortResourceID(h.ResourceID), h.GPU}
 		}
 	}
 	slices.SortFunc(instants, func(a, b time.Time) int { return a.Compare(b) })
@@ -293,11 +337,25 @@ func utilHeatmap(hoursIn []analysis.GPUHour, loc *time.Location) (map[string]any
 		xIndex[t] = i
 		xLabels[i] = t.In(loc).Format("01-02 15:04")
 	}
+	// A row is named by its resource and the GPU's index within it ("a100x2
+	// · GPU 1"): a GPU UUID cut to fit says nothing; the tooltip has no room
+	// either, so the index is by the GPUs' sorted ids, stable run to run.
+	index, perResource := map[string]int{}, map[string]int{}
+	for _, g := range gpus { // sorted: ids of one resource are in order
+		if p := parts[g]; p.id != "" && p.gpu != "" && p.id != p.gpu {
+			index[g] = perResource[p.id]
+			perResource[p.id]++
+		}
+	}
 	yIndex := make(map[string]int, len(gpus))
 	yLabels := make([]string, len(gpus))
 	for i, g := range gpus {
 		yIndex[g] = i
-		yLabels[i] = chartText(g)
+		label := g
+		if n, ok := index[g]; ok {
+			label = parts[g].id + " · GPU " + strconv.Itoa(n)
+		}
+		yLabels[i] = chartText(label)
 	}
 	var data []opts.HeatMapData
 	for _, h := range hoursIn {
@@ -312,7 +370,7 @@ func utilHeatmap(hoursIn []analysis.GPUHour, loc *time.Location) (map[string]any
 	global := append(baseOpts(),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true)}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-		charts.WithGridOpts(opts.Grid{Left: "8", Right: "16", Top: "40", Bottom: "56", ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "40", Top: "40", Bottom: "56", ContainLabel: opts.Bool(true)}), // room for the last time label
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: xLabels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: yLabels, SplitArea: &opts.SplitArea{Show: opts.Bool(true)},
 			AxisLabel: &opts.AxisLabel{Width: 220, Overflow: "truncate"}}),

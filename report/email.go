@@ -132,19 +132,23 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 	}
 
 	v.FindingsTitle = "Top findings"
-	for i, f := range r.Findings {
+	views := findingViews(r)
+	for i, f := range views {
 		if i == opts.MaxFindings {
-			v.MoreFindings = len(r.Findings) - i
+			v.MoreFindings = len(views) - i
 			break
 		}
-		title := findingKindText(f.Kind)
-		if f.ResourceID != "" {
+		title := f.Title
+		switch {
+		case len(f.Resources) > 0:
+			title += ": " + strconv.Itoa(len(f.Resources)) + " resources"
+		case f.ResourceID != "":
 			title += ": " + analysis.ShortResourceID(f.ResourceID)
-		} else if f.Team != "" {
+		case f.Team != "":
 			title += ": " + f.Team
 		}
 		v.Findings = append(v.Findings, emailFinding{Severity: f.Severity, Tone: sevTone(f.Severity), Title: title,
-			Money: findingMoney(cur, f), Text: f.Text})
+			Money: findingMoney(cur, f.Finding), Text: withOverlap(f.Text, f.Overlap)})
 	}
 	if len(r.Findings) == 0 {
 		// Without findings, the actions that save the most are what to read.
@@ -316,4 +320,15 @@ func wrap(s string, width int, first, rest string) string {
 		col += n
 	}
 	return b.String()
+}
+
+// withOverlap appends a finding's overlap note to its text as a sentence.
+func withOverlap(text, overlap string) string {
+	if overlap == "" {
+		return text
+	}
+	if text == "" {
+		return overlap
+	}
+	return strings.TrimSuffix(text, ".") + ". " + overlap
 }

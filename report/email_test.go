@@ -50,7 +50,7 @@ func TestEmailText(t *testing.T) {
 	for _, w := range []string{
 		"Total cost           ¥4,500.00  +12.5% vs previous period",
 		"Top findings",
-		"1. [high] Rent-mode change: gpu-a100-1 — ¥4,800.00/mo",
+		"1. [high] Switch to hourly: gpu-a100-1 — ¥4,800.00/mo", // titled by its advice (handResult: switch_to_hourly),
 		"Full report: https://reports.example.com/finops/2026-W47.html",
 		"The workbook finops-2026-W47.xlsx is attached.",
 		"ml-train",
@@ -111,7 +111,7 @@ func TestEmailHTML(t *testing.T) {
 	for _, w := range []string{
 		"<title>[finops] 2026-W47 · ¥4,500 · idle ¥830 (18%)</title>",
 		"¥4,500.00",
-		"Rent-mode change: gpu-a100-1",
+		"Switch to hourly: gpu-a100-1",
 		"¥4,800.00/mo",
 		`href="https://reports.example.com/a?b=1&amp;c=2"`,
 		"finops-2026-W47.xlsx",

@@ -12,7 +12,7 @@ import (
 )
 
 // Display formatting shared by the HTML page and the terminal summary. Money is
-// rounded here, for display only; the JSON keeps full precision.
+// rounded here, for display; the JSON rounds to the minor unit only.
 
 // money formats an amount with two decimals (amount.Format): "¥12,345.67",
 // "-$3.50", "1,200.00 CHF".

@@ -59,6 +59,7 @@ type page struct {
 	Team                                     string
 	GeneratedAt, Version                     string
 	Banner                                   string
+	Headline                                 string
 	HasCharts                                bool
 	ECharts                                  template.JS
 	ChartsJSON                               template.JS
@@ -76,25 +77,34 @@ type page struct {
 	Quality                                  qualityView
 }
 
-type findingItem struct{ Severity, SevTone, Kind, Team, Resource, Money, Text string }
+type findingItem struct{ Severity, SevTone, Kind, Team, Resource, Money, Text, Overlap string }
 
 type poolRow struct {
 	Provider, GPU, Resources, GPUs, Current, Cards, Pool, Savings, Reason string
 	Saves                                                                 bool
 }
 
-type kpiCard struct{ Label, Value, Note, Tone string }
+// kpiCard is one key figure with the period it covers ("this week", "per
+// month"); Parts is its breakdown, drawn inside it.
+type kpiCard struct {
+	Label, Period, Value, Note, Tone string
+	Parts                            []kpiPart
+}
+
+type kpiPart struct{ Label, Value, Note string }
 
 type actionItem struct{ Action, Resource, GPU, Savings, Confidence, ConfTone, Reason string }
 
 type recRow struct {
-	Resource, GPU, Mode, Action, Current, Recommended, Savings, Active, Breakeven string
-	Confidence, ConfTone, Reason                                                  string
-	Saves                                                                         bool
+	Resource                                                                  template.HTML
+	Team, GPU, Mode, Action, Current, Recommended, Savings, Active, Breakeven string
+	Confidence, ConfTone, Reason                                              string
+	Saves                                                                     bool
 }
 
 type resourceRow struct {
-	Resource, Provider, GPU, Pricing, Team, Cost      string
+	Resource                                          template.HTML
+	Provider, GPU, Pricing, Team, Cost                string
 	Billed, Active, Idle, Unmonitored, IdleCost, Util string
 }
 
@@ -104,7 +114,10 @@ type teamRow struct {
 	OverBudget                                                 bool
 }
 
-type taskRow struct{ Task, Team, Kind, Cost, GPUHours, IdleCost, Units, UnitCost string }
+type taskRow struct {
+	Task                                                  template.HTML
+	Team, Kind, Cost, GPUHours, IdleCost, Units, UnitCost string
+}
 
 type qualityView struct {
 	UnmonitoredShare, UnmonitoredCost, RowsRejected string
@@ -172,32 +185,46 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	if n := otherChargesNote(cur, t); n != "" {
 		costNote = strings.TrimPrefix(costNote+"; "+n, "; ")
 	}
+	p.Headline = headline(r)
+	week := periodName(r.Period)
+	idle := kpiCard{Label: "Idle cost", Period: week, Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)}
+	if t.UnallocatedCost != 0 || t.AllocatedIdleCost != 0 {
+		// The idle cost's two parts: shown inside its card, since they add
+		// up to it rather than to more waste.
+		idle.Parts = []kpiPart{
+			{Label: "unallocated", Value: money(cur, t.UnallocatedCost), Note: "no task held the GPU: release the machine"},
+			{Label: "allocated but idle", Value: money(cur, t.AllocatedIdleCost), Note: "a task held it unused: fix the job"},
+		}
+	}
+	util := kpiCard{Label: "Avg GPU utilization", Period: week, Value: utilPct(t.AvgGPUUtilization), Note: "over monitored GPU-hours"}
+	if t.GPUHoursBilled-t.GPUHoursUnmonitored <= 0 {
+		util.Value, util.Note = "n/a", "no GPU-hour was monitored"
+	}
 	p.KPIs = []kpiCard{
-		{Label: "Total cost", Value: money(cur, t.Cost), Note: costNote},
-		{Label: "GPU cost", Value: money(cur, t.GPUCost), Note: hours(t.GPUHoursBilled) + " billed"},
-		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)},
-		{Label: "Unmonitored cost", Value: money(cur, t.UnmonitoredCost), Note: percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours unmonitored", Tone: unmonTone},
-		{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: "over monitored GPU-hours"},
-		{Label: "Monthly savings available", Value: money(cur, t.MonthlySavings), Tone: toneIf(t.MonthlySavings > 0, "good")},
-	}
-	if t.UnallocatedCost != 0 {
-		p.KPIs = append(p.KPIs, kpiCard{Label: "Unallocated cost", Value: money(cur, t.UnallocatedCost), Note: "GPU time no task held: release the machine"})
-	}
-	if t.AllocatedIdleCost != 0 {
-		p.KPIs = append(p.KPIs, kpiCard{Label: "Allocated but idle", Value: money(cur, t.AllocatedIdleCost), Note: "tasks held GPUs they did not use: fix the job", Tone: "warn"})
+		{Label: "Total cost", Period: week, Value: money(cur, t.Cost), Note: costNote},
+		{Label: "GPU cost", Period: week, Value: money(cur, t.GPUCost), Note: hours(t.GPUHoursBilled) + " billed"},
+		idle,
+		{Label: "Unmonitored cost", Period: week, Value: money(cur, t.UnmonitoredCost), Note: percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours unmonitored", Tone: unmonTone},
+		util,
+		{Label: "Savings available", Period: "per month", Value: money(cur, t.MonthlySavings), Note: "if every recommendation is applied", Tone: toneIf(t.MonthlySavings > 0, "good")},
 	}
 	if t.UnusedCommitmentCost != 0 {
-		p.KPIs = append(p.KPIs, kpiCard{Label: "Unused commitments", Value: money(cur, t.UnusedCommitmentCost), Tone: "warn"})
+		p.KPIs = append(p.KPIs, kpiCard{Label: "Unused commitments", Period: week, Value: money(cur, t.UnusedCommitmentCost), Tone: "warn"})
 	}
 
-	for i, f := range r.Findings {
+	views := findingViews(r)
+	for i, f := range views {
 		if i == maxPageFindings {
-			p.MoreFindings = len(r.Findings) - i
+			p.MoreFindings = len(views) - i
 			break
 		}
+		res := analysis.ShortResourceID(f.ResourceID)
+		if n := len(f.Resources); n > 0 {
+			res = strconv.Itoa(n) + " resources"
+		}
 		p.Findings = append(p.Findings, findingItem{
-			Severity: f.Severity, SevTone: sevTone(f.Severity), Kind: findingKindText(f.Kind), Team: f.Team,
-			Resource: analysis.ShortResourceID(f.ResourceID), Money: findingMoney(cur, f), Text: f.Text,
+			Severity: f.Severity, SevTone: sevTone(f.Severity), Kind: f.Title, Team: f.Team,
+			Resource: res, Money: findingMoney(cur, f.Finding), Text: f.Text, Overlap: f.Overlap,
 		})
 	}
 	for _, rec := range topActions(r.Recommendations, 5) {
@@ -207,13 +234,18 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			Reason: rec.Reason,
 		})
 	}
+	teamOf := make(map[string]string, len(r.ByResource))
+	for _, rc := range r.ByResource {
+		teamOf[rc.ResourceID] = rc.Team
+	}
 	for _, rec := range r.Recommendations {
 		breakeven := ""
 		if rec.BreakevenHoursPerMonth != 0 {
 			breakeven = hours(rec.BreakevenHoursPerMonth)
 		}
 		p.Recommendations = append(p.Recommendations, recRow{
-			Resource: analysis.ShortResourceID(rec.ResourceID), GPU: gpuText(rec.GPUModel, rec.GPUCount), Mode: rec.CurrentMode,
+			Resource: breakableID(analysis.ShortResourceID(rec.ResourceID)), Team: teamOf[rec.ResourceID],
+			GPU: gpuText(rec.GPUModel, rec.GPUCount), Mode: rec.CurrentMode,
 			Action: actionText(rec.Action), Current: money(cur, rec.CurrentMonthlyCost),
 			Recommended: money(cur, rec.RecommendedMonthlyCost), Savings: money(cur, rec.MonthlySavings),
 			Active: hours(rec.ActiveHoursPerMonth), Breakeven: breakeven,
@@ -223,7 +255,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	}
 	for _, rc := range r.ByResource {
 		p.Resources = append(p.Resources, resourceRow{
-			Resource: resourceLabel(rc), Provider: rc.Provider, GPU: gpuText(rc.GPUModel, rc.GPUCount),
+			Resource: breakableID(resourceLabel(rc)), Provider: rc.Provider, GPU: gpuText(rc.GPUModel, rc.GPUCount),
 			Pricing: rc.Pricing, Team: rc.Team, Cost: money(cur, rc.Cost),
 			Billed: hours(rc.GPUHoursBilled), Active: hours(rc.GPUHoursActive), Idle: hours(rc.GPUHoursIdle),
 			Unmonitored: hours(rc.GPUHoursUnmonitored), IdleCost: money(cur, rc.IdleCost), Util: utilPct(rc.AvgUtilization),
@@ -263,7 +295,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			unitCost = unitMoney(cur, tk.UnitCost) + " / " + orDefault(tk.Unit, "unit")
 		}
 		p.Tasks = append(p.Tasks, taskRow{
-			Task: tk.Task, Team: tk.Team, Kind: tk.Kind, Cost: money(cur, tk.Cost), GPUHours: hours(tk.GPUHours),
+			Task: breakableID(tk.Task), Team: tk.Team, Kind: tk.Kind, Cost: money(cur, tk.Cost), GPUHours: hours(tk.GPUHours),
 			IdleCost: money(cur, tk.IdleCost), Units: units, UnitCost: unitCost,
 		})
 	}

@@ -159,7 +159,7 @@ func TestWriteHTMLContent(t *testing.T) {
 	if strings.Count(findings, `class="finding"`) != 4 {
 		t.Errorf("want 4 findings:\n%s", findings)
 	}
-	for _, w := range []string{"Rent-mode change", "¥4,800.00/mo", "Allocated but idle", "¥600.00", "sev-bad", "sev-warn", "sev-info"} {
+	for _, w := range []string{"Switch to hourly", "¥4,800.00/mo", "Allocated but idle", "¥600.00", "sev-bad", "sev-warn", "sev-info"} {
 		if !strings.Contains(findings, w) {
 			t.Errorf("findings lack %q", w)
 		}

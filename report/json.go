@@ -8,18 +8,41 @@ import (
 	"github.com/finops-oss/finops/analysis"
 )
 
-// WriteJSON writes the JSON summary of product.md: the Result's tagged fields,
-// indented, money at full precision, times in RFC 3339. Lists that are empty
-// are written as [] rather than null, so scripts can iterate them without a
-// null check. The Result is not modified.
-func WriteJSON(w io.Writer, r *analysis.Result) error {
+// JSONSchemaVersion is the version of the JSON summary's shape, written as
+// schema_version and described by docs/finops-report.schema.json. It changes
+// when a key is removed or changes meaning; added keys keep it.
+const JSONSchemaVersion = "1"
+
+// jsonDoc is the JSON summary: what the file is (schema and generator) ahead
+// of the Result's tagged fields, which the embedding inlines.
+type jsonDoc struct {
+	SchemaVersion string        `json:"schema_version"`
+	Generator     jsonGenerator `json:"generator"`
+	analysis.Result
+}
+
+type jsonGenerator struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// WriteJSON writes the JSON summary of product.md: schema_version, the
+// generator, then the Result's tagged fields, indented, money rounded to the
+// currency's minor unit, times in RFC 3339. Lists that are empty are written
+// as [] rather than null, so scripts can iterate them without a null check.
+// The Result is not modified.
+func WriteJSON(w io.Writer, r *analysis.Result, meta Meta) error {
 	if r == nil {
 		return fmt.Errorf("report: nil result")
 	}
-	n := normalised(r)
+	doc := jsonDoc{
+		SchemaVersion: JSONSchemaVersion,
+		Generator:     jsonGenerator{Name: "finops", Version: orDefault(meta.Version, "unknown")},
+		Result:        roundedMoney(normalised(r)),
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(&n); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return fmt.Errorf("report: write json: %w", err)
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 func decodeJSON(t *testing.T, r *analysis.Result) (map[string]any, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, r); err != nil {
+	if err := WriteJSON(&buf, r, Meta{Version: "v1.2.3"}); err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]any
@@ -134,20 +134,33 @@ func TestWriteJSONDoesNotModifyResult(t *testing.T) {
 	}
 }
 
-func TestWriteJSONKeepsFullPrecision(t *testing.T) {
+func TestWriteJSONRoundsMoneyToMinorUnit(t *testing.T) {
 	a, b := 0.1, 0.2 // variables: constant arithmetic would be exact
-	r := &analysis.Result{Totals: analysis.Totals{Cost: a + b, IdleCost: 1234.5678901}}
+	budget := 999.999
+	r := &analysis.Result{
+		Currency: "USD",
+		Totals:   analysis.Totals{Cost: a + b, IdleCost: 13999.999999991009, GPUHoursIdle: 1.23456789},
+		ByTeam:   []analysis.TeamCost{{Team: "nlp", Cost: 1.005001, Budget: &budget}},
+		Tasks:    []analysis.TaskCost{{Task: "t", Cost: 2.0049, UnitCost: 0.000123456789}},
+		Findings: []analysis.Finding{{Kind: analysis.FindingForgotten, Money: 7.777}},
+	}
 	_, raw := decodeJSON(t, r)
-	for _, want := range []string{`"cost": 0.30000000000000004`, `"idle_cost": 1234.5678901`} {
+	// By hand: cents for USD; hours are not money; unit cost keeps 6 significant digits.
+	for _, want := range []string{`"cost": 0.3,`, `"idle_cost": 14000,`, `"gpu_hours_idle": 1.23456789,`,
+		`"cost": 1.01,`, `"budget": 1000`, `"cost": 2,`, `"unit_cost": 0.000123457`, `"money": 7.78,`,
+		`"schema_version": "1"`, `"version": "v1.2.3"`} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("missing %s in\n%s", want, raw)
 		}
+	}
+	if *r.ByTeam[0].Budget != 999.999 || r.Tasks[0].Cost != 2.0049 || r.Findings[0].Money != 7.777 {
+		t.Error("WriteJSON rounded the caller's Result")
 	}
 }
 
 func TestGoldenJSON(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, handResult(t)); err != nil {
+	if err := WriteJSON(&buf, handResult(t), Meta{Version: "v1.2.3"}); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "result.golden.json", buf.Bytes())

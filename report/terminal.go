@@ -85,7 +85,7 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		rows := make([][]cell, 0, n)
 		for _, f := range finds[:n] {
 			rows = append(rows, []cell{
-				{sanitize.Terminal(findingKindText(f.Kind), 22), sevStyle(f.Severity)},
+				{sanitize.Terminal(findingTitle(f, r.Recommendations), 22), sevStyle(f.Severity)},
 				{sanitize.Terminal(orDefault(analysis.ShortResourceID(f.ResourceID), f.Team), 32), styleNone},
 				{findingMoney(cur, f), styleNone},
 				{sanitize.Terminal(f.Text, 64), styleNone},

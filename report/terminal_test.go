@@ -62,7 +62,7 @@ func TestWriteSummaryPlain(t *testing.T) {
 			t.Errorf("findings lack %q:\n%s", w, findings)
 		}
 	}
-	if strings.Contains(findings, "Rent-mode change") {
+	if strings.Contains(findings, "Switch to hourly") {
 		t.Errorf("findings repeat the actions:\n%s", findings)
 	}
 	// The control characters from the label are replaced, not passed through.

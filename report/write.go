@@ -86,7 +86,7 @@ func WriteAllContext(ctx context.Context, dir string, r *analysis.Result, format
 		case ".html":
 			return WriteHTML(w, r, meta)
 		case ".json":
-			return WriteJSON(w, r)
+			return WriteJSON(w, r, meta)
 		}
 		for _, t := range csvTables {
 			if f == csvSuffix(t) {

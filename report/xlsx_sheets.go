@@ -156,7 +156,7 @@ func (b *book) findings() error {
 	}
 	rows := make([][]any, 0, len(b.r.Findings))
 	for _, f := range b.r.Findings {
-		rows = append(rows, []any{f.Severity, findingKindText(f.Kind), f.Team, f.ResourceID, f.Money, findingBasis(f.Kind), f.Text})
+		rows = append(rows, []any{f.Severity, findingTitle(f, b.r.Recommendations), f.Team, f.ResourceID, f.Money, findingBasis(f.Kind), f.Text})
 	}
 	return b.table(sheetFindings, cols, rows)
 }

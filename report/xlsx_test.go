@@ -213,7 +213,7 @@ func TestWriteXLSXValues(t *testing.T) {
 		{sheetSummary, "P14", num(0.555)},
 		{sheetSummary, "Q15", num(100)}, // L40S GPU-hours
 		{sheetFindings, "A2", txt("high")},
-		{sheetFindings, "B2", txt("Rent-mode change")},
+		{sheetFindings, "B2", txt("Switch to hourly")},
 		{sheetFindings, "E2", num(4800)},
 		{sheetFindings, "F2", txt("per month")},
 		{sheetFindings, "F3", txt("in period")},

@@ -1,0 +1,93 @@
+package report
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// optionJSON decodes a chart option as the page's script receives it.
+func optionJSON(t *testing.T, opt map[string]any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func first(v any) map[string]any {
+	if a, ok := v.([]any); ok && len(a) > 0 {
+		v = a[0]
+	}
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func TestHeatmapRowsNameResourceAndGPUIndex(t *testing.T) {
+	u := 50.0
+	h := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	hours := []analysis.GPUHour{
+		{GPU: "GPU-b1c2d3e4-0000-1111-2222-333344445555", ResourceID: "autodl-a100x2", Hour: h, Util: &u},
+		{GPU: "GPU-a1000000-0000-1111-2222-333344445555", ResourceID: "autodl-a100x2", Hour: h, Util: &u},
+		{GPU: "GPU-40900000-0000-1111-2222-333344445555", ResourceID: "arn:aws:ec2:us-east-1:1:instance/i-0abc", Hour: h, Util: &u},
+		{GPU: "orphan-gpu", ResourceID: "", Hour: h, Util: &u},
+	}
+	opt, _ := utilHeatmap(hours, time.UTC)
+	got := first(optionJSON(t, opt)["yAxis"])["data"]
+	// By hand: rows sorted by "resource / GPU id"; within autodl-a100x2 the
+	// a1… UUID sorts before b1…, so it is GPU 0. A GPU without a resource
+	// keeps its own name.
+	want := []any{"autodl-a100x2 · GPU 0", "autodl-a100x2 · GPU 1", "i-0abc · GPU 0", "orphan-gpu"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("heatmap rows = %v, want %v", got, want)
+	}
+}
+
+func TestUnitCostLegendWrapsInsteadOfPaging(t *testing.T) {
+	day := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	var days []analysis.TaskDay
+	var tasks []analysis.TaskCost
+	for i, n := range []string{"chat-api", "lora-qwen2.5-7b", "batch-embeddings", "cv-detector-train", "search-rerank"} {
+		days = append(days, analysis.TaskDay{Day: day, Task: n, Cost: float64(50 - 10*i), Units: 5}) // ranked in this order
+		tasks = append(tasks, analysis.TaskCost{Task: n, Unit: "1M tokens"})
+	}
+	opt, _, rows := unitCostTrend(days, tasks, time.UTC, "CNY")
+	m := optionJSON(t, opt)
+	if typ := first(m["legend"])["type"]; typ == "scroll" {
+		t.Error(`legend type is "scroll": it pages and hides series`)
+	}
+	// By hand: each name is 40 px + 7 px a rune: chat-api (per 1M tokens)
+	// 24 runes, 208 px; then 257, 264, 271, 243 px. Rows of 480 px: 208+257,
+	// 264, 271, 243: 4 rows.
+	if rows != 4 {
+		t.Errorf("legend rows = %d, want 4", rows)
+	}
+	if b := first(m["grid"])["bottom"]; b != "112" { // 16 + 24×4
+		t.Errorf("grid bottom = %v, want 112 (room for 4 legend rows)", b)
+	}
+	for _, s := range m["series"].([]any) {
+		if !strings.Contains(s.(map[string]any)["name"].(string), "(per 1M tokens)") {
+			t.Errorf("series %v lacks its unit", s)
+		}
+	}
+}
+
+func TestCurrencyAxisNamesHaveRoom(t *testing.T) {
+	bar := optionJSON(t, idleBar([]labelled{{Label: "gpu-a", Value: 10}}, "CNY"))
+	if x := first(bar["xAxis"]); x["name"] != "CNY" || x["nameLocation"] != "middle" {
+		t.Errorf("idle chart x axis = %v, want CNY centred under the axis", x)
+	}
+	m := optionJSON(t, stackedBar(matrix{Days: []string{"2026-11-23"}, Series: []string{"nlp"}, Values: [][]float64{{1}}}, "CNY"))
+	if g := first(m["grid"])["left"]; g != axisNameRoom {
+		t.Errorf("stacked bar grid left = %v, want %s so the centred axis name is not cut", g, axisNameRoom)
+	}
+}

@@ -1,0 +1,52 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/finops-oss/finops/amount"
+	"github.com/finops-oss/finops/analysis"
+)
+
+// periodName is how a sentence names the report window: "this week" for an
+// ISO week ("2026-W48"), else "this period".
+func periodName(p analysis.Period) string {
+	if strings.Contains(p.Label, "-W") {
+		return "this week"
+	}
+	return "this period"
+}
+
+// headline is the one sentence a team lead reads first: what the window cost,
+// how much of it paid for idle GPUs, the first thing to do and what all the
+// recommendations save a month. The idle cost is one figure here; its parts
+// (unallocated, allocated but idle) are its breakdown, not more waste.
+func headline(r *analysis.Result) string {
+	cur, t := r.Currency, r.Totals
+	name := periodName(r.Period)
+	var b strings.Builder
+	b.WriteString(strings.ToUpper(name[:1]) + name[1:] + " cost " + amount.Rounded(cur, t.Cost))
+	if t.IdleCost > 0 {
+		b.WriteString("; " + amount.Rounded(cur, t.IdleCost) + " (" + percentWhole(idleShare(t)) + ") of it paid for idle GPUs.")
+	} else {
+		b.WriteString("; no billed GPU sat idle.")
+	}
+	if top := topActions(r.Recommendations, 1); len(top) > 0 {
+		rec := top[0]
+		b.WriteString(" First: " + strings.ToLower(actionText(rec.Action)) + " " + analysis.ShortResourceID(rec.ResourceID) +
+			" (" + amount.Rounded(cur, rec.MonthlySavings) + " a month).")
+		b.WriteString(" All recommendations together save " + amount.Rounded(cur, t.MonthlySavings) + " a month.")
+	} else {
+		b.WriteString(" No change would save money at the current usage.")
+	}
+	return b.String()
+}
+
+// percentWhole formats a 0–1 share as a whole percent for a sentence: "51%".
+func percentWhole(s float64) string {
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(s*100, 'f', 0, 64) + "%"
+}

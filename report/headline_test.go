@@ -1,0 +1,100 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// kpiResult is a week with 1,000 of cost, 400 of it idle (100 unallocated +
+// 300 allocated but idle), and two recommendations saving 250 a month.
+func kpiResult() *analysis.Result {
+	return &analysis.Result{
+		Currency: "USD",
+		Period: analysis.Period{Start: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
+			TimeZone: "UTC", Label: "2026-W48"},
+		Totals: analysis.Totals{Cost: 1000, GPUCost: 900, IdleCost: 400, UnallocatedCost: 100, AllocatedIdleCost: 300,
+			GPUHoursBilled: 100, GPUHoursActive: 60, GPUHoursIdle: 40, AvgGPUUtilization: 45, MonthlySavings: 250},
+		Recommendations: []analysis.Recommendation{
+			{ResourceID: "gpu-b", Action: analysis.ActionStopWhenIdle, MonthlySavings: 50},
+			{ResourceID: "gpu-a", Action: analysis.ActionSwitchToHourly, MonthlySavings: 200},
+		},
+	}
+}
+
+func TestHeadline(t *testing.T) {
+	r := kpiResult()
+	// By hand: 400 / 1000 = 40%; the largest saving is gpu-a's 200.
+	want := "This week cost $1,000; $400 (40%) of it paid for idle GPUs. First: switch to hourly gpu-a ($200 a month). " +
+		"All recommendations together save $250 a month."
+	if got := headline(r); got != want {
+		t.Errorf("headline =\n%s\nwant\n%s", got, want)
+	}
+	r.Period.Label = "2026-10-31_2026-11-30"
+	r.Totals.IdleCost = 0
+	r.Recommendations = nil
+	want = "This period cost $1,000; no billed GPU sat idle. No change would save money at the current usage."
+	if got := headline(r); got != want {
+		t.Errorf("headline =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestKPICards(t *testing.T) {
+	r := kpiResult()
+	p, err := newPage(r, Meta{}, time.UTC, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Headline == "" {
+		t.Error("page has no headline")
+	}
+	byLabel := map[string]kpiCard{}
+	for _, k := range p.KPIs {
+		byLabel[k.Label] = k
+		if k.Period == "" {
+			t.Errorf("card %q does not say its period", k.Label)
+		}
+	}
+	// The idle cost's parts are inside its card, not cards of their own.
+	for _, l := range []string{"Unallocated cost", "Allocated but idle"} {
+		if _, ok := byLabel[l]; ok {
+			t.Errorf("%q is a card of its own: it is part of the idle cost", l)
+		}
+	}
+	idle := byLabel["Idle cost"]
+	if len(idle.Parts) != 2 || idle.Parts[0].Value != "$100.00" || idle.Parts[1].Value != "$300.00" {
+		t.Errorf("idle card parts = %+v, want unallocated $100.00 and allocated but idle $300.00", idle.Parts)
+	}
+	if got := byLabel["Total cost"].Period; got != "this week" {
+		t.Errorf("total cost period = %q, want this week", got)
+	}
+	if got := byLabel["Savings available"].Period; got != "per month" {
+		t.Errorf("savings period = %q, want per month", got)
+	}
+	if got := byLabel["Avg GPU utilization"].Value; got != "45.0%" {
+		t.Errorf("utilization = %q, want 45.0%%", got)
+	}
+
+	// Nothing monitored: the average is not 0%, it is unknown.
+	r.Totals.GPUHoursUnmonitored, r.Totals.AvgGPUUtilization = 100, 0
+	p, err = newPage(r, Meta{}, time.UTC, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range p.KPIs {
+		if k.Label == "Avg GPU utilization" && k.Value != "n/a" {
+			t.Errorf("utilization with nothing monitored = %q, want n/a", k.Value)
+		}
+	}
+	var b strings.Builder
+	if err := writeHTML(&b, r, Meta{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<p class="headline">This week cost $1,000;`, `of which unallocated`, `<span class="kpi-period">per month</span>`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
