@@ -122,6 +122,17 @@ func importResult(file string, res *store.ImportResult) fileResult {
 	return r
 }
 
+// reportResult is the JSON result of `finops report` in JSON mode.
+type reportResult struct {
+	Command  string   `json:"command"`
+	Period   string   `json:"period"`
+	Team     string   `json:"team,omitempty"`
+	Status   string   `json:"status"` // ok, partial (exit 3), failed
+	ExitCode int      `json:"exit_code"`
+	Files    []string `json:"files"`
+	Error    string   `json:"error,omitempty"`
+}
+
 // reportedError is a failure whose every problem is already on standard
 // output: its message only counts them, so that none is printed twice,
 // and its exit code is that of the first.
