@@ -131,3 +131,21 @@ func TestHostileJSONResults(t *testing.T) {
 		t.Errorf("text --check:\n%s", stdout)
 	}
 }
+
+// TestHostileIngestErrorOnce: a refused file is named once, on stdout; the
+// closing error on stderr counts problems and keeps exit 1. A usage problem
+// (credentials in an s3:// source) stays whole on stderr with exit 2.
+func TestHostileIngestErrorOnce(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "runpod_bad.json")
+	writeFile(t, bad, `[{"amount": "lots", "podId": "b", "time": "2026-11-02T00:00:00Z"}]`)
+	code, stdout, stderr := finops(t, "--db", filepath.Join(dir, "f.db"), "ingest", bad)
+	if code != ExitFailed || strings.Count(stdout+stderr, "lots") != 1 || !strings.Contains(stdout, bad+": FAILED: ") ||
+		!strings.Contains(stderr, "ingest: 1 problems in 1 sources (1 files planned), each named on standard output") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = finops(t, "--db", filepath.Join(dir, "f.db"), "ingest", "s3://AKIA:secret@bucket/cur/", bad)
+	if code != ExitUsage || !strings.Contains(stderr, "must not contain credentials") || strings.Contains(stdout, "credentials") {
+		t.Errorf("usage: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}

@@ -127,7 +127,9 @@ type sourceResult struct {
 // file. A failing file does not stop the others; the first error is returned
 // after all were tried, so one bad export never hides the rest of the week.
 //
-// perFile receives one line per file; the scheduled job passes io.Discard.
+// perFile receives one line per file and every problem (one JSON object each
+// in JSON mode); the scheduled job passes io.Discard and reports the
+// sources' errors itself.
 func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Config, specs []sourceSpec, perFile io.Writer) ([]sourceResult, error) {
 	type job struct {
 		spec *sourceResult
@@ -148,6 +150,15 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 		if err != nil {
 			results[i].err = err
 			errs = append(errs, err)
+			switch {
+			case exitCode(err) == ExitUsage:
+				// A source address or setting that can never work: the
+				// returned error carries it to stderr whole, below.
+			case asJSON:
+				emitJSON(perFile, newFileResult(s.name, "failed", nil, err))
+			default:
+				fmt.Fprintf(perFile, "FAILED: %v\n", err)
+			}
 			continue
 		}
 		defer plan.close() // s3:// sources: the downloaded copies, once every file is imported
@@ -219,7 +230,14 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 		printReplaced(perFile, j.uri, res)
 	}
 	if len(errs) > 0 {
-		return results, fmt.Errorf("ingest: %d problems in %d sources (%d files planned); the first: %w", len(errs), len(specs), len(jobs), errs[0])
+		for _, err := range errs {
+			if exitCode(err) == ExitUsage {
+				return results, err
+			}
+		}
+		// Each problem is on perFile already: the error only counts them.
+		return results, reportedError{fmt.Sprintf("ingest: %d problems in %d sources (%d files planned), each named on standard output",
+			len(errs), len(specs), len(jobs)), errs[0]}
 	}
 	return results, nil
 }
@@ -268,6 +286,9 @@ func (m *Main) checkFiles(ctx context.Context, c *config.Config, specs []sourceS
 	files := 0
 	for _, s := range specs {
 		plan, err := m.planSource(ctx, c, s.name)
+		if exitCode(err) == ExitUsage {
+			return err // on stderr whole, as every usage error
+		}
 		if err != nil {
 			errs = append(errs, err)
 			files++
