@@ -147,3 +147,15 @@ func TestWriteSummaryWideNames(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapWide: the plain-text email wraps by display columns. By hand:
+// "训练 训练 训练" is three words of 4 columns; at width 10 two fit on a
+// line (4+1+4 = 9), a third would make 14.
+func TestWrapWide(t *testing.T) {
+	if got, want := wrap("训练 训练 训练", 10, "", ""), "训练 训练\n训练"; got != want {
+		t.Errorf("wrap = %q, want %q", got, want)
+	}
+	if got, want := wrap("ab cd ef", 5, "", ""), "ab cd\nef"; got != want {
+		t.Errorf("wrap = %q, want %q", got, want)
+	}
+}
