@@ -39,7 +39,7 @@ func TestExampleConfigParses(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
-		{"idle_threshold: 5", "field idle_threshold not found"},
+		{"idle_threshold: 5", "line 1: unknown key idle_threshold; the keys at the top level are billing, currency,"},
 		{"timezone: Mars/Olympus", "timezone"},
 		{"fx: {USD: abc}", "fx.USD"},
 		{"thresholds: {lookback: soon}", "duration"},
@@ -178,7 +178,7 @@ func TestTelemetryConfig(t *testing.T) {
 		{"utilization:\n  prometheus:\n    - url: http://p\n      max_response_bytes: -1\n", "max_response_bytes: want a positive number"},
 		{"utilization:\n  prometheus:\n    - url: http://p\n      labels: {pod: pod}\n", `"pod" is not task, team or kind`},
 		{"utilization:\n  prometheus:\n    - url: http://p\n      basic_auth_password_env: X\n", "needs basic_auth_user"},
-		{"utilization:\n  prometheus:\n    - url: http://p\n      password: x\n", "field password not found"},
+		{"utilization:\n  prometheus:\n    - url: http://p\n      password: x\n", "line 4: unknown key utilization.prometheus[0].password; the keys under utilization.prometheus[0] are"},
 		{"utilization:\n  nvml_spool:\n    - {}\n", "nvml_spool[0]: path is required"},
 		{"utilization:\n  nvidia_smi:\n    - {path: a.csv, host: a, fields: 'timestamp,uuid,gpu_util'}\n",
 			`utilization.nvidia_smi[0].fields: "gpu_util" is not an nvidia-smi --query-gpu field`},

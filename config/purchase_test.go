@@ -70,7 +70,7 @@ func TestPurchaseDefaultsAndErrors(t *testing.T) {
 		{"purchase: [{gpu_model: A100, price_per_gpu: 1, depreciation_years: 3, power_watts: 400, pue: 0.9, electricity_price: 1, load: 0.8}]", "pue"},
 		{"purchase: [{gpu_model: A100, price_per_gpu: 1, depreciation_years: 3, power_watts: 400, pue: 1.2, electricity_price: 1, load: 1.5}]", "load"},
 		{"purchase: [{gpu_model: A100, " + ok + "}, {gpu_model: a100, " + ok + "}]", "appears twice"},
-		{"purchase: [{gpu_model: A100, " + ok + ", price: 3}]", "field price not found"},
+		{"purchase: [{gpu_model: A100, " + ok + ", price: 3}]", "unknown key purchase[0].price; the keys under purchase[0] are"},
 	} {
 		_, err := Parse("f.yaml", []byte(tc.yaml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -24,8 +25,8 @@ func readFile(path string) ([]byte, error) {
 }
 
 // decodeStrict decodes one YAML document into v: an unknown key is an
-// error (a typo in a threshold would otherwise silently fall back to the
-// default), and so are a second document after "---" (it would be ignored
+// error naming its line and the nearest valid key (a typo in a threshold
+// would otherwise silently fall back to the default), and so are a second document after "---" (it would be ignored
 // without a word) and a number that is not finite (.nan, .inf), whatever
 // key it is under. yaml refuses alias bombs ("excessive aliasing") itself.
 func decodeStrict(b []byte, v any) error {
@@ -46,6 +47,9 @@ func decodeStrict(b []byte, v any) error {
 	}
 	if err := nonFinite(&doc, ""); err != nil {
 		return err
+	}
+	if errs := unknownKeys(&doc, reflect.TypeOf(v), ""); len(errs) > 0 {
+		return keyErrors(errs)
 	}
 	strict := yaml.NewDecoder(bytes.NewReader(b))
 	strict.KnownFields(true)

@@ -2,10 +2,10 @@ package plan
 
 import (
 	"fmt"
+	"github.com/finops-oss/finops/internal/termcol"
 	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"strings"
-	"text/tabwriter"
 )
 
 // explainOptions is how many of a scenario's cheapest options --explain
@@ -70,7 +70,7 @@ func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 
 	// Step 1.
 	b.WriteString("\nStep 1 · memory\n")
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := termcol.NewRightWriter(b)
 	for _, t := range s.Memory.Terms {
 		fmt.Fprintf(tw, "  %s\t%s GB\t\n", strings.ReplaceAll(t.Name, "_", " "), fixed(t.GB, 2))
 	}
@@ -82,7 +82,7 @@ func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 
 	// Step 2.
 	fmt.Fprintf(b, "\nStep 2 · GPUs (%s)\n", s.ParallelismWhy)
-	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	tw = termcol.NewWriter(b)
 	for _, f := range s.GPUs {
 		verdict := "ruled out"
 		if f.Fits {
@@ -111,7 +111,7 @@ func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 		fmt.Fprintf(b, "  no work size given: %s reserved for %s days (%s card-hours)\n", cardsText(s.Inputs.GPUs), num(s.Inputs.SpanDays),
 			num(float64(s.Inputs.GPUs)*s.Inputs.SpanDays*24))
 	}
-	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	tw = termcol.NewWriter(b)
 	for _, f := range s.GPUs {
 		switch {
 		case !f.Fits:

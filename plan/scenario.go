@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/finops-oss/finops/internal/spelling"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -266,37 +267,9 @@ func fieldsOf(typeName string) []string {
 	return out
 }
 
-// suggest returns the known name closest to a misspelt one, or "" when none
-// is within two edits (or a third of the word, for long names).
-func suggest(got string, known []string) string {
-	best, bestD := "", max(2, len(got)/3)+1
-	for _, k := range known {
-		if d := editDistance(got, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+// suggest returns the known name closest to a misspelt one, or "" (see
+// spelling.Nearest).
+func suggest(got string, known []string) string { return spelling.Nearest(got, known) }
 
 // atLine writes "line 12: msg" from yaml as "file:12: msg".
 func atLine(file, msg string) string {

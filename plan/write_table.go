@@ -2,10 +2,11 @@ package plan
 
 import (
 	"fmt"
-	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/finops-oss/finops/internal/termcol"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // WriteTable writes the plan for the terminal: one row per scenario with its
@@ -17,7 +18,7 @@ func WriteTable(w io.Writer, r *Result) error {
 	}
 	var b strings.Builder
 	b.WriteString(title(r) + "\n\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	tw := termcol.NewWriter(&b)
 	riskHead := fmt.Sprintf("BUDGET (×%s)", num(r.Assumptions.Risk))
 	highHead := fmt.Sprintf("HIGH (×%s)", num(r.Assumptions.RiskHigh))
 	fmt.Fprintf(tw, "SCENARIO\tKIND\tMEMORY\tFITS (cards)\tPLAN\tDAYS\t%s\t%s\n", riskHead, highHead)

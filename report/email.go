@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/termcol"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/templates"
 )
@@ -298,20 +298,20 @@ func oneLine(s string, max int) string {
 	return sanitize.Truncate(b.String(), max)
 }
 
-// wrap breaks s into lines of at most width characters at spaces; the first
-// line starts with first, the others with rest. A word longer than the width
-// stays whole.
+// wrap breaks s into lines of at most width terminal columns at spaces (a
+// Chinese character takes two); the first line starts with first, the others
+// with rest. A word longer than the width stays whole.
 func wrap(s string, width int, first, rest string) string {
 	var b strings.Builder
 	b.WriteString(first)
-	col := utf8.RuneCountInString(first)
+	col := termcol.Width(first)
 	for i, w := range strings.Fields(s) {
-		n := utf8.RuneCountInString(w)
+		n := termcol.Width(w)
 		switch {
 		case i == 0:
 		case col+1+n > width:
 			b.WriteString("\n" + rest)
-			col = utf8.RuneCountInString(rest)
+			col = termcol.Width(rest)
 		default:
 			b.WriteByte(' ')
 			col++

@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/termcol"
 )
 
 // The quarterly rent-or-buy review (`finops review`): its own JSON, workbook
@@ -70,7 +70,7 @@ func WriteReviewSummary(w io.Writer, rv *analysis.Review) error {
 	if len(rv.Models) == 0 {
 		fmt.Fprintln(w, "  No GPU model was billed in this quarter.")
 	} else {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := termcol.NewWriter(w)
 		fmt.Fprintln(tw, "  GPU MODEL\tGPUS\tOBSERVED\tBREAKEVEN\tOWN/MO\tRENT/MO\tVERDICT\tCONFIDENCE\t")
 		for _, m := range rv.Models {
 			be, own, rent := "", "", ""

@@ -2,13 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"strings"
-	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/termcol"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // WriteSummary writes a compact plain-text summary for the terminal: headline
@@ -129,9 +128,7 @@ const (
 	styleRed
 )
 
-// Every SGR prefix has the same byte length, and when colour is on every cell
-// gets a prefix and a reset. tabwriter counts escape bytes as width, so equal
-// overhead in every cell keeps the columns aligned.
+// SGR sequences take no column in termcol's widths.
 var sgr = [...]string{
 	styleNone:   "\x1b[39m",
 	styleBold:   "\x1b[01m",
@@ -173,8 +170,9 @@ func toneStyle(ok bool, s termStyle) termStyle {
 	return styleNone
 }
 
-// writeTable aligns rows with text/tabwriter. Right-aligned columns are padded
-// here, because tabwriter aligns all cells of a writer the same way.
+// writeTable aligns rows by display width (termcol: a Chinese name takes two
+// columns a character). Right-aligned columns are padded here, because the
+// writer aligns all cells the same way.
 func writeTable(b *strings.Builder, p painter, header []string, right []bool, rows [][]cell) {
 	all := rows
 	if header != nil {
@@ -187,16 +185,16 @@ func writeTable(b *strings.Builder, p painter, header []string, right []bool, ro
 	widths := map[int]int{}
 	for _, row := range all {
 		for i, c := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
+			widths[i] = max(widths[i], termcol.Width(c.text))
 		}
 	}
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	tw := termcol.NewWriter(b)
 	for _, row := range all {
 		parts := make([]string, len(row))
 		for i, c := range row {
 			text := c.text
 			if i < len(right) && right[i] {
-				text = strings.Repeat(" ", widths[i]-utf8.RuneCountInString(text)) + text
+				text = strings.Repeat(" ", widths[i]-termcol.Width(text)) + text
 			}
 			parts[i] = p.paint(c.style, text)
 		}

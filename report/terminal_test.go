@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func summary(t *testing.T, color bool) string {
@@ -93,5 +94,68 @@ func TestWriteSummaryTeamTitle(t *testing.T) {
 	}
 	if strings.Contains(out, "</script>") {
 		t.Errorf("another team's resource in the team summary:\n%s", out)
+	}
+}
+
+// TestWriteSummaryWideNames: resources named in Chinese line up with the
+// others (issue #16 item 9). Widths are measured here independently of
+// termcol: one column a rune, two for a Han character. Every line of the
+// table ends with the right-aligned UTIL column, so all have one width, and
+// the GPU column starts at one column on every line.
+func TestWriteSummaryWideNames(t *testing.T) {
+	width := func(s string) int {
+		n := 0
+		for _, r := range s {
+			n++
+			if unicode.Is(unicode.Han, r) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, color := range []bool{false, true} {
+		r := handResult(t)
+		r.ByResource[0].ResourceID = "训练集群-甲"
+		r.ByResource[2].ResourceID = strings.Repeat("推理服务节点", 4) // 48 columns: cut to 32
+		var buf bytes.Buffer
+		if err := WriteSummary(&buf, r, Meta{}, color); err != nil {
+			t.Fatal(err)
+		}
+		out := ansi.ReplaceAllString(buf.String(), "")
+		table := out[strings.Index(out, "Top resources by cost"):strings.Index(out, "Top findings")]
+		lines := strings.Split(strings.TrimSpace(table), "\n")[1:] // header and three rows
+		if len(lines) != 4 {
+			t.Fatalf("color=%v: table:\n%s", color, table)
+		}
+		starts := map[int]bool{}
+		widths := map[int]bool{}
+		for i, l := range lines {
+			gpu := []string{"GPU", "8× A100-80GB", "2× H100", "L40S"}[i]
+			at := strings.Index(l, gpu)
+			if at < 0 {
+				t.Fatalf("color=%v: line %q lacks %q", color, l, gpu)
+			}
+			starts[width(l[:at])] = true
+			widths[width(l)] = true
+		}
+		if len(starts) != 1 || len(widths) != 1 {
+			t.Errorf("color=%v: columns misaligned (GPU starts at %v, lines %v columns wide):\n%s", color, starts, widths, table)
+		}
+		// 15 Han characters (30 columns) and "…": the cut stays within 32.
+		if !strings.Contains(table, "  推理服务节点推理服务节点推理服…  ") {
+			t.Errorf("color=%v: long name not cut to 32 columns:\n%s", color, table)
+		}
+	}
+}
+
+// TestWrapWide: the plain-text email wraps by display columns. By hand:
+// "训练 训练 训练" is three words of 4 columns; at width 10 two fit on a
+// line (4+1+4 = 9), a third would make 14.
+func TestWrapWide(t *testing.T) {
+	if got, want := wrap("训练 训练 训练", 10, "", ""), "训练 训练\n训练"; got != want {
+		t.Errorf("wrap = %q, want %q", got, want)
+	}
+	if got, want := wrap("ab cd ef", 5, "", ""), "ab cd\nef"; got != want {
+		t.Errorf("wrap = %q, want %q", got, want)
 	}
 }

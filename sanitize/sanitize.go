@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/finops-oss/finops/internal/termcol"
 )
 
 // MaxCellChars is Excel's limit on the characters in one cell; excelize
@@ -51,11 +53,11 @@ func replaceControl(s, keep string) string {
 
 // Terminal makes a string safe for a terminal table: control characters
 // (ANSI escape sequences, tabs and newlines that would break the columns, CR
-// that would overwrite the line) are replaced, and values longer than max
-// runes (0 = no limit) are shortened so one label cannot push the table off
-// the screen.
+// that would overwrite the line) are replaced, and values wider than max
+// terminal columns (0 = no limit; a Chinese character takes two) are
+// shortened so one label cannot push the table off the screen.
 func Terminal(s string, max int) string {
-	return Truncate(Control(s), max)
+	return termcol.Truncate(Control(s), max)
 }
 
 // Truncate cuts s to at most max characters, the last one "…" when it cut

@@ -54,6 +54,11 @@ func TestTerminal(t *testing.T) {
 	if got := Terminal("abcdefgh", 5); got != "abcd…" {
 		t.Errorf("Terminal truncation = %q", got)
 	}
+	// max is terminal columns: a Han character takes two, so 5 columns
+	// hold two of them and "…" (2+2+1), not four.
+	if got := Terminal("训练集群", 5); got != "训练…" {
+		t.Errorf("Terminal wide truncation = %q, want 训练…", got)
+	}
 }
 
 func TestTruncate(t *testing.T) {

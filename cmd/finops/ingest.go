@@ -34,8 +34,15 @@ func (m *Main) ingestCommand() *cobra.Command {
 		Example: "  finops ingest exports/focus-2026-11.csv\n  finops ingest s3://finops-billing/cur/gpu-report\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv\n  zcat bill.csv.gz | finops ingest -",
 		Args:    usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format == "json" {
+				// Not a file format: the results on stdout as JSON (--log-format json).
+				format, m.logFormat = "", "json"
+				if err := m.setupLogging(); err != nil {
+					return err
+				}
+			}
 			if format != "" && !slices.Contains(ingestFormats(), format) {
-				return usagef("--format %q: want one of %s", format, strings.Join(ingestFormats(), ", "))
+				return usagef("--format %q: want one of %s, or json for results as JSON", format, strings.Join(ingestFormats(), ", "))
 			}
 			var fields []string
 			if cmd.Flags().Changed("fields") {
@@ -90,7 +97,8 @@ func (m *Main) ingestCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "", "force a format: focus, rental, nvidia-smi, tasks, aws-cur, aws-cur2, azure, gcp, runpod, vast, dcgm (a dcgm-exporter scrape)")
+	f.StringVar(&format, "format", "", "force a format: focus, rental, nvidia-smi, tasks, aws-cur, aws-cur2, azure, gcp, runpod, vast, dcgm (a dcgm-exporter scrape);\n"+
+		"or json: one JSON object per file on stdout, as --log-format json")
 	f.StringVar(&fieldList, "fields", "", "the --query-gpu list of nvidia-smi logs written with noheader, in nvidia-smi's spelling (timestamp,name,uuid,utilization.gpu,…); without it the fields are told from the values")
 	f.StringVar(&host, "host", "", "GPU host of telemetry files that do not name it (nvidia-smi logs)")
 	f.StringVar(&tz, "tz", "", "time zone of local timestamps (default: the config's)")
@@ -119,7 +127,9 @@ type sourceResult struct {
 // file. A failing file does not stop the others; the first error is returned
 // after all were tried, so one bad export never hides the rest of the week.
 //
-// perFile receives one line per file; the scheduled job passes io.Discard.
+// perFile receives one line per file and every problem (one JSON object each
+// in JSON mode); the scheduled job passes io.Discard and reports the
+// sources' errors itself.
 func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Config, specs []sourceSpec, perFile io.Writer) ([]sourceResult, error) {
 	type job struct {
 		spec *sourceResult
@@ -129,16 +139,37 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 	results := make([]sourceResult, len(specs))
 	var jobs []job
 	var errs []error
+	asJSON := m.jsonResults()
+	notes := perFile
+	if asJSON && perFile != io.Discard {
+		notes = m.Stderr // stdout carries only the JSON results
+	}
 	for i, s := range specs {
 		results[i].spec = s
 		plan, err := m.planSource(ctx, c, s.name)
 		if err != nil {
 			results[i].err = err
 			errs = append(errs, err)
+			switch {
+			case exitCode(err) == ExitUsage:
+				// A source address or setting that can never work: the
+				// returned error carries it to stderr whole, below.
+			case asJSON:
+				emitJSON(perFile, newFileResult(s.name, "failed", nil, err))
+			default:
+				fmt.Fprintf(perFile, "FAILED: %v\n", err)
+			}
 			continue
 		}
 		defer plan.close() // s3:// sources: the downloaded copies, once every file is imported
-		printPlan(perFile, s.name, plan.DeliveryPlan)
+		if asJSON {
+			printPlanNotes(notes, s.name, plan.DeliveryPlan)
+			for _, err := range plan.Errs {
+				emitJSON(perFile, newFileResult(s.name, "failed", nil, err))
+			}
+		} else {
+			printPlan(perFile, s.name, plan.DeliveryPlan)
+		}
 		for _, err := range plan.Errs {
 			results[i].files++
 			results[i].failed++
@@ -170,11 +201,19 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 			if progress {
 				fmt.Fprint(m.Stderr, "\r\033[K")
 			}
-			fmt.Fprintf(perFile, "%s: FAILED: %v\n", j.uri, err)
+			if asJSON {
+				emitJSON(perFile, newFileResult(j.uri, "failed", nil, err))
+			} else {
+				fmt.Fprintf(perFile, "%s: FAILED: %v\n", j.uri, err)
+			}
 			continue
 		}
 		if progress {
 			fmt.Fprint(m.Stderr, "\r\033[K")
+		}
+		if asJSON {
+			emitJSON(perFile, importResult(j.uri, res))
+			continue
 		}
 		if res.Superseded {
 			fmt.Fprintf(perFile, "%s: an earlier delivery of %s, since replaced by %s: nothing changed\n", j.uri, res.Period, res.Delivery)
@@ -191,7 +230,14 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 		printReplaced(perFile, j.uri, res)
 	}
 	if len(errs) > 0 {
-		return results, fmt.Errorf("ingest: %d problems in %d sources (%d files planned); the first: %w", len(errs), len(specs), len(jobs), errs[0])
+		for _, err := range errs {
+			if exitCode(err) == ExitUsage {
+				return results, err
+			}
+		}
+		// Each problem is on perFile already: the error only counts them.
+		return results, reportedError{fmt.Sprintf("ingest: %d problems in %d sources (%d files planned), each named on standard output",
+			len(errs), len(specs), len(jobs)), errs[0]}
 	}
 	return results, nil
 }
@@ -228,32 +274,54 @@ func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config
 		})
 }
 
-// checkFiles parses without writing and prints what a real import would do.
+// checkFiles parses without writing and prints what a real import would
+// do: each file once, its problems once. The error returned only counts
+// them, so that they are not printed again on stderr.
 func (m *Main) checkFiles(ctx context.Context, c *config.Config, specs []sourceSpec) error {
+	notes := m.Stdout
+	if m.jsonResults() {
+		notes = m.Stderr // stdout carries only the JSON results
+	}
 	var errs []error
+	files := 0
 	for _, s := range specs {
 		plan, err := m.planSource(ctx, c, s.name)
+		if exitCode(err) == ExitUsage {
+			return err // on stderr whole, as every usage error
+		}
 		if err != nil {
 			errs = append(errs, err)
-			fmt.Fprintf(m.Stdout, "%v\n", err)
+			files++
+			m.printInvalid(s.name, err)
 			continue
 		}
 		defer plan.close()
-		printPlan(m.Stdout, s.name, plan.DeliveryPlan)
+		printPlanNotes(notes, s.name, plan.DeliveryPlan)
 		for _, err := range plan.Errs {
 			errs = append(errs, err)
-			fmt.Fprintf(m.Stdout, "INVALID: %v\n", err)
+			files++
+			m.printInvalid(s.name, err)
 		}
 		for _, pf := range plan.Files {
+			files++
 			if err := m.checkOne(ctx, c, s, pf.Path, plan.uri(pf.Path)); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("ingest --check: %d problems; the first: %w", len(errs), errs[0])
+		return reportedError{fmt.Sprintf("ingest --check: %d of %d files would not import (each is named on standard output)", len(errs), files), errs[0]}
 	}
 	return nil
+}
+
+// printInvalid reports a source or file that could not be read at all.
+func (m *Main) printInvalid(name string, err error) {
+	if m.jsonResults() {
+		emitJSON(m.Stdout, newFileResult(name, "invalid", nil, err))
+		return
+	}
+	fmt.Fprintf(m.Stdout, "INVALID: %v\n", err)
 }
 
 // checkMoreBadRows is how many bad rows beyond --max-bad-rows a check
@@ -261,24 +329,43 @@ func (m *Main) checkFiles(ctx context.Context, c *config.Config, specs []sourceS
 // first.
 const checkMoreBadRows = 20
 
-// checkOne validates one file and prints what an import would store: the
-// detected format, rows, period, currencies, total, GPU lines, GPUs the
-// catalog does not know, and every rejected row with its reason. f is what
-// the file is called: its path, or the s3:// URL it was downloaded from.
+// checkOne validates one file and prints what an import would store, once:
+// a heading with the verdict, then the detected format, rows, period,
+// currencies, total, GPU lines, GPUs the catalog does not know, and every
+// rejected row with its reason. f is what the file is called: its path, or
+// the s3:// URL it was downloaded from.
 func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, path, f string) error {
 	out := m.Stdout
 	sink := &checkSink{}
 	sum, err := checkFile(ctx, c, s, path, f, sink)
 	tooMany := sum != nil && len(sum.Rejected) > c.MaxBadRows
 	if err != nil && !tooMany {
-		fmt.Fprintf(out, "%s: INVALID: %v\n", f, err)
+		if m.jsonResults() {
+			emitJSON(out, newFileResult(f, "invalid", nil, err))
+		} else {
+			fmt.Fprintf(out, "%s: INVALID: %v\n", f, err)
+		}
 		return err
 	}
+	var refused error
 	verdict := "OK"
 	if tooMany {
-		verdict = "INVALID"
+		why := fmt.Sprintf("%d bad rows, more than --max-bad-rows %d: an import would refuse the file", len(sum.Rejected), c.MaxBadRows)
+		if err != nil {
+			why += " (the check stopped reading there)"
+		}
+		refused, verdict = fmt.Errorf("%s: %s", f, why), "INVALID: "+why
 	}
-	fmt.Fprintf(out, "%s: %s: %s\n", f, verdict, describe(sum))
+	if m.jsonResults() {
+		r := newFileResult(f, "ok", sum, refused)
+		if refused != nil {
+			r.Status = "invalid"
+		}
+		r.UnknownGPUs = sink.unknown
+		emitJSON(out, r)
+		return refused
+	}
+	fmt.Fprintf(out, "%s: %s\n", f, verdict)
 	format := sum.Format
 	if sum.Mapping != "" {
 		format += fmt.Sprintf(" (mapping %q)", sum.Mapping)
@@ -294,6 +381,12 @@ func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, pat
 	fmt.Fprintf(out, "  rows:       %s\n", rows)
 	if !sum.PeriodStart.IsZero() {
 		fmt.Fprintf(out, "  period:     %s .. %s\n", sum.PeriodStart.Format(time.RFC3339), sum.PeriodEnd.Format(time.RFC3339))
+	}
+	if sum.SampleInterval > 0 {
+		fmt.Fprintf(out, "  interval:   every %s\n", sum.SampleInterval.Round(time.Second))
+	}
+	if sum.SamplesDropped > 0 {
+		fmt.Fprintf(out, "  dropped:    %d samples (utilization outside 0–100 %%)\n", sum.SamplesDropped)
 	}
 	if sum.Kind == ingest.KindBilling {
 		cur := strings.Join(sum.Currencies, ", ")
@@ -312,28 +405,7 @@ func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, pat
 		fmt.Fprintf(out, "  rejected: %v\n", r)
 	}
 	printWarnings(out, sum)
-	if !tooMany {
-		return nil
-	}
-	e := fmt.Errorf("%s: %d bad rows, more than --max-bad-rows %d: an import would refuse the file", f, len(sum.Rejected), c.MaxBadRows)
-	if err != nil {
-		e = fmt.Errorf("%w (the check stopped reading there)", e)
-	}
-	fmt.Fprintf(out, "  INVALID: %v\n", e)
-	return e
-}
-
-// totalCost is the exact total of a file (at least two decimals), with its
-// currency.
-func totalCost(s *ingest.Summary) string {
-	t := s.TotalCost.StringFixed(max(2, -s.TotalCost.Exponent()))
-	switch len(s.Currencies) {
-	case 0:
-		return t
-	case 1:
-		return t + " " + s.Currencies[0]
-	}
-	return t + " in mixed currencies (" + strings.Join(s.Currencies, ", ") + "); the report converts them with fx"
+	return refused
 }
 
 func checkFile(ctx context.Context, c *config.Config, s sourceSpec, path, name string, sink ingest.Sink) (*ingest.Summary, error) {
@@ -371,15 +443,21 @@ func (*checkSink) TaskRun(*ingest.TaskRun) error  { return nil }
 // printPlan says which delivery of each billing period a source's manifests
 // chose, and what was left out.
 func printPlan(w io.Writer, source string, plan *ingest.DeliveryPlan) {
+	printPlanNotes(w, source, plan)
+	for _, err := range plan.Errs {
+		fmt.Fprintf(w, "FAILED: %v\n", err)
+	}
+}
+
+// printPlanNotes is printPlan without the errors, for callers that report
+// them their own way.
+func printPlanNotes(w io.Writer, source string, plan *ingest.DeliveryPlan) {
 	for _, n := range plan.Notes {
 		fmt.Fprintln(w, n)
 	}
 	if len(plan.Skipped) > 0 {
 		fmt.Fprintf(w, "%s: %d file(s) of older deliveries (or listed in no manifest) left out, e.g. %s\n",
 			source, len(plan.Skipped), plan.Skipped[0])
-	}
-	for _, err := range plan.Errs {
-		fmt.Fprintf(w, "FAILED: %v\n", err)
 	}
 }
 
@@ -420,7 +498,7 @@ func describe(s *ingest.Summary) string {
 		fmt.Fprintf(&b, ", %s .. %s", s.PeriodStart.Format(time.RFC3339), s.PeriodEnd.Format(time.RFC3339))
 	}
 	if s.Kind == ingest.KindBilling {
-		fmt.Fprintf(&b, ", total %s %s, %d GPU lines", s.TotalCost.StringFixed(2), strings.Join(s.Currencies, "+"), s.GPULines)
+		fmt.Fprintf(&b, ", total %s %s, %d GPU lines", roundedTotal(s), strings.Join(s.Currencies, "+"), s.GPULines)
 	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d records skipped (not charges)", s.Skipped)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -44,7 +45,17 @@ func (m *Main) reportCommand() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			_, err = m.writeTeamReports(cmd.Context(), st, c, win, nil, outDir(c, out), fs, strings.TrimSpace(team))
+			_, paths, err := m.writeTeamReports(cmd.Context(), st, c, win, nil, outDir(c, out), fs, strings.TrimSpace(team))
+			if m.jsonResults() {
+				r := reportResult{Command: "report", Period: win.Label, Team: strings.TrimSpace(team), Status: "ok", ExitCode: exitCode(err), Files: append([]string{}, paths...)}
+				if err != nil {
+					r.Status, r.Error = "failed", redact(err.Error())
+					if r.ExitCode == ExitPartial {
+						r.Status = "partial"
+					}
+				}
+				err = errors.Join(err, emitJSON(m.Stdout, r))
+			}
 			return err
 		},
 	}
@@ -93,17 +104,19 @@ func reportFormats(c *config.Config, flag string) ([]string, error) {
 // fared; a missing source makes the result partial (exit 3).
 func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
 	ingested []sourceResult, dir string, formats []string) (*analysis.Result, error) {
-	return m.writeTeamReports(ctx, st, c, win, ingested, dir, formats, "")
+	res, _, err := m.writeTeamReports(ctx, st, c, win, ingested, dir, formats, "")
+	return res, err
 }
 
 // writeTeamReports is writeReports for one team's slice (team != ""): only
 // that team's rows, files named finops-<period>-<team>.*. It returns the
-// result the reports show.
+// result the reports show and the files written. In JSON mode it prints
+// neither the summary nor the files: the caller's result names them.
 func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
-	ingested []sourceResult, dir string, formats []string, team string) (*analysis.Result, error) {
+	ingested []sourceResult, dir string, formats []string, team string) (*analysis.Result, []string, error) {
 	in, err := loadInput(ctx, st, c, win, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var missing []string
 	if ingested != nil {
@@ -129,7 +142,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	}
 	res, err := analyze(ctx, in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if res.DataQuality.Clipped != "" {
 		fmt.Fprintf(m.Stderr, "note: %s\n", res.DataQuality.Clipped)
@@ -143,7 +156,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 			for _, t := range res.ByTeam {
 				names = append(names, t.Team)
 			}
-			return nil, usagef("--team %q: no such team in this period (teams: %s)", team, strings.Join(names, ", "))
+			return nil, nil, usagef("--team %q: no such team in this period (teams: %s)", team, strings.Join(names, ", "))
 		}
 		res = slice
 		meta.Team = slice.ByTeam[0].Team
@@ -160,7 +173,10 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	}
 	paths, err := report.WriteAllContext(ctx, dir, res, formats, meta)
 	if err != nil {
-		return res, err
+		return res, nil, err
+	}
+	if m.jsonResults() {
+		return res, paths, missingSources(missing)
 	}
 	// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
 	color := interactive(m.Stdout) && m.Getenv("NO_COLOR") == ""
@@ -169,16 +185,22 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 		summary = unfiltered(m.Stdout)
 	}
 	if err := report.WriteSummary(summary, res, meta, color); err != nil {
-		return res, err
+		return res, paths, err
 	}
 	for _, p := range paths {
 		fmt.Fprintf(m.Stdout, "wrote %s\n", p)
 	}
-	if len(missing) > 0 {
-		return res, partialError{fmt.Errorf("report written, but %d sources were missing or failed: %s",
-			len(missing), strings.Join(missing, ", "))}
+	return res, paths, missingSources(missing)
+}
+
+// missingSources is the partial result (exit 3) of a report written
+// without some of its sources, or nil when none is missing.
+func missingSources(missing []string) error {
+	if len(missing) == 0 {
+		return nil
 	}
-	return res, nil
+	return partialError{fmt.Errorf("report written, but %d sources were missing or failed: %s",
+		len(missing), strings.Join(missing, ", "))}
 }
 
 // analyze runs the analysis until ctx is done. Its refusals (a missing FX

@@ -97,7 +97,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVar(&m.configPath, "config", "", "config file (default ./finops.yaml or $FINOPS_CONFIG)")
 	pf.StringVar(&m.dbPath, "db", "", "SQLite database (default from config, else ./finops.db)")
-	pf.StringVar(&m.logFormat, "log-format", "text", "log format: text or json")
+	pf.StringVar(&m.logFormat, "log-format", "text", "log format: text or json (json: stdout carries one JSON object per result, for scripts)")
 	pf.BoolVarP(&m.verbose, "verbose", "v", false, "verbose logging")
 	pf.StringVar(&m.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
 	pf.StringVar(&m.memProfile, "memprofile", "", "write a heap profile at the end of the command to this file")

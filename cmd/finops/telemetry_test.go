@@ -431,7 +431,7 @@ func TestIngestDCGMScrape(t *testing.T) {
 		t.Errorf("hot_days 30: counts %v: want 3 minutes, no days", c)
 	}
 	code, out, _ = finops(t, "ingest", "--check", scrape)
-	if code != 0 || !strings.Contains(out, "OK: dcgm, 3 rows") {
+	if code != 0 || !strings.Contains(out, ": OK\n  format:     dcgm\n  rows:       3 good") {
 		t.Errorf("--check: exit %d\n%s", code, out)
 	}
 }

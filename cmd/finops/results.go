@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops/amount"
+	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/store"
+)
+
+// jsonResults reports whether standard output carries one JSON object per
+// result, for scripts, instead of text for people: --log-format json (or
+// ingest --format json). Logs then go to stderr as JSON too.
+func (m *Main) jsonResults() bool { return m.logFormat == "json" }
+
+// emitJSON writes v on w as one line of JSON.
+func emitJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("json result: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// fileResult is what ingesting or checking one file did: the JSON object
+// `ingest` and `ingest --check` write per file in JSON mode.
+type fileResult struct {
+	File   string `json:"file"`
+	Status string `json:"status"` // ingest: imported, duplicate, superseded, failed; --check: ok, invalid
+	// What the file holds, when it could be read.
+	Format       string     `json:"format,omitempty"`
+	Mapping      string     `json:"mapping,omitempty"`
+	Kind         string     `json:"kind,omitempty"`
+	Rows         int        `json:"rows"`
+	Rejected     int        `json:"rejected"`
+	Skipped      int        `json:"skipped,omitempty"`
+	PeriodStart  *time.Time `json:"period_start,omitempty"`
+	PeriodEnd    *time.Time `json:"period_end,omitempty"`
+	Currencies   []string   `json:"currencies,omitempty"`
+	TotalCost    string     `json:"total_cost,omitempty"` // decimal text, rounded to the currency's minor unit
+	GPULines     *int       `json:"gpu_lines,omitempty"`
+	UnknownGPUs  []string   `json:"unknown_gpus,omitempty"` // --check: GPU names the catalog does not know (the first few)
+	DuplicateOf  string     `json:"duplicate_of,omitempty"`
+	Replaced     []string   `json:"replaced,omitempty"` // earlier deliveries of the period this import replaced
+	RejectedRows []string   `json:"rejected_rows,omitempty"`
+	Warnings     []string   `json:"warnings,omitempty"`
+	Error        string     `json:"error,omitempty"`
+}
+
+// newFileResult describes file from its parse summary (nil: not read).
+func newFileResult(file, status string, s *ingest.Summary, err error) fileResult {
+	r := fileResult{File: file, Status: status}
+	if err != nil {
+		r.Error = redact(err.Error())
+	}
+	if s == nil {
+		return r
+	}
+	r.Format, r.Mapping, r.Kind, r.Rows, r.Rejected, r.Skipped = s.Format, s.Mapping, s.Kind, s.Rows, len(s.Rejected), s.Skipped
+	if !s.PeriodStart.IsZero() {
+		start, end := s.PeriodStart, s.PeriodEnd
+		r.PeriodStart, r.PeriodEnd = &start, &end
+	}
+	if s.Kind == ingest.KindBilling {
+		n := s.GPULines
+		r.Currencies, r.TotalCost, r.GPULines = s.Currencies, roundedTotal(s), &n
+	}
+	for _, x := range s.Rejected {
+		r.RejectedRows = append(r.RejectedRows, redact(x.Error()))
+	}
+	for _, x := range s.Warnings {
+		r.Warnings = append(r.Warnings, redact(x.Error()))
+	}
+	return r
+}
+
+// roundedTotal is a file's total cost rounded to its currency's minor unit
+// (amount.Decimals): 14.98, not 14.97651418586. A file of several
+// currencies takes the most decimals among them.
+func roundedTotal(s *ingest.Summary) string {
+	d := 0
+	for _, c := range s.Currencies {
+		d = max(d, amount.Decimals(c))
+	}
+	if len(s.Currencies) == 0 {
+		d = amount.Decimals("")
+	}
+	return s.TotalCost.StringFixed(int32(d))
+}
+
+// totalCost is a file's rounded total with its currency, for people.
+func totalCost(s *ingest.Summary) string {
+	t := roundedTotal(s)
+	switch len(s.Currencies) {
+	case 0:
+		return t
+	case 1:
+		return t + " " + s.Currencies[0]
+	}
+	return t + " in mixed currencies (" + strings.Join(s.Currencies, ", ") + "); the report converts them with fx"
+}
+
+// importResult is the JSON result of importing one file.
+func importResult(file string, res *store.ImportResult) fileResult {
+	status := "imported"
+	switch {
+	case res.Superseded:
+		status = "superseded"
+	case res.Duplicate:
+		status = "duplicate"
+	}
+	r := newFileResult(file, status, res.Summary, nil)
+	r.DuplicateOf = res.DuplicateOf
+	for _, x := range res.Replaced {
+		r.Replaced = append(r.Replaced, x.URI)
+	}
+	return r
+}
+
+// reportResult is the JSON result of `finops report` in JSON mode.
+type reportResult struct {
+	Command  string   `json:"command"`
+	Period   string   `json:"period"`
+	Team     string   `json:"team,omitempty"`
+	Status   string   `json:"status"` // ok, partial (exit 3), failed
+	ExitCode int      `json:"exit_code"`
+	Files    []string `json:"files"`
+	Error    string   `json:"error,omitempty"`
+}
+
+// reportedError is a failure whose every problem is already on standard
+// output: its message only counts them, so that none is printed twice,
+// and its exit code is that of the first.
+type reportedError struct {
+	msg   string
+	first error
+}
+
+func (e reportedError) Error() string { return e.msg }
+func (e reportedError) Unwrap() error { return e.first }
