@@ -110,7 +110,7 @@ func ExcelFormat(code string, decimals int) string {
 // 4217): 0 for JPY or KRW, 3 for the dinars, 2 for the rest and for an unknown
 // or empty code. The JSON summary rounds money to it.
 func MinorDigits(code string) int {
-	switch strings.ToUpper(code) {
+	switch strings.ToUpper(strings.TrimSpace(code)) {
 	case "JPY", "KRW", "VND", "CLP", "ISK", "PYG", "UGX", "XAF", "XOF", "XPF", "KMF", "RWF", "GNF", "DJF", "VUV", "BIF":
 		return 0
 	case "BHD", "KWD", "OMR", "JOD", "TND", "IQD", "LYD":

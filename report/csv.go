@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/sanitize"
 )
@@ -64,9 +65,9 @@ func csvTable(r *analysis.Result, table string) ([]string, [][]string, error) {
 	case "by-resource":
 		for _, rc := range r.ByResource {
 			rows = append(rows, []string{csvText(rc.ResourceID), csvText(rc.ResourceName), csvText(rc.Provider), csvText(rc.GPUModel),
-				strconv.Itoa(rc.GPUCount), csvText(rc.Pricing), csvText(rc.Team), cur, amountCell(rc.Cost),
+				strconv.Itoa(rc.GPUCount), csvText(rc.Pricing), csvText(rc.Team), cur, amountCell(cur, rc.Cost),
 				number(rc.GPUHoursBilled), number(rc.GPUHoursActive), number(rc.GPUHoursIdle), number(rc.GPUHoursUnmonitored),
-				amountCell(rc.IdleCost), amountCell(rc.UnmonitoredCost), number(rc.AvgUtilization), amountCell(rc.PreviousCost),
+				amountCell(cur, rc.IdleCost), amountCell(cur, rc.UnmonitoredCost), number(rc.AvgUtilization), amountCell(cur, rc.PreviousCost),
 				number(rc.SaturatedHours)})
 		}
 		return []string{"resource_id", "resource_name", "provider", "gpu_model", "gpu_count", "pricing", "team", "currency",
@@ -76,24 +77,24 @@ func csvTable(r *analysis.Result, table string) ([]string, [][]string, error) {
 		for _, t := range r.ByTeam {
 			budget := "" // none configured: empty, not 0
 			if t.Budget != nil {
-				budget = amountCell(*t.Budget)
+				budget = amountCell(cur, *t.Budget)
 			}
-			rows = append(rows, []string{csvText(t.Team), cur, amountCell(t.Cost), amountCell(t.GPUCost), amountCell(t.IdleCost),
-				budget, amountCell(t.PreviousCost), amountCell(t.MonthToDate), amountCell(t.MonthForecast)})
+			rows = append(rows, []string{csvText(t.Team), cur, amountCell(cur, t.Cost), amountCell(cur, t.GPUCost), amountCell(cur, t.IdleCost),
+				budget, amountCell(cur, t.PreviousCost), amountCell(cur, t.MonthToDate), amountCell(cur, t.MonthForecast)})
 		}
 		return []string{"team", "currency", "cost", "gpu_cost", "idle_cost", "monthly_budget", "previous_cost",
 			"month_to_date", "month_forecast"}, rows, nil
 	case "tasks":
 		for _, t := range r.Tasks {
-			rows = append(rows, []string{csvText(t.Task), csvText(t.Team), csvText(t.Kind), cur, amountCell(t.Cost), number(t.GPUHours),
-				amountCell(t.IdleCost), number(t.Units), csvText(t.Unit), number(t.UnitCost)})
+			rows = append(rows, []string{csvText(t.Task), csvText(t.Team), csvText(t.Kind), cur, amountCell(cur, t.Cost), number(t.GPUHours),
+				amountCell(cur, t.IdleCost), number(t.Units), csvText(t.Unit), number(t.UnitCost)})
 		}
 		return []string{"task", "team", "kind", "currency", "cost", "gpu_hours", "idle_cost", "units", "unit", "unit_cost"}, rows, nil
 	case "recommendations":
 		for _, rec := range r.Recommendations {
 			rows = append(rows, []string{csvText(rec.ResourceID), csvText(rec.GPUModel), strconv.Itoa(rec.GPUCount),
-				csvText(rec.CurrentMode), csvText(rec.Action), cur, amountCell(rec.CurrentMonthlyCost),
-				amountCell(rec.RecommendedMonthlyCost), amountCell(rec.MonthlySavings), number(rec.ActiveHoursPerMonth),
+				csvText(rec.CurrentMode), csvText(rec.Action), cur, amountCell(cur, rec.CurrentMonthlyCost),
+				amountCell(cur, rec.RecommendedMonthlyCost), amountCell(cur, rec.MonthlySavings), number(rec.ActiveHoursPerMonth),
 				number(rec.BreakevenHoursPerMonth), csvText(rec.Confidence), csvText(rec.Reason)})
 		}
 		return []string{"resource_id", "gpu_model", "gpu_count", "current_mode", "action", "currency",
@@ -106,7 +107,7 @@ func csvTable(r *analysis.Result, table string) ([]string, [][]string, error) {
 		}
 		for _, d := range r.Daily {
 			rows = append(rows, []string{d.Day.In(loc).Format("2006-01-02"), csvText(d.Team), csvText(d.GPUModel), cur,
-				amountCell(d.Cost)})
+				amountCell(cur, d.Cost)})
 		}
 		return []string{"date", "team", "gpu_model", "currency", "cost"}, rows, nil
 	}
@@ -118,13 +119,10 @@ func csvTable(r *analysis.Result, table string) ([]string, [][]string, error) {
 // guard as the workbook's).
 func csvText(s string) string { return sanitize.Cell(s) }
 
-// amountCell is money at two decimals, no grouping or symbol: the currency
-// is its own column.
-func amountCell(v float64) string {
-	if v > -0.005 && v < 0.005 {
-		v = 0 // no "-0.00"
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
+// amountCell is money at the currency's minor unit (cents; whole yen), no
+// grouping or symbol: the currency is its own column.
+func amountCell(cur string, v float64) string {
+	return strconv.FormatFloat(amount.RoundMinor(cur, v), 'f', amount.MinorDigits(cur), 64)
 }
 
 // number is a quantity at full precision, the shortest decimal (never an

@@ -80,15 +80,15 @@ func newFileResult(file, status string, s *ingest.Summary, err error) fileResult
 }
 
 // roundedTotal is a file's total cost rounded to its currency's minor unit
-// (amount.Decimals): 14.98, not 14.97651418586. A file of several
+// (amount.MinorDigits): 14.98, not 14.97651418586. A file of several
 // currencies takes the most decimals among them.
 func roundedTotal(s *ingest.Summary) string {
 	d := 0
 	for _, c := range s.Currencies {
-		d = max(d, amount.Decimals(c))
+		d = max(d, amount.MinorDigits(c))
 	}
 	if len(s.Currencies) == 0 {
-		d = amount.Decimals("")
+		d = amount.MinorDigits("")
 	}
 	return s.TotalCost.StringFixed(int32(d))
 }
