@@ -16,11 +16,16 @@ func Required() bool {
 	return os.Getenv("CI") == "true" || os.Getenv("FINOPS_TEST_REQUIRE") == "1"
 }
 
+// MissingPrefix starts the skip message of a test whose part is missing,
+// so that make test's summary (internal/testsummary) tells such skips from
+// benchmarks and helper processes that skip by design.
+const MissingPrefix = "missing part: "
+
 // Missing ends tb because a part is missing: msg says which and how to get it.
 func Missing(tb testing.TB, msg string) {
 	tb.Helper()
 	if Required() {
 		tb.Fatal(msg)
 	}
-	tb.Skip(msg)
+	tb.Skip(MissingPrefix + msg)
 }

@@ -18,6 +18,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/finops-oss/finops/internal/testenv"
 )
 
 // event is the part of a go test -json (test2json) event this reads.
@@ -156,8 +158,14 @@ func printSkips(w io.Writer, skips []skip) {
 		return
 	}
 	fmt.Fprintf(w, "\n%d test(s) skipped:\n", len(skips))
+	missing := false
 	for _, s := range skips {
 		fmt.Fprintf(w, "  %s %s: %s\n", s.Package, s.Test, s.Reason)
+		missing = missing || strings.HasPrefix(s.Reason, testenv.MissingPrefix)
 	}
-	fmt.Fprintln(w, howToRun)
+	// Benchmarks and helper processes skip by design; only a missing part
+	// has something to install.
+	if missing {
+		fmt.Fprintln(w, howToRun)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/testenv"
 )
 
 // The streams are written by hand in go test -json's shape (as Go 1.26's
@@ -91,15 +93,22 @@ func TestPrintSkips(t *testing.T) {
 		t.Errorf("no skips: %q", none.String())
 	}
 	var some strings.Builder
-	printSkips(&some, []skip{{"example.com/m/publish", "TestS3", "versitygw not found"}, {"example.com/m/report", "TestHTMLInChromium", "chromium not found"}})
+	printSkips(&some, []skip{{"example.com/m/publish", "TestS3", testenv.MissingPrefix + "versitygw not found"},
+		{"example.com/m/report", "TestHTMLInChromium", testenv.MissingPrefix + "chromium not found"}})
 	for _, want := range []string{
 		"\n2 test(s) skipped:\n",
-		"  example.com/m/publish TestS3: versitygw not found\n",
-		"  example.com/m/report TestHTMLInChromium: chromium not found\n",
+		"  example.com/m/publish TestS3: missing part: versitygw not found\n",
+		"  example.com/m/report TestHTMLInChromium: missing part: chromium not found\n",
 		"CI=true or FINOPS_TEST_REQUIRE=1",
 	} {
 		if !strings.Contains(some.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, some.String())
 		}
+	}
+	// Only benchmarks skipped: nothing to install, so no install hint.
+	var bench strings.Builder
+	printSkips(&bench, []skip{{"example.com/m/report", "TestWorkbookPeakRSS", "set FINOPS_BENCH_RSS=1"}})
+	if strings.Contains(bench.String(), "CI=true") {
+		t.Errorf("install hint after benchmark skips only:\n%s", bench.String())
 	}
 }
