@@ -78,6 +78,7 @@ func EmailBody(r *analysis.Result, opts EmailOptions) (subject, text, html strin
 // emailView is the email templates' data: every value already formatted.
 type emailView struct {
 	Subject, Label, PeriodText, Zone, Currency, Team string
+	Headline                                         string // the page's first sentence (headline)
 	KPIs                                             []emailKPI
 	Org                                              string
 	Findings                                         []emailFinding
@@ -101,7 +102,7 @@ type emailTeam struct {
 func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *emailView {
 	cur, t := r.Currency, r.Totals
 	v := &emailView{
-		Label: r.Period.Label, PeriodText: period, Zone: zone, Currency: cur, Team: opts.Team,
+		Label: r.Period.Label, PeriodText: period, Zone: zone, Currency: cur, Team: opts.Team, Headline: headline(r),
 		URL: opts.ReportURL, Attachment: opts.Attachment,
 	}
 
@@ -205,6 +206,9 @@ func emailText(v *emailView) string {
 	b.WriteString(title + "\n")
 	if v.PeriodText != "" {
 		b.WriteString(v.PeriodText + " (" + v.Zone + ")\n")
+	}
+	if v.Headline != "" {
+		b.WriteString("\n" + wrap(v.Headline, 76, "", "") + "\n")
 	}
 	b.WriteString("\n")
 	kpis := make([][]cell, 0, len(v.KPIs))

@@ -110,6 +110,8 @@ func TestEmailHTML(t *testing.T) {
 	}
 	for _, w := range []string{
 		"<title>[finops] 2026-W47 · ¥4,500 · idle ¥830 (18%)</title>",
+		// The page's headline opens the email too (idle 830 of 4,500 = 18 %).
+		"This week cost ¥4,500; ¥830 (18%) of it paid for idle GPUs.",
 		"¥4,500.00",
 		"Switch to hourly: gpu-a100-1",
 		"¥4,800.00/mo",
