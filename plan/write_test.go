@@ -135,3 +135,37 @@ scenarios:
 	}
 	contains(t, "output", b.String(), "evil\uFFFD[31mred", "line\uFFFDbreak", "¥162.50")
 }
+
+// TestWorkbookPrintSetup: every sheet of the plan workbook prints landscape,
+// one page wide, with its header row on every page (workbook.PrintSetup).
+func TestWorkbookPrintSetup(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteXLSX(&buf, planYAML(t, testCatalog+"scenarios:\n  - {name: job, "+testJob[1:]+"}\n")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	titles := map[string]string{}
+	for _, dn := range f.GetDefinedName() {
+		if dn.Name == "_xlnm.Print_Titles" {
+			titles[dn.Scope] = dn.RefersTo
+		}
+	}
+	for _, sheet := range f.GetSheetList() {
+		pl, err := f.GetPageLayout(sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		props, err := f.GetSheetProps(sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pl.Orientation == nil || *pl.Orientation != "landscape" || pl.FitToWidth == nil || *pl.FitToWidth != 1 ||
+			props.FitToPage == nil || !*props.FitToPage || titles[sheet] != "'"+sheet+"'!$1:$1" {
+			t.Errorf("%s: layout %+v, fit to page %v, print titles %q", sheet, pl, props.FitToPage, titles[sheet])
+		}
+	}
+}

@@ -46,6 +46,10 @@ func WriteXLSX(w io.Writer, r *Result) error {
 		if err := workbook.Table(f, sh.name, st.header, sh.cols, sh.rows, time.UTC); err != nil {
 			return fmt.Errorf("plan: xlsx sheet %q: %w", sh.name, err)
 		}
+		// After the table: its autofilter replaces the fit-to-page property.
+		if err := workbook.PrintSetup(f, sh.name); err != nil {
+			return fmt.Errorf("plan: xlsx: %w", err)
+		}
 	}
 	f.SetActiveSheet(0)
 	if err := f.SetDocProps(&excelize.DocProperties{

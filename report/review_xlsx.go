@@ -62,6 +62,10 @@ func WriteReviewXLSX(w io.Writer, rv *analysis.Review, meta Meta) error {
 		if err := s.fill(); err != nil {
 			return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
 		}
+		// After the table: its autofilter replaces the fit-to-page property.
+		if err := workbook.PrintSetup(f, s.sheet); err != nil {
+			return fmt.Errorf("report: xlsx: %w", err)
+		}
 	}
 	f.SetActiveSheet(0)
 	props := &excelize.DocProperties{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
 )
 
 // TestWriteXLSXPrintSetup: every sheet prints landscape, one page wide and
@@ -19,6 +20,23 @@ import (
 // charts, A:M, not the helper tables behind them.
 func TestWriteXLSXPrintSetup(t *testing.T) {
 	_, f := writeBook(t, handResult(t))
+	names := checkPrintSetup(t, f)
+	if got := names[sheetSummary+"|_xlnm.Print_Area"]; !strings.HasPrefix(got, "'Summary'!$A$1:$M$") {
+		t.Errorf("Summary print area %q, want A1 to column M", got)
+	}
+}
+
+// TestWriteReviewXLSXPrintSetup: the rent-or-buy review's sheets print the
+// same way.
+func TestWriteReviewXLSXPrintSetup(t *testing.T) {
+	checkPrintSetup(t, openReviewBook(t, reviewFixture(t)))
+}
+
+// checkPrintSetup checks every sheet of f for landscape, one page wide and
+// its header row repeated, and returns the defined names (scope|name → refers
+// to).
+func checkPrintSetup(t *testing.T, f *excelize.File) map[string]string {
+	t.Helper()
 	names := map[string]string{} // scope|name → refers to
 	for _, dn := range f.GetDefinedName() {
 		names[dn.Scope+"|"+dn.Name] = dn.RefersTo
@@ -44,9 +62,7 @@ func TestWriteXLSXPrintSetup(t *testing.T) {
 			t.Errorf("%s: print titles %q, want %q", sheet, got, want)
 		}
 	}
-	if got := names[sheetSummary+"|_xlnm.Print_Area"]; !strings.HasPrefix(got, "'Summary'!$A$1:$M$") {
-		t.Errorf("Summary print area %q, want A1 to column M", got)
-	}
+	return names
 }
 
 // TestWriteXLSXCharts: the Summary's charts start in column D beside the KPI
