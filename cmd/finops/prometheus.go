@@ -88,7 +88,11 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			results := m.ingestPrometheus(ctx, st, c, srcs, win.Start, win.End, m.Stdout)
+			perDay := m.Stdout
+			if m.quiet {
+				perDay = io.Discard // the returned error names every failure on stderr
+			}
+			results := m.ingestPrometheus(ctx, st, c, srcs, win.Start, win.End, perDay)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -302,7 +306,7 @@ func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *
 	for _, r := range results {
 		if r.err != nil {
 			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.spec.name, r.err)
-		} else {
+		} else if !m.quiet {
 			fmt.Fprintf(m.Stdout, "source %s: %s\n", r.spec.name, r.detail)
 		}
 	}

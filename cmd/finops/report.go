@@ -175,7 +175,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if err != nil {
 		return res, nil, err
 	}
-	if m.jsonResults() {
+	if m.jsonResults() || m.quiet {
 		return res, paths, missingSources(missing)
 	}
 	// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
