@@ -135,3 +135,28 @@ func TestHostileQuiet(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestHostileProgressSheets(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "f.db")
+	if code, stdout, stderr := finops(t, "--db", db, "ingest", focusSample(t)); code != ExitOK {
+		t.Fatalf("ingest: exit %d: %s %s", code, stdout, stderr)
+	}
+	code, stdout, stderr := finopsProgress(t, "--db", db, "report", "--from", "2024-09-01", "--to", "2024-09-30",
+		"--format", "xlsx", "--out", filepath.Join(dir, "out"))
+	if code != ExitOK {
+		t.Fatalf("report: exit %d: %s %s", code, stdout, stderr)
+	}
+	// The workbook has ten sheets (report/xlsx.go); the bar counts those
+	// filled, the first drawn after the Summary sheet.
+	for _, want := range []string{"workbook 2024-09-01_2024-09-30", "(1/10, ", "(9/10, ", " sheets/s)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q: %q", want, stderr)
+		}
+	}
+	for _, b := range barBytes {
+		if strings.Contains(stdout, b) {
+			t.Errorf("stdout has progress bytes %q: %q", b, stdout)
+		}
+	}
+}

@@ -101,6 +101,44 @@ func (p *bar) done() {
 	p.pb.Finish()
 }
 
+// above is w for lines printed while p is drawn: each write clears the bar
+// first, and the next step draws it again below the line.
+func (p *bar) above(w io.Writer) io.Writer {
+	if p == nil {
+		return w
+	}
+	return clearing{w, p}
+}
+
+type clearing struct {
+	w io.Writer
+	p *bar
+}
+
+func (c clearing) Write(b []byte) (int, error) {
+	c.p.pb.Clear()
+	return c.w.Write(b)
+}
+
+// sheetBar draws the sheets of a workbook as report fills them
+// (report.Meta.Sheet): the count is only known at the first sheet.
+type sheetBar struct {
+	bars  bars
+	label string
+	bar   *bar
+}
+
+func (b bars) sheets(label string) *sheetBar { return &sheetBar{bars: b, label: label} }
+
+func (s *sheetBar) sheet(name string, done, total int) {
+	if s.bar == nil {
+		s.bar = s.bars.steps(s.label, total, "sheets")
+	}
+	s.bar.add(1)
+}
+
+func (s *sheetBar) done() { s.bar.done() }
+
 // rowSink counts the rows a parse hands on, for a bar.
 type rowSink struct {
 	ingest.Sink
