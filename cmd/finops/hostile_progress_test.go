@@ -160,3 +160,29 @@ func TestHostileProgressSheets(t *testing.T) {
 		}
 	}
 }
+
+func TestHostileProgressPromDays(t *testing.T) {
+	url, _ := credentialsIn(fakeProm(t, false))
+	db := filepath.Join(t.TempDir(), "f.db")
+	code, stdout, stderr := finopsProgress(t, "--db", db, "ingest", "prometheus", "--url", url, "--from", "2026-11-23", "--to", "2026-11-25")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	// Three days asked for: the bar counts each one done before the next.
+	for _, want := range []string{"(1/3, ", "(2/3, ", " days/s)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q: %q", want, stderr)
+		}
+	}
+	// Each day's line is on stdout, below a cleared bar, and none of the
+	// bar's bytes are: one line per day and the server's total.
+	if n := strings.Count(stdout, "\n"); n != 4 {
+		t.Errorf("stdout has %d lines, want 4: %q", n, stdout)
+	}
+	for _, b := range barBytes {
+		if strings.Contains(stdout, b) {
+			t.Errorf("stdout has progress bytes %q: %q", b, stdout)
+		}
+	}
+	noSecret(t, map[string]string{"stderr": stderr})
+}
