@@ -18,12 +18,22 @@ import (
 // says; a Parquet file (PAR1) comes back as the file itself, for Parse to
 // read by row group. Reading a truncated or corrupt archive fails with an error that says so.
 // Anything but a regular file is refused before it is opened (CheckRegular).
-func Open(name string) (io.ReadCloser, error) {
+func Open(name string) (io.ReadCloser, error) { return OpenCounted(name, nil) }
+
+// OpenCounted is Open that passes the number of the file's own bytes each
+// read took (compressed ones, for an archive) to read, so that a caller can
+// show how far through the file the parse is, the file's size being the
+// whole. Zip and Parquet files, read at offsets, report only the first read.
+func OpenCounted(name string, read func(n int)) (io.ReadCloser, error) {
 	f, err := openRegular(name)
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	var src io.Reader = f
+	if read != nil {
+		src = &countingReader{r: f, read: read}
+	}
+	br := bufio.NewReaderSize(src, 64<<10)
 	magic, _ := br.Peek(4)
 	switch {
 	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
@@ -108,6 +118,20 @@ func (a *archiveReader) Read(p []byte) (int, error) {
 	n, err := a.r.Read(p)
 	if err != nil && err != io.EOF {
 		err = archiveErr(a.kind, err)
+	}
+	return n, err
+}
+
+// countingReader passes the size of each read to read.
+type countingReader struct {
+	r    io.Reader
+	read func(n int)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.read(n)
 	}
 	return n, err
 }

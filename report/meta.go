@@ -28,4 +28,7 @@ type Meta struct {
 	// code (the config's fx, analysis.Params.FX), for the Billing lines
 	// sheet's reporting-currency column; nil where the lines are in one.
 	FX map[string]decimal.Decimal
+	// Sheet is told each workbook sheet filled (done of total), for a
+	// progress bar; nil tells nothing.
+	Sheet func(name string, done, total int)
 }

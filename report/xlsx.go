@@ -82,9 +82,12 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 		{sheetUtil, b.utilization, true},
 		{sheetLines, b.billingLines, true},
 	}
-	for _, s := range steps {
+	for i, s := range steps {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if meta.Sheet != nil && i > 0 {
+			meta.Sheet(steps[i-1].sheet, i, len(steps))
 		}
 		if s.sheet != sheetSummary {
 			if _, err := f.NewSheet(s.sheet); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
-	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -144,6 +144,12 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 	if asJSON && perFile != io.Discard {
 		notes = m.Stderr // stdout carries only the JSON results
 	}
+	// done gets what went well: with --quiet only the problems (and JSON
+	// results) are printed.
+	done := perFile
+	if m.quiet && !asJSON {
+		done = io.Discard
+	}
 	for i, s := range specs {
 		results[i].spec = s
 		plan, err := m.planSource(ctx, c, s.name)
@@ -168,7 +174,7 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 				emitJSON(perFile, newFileResult(s.name, "failed", nil, err))
 			}
 		} else {
-			printPlan(perFile, s.name, plan.DeliveryPlan)
+			printPlan(done, s.name, plan.DeliveryPlan)
 		}
 		for _, err := range plan.Errs {
 			results[i].files++
@@ -182,12 +188,9 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 			jobs = append(jobs, job{&results[i], f, plan.uri(f.Path)})
 		}
 	}
-	progress := interactive(m.Stderr)
+	bars := m.bars()
 	for n, j := range jobs {
-		if progress {
-			fmt.Fprintf(m.Stderr, "\r\033[K[%d/%d] %s", n+1, len(jobs), sanitize.Terminal(j.uri, 0))
-		}
-		res, err := m.ingestFile(ctx, st, c, j.spec.spec, j.file, j.uri)
+		res, err := m.ingestFile(ctx, st, c, j.spec.spec, j.file, j.uri, bars, fmt.Sprintf("[%d/%d] %s", n+1, len(jobs), j.uri))
 		j.spec.files++
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -198,9 +201,6 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 				j.spec.err = err
 			}
 			errs = append(errs, err)
-			if progress {
-				fmt.Fprint(m.Stderr, "\r\033[K")
-			}
 			if asJSON {
 				emitJSON(perFile, newFileResult(j.uri, "failed", nil, err))
 			} else {
@@ -208,26 +208,23 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 			}
 			continue
 		}
-		if progress {
-			fmt.Fprint(m.Stderr, "\r\033[K")
-		}
 		if asJSON {
 			emitJSON(perFile, importResult(j.uri, res))
 			continue
 		}
 		if res.Superseded {
-			fmt.Fprintf(perFile, "%s: an earlier delivery of %s, since replaced by %s: nothing changed\n", j.uri, res.Period, res.Delivery)
+			fmt.Fprintf(done, "%s: an earlier delivery of %s, since replaced by %s: nothing changed\n", j.uri, res.Period, res.Delivery)
 		} else if res.Duplicate {
 			if len(res.Replaced) > 0 {
-				fmt.Fprintf(perFile, "%s: already imported (same bytes as %s), now part of delivery %s\n", j.uri, res.DuplicateOf, res.Delivery)
+				fmt.Fprintf(done, "%s: already imported (same bytes as %s), now part of delivery %s\n", j.uri, res.DuplicateOf, res.Delivery)
 			} else {
-				fmt.Fprintf(perFile, "%s: already imported (same bytes as %s): nothing changed\n", j.uri, res.DuplicateOf)
+				fmt.Fprintf(done, "%s: already imported (same bytes as %s): nothing changed\n", j.uri, res.DuplicateOf)
 			}
 		} else {
-			fmt.Fprintf(perFile, "%s: %s\n", j.uri, describe(res.Summary))
-			printWarnings(perFile, res.Summary)
+			fmt.Fprintf(done, "%s: %s\n", j.uri, describe(res.Summary))
+			printWarnings(done, res.Summary)
 		}
-		printReplaced(perFile, j.uri, res)
+		printReplaced(done, j.uri, res)
 	}
 	if len(errs) > 0 {
 		for _, err := range errs {
@@ -249,7 +246,9 @@ func parseOptions(c *config.Config, s sourceSpec, path string) ingest.Options {
 
 // ingestFile imports one planned file; uri is what the database records
 // and messages call it (its path, or the s3:// URL it was downloaded from).
-func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, file ingest.PlannedFile, uri string) (*store.ImportResult, error) {
+// Its bar, labelled label, shows the file's bytes read and rows stored.
+func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, file ingest.PlannedFile, uri string,
+	bars bars, label string) (*store.ImportResult, error) {
 	path := file.Path
 	sum, err := ingest.HashFile(ctx, path)
 	if err != nil {
@@ -261,7 +260,16 @@ func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config
 	meta := store.FileMeta{URI: uri, SHA256: sum, Host: s.host, Period: file.Period, Delivery: file.Delivery}
 	return st.Import(ctx, meta,
 		func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
-			rc, err := ingest.Open(path)
+			var progress *bar
+			if fi, err := os.Stat(path); err == nil {
+				progress = bars.file(label, fi.Size())
+			}
+			defer progress.done()
+			var read func(int)
+			if progress != nil {
+				read, sink = progress.add, rowSink{sink, progress}
+			}
+			rc, err := ingest.OpenCounted(path, read)
 			if err != nil {
 				return nil, err
 			}

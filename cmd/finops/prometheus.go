@@ -88,7 +88,11 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			results := m.ingestPrometheus(ctx, st, c, srcs, win.Start, win.End, m.Stdout)
+			perDay := m.Stdout
+			if m.quiet {
+				perDay = io.Discard // the returned error names every failure on stderr
+			}
+			results := m.ingestPrometheus(ctx, st, c, srcs, win.Start, win.End, perDay)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -183,7 +187,16 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 		}
 		var ok, skipped, empty int
 		var warnings []string
-		for day := from.UTC().Truncate(24 * time.Hour); day.Before(to) && day.Before(now); day = day.Add(24 * time.Hour) {
+		first, days := from.UTC().Truncate(24*time.Hour), 0
+		for day := first; day.Before(to) && day.Before(now); day = day.Add(24 * time.Hour) {
+			days++
+		}
+		progress := m.bars().steps(res.spec.name, days, "days")
+		perDay := progress.above(perDay)
+		for day := first; day.Before(to) && day.Before(now); day = day.Add(24 * time.Hour) {
+			if day.After(first) {
+				progress.add(1) // the day before is done
+			}
 			if ctx.Err() != nil {
 				break
 			}
@@ -248,6 +261,7 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 			res.files = max(res.files, 1)
 			res.failed = res.files
 		}
+		progress.done()
 		res.detail = fmt.Sprintf("%d days fetched, %d already stored, %d empty", ok, skipped, empty)
 		fmt.Fprintf(perDay, "%s: %s\n", res.spec.name, res.detail)
 		out = append(out, res)
@@ -302,7 +316,7 @@ func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *
 	for _, r := range results {
 		if r.err != nil {
 			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.spec.name, r.err)
-		} else {
+		} else if !m.quiet {
 			fmt.Fprintf(m.Stdout, "source %s: %s\n", r.spec.name, r.detail)
 		}
 	}

@@ -434,10 +434,18 @@ func (j *job) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 	}
 	ok := true
 	var uploaded []string
+	reports := 0
+	for _, a := range pending {
+		if a.Kind == "report" {
+			reports++
+		}
+	}
+	progress := j.m.bars().steps("upload s3://"+client.Bucket(), reports, "files")
 	for _, a := range pending {
 		if a.Kind != "report" {
 			continue // snapshots: this run uploads a fresh one
 		}
+		progress.add(0) // draws the bar before the first upload ends
 		if !ok {
 			j.st.MarkArtifact(ctx, a.Period, a.Name, store.ArtifactFailed, "not tried: an earlier upload in the same run failed")
 			j.res.UploadFailed = append(j.res.UploadFailed, a.Name)
@@ -475,7 +483,9 @@ func (j *job) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 			continue
 		}
 		uploaded = append(uploaded, client.URL(key))
+		progress.add(1)
 	}
+	progress.done()
 	j.res.Uploaded = append(j.res.Uploaded, uploaded...)
 	if n := len(j.res.UploadFailed); n > 1 {
 		fmt.Fprintf(j.m.Stdout, "upload: %d files stay pending for the next run: %s\n", n, strings.Join(j.res.UploadFailed, ", "))

@@ -147,7 +147,9 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if res.DataQuality.Clipped != "" {
 		fmt.Fprintf(m.Stderr, "note: %s\n", res.DataQuality.Clipped)
 	}
-	meta := report.Meta{GeneratedAt: m.Now(), Version: version, FX: in.Params.FX}
+	sheets := m.bars().sheets("workbook " + win.Label)
+	defer sheets.done()
+	meta := report.Meta{GeneratedAt: m.Now(), Version: version, FX: in.Params.FX, Sheet: sheets.sheet}
 	keep := func(*ingest.BillingLine) bool { return true }
 	if team != "" {
 		slice := res.ForTeam(team)
@@ -175,7 +177,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if err != nil {
 		return res, nil, err
 	}
-	if m.jsonResults() {
+	if m.jsonResults() || m.quiet {
 		return res, paths, missingSources(missing)
 	}
 	// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).

@@ -33,7 +33,12 @@ type Main struct {
 	dbPath     string
 	logFormat  string
 	verbose    bool
+	quiet      bool
 	logger     *slog.Logger
+
+	// progressEvery is the least time between two drawings of a progress
+	// bar (zero: 100ms); the tests draw every change.
+	progressEvery time.Duration
 
 	cpuProfile, memProfile string
 	stopProfiles           func() error
@@ -99,6 +104,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	pf.StringVar(&m.dbPath, "db", "", "SQLite database (default from config, else ./finops.db)")
 	pf.StringVar(&m.logFormat, "log-format", "text", "log format: text or json (json: stdout carries one JSON object per result, for scripts)")
 	pf.BoolVarP(&m.verbose, "verbose", "v", false, "verbose logging")
+	pf.BoolVarP(&m.quiet, "quiet", "q", false, "no progress bars and no summaries: only errors (and, with --log-format json, the JSON results)")
 	pf.StringVar(&m.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
 	pf.StringVar(&m.memProfile, "memprofile", "", "write a heap profile at the end of the command to this file")
 	pf.MarkHidden("cpuprofile")

@@ -102,7 +102,9 @@ func (m *Main) ingestQuietly(ctx context.Context, st *store.Store, c *config.Con
 			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.spec.name, r.err)
 		}
 	}
-	fmt.Fprintf(m.Stdout, "ingested %d files from %d sources (%d failed)\n", files-failed, len(specs), failed)
+	if !m.quiet {
+		fmt.Fprintf(m.Stdout, "ingested %d files from %d sources (%d failed)\n", files-failed, len(specs), failed)
+	}
 	return results, err
 }
 
