@@ -6,8 +6,9 @@ import (
 )
 
 // TestScrapeUtilOutOfRange: a utilization outside 0–100 % after the PROF
-// ratio's ×100 (or NaN) is no sample, dropped and counted, never clamped —
-// the rule Prometheus and nvidia-smi follow too (ingest.ValidUtil).
+// ratio's ×100 is no sample, dropped and counted, never clamped — the rule
+// Prometheus and nvidia-smi follow too (ingest.ValidUtil). A NaN is the
+// exporter having no value: a sample without utilization, as in Prometheus.
 func TestScrapeUtilOutOfRange(t *testing.T) {
 	const ts = " 1793001600000\n"
 	in := "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n" +
@@ -25,13 +26,20 @@ func TestScrapeUtilOutOfRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// By hand: GPU-a (−7), GPU-b (150), GPU-c (NaN), GPU-f (120) dropped;
-	// GPU-d 100 (from GPU_UTIL), GPU-e 40 and GPU-g 0 kept.
+	// By hand: GPU-a (−7), GPU-b (150), GPU-f (120) dropped; GPU-d 100
+	// (from GPU_UTIL), GPU-e 40 and GPU-g 0 kept; GPU-c (NaN) kept with no
+	// utilization.
 	want := map[string]float64{"GPU-d": 100, "GPU-e": 40, "GPU-g": 0}
-	if sum.SamplesDropped != 4 || len(sink.samples) != len(want) {
-		t.Fatalf("%d dropped, %d samples; want 4 and %d", sum.SamplesDropped, len(sink.samples), len(want))
+	if sum.SamplesDropped != 3 || len(sink.samples) != len(want)+1 {
+		t.Fatalf("%d dropped, %d samples; want 3 and %d", sum.SamplesDropped, len(sink.samples), len(want)+1)
 	}
 	for _, s := range sink.samples {
+		if s.UUID == "GPU-c" {
+			if s.Util != nil {
+				t.Errorf("GPU-c: util %v, want none (NaN is no value)", *s.Util)
+			}
+			continue
+		}
 		if w, ok := want[s.UUID]; !ok || s.Util == nil || *s.Util != w {
 			t.Errorf("%s: util %v, want %v", s.UUID, s.Util, w)
 		}
@@ -50,5 +58,21 @@ DCGM_FI_DEV_FB_TOTAL{gpu="0",UUID="GPU-a",Hostname="h"} 81559 1793001600000
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v lacks %q", err, w)
 		}
+	}
+}
+
+// TestScrapeSizeCap: a file far larger than one scrape (2 MiB of valid
+// series against a cap of 1 MiB here; 64 MiB by default) is refused naming
+// the file and the cap, before the text parser holds it all in memory; one
+// under the cap is read.
+func TestScrapeSizeCap(t *testing.T) {
+	line := `DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-a",Hostname="h"} 40 1793001600000` + "\n"
+	big := strings.Repeat(line, (2<<20)/len(line))
+	_, err := Parse(t.Context(), strings.NewReader(big), Options{Name: "big.prom", MaxBytes: 1 << 20}, &recSink{})
+	if err == nil || !strings.Contains(err.Error(), "big.prom") || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("a 2 MiB scrape: %v, want a refusal naming big.prom and the 1 MiB cap", err)
+	}
+	if _, err := Parse(t.Context(), strings.NewReader(line), Options{Name: "one.prom", MaxBytes: 1 << 20}, &recSink{}); err != nil {
+		t.Errorf("one scrape: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package dcgm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -41,6 +42,38 @@ type Options struct {
 	// every 30 s by default); it tells the minute grid how long a sample holds.
 	Interval time.Duration
 	Catalog  *ingest.Catalog
+	// MaxBytes bounds the file (0: DefaultMaxBytes); the text parser holds a
+	// whole scrape in memory.
+	MaxBytes int64
+}
+
+// DefaultMaxBytes bounds one scrape file. dcgm-exporter's answer for a host
+// is kilobytes (every field of a 16-GPU node is about 200 KB); a file far
+// larger is not one scrape, and parsing it whole would take its size several
+// times over in memory.
+const DefaultMaxBytes = 64 << 20
+
+// cappedReader reads at most max bytes and says when there was more.
+type cappedReader struct {
+	r        io.Reader
+	max, n   int64
+	overflow bool
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.n >= c.max {
+		var one [1]byte
+		if n, _ := c.r.Read(one[:]); n > 0 {
+			c.overflow = true
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.max-c.n {
+		p = p[:c.max-c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Missing reports whether a DCGM value stands for "no data": NaN, infinities
@@ -68,11 +101,16 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 		name = "<scrape>"
 	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
+	capped := &cappedReader{r: ingest.ContextReader(ctx, r), max: cmp.Or(opt.MaxBytes, DefaultMaxBytes)}
 	// A scrape saved without its final newline (common when logged with
 	// $(curl …)) is otherwise "unexpected end of input stream".
-	fams, err := p.TextToMetricFamilies(io.MultiReader(ingest.ContextReader(ctx, r), strings.NewReader("\n")))
+	fams, err := p.TextToMetricFamilies(io.MultiReader(capped, strings.NewReader("\n")))
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, cerr
+	}
+	if capped.overflow {
+		return nil, &ingest.ParseError{File: name, Msg: fmt.Sprintf("larger than %d MiB: not one dcgm-exporter scrape "+
+			"(one is kilobytes); save one scrape per file", capped.max>>20)}
 	}
 	if err != nil {
 		return nil, &ingest.ParseError{File: name, Msg: "not a Prometheus text exposition (dcgm-exporter scrape): " + err.Error()}
@@ -166,15 +204,26 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 		s := &ingest.GPUSample{Line: i + 1, Host: rd.gpu.Host, Index: rd.gpu.Index, UUID: rd.gpu.UUID,
 			Model: opt.Catalog.Model(rd.gpu.Name), Time: rd.at, MemUsed: rd.used, PowerWatt: rd.power}
 		// The first valid of GR_ENGINE_ACTIVE and GPU_UTIL (a GPU without
-		// profiling may leak a blank PROF value); when neither is, the
-		// reading is no sample, as from every source (ingest.ValidUtil).
+		// profiling may leak a blank PROF value). A missing value (NaN, a
+		// blank sentinel: the exporter had none) is no utilization, as in a
+		// Prometheus answer; a number out of range with no valid one beside
+		// it makes the reading no sample, dropped and counted, as from every
+		// source (ingest.ValidUtil).
+		invalid := false
 		for _, u := range []*float64{rd.prof, rd.util} {
-			if u != nil && ingest.ValidUtil(*u) {
-				s.Util = u
+			switch {
+			case u == nil || Missing(*u):
+			case ingest.ValidUtil(*u):
+				s.Util, invalid = u, false
+			default:
+				invalid = true
+				continue
+			}
+			if s.Util != nil {
 				break
 			}
 		}
-		if s.Util == nil && (rd.prof != nil || rd.util != nil) {
+		if s.Util == nil && invalid {
 			sum.SamplesDropped++
 			continue
 		}

@@ -56,7 +56,8 @@ func FuzzParse(f *testing.F) {
 				}
 				continue
 			}
-			if sum.Rows != len(sink.samples) || sum.Rows == 0 || sum.Format != Format || sum.PeriodEnd.Before(sum.PeriodStart) {
+			// Every GPU series is a sample or a dropped reading (counted).
+			if sum.Rows != len(sink.samples) || sum.Rows+sum.SamplesDropped == 0 || sum.Format != Format || sum.PeriodEnd.Before(sum.PeriodStart) {
 				t.Fatalf("summary %+v for %d samples", sum, len(sink.samples))
 			}
 			keys := map[string]bool{}
