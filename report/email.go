@@ -116,10 +116,14 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		"· idle "+amount.Format(cur, t.IdleCost, 0)+" ("+strconv.FormatFloat(idleShare(t)*100, 'f', 0, 64)+"%)")
 	v.Subject = strings.Join(parts, " ")
 
+	util := emailKPI{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: hours(t.GPUHoursBilled) + " billed"}
+	if !anyMonitored(t) {
+		util.Value, util.Note = "n/a", noneMonitored
+	}
 	v.KPIs = []emailKPI{
 		{Label: "Total cost", Value: money(cur, t.Cost), Note: changeText(t.Cost, r.Totals.PreviousCost)},
 		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)},
-		{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: hours(t.GPUHoursBilled) + " billed"},
+		util,
 		{Label: "Savings available", Value: money(cur, t.MonthlySavings), Note: "per month", Tone: toneIf(t.MonthlySavings > 0, "good")},
 	}
 	if t.UnmonitoredCost != 0 {

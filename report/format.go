@@ -234,3 +234,10 @@ func changeText(now, prev float64) string {
 	}
 	return sign + percent(c) + " vs previous period"
 }
+
+// noneMonitored is what the utilization KPI says where no billed GPU-hour
+// had telemetry: an average of nothing is not 0 %.
+const noneMonitored = "no GPU-hour was monitored"
+
+// anyMonitored reports whether some billed GPU-hour of t had telemetry.
+func anyMonitored(t analysis.Totals) bool { return t.GPUHoursBilled-t.GPUHoursUnmonitored > 0 }

@@ -88,6 +88,12 @@ func TestKPICards(t *testing.T) {
 			t.Errorf("utilization with nothing monitored = %q, want n/a", k.Value)
 		}
 	}
+	// The email says the same.
+	for _, k := range newEmailView(r, EmailOptions{}, "UTC", "").KPIs {
+		if k.Label == "Avg GPU utilization" && (k.Value != "n/a" || k.Note != noneMonitored) {
+			t.Errorf("email utilization with nothing monitored = %q (%q), want n/a", k.Value, k.Note)
+		}
+	}
 	var b strings.Builder
 	if err := writeHTML(&b, r, Meta{}, nil); err != nil {
 		t.Fatal(err)

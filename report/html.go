@@ -197,8 +197,8 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		}
 	}
 	util := kpiCard{Label: "Avg GPU utilization", Period: week, Value: utilPct(t.AvgGPUUtilization), Note: "over monitored GPU-hours"}
-	if t.GPUHoursBilled-t.GPUHoursUnmonitored <= 0 {
-		util.Value, util.Note = "n/a", "no GPU-hour was monitored"
+	if !anyMonitored(t) {
+		util.Value, util.Note = "n/a", noneMonitored
 	}
 	p.KPIs = []kpiCard{
 		{Label: "Total cost", Period: week, Value: money(cur, t.Cost), Note: costNote},
