@@ -3,13 +3,15 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/internal/termcol"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // The quarterly rent-or-buy review (`finops review`): its own JSON, workbook
@@ -48,7 +50,8 @@ func WriteReviewJSON(w io.Writer, rv *analysis.Review) error {
 	n.Models = make([]analysis.ModelReview, len(rv.Models))
 	for i, m := range rv.Models {
 		m.Resources = nonNil(m.Resources)
-		m.Sensitivity = nonNil(m.Sensitivity)
+		m.Sensitivity = roundSensitivity(rv.Currency, nonNil(m.Sensitivity))
+		roundReviewMoney(rv.Currency, &m)
 		n.Models[i] = m
 	}
 	enc := json.NewEncoder(w)
@@ -112,4 +115,27 @@ func verdictText(v string) string {
 		return "No purchase assumptions"
 	}
 	return strings.ReplaceAll(sanitize.Control(v), "_", " ")
+}
+
+// roundReviewMoney rounds the review's amounts of money to the currency's
+// minor unit, as the report's JSON does (amount.RoundMinor); prices per hour
+// or per month (0.9 per GPU-hour) keep their digits, as the catalog gives
+// them, and so do fractions and hours.
+func roundReviewMoney(cur string, m *analysis.ModelReview) {
+	for _, v := range []*float64{&m.RentCost, &m.CurrentMonthlyCost, &m.RentMonthlyPerGPU, &m.OwnedMonthlyPerGPU,
+		&m.MonthlySavingsPerGPU, &m.MonthlySavings, &m.PurchaseCost, &m.Owned.CapexPerGPU, &m.Owned.Depreciation,
+		&m.Owned.Power, &m.Owned.Hosting, &m.Owned.Ops, &m.Owned.Total} {
+		*v = amount.RoundMinor(cur, *v)
+	}
+}
+
+// roundSensitivity is roundReviewMoney for the sensitivity rows (a copy:
+// the caller's review is not changed).
+func roundSensitivity(cur string, in []analysis.Sensitivity) []analysis.Sensitivity {
+	out := slices.Clone(in)
+	for i := range out {
+		out[i].CapexPerGPU = amount.RoundMinor(cur, out[i].CapexPerGPU)
+		out[i].OwnedMonthlyPerGPU = amount.RoundMinor(cur, out[i].OwnedMonthlyPerGPU)
+	}
+	return out
 }

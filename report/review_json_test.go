@@ -83,3 +83,53 @@ func TestWriteReviewSummary(t *testing.T) {
 		t.Errorf("summary:\n%s", s)
 	}
 }
+
+// TestWriteReviewJSONRoundsMoney: the review's amounts of money come out at
+// the currency's minor unit (CNY: cents), as the report's JSON does; prices
+// keep their digits; the caller's review is not changed.
+func TestWriteReviewJSONRoundsMoney(t *testing.T) {
+	rv := reviewFixture(t)
+	m0 := rv.Models[0]
+	m0.OwnedMonthlyPerGPU += 0.0049 // a float tail a sum leaves, below a cent
+	rv.Models[0] = m0
+	var b bytes.Buffer
+	if err := WriteReviewJSON(&b, rv); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Models []struct {
+			OwnedMonthlyPerGPU float64 `json:"owned_monthly_per_gpu"`
+			MonthlySavings     float64 `json:"monthly_savings"`
+			RentCost           float64 `json:"rent_cost"`
+			HourlyPrice        float64 `json:"hourly_price"`
+			Sensitivity        []struct {
+				OwnedMonthlyPerGPU float64 `json:"owned_monthly_per_gpu"`
+			} `json:"sensitivity"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	cents := func(v float64) bool { return math.Abs(v*100-math.Round(v*100)) < 1e-6 }
+	g := got.Models[0]
+	// By hand: x + 0.0049 rounds back to x's cents when x has whole cents.
+	if want := math.Round(m0.OwnedMonthlyPerGPU*100) / 100; g.OwnedMonthlyPerGPU != want {
+		t.Errorf("owned_monthly_per_gpu = %v, want %v", g.OwnedMonthlyPerGPU, want)
+	}
+	for name, v := range map[string]float64{"monthly_savings": g.MonthlySavings, "rent_cost": g.RentCost} {
+		if !cents(v) {
+			t.Errorf("%s = %v, not whole cents", name, v)
+		}
+	}
+	for _, s := range g.Sensitivity {
+		if !cents(s.OwnedMonthlyPerGPU) {
+			t.Errorf("sensitivity owned_monthly_per_gpu = %v, not whole cents", s.OwnedMonthlyPerGPU)
+		}
+	}
+	if g.HourlyPrice != m0.HourlyPrice {
+		t.Errorf("hourly_price = %v, want %v as given", g.HourlyPrice, m0.HourlyPrice)
+	}
+	if rv.Models[0].OwnedMonthlyPerGPU != m0.OwnedMonthlyPerGPU {
+		t.Error("WriteReviewJSON changed the caller's review")
+	}
+}
