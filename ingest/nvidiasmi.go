@@ -26,9 +26,8 @@ type smiParser struct {
 	in     *interner
 	models map[string]string // GPU name → model
 
-	lastTS   string // the previous row's timestamp text and its time
-	lastTime time.Time
-	clock    logClock
+	lastTS   string    // the previous row's timestamp text and its time
+	clock    logClock  // resolves local wall clocks; clock.last is the previous row's time
 	lastText [4]string // the previous text and value of each measure
 	lastVal  [4]float64
 
@@ -55,7 +54,7 @@ func newSMIParser(idx *columns, opt Options) *smiParser {
 func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 	v := cell(rec, p.ts)
 	// One invocation logs every GPU with the same timestamp: parse it once.
-	t := p.lastTime
+	t := p.clock.last
 	if v != p.lastTS || v == "" {
 		pt, local, err := parseTimeIn(v, p.loc)
 		if err != nil {
@@ -64,7 +63,7 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		// The log runs forward: the hour a local clock falls back is read
 		// as the first pass until the log has gone back (wallclock.go).
 		t = p.clock.resolve(pt, local)
-		p.lastTS, p.lastTime = strings.Clone(v), t
+		p.lastTS = strings.Clone(v)
 	}
 	// One allocation for the sample and its four measures.
 	x := &smiSample{GPUSample: GPUSample{Line: line, Time: t, Index: -1, Host: p.host}}
