@@ -243,15 +243,15 @@ func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*
 	if err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 	}
-	s3c := c.Publish.S3
-	ak, sk, tok, err := s3c.Credentials(m.Getenv)
+	// The publish.s3 settings, on the source's bucket and from its root.
+	sc, secrets, err := m.s3Config(c.Publish.S3)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w (the s3:// sources use the publish.s3 settings)", name, err)}
 	}
-	client, err := publish.NewS3(ctx, publish.S3Config{Bucket: bucket, Region: s3c.Region, Endpoint: s3c.Endpoint,
-		PathStyle: s3c.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok})
+	sc.Bucket, sc.Prefix = bucket, ""
+	client, err := publish.NewS3(ctx, sc)
 	if err != nil {
-		return nil, redactErr(err, ak, sk, tok)
+		return nil, redactErr(err, secrets...)
 	}
 	tmp, err := os.MkdirTemp("", "finops-s3-")
 	if err != nil {
@@ -261,7 +261,7 @@ func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*
 	files, refused, err := client.Fetch(ctx, prefix, match, p.tmp)
 	if err != nil {
 		p.close()
-		return nil, redactErr(err, ak, sk, tok)
+		return nil, redactErr(err, secrets...)
 	}
 	if len(files) == 0 && len(refused) == 0 {
 		p.close()
