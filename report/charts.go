@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/termcol"
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
@@ -88,7 +88,7 @@ const (
 func legendRows(names []string) int {
 	rows, x := 1, 0
 	for _, n := range names {
-		w := 40 + 7*utf8.RuneCountInString(n)
+		w := 40 + 7*termcol.Width(n) // display columns: a Han character is two
 		if x > 0 && x+w > legendRowWidth {
 			rows, x = rows+1, 0
 		}
@@ -140,7 +140,7 @@ func unitCostTrend(days []analysis.TaskDay, tasks []analysis.TaskCost, loc *time
 			k := key{day, n}
 			if units[k] > 0 {
 				v := cost[k] / units[k]
-				data[i] = opts.LineData{Value: roundSig(v)}
+				data[i] = opts.LineData{Value: roundSig(v, 4)}
 				if v > 0 {
 					lo, hi = math.Min(lo, v), math.Max(hi, v)
 				}
@@ -230,12 +230,13 @@ func budgetBars(teams []analysis.TeamCost, currency string) (map[string]any, int
 	return bar.JSON(), len(names)
 }
 
-// roundSig keeps four significant digits: unit costs can be fractions of a cent.
-func roundSig(v float64) float64 {
+// roundSig keeps digits significant digits (unit costs can be fractions of
+// a cent); NaN, infinities and 0 come out 0.
+func roundSig(v float64, digits int) float64 {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0
 	}
-	p := math.Pow10(3 - int(math.Floor(math.Log10(math.Abs(v)))))
+	p := math.Pow10(digits - 1 - int(math.Floor(math.Log10(math.Abs(v)))))
 	return math.Round(v*p) / p
 }
 

@@ -113,7 +113,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 	}
 	parts = append(parts, oneLine(orDefault(r.Period.Label, period), 40),
 		"· "+amount.Format(cur, t.Cost, 0),
-		"· idle "+amount.Format(cur, t.IdleCost, 0)+" ("+strconv.FormatFloat(idleShare(t)*100, 'f', 0, 64)+"%)")
+		"· idle "+amount.Format(cur, t.IdleCost, 0)+" ("+percentWhole(idleShare(t))+")")
 	v.Subject = strings.Join(parts, " ")
 
 	util := emailKPI{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: hours(t.GPUHoursBilled) + " billed"}

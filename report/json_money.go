@@ -2,7 +2,6 @@ package report
 
 import (
 	"slices"
-	"strconv"
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
@@ -47,7 +46,7 @@ func roundedMoney(n analysis.Result) analysis.Result {
 		tk := &n.Tasks[i]
 		m(&tk.Cost)
 		m(&tk.IdleCost)
-		tk.UnitCost = significant(tk.UnitCost, 6)
+		tk.UnitCost = roundSig(tk.UnitCost, 6)
 	}
 	n.Recommendations = slices.Clone(n.Recommendations)
 	for i := range n.Recommendations {
@@ -72,13 +71,4 @@ func roundedMoney(n analysis.Result) analysis.Result {
 		}
 	}
 	return n
-}
-
-// significant rounds v to d significant digits.
-func significant(v float64, d int) float64 {
-	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', d, 64), 64)
-	if err != nil {
-		return v
-	}
-	return r
 }

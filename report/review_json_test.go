@@ -89,18 +89,22 @@ func TestWriteReviewSummary(t *testing.T) {
 // keep their digits; the caller's review is not changed.
 func TestWriteReviewJSONRoundsMoney(t *testing.T) {
 	rv := reviewFixture(t)
-	m0 := rv.Models[0]
-	m0.OwnedMonthlyPerGPU += 0.0049 // a float tail a sum leaves, below a cent
-	rv.Models[0] = m0
+	m := &rv.Models[0]
+	// Float tails a sum leaves; by hand at cents: 1234.5649 → 1234.56,
+	// 987.655 → 987.66 (half away from zero), 0.9012345 per GPU-hour stays.
+	m.RentCost, m.OwnedMonthlyPerGPU, m.HourlyPrice = 1234.5649, 987.655, 0.9012345
+	if len(m.Sensitivity) == 0 {
+		t.Fatal("the fixture has no sensitivity rows")
+	}
+	m.Sensitivity[0].OwnedMonthlyPerGPU = 100.004 // → 100.00
 	var b bytes.Buffer
 	if err := WriteReviewJSON(&b, rv); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
 		Models []struct {
-			OwnedMonthlyPerGPU float64 `json:"owned_monthly_per_gpu"`
-			MonthlySavings     float64 `json:"monthly_savings"`
 			RentCost           float64 `json:"rent_cost"`
+			OwnedMonthlyPerGPU float64 `json:"owned_monthly_per_gpu"`
 			HourlyPrice        float64 `json:"hourly_price"`
 			Sensitivity        []struct {
 				OwnedMonthlyPerGPU float64 `json:"owned_monthly_per_gpu"`
@@ -110,26 +114,14 @@ func TestWriteReviewJSONRoundsMoney(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	cents := func(v float64) bool { return math.Abs(v*100-math.Round(v*100)) < 1e-6 }
 	g := got.Models[0]
-	// By hand: x + 0.0049 rounds back to x's cents when x has whole cents.
-	if want := math.Round(m0.OwnedMonthlyPerGPU*100) / 100; g.OwnedMonthlyPerGPU != want {
-		t.Errorf("owned_monthly_per_gpu = %v, want %v", g.OwnedMonthlyPerGPU, want)
+	if g.RentCost != 1234.56 || g.OwnedMonthlyPerGPU != 987.66 || g.HourlyPrice != 0.9012345 ||
+		g.Sensitivity[0].OwnedMonthlyPerGPU != 100.00 {
+		t.Errorf("rent_cost %v, owned_monthly_per_gpu %v, hourly_price %v, sensitivity %v; want 1234.56, 987.66, 0.9012345, 100",
+			g.RentCost, g.OwnedMonthlyPerGPU, g.HourlyPrice, g.Sensitivity[0].OwnedMonthlyPerGPU)
 	}
-	for name, v := range map[string]float64{"monthly_savings": g.MonthlySavings, "rent_cost": g.RentCost} {
-		if !cents(v) {
-			t.Errorf("%s = %v, not whole cents", name, v)
-		}
-	}
-	for _, s := range g.Sensitivity {
-		if !cents(s.OwnedMonthlyPerGPU) {
-			t.Errorf("sensitivity owned_monthly_per_gpu = %v, not whole cents", s.OwnedMonthlyPerGPU)
-		}
-	}
-	if g.HourlyPrice != m0.HourlyPrice {
-		t.Errorf("hourly_price = %v, want %v as given", g.HourlyPrice, m0.HourlyPrice)
-	}
-	if rv.Models[0].OwnedMonthlyPerGPU != m0.OwnedMonthlyPerGPU {
-		t.Error("WriteReviewJSON changed the caller's review")
+	// The sensitivity rows are a slice the caller shares: not rounded in place.
+	if m.Sensitivity[0].OwnedMonthlyPerGPU != 100.004 {
+		t.Error("WriteReviewJSON changed the caller's sensitivity rows")
 	}
 }
