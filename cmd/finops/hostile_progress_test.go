@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/internal/fifotest"
 )
 
 // barBytes are what a drawn progress bar leaves on a stream: the carriage
@@ -110,6 +112,15 @@ func TestHostileQuiet(t *testing.T) {
 	code, stdout, stderr := finops(t, "--quiet", "--db", db, "ingest", good, bad)
 	if code != ExitFailed || !strings.Contains(stdout, bad+": FAILED") || strings.Contains(stdout, good) {
 		t.Errorf("ingest --quiet of a bad file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// A FIFO in a folder is refused while planning the source: still named
+	// with --quiet (the returned error says every problem is on stdout).
+	folder := filepath.Join(dir, "bills")
+	os.MkdirAll(folder, 0o755)
+	fifo := fifotest.Make(t, filepath.Join(folder, "pipe.csv"))
+	code, stdout, stderr = finops(t, "--quiet", "--db", db, "ingest", folder)
+	if code != ExitFailed || !strings.Contains(stdout, "FAILED") || !strings.Contains(stdout, fifo) {
+		t.Errorf("ingest --quiet of a folder with a FIFO: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// JSON results are the output, not a summary: they stay.
 	code, stdout, _ = finops(t, "--quiet", "--log-format", "json", "--db", db, "ingest", good)

@@ -160,23 +160,21 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 			case exitCode(err) == ExitUsage:
 				// A source address or setting that can never work: the
 				// returned error carries it to stderr whole, below.
-			case asJSON:
-				emitJSON(perFile, newFileResult(s.name, "failed", nil, err))
 			default:
-				fmt.Fprintf(perFile, "FAILED: %v\n", err)
+				printFailed(perFile, asJSON, "", s.name, err)
 			}
 			continue
 		}
 		defer plan.close() // s3:// sources: the downloaded copies, once every file is imported
 		if asJSON {
 			printPlanNotes(notes, s.name, plan.DeliveryPlan)
-			for _, err := range plan.Errs {
-				emitJSON(perFile, newFileResult(s.name, "failed", nil, err))
-			}
 		} else {
-			printPlan(done, s.name, plan.DeliveryPlan)
+			printPlanNotes(done, s.name, plan.DeliveryPlan)
 		}
 		for _, err := range plan.Errs {
+			// Problems are printed even with --quiet: the returned error
+			// says each is named on standard output.
+			printFailed(perFile, asJSON, "", s.name, err)
 			results[i].files++
 			results[i].failed++
 			if results[i].err == nil {
@@ -201,11 +199,7 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 				j.spec.err = err
 			}
 			errs = append(errs, err)
-			if asJSON {
-				emitJSON(perFile, newFileResult(j.uri, "failed", nil, err))
-			} else {
-				fmt.Fprintf(perFile, "%s: FAILED: %v\n", j.uri, err)
-			}
+			printFailed(perFile, asJSON, j.uri+": ", j.uri, err)
 			continue
 		}
 		if asJSON {
@@ -450,15 +444,18 @@ func (*checkSink) TaskRun(*ingest.TaskRun) error  { return nil }
 
 // printPlan says which delivery of each billing period a source's manifests
 // chose, and what was left out.
-func printPlan(w io.Writer, source string, plan *ingest.DeliveryPlan) {
-	printPlanNotes(w, source, plan)
-	for _, err := range plan.Errs {
-		fmt.Fprintf(w, "FAILED: %v\n", err)
+// printFailed names one problem on w: a JSON result in JSON mode, else a
+// FAILED line (prefix says whose, when the error itself does not).
+func printFailed(w io.Writer, asJSON bool, prefix, name string, err error) {
+	if asJSON {
+		emitJSON(w, newFileResult(name, "failed", nil, err))
+		return
 	}
+	fmt.Fprintf(w, "%sFAILED: %v\n", prefix, err)
 }
 
-// printPlanNotes is printPlan without the errors, for callers that report
-// them their own way.
+// printPlanNotes prints what planning a source decided (delivery choices,
+// files left out); its errors are printed by the caller, printFailed.
 func printPlanNotes(w io.Writer, source string, plan *ingest.DeliveryPlan) {
 	for _, n := range plan.Notes {
 		fmt.Fprintln(w, n)
