@@ -100,6 +100,12 @@ func TestParquetPeakRSS(t *testing.T) {
 	if string(m[1]) != strconv.Itoa(rows) {
 		t.Fatalf("parsed %s rows, want %d", m[1], rows)
 	}
+	// By hand: cost i%1000 / 100 runs through 0.00 … 9.99, 499,500 / 100 =
+	// 4,995 a cycle, 2,000 cycles in 2,000,000 rows: 9,990,000.00 exactly
+	// (doubles read as their shortest decimal, summed exactly).
+	if string(m[2]) != "9990000.00" {
+		t.Fatalf("total %s, want 9990000.00", m[2])
+	}
 	if kb > 150<<10 {
 		t.Fatalf("peak RSS %d MB, over 150 MB", kb>>10)
 	}

@@ -24,10 +24,8 @@ func ValidUtil(v float64) bool {
 // the used field; the caller adds file and line.
 func CheckMemory(used, total *float64) error {
 	if used != nil && total != nil && *used > *total {
-		return fmt.Errorf("memory used %s MiB is above the memory total %s MiB: the reading is broken or the columns are swapped",
-			formatMiB(*used), formatMiB(*total))
+		return fmt.Errorf("memory used %g MiB is above the memory total %g MiB: the reading is broken or the columns are swapped",
+			*used, *total)
 	}
 	return nil
 }
-
-func formatMiB(v float64) string { return fmt.Sprintf("%g", v) }

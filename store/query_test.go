@@ -224,6 +224,25 @@ func TestSampleIntervals(t *testing.T) {
 	}
 }
 
+// TestWeightedMedian: rows weigh, not files. One file of 1,000 rows at
+// 5 min and two of 10 rows at 60 s: by hand the total weight is 1,020, half
+// 510; sorted, 60 s reaches 20 and 5 min 1,020 ≥ 510, so 5 min (a median of
+// the files, unweighted, would say 60 s). Ties go to the lower value.
+func TestWeightedMedian(t *testing.T) {
+	for _, tt := range []struct {
+		values, weights []int64
+		want            int64
+	}{
+		{[]int64{300000, 60000, 60000}, []int64{1000, 10, 10}, 300000},
+		{[]int64{60000, 300000}, []int64{5, 5}, 60000},
+		{[]int64{15000}, []int64{1}, 15000},
+	} {
+		if got := weightedMedian(tt.values, tt.weights); got != tt.want {
+			t.Errorf("weightedMedian(%v, %v) = %d, want %d", tt.values, tt.weights, got, tt.want)
+		}
+	}
+}
+
 func TestTaskRuns(t *testing.T) {
 	ctx := context.Background()
 	h := func(hour int) time.Time { return utc(2025, 3, 1, hour, 0, 0) }

@@ -211,17 +211,14 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 		// source (ingest.ValidUtil).
 		invalid := false
 		for _, u := range []*float64{rd.prof, rd.util} {
-			switch {
-			case u == nil || Missing(*u):
-			case ingest.ValidUtil(*u):
-				s.Util, invalid = u, false
-			default:
-				invalid = true
+			if u == nil || Missing(*u) {
 				continue
 			}
-			if s.Util != nil {
+			if ingest.ValidUtil(*u) {
+				s.Util = u
 				break
 			}
+			invalid = true
 		}
 		if s.Util == nil && invalid {
 			sum.SamplesDropped++
