@@ -195,7 +195,7 @@ func (c *S3) explain(err error) error {
 		hint = fmt.Sprintf("bucket %q does not exist%s: check the bucket in the s3:// URL (and publish.s3.endpoint and region)", c.bucket, c.at())
 	case errors.As(err, &api) && (api.ErrorCode() == "AccessDenied" || api.ErrorCode() == "Forbidden" ||
 		api.ErrorCode() == "AllAccessDisabled"):
-		hint = fmt.Sprintf("access denied to bucket %q: the credentials need s3:ListBucket and s3:GetObject on it", c.bucket)
+		hint = fmt.Sprintf("access denied to bucket %q: the credentials need s3:ListBucket and s3:GetObject on it to read sources, and s3:PutObject and s3:DeleteObject to publish (and for finops doctor's probe)", c.bucket)
 	case errors.As(err, &api) && (api.ErrorCode() == "InvalidAccessKeyId" || api.ErrorCode() == "SignatureDoesNotMatch" ||
 		api.ErrorCode() == "ExpiredToken" || api.ErrorCode() == "InvalidToken"):
 		hint = "the service refused the credentials: check the keys named by publish.s3.access_key_env and secret_key_env " +

@@ -40,8 +40,14 @@ type SMTPConfig struct {
 
 // String never shows the password.
 func (c SMTPConfig) String() string {
-	return fmt.Sprintf("smtp://%s (tls %s, user %q)", net.JoinHostPort(c.Host, strconv.Itoa(c.port())), c.tlsMode(), c.Username)
+	return fmt.Sprintf("smtp://%s (tls %s, user %q)", c.Addr(), c.tlsMode(), c.Username)
 }
+
+// Addr is host:port, the port's default following the TLS mode.
+func (c SMTPConfig) Addr() string { return net.JoinHostPort(c.Host, strconv.Itoa(c.port())) }
+
+// TLSMode is the TLS mode, starttls when none is set.
+func (c SMTPConfig) TLSMode() string { return c.tlsMode() }
 
 func (c SMTPConfig) tlsMode() string {
 	if c.TLS == "" {
@@ -210,7 +216,7 @@ func (s *session) close() {
 // TLS, as configured) and authenticates when a user is configured.
 func (t *Transport) open(ctx context.Context) (_ *session, err error) {
 	c := t.cfg
-	addr := net.JoinHostPort(c.Host, strconv.Itoa(c.port()))
+	addr := c.Addr()
 	d := net.Dialer{Timeout: c.timeout()}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {

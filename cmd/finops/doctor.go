@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -104,16 +102,11 @@ func (m *Main) doctor(ctx context.Context, sendTo string) error {
 
 func (d *doctorRun) database(ctx context.Context, c *config.Config) {
 	path := d.m.databasePath(c)
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	if missing, err := checkDatabase(path); missing {
 		d.line(checkSkip, "database", fmt.Sprintf("no database at %s yet: the first `finops ingest` or `finops run` creates it", path))
 		return
-	case err != nil:
+	} else if err != nil {
 		d.line(checkFail, "database", err.Error())
-		return
-	case !fi.Mode().IsRegular():
-		d.line(checkFail, "database", fmt.Sprintf("%s is not a regular file: point --db or the config's database key at the SQLite file", path))
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
@@ -250,16 +243,13 @@ func (d *doctorRun) smtp(ctx context.Context, s config.SMTP, sendTo string) {
 		d.line(checkFail, "smtp", err.Error(), pass)
 		return
 	}
-	port := s.Port
-	if port == 0 {
-		port = map[string]int{config.TLSImplicit: 465, config.TLSNone: 25}[s.TLS]
-	}
-	addr := s.Host + ":" + strconv.Itoa(cmp.Or(port, 587))
+	// The address and TLS mode as the transport resolves their defaults.
+	addr := sc.Addr()
 	steps := "connected"
-	switch cmp.Or(s.TLS, config.TLSStartTLS) {
-	case config.TLSStartTLS:
+	switch sc.TLSMode() {
+	case publish.TLSStartTLS:
 		steps += ", STARTTLS"
-	case config.TLSImplicit:
+	case publish.TLSImplicit:
 		steps += ", TLS"
 	}
 	if s.User != "" {

@@ -166,17 +166,29 @@ func (m *Main) openStore(ctx context.Context, c *config.Config) (*store.Store, e
 // a --db typo must not produce a report of zeros with exit 0.
 func (m *Main) openExistingStore(ctx context.Context, c *config.Config) (*store.Store, error) {
 	path := m.databasePath(c)
+	if missing, err := checkDatabase(path); missing {
+		return nil, usagef("no database at %s: create it with `finops ingest` (or `finops run`), "+
+			"or name the right one with --db or the config's database key", path)
+	} else if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, path)
+}
+
+// checkDatabase stats the database file before anything opens it (SQLite
+// would create a missing one): missing says there is none; err that the path
+// is not one finops can use.
+func checkDatabase(path string) (missing bool, err error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, usagef("no database at %s: create it with `finops ingest` (or `finops run`), "+
-			"or name the right one with --db or the config's database key", path)
+		return true, nil
 	case err != nil:
-		return nil, fmt.Errorf("open database: %w", err)
+		return false, fmt.Errorf("open database: %w", err)
 	case !fi.Mode().IsRegular():
-		return nil, usagef("database %s is not a regular file", path)
+		return false, usagef("database %s is not a regular file: point --db or the config's database key at the SQLite file", path)
 	}
-	return store.Open(ctx, path)
+	return false, nil
 }
 
 // databasePath is --db, else the config's database, else ./finops.db.
