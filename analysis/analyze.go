@@ -401,8 +401,7 @@ func (a *analyzer) spreadDaily(s, e time.Time, team, model string, v float64) {
 // localDays returns the local midnights from the window start to its end
 // (inclusive of the end bound, which may fall mid-day).
 func localDays(w Window, loc *time.Location) []time.Time {
-	start := w.Start.In(loc)
-	d := time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, loc)
+	d := localMidnight(w.Start, loc).In(loc)
 	out := []time.Time{w.Start}
 	for {
 		d = d.AddDate(0, 0, 1)

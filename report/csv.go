@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
@@ -29,17 +30,17 @@ func WriteCSV(w io.Writer, r *analysis.Result, table string) error {
 	if r == nil {
 		return fmt.Errorf("report: nil result")
 	}
-	header, rows, err := csvTable(r, table)
+	loc, err := reportZone(r)
+	if err != nil {
+		return err
+	}
+	header, rows, err := csvTable(r, table, loc)
 	if err != nil {
 		return err
 	}
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
 	lead := []string{"period", "period_start", "period_end"}
-	loc, err := reportZone(r)
-	if err != nil {
-		return err
-	}
 	period := []string{csvText(r.Period.Label), r.Period.Start.In(loc).Format("2006-01-02"),
 		r.Period.End.In(loc).AddDate(0, 0, -1).Format("2006-01-02")}
 	if err := cw.Write(append(lead, header...)); err != nil {
@@ -58,7 +59,7 @@ func WriteCSV(w io.Writer, r *analysis.Result, table string) error {
 }
 
 // csvTable returns a table's header and rows, without the period columns.
-func csvTable(r *analysis.Result, table string) ([]string, [][]string, error) {
+func csvTable(r *analysis.Result, table string, loc *time.Location) ([]string, [][]string, error) {
 	cur := csvText(r.Currency)
 	var rows [][]string
 	switch table {
@@ -101,10 +102,6 @@ func csvTable(r *analysis.Result, table string) ([]string, [][]string, error) {
 			"current_monthly_cost", "recommended_monthly_cost", "monthly_savings", "active_hours_per_month",
 			"breakeven_hours_per_month", "confidence", "reason"}, rows, nil
 	case "daily":
-		loc, err := reportZone(r)
-		if err != nil {
-			return nil, nil, err
-		}
 		for _, d := range r.Daily {
 			rows = append(rows, []string{d.Day.In(loc).Format("2006-01-02"), csvText(d.Team), csvText(d.GPUModel), cur,
 				amountCell(cur, d.Cost)})
