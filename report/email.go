@@ -2,9 +2,9 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -144,13 +144,8 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 			break
 		}
 		title := f.Title
-		switch {
-		case len(f.Resources) > 0:
-			title += ": " + strconv.Itoa(len(f.Resources)) + " resources"
-		case f.ResourceID != "":
-			title += ": " + analysis.ShortResourceID(f.ResourceID)
-		case f.Team != "":
-			title += ": " + f.Team
+		if who := cmp.Or(f.resource(), f.Team); who != "" {
+			title += ": " + who
 		}
 		v.Findings = append(v.Findings, emailFinding{Severity: f.Severity, Tone: sevTone(f.Severity), Title: title,
 			Money: findingMoney(cur, f.Finding), Text: withOverlap(f.Text, f.Overlap)})
@@ -255,7 +250,7 @@ func emailText(v *emailView) string {
 					budget += " over"
 				}
 			}
-			rows = append(rows, []cell{{oneLine(t.Team, 24), styleNone}, {t.Cost, styleNone}, {t.Idle, styleNone},
+			rows = append(rows, []cell{{termcol.Truncate(oneLine(t.Team, 0), 24), styleNone}, {t.Cost, styleNone}, {t.Idle, styleNone},
 				{t.IdleShare, styleNone}, {t.Change, styleNone}, {budget, styleNone}})
 		}
 		writeTable(&b, p, []string{"TEAM", "COST", "IDLE", "IDLE %", "CHANGE", "FORECAST / BUDGET"},

@@ -126,3 +126,12 @@ func listShort(names []string, max int) string {
 	}
 	return strings.Join(names[:max], ", ") + " and " + strconv.Itoa(len(names)-max) + " more"
 }
+
+// resource names what a finding is about for a title: "3 resources" for a
+// folded group, else the resource's short id ("" for a team's finding).
+func (v findingView) resource() string {
+	if n := len(v.Resources); n > 0 {
+		return strconv.Itoa(n) + " resources"
+	}
+	return analysis.ShortResourceID(v.ResourceID)
+}

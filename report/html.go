@@ -218,13 +218,9 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			p.MoreFindings = len(views) - i
 			break
 		}
-		res := analysis.ShortResourceID(f.ResourceID)
-		if n := len(f.Resources); n > 0 {
-			res = strconv.Itoa(n) + " resources"
-		}
 		p.Findings = append(p.Findings, findingItem{
 			Severity: f.Severity, SevTone: sevTone(f.Severity), Kind: f.Title, Team: f.Team,
-			Resource: res, Money: findingMoney(cur, f.Finding), Text: f.Text, Overlap: f.Overlap,
+			Resource: f.resource(), Money: findingMoney(cur, f.Finding), Text: f.Text, Overlap: f.Overlap,
 		})
 	}
 	for _, rec := range topActions(r.Recommendations, 5) {
