@@ -156,6 +156,8 @@ type Warning struct {
 	Line  int
 	Field string
 	Msg   string
+	// FileTotal is how many warnings the file had; the first few are kept.
+	FileTotal int
 }
 
 func (w Warning) String() string {
@@ -169,7 +171,7 @@ func (w Warning) String() string {
 // Warnings lists the stored warnings of the files overlapping [from, to),
 // by file and line.
 func (s *Store) Warnings(ctx context.Context, from, to time.Time) ([]Warning, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT f.uri, w.line, coalesce(w.field,''), w.message
+	rows, err := s.db.QueryContext(ctx, `SELECT f.uri, w.line, coalesce(w.field,''), w.message, f.warnings
 		FROM source_warnings w JOIN source_files f ON f.id = w.source_id
 		WHERE f.period_start IS NULL OR (f.period_start < ? AND f.period_end >= ?)
 		ORDER BY f.uri, w.line, w.rowid`, to.Unix(), from.Unix())
@@ -180,7 +182,7 @@ func (s *Store) Warnings(ctx context.Context, from, to time.Time) ([]Warning, er
 	var out []Warning
 	for rows.Next() {
 		var w Warning
-		if err := rows.Scan(&w.URI, &w.Line, &w.Field, &w.Msg); err != nil {
+		if err := rows.Scan(&w.URI, &w.Line, &w.Field, &w.Msg, &w.FileTotal); err != nil {
 			return nil, fmt.Errorf("store: list warnings: %w", err)
 		}
 		out = append(out, w)

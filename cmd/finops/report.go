@@ -313,7 +313,7 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	if err != nil {
 		return nil, err
 	}
-	in.IngestWarnings = ingestWarnings(srcs, warns, win)
+	in.IngestWarnings = ingestWarnings(warns)
 	return in, nil
 }
 
@@ -348,19 +348,23 @@ func droppedSamples(srcs []store.Source, win analysis.Window) []analysis.Dropped
 }
 
 // ingestWarnings words the stored warnings of the window's files for the
-// data-quality box, and how many more each file had than were kept.
-func ingestWarnings(srcs []store.Source, warns []store.Warning, win analysis.Window) []string {
+// data-quality box, and how many more each file had than were kept (the same
+// files: store.Warnings chose them).
+func ingestWarnings(warns []store.Warning) []string {
 	var out []string
+	kept, total := map[string]int{}, map[string]int{}
+	var uris []string
 	for _, w := range warns {
 		out = append(out, w.String())
-	}
-	kept := map[string]int{}
-	for _, w := range warns {
+		if kept[w.URI] == 0 {
+			uris = append(uris, w.URI)
+		}
 		kept[w.URI]++
+		total[w.URI] = w.FileTotal
 	}
-	for _, s := range srcs {
-		if more := s.Warnings - kept[s.URI]; more > 0 && inWindow(s, win) {
-			out = append(out, fmt.Sprintf("%s: %d more warnings like these", s.URI, more))
+	for _, u := range uris {
+		if more := total[u] - kept[u]; more > 0 {
+			out = append(out, fmt.Sprintf("%s: %d more warnings like these", u, more))
 		}
 	}
 	return out
