@@ -92,11 +92,12 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		dst  **float64
 		col  int
 		what string
+		util bool // a percentage: out of 0–100 is no sample, not a bad field
 	}{
-		{&s.Util, p.util, "a utilization like 87 %"},
-		{&s.MemUsed, p.memUsed, "memory in MiB like 19818 MiB"},
-		{&s.MemTotal, p.memTotal, "memory in MiB like 81559 MiB"},
-		{&s.PowerWatt, p.power, "power in watts like 631.95 W"},
+		{&s.Util, p.util, "a utilization like 87 %", true},
+		{&s.MemUsed, p.memUsed, "memory in MiB like 19818 MiB", false},
+		{&s.MemTotal, p.memTotal, "memory in MiB like 81559 MiB", false},
+		{&s.PowerWatt, p.power, "power in watts like 631.95 W", false},
 	} {
 		v := cell(rec, m.col)
 		if isNullNumber(v) {
@@ -106,7 +107,7 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		f := p.lastVal[i]
 		if v != p.lastText[i] {
 			var err error
-			if m.dst == &s.Util {
+			if m.util {
 				// A number out of 0–100 % (NaN too) is no sample, as from
 				// every other source; text that is no number is a bad field.
 				if f, err = parseUtil(v); err == nil && !ValidUtil(f) {
