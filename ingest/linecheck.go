@@ -47,15 +47,6 @@ func fieldsOf(p any) lineFields {
 	return lineFields{start: "start", end: "end", currency: "currency"}
 }
 
-// atPath prefixes a JSON record's path ("[3]") to its fields.
-func (f lineFields) atPath(path string) lineFields {
-	if path == "" {
-		return f
-	}
-	f.start, f.end, f.currency = path+"."+f.start, path+"."+f.end, path+"."+f.currency
-	return f
-}
-
 // checkLine checks one billing line of file: its currency (a blank one
 // becomes currency, the explicit default of --currency or the source's
 // config, else the line is refused), and its charge period (refused outside
@@ -108,7 +99,14 @@ func newLineChecker(opt Options, fields lineFields, sum *summarizer) *lineChecke
 // check checks l (read from the JSON record at path, "" for CSV) and records
 // a warning; a non-nil result is the line's refusal.
 func (c *lineChecker) check(l *BillingLine, path string) *ParseError {
-	warn, perr := checkLine(c.file, c.fields.atPath(path), c.currency, l)
+	warn, perr := checkLine(c.file, c.fields, c.currency, l)
+	// A JSON record's fields are named by its path; the names are only
+	// built for the lines that need them, not for every line.
+	for _, e := range []*ParseError{warn, perr} {
+		if e != nil && path != "" && e.Field != "" {
+			e.Field = path + "." + e.Field
+		}
+	}
 	if warn != nil {
 		c.sum.sum.Warn(warn)
 	}
