@@ -15,8 +15,9 @@ import (
 // weekly report never disagree about what idle is.
 type ResourceNow struct {
 	ID, Name, Provider, Model, Mode, Team string
-	GPUs                                  int // the most GPUs its latest lines bill
-	Monitored                             int // GPUs with telemetry in the lookback
+	ConfigID                              string // the resources entry it matched ("" when none)
+	GPUs                                  int    // the most GPUs its latest lines bill
+	Monitored                             int    // GPUs with telemetry in the lookback
 	Interruptible                         bool
 
 	// LastSeen is the end of the last minute a sample covers on any of its
@@ -83,6 +84,9 @@ func Now(in *Input, from, now time.Time) ([]ResourceNow, []string, error) {
 		a.resolveResource(r)
 		rn := ResourceNow{ID: r.key, Name: r.name, Provider: r.provider, Model: r.model, Mode: r.mode, Team: r.team,
 			GPUs: r.gpuCount, Monitored: len(r.slots), Interruptible: r.interruptible, Currency: conv.currency}
+		if c, ok := a.cfg.lookup(r.key, r.name); ok {
+			rn.ConfigID = c.ID
+		}
 		rn.FirstBilled, rn.LastBilled = r.lines[0].ChargeStart, r.lines[0].ChargeEnd
 		for _, l := range r.lines {
 			rn.FirstBilled = minTime(rn.FirstBilled, l.ChargeStart)
@@ -162,4 +166,41 @@ func (a *analyzer) hourlyRate(r *gpuResource) (rate float64, from string) {
 		return v * float64(r.gpuCount), "catalog"
 	}
 	return 0, ""
+}
+
+// LineKeeper keeps, of a stream of billing lines, each GPU resource's
+// earliest and latest usage line: what Now needs (the resource, its GPU
+// count and rate, how long it has been billed) from days of lines without
+// holding them all.
+type LineKeeper struct {
+	first, last map[string]ingest.BillingLine
+}
+
+// Add offers one line; it keeps a copy when it is its resource's earliest or latest.
+func (k *LineKeeper) Add(l *ingest.BillingLine) {
+	if !l.IsGPUUsage() {
+		return
+	}
+	if k.first == nil {
+		k.first, k.last = map[string]ingest.BillingLine{}, map[string]ingest.BillingLine{}
+	}
+	g := groupKey(l)
+	if f, ok := k.first[g]; !ok || l.ChargeStart.Before(f.ChargeStart) {
+		k.first[g] = *l
+	}
+	if f, ok := k.last[g]; !ok || !l.ChargeStart.Before(f.ChargeStart) {
+		k.last[g] = *l
+	}
+}
+
+// Lines returns the kept lines, earliest before latest per resource.
+func (k *LineKeeper) Lines() []ingest.BillingLine {
+	var out []ingest.BillingLine
+	for _, g := range sortedKeys(k.first) {
+		out = append(out, k.first[g])
+		if l := k.last[g]; !l.ChargeStart.Equal(k.first[g].ChargeStart) {
+			out = append(out, l)
+		}
+	}
+	return out
 }

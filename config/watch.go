@@ -122,7 +122,7 @@ const (
 // WatchSettings are the watch's settings with defaults applied.
 type WatchSettings struct {
 	Lookback, AlertAfter, RemindEvery, Grace, CommandTimeout time.Duration
-	MaxActions                                              int
+	MaxActions                                               int
 }
 
 // Settings applies the defaults.

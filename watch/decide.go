@@ -244,6 +244,9 @@ func lifetimeDecisions(now time.Time, p Params, t *Target, spells map[[2]string]
 }
 
 func closeSpell(now time.Time, s Spell, r *analysis.ResourceNow, why string) Decision {
+	if why == "released" && !r.LastSeen.IsZero() && r.LastSeen.Before(now) && r.LastSeen.After(s.Since) {
+		now = r.LastSeen // it burnt money until it went silent, not until this pass noticed
+	}
 	d := decision(Close, why, now, s, r)
 	d.Reason = why
 	return d

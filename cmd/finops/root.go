@@ -40,6 +40,10 @@ type Main struct {
 	// bar (zero: 100ms); the tests draw every change.
 	progressEvery time.Duration
 
+	// watchChannels, when set, gives the sender of a watch channel (tests:
+	// a recording one); nil, or a nil result, builds the real one.
+	watchChannels func(config.Channel) alertSender
+
 	cpuProfile, memProfile string
 	stopProfiles           func() error
 }
@@ -114,6 +118,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	root.AddCommand(m.planCommand())
 	root.AddCommand(m.restoreCommand())
 	root.AddCommand(m.doctorCommand())
+	root.AddCommand(m.watchCommand())
 	return root
 }
 

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/ingest/dcgm"
+	"github.com/finops-oss/finops/ingest/prom/promtest"
+	"github.com/finops-oss/finops/store"
+)
+
+// The watch's test fleet, in UTC on 2026-11-30. Two hourly AutoDL machines,
+// each with two A100s, billed ¥38.40 for 2026-11-29 16:00 – 11-30 00:00 UTC
+// (the bill is in China time, 00:00–08:00): 8 h × 2 GPUs × ¥2.40, so each
+// costs ¥4.80 an hour. Every minute at :00 each GPU reports to Prometheus:
+//
+//	gpu-a (team nlp, the forgotten one): 95 % until 01:00, then 2 %, and
+//	nothing from 03:00 (released).
+//	gpu-b (team cv): 95 % from 00:00 to 05:00.
+var watchDay = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+
+func watchAt(h, m int) time.Time { return watchDay.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute) }
+
+// watchUtil is GPU host/g's utilization at minute m after 00:00; ok false when silent.
+func watchUtil(host string, m int) (float64, bool) {
+	switch {
+	case host == "gpu-a" && m >= 180:
+		return 0, false
+	case host == "gpu-a" && m >= 60:
+		return 2, true
+	}
+	return 95, true
+}
+
+func watchOpenMetrics() []byte {
+	var om promtest.OpenMetrics
+	om.Family(dcgm.GPUUtil)
+	for _, host := range []string{"gpu-a", "gpu-b"} {
+		for g := 0; g < 2; g++ {
+			l := []string{"gpu", strconv.Itoa(g), "UUID", fmt.Sprintf("GPU-%s-%d", host, g), "modelName", "NVIDIA A100-SXM4-80GB",
+				"Hostname", host, "job", "dcgm"}
+			for m := 0; m < 300; m++ {
+				if u, ok := watchUtil(host, m); ok {
+					om.Sample(l, watchAt(0, m), strconv.FormatFloat(u, 'f', -1, 64))
+				}
+			}
+		}
+	}
+	return om.Bytes()
+}
+
+func writeWatchBill(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "autodl.csv")
+	body := "实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价\n" +
+		"gpu-a,训练机,A100-SXM4-80GB * 2,按量计费,2026-11-30 00:00:00,2026-11-30 08:00:00,¥38.40,¥38.40\n" +
+		"gpu-b,推理机,A100-SXM4-80GB * 2,按量计费,2026-11-30 00:00:00,2026-11-30 08:00:00,¥38.40,¥38.40\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// recorder is a watch channel that keeps what it is sent.
+type recorder struct {
+	mu   sync.Mutex
+	sent []watchAlert
+	fail error
+}
+
+func (r *recorder) Send(_ context.Context, a watchAlert) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fail != nil {
+		return r.fail
+	}
+	r.sent = append(r.sent, a)
+	return nil
+}
+
+func (r *recorder) take() []watchAlert {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.sent
+	r.sent = nil
+	return out
+}
+
+// watchEnv is a fleet on disk: its config, database and channel.
+type watchEnv struct {
+	dir, cfg, db string
+	rec          *recorder
+	env          map[string]string
+}
+
+// newWatchEnv writes the bill and a config whose watch section is extra,
+// ingests the bill, and points the config at the Prometheus at url.
+func newWatchEnv(t *testing.T, url, extra string) *watchEnv {
+	t.Helper()
+	dir := t.TempDir()
+	e := &watchEnv{dir: dir, db: filepath.Join(dir, "f.db"), cfg: filepath.Join(dir, "finops.yaml"), rec: &recorder{},
+		env: map[string]string{"SLACK_URL": "https://hooks.slack.invalid/services/T0/B0/secret"}}
+	yaml := fmt.Sprintf(`database: %s
+timezone: Asia/Shanghai
+billing:
+  - path: %s
+    mapping: autodl
+utilization:
+  prometheus:
+    - url: %s
+      name: lab
+      timeout: 5s
+      retries: 0
+resources:
+  - id: gpu-a
+    team: nlp
+  - id: gpu-b
+    team: cv
+teams:
+  - name: nlp
+    leads: [lead@example.com]
+  - name: cv
+    leads: [cv@example.com]
+%s`, e.db, writeWatchBill(t, dir), url, extra)
+	if err := os.WriteFile(e.cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := e.run(t, now, "ingest", filepath.Join(dir, "autodl.csv")); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s%s", code, out, errs)
+	}
+	return e
+}
+
+// run runs finops with the env's config at the clock at.
+func (e *watchEnv) run(t *testing.T, at time.Time, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	m := NewMain(nil, &out, &errb)
+	m.Now = func() time.Time { return at }
+	m.Getenv = func(k string) string { return e.env[k] }
+	m.watchChannels = func(config.Channel) alertSender { return e.rec }
+	code := m.Run(context.Background(), append([]string{"--config", e.cfg}, args...))
+	return code, out.String(), errb.String()
+}
+
+// pass runs one watch pass at at and returns the messages it sent.
+func (e *watchEnv) pass(t *testing.T, at time.Time, wantCode int, args ...string) ([]watchAlert, string) {
+	t.Helper()
+	code, out, errs := e.run(t, at, append([]string{"watch"}, args...)...)
+	if code != wantCode {
+		t.Fatalf("watch at %s: exit %d, want %d\n%s%s", at.Format("15:04"), code, wantCode, out, errs)
+	}
+	return e.rec.take(), out
+}
+
+func burntOf(t *testing.T, a watchAlert) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(a.Burnt, 64)
+	if err != nil {
+		t.Fatalf("%s: burnt %q: %v", a.Title, a.Burnt, err)
+	}
+	return v
+}
+
+// TestWatchForgottenInstance: against a real Prometheus, the forgotten
+// machine is alerted in the first pass after 30 idle minutes, once;
+// reminded after remind_every; closed as released when it goes silent. The
+// busy machine is never mentioned. Money at ¥4.80 an hour (¥0.08 a minute).
+func TestWatchForgottenInstance(t *testing.T) {
+	srv := promtest.Start(t, watchOpenMetrics())
+	e := newWatchEnv(t, srv.URL, `watch:
+  remind_every: 1h
+  channels:
+    - type: slack
+      url_env: SLACK_URL
+`)
+	// 01:29: idle since 01:00 for 29 minutes: under idle_min_span, not idle yet.
+	if got, _ := e.pass(t, watchAt(1, 29), 0); len(got) != 0 {
+		t.Fatalf("01:29: %d messages, want none: %+v", len(got), got)
+	}
+	// 01:31: 31 idle minutes (01:00–01:31): the alert, ¥0.08 × 31 = ¥2.48.
+	got, _ := e.pass(t, watchAt(1, 31), 0)
+	if len(got) != 1 || got[0].Event != "idle" || got[0].Resource != "gpu-a" || got[0].Team != "nlp" {
+		t.Fatalf("01:31: want one idle alert for gpu-a, got %+v", got)
+	}
+	if b := burntOf(t, got[0]); math.Abs(b-2.48) > 0.005 || got[0].Currency != "CNY" || !got[0].Since.Equal(watchAt(1, 0)) {
+		t.Errorf("01:31: burnt %s %s since %s, want 2.48 CNY since 01:00", got[0].Burnt, got[0].Currency, got[0].Since)
+	}
+	// 01:36 and 02:30: still idle, no second alert; the reminder is due at 02:31.
+	for _, at := range []time.Time{watchAt(1, 36), watchAt(2, 30)} {
+		if got, _ := e.pass(t, at, 0); len(got) != 0 {
+			t.Fatalf("%s: %d messages, want none: %+v", at.Format("15:04"), len(got), got)
+		}
+	}
+	// 02:31: the reminder, 91 idle minutes: ¥7.28.
+	got, _ = e.pass(t, watchAt(2, 31), 0)
+	if len(got) != 1 || got[0].Event != "reminder" || math.Abs(burntOf(t, got[0])-7.28) > 0.005 {
+		t.Fatalf("02:31: want one reminder of ¥7.28, got %+v", got)
+	}
+	// 03:30: gpu-a has been silent since its 02:59 sample (Prometheus repeats
+	// a series' last value for up to 5 minutes, so it is last seen between
+	// 03:04 and 03:06), while gpu-b still reports: released. The spell burnt
+	// from 01:00 to then: 124 to 126 minutes, ¥9.92 to ¥10.08.
+	got, _ = e.pass(t, watchAt(3, 30), 0)
+	if len(got) != 1 || got[0].Event != "released" {
+		t.Fatalf("03:30: want one released message, got %+v", got)
+	}
+	if b := burntOf(t, got[0]); b < 9.92-0.005 || b > 10.08+0.005 {
+		t.Errorf("03:30: released after burning %s, want ¥9.92–10.08", got[0].Burnt)
+	}
+	// 03:40: nothing more.
+	if got, _ := e.pass(t, watchAt(3, 40), 0); len(got) != 0 {
+		t.Fatalf("03:40: %d messages, want none: %+v", len(got), got)
+	}
+	code, out, errs := e.run(t, watchAt(3, 41), "watch", "--history")
+	if code != 0 {
+		t.Fatalf("history: exit %d\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"open idle", "remind reminder", "close released", "gpu-a", "nlp"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("history lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "gpu-b") {
+		t.Errorf("history names the busy gpu-b:\n%s", out)
+	}
+	st, err := store.Open(context.Background(), e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if open, err := st.OpenSpells(context.Background()); err != nil || len(open) != 0 {
+		t.Errorf("open spells after release: %+v, %v", open, err)
+	}
+}
