@@ -44,6 +44,9 @@ func (m *Main) runActions(ctx context.Context, st *store.Store, c *config.Config
 		if err := st.FinishAction(ctx, id, outcome, reason, code, out, m.Now().UTC()); err != nil {
 			errs = append(errs, err)
 		}
+		if outcome != store.ActionDone {
+			errs = append(errs, fmt.Errorf("watch: %s %s: %s%s (finops watch --history -v shows its output)", a.Action, a.Resource, outcome, suffix(reason)))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -29,7 +29,9 @@ import (
 //	gpu-b (team cv): 95 % from 00:00 to 05:00.
 var watchDay = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
-func watchAt(h, m int) time.Time { return watchDay.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute) }
+func watchAt(h, m int) time.Time {
+	return watchDay.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute)
+}
 
 // watchUtil is GPU host/g's utilization at minute m after 00:00; ok false when silent.
 func watchUtil(host string, m int) (float64, bool) {
@@ -42,7 +44,9 @@ func watchUtil(host string, m int) (float64, bool) {
 	return 95, true
 }
 
-func watchOpenMetrics() []byte {
+// watchOpenMetrics is the fleet's history from 00:00 for 5 hours, at
+// util(host, minute) (watchUtil, or a variant of a test).
+func watchOpenMetrics(util func(string, int) (float64, bool)) []byte {
 	var om promtest.OpenMetrics
 	om.Family(dcgm.GPUUtil)
 	for _, host := range []string{"gpu-a", "gpu-b"} {
@@ -50,7 +54,7 @@ func watchOpenMetrics() []byte {
 			l := []string{"gpu", strconv.Itoa(g), "UUID", fmt.Sprintf("GPU-%s-%d", host, g), "modelName", "NVIDIA A100-SXM4-80GB",
 				"Hostname", host, "job", "dcgm"}
 			for m := 0; m < 300; m++ {
-				if u, ok := watchUtil(host, m); ok {
+				if u, ok := util(host, m); ok {
 					om.Sample(l, watchAt(0, m), strconv.FormatFloat(u, 'f', -1, 64))
 				}
 			}
@@ -177,7 +181,7 @@ func burntOf(t *testing.T, a watchAlert) float64 {
 // reminded after remind_every; closed as released when it goes silent. The
 // busy machine is never mentioned. Money at ¥4.80 an hour (¥0.08 a minute).
 func TestWatchForgottenInstance(t *testing.T) {
-	srv := promtest.Start(t, watchOpenMetrics())
+	srv := promtest.Start(t, watchOpenMetrics(watchUtil))
 	e := newWatchEnv(t, srv.URL, `watch:
   remind_every: 1h
   channels:
@@ -241,5 +245,140 @@ func TestWatchForgottenInstance(t *testing.T) {
 	defer st.Close()
 	if open, err := st.OpenSpells(context.Background()); err != nil || len(open) != 0 {
 		t.Errorf("open spells after release: %+v, %v", open, err)
+	}
+}
+
+// recordingScript writes a command that appends its arguments and some of
+// its environment to log, prints a line and then runs tail (shell text:
+// "exit 7", "sleep 60").
+func recordingScript(t *testing.T, dir, log, tail string) string {
+	t.Helper()
+	p := filepath.Join(dir, "recycle.sh")
+	body := "#!/bin/sh\n" +
+		"{ printf 'argv'; for a in \"$@\"; do printf ' [%s]' \"$a\"; done; printf '\\n'\n" +
+		"  echo \"FINOPS_RESOURCE_ID=$FINOPS_RESOURCE_ID FINOPS_TEAM=$FINOPS_TEAM FINOPS_ACTION=$FINOPS_ACTION\"\n" +
+		"  echo \"SLACK_URL=${SLACK_URL-unset}\"; } >> " + log + "\n" +
+		"echo \"stopping $2\"\n" + tail + "\n"
+	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// actConfig is the watch section that stops gpu-a after an hour idle.
+func actConfig(script, timeout string) string {
+	return fmt.Sprintf(`watch:
+  act: true
+  grace: 15m
+  command_timeout: %s
+  allow:
+    resources: [gpu-a]
+  on_idle:
+    after: 1h
+    action: stop
+    command: [%s, stop, "{resource_id}", "--team={team}"]
+  channels:
+    - type: slack
+      url_env: SLACK_URL
+`, timeout, script)
+}
+
+func readLog(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestWatchActs: with act: true and gpu-a allowed, idle since 01:00 and
+// on_idle after 1h with a 15-minute grace: the grace alert at 01:45 (45
+// minutes idle), the command at 02:00, once, with the resource's fields as
+// separate arguments and none of the config's secrets in its environment.
+// A command that fails or hangs is recorded with its exit code or timeout.
+// A resource that gets busy during the grace period is never acted on.
+func TestWatchActs(t *testing.T) {
+	srv := promtest.Start(t, watchOpenMetrics(watchUtil))
+	t.Setenv("SLACK_URL", "https://hooks.slack.invalid/services/T0/B0/secret") // must not reach the command
+	for _, tc := range []struct {
+		name, tail, timeout string
+		wantOutcome         string
+		wantExit            string // in --history
+		wantCode            int    // of the 02:00 pass
+	}{
+		{"done", "exit 0", "1m", store.ActionDone, "exit 0", 0},
+		{"fails", "echo 'instance not found' >&2; exit 7", "1m", store.ActionFailed, "exit 7", ExitFailed},
+		{"hangs", "sleep 60", "1s", store.ActionTimeout, "timeout", ExitFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			log := filepath.Join(dir, "calls.log")
+			e := newWatchEnv(t, srv.URL, actConfig(recordingScript(t, dir, log, tc.tail), tc.timeout))
+			if got, _ := e.pass(t, watchAt(1, 31), 0); len(got) != 1 || got[0].Event != "idle" {
+				t.Fatalf("01:31: want the idle alert, got %+v", got)
+			}
+			got, _ := e.pass(t, watchAt(1, 45), 0)
+			if len(got) != 1 || got[0].Event != "grace" || !strings.Contains(got[0].Title, "stop in 15m unless it gets busy") {
+				t.Fatalf("01:45: want the grace alert, got %+v", got)
+			}
+			if got, _ := e.pass(t, watchAt(1, 55), 0); len(got) != 0 || readLog(t, log) != "" {
+				t.Fatalf("01:55: acted or alerted before the hour: %+v, log %q", got, readLog(t, log))
+			}
+			start := time.Now()
+			got, out := e.pass(t, watchAt(2, 0), tc.wantCode)
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("the pass took %s: the timeout did not end the command", d)
+			}
+			if len(got) != 1 || got[0].Event != "action" {
+				t.Fatalf("02:00: want the action message, got %+v\n%s", got, out)
+			}
+			want := "argv [stop] [gpu-a] [--team=nlp]\nFINOPS_RESOURCE_ID=gpu-a FINOPS_TEAM=nlp FINOPS_ACTION=stop\nSLACK_URL=unset\n"
+			if l := readLog(t, log); l != want {
+				t.Errorf("the command's log:\n%s\nwant:\n%s", l, want)
+			}
+			for _, at := range []time.Time{watchAt(2, 5), watchAt(2, 30)} {
+				if got, _ := e.pass(t, at, 0); len(got) != 0 {
+					t.Errorf("%s: %+v", at.Format("15:04"), got)
+				}
+			}
+			if l := readLog(t, log); strings.Count(l, "argv") != 1 {
+				t.Errorf("the command ran %d times, want once:\n%s", strings.Count(l, "argv"), l)
+			}
+			code, hist, _ := e.run(t, watchAt(2, 31), "watch", "--history", "-v")
+			if code != 0 || !strings.Contains(hist, `stop ["`) || !strings.Contains(hist, ": "+tc.wantOutcome) ||
+				!strings.Contains(hist, tc.wantExit) {
+				t.Errorf("history (exit %d) lacks the %s action with %q:\n%s", code, tc.wantOutcome, tc.wantExit, hist)
+			}
+			if tc.name == "fails" && !strings.Contains(hist, "| instance not found") {
+				t.Errorf("history -v lacks the command's output:\n%s", hist)
+			}
+		})
+	}
+}
+
+// TestWatchBusyDuringGrace: gpu-a gets busy at 01:50, inside its grace
+// period (01:45–02:00): the 02:00 pass closes the spell as busy and runs
+// nothing.
+func TestWatchBusyDuringGrace(t *testing.T) {
+	srv := promtest.Start(t, watchOpenMetrics(func(host string, m int) (float64, bool) {
+		if host == "gpu-a" && m >= 110 {
+			return 95, true
+		}
+		return watchUtil(host, m)
+	}))
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	e := newWatchEnv(t, srv.URL, actConfig(recordingScript(t, dir, log, "exit 0"), "1m"))
+	e.pass(t, watchAt(1, 31), 0)
+	if got, _ := e.pass(t, watchAt(1, 45), 0); len(got) != 1 || got[0].Event != "grace" {
+		t.Fatalf("01:45: want the grace alert, got %+v", got)
+	}
+	got, _ := e.pass(t, watchAt(2, 0), 0)
+	if len(got) != 1 || got[0].Event != "busy" {
+		t.Fatalf("02:00: want the back-to-work message, got %+v", got)
+	}
+	if l := readLog(t, log); l != "" {
+		t.Errorf("the command ran on a busy resource:\n%s", l)
 	}
 }
