@@ -20,7 +20,9 @@ import (
 //	c: 1 H100, no telemetry and no price: nothing known.
 func TestNow(t *testing.T) {
 	day := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	h := func(hh, mm int) time.Time { return day.Add(time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute) }
+	h := func(hh, mm int) time.Time {
+		return day.Add(time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute)
+	}
 	now, from := h(12, 0), h(10, 0)
 	lb := gpuLine("b", ingest.ModeHourly, "0", h(8, 0), h(10, 0), 1)
 	lb.EffectiveCost = nil
