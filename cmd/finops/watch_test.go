@@ -16,6 +16,7 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
+	"github.com/finops-oss/finops/publish/publishtest"
 	"github.com/finops-oss/finops/store"
 )
 
@@ -152,7 +153,12 @@ func (e *watchEnv) run(t *testing.T, at time.Time, args ...string) (int, string,
 	m := NewMain(nil, &out, &errb)
 	m.Now = func() time.Time { return at }
 	m.Getenv = func(k string) string { return e.env[k] }
-	m.watchChannels = func(config.Channel) alertSender { return e.rec }
+	m.watchChannels = func(ch config.Channel) alertSender {
+		if ch.Type == "email" {
+			return nil // the real one, to mailpit
+		}
+		return e.rec
+	}
 	code := m.Run(context.Background(), append([]string{"--config", e.cfg}, args...))
 	return code, out.String(), errb.String()
 }
@@ -380,5 +386,53 @@ func TestWatchBusyDuringGrace(t *testing.T) {
 	}
 	if l := readLog(t, log); l != "" {
 		t.Errorf("the command ran on a busy resource:\n%s", l)
+	}
+}
+
+// TestWatchEmailQuietHours: the idle alert goes by email to the team's lead
+// through a real SMTP server (mailpit), but team nlp's quiet hours
+// (09:00–10:00 in Shanghai, 01:00–02:00 UTC) hold it: the 01:31 pass
+// records it and sends nothing; the 02:01 pass sends it, with the money of
+// 01:31 (31 minutes at ¥0.08: ¥2.48).
+func TestWatchEmailQuietHours(t *testing.T) {
+	srv := promtest.Start(t, watchOpenMetrics(watchUtil))
+	mp := publishtest.StartMailpit(t)
+	e := newWatchEnv(t, srv.URL, fmt.Sprintf(`publish:
+  smtp:
+    host: 127.0.0.1
+    port: %d
+    tls: none
+    from: finops@example.com
+    timeout: 10s
+watch:
+  channels:
+    - type: email
+`, mp.SMTPPort))
+	b, err := os.ReadFile(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), "    leads: [lead@example.com]\n", "    leads: [lead@example.com]\n    quiet_hours: \"09:00-10:00\"\n", 1))
+	if err := os.WriteFile(e.cfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, out := e.pass(t, watchAt(1, 31), 0); !strings.Contains(out, "1 message(s) held for quiet hours") {
+		t.Errorf("01:31: the alert was not held:\n%s", out)
+	}
+	if msgs := mp.Messages(t); len(msgs) != 0 {
+		t.Fatalf("01:31: %d emails sent in quiet hours", len(msgs))
+	}
+	e.pass(t, watchAt(2, 1), 0)
+	msgs := mp.Messages(t)
+	if len(msgs) != 1 || len(msgs[0].To) != 1 || msgs[0].To[0].Address != "lead@example.com" ||
+		!strings.Contains(msgs[0].Subject, "gpu-a idle for 31m") {
+		t.Fatalf("02:01: emails %+v", msgs)
+	}
+	if m := mp.Message(t, msgs[0].ID); !strings.Contains(m.Text, "¥2.48 burnt so far") {
+		t.Errorf("the email's text:\n%s", m.Text)
+	}
+	e.pass(t, watchAt(2, 6), 0)
+	if n := len(mp.Messages(t)); n != 1 {
+		t.Errorf("%d emails after another pass, want still 1", n)
 	}
 }
