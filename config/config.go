@@ -35,8 +35,8 @@ type Config struct {
 	// PriceCatalog is a YAML file of more price rows (catalog/prices.example.yaml).
 	PriceCatalog string     `yaml:"price_catalog"`
 	Publish      Publish    `yaml:"publish"`
-	Purchase     []Purchase `yaml:"purchase"` // rent-or-buy review assumptions (purchase.go)
-	Watch        Watch      `yaml:"watch"`    // finops watch (watch.go)
+	Purchase     []Purchase `yaml:"purchase"`        // rent-or-buy review assumptions (purchase.go)
+	Watch        Watch      `yaml:"watch,omitempty"` // finops watch (watch.go)
 
 	// catalogPath is the price_catalog file read, whose rows are
 	// Prices[catalogFrom:]: errors name them by that file.
@@ -126,9 +126,9 @@ type Resource struct {
 	Interruptible bool     `yaml:"interruptible"`
 	// The watch (watch.go): never act on it, its own auto-recycle, and how
 	// long it may be billed before an alert.
-	Protect     bool     `yaml:"protect"`
-	OnIdle      *OnIdle  `yaml:"on_idle"`
-	MaxLifetime Duration `yaml:"max_lifetime"`
+	Protect     bool     `yaml:"protect,omitempty"`
+	OnIdle      *OnIdle  `yaml:"on_idle,omitempty"`
+	MaxLifetime Duration `yaml:"max_lifetime,omitempty"`
 }
 
 // Team is a team with its leads and optional monthly budget.
@@ -139,8 +139,8 @@ type Team struct {
 	MonthlyBudget *float64 `yaml:"monthly_budget"`
 	// QuietHours holds the watch's messages to this team ("22:00-08:00" in
 	// the config's timezone); OnIdle is its auto-recycle (watch.go).
-	QuietHours string  `yaml:"quiet_hours"`
-	OnIdle     *OnIdle `yaml:"on_idle"`
+	QuietHours string  `yaml:"quiet_hours,omitempty"`
+	OnIdle     *OnIdle `yaml:"on_idle,omitempty"`
 }
 
 // Price is one price-catalog row: one provider's price for one GPU model.
