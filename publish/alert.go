@@ -12,9 +12,9 @@ import (
 // bill (resource names, tags, team labels) and is treated as untrusted by
 // each sender.
 type Alert struct {
-	Event    string    // "idle", "reminder", "busy", "released", "grace", "action", "lifetime"
-	Title    string    // one line
-	Text     string    // plain text, a few lines
+	Event    string // "idle", "reminder", "busy", "released", "grace", "action", "lifetime"
+	Title    string // one line
+	Text     string // plain text, a few lines
 	Resource string
 	Team     string
 	Since    time.Time // start of the idle spell (zero when not applicable)
