@@ -37,7 +37,7 @@ type plain struct {
 }
 
 func plainText(a Alert) plain {
-	title := strings.Join(strings.Fields(sanitize.Control(a.Title)), " ")
+	title := sanitize.Control(strings.Join(strings.Fields(a.Title), " ")) // one line, even from a multi-line label
 	if title == "" {
 		title = "finops watch: " + a.Event
 	}

@@ -72,13 +72,16 @@ func (w Webhook) Send(ctx context.Context, a Alert) error {
 	if err != nil {
 		return err
 	}
+	if !slices.Contains(alertEvents, a.Event) {
+		return w.errorf("alert event %q is none of %s", sanitize.Control(a.Event), strings.Join(alertEvents, ", "))
+	}
 	now := time.Now
 	if w.Now != nil {
 		now = w.Now
 	}
 	body, header, err := w.payload(a, now(), u)
 	if err != nil {
-		return w.errorf("%v", err)
+		return w.errorf("build the message: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, durationOr(w.Timeout, 30*time.Second))
 	defer cancel()
@@ -91,9 +94,6 @@ func (w Webhook) Send(ctx context.Context, a Alert) error {
 		if !retry {
 			return err
 		}
-		if parent := context.Cause(ctx); parent != nil && !errors.Is(parent, context.DeadlineExceeded) {
-			return err // the caller cancelled
-		}
 		if after > 0 {
 			wait = after
 		}
@@ -105,7 +105,7 @@ func (w Webhook) Send(ctx context.Context, a Alert) error {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("%w; gave up after %d tries: %v", err, attempt, ctx.Err())
+			return fmt.Errorf("%w; gave up after %d tries: %w", err, attempt, ctx.Err())
 		case <-t.C:
 		}
 		if after == 0 {
@@ -148,7 +148,12 @@ func (w Webhook) attempt(ctx context.Context, u *url.URL, header http.Header, bo
 	req.Header = header.Clone()
 	resp, err := w.client().Do(req)
 	if err != nil {
-		if actx.Err() != nil {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return false, 0, w.errorf("no answer before the send's deadline of %s: %w", durationOr(w.Timeout, 30*time.Second), ctx.Err())
+		case ctx.Err() != nil:
+			return false, 0, w.errorf("%w", ctx.Err()) // the caller cancelled
+		case actx.Err() != nil:
 			return true, 0, w.errorf("no answer within %s: check the network and proxy between this host and %s", durationOr(w.AttemptTimeout, 10*time.Second), u.Hostname())
 		}
 		// Connection refused, DNS, TLS: worth another try within the deadline.
@@ -179,8 +184,10 @@ func (w Webhook) client() *http.Client {
 	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
+// errorf prefixes a message with the kind and host, never more of the URL;
+// %w works in format.
 func (w Webhook) errorf(format string, args ...any) error {
-	return fmt.Errorf("publish: webhook %s %s: %s", w.Kind, w.host(), fmt.Sprintf(format, args...))
+	return fmt.Errorf("publish: webhook %s %s: "+format, append([]any{w.Kind, w.host()}, args...)...)
 }
 
 // host is the URL's host for messages ("?" when it does not parse).
