@@ -24,7 +24,9 @@ type Alert struct {
 
 // alertEvents are the values Alert.Event may take; the generic JSON schema
 // documents them, so a receiver can switch on them.
-var alertEvents = []string{"idle", "reminder", "busy", "released", "grace", "action", "lifetime"}
+func alertEvents() []string {
+	return []string{"idle", "reminder", "busy", "released", "grace", "action", "lifetime"}
+}
 
 // plain is an alert's text as every chat sender starts from: one title
 // line, the body's lines and one line of facts (resource, team, since,

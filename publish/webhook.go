@@ -27,7 +27,9 @@ const (
 )
 
 // WebhookKinds lists the kinds Send knows, for config validation.
-var WebhookKinds = []string{KindFeishu, KindLark, KindDingTalk, KindWeCom, KindSlack, KindJSON}
+func WebhookKinds() []string {
+	return []string{KindFeishu, KindLark, KindDingTalk, KindWeCom, KindSlack, KindJSON}
+}
 
 // Signs reports whether a kind uses Webhook.Secret: Feishu, Lark and
 // DingTalk sign with it, the JSON schema puts an HMAC of the body in a
@@ -72,8 +74,8 @@ func (w Webhook) Send(ctx context.Context, a Alert) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(alertEvents, a.Event) {
-		return w.errorf("alert event %q is none of %s", sanitize.Control(a.Event), strings.Join(alertEvents, ", "))
+	if !slices.Contains(alertEvents(), a.Event) {
+		return w.errorf("alert event %q is none of %s", sanitize.Control(a.Event), strings.Join(alertEvents(), ", "))
 	}
 	now := time.Now
 	if w.Now != nil {
@@ -117,8 +119,8 @@ func (w Webhook) Send(ctx context.Context, a Alert) error {
 // target parses the URL without ever quoting it: url.Parse's error holds
 // the whole address, token included.
 func (w Webhook) target() (*url.URL, error) {
-	if !slices.Contains(WebhookKinds, w.Kind) {
-		return nil, fmt.Errorf("publish: webhook: unknown kind %q: want one of %s", sanitize.Control(w.Kind), strings.Join(WebhookKinds, ", "))
+	if !slices.Contains(WebhookKinds(), w.Kind) {
+		return nil, fmt.Errorf("publish: webhook: unknown kind %q: want one of %s", sanitize.Control(w.Kind), strings.Join(WebhookKinds(), ", "))
 	}
 	if w.Secret != "" && !Signs(w.Kind) {
 		return nil, fmt.Errorf("publish: webhook %s: a secret is set, but %s bots are not signed: remove secret_env/secret_file from the channel", w.Kind, w.Kind)

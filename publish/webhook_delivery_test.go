@@ -125,7 +125,7 @@ func TestWebhookCancel(t *testing.T) {
 // TestWebhookUnreachable: nothing listens on the port (a closed server):
 // the error is the dial's, without the URL net/http would quote.
 func TestWebhookUnreachable(t *testing.T) {
-	for _, kind := range WebhookKinds {
+	for _, kind := range WebhookKinds() {
 		rc := newReceiver(t, okReply[kind])
 		base, host := rc.URL, rc.Listener.Addr().String()
 		rc.Close()
