@@ -100,14 +100,14 @@ func (w Webhook) Send(ctx context.Context, a Alert) error {
 			wait = after
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return fmt.Errorf("%w; gave up after %d tries: the next one (in %s) would pass the send's deadline of %s",
-				err, attempt, wait.Round(time.Millisecond), durationOr(w.Timeout, 30*time.Second))
+			return fmt.Errorf("%w; gave up after %s: the next one (in %s) would pass the send's deadline of %s",
+				err, tries(attempt), wait.Round(time.Millisecond), durationOr(w.Timeout, 30*time.Second))
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("%w; gave up after %d tries: %w", err, attempt, ctx.Err())
+			return fmt.Errorf("%w; gave up after %s: %w", err, tries(attempt), ctx.Err())
 		case <-t.C:
 		}
 		if after == 0 {
@@ -245,6 +245,13 @@ func retryAfter(v string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+func tries(n int) string {
+	if n == 1 {
+		return "1 try"
+	}
+	return strconv.Itoa(n) + " tries"
 }
 
 func durationOr(d, def time.Duration) time.Duration {

@@ -130,7 +130,9 @@ func TestWebhookUnreachable(t *testing.T) {
 		base, host := rc.URL, rc.Listener.Addr().String()
 		rc.Close()
 		w := testHook(kind, base)
-		w.Timeout = 300 * time.Millisecond
+		// One try: the first wait (1s) would pass the deadline, so the
+		// error is the refused dial's, never a deadline hit mid-retry.
+		w.Timeout, w.Backoff = 300*time.Millisecond, time.Second
 		err := w.Send(context.Background(), testAlert)
 		noToken(t, err, kind, host)
 		if !strings.Contains(err.Error(), "refused") {
