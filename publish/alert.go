@@ -38,17 +38,24 @@ type plain struct {
 	facts string
 }
 
+// factMaxRunes caps the resource and the team in the facts line; with the
+// title's cap it leaves most of the smallest limit (Slack's 3000-character
+// section, after escaping) to the text.
+const factMaxRunes = 200
+
 func plainText(a Alert) plain {
 	title := sanitize.Control(strings.Join(strings.Fields(a.Title), " ")) // one line, even from a multi-line label
 	if title == "" {
 		title = "finops watch: " + a.Event
 	}
+	// The facts are sent whole, so each is capped: a resource ID from a bill
+	// may be long (an Azure ID runs to ~200 characters), but not unbounded.
 	var facts []string
 	if a.Resource != "" {
-		facts = append(facts, "resource "+a.Resource)
+		facts = append(facts, "resource "+sanitize.Truncate(a.Resource, factMaxRunes))
 	}
 	if a.Team != "" {
-		facts = append(facts, "team "+a.Team)
+		facts = append(facts, "team "+sanitize.Truncate(a.Team, factMaxRunes))
 	}
 	if !a.Since.IsZero() {
 		facts = append(facts, "since "+a.Since.Format("2006-01-02 15:04 MST"))

@@ -2,6 +2,9 @@ package publish
 
 import (
 	"context"
+	"math/rand/v2"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -175,6 +178,61 @@ func TestFit(t *testing.T) {
 	} {
 		if got := fit(tt.in, tt.max, bytesOf); got != tt.want {
 			t.Errorf("fit(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+}
+
+// TestWebhookPayloadProperties builds messages from random mixes of hostile
+// fragments, long runs and multi-byte text (a fixed seed, so a failure
+// repeats) and checks what must hold for every one: valid JSON of valid
+// UTF-8, within the platform's limit, no control character, no mention or
+// tag left whole.
+func TestWebhookPayloadProperties(t *testing.T) {
+	fragments := []string{"@all", "@here", "<!channel>", "<@U024BE7LH>", `<at user_id="all">`, "<font color=\"warning\">",
+		"[x](https://evil.example)", "**", "`", "# ", "\n> ", "\n- ", "\\", "&", "训练集群", "é", "🙂", "\x1b[2J", "\x00", "\r\n",
+		"\xff\xfe", " ", "\n", "gpu-node-7", strings.Repeat("a", 500), strings.Repeat("空", 700)}
+	rng := rand.New(rand.NewPCG(17, 2026))
+	mix := func() string {
+		var b strings.Builder
+		for n := rng.IntN(40); n > 0; n-- {
+			b.WriteString(fragments[rng.IntN(len(fragments))])
+		}
+		return b.String()
+	}
+	limits := map[string]func(m map[string]any, body []byte) (int, int){
+		KindFeishu:   func(m map[string]any, b []byte) (int, int) { return len(b), 20 << 10 },
+		KindLark:     func(m map[string]any, b []byte) (int, int) { return len(b), 20 << 10 },
+		KindDingTalk: func(m map[string]any, b []byte) (int, int) { return len(get(m, "markdown", "text").(string)), 4096 },
+		KindWeCom:    func(m map[string]any, b []byte) (int, int) { return len(get(m, "markdown", "content").(string)), 4096 },
+		KindSlack: func(m map[string]any, b []byte) (int, int) {
+			return utf8.RuneCountInString(get(m, "blocks", 1, "text", "text").(string)), 3000
+		},
+		KindJSON: func(m map[string]any, b []byte) (int, int) { return len(m["text"].(string)), 16 << 10 },
+	}
+	mention := regexp.MustCompile(`@(all|here)|<[!@]|<at |<font`)
+	for i := 0; i < 200; i++ {
+		a := Alert{Event: "idle", Title: mix(), Text: mix(), Resource: mix(), Team: mix(), Burnt: "1.5", Currency: "USD"}
+		for _, kind := range WebhookKinds() {
+			w := Webhook{Kind: kind, URL: "https://example.com/hook", Secret: map[bool]string{true: "s"}[Signs(kind)]}
+			u, _ := url.Parse(w.URL)
+			body, _, err := w.payload(a, signedAt, u)
+			if err != nil {
+				t.Fatalf("%s: %v", kind, err)
+			}
+			if !utf8.Valid(body) {
+				t.Fatalf("%s: body is not UTF-8 for %+q", kind, a)
+			}
+			m := decode(t, body)
+			if size, limit := limits[kind](m, body); size > limit {
+				t.Errorf("%s: %d over the limit %d for %+q", kind, size, limit, a)
+			}
+			shown := string(body)
+			if strings.Contains(shown, `\u001b`) || strings.Contains(shown, `\u0000`) {
+				t.Errorf("%s: a control character reached the platform: %s", kind, body)
+			}
+			if kind != KindJSON && mention.MatchString(shown) {
+				t.Errorf("%s: %q left whole in %s", kind, mention.FindString(shown), body)
+			}
 		}
 	}
 }
