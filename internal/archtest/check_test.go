@@ -35,11 +35,16 @@ func (a architecture) check(pkgs []listed) []string {
 				}
 			}
 		}
-		for _, dep := range p.Deps {
-			for _, tok := range a.never[name] {
+		// One finding per forbidden name: modernc.org/sqlite brings
+		// its subpackages along, and one import to remove is the fix.
+		for _, tok := range a.never[name] {
+			for _, dep := range p.Deps {
 				if a.names(dep, tok) {
-					out = append(out, fmt.Sprintf("%s depends on %s (through %s), which the layers table in docs/ARCHITECTURE.md forbids",
-						name, rowName(dep), via(p, dep)))
+					out = append(out, fmt.Sprintf("%s depends on %s (through %s), which the layers table in docs/ARCHITECTURE.md forbids: "+
+						"move what it needs into a package both may import (records into finops), or remove the import "+
+						"(`go list -deps -f '{{.ImportPath}}: {{.Imports}}' %s` shows the chain)",
+						name, rowName(dep), via(p, dep), p.ImportPath))
+					break
 				}
 			}
 		}
