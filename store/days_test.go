@@ -43,7 +43,7 @@ func TestCompactTelemetry(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(got) != 1 {
-			t.Fatalf("finops.GPUSeries: %d GPUs, want 1", len(got))
+			t.Fatalf("GPUSeries: %d GPUs, want 1", len(got))
 		}
 		return got[0].Minutes()
 	}

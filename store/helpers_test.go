@@ -119,7 +119,7 @@ func decEq(a, b *decimal.Decimal) bool {
 	return a.Equal(*b)
 }
 
-// series builds a series' minutes in order, as finops.GPUSeries does.
+// series builds a series' minutes in order, as Store.GPUSeries does.
 func series(g finops.GPUSeries, ms []finops.MinuteUtil) finops.GPUSeries {
 	for _, m := range ms {
 		g.Add(m.Minute, m.Util)

@@ -194,7 +194,7 @@ func TestImportRoundTrip(t *testing.T) {
 		}
 	})
 
-	t.Run("finops.GPUSeries", func(t *testing.T) {
+	t.Run("GPUSeries", func(t *testing.T) {
 		got, err := s.GPUSeries(ctx, utc(2025, 3, 1, 0, 0, 0), utc(2025, 3, 2, 0, 0, 0))
 		if err != nil {
 			t.Fatal(err)
@@ -203,7 +203,7 @@ func TestImportRoundTrip(t *testing.T) {
 		// Samples 20 and 40 in that minute: mean 30. Interval = the file's 30 s.
 		want := []finops.GPUSeries{series(finops.GPUSeries{Key: "GPU-1111", Host: "node-1", UUID: "GPU-1111", Index: 0, Model: "H100-80GB", Interval: 30 * time.Second}, []finops.MinuteUtil{{Minute: 29013720, Util: 30}})}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("finops.GPUSeries() = %+v, want %+v", got, want)
+			t.Fatalf("GPUSeries() = %+v, want %+v", got, want)
 		}
 	})
 
@@ -612,7 +612,7 @@ func TestImportGPUUpsert(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(series) != 1 {
-		t.Fatalf("finops.GPUSeries = %+v, want 1 GPU", series)
+		t.Fatalf("GPUSeries = %+v, want 1 GPU", series)
 	}
 	g := series[0]
 	if g.Host != "node-1" || g.Index != 3 || g.Model != "L4" || g.Len() != 2 {

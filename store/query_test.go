@@ -182,7 +182,7 @@ func TestGPUSeries(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("finops.GPUSeries() =\n%+v\nwant\n%+v", got, tt.want)
+				t.Errorf("GPUSeries() =\n%+v\nwant\n%+v", got, tt.want)
 			}
 		})
 	}

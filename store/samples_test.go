@@ -66,7 +66,7 @@ func TestMigrateSamplesToMinutes(t *testing.T) {
 	// over 1): 30 s.
 	want := []finops.GPUSeries{series(finops.GPUSeries{Key: "GPU-A", Host: "h", UUID: "GPU-A", Index: 0, Interval: 30 * time.Second}, []finops.MinuteUtil{{Minute: 29013720, Util: 30}, {Minute: 29013721, Util: 7}})}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("finops.GPUSeries = %+v, want %+v", got, want)
+		t.Fatalf("GPUSeries = %+v, want %+v", got, want)
 	}
 	var n, utilN, powerN int
 	var mem, power float64
@@ -115,7 +115,7 @@ func TestMinuteRollupOrderAndDuplicates(t *testing.T) {
 	// minute 0: 10, 30, 20 → 20; minute 1: 50, 70 → 60.
 	want := []finops.MinuteUtil{{Minute: 29013720, Util: 20}, {Minute: 29013721, Util: 60}}
 	if len(got) != 1 || !reflect.DeepEqual(got[0].Minutes(), want) {
-		t.Fatalf("finops.GPUSeries = %+v, want minutes %v", got, want)
+		t.Fatalf("GPUSeries = %+v, want minutes %v", got, want)
 	}
 	var mem float64
 	var n int

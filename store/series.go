@@ -10,7 +10,7 @@ import (
 	"github.com/finops-oss/finops"
 )
 
-// finops.GPUSeries returns per-minute mean utilization of every GPU with samples in
+// GPUSeries returns per-minute mean utilization of every GPU with samples in
 // [from, to). Telemetry is stored per minute, so the range is cut at whole
 // minutes: a minute is in it when it overlaps [from, to). Compacted days
 // (gpu_days) and the hot minutes (gpu_minutes) are read together; where both
