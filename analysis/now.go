@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -140,7 +140,7 @@ func tailState(tl timeline, r *gpuResource, p Params) (lastSeen, idleSince time.
 // rate, times its GPUs), else the catalog's hourly price per GPU times the
 // GPU count. from says which, "" when neither is known.
 func (a *analyzer) hourlyRate(r *gpuResource) (rate float64, from string) {
-	var latest *ingest.BillingLine
+	var latest *finops.BillingLine
 	for _, l := range r.lines {
 		if _, ok := l.Cost(); ok && (latest == nil || !l.ChargeStart.Before(latest.ChargeStart)) {
 			latest = l
@@ -156,7 +156,7 @@ func (a *analyzer) hourlyRate(r *gpuResource) (rate float64, from string) {
 		return per, "bill"
 	}
 	for _, pr := range a.in.Prices {
-		if pr.Mode != ingest.ModeHourly || !strings.EqualFold(pr.Provider, r.provider) || !strings.EqualFold(pr.GPUModel, r.model) {
+		if pr.Mode != finops.ModeHourly || !strings.EqualFold(pr.Provider, r.provider) || !strings.EqualFold(pr.GPUModel, r.model) {
 			continue
 		}
 		if _, ok := a.conv.rates[strings.ToUpper(pr.Currency)]; !ok && pr.Currency != "" {
@@ -173,16 +173,16 @@ func (a *analyzer) hourlyRate(r *gpuResource) (rate float64, from string) {
 // count and rate, how long it has been billed) from days of lines without
 // holding them all.
 type LineKeeper struct {
-	first, last map[string]ingest.BillingLine
+	first, last map[string]finops.BillingLine
 }
 
 // Add offers one line; it keeps a copy when it is its resource's earliest or latest.
-func (k *LineKeeper) Add(l *ingest.BillingLine) {
+func (k *LineKeeper) Add(l *finops.BillingLine) {
 	if !l.IsGPUUsage() {
 		return
 	}
 	if k.first == nil {
-		k.first, k.last = map[string]ingest.BillingLine{}, map[string]ingest.BillingLine{}
+		k.first, k.last = map[string]finops.BillingLine{}, map[string]finops.BillingLine{}
 	}
 	g := groupKey(l)
 	if f, ok := k.first[g]; !ok || l.ChargeStart.Before(f.ChargeStart) {
@@ -194,8 +194,8 @@ func (k *LineKeeper) Add(l *ingest.BillingLine) {
 }
 
 // Lines returns the kept lines, earliest before latest per resource.
-func (k *LineKeeper) Lines() []ingest.BillingLine {
-	var out []ingest.BillingLine
+func (k *LineKeeper) Lines() []finops.BillingLine {
+	var out []finops.BillingLine
 	for _, g := range sortedKeys(k.first) {
 		out = append(out, k.first[g])
 		if l := k.last[g]; !l.ChargeStart.Equal(k.first[g].ChargeStart) {

@@ -5,8 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 )
 
 // TestNow: the watch's view at 12:00 of three resources, hand-computed.
@@ -24,20 +23,20 @@ func TestNow(t *testing.T) {
 		return day.Add(time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute)
 	}
 	now, from := h(12, 0), h(10, 0)
-	lb := gpuLine("b", ingest.ModeHourly, "0", h(8, 0), h(10, 0), 1)
+	lb := gpuLine("b", finops.ModeHourly, "0", h(8, 0), h(10, 0), 1)
 	lb.EffectiveCost = nil
-	lc := gpuLine("c", ingest.ModeHourly, "0", h(8, 0), h(10, 0), 1)
+	lc := gpuLine("c", finops.ModeHourly, "0", h(8, 0), h(10, 0), 1)
 	lc.EffectiveCost, lc.GPUModel = nil, "H100"
 	a0 := series("gpu-a/0", "gpu-a", from, seg{60, 95}, seg{60, 3})
 	a1 := series("gpu-a/1", "gpu-a", from, seg{120, 2})
 	a1.Index = 1
 	b0 := series("gpu-b/0", "gpu-b", from, seg{105, 95}, seg{15, 2}, seg{10, -1}, seg{1, 2})
 	in := &Input{
-		Lines: []ingest.BillingLine{gpuLine("a", ingest.ModeHourly, "8", h(8, 0), h(10, 0), 2), lb, lc},
-		GPUs:  []store.GPUSeries{a0, a1, b0},
+		Lines: []finops.BillingLine{gpuLine("a", finops.ModeHourly, "8", h(8, 0), h(10, 0), 2), lb, lc},
+		GPUs:  []finops.GPUSeries{a0, a1, b0},
 		Resources: []Resource{{ID: "a", Hosts: []string{"gpu-a"}, Team: "nlp"}, {ID: "b", Hosts: []string{"gpu-b"}},
 			{ID: "c", Team: "cv"}},
-		Prices: []Price{{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeHourly, Price: 1.5, Currency: "USD"}},
+		Prices: []Price{{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeHourly, Price: 1.5, Currency: "USD"}},
 		Params: DefaultParams(),
 	}
 	got, warnings, err := Now(in, from, now)

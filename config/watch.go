@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/watch"
 	"go.yaml.in/yaml/v3"
 )
@@ -238,7 +238,7 @@ func (c *Config) validateWatch() []error {
 }
 
 func pricingModes() []string {
-	return []string{ingest.ModeHourly, ingest.ModeDaily, ingest.ModeWeekly, ingest.ModeMonthly, ingest.ModeSpot, ingest.ModeCommitted}
+	return []string{finops.ModeHourly, finops.ModeDaily, finops.ModeWeekly, finops.ModeMonthly, finops.ModeSpot, finops.ModeCommitted}
 }
 
 func (o *OnIdle) validate(key string) []error {

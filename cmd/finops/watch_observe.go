@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
@@ -62,7 +63,7 @@ func (m *Main) observe(ctx context.Context, st *store.Store, c *config.Config, n
 		window = max(window, r.MaxLifetime.Duration+24*time.Hour)
 	}
 	var keep analysis.LineKeeper
-	if err := st.EachLine(ctx, now.Add(-window), now.Add(24*time.Hour), func(l *ingest.BillingLine) error {
+	if err := st.EachLine(ctx, now.Add(-window), now.Add(24*time.Hour), func(l *finops.BillingLine) error {
 		keep.Add(l)
 		return nil
 	}); err != nil {

@@ -19,12 +19,11 @@ type alertSender interface {
 	Send(ctx context.Context, a watchAlert) error
 }
 
-// watchAlert is one message as the channels take it (publish.Alert's fields).
+// watchAlert is one message as the channels take it, with an id that stays
+// the same when it is sent again after a failure (email's Message-ID).
 type watchAlert struct {
-	Event, Title, Text, Resource, Team string
-	Since                              time.Time
-	Burnt, Currency                    string // Burnt: decimal text, "" when unknown
-	MessageID                          string // stable across retries (email's Message-ID)
+	publish.Alert
+	MessageID string
 }
 
 // channelsFor names the channels that take a team's messages.
@@ -106,8 +105,8 @@ func (m *Main) deliver(ctx context.Context, st *store.Store, c *config.Config) e
 		if s == nil {
 			continue
 		}
-		a := watchAlert{Event: msg.Event, Title: msg.Title, Text: msg.Body, Resource: msg.Resource, Team: msg.Team,
-			Since: msg.Since, Currency: msg.Currency, MessageID: "watch-" + strconv.FormatInt(msg.ID, 10)}
+		a := watchAlert{Alert: publish.Alert{Event: msg.Event, Title: msg.Title, Text: msg.Body, Resource: msg.Resource,
+			Team: msg.Team, Since: msg.Since, Currency: msg.Currency}, MessageID: "watch-" + strconv.FormatInt(msg.ID, 10)}
 		if msg.BurntKnown {
 			a.Burnt = strconv.FormatFloat(amount.RoundMinor(msg.Currency, msg.Burnt), 'f', -1, 64)
 		}
@@ -153,7 +152,7 @@ func (m *Main) watchSender(c *config.Config, name string) (alertSender, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch.channels[%d]: %w", i, err)
 	}
-	return newWebhookSender(ch.Type, url, secret), nil
+	return webhookSender{publish.Webhook{Kind: ch.Type, URL: url, Secret: secret, Now: m.Now}}, nil
 }
 
 // emailSender writes to the team's leads through publish.smtp.
@@ -197,3 +196,8 @@ func (e *emailSender) Send(ctx context.Context, a watchAlert) error {
 	}
 	return err
 }
+
+// webhookSender is a chat or JSON webhook of publish.
+type webhookSender struct{ w publish.Webhook }
+
+func (s webhookSender) Send(ctx context.Context, a watchAlert) error { return s.w.Send(ctx, a.Alert) }
