@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
@@ -434,5 +435,74 @@ watch:
 	e.pass(t, watchAt(2, 6), 0)
 	if n := len(mp.Messages(t)); n != 1 {
 		t.Errorf("%d emails after another pass, want still 1", n)
+	}
+}
+
+// TestWatchClockAhead: gpu-a's only source is an nvidia-smi log (read by
+// the pass, no Prometheus) whose host clock runs ahead: besides its samples
+// of 00:00–01:35 at 2 %, it holds three stamped 02:00–02:02, after the
+// pass's now (01:35). They are ignored with a warning naming the GPU; the
+// alert still goes out, idle since 00:00 for 95 minutes (¥7.60 at ¥0.08).
+func TestWatchClockAhead(t *testing.T) {
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "gpu-a.csv")
+	var b strings.Builder
+	b.WriteString("timestamp, name, pci.bus_id, index, uuid, utilization.gpu [%], utilization.memory [%], memory.total [MiB], memory.used [MiB], power.draw [W]\n")
+	for _, m := range append(seq(0, 95), 120, 121, 122) {
+		for g := range 2 {
+			fmt.Fprintf(&b, "%s, NVIDIA A100-SXM4-80GB, 00000000:%02X:00.0, %d, GPU-a000000%d-0000-0000-0000-000000000000, 2 %%, 0 %%, 81920 MiB, 10 MiB, 60.00 W\n",
+				watchAt(0, m).Format("2006/01/02 15:04:05.000"), g+1, g, g)
+		}
+	}
+	if err := os.WriteFile(logPath, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newWatchEnv(t, "http://127.0.0.1:1", "")
+	cfg, err := os.ReadFile(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No Prometheus: the log, in UTC, is gpu-a's only telemetry.
+	text := strings.Replace(string(cfg), `  prometheus:
+    - url: http://127.0.0.1:1
+      name: lab
+      timeout: 5s
+      retries: 0
+`, "  nvidia_smi:\n    - path: "+logPath+"\n      host: gpu-a\n      timezone: UTC\n", 1)
+	text += "watch:\n  channels:\n    - type: slack\n      url_env: SLACK_URL\n"
+	if err := os.WriteFile(e.cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, out := e.pass(t, watchAt(1, 35), 0)
+	if !strings.Contains(out, "has samples up to 2026-11-30T02:02:00Z, after now (2026-11-30T01:35:00Z): its clock runs ahead") {
+		t.Errorf("no warning about the clock ahead:\n%s", out)
+	}
+	if len(got) != 1 || got[0].Event != "idle" || !got[0].Since.Equal(watchAt(0, 0)) || math.Abs(burntOf(t, got[0])-7.60) > 0.005 {
+		t.Fatalf("want one idle alert since 00:00 of ¥7.60, got %+v\n%s", got, out)
+	}
+}
+
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// TestStillIdle: the re-check just before a command runs leaves alone a
+// resource that got busy, went silent or is gone.
+func TestStillIdle(t *testing.T) {
+	at := watchAt(2, 0)
+	obs := &observation{resources: []analysis.ResourceNow{
+		{ID: "idle", LastSeen: at, IdleSince: watchAt(1, 0)},
+		{ID: "busy", LastSeen: at},
+		{ID: "silent", LastSeen: watchAt(1, 44), IdleSince: watchAt(1, 0)},
+	}}
+	for id, want := range map[string]string{"idle": "", "busy": "its GPUs are busy again",
+		"silent": "no fresh telemetry to confirm it is idle", "gone": "no longer billed or seen"} {
+		if got := stillIdle(obs, id, at); got != want {
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
 	}
 }
