@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"fmt"
 	"math"
 	"os"
@@ -155,8 +159,8 @@ func (e *watchEnv) run(t *testing.T, at time.Time, args ...string) (int, string,
 	m.Now = func() time.Time { return at }
 	m.Getenv = func(k string) string { return e.env[k] }
 	m.watchChannels = func(ch config.Channel) alertSender {
-		if ch.Type == "email" {
-			return nil // the real one, to mailpit
+		if ch.Type != "slack" {
+			return nil // the real one: mailpit, or a local receiver
 		}
 		return e.rec
 	}
@@ -504,5 +508,44 @@ func TestStillIdle(t *testing.T) {
 		if got := stillIdle(obs, id, at); got != want {
 			t.Errorf("%s: %q, want %q", id, got, want)
 		}
+	}
+}
+
+// TestWatchWebhookJSON: a json channel through publish's sender to a local
+// receiver, its URL read from the variable url_env names. The first post
+// is refused with 400 (not retried; the message stays pending, exit 4), the
+// next pass delivers it.
+func TestWatchWebhookJSON(t *testing.T) {
+	srv := promtest.Start(t, watchOpenMetrics(watchUtil))
+	var mu sync.Mutex
+	var bodies []map[string]any
+	refuse := true
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		if refuse {
+			refuse = false
+			http.Error(w, "no", http.StatusBadRequest)
+			return
+		}
+		var v map[string]any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Errorf("not JSON: %s", b)
+		}
+		bodies = append(bodies, v)
+	}))
+	defer hook.Close()
+	e := newWatchEnv(t, srv.URL, "watch:\n  channels:\n    - type: json\n      url_env: HOOK_URL\n")
+	e.env["HOOK_URL"] = hook.URL + "/alerts?token=s3cret"
+	_, out := e.pass(t, watchAt(1, 31), ExitPublish)
+	if strings.Contains(out, "s3cret") {
+		t.Errorf("the token is in the output:\n%s", out)
+	}
+	e.pass(t, watchAt(1, 36), 0)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 1 || bodies[0]["event"] != "idle" || bodies[0]["resource"] != "gpu-a" || bodies[0]["burnt"] != "2.48" {
+		t.Fatalf("received %+v", bodies)
 	}
 }
