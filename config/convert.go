@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
@@ -141,8 +142,8 @@ func (c *Config) ColumnMappings() ([]ingest.ColumnMapping, error) {
 }
 
 // Catalog is the built-in GPU instance catalog extended by instance_types.
-func (c *Config) Catalog() *ingest.Catalog {
-	cat := ingest.DefaultCatalog()
+func (c *Config) Catalog() *gpu.Catalog {
+	cat := gpu.NewCatalog()
 	for _, it := range c.Instances {
 		cat.Add(it.Name, it.GPUModel, it.GPUCount)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -37,7 +38,7 @@ import (
 type curParser struct {
 	file string
 	hdr  []string
-	cat  *Catalog
+	cat  *gpu.Catalog
 	in   *interner
 
 	lineType, unblended, start, end, interval                  int

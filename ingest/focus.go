@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -20,7 +21,7 @@ const (
 type focusParser struct {
 	file string
 	hdr  []string
-	cat  *Catalog
+	cat  *gpu.Catalog
 	in   *interner
 
 	start, end                            int

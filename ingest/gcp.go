@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -73,7 +74,7 @@ func isGCPHeader(hdr []string) bool {
 
 type gcpBuilder struct {
 	file string
-	cat  *Catalog
+	cat  *gpu.Catalog
 	in   *interner
 }
 
@@ -323,7 +324,7 @@ func (b *gcpBuilder) gpu(f gcpFields, l *BillingLine, machine, sku string) {
 		}
 		setUnknownGPU(l, unknown)
 	}
-	if sku == "" || !LooksLikeGPU(sku) {
+	if sku == "" || !gpu.LooksLike(sku) {
 		return
 	}
 	model, _, ok := b.cat.GPUName(sku)
@@ -356,7 +357,7 @@ func gpuCountFromUsage(f gcpFields, l *BillingLine) int {
 	if math.IsNaN(n) || n < 1 {
 		return 1
 	}
-	return int(min(n, maxGPUsPerMachine))
+	return int(min(n, gpu.MaxPerMachine))
 }
 
 // gcpCSVParser reads the flattened CSV export.

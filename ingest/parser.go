@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/finops-oss/finops/gpu"
 )
 
 // ctxCheckEvery is how many rows Parse reads between looks at its context.
@@ -41,7 +43,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		opt.Name = "<input>"
 	}
 	if opt.Catalog == nil {
-		opt.Catalog = DefaultCatalog()
+		opt.Catalog = gpu.NewCatalog()
 	}
 	if opt.Location == nil {
 		opt.Location = time.UTC

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
 )
@@ -74,7 +75,7 @@ func FuzzFetchDayResponse(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	cat := ingest.DefaultCatalog()
+	cat := gpu.NewCatalog()
 	f.Fuzz(func(t *testing.T, code uint8, body []byte) {
 		if len(body) > 16<<10 {
 			return
