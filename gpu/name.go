@@ -20,18 +20,23 @@ func (c *Catalog) GPUName(text string) (model string, count int, ok bool) {
 
 // Model is the canonical model of a driver's GPU name when c knows the chip,
 // else the name itself, so unknown GPUs stay apart ("" stays ""). A nil
-// Catalog is the default one.
+// Catalog knows the built-in names.
 func (c *Catalog) Model(name string) string {
-	if name == "" {
-		return ""
-	}
-	if c == nil {
-		c = NewCatalog()
-	}
 	if m, _, ok := c.GPUName(name); ok {
 		return m
 	}
 	return name
+}
+
+// Canonical is the canonical model GPU text names by the built-in names
+// ("NVIDIA A100 80GB PCIe", "2 x A100-SXM4-80GB" → A100-80GB), the reading
+// ingest records for it; ok is false when it names no model finops knows.
+// The config and the review compare model names by it, so a price or a
+// purchase written in a driver's spelling meets the billed model.
+func Canonical(text string) (model string, ok bool) {
+	var builtin *Catalog
+	m, _, ok := builtin.GPUName(text)
+	return m, ok
 }
 
 // GPUText returns the model and count to record for GPU text: the canonical
