@@ -39,6 +39,13 @@ func Canonical(text string) (model string, ok bool) {
 	return m, ok
 }
 
+// Model is Canonical's model, else the name itself, as Catalog.Model reads
+// it without the config's aliases.
+func Model(name string) string {
+	var builtin *Catalog
+	return builtin.Model(name)
+}
+
 // GPUText returns the model and count to record for GPU text: the canonical
 // model when known, else the text itself (minus any count) when it looks like
 // a GPU, so an unknown GPU is still a GPU line and shows up by name in data
