@@ -108,20 +108,33 @@ func Specs() []Spec {
 	}
 }
 
-// Lookup finds a model by its canonical name or an alias, compared by Key;
-// the planner's names and a price catalog's are read so. For free text with
-// counts and driver spellings ("2 x NVIDIA A100-SXM4-80GB") use a Catalog.
+// Lookup finds a model by its canonical name or an alias, compared by Key,
+// else by the model Canonical reads the name as ("NVIDIA A100 80GB PCIe",
+// "2 x A100-SXM4-80GB"), so every spelling ingest records as a model finds
+// that model's figures. The table's own names come first: "H100 PCIe" is its
+// own row, though bills record it as H100.
 func Lookup(name string) (Spec, bool) {
-	k := Key(name)
+	specs := Specs()
+	if s, ok := byKey(specs, Key(name)); ok {
+		return s, true
+	}
+	if m, ok := Canonical(name); ok {
+		return byKey(specs, Key(m))
+	}
+	return Spec{}, false
+}
+
+// byKey finds the row whose name, else one of whose aliases, has key k.
+func byKey(specs []Spec, k string) (Spec, bool) {
 	if k == "" {
 		return Spec{}, false
 	}
-	for _, s := range Specs() {
+	for _, s := range specs {
 		if Key(s.Model) == k {
 			return s, true
 		}
 	}
-	for _, s := range Specs() {
+	for _, s := range specs {
 		for _, a := range s.Aliases {
 			if Key(a) == k {
 				return s, true

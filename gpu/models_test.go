@@ -38,7 +38,16 @@ func TestSpecsResolve(t *testing.T) {
 			}
 		}
 	}
-	for _, unknown := range []string{"", "GPU", "RTX 4080", "H100 NVL 94GB x"} {
+	// Driver, bill and rental spellings (NVIDIA's and the platforms' own
+	// names for these cards) find the model ingest records for them.
+	for name, want := range map[string]string{"NVIDIA A100 80GB PCIe": gpuA100_80, "2 x A100-SXM4-80GB": gpuA100_80,
+		"A100 80G": gpuA100_80, "NVIDIA H100 80GB HBM3": gpuH100, "NVIDIA H100 PCIe": gpuH100P, "RTX 4090D * 2": gpu4090D,
+		"Tesla V100-SXM2-32GB": gpuV100, "NVIDIA L40": gpuL40, "AMD Instinct MI300X OAM": gpuMI300X} {
+		if s, ok := Lookup(name); !ok || s.Model != want {
+			t.Errorf("Lookup(%q) = %q, %v; want %q", name, s.Model, ok, want)
+		}
+	}
+	for _, unknown := range []string{"", "GPU", "NVIDIA GeForce RTX 4080 SUPER", "Quadro RTX 6000", "CPU"} {
 		if s, ok := Lookup(unknown); ok {
 			t.Errorf("Lookup(%q) = %q, want unknown", unknown, s.Model)
 		}
