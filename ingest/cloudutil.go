@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
@@ -120,7 +121,7 @@ func recogniseInstance(cat *gpu.Catalog, instanceType string) (model string, cou
 }
 
 // setUnknownGPU records text that looks like an unrecognised GPU on a line.
-func setUnknownGPU(l *BillingLine, text string) {
+func setUnknownGPU(l *finops.BillingLine, text string) {
 	if text == "" || l.GPUModel != "" {
 		return
 	}
