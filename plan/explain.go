@@ -2,11 +2,10 @@ package plan
 
 import (
 	"fmt"
-	"io"
-	"strings"
-
 	"github.com/finops-oss/finops/internal/termcol"
 	"github.com/finops-oss/finops/sanitize"
+	"io"
+	"strings"
 )
 
 // explainOptions is how many of a scenario's cheapest options --explain
