@@ -154,6 +154,10 @@ teams:
 // run runs finops with the env's config at the clock at.
 func (e *watchEnv) run(t *testing.T, at time.Time, args ...string) (int, string, string) {
 	t.Helper()
+	return e.runContext(context.Background(), at, args...)
+}
+
+func (e *watchEnv) runContext(ctx context.Context, at time.Time, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	m := NewMain(nil, &out, &errb)
 	m.Now = func() time.Time { return at }
@@ -164,7 +168,7 @@ func (e *watchEnv) run(t *testing.T, at time.Time, args ...string) (int, string,
 		}
 		return e.rec
 	}
-	code := m.Run(context.Background(), append([]string{"--config", e.cfg}, args...))
+	code := m.Run(ctx, append([]string{"--config", e.cfg}, args...))
 	return code, out.String(), errb.String()
 }
 
@@ -547,5 +551,24 @@ func TestWatchWebhookJSON(t *testing.T) {
 	defer mu.Unlock()
 	if len(bodies) != 1 || bodies[0]["event"] != "idle" || bodies[0]["resource"] != "gpu-a" || bodies[0]["burnt"] != "2.48" {
 		t.Fatalf("received %+v", bodies)
+	}
+}
+
+// TestWatchEvery: --every runs a pass at once, then waits; stopped between
+// passes (the container's SIGTERM cancels the context) it ends cleanly.
+func TestWatchEvery(t *testing.T) {
+	srv := promtest.Start(t, watchOpenMetrics(watchUtil))
+	e := newWatchEnv(t, srv.URL, "watch:\n  channels:\n    - type: slack\n      url_env: SLACK_URL\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	code, out, errs := e.runContext(ctx, watchAt(1, 31), "watch", "--every", "1m")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if got := e.rec.take(); len(got) != 1 || got[0].Event != "idle" {
+		t.Errorf("the first pass sent %+v, want the idle alert", got)
+	}
+	if code, _, errs := e.run(t, now, "watch", "--every", "10s"); code != ExitUsage || !strings.Contains(errs, "at least 1m") {
+		t.Errorf("--every 10s: exit %d %s", code, errs)
 	}
 }
