@@ -139,21 +139,6 @@ func GunzipFile(src, dst string) (err error) {
 	return out.Close()
 }
 
-// FileSHA256 returns the hex sha256 and size of a file.
-func FileSHA256(path string) (string, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
 // countWriter counts the bytes written through it.
 type countWriter struct {
 	w io.Writer

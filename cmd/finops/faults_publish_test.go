@@ -323,9 +323,7 @@ func testSMTPClosesMidData(t *testing.T, w *pubWorld) {
 	cutter := newDataCutter(t, fmt.Sprintf("127.0.0.1:%d", w.mp.SMTPPort), victim, 4<<10)
 	e := w.env(t, cutter.Port(), "")
 	// The retries of a dropped connection are cut too; they need not wait.
-	saved := sendBackoff
-	sendBackoff = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}
-	t.Cleanup(func() { sendBackoff = saved })
+	e.backoff = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}
 
 	code, stdout, stderr := e.run(t, "run", "--week", "2026-W48", "--no-upload")
 	if code != ExitPublish {

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/publish/publishtest"
 	"github.com/finops-oss/finops/store"
 	"github.com/xuri/excelize/v2"
@@ -62,6 +61,7 @@ type pubEnv struct {
 	bucket  string
 	vars    map[string]string
 	summary analysis.Result
+	backoff []time.Duration // the email retries' waits; nil: deliver's
 }
 
 func newPubWorld(t *testing.T) *pubWorld {
@@ -148,6 +148,7 @@ func (e *pubEnv) run(t *testing.T, args ...string) (int, string, string) {
 	m := NewMain(bytes.NewReader(nil), &out, &errb)
 	m.Now = func() time.Time { return now }
 	m.Getenv = func(k string) string { return e.vars[k] }
+	m.sendBackoff = e.backoff
 	code := m.Run(context.Background(), append([]string{"--config", e.cfg}, args...))
 	return code, out.String(), errb.String()
 }
@@ -849,43 +850,5 @@ publish:
 `), 0o644)
 	if code, _, stderr := finops(t, "--config", cfg, "run"); code != ExitUsage || !strings.Contains(stderr, "plaintext") {
 		t.Errorf("plaintext SMTP to a remote host: exit %d: %s", code, stderr)
-	}
-}
-
-// TestTeamWorkbookNames: team names that reduce to the same file name
-// ("数据组", "平台组" → "___") still get a workbook (and an S3 key) each.
-func TestTeamWorkbookNames(t *testing.T) {
-	dir := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, "finops.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	start := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
-	res := &analysis.Result{
-		Period:   analysis.Period{Start: start, End: start.AddDate(0, 0, 7), TimeZone: "UTC", Label: "2026-W48"},
-		Currency: "CNY",
-		ByTeam:   []analysis.TeamCost{{Team: "数据组", Cost: 1}, {Team: "平台组", Cost: 2}},
-	}
-	c := &config.Config{Teams: []config.Team{{Name: "数据组", Leads: []string{"a@example.com"}}, {Name: "平台组", Leads: []string{"b@example.com"}}}}
-	m := NewMain(nil, io.Discard, io.Discard)
-	m.Now = func() time.Time { return now }
-	j := &job{m: m, st: st, c: c, win: analysis.Window{Start: res.Period.Start, End: res.Period.End, Label: "2026-W48"}}
-	scopes, err := j.scopes(context.Background(), res, dir, nil, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(scopes) != 2 || scopes[0].workbook == scopes[1].workbook {
-		t.Fatalf("scopes = %+v", scopes)
-	}
-	for _, s := range scopes {
-		f, err := excelize.OpenFile(s.workbook)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		if base := filepath.Base(s.workbook); strings.ContainsFunc(base, func(r rune) bool { return r > 0x7e }) {
-			t.Errorf("workbook name %q is not ASCII", base)
-		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
@@ -44,7 +45,7 @@ func (m *Main) restoreCommand() *cobra.Command {
 			if s3c.Bucket == "" {
 				return usagef("no bucket: give --from s3://bucket/prefix or set publish.s3.bucket in the config")
 			}
-			sc, secrets, err := m.s3Config(s3c)
+			sc, secrets, err := deliver.S3Settings(s3c, m.Getenv)
 			if err != nil {
 				return usageError{err}
 			}
