@@ -159,7 +159,7 @@ func (d *doctorRun) source(ctx context.Context, c *config.Config, s sourceSpec) 
 }
 
 func (d *doctorRun) prometheus(ctx context.Context, c *config.Config, p config.Prometheus) {
-	src, err := d.m.promSource(c, p)
+	src, err := c.PromSource(p, d.m.Getenv)
 	if err != nil {
 		d.line(checkFail, "prometheus", fmt.Sprintf("%s: %v", promName(p), err))
 		return
