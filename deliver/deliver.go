@@ -159,6 +159,17 @@ func ReportFiles(res *analysis.Result, dir string, formats []string) []string {
 	return reports
 }
 
+// skipped records a stage with nothing to do and says why: the flag that
+// turned it off, or the config key it lacks.
+func (r *Run) skipped(stage string, byFlag bool, flag, key string) {
+	r.Stage(stage, store.StageSkipped)
+	reason := "no " + key + " in the config"
+	if byFlag {
+		reason = flag
+	}
+	fmt.Fprintf(r.out(), "%s: skipped (%s)\n", stage, reason)
+}
+
 // Incomplete is a delivery's outcome when some item stays pending: the
 // report was written, the next run retries the rest.
 type Incomplete struct{ Failures []string }
@@ -209,12 +220,7 @@ func (r *Run) Deliver(ctx context.Context, res *analysis.Result, dir string, rep
 			uploadOK = r.uploadPending(ctx, client, fail)
 		}
 	} else {
-		r.Stage(store.StageUpload, store.StageSkipped)
-		if r.Options.NoUpload {
-			fmt.Fprintln(r.out(), "upload: skipped (--no-upload)")
-		} else {
-			fmt.Fprintln(r.out(), "upload: skipped (no publish.s3.bucket in the config)")
-		}
+		r.skipped(store.StageUpload, r.Options.NoUpload, "--no-upload", "publish.s3.bucket")
 	}
 	if smtp != nil {
 		status := r.sendPending(ctx, fail)
@@ -223,12 +229,7 @@ func (r *Run) Deliver(ctx context.Context, res *analysis.Result, dir string, rep
 		}
 		r.Stage(store.StageEmail, status)
 	} else {
-		r.Stage(store.StageEmail, store.StageSkipped)
-		if r.Options.NoEmail {
-			fmt.Fprintln(r.out(), "email: skipped (--no-email)")
-		} else {
-			fmt.Fprintln(r.out(), "email: skipped (no publish.smtp.host in the config)")
-		}
+		r.skipped(store.StageEmail, r.Options.NoEmail, "--no-email", "publish.smtp.host")
 	}
 	if client != nil && uploadOK {
 		if !r.uploadSnapshot(ctx, client, fail) {

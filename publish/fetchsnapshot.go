@@ -34,12 +34,7 @@ func (c *S3) FetchSnapshot(ctx context.Context, period, dir string) (*FetchedSna
 	if err != nil {
 		return nil, err
 	}
-	if old, _ := filepath.Glob(filepath.Join(dir, restoreTemp)); len(old) > 0 {
-		for _, o := range old {
-			os.RemoveAll(o)
-		}
-	}
-	tmp, err := os.MkdirTemp(dir, restoreTemp)
+	tmp, err := freshTemp(dir, restoreTemp)
 	if err != nil {
 		return nil, fmt.Errorf("publish: fetch snapshot: %w", err)
 	}

@@ -42,12 +42,7 @@ const snapshotDirPattern = ".finops-snapshot-*"
 // by an earlier run that died are removed first: the caller holds the run
 // lock, so none is in use.
 func PrepareSnapshot(ctx context.Context, db Snapshotter, dir, period string) (*SnapshotFile, error) {
-	if old, _ := filepath.Glob(filepath.Join(dir, snapshotDirPattern)); len(old) > 0 {
-		for _, o := range old {
-			os.RemoveAll(o)
-		}
-	}
-	tmp, err := os.MkdirTemp(dir, snapshotDirPattern)
+	tmp, err := freshTemp(dir, snapshotDirPattern)
 	if err != nil {
 		return nil, fmt.Errorf("publish: snapshot: %w", err)
 	}
@@ -137,6 +132,18 @@ func GunzipFile(src, dst string) (err error) {
 		return fmt.Errorf("publish: gunzip %s: %w", dst, err)
 	}
 	return out.Close()
+}
+
+// freshTemp makes a temporary folder in dir named after pattern, first
+// removing the folders of that pattern a process that died left there: the
+// caller holds the run lock, so none is in use.
+func freshTemp(dir, pattern string) (string, error) {
+	if old, _ := filepath.Glob(filepath.Join(dir, pattern)); len(old) > 0 {
+		for _, o := range old {
+			os.RemoveAll(o)
+		}
+	}
+	return os.MkdirTemp(dir, pattern)
 }
 
 // countWriter counts the bytes written through it.

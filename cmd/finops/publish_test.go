@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/proxytest"
 	"github.com/finops-oss/finops/publish/publishtest"
 	"github.com/finops-oss/finops/store"
 	"github.com/xuri/excelize/v2"
@@ -589,61 +590,30 @@ func testSMTPRefuses(t *testing.T, w *pubWorld) {
 // connection number pass+1 on it holds them (no byte either way) until
 // release: a run stops at a known point in its email stage.
 type stallProxy struct {
-	ln      net.Listener
-	target  string
-	pass    int
+	*proxytest.Proxy
 	held    chan struct{} // one value per held connection
 	release chan struct{}
 	once    sync.Once
-	mu      sync.Mutex
-	n       int
 }
 
 func newStallProxy(t *testing.T, target string, pass int) *stallProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &stallProxy{ln: ln, target: target, pass: pass, held: make(chan struct{}, 16), release: make(chan struct{})}
-	go p.serve()
-	t.Cleanup(func() { p.Release(); ln.Close() })
+	p := &stallProxy{held: make(chan struct{}, 16), release: make(chan struct{})}
+	p.Proxy = proxytest.Start(t, target, func(n int, c net.Conn, dial func() (net.Conn, error)) {
+		if n > pass {
+			select {
+			case p.held <- struct{}{}:
+			default:
+			}
+			<-p.release
+		}
+		proxytest.Forward(n, c, dial)
+	})
+	t.Cleanup(p.Release)
 	return p
 }
 
-func (p *stallProxy) Port() int { return p.ln.Addr().(*net.TCPAddr).Port }
-
 func (p *stallProxy) Release() { p.once.Do(func() { close(p.release) }) }
-
-func (p *stallProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.n++
-		hold := p.n > p.pass
-		p.mu.Unlock()
-		go func() {
-			defer c.Close()
-			if hold {
-				select {
-				case p.held <- struct{}{}:
-				default:
-				}
-				<-p.release
-			}
-			u, err := net.Dial("tcp", p.target)
-			if err != nil {
-				return
-			}
-			defer u.Close()
-			go io.Copy(u, c)
-			io.Copy(c, u)
-		}()
-	}
-}
 
 func waitHeld(t *testing.T, p *stallProxy, what string) {
 	t.Helper()
