@@ -3,8 +3,8 @@ package config
 import (
 	"strings"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest"
 )
 
 // TeamLineFilter says which raw billing lines belong in the workbook of a
@@ -12,7 +12,7 @@ import (
 // and the other non-GPU lines analysis gives the team (their configured
 // resource's team, else their "team" tag, else unassigned; metrics.md §Tasks,
 // teams).
-func (c *Config) TeamLineFilter(slice *analysis.Result) func(*ingest.BillingLine) bool {
+func (c *Config) TeamLineFilter(slice *analysis.Result) func(*finops.BillingLine) bool {
 	team := slice.ByTeam[0].Team
 	own := map[string]bool{}
 	for _, rc := range slice.ByResource {
@@ -43,7 +43,7 @@ func (c *Config) TeamLineFilter(slice *analysis.Result) func(*ingest.BillingLine
 			configured[r.ID] = r.Team
 		}
 	}
-	return func(l *ingest.BillingLine) bool {
+	return func(l *finops.BillingLine) bool {
 		key := l.ResourceID
 		if key == "" {
 			key = l.ResourceName

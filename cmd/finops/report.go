@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
@@ -150,7 +150,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	sheets := m.bars().sheets("workbook " + win.Label)
 	defer sheets.done()
 	meta := report.Meta{GeneratedAt: m.Now(), Version: version, FX: in.Params.FX, Sheet: sheets.sheet}
-	var keep func(*ingest.BillingLine) bool // nil: every line
+	var keep func(*finops.BillingLine) bool // nil: every line
 	if team != "" {
 		slice := res.ForTeam(team)
 		if slice == nil {
