@@ -572,3 +572,30 @@ func TestWatchEvery(t *testing.T) {
 		t.Errorf("--every 10s: exit %d %s", code, errs)
 	}
 }
+
+// TestWatchThenIngestCountsOnce: the minutes the watch's passes stored are
+// fetched again by the day's ingest; the store counts each sample once, so
+// the report reads the same telemetry as a database that only had the
+// ingest: per host, the same minutes and the same sum of utilization.
+func TestWatchThenIngestCountsOnce(t *testing.T) {
+	srv := promtest.Start(t, watchOpenMetrics(watchUtil))
+	watched := newWatchEnv(t, srv.URL, "")
+	for _, at := range []time.Time{watchAt(1, 0), watchAt(1, 31), watchAt(2, 31)} {
+		watched.pass(t, at, 0)
+	}
+	plain := newWatchEnv(t, srv.URL, "")
+	for _, e := range []*watchEnv{watched, plain} {
+		if code, out, errs := e.run(t, now, "ingest", "prometheus", "--from", "2026-11-30", "--to", "2026-11-30"); code != 0 {
+			t.Fatalf("ingest prometheus: exit %d\n%s%s", code, out, errs)
+		}
+	}
+	for _, host := range []string{"gpu-a", "gpu-b"} {
+		m1, s1 := telemetryOf(t, watched.db, host, watchDay, now)
+		m2, s2 := telemetryOf(t, plain.db, host, watchDay, now)
+		// By hand: gpu-a reports 00:00–02:59 (180 minutes × 2 GPUs), gpu-b
+		// until now, 03:00 (the day is cut at now): 180 × 2 as well.
+		if m1 != m2 || s1 != s2 || m1 != 360 {
+			t.Errorf("%s: watched %d minutes (sum %d), ingest only %d (sum %d); want 360 both", host, m1, s1, m2, s2)
+		}
+	}
+}
