@@ -74,6 +74,7 @@ func boundCases() []boundCase {
 		{"utilization.prometheus[0].step", prom("step"), []string{"1s", "5m"}, []string{"0s", "1500ms", "6m"}},
 		{"utilization.prometheus[0].timeout", prom("timeout"), []string{"100ms", "1h"}, []string{"0s", "50ms", "2h"}},
 		{"utilization.prometheus[0].retries", prom("retries"), []string{"0", "10"}, []string{"-1", "11"}},
+		{"utilization.prometheus[0].concurrent_days", prom("concurrent_days"), []string{"1", "32"}, []string{"0", "-1", "33"}},
 		{"utilization.prometheus[0].retry_backoff", prom("retry_backoff"), []string{"1ms", "5m"}, []string{"0s", "6m"}},
 		{"utilization.prometheus[0].exporter", prom("exporter"), []string{"dcgm", "nvidia_gpu_exporter"}, []string{"node"}},
 		{"utilization.dcgm_scrapes[0].interval", "utilization: {dcgm_scrapes: [{path: x, interval: %s}]}", []string{"1s", "5m"}, []string{"0s", "10m"}},

@@ -25,7 +25,10 @@ type Prometheus struct {
 	RetryBackoff Duration    `yaml:"retry_backoff"` // first wait, doubled per retry; default 2s
 	// MaxResponseBytes caps one query_range answer (default 256 MiB); a
 	// larger answer is fetched in parts: shorter ranges, then per host.
-	MaxResponseBytes     int64             `yaml:"max_response_bytes"`
+	MaxResponseBytes int64 `yaml:"max_response_bytes"`
+	// ConcurrentDays is how many days are asked for at once (and held in
+	// memory); default 4.
+	ConcurrentDays       *int              `yaml:"concurrent_days"`
 	BearerTokenEnv       string            `yaml:"bearer_token_env"`
 	BasicAuthUser        string            `yaml:"basic_auth_user"`
 	BasicAuthPasswordEnv string            `yaml:"basic_auth_password_env"`
@@ -97,6 +100,11 @@ func (t *Telemetry) validate() error {
 		}
 		if p.Retries != nil {
 			errs = append(errs, numRange{lo: 0, hi: 10}.check(at+".retries", float64(*p.Retries)))
+		}
+		if p.ConcurrentDays != nil {
+			// Each day in flight holds its samples (40 bytes a GPU-step):
+			// past 32 the server, not finops, is what is being tested.
+			errs = append(errs, numRange{lo: 1, hi: 32}.check(at+".concurrent_days", float64(*p.ConcurrentDays)))
 		}
 		if p.BasicAuthPasswordEnv != "" && p.BasicAuthUser == "" {
 			errs = append(errs, fmt.Errorf("%s: basic_auth_password_env needs basic_auth_user", at))
