@@ -25,28 +25,37 @@ type history interface {
 // 60×(g+d+1) minutes and idle (5 %) after, with g+1 GiB of framebuffer used
 // all day. checkFleet knows what that must read back as.
 func fleetHistory(h history, gpus, days int) {
-	labels := func(g int) []string {
-		return []string{"gpu", fmt.Sprint(g % 2), "UUID", fmt.Sprintf("GPU-fleet-%d", g),
-			"modelName", "NVIDIA H100 80GB HBM3", "Hostname", fmt.Sprintf("node-%d", g/2)}
+	fleetUtilization(h, gpus, days)
+	h.Family(dcgm.FBUsed)
+	for g := range gpus {
+		labels, v := fleetLabels(g), fmt.Sprint(1024*(g+1))
+		for m := range days * 1440 {
+			h.Sample(labels, day0.Add(time.Duration(m)*time.Minute), v)
+		}
 	}
+}
+
+// fleetUtilization is fleetHistory's utilization alone.
+func fleetUtilization(h history, gpus, days int) {
 	h.Family(dcgm.GPUUtil)
 	for g := range gpus {
+		labels := fleetLabels(g)
 		for d := range days {
 			for m := range 1440 {
 				v := "5"
 				if m < 60*(g+d+1) {
 					v = "90"
 				}
-				h.Sample(labels(g), day0.Add(time.Duration(d*1440+m)*time.Minute), v)
+				h.Sample(labels, day0.Add(time.Duration(d*1440+m)*time.Minute), v)
 			}
 		}
 	}
-	h.Family(dcgm.FBUsed)
-	for g := range gpus {
-		for m := range days * 1440 {
-			h.Sample(labels(g), day0.Add(time.Duration(m)*time.Minute), fmt.Sprint(1024*(g+1)))
-		}
-	}
+}
+
+// fleetLabels are GPU g's dcgm-exporter labels: two GPUs a host.
+func fleetLabels(g int) []string {
+	return []string{"gpu", fmt.Sprint(g % 2), "UUID", fmt.Sprintf("GPU-fleet-%d", g),
+		"modelName", "NVIDIA H100 80GB HBM3", "Hostname", fmt.Sprintf("node-%d", g/2)}
 }
 
 // checkFleet checks days kept from fleetHistory: in day order, each with

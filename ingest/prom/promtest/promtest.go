@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -209,4 +210,12 @@ func writeSeries(b *bytes.Buffer, family string, labels []string) {
 		}
 		b.WriteByte('}')
 	}
+}
+
+// Flush writes the text built so far to w and empties the builder, so a
+// history too large to hold can be written to a file in parts (for
+// StartFile); end the file with Bytes.
+func (o *OpenMetrics) Flush(w io.Writer) error {
+	_, err := o.b.WriteTo(w)
+	return err
 }
