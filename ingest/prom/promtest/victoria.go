@@ -48,10 +48,7 @@ func StartVictoriaMetrics(tb testing.TB, exposition []byte) *Server {
 	s := run(tb, "http://"+addr, data, "/health", exec.Command(bin, "-storageDataPath="+data, "-httpListenAddr="+addr,
 		// The test's history is older than the default month of retention
 		// once the calendar moves on: keep it, as Start's Prometheus does.
-		"-retentionPeriod=100y",
-		// Imported history is queried at once: no answer cached from
-		// before the import (VictoriaMetrics' advice for backfilling).
-		"-search.disableCache", "-loggerLevel=ERROR"))
+		"-retentionPeriod=100y", "-loggerLevel=ERROR"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/api/v1/import/prometheus", bytes.NewReader(exposition))
