@@ -50,9 +50,10 @@ func (b countingBody) Read(p []byte) (int, error) {
 // read, when the most days are held (the one kept and those in flight). The
 // bound is computed, not measured: a day of one GPU is 1,440 steps of 40
 // bytes (point: four float64 and a bit set, padded), so concurrent days hold
-// about concurrent × gpus × 57,600 bytes; the test allows one day more for
-// the answer being decoded and what the slices' growth leaves. Fetching every
-// day at once (the bound broken) holds all of them and fails it.
+// about concurrent × gpus × 57,600 bytes; the test allows two days more for
+// what else a fetch holds (the series being decoded, the per-GPU maps, the
+// transport's buffers). Fetching every day at once (the bound broken) holds
+// all of them and fails it.
 //
 // By default a small fleet (40 GPUs, 8 days: seconds). FINOPS_BENCH_PROM=1
 // runs the benchmark of docs/BENCHMARKS.md §Prometheus: a week of 1,000
@@ -141,6 +142,9 @@ func TestFetchWeekPeakHeap(t *testing.T) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			live = max(live, ms.HeapAlloc-min(ms.HeapAlloc, base.HeapAlloc))
+			// The day being kept counts: without this the collector
+			// sees it as dead (nothing reads it after the GC).
+			runtime.KeepAlive(d)
 			return nil
 		})
 		took := time.Since(begin)
@@ -154,11 +158,11 @@ func TestFetchWeekPeakHeap(t *testing.T) {
 		}
 		t.Logf("concurrent_days %d: %v, %d samples; live heap at most %.1f MB above the start (bound %.1f MB), peak heap in use %.1f MB; "+
 			"%d requests, %.1f MB of answers (%.0f bytes a GPU-day)", concurrent, took.Round(10*time.Millisecond), samples,
-			float64(live)/1e6, float64(int64(concurrent+1)*perDay)/1e6, float64(peak.Load())/1e6,
+			float64(live)/1e6, float64(int64(concurrent+2)*perDay)/1e6, float64(peak.Load())/1e6,
 			requests.Load(), float64(answered.Load())/1e6, float64(answered.Load())/float64(gpus*days))
-		if bound := uint64(int64(concurrent+1) * perDay); live > bound {
+		if bound := uint64(int64(concurrent+2) * perDay); live > bound {
 			t.Errorf("concurrent_days %d: %d bytes live while keeping a day, over %d (%d days of %d GPUs)",
-				concurrent, live, bound, concurrent+1, gpus)
+				concurrent, live, bound, concurrent+2, gpus)
 		}
 	}
 }
