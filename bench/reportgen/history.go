@@ -19,7 +19,7 @@ import (
 // fifth minute, its whole-percent utilization — and that is checked: the week
 // the database already holds, ingested through `finops ingest` and compacted
 // by it, must equal what this writer computes for it, byte for byte.
-func writeTelemetryHistory(path string, start time.Time, weeks int) error {
+func (fl fleet) writeTelemetryHistory(path string, start time.Time, weeks int) error {
 	ctx := context.Background()
 	st, err := store.Open(ctx, path)
 	if err != nil {
@@ -45,8 +45,8 @@ func writeTelemetryHistory(path string, start time.Time, weeks int) error {
 		}
 	}
 	rows.Close()
-	if len(ids) != resources*gpusPerRes {
-		return fmt.Errorf("%s has %d of the %d benchmark GPUs: ingest the week's smi.csv first", path, len(ids), resources*gpusPerRes)
+	if len(ids) != fl.resources*gpusPerRes {
+		return fmt.Errorf("%s has %d of the %d benchmark GPUs: ingest the week's smi.csv first", path, len(ids), fl.resources*gpusPerRes)
 	}
 
 	// The check: the ingested week, compacted by finops, is what day() gives.
@@ -55,7 +55,7 @@ func writeTelemetryHistory(path string, start time.Time, weeks int) error {
 	if err := db.QueryRowContext(ctx, `SELECT util FROM gpu_days WHERE gpu_id = ? AND day = ?`, ids[[2]int{3, 1}], day0+2).Scan(&stored); err != nil {
 		return fmt.Errorf("the ingested week is not compacted (%v): ingest it with a clock past utilization.hot_days", err)
 	}
-	if want := day(start, 3, 1, 2); string(stored) != string(want) {
+	if want := fl.day(start, 3, 1, 2); string(stored) != string(want) {
 		return fmt.Errorf("finops' compacted day differs from the generator's: the history would not match the ingested week")
 	}
 
@@ -73,10 +73,10 @@ func writeTelemetryHistory(path string, start time.Time, weeks int) error {
 	for w := 1; w <= weeks; w++ {
 		ws := start.AddDate(0, 0, -7*w)
 		for d := range 7 {
-			for r := range resources {
+			for r := range fl.resources {
 				for g := range gpusPerRes {
-					blob := day(ws, r, g, d)
-					if _, err := ins.ExecContext(ctx, ids[[2]int{r, g}], ws.Unix()/86400+int64(d), 1440/5, blob,
+					blob := fl.day(ws, r, g, d)
+					if _, err := ins.ExecContext(ctx, ids[[2]int{r, g}], ws.Unix()/86400+int64(d), 1440/int(fl.step/time.Minute), blob,
 						nil, 0, 0); err != nil {
 						return err
 					}
@@ -93,13 +93,13 @@ func writeTelemetryHistory(path string, start time.Time, weeks int) error {
 }
 
 // day is the gpu_days.util blob of GPU g of resource r on day d of the week
-// starting at ws: the sample of every fifth minute, NaN in between.
-func day(ws time.Time, r, g, d int) []byte {
+// starting at ws: the sample of every fl.step, NaN in between.
+func (fl fleet) day(ws time.Time, r, g, d int) []byte {
 	b := make([]byte, 4*1440)
 	nan := math.Float32bits(float32(math.NaN()))
 	for i := range 1440 {
 		v := nan
-		if m := d*1440 + i; m%int(sampleStep/time.Minute) == 0 {
+		if m := d*1440 + i; m%int(fl.step/time.Minute) == 0 {
 			v = math.Float32bits(float32(int(util(r, g, m))))
 		}
 		binary.LittleEndian.PutUint32(b[4*i:], v)
