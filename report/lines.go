@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 )
 
 // LineSource streams raw billing lines: it calls yield once per line, in
@@ -13,7 +13,7 @@ import (
 // memory. The caller wires it to the store (store.EachLine); report itself
 // never runs a query. A source may reuse the line it passes: yield copies
 // what it keeps.
-type LineSource func(yield func(*ingest.BillingLine) error) error
+type LineSource func(yield func(*finops.BillingLine) error) error
 
 // prefetchBatch is how many lines travel between prefetch's goroutines at a
 // time: one channel send per batch rather than per line, and a few batches of
@@ -30,15 +30,15 @@ var errPrefetchStopped = errors.New("report: billing lines: consumer stopped")
 // longer of the two instead of their sum. Lines are copied into the batches,
 // so a source may reuse its line. The first error — src's, yield's or ctx's —
 // is returned, after src has stopped.
-func (src LineSource) prefetch(ctx context.Context, yield func(*ingest.BillingLine) error) error {
+func (src LineSource) prefetch(ctx context.Context, yield func(*finops.BillingLine) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan []ingest.BillingLine, 2)
-	free := make(chan []ingest.BillingLine, 4)
+	batches := make(chan []finops.BillingLine, 2)
+	free := make(chan []finops.BillingLine, 4)
 	srcErr := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		batch := make([]ingest.BillingLine, 0, prefetchBatch)
+		batch := make([]finops.BillingLine, 0, prefetchBatch)
 		send := func() error {
 			select {
 			case batches <- batch:
@@ -49,11 +49,11 @@ func (src LineSource) prefetch(ctx context.Context, yield func(*ingest.BillingLi
 			case batch = <-free:
 				batch = batch[:0]
 			default:
-				batch = make([]ingest.BillingLine, 0, prefetchBatch)
+				batch = make([]finops.BillingLine, 0, prefetchBatch)
 			}
 			return nil
 		}
-		err := src(func(l *ingest.BillingLine) error {
+		err := src(func(l *finops.BillingLine) error {
 			if err := ctx.Err(); err != nil {
 				return errPrefetchStopped
 			}

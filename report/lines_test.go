@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 )
 
 // TestPrefetch: prefetch hands over every line of the source in the
@@ -17,8 +17,8 @@ func TestPrefetch(t *testing.T) {
 	const n = 10*prefetchBatch + 17 // whole batches and a partial one
 	boom := errors.New("boom")
 	reuse := func(failAt int, sent *int) LineSource {
-		return func(yield func(*ingest.BillingLine) error) error {
-			var l ingest.BillingLine // one line, rewritten for every call
+		return func(yield func(*finops.BillingLine) error) error {
+			var l finops.BillingLine // one line, rewritten for every call
 			for i := 1; i <= n; i++ {
 				if i == failAt {
 					return boom
@@ -44,7 +44,7 @@ func TestPrefetch(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sent, got := 0, 0
-			err := reuse(tc.srcFail, &sent).prefetch(context.Background(), func(l *ingest.BillingLine) error {
+			err := reuse(tc.srcFail, &sent).prefetch(context.Background(), func(l *finops.BillingLine) error {
 				got++
 				if l.Line != got {
 					t.Fatalf("line %d came as number %d: order or copy lost", l.Line, got)
@@ -65,7 +65,7 @@ func TestPrefetch(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		sent, got := 0, 0
-		err := reuse(0, &sent).prefetch(ctx, func(*ingest.BillingLine) error {
+		err := reuse(0, &sent).prefetch(ctx, func(*finops.BillingLine) error {
 			if got++; got == 10 {
 				cancel()
 			}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 )
 
 // Telemetry is kept as per-GPU-minute rollups (table gpu_minutes): the sum and
@@ -138,7 +138,7 @@ func minuteOf(ms int64) (int64, uint16) {
 }
 
 // add takes one sample of GPU id.
-func (m *minuteWriter) add(id int64, s *ingest.GPUSample) error {
+func (m *minuteWriter) add(id int64, s *finops.GPUSample) error {
 	if err := m.ctx.Err(); err != nil {
 		return err // a rolled-up sample reaches the database later: check here
 	}
