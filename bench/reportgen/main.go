@@ -55,6 +55,7 @@ func main() {
 	history := flag.Int("history", 0, "also write this many weeks before -week as DIR/history/focus-<week>.csv (year benchmark)")
 	historyLines := flag.Int("history-lines", 0, "billing lines per history week (default one instance-hour line per resource and hour)")
 	telemetryDB := flag.String("telemetry-db", "", "instead: write -history weeks of compacted telemetry into this finops database (bench/year.sh)")
+	smi := flag.Bool("smi", true, "write DIR/smi.csv (bench/fleet.sh turns it off for the history weeks' exports)")
 	fl := fleet{}
 	flag.IntVar(&fl.resources, "resources", 250, "resources of 4 GPUs")
 	flag.DurationVar(&fl.step, "step", 5*time.Minute, "sampling interval of the nvidia-smi samples (whole minutes, at most 5m)")
@@ -81,7 +82,7 @@ func main() {
 	if err == nil {
 		err = fl.writeFOCUS(filepath.Join(*dir, "focus.csv"), start, *lines)
 	}
-	if err == nil {
+	if err == nil && *smi {
 		err = fl.writeSMI(filepath.Join(*dir, "smi.csv"), start)
 	}
 	if err == nil && *history > 0 {
