@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/sanitize"
@@ -93,13 +94,16 @@ type Source struct {
 	// MaxResponseBytes caps one answer; a query whose answer is larger is
 	// split (shorter ranges, then per host). Default DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// ConcurrentDays is how many days FetchDays asks for at once (and so
+	// holds in memory); default DefaultConcurrentDays.
+	ConcurrentDays int
 
 	BearerTokenEnv       string // environment variable holding a bearer token
 	BasicAuthUser        string
 	BasicAuthPasswordEnv string // environment variable holding the basic-auth password
 
 	TaskLabels dcgm.TaskLabels // labels naming tasks; empty = no task attribution
-	Catalog    *ingest.Catalog
+	Catalog    *gpu.Catalog
 	Getenv     func(string) string // default os.Getenv
 	Transport  http.RoundTripper   // default api.DefaultRoundTripper
 }
@@ -145,11 +149,14 @@ func New(src Source) (*Client, error) {
 	if src.MaxResponseBytes <= 0 {
 		src.MaxResponseBytes = DefaultMaxResponseBytes
 	}
+	if src.ConcurrentDays <= 0 {
+		src.ConcurrentDays = DefaultConcurrentDays
+	}
 	if src.Getenv == nil {
 		src.Getenv = os.Getenv
 	}
 	if src.Catalog == nil {
-		src.Catalog = ingest.DefaultCatalog()
+		src.Catalog = gpu.NewCatalog()
 	}
 	rt := src.Transport
 	if rt == nil {
