@@ -22,7 +22,7 @@
 # queries (SQLite) is printed: where SQLite is the wall, in numbers.
 #
 #   FLEET_RESOURCES      resources of 4 GPUs (default 2500)
-#   FLEET_STEP           sampling interval (default 1m)
+#   FLEET_STEP           sampling interval, 1m to 5m in whole minutes (default 1m)
 #   FLEET_LINES          billing lines in the report week (default 1000000)
 #   FLEET_WEEKS          history weeks before it (default 51: a year with the report week)
 #   FLEET_HISTORY_LINES  billing lines per history week (default FLEET_LINES)
@@ -55,6 +55,14 @@ rm -f "$db" "$db-wal" "$db-shm"
 gen() { $go run ./bench/reportgen -resources "$resources" -step "$step" "$@"; }
 : >"$dir/results"
 
+# The week first needs its CSVs and their minute rows (164 bytes a sample of
+# CSV, 52 a GPU-minute row, 684 a FOCUS line; measured at 1,000 GPUs).
+samples=$((gpus * 10080 / ${step%m}))
+need=$((samples * (164 + 52) + lines * (684 + 340)))
+if [ "$(df -B1 --output=avail "$dir" | tail -1)" -lt "$need" ]; then
+	echo "bench: the week needs about $((need / 1000000000)) GB in $dir: free some, or set BENCH_DIR" >&2
+	exit 1
+fi
 echo "bench: generating a week of $gpus GPUs every $step and $lines billing lines" >&2
 gen -o "$dir/week" -week "$week" -lines "$lines"
 smi_mb=$(mb "$dir/week/smi.csv")
