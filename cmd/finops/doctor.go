@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -199,15 +198,9 @@ func (d *doctorRun) s3(ctx context.Context, s config.S3) {
 		d.line(checkFail, "s3", err.Error(), secrets...)
 		return
 	}
-	tmp, err := os.MkdirTemp("", "finops-doctor-")
-	if err != nil {
-		d.line(checkFail, "s3", err.Error())
-		return
-	}
-	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
-	key, err := client.Probe(ctx, tmp)
+	key, err := client.Probe(ctx)
 	at := ""
 	if s.Endpoint != "" {
 		at = " at " + sanitize.URL(s.Endpoint)
