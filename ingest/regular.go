@@ -102,13 +102,24 @@ func openRegular(name string) (*os.File, error) {
 // decompressed): the identity under which the store records an import. It
 // stops when ctx is done, however large the file.
 func HashFile(ctx context.Context, name string) (string, error) {
+	return HashFileCounted(ctx, name, nil)
+}
+
+// HashFileCounted is HashFile that passes the size of each read to read
+// (when not nil), so that a caller can show how far through a large file the
+// hash is, the file's size being the whole.
+func HashFileCounted(ctx context.Context, name string, read func(n int)) (string, error) {
 	f, err := openRegular(name)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	var src io.Reader = f
+	if read != nil {
+		src = &countingReader{r: f, read: read}
+	}
 	h := sha256.New()
-	if _, err := io.Copy(h, ContextReader(ctx, f)); err != nil {
+	if _, err := io.Copy(h, ContextReader(ctx, src)); err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

@@ -202,4 +202,9 @@ func TestHashFileCancel(t *testing.T) {
 	if got, err := HashFile(context.Background(), small); err != nil || got != want {
 		t.Errorf("HashFile = %q, %v; want %s", got, err, want)
 	}
+	// Counted, the same hash, and reads that add up to the file's 4 bytes.
+	read := 0
+	if got, err := HashFileCounted(context.Background(), small, func(n int) { read += n }); err != nil || got != want || read != 4 {
+		t.Errorf("HashFileCounted = %q, %v, %d bytes read; want %s, 4 bytes", got, err, read, want)
+	}
 }

@@ -48,6 +48,17 @@ func (b bars) file(label string, size int64) *bar {
 	return b.start(label, size, true, progressbar.OptionShowBytes(true), progressbar.OptionShowCount())
 }
 
+// bytes begins a bar of size bytes with no rows, labelled label and then
+// what is done to them ("sha256", "upload"), which a cut of a long label
+// keeps.
+func (b bars) bytes(label, doing string, size int64) *bar {
+	p := b.start(label, size, false, progressbar.OptionShowBytes(true), progressbar.OptionShowCount())
+	if p != nil {
+		p.pb.Describe(p.label + " " + doing)
+	}
+	return p
+}
+
 // steps begins a bar of n steps called unit ("days", "sheets", "files").
 func (b bars) steps(label string, n int, unit string) *bar {
 	return b.start(label, int64(n), false,
