@@ -259,7 +259,7 @@ func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config
 	if hashing != nil {
 		hashed = hashing.add
 	}
-	sum, err := ingest.HashFileCounted(ctx, path, hashed)
+	sum, _, err := ingest.HashFileCounted(ctx, path, hashed)
 	hashing.done()
 	if err != nil {
 		if uri != path {
