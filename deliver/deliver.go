@@ -49,7 +49,7 @@ type Options struct {
 	NoUpload, NoEmail, DryRun, Resend bool
 }
 
-// Progress is a bar of steps; Add(0) draws it before the first step ends.
+// Progress is a bar of bytes sent; Add(0) draws it before the first read.
 type Progress interface {
 	Add(n int)
 	Done()
@@ -86,9 +86,9 @@ type Run struct {
 	// LogFailures also logs each failure as a record, for a run whose
 	// standard output carries only its JSON result.
 	LogFailures bool
-	Steps       func(label string, n int, unit string) Progress // nil: no bars
-	Backoff     []time.Duration                                 // nil: DefaultBackoff
-	Result      *Result                                         // filled as the delivery goes
+	Bytes       func(label string, size int64) Progress // a bar of size bytes; nil: no bars
+	Backoff     []time.Duration                         // nil: DefaultBackoff
+	Result      *Result                                 // filled as the delivery goes
 }
 
 func (r *Run) now() time.Time {
@@ -122,11 +122,11 @@ func (r *Run) result() *Result {
 	return r.Result
 }
 
-func (r *Run) steps(label string, n int, unit string) Progress {
-	if r.Steps == nil {
+func (r *Run) bytes(label string, size int64) Progress {
+	if r.Bytes == nil {
 		return noProgress{}
 	}
-	return r.Steps(label, n, unit)
+	return r.Bytes(label, size)
 }
 
 type noProgress struct{}

@@ -3,6 +3,7 @@ package deliver
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -50,13 +51,15 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 	res := r.result()
 	ok := true
 	var uploaded []string
-	reports := 0
+	// The bar counts bytes: a workbook of megabytes and a JSON of kilobytes
+	// are not one step each. The files' sizes now are what will be sent.
+	var size int64
 	for _, a := range pending {
-		if a.Kind == "report" {
-			reports++
+		if fi, err := os.Stat(a.Path); err == nil && a.Kind == "report" {
+			size += fi.Size()
 		}
 	}
-	progress := r.steps("upload s3://"+client.Bucket(), reports, "files")
+	progress := r.bytes("upload s3://"+client.Bucket(), size)
 	for _, a := range pending {
 		if a.Kind != "report" {
 			continue // snapshots: this run uploads a fresh one
@@ -84,7 +87,7 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 		}
 		key, err := client.Key(a.Period, a.Name)
 		if err == nil {
-			err = client.Upload(uctx, key, a.Path, a.ContentType, sum)
+			err = client.Upload(uctx, key, a.Path, a.ContentType, sum, publish.WithProgress(progress.Add))
 		}
 		if err != nil {
 			r.Store.MarkArtifact(ctx, a.Period, a.Name, store.ArtifactFailed, r.redact(err.Error()))
@@ -99,7 +102,6 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 			continue
 		}
 		uploaded = append(uploaded, client.URL(key))
-		progress.Add(1)
 	}
 	progress.Done()
 	res.Uploaded = append(res.Uploaded, uploaded...)
@@ -136,7 +138,10 @@ func (r *Run) uploadSnapshot(ctx context.Context, client *publish.S3, fail func(
 	}
 	key, err := client.Key(period, snap.Name)
 	if err == nil {
-		err = client.Upload(sctx, key, snap.Path, a.ContentType, snap.SHA256)
+		progress := r.bytes("upload "+snap.Name, snap.Size)
+		progress.Add(0)
+		err = client.Upload(sctx, key, snap.Path, a.ContentType, snap.SHA256, publish.WithProgress(progress.Add))
+		progress.Done()
 	}
 	if err != nil {
 		r.Store.MarkArtifact(ctx, period, snap.Name, store.ArtifactFailed, r.redact(err.Error()))
