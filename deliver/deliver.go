@@ -82,6 +82,7 @@ type Run struct {
 	Version    string // the program's, in the team workbooks
 	Now        func() time.Time
 	Out        io.Writer    // the run's lines: what went out, what failed
+	Quiet      bool         // Out gets the failures only (--quiet)
 	Log        *slog.Logger // ledger write failures; each delivery failure too with LogFailures
 	// LogFailures also logs each failure as a record, for a run whose
 	// standard output carries only its JSON result.
@@ -103,6 +104,15 @@ func (r *Run) out() io.Writer {
 		return io.Discard
 	}
 	return r.Out
+}
+
+// said is Out for what went well or was skipped as configured: nothing
+// with Quiet, so that cron mail holds only the failures.
+func (r *Run) said() io.Writer {
+	if r.Quiet {
+		return io.Discard
+	}
+	return r.out()
 }
 
 func (r *Run) log() *slog.Logger {
@@ -167,7 +177,7 @@ func (r *Run) skipped(stage string, byFlag bool, flag, key string) {
 	if byFlag {
 		reason = flag
 	}
-	fmt.Fprintf(r.out(), "%s: skipped (%s)\n", stage, reason)
+	fmt.Fprintf(r.said(), "%s: skipped (%s)\n", stage, reason)
 }
 
 // Incomplete is a delivery's outcome when some item stays pending: the

@@ -109,7 +109,7 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 		fmt.Fprintf(r.out(), "upload: %d files stay pending for the next run: %s\n", n, strings.Join(res.UploadFailed, ", "))
 	}
 	if len(uploaded) > 0 {
-		fmt.Fprintf(r.out(), "uploaded %d files to s3://%s/%s\n", len(uploaded), client.Bucket(),
+		fmt.Fprintf(r.said(), "uploaded %d files to s3://%s/%s\n", len(uploaded), client.Bucket(),
 			publish.PeriodPrefix(client.Prefix(), r.Window.Label))
 	}
 	return ok
@@ -155,12 +155,12 @@ func (r *Run) uploadSnapshot(ctx context.Context, client *publish.S3, fail func(
 	}
 	r.Store.SupersedeSnapshots(ctx, period)
 	res.Uploaded = append(res.Uploaded, client.URL(key))
-	fmt.Fprintf(r.out(), "uploaded database snapshot %s (%d bytes)\n", client.URL(key), snap.Size)
+	fmt.Fprintf(r.said(), "uploaded database snapshot %s (%d bytes)\n", client.URL(key), snap.Size)
 	weeks := r.Config.Publish.S3.RetentionWeeks
 	deleted, err := client.PruneSnapshots(sctx, weeks, r.now(), period)
 	res.SnapshotsDeleted = deleted
 	for _, k := range deleted {
-		fmt.Fprintf(r.out(), "deleted snapshot %s (older than %d weeks)\n", client.URL(k), weeks)
+		fmt.Fprintf(r.said(), "deleted snapshot %s (older than %d weeks)\n", client.URL(k), weeks)
 	}
 	if err != nil {
 		fail("retention: %v", err)

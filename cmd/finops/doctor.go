@@ -62,6 +62,9 @@ func (d *doctorRun) line(verdict, name, detail string, secrets ...string) {
 	if verdict == checkFail {
 		d.failed++
 	}
+	if d.m.quiet && verdict != checkFail {
+		return // --quiet: the failures, and the error counting them
+	}
 	// One line per check: a multi-line error (YAML's) is joined.
 	detail = strings.Join(strings.Fields(redact(detail, secrets...)), " ")
 	fmt.Fprintf(d.m.Stdout, "%-4s  %-12s  %s\n", verdict, name, sanitize.Text(detail))

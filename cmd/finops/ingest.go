@@ -299,6 +299,8 @@ func (m *Main) checkFiles(ctx context.Context, c *config.Config, specs []sourceS
 	notes := m.Stdout
 	if m.jsonResults() {
 		notes = m.Stderr // stdout carries only the JSON results
+	} else if m.quiet {
+		notes = io.Discard
 	}
 	var errs []error
 	files := 0
@@ -382,6 +384,9 @@ func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, pat
 		r.UnknownGPUs = sink.unknown
 		emitJSON(out, r)
 		return refused
+	}
+	if m.quiet && refused == nil && len(sum.Rejected) == 0 {
+		return nil // --quiet: a file that imports whole is not a problem
 	}
 	fmt.Fprintf(out, "%s: %s\n", f, verdict)
 	format := sum.Format
