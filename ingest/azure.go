@@ -49,8 +49,8 @@ type azureParser struct {
 	chargeType, pricingModel, frequency, reservation       int
 	benefit, periodStart, product, service, payg           int
 
-	tagCache map[string]map[string]string
-	unitMemo map[string]azureUnit
+	tagCache memo[map[string]string]
+	unitMemo memo[azureUnit]
 
 	// What the rows say about the export, for the Summary.
 	amortizedRows, actualRows int
@@ -89,7 +89,7 @@ func isAzureHeader(hdr []string) bool {
 func newAzureParser(c *columns, opt Options) (*azureParser, []string) {
 	hdr := c.hdr
 	p := &azureParser{file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(),
-		tagCache: map[string]map[string]string{}, unitMemo: map[string]azureUnit{},
+		tagCache: memo[map[string]string]{}, unitMemo: memo[azureUnit]{},
 		accounts: map[string]bool{}, subscriptions: map[string]bool{}, months: map[string]bool{}}
 	p.date = c.col(azureColumns.date...)
 	p.cost = c.col(azureColumns.cost...)
@@ -322,13 +322,7 @@ type azureUnit struct {
 // unitOf splits the multiplier off a UnitOfMeasure: "10 Hours", "100 Hours",
 // "1/Month", "1 GB/Month", "10K" (ten thousand), "100000000".
 func (p *azureParser) unitOf(s string) azureUnit {
-	if u, ok := p.unitMemo[s]; ok {
-		return u
-	}
-	u := parseAzureUnit(s)
-	if len(p.unitMemo) < maxInterned {
-		p.unitMemo[strings.Clone(s)] = u
-	}
+	u, _ := p.unitMemo.of(s, always(parseAzureUnit))
 	return u
 }
 
@@ -360,14 +354,9 @@ func (p *azureParser) tagsOf(r *cloudRow) (map[string]string, *ParseError) {
 	if v == "" || v == "{}" || v == `""` {
 		return nil, nil
 	}
-	m, ok := p.tagCache[v]
+	m, ok := p.tagCache.of(v, parseTagsJSON)
 	if !ok {
-		if m, ok = parseTagsJSON(v); !ok {
-			return nil, r.err(p.tags, `JSON like {"team": "ml"} or "team": "ml" (or empty)`, v)
-		}
-		if len(p.tagCache) < maxInterned {
-			p.tagCache[strings.Clone(v)] = m
-		}
+		return nil, r.err(p.tags, `JSON like {"team": "ml"} or "team": "ml" (or empty)`, v)
 	}
 	return maps.Clone(m), nil
 }

@@ -50,9 +50,9 @@ type curParser struct {
 	instanceType                                               int
 	productMap, tagMap, costCategoryMap                        int
 
-	needed   int              // highest column a row must reach
-	tagCols  []curTagCol      // resourceTags/… and costCategory/… columns
-	mapCache map[string]mapKV // JSON map cell → decoded
+	needed   int         // highest column a row must reach
+	tagCols  []curTagCol // resourceTags/… and costCategory/… columns
+	mapCache memo[mapKV] // JSON map cell → decoded
 }
 
 type curTagCol struct {
@@ -81,7 +81,7 @@ func isCUR2Header(idx *columns) bool {
 func newCURParser(c *columns, opt Options) (*curParser, []string) {
 	hdr := c.hdr
 	p := &curParser{file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(),
-		mapCache: map[string]mapKV{}}
+		mapCache: memo[mapKV]{}}
 	p.lineType = c.col("lineItem/LineItemType")
 	p.unblended = c.col("lineItem/UnblendedCost")
 	p.start = c.col("lineItem/UsageStartDate")
@@ -488,15 +488,9 @@ func (p *curParser) mapCell(r *cloudRow, i int) (mapKV, *ParseError) {
 	if v == "" || v == "{}" {
 		return nil, nil
 	}
-	if m, ok := p.mapCache[v]; ok {
-		return m, nil
-	}
-	m, ok := parseMapCell(v)
+	m, ok := p.mapCache.of(v, parseMapCell)
 	if !ok {
 		return nil, r.err(i, `a JSON object like {"user_team": "ml"} (or empty)`, v)
-	}
-	if len(p.mapCache) < maxInterned {
-		p.mapCache[strings.Clone(v)] = m
 	}
 	return m, nil
 }

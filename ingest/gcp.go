@@ -367,13 +367,13 @@ type gcpCSVParser struct {
 	cols map[string]int // flattened field → column
 	rec  []string
 	line int
-	memo map[string]any // literal cell text → parsed value
+	memo memo[any] // literal cell text → parsed value
 }
 
 func newGCPCSVParser(c *columns, opt Options) (*gcpCSVParser, []string) {
 	hdr := c.hdr
 	p := &gcpCSVParser{b: gcpBuilder{file: opt.Name, cat: opt.Catalog, in: newInterner()}, hdr: hdr,
-		cols: map[string]int{}, memo: map[string]any{}}
+		cols: map[string]int{}, memo: memo[any]{}}
 	for _, n := range []string{gcpStart, gcpEnd, gcpCost, gcpCredits, gcpCurrency, gcpCostType, gcpAccount,
 		gcpProject, gcpService, gcpSKU, gcpSKUID, gcpRegion, gcpLocation, gcpResource, gcpGlobalName, gcpUsage,
 		gcpUsageUnit, gcpPricingQty, gcpPricingUnit, gcpListCost, gcpLabels, gcpSysLabels, gcpProjLabels} {
@@ -415,15 +415,12 @@ func (p *gcpCSVParser) literal(name string) (any, *ParseError) {
 	if v == "" {
 		return nil, nil
 	}
-	if x, ok := p.memo[v]; ok {
-		return x, nil
-	}
-	x, err := parseLiteral(v)
-	if err != nil {
+	x, ok := p.memo.of(v, func(v string) (any, bool) {
+		x, err := parseLiteral(v)
+		return x, err == nil
+	})
+	if !ok {
 		return nil, p.bad(name, "a JSON or Python list like [{'key': 'team', 'value': 'ml'}]", v)
-	}
-	if len(p.memo) < maxInterned {
-		p.memo[strings.Clone(v)] = x
 	}
 	return x, nil
 }
