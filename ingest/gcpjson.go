@@ -48,7 +48,7 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 	prefix, _ := br.Peek(4096)
 	array := firstNonSpace(prefix) == '['
 	j := newJSONReader(br, name)
-	b := &gcpBuilder{file: name, cat: opt.Catalog, in: newInterner()}
+	b := newGCPBuilder(opt)
 	sum := newSummarizer(FormatGCP, KindBilling)
 	maxBad := max(opt.MaxBadRows, 0)
 	lines := newLineChecker(opt, gcpLineFields, sum)
@@ -252,7 +252,7 @@ func (r *gcpJSONTyped) text(name string) string {
 	return ""
 }
 
-func (r *gcpJSONTyped) literal(name string) (any, *ParseError) {
+func (r *gcpJSONTyped) literal(name string) (any, string) {
 	var raw json.RawMessage
 	switch name {
 	case gcpCredits:
@@ -266,23 +266,18 @@ func (r *gcpJSONTyped) literal(name string) (any, *ParseError) {
 	}
 	s := strings.TrimSpace(string(raw))
 	if s == "" || s == "null" || s == "[]" {
-		return nil, nil
+		return nil, ""
 	}
 	if s[0] == '"' { // a list serialized as a string
-		s = rawText(raw)
-		x, err := parseLiteral(s)
-		if err != nil {
-			return nil, r.bad(name, "a list like [{'key': 'team', 'value': 'ml'}]", s)
-		}
-		return x, nil
+		return nil, rawText(raw)
 	}
 	d := json.NewDecoder(strings.NewReader(s))
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return nil, r.bad(name, "a list like [{'key': 'team', 'value': 'ml'}]", s)
+		return nil, s // refused again, by name, as literal text
 	}
-	return v, nil
+	return v, ""
 }
 
 func (r *gcpJSONTyped) bad(name, expected, value string) *ParseError {
@@ -345,20 +340,12 @@ func (r *gcpJSONRecord) text(name string) string {
 	return ""
 }
 
-func (r *gcpJSONRecord) literal(name string) (any, *ParseError) {
+func (r *gcpJSONRecord) literal(name string) (any, string) {
 	v := r.fields[alnumLower(name)]
-	s, ok := v.(string)
-	if !ok {
-		return v, nil
+	if s, ok := v.(string); ok {
+		return nil, strings.TrimSpace(s)
 	}
-	if s = strings.TrimSpace(s); s == "" {
-		return nil, nil
-	}
-	x, err := parseLiteral(s)
-	if err != nil {
-		return nil, r.bad(name, "a list like [{'key': 'team', 'value': 'ml'}]", s)
-	}
-	return x, nil
+	return v, ""
 }
 
 func (r *gcpJSONRecord) bad(name, expected, value string) *ParseError {
