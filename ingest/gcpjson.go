@@ -50,8 +50,8 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 	j := newJSONReader(br, name)
 	b := newGCPBuilder(opt)
 	sum := newSummarizer(FormatGCP, KindBilling)
-	maxBad := max(opt.MaxBadRows, 0)
-	lines := newLineChecker(opt, gcpLineFields, sum)
+	jb := &jsonBilling{name: name, sink: sink, sum: sum, maxBad: max(opt.MaxBadRows, 0),
+		lines: newLineChecker(opt, gcpLineFields, sum)}
 	if array {
 		if _, err := j.dec.Token(); err != nil {
 			return sum.finish(), j.fail(err, "")
@@ -67,48 +67,31 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 			break
 		}
 		path := fmt.Sprintf("record %d", n)
-		var raw json.RawMessage
-		err := j.dec.Decode(&raw)
+		raw, line, err := j.next(path)
 		if !array && errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return sum.finish(), j.fail(err, path)
 		}
-		end := j.dec.InputOffset()
-		j.lim.mark = end
-		line := j.lines.lineAt(end - int64(len(raw)))
-		if d := jsonDepth(raw); d > maxJSONDepth {
-			return sum.finish(), &ParseError{File: name, Line: line, Field: path,
-				Msg: fmt.Sprintf("JSON nested %d levels deep, more than the %d a billing record needs; is this a billing export?", d, maxJSONDepth)}
-		}
-		var rec gcpFields
-		perr := checkJSONRecord(name, line, path, raw)
-		if perr == nil {
-			rec, perr = newGCPJSONFields(name, line, raw)
-		}
-		var l *finops.BillingLine
-		if perr == nil {
-			l, perr = b.build(rec, line)
-		}
-		if perr == nil {
-			perr = lines.check(l, "")
-		}
-		if perr != nil {
+		err = jb.record(raw, path, line, func() ([]*finops.BillingLine, *ParseError, bool) {
+			rec, perr := newGCPJSONFields(name, line, raw)
+			var l *finops.BillingLine
+			if perr == nil {
+				l, perr = b.build(rec, line)
+			}
+			if perr == nil {
+				return []*finops.BillingLine{l}, nil, false
+			}
 			if n == 1 && rec != nil && rec.text(gcpStart) == "" && rec.text(gcpCost) == "" {
 				perr.Msg = "not a GCP billing export record: expected usage_start_time, usage_end_time and cost (" + perr.Msg + ")"
-				return sum.finish(), perr
+				return nil, perr, true
 			}
-			sum.sum.Rejected = append(sum.sum.Rejected, perr)
-			if len(sum.sum.Rejected) > maxBad {
-				return sum.finish(), perr
-			}
-			continue
+			return nil, perr, false
+		})
+		if err != nil {
+			return sum.finish(), err
 		}
-		if err := sink.Billing(l); err != nil {
-			return sum.finish(), fmt.Errorf("%s:%d: %w", name, line, err)
-		}
-		sum.billing(l)
 	}
 	if array {
 		if _, err := j.dec.Token(); err != nil { // ]

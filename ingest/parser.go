@@ -173,11 +173,7 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 			perr = lines.check(out.billing, "")
 		}
 		if perr != nil {
-			sum.sum.Rejected = append(sum.sum.Rejected, rowErr(perr))
-			if len(sum.sum.Rejected) > maxBad {
-				return perr
-			}
-			return nil
+			return sum.reject(rowErr(perr), maxBad)
 		}
 		var err error
 		switch {
@@ -230,9 +226,8 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 			return sum.finish(), err
 		}
 		if bad != nil {
-			sum.sum.Rejected = append(sum.sum.Rejected, rowErr(bad))
-			if len(sum.sum.Rejected) > maxBad {
-				return sum.finish(), bad
+			if err := sum.reject(rowErr(bad), maxBad); err != nil {
+				return sum.finish(), err
 			}
 			continue
 		}
