@@ -169,12 +169,15 @@ func parseAzureDate(s string) (time.Time, error) {
 	if sep == '.' {
 		month, day = b, a
 	}
-	iso := fmt.Sprintf("%04d-%02d-%02d", y, month, day)
-	if rest = strings.TrimSpace(rest); rest != "" {
-		// "09/21/2023 00:00:00", maybe with AM/PM, which no export writes for dates.
-		iso += " " + rest
+	if y < 0 { // "-202": Atoi takes a sign that no year is written with
+		return time.Time{}, errNotTime
 	}
-	return parseTime(iso, time.UTC)
+	// "09/21/2023 00:00:00", maybe with AM/PM, which no export writes for
+	// dates: the time and zone are read as parseTime reads them.
+	rest = strings.TrimSpace(rest)
+	p := timeScanner{s: rest}
+	t, _, err := p.clockOn(y, month, day, rest != "", time.UTC)
+	return t, err
 }
 
 func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
