@@ -113,6 +113,47 @@ func TestRentOrBuyWorkedExample(t *testing.T) {
 	}
 }
 
+// TestRentOrBuyModelSpellings: purchase assumptions and prices written in a
+// driver's or a bill's spelling of the billed A100-80GB meet it (package gpu
+// reads them as ingest does), so the worked example's figures come out; a
+// different card does not.
+func TestRentOrBuyModelSpellings(t *testing.T) {
+	for _, tc := range []struct {
+		purchase, hourly, monthly string
+		verdict                   string
+	}{
+		{"A100-SXM4-80GB", "NVIDIA A100 80GB PCIe", "a100 80g", VerdictBuy},
+		{"a100-80gb", "A100-PCIE-80GB", "2 x A100-SXM4-80GB", VerdictBuy},
+		{"A100-40GB", "A100-80GB", "A100-80GB", VerdictNoAssumptions},
+		{"A800-80GB", "A100-80GB", "A100-80GB", VerdictNoAssumptions},
+	} {
+		in := rvInput(rvObs{util: 60}, &rvObs{util: 50})
+		in.Purchases[0].GPUModel = tc.purchase
+		in.Prices[0].GPUModel, in.Prices[1].GPUModel = tc.hourly, tc.monthly
+		rv, err := RentOrBuy(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rv.Models) != 1 {
+			t.Fatalf("%s: models = %+v", tc.purchase, rv.Models)
+		}
+		m := rv.Models[0]
+		if m.GPUModel != "A100-80GB" || m.Verdict != tc.verdict {
+			t.Errorf("%s: %s %s, want A100-80GB %s (%s)", tc.purchase, m.GPUModel, m.Verdict, tc.verdict, m.Reason)
+		}
+		if tc.verdict != VerdictBuy {
+			if len(rv.Warnings) != 1 || !strings.Contains(rv.Warnings[0], tc.purchase+" match no GPU model") {
+				t.Errorf("%s: warnings = %q", tc.purchase, rv.Warnings)
+			}
+			continue
+		}
+		// The worked example's owned cost, hourly and monthly prices.
+		if m.OwnedMonthlyPerGPU != 3792 || m.HourlyPrice != 15 || m.MonthlyPrice == nil || *m.MonthlyPrice != 7000 || len(rv.Warnings) != 0 {
+			t.Errorf("%s: owned %v, p_h %v, monthly %v, warnings %q", tc.purchase, m.OwnedMonthlyPerGPU, m.HourlyPrice, m.MonthlyPrice, rv.Warnings)
+		}
+	}
+}
+
 func TestRentOrBuyVerdicts(t *testing.T) {
 	// Breakeven 34.630% and margin 15 as in the worked example: buying needs 49.630%.
 	for _, tc := range []struct {
