@@ -191,7 +191,7 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if start.Hour() != 0 || start.Minute() != 0 || start.Second() != 0 {
 		end = start.Add(time.Hour)
 	}
-	cost, perr := r.money(p.cost)
+	cost, perr := r.dec(p.cost)
 	if perr != nil {
 		return parsed{}, perr
 	}
@@ -216,7 +216,7 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if l.ResourceName == "" && l.ResourceID != "" {
 		l.ResourceName = strings.Clone(path.Base(l.ResourceID))
 	}
-	if l.ListCost, perr = r.money(p.payg); perr != nil {
+	if l.ListCost, perr = r.dec(p.payg); perr != nil {
 		return parsed{}, perr
 	}
 	u := p.unitOf(r.text(p.unit))

@@ -206,7 +206,7 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if perr != nil {
 		return parsed{}, perr
 	}
-	unblended, perr := r.money(p.unblended)
+	unblended, perr := r.dec(p.unblended)
 	if perr != nil {
 		return parsed{}, perr
 	}
@@ -228,7 +228,7 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if l.UsageQuantity, perr = r.dec(p.usageQty); perr != nil {
 		return parsed{}, perr
 	}
-	if l.ListCost, perr = r.money(p.listCost); perr != nil {
+	if l.ListCost, perr = r.dec(p.listCost); perr != nil {
 		return parsed{}, perr
 	}
 	var productMap mapKV

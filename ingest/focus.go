@@ -173,15 +173,11 @@ func (p *focusParser) parse(rec []string, line int) (parsed, *ParseError) {
 		UsageUnit:        p.in.get(p.text(rec, p.usageUnit)),
 	}
 	for _, c := range []struct {
-		dst   **decimal.Decimal
-		col   int
-		money bool
-	}{{&l.BilledCost, p.billed, true}, {&l.EffectiveCost, p.effective, true}, {&l.ListCost, p.list, true}, {&l.UsageQuantity, p.usageQty, false}} {
+		dst **decimal.Decimal
+		col int
+	}{{&l.BilledCost, p.billed}, {&l.EffectiveCost, p.effective}, {&l.ListCost, p.list}, {&l.UsageQuantity, p.usageQty}} {
 		if *c.dst, perr = p.decimal(rec, c.col, line); perr != nil {
 			return parsed{}, perr
-		}
-		if c.money && *c.dst != nil && checkAmount(**c.dst) != nil {
-			return parsed{}, p.err(line, c.col, implausibleAmount, cell(rec, c.col))
 		}
 	}
 	l.PricingMode = focusMode(l)

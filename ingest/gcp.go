@@ -125,9 +125,6 @@ func (b *gcpBuilder) build(f gcpFields, line int) (*finops.BillingLine, *ParseEr
 		if err != nil {
 			return nil, f.bad(name, "a decimal number like 12.34 or 5e-06", v)
 		}
-		if (name == gcpCost || name == gcpListCost) && checkAmount(d) != nil {
-			return nil, f.bad(name, implausibleAmount, v)
-		}
 		return &d, nil
 	}
 	cost, perr := num(gcpCost)
