@@ -53,15 +53,15 @@ func (m *Main) watchTails(ctx context.Context, st *store.Store, c *config.Config
 	var failed []string
 	for _, s := range specs {
 		var files []string
-		for _, pattern := range []string{s.name, s.inProgress} {
-			if pattern == "" {
-				continue
-			}
-			x, err := expand(pattern)
-			if err != nil {
-				failed = append(failed, err.Error())
-				continue
-			}
+		if s.inProgress != "" {
+			// A spool with only the hour being written is not empty.
+			files, _ = filepath.Glob(s.inProgress)
+		}
+		x, err := expand(s.name)
+		switch {
+		case err != nil && len(files) == 0:
+			failed = append(failed, err.Error())
+		case err == nil:
 			for _, err := range x.refused {
 				failed = append(failed, err.Error())
 			}
