@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 )
 
 // taskAcc accumulates one task over the window.
@@ -18,8 +18,8 @@ type taskAcc struct {
 }
 
 // groupRuns indexes task runs by lower-case resource.
-func groupRuns(runs []ingest.TaskRun) map[string][]*ingest.TaskRun {
-	out := map[string][]*ingest.TaskRun{}
+func groupRuns(runs []finops.TaskRun) map[string][]*finops.TaskRun {
+	out := map[string][]*finops.TaskRun{}
 	for i := range runs {
 		k := strings.ToLower(runs[i].Resource)
 		out[k] = append(out[k], &runs[i])
@@ -155,11 +155,11 @@ func (a *analyzer) resolveResource(r *gpuResource) {
 }
 
 // resourceRuns are the task runs on r that overlap the window.
-func (a *analyzer) resourceRuns(r *gpuResource) []*ingest.TaskRun {
+func (a *analyzer) resourceRuns(r *gpuResource) []*finops.TaskRun {
 	if a.usedRuns == nil {
 		a.usedRuns = map[string]bool{}
 	}
-	var out []*ingest.TaskRun
+	var out []*finops.TaskRun
 	for _, k := range resourceAliases(r.key, r.name) {
 		if a.usedRuns[k] {
 			continue
@@ -175,7 +175,7 @@ func (a *analyzer) resourceRuns(r *gpuResource) []*ingest.TaskRun {
 		return out
 	}
 	if a.gpuRuns == nil {
-		a.gpuRuns = map[*ingest.TaskRun]bool{}
+		a.gpuRuns = map[*finops.TaskRun]bool{}
 	}
 	mine := map[string]bool{}
 	for _, s := range r.slots {
@@ -220,7 +220,7 @@ func (a *analyzer) allByGPU(k string) bool {
 // slots (its cost is the same as any slot's; its idle time is unknown); a
 // GPU that reports for another resource, or one that fits no slot, holds
 // nothing here. Each of these is warned about once per task and GPU.
-func (a *analyzer) runSlots(r *gpuResource, run *ingest.TaskRun) []int {
+func (a *analyzer) runSlots(r *gpuResource, run *finops.TaskRun) []int {
 	var out []int
 	if len(run.GPUs) == 0 {
 		for s := 0; s < r.gpuCount; s++ {
@@ -275,12 +275,12 @@ func (a *analyzer) silentSlot(r *gpuResource, task, gpu string) int {
 }
 
 // runRange is the run's grid range clipped to the window.
-func (a *analyzer) runRange(run *ingest.TaskRun) (int, int) {
+func (a *analyzer) runRange(run *finops.TaskRun) (int, int) {
 	s, e := a.tl.index(run.Start), a.tl.indexCeil(run.End)
 	return max(s, a.win[0]), min(e, a.win[1])
 }
 
-func (a *analyzer) holders(r *gpuResource, runs []*ingest.TaskRun, slots []uint16) [][]uint8 {
+func (a *analyzer) holders(r *gpuResource, runs []*finops.TaskRun, slots []uint16) [][]uint8 {
 	w := a.win[1] - a.win[0]
 	held := make([][]uint8, r.gpuCount)
 	for s := range held {
@@ -301,7 +301,7 @@ func (a *analyzer) holders(r *gpuResource, runs []*ingest.TaskRun, slots []uint1
 
 // attributeRuns gives each run its share of the GPU-minutes it held: a
 // GPU-minute held by two runs is split evenly between them.
-func (a *analyzer) attributeRuns(r *gpuResource, runs []*ingest.TaskRun, held [][]uint8, rate []float64, slots []uint16) {
+func (a *analyzer) attributeRuns(r *gpuResource, runs []*finops.TaskRun, held [][]uint8, rate []float64, slots []uint16) {
 	for _, run := range runs {
 		acc := a.tasks[run.Task]
 		if acc == nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -80,14 +80,14 @@ func trends(ctx context.Context, in *Input, res *Result, p Params) error {
 func suspectPrices(prices []Price) []string {
 	hourly := map[string]Price{}
 	for _, p := range prices {
-		if p.Mode == ingest.ModeHourly {
+		if p.Mode == finops.ModeHourly {
 			hourly[strings.ToLower(p.Provider+"\x00"+p.GPUModel+"\x00"+p.Currency)] = p
 		}
 	}
 	var out []string
 	for _, p := range prices {
 		h, ok := hourly[strings.ToLower(p.Provider+"\x00"+p.GPUModel+"\x00"+p.Currency)]
-		if p.Mode == ingest.ModeSpot && ok && p.Price >= h.Price {
+		if p.Mode == finops.ModeSpot && ok && p.Price >= h.Price {
 			out = append(out, fmt.Sprintf("price catalog: %s %s spot %g ≥ on-demand %g %s (as of %s): suspect, check the row",
 				p.Provider, p.GPUModel, p.Price, h.Price, p.Currency, p.AsOf))
 		}
@@ -216,13 +216,13 @@ type analyzer struct {
 	lastDaily    *float64
 	winDay       []uint16
 	models       map[string]*usage
-	runs         map[string][]*ingest.TaskRun
+	runs         map[string][]*finops.TaskRun
 	pools        map[string]*poolAcc
 	taskDays     map[taskDayKey]*TaskDay
 	usedRuns     map[string]bool
 	// Task runs taken by a resource through the GPUs they name (runs from
 	// Prometheus labels name their host, not the billed resource).
-	gpuRuns       map[*ingest.TaskRun]bool
+	gpuRuns       map[*finops.TaskRun]bool
 	resourceNames map[string]bool         // lower-case ids and names of the GPU resources
 	gpuOwner      map[string]*gpuResource // GPU key and uuid → the resource its telemetry serves
 	taskGPUWarned map[string]bool         // task + GPU already warned about (runSlots)
@@ -327,7 +327,7 @@ func (a *analyzer) lineTotals() error {
 			continue
 		case l.CommitmentStatus == "unused":
 			unused = unused.Add(v)
-		case l.ChargeCategory != ingest.ChargeUsage:
+		case l.ChargeCategory != finops.ChargeUsage:
 			other = other.Add(v)
 		}
 		team := a.lineTeam(l)
@@ -350,7 +350,7 @@ func (a *analyzer) lineTotals() error {
 
 // lineTeam is the team of a non-GPU line: its configured resource's team,
 // else its "team" tag, else unassigned.
-func (a *analyzer) lineTeam(l *ingest.BillingLine) string {
+func (a *analyzer) lineTeam(l *finops.BillingLine) string {
 	if c, ok := a.cfg.lookup(resourceKey(l), l.ResourceName); ok && c.Team != "" {
 		return a.team(c.Team)
 	}

@@ -5,8 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -32,7 +31,7 @@ func oneDay() *Input {
 		Window:   Window{Start: day0, End: day0.Add(24 * time.Hour), Label: "2026-11-02"},
 		Lookback: Window{Start: day0, End: day0.Add(24 * time.Hour)},
 		Lines:    hourlyLines("gpu-1", "2.40", day0, 24),
-		GPUs: []store.GPUSeries{series("GPU-1", "gpu-1", day0,
+		GPUs: []finops.GPUSeries{series("GPU-1", "gpu-1", day0,
 			seg{480, 0}, seg{240, 80}, seg{20, 5}, seg{340, 90}, seg{120, -1}, seg{240, 3})},
 		Params: DefaultParams(),
 	}
@@ -79,7 +78,7 @@ func TestIdleMinSpanBoundary(t *testing.T) {
 		wantIdle float64 // hours
 	}{{29, 0}, {30, 0.5}, {31, 31.0 / 60}} {
 		in := oneDay()
-		in.GPUs = []store.GPUSeries{series("GPU-1", "gpu-1", day0,
+		in.GPUs = []finops.GPUSeries{series("GPU-1", "gpu-1", day0,
 			seg{600, 50}, seg{tc.dip, 9.99}, seg{1440 - 600 - tc.dip, 50})}
 		r, err := Analyze(in)
 		if err != nil {
@@ -94,7 +93,7 @@ func TestMonthlyLineSpreadOverMonth(t *testing.T) {
 	// day of it is 144.00 whatever the telemetry says.
 	in := oneDay()
 	nov := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	in.Lines = []ingest.BillingLine{gpuLine("gpu-1", ingest.ModeMonthly, "4320", nov, nov.AddDate(0, 1, 0), 1)}
+	in.Lines = []finops.BillingLine{gpuLine("gpu-1", finops.ModeMonthly, "4320", nov, nov.AddDate(0, 1, 0), 1)}
 	r, err := Analyze(in)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +127,7 @@ func TestTasksAndUnallocated(t *testing.T) {
 	// eval 19:00–22:00: 60 unmonitored + 120 idle minutes = 7.20, of which idle 4.80.
 	// unallocated = 57.60 − 9.60 − 7.20 = 40.80.
 	in := oneDay()
-	in.TaskRuns = []ingest.TaskRun{
+	in.TaskRuns = []finops.TaskRun{
 		{Task: "train", Team: "nlp", Kind: "training", Resource: "gpu-1", Start: day0.Add(8 * time.Hour),
 			End: day0.Add(12 * time.Hour), Units: dec("4"), Unit: "epoch"},
 		{Task: "eval", Team: "cv", Kind: "inference", Resource: "GPU-1", Start: day0.Add(19 * time.Hour),
@@ -166,7 +165,7 @@ func TestSharedGPUMinutesSplitEvenly(t *testing.T) {
 	// Two runs hold 08:00–09:00 together: each gets 60 × 0.04 / 2 = 1.20.
 	in := oneDay()
 	for _, name := range []string{"a", "b"} {
-		in.TaskRuns = append(in.TaskRuns, ingest.TaskRun{Task: name, Resource: "gpu-1",
+		in.TaskRuns = append(in.TaskRuns, finops.TaskRun{Task: name, Resource: "gpu-1",
 			Start: day0.Add(8 * time.Hour), End: day0.Add(9 * time.Hour)})
 	}
 	r, err := Analyze(in)
@@ -201,14 +200,14 @@ func TestOtherChargesAndUnusedCommitments(t *testing.T) {
 	// commitment of 10.00 is commitment waste.
 	in := oneDay()
 	in.Lines = append(in.Lines,
-		ingest.BillingLine{ChargeCategory: ingest.ChargeTax, ChargeStart: day0, ChargeEnd: day0.Add(24 * time.Hour),
+		finops.BillingLine{ChargeCategory: finops.ChargeTax, ChargeStart: day0, ChargeEnd: day0.Add(24 * time.Hour),
 			EffectiveCost: dec("5.00"), Currency: "USD"},
-		ingest.BillingLine{ChargeCategory: ingest.ChargeCredit, ChargeStart: day0, ChargeEnd: day0.Add(24 * time.Hour),
+		finops.BillingLine{ChargeCategory: finops.ChargeCredit, ChargeStart: day0, ChargeEnd: day0.Add(24 * time.Hour),
 			EffectiveCost: dec("-3.00"), Currency: "USD"},
-		ingest.BillingLine{ChargeCategory: ingest.ChargeUsage, CommitmentStatus: "unused", CommitmentID: "sp-1",
+		finops.BillingLine{ChargeCategory: finops.ChargeUsage, CommitmentStatus: "unused", CommitmentID: "sp-1",
 			ChargeStart: day0, ChargeEnd: day0.Add(24 * time.Hour), EffectiveCost: dec("10.00"), Currency: "USD"},
 		// A line with null costs is a null, not a zero-cost row to count.
-		ingest.BillingLine{ChargeCategory: ingest.ChargeUsage, ChargeStart: day0, ChargeEnd: day0.Add(time.Hour)},
+		finops.BillingLine{ChargeCategory: finops.ChargeUsage, ChargeStart: day0, ChargeEnd: day0.Add(time.Hour)},
 	)
 	r, err := Analyze(in)
 	if err != nil {
@@ -231,7 +230,7 @@ func TestDeterministic(t *testing.T) {
 
 func TestUnknownGPUWarning(t *testing.T) {
 	in := oneDay()
-	in.Lines = append(in.Lines, ingest.BillingLine{ChargeCategory: ingest.ChargeUsage, ChargeStart: day0,
+	in.Lines = append(in.Lines, finops.BillingLine{ChargeCategory: finops.ChargeUsage, ChargeStart: day0,
 		ChargeEnd: day0.Add(time.Hour), EffectiveCost: dec("3"), Currency: "USD",
 		Tags: map[string]string{UnknownGPUTag: "p9.mega"}})
 	r, err := Analyze(in)
@@ -255,8 +254,8 @@ func TestTaskDaily(t *testing.T) {
 	in.Window.End = day0.Add(48 * time.Hour)
 	in.Lookback.End = in.Window.End
 	in.Lines = hourlyLines("gpu-1", "2.40", day0, 48)
-	in.GPUs = []store.GPUSeries{series("GPU-1", "gpu-1", day0, seg{2880, 60})}
-	in.TaskRuns = []ingest.TaskRun{{Task: "job", Resource: "gpu-1", Start: day0.Add(20 * time.Hour),
+	in.GPUs = []finops.GPUSeries{series("GPU-1", "gpu-1", day0, seg{2880, 60})}
+	in.TaskRuns = []finops.TaskRun{{Task: "job", Resource: "gpu-1", Start: day0.Add(20 * time.Hour),
 		End: day0.Add(28 * time.Hour), Units: dec("8"), Unit: "run"}}
 	r, err := Analyze(in)
 	if err != nil {

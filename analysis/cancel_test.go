@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/internal/canceltest"
 )
 
@@ -21,7 +21,7 @@ func fleet(n int) *Input {
 		Params:   DefaultParams(),
 	}
 	for i := range n {
-		in.Lines = append(in.Lines, gpuLine(fmt.Sprintf("gpu-%03d", i), ingest.ModeMonthly, "20000", start, day0.AddDate(0, 0, 7), 8))
+		in.Lines = append(in.Lines, gpuLine(fmt.Sprintf("gpu-%03d", i), finops.ModeMonthly, "20000", start, day0.AddDate(0, 0, 7), 8))
 	}
 	return in
 }

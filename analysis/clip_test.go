@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 )
 
 // TestAnalyzeClipsWindowToData: a window far longer than the data (a century,
@@ -24,13 +23,13 @@ func TestAnalyzeClipsWindowToData(t *testing.T) {
 	// Four hourly GPU lines, 2026-11-20 10:00–14:00 UTC = 18:00–22:00 in
 	// Shanghai: one local day, Nov 20 +08 = [Nov 19 16:00, Nov 20 16:00) UTC.
 	lines := hourlyLines("r1", "2.5", utc(2026, 11, 20, 10), 4)
-	gpus := []store.GPUSeries{series("g1", "h1", utc(2026, 11, 20, 10), seg{240, 50})}
+	gpus := []finops.GPUSeries{series("g1", "h1", utc(2026, 11, 20, 10), seg{240, 50})}
 	day20 := Window{Start: utc(2026, 11, 19, 16), End: utc(2026, 11, 20, 16)}
 	end := utc(2026, 11, 30, 3) // Mon Nov 30 11:00 +08
 	for _, tc := range []struct {
 		name      string
 		win       Window
-		lines     []ingest.BillingLine
+		lines     []finops.BillingLine
 		want      Window
 		note      string // a part of the note; "" = no note
 		wantCost  float64

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -18,7 +18,7 @@ type converter struct {
 // newConverter picks the reporting currency: the configured one, else the
 // data's single currency. Mixed currencies without rates are an error that
 // names them, never a silent 1.0.
-func newConverter(p Params, lines []ingest.BillingLine) (*converter, error) {
+func newConverter(p Params, lines []finops.BillingLine) (*converter, error) {
 	seen := map[string]bool{}
 	for i := range lines {
 		if c := strings.ToUpper(lines[i].Currency); c != "" {

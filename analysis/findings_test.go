@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 )
 
 func findingsOf(r *Result, kind string) []Finding {
@@ -37,7 +36,7 @@ func TestBandsAndAllocatedIdle(t *testing.T) {
 func TestSaturatedFinding(t *testing.T) {
 	// 90 minutes at 97% in a row: saturated for 1.5 h > 1 h → a finding.
 	in := oneDay()
-	in.GPUs = []store.GPUSeries{series("GPU-1", "gpu-1", day0, seg{600, 50}, seg{90, 97}, seg{750, 50})}
+	in.GPUs = []finops.GPUSeries{series("GPU-1", "gpu-1", day0, seg{600, 50}, seg{90, 97}, seg{750, 50})}
 	r, err := Analyze(in)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +52,7 @@ func TestForgottenInstanceFinding(t *testing.T) {
 	// Idle 00:00–13:00 (780 min × 0.04 = 31.20) then busy: one idle run of
 	// 13 h ≥ 12 h → a forgotten-instance finding worth 31.20.
 	in := oneDay()
-	in.GPUs = []store.GPUSeries{series("GPU-1", "gpu-1", day0, seg{780, 1}, seg{660, 70})}
+	in.GPUs = []finops.GPUSeries{series("GPU-1", "gpu-1", day0, seg{780, 1}, seg{660, 70})}
 	r, err := Analyze(in)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +63,7 @@ func TestForgottenInstanceFinding(t *testing.T) {
 	}
 	near(t, "forgotten money", got[0].Money, 31.20)
 	// An 11-hour idle run is not forgotten.
-	in.GPUs = []store.GPUSeries{series("GPU-1", "gpu-1", day0, seg{660, 1}, seg{780, 70})}
+	in.GPUs = []finops.GPUSeries{series("GPU-1", "gpu-1", day0, seg{660, 1}, seg{780, 70})}
 	if r, _ = Analyze(in); len(findingsOf(r, FindingForgotten)) != 0 {
 		t.Error("an 11 h idle run became a forgotten-instance finding")
 	}
@@ -105,7 +104,7 @@ func TestTrendsAndBudgetForecast(t *testing.T) {
 func TestAllocatedIdleBucket(t *testing.T) {
 	// From TestTasksAndUnallocated: eval held 120 idle minutes = 4.80.
 	in := oneDay()
-	in.TaskRuns = []ingest.TaskRun{{Task: "eval", Resource: "gpu-1", Start: day0.Add(19 * time.Hour), End: day0.Add(22 * time.Hour)}}
+	in.TaskRuns = []finops.TaskRun{{Task: "eval", Resource: "gpu-1", Start: day0.Add(19 * time.Hour), End: day0.Add(22 * time.Hour)}}
 	r, err := Analyze(in)
 	if err != nil {
 		t.Fatal(err)
@@ -126,14 +125,14 @@ func TestAllocatedIdleBucket(t *testing.T) {
 //
 // Today: 6 cards × 720 h × 10 = 43,200 a month; saving 27,240.
 func TestPoolMonthlyCards(t *testing.T) {
-	var lines []ingest.BillingLine
-	var gpus []store.GPUSeries
+	var lines []finops.BillingLine
+	var gpus []finops.GPUSeries
 	var resources []Resource
 	for c := 1; c <= 6; c++ {
 		id, host := fmt.Sprintf("card-%d", c), fmt.Sprintf("host-%d", c)
 		for d := 0; d < 30; d++ {
 			s := month0.AddDate(0, 0, d)
-			lines = append(lines, gpuLine(id, ingest.ModeHourly, "240", s, s.Add(24*time.Hour), 1))
+			lines = append(lines, gpuLine(id, finops.ModeHourly, "240", s, s.Add(24*time.Hour), 1))
 		}
 		day := []seg{{1440, 90}}
 		if c > 4 {
@@ -142,7 +141,7 @@ func TestPoolMonthlyCards(t *testing.T) {
 		gpus = append(gpus, series("G"+host, host, month0, repeatDays(30, day...)...))
 		resources = append(resources, Resource{ID: id, Hosts: []string{host}})
 	}
-	in := thirtyDays(lines, store.GPUSeries{}, false)
+	in := thirtyDays(lines, finops.GPUSeries{}, false)
 	in.GPUs, in.Resources = gpus, resources
 	r, err := Analyze(in)
 	if err != nil {

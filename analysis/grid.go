@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 )
 
 // Minute-grid classes of one GPU-minute.
@@ -92,7 +92,7 @@ func coverMinutes(interval time.Duration) int {
 // sample taken late in minute m still describes the GPU until m+interval.
 // Then idle runs: consecutive idle candidates (util < threshold) at least
 // minSpan long are idle; shorter runs are active.
-func buildGrid(tl timeline, s *store.GPUSeries, threshold float64, minSpan time.Duration) gpuGrid {
+func buildGrid(tl timeline, s *finops.GPUSeries, threshold float64, minSpan time.Duration) gpuGrid {
 	g := gpuGrid{util: make([]float32, tl.n), class: make([]uint8, tl.n)}
 	nan := float32(math.NaN())
 	for i := range g.util {

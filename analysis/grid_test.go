@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 )
 
 // TestCoverMinutes: a sample covers the minutes after its own up to the
@@ -38,7 +38,7 @@ func TestCoverMinutes(t *testing.T) {
 // rounding 1.0003 minutes up to 2 would have filled the gap with a guess.
 func TestGridJitter(t *testing.T) {
 	// Samples in minutes 0, 1, 2, then none in 3 and 4, then 5.
-	s := &store.GPUSeries{Key: "g", Interval: 60018 * time.Millisecond}
+	s := &finops.GPUSeries{Key: "g", Interval: 60018 * time.Millisecond}
 	for _, m := range []int64{0, 1, 2, 5} {
 		s.Add(m, 50)
 	}

@@ -5,8 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -17,8 +16,8 @@ type seg struct {
 }
 
 // series lays segments end to end from start, one sample per minute.
-func series(key, host string, start time.Time, segs ...seg) store.GPUSeries {
-	s := store.GPUSeries{Key: key, Host: host, Index: 0, Interval: time.Minute}
+func series(key, host string, start time.Time, segs ...seg) finops.GPUSeries {
+	s := finops.GPUSeries{Key: key, Host: host, Index: 0, Interval: time.Minute}
 	m := start.Unix() / 60
 	for _, sg := range segs {
 		for i := 0; i < sg.minutes; i++ {
@@ -46,18 +45,18 @@ func dec(s string) *decimal.Decimal {
 }
 
 // gpuLine is a GPU usage line of one resource.
-func gpuLine(res, mode, cost string, start, end time.Time, gpus int) ingest.BillingLine {
-	return ingest.BillingLine{Provider: "TestCloud", ResourceID: res, ChargeStart: start, ChargeEnd: end,
-		ChargeCategory: ingest.ChargeUsage, PricingMode: mode, GPUModel: "A100-80GB", GPUCount: gpus,
+func gpuLine(res, mode, cost string, start, end time.Time, gpus int) finops.BillingLine {
+	return finops.BillingLine{Provider: "TestCloud", ResourceID: res, ChargeStart: start, ChargeEnd: end,
+		ChargeCategory: finops.ChargeUsage, PricingMode: mode, GPUModel: "A100-80GB", GPUCount: gpus,
 		EffectiveCost: dec(cost), Currency: "USD"}
 }
 
 // hourlyLines bills one line per hour from start for n hours at price each.
-func hourlyLines(res, price string, start time.Time, hours int) []ingest.BillingLine {
-	var out []ingest.BillingLine
+func hourlyLines(res, price string, start time.Time, hours int) []finops.BillingLine {
+	var out []finops.BillingLine
 	for h := 0; h < hours; h++ {
 		s := start.Add(time.Duration(h) * time.Hour)
-		out = append(out, gpuLine(res, ingest.ModeHourly, price, s, s.Add(time.Hour), 1))
+		out = append(out, gpuLine(res, finops.ModeHourly, price, s, s.Add(time.Hour), 1))
 	}
 	return out
 }

@@ -5,8 +5,7 @@ package analysis
 import (
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -16,9 +15,9 @@ type Input struct {
 	Window   Window // the report period
 	Lookback Window // recommendation lookback, ending at Window.End
 
-	Lines     []ingest.BillingLine // every line overlapping Lookback ∪ Window
-	GPUs      []store.GPUSeries    // utilization per GPU over Lookback ∪ Window
-	TaskRuns  []ingest.TaskRun
+	Lines     []finops.BillingLine // every line overlapping Lookback ∪ Window
+	GPUs      []finops.GPUSeries   // utilization per GPU over Lookback ∪ Window
+	TaskRuns  []finops.TaskRun
 	Resources []Resource // configured resources (may be empty)
 	Teams     []Team
 	Prices    []Price
@@ -69,7 +68,7 @@ type Team struct {
 type Price struct {
 	Provider string
 	GPUModel string
-	Mode     string  // ingest.ModeHourly (per GPU-hour), ModeMonthly (per GPU-month), ModeSpot (per GPU-hour)
+	Mode     string  // finops.ModeHourly (per GPU-hour), ModeMonthly (per GPU-month), ModeSpot (per GPU-hour)
 	Price    float64 // in Currency
 	Currency string
 	AsOf     string
@@ -121,7 +120,7 @@ func DefaultParams() Params {
 
 // SourceStatus is one source as the data-quality box shows it.
 // DroppedSamples counts a telemetry source's readings that were no sample:
-// a utilization outside 0–100 % or not a number (ingest.ValidUtil).
+// a utilization outside 0–100 % or not a number (finops.ValidUtil).
 type DroppedSamples struct {
 	Source  string `json:"source"`
 	Samples int    `json:"samples"`

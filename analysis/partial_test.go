@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 )
 
 // TestPartialTelemetry: a resource billed for 8 GPUs of which 4 report
@@ -29,7 +29,7 @@ func TestPartialTelemetry(t *testing.T) {
 	in.Lines = nil
 	for h := range 24 {
 		s := day0.Add(time.Duration(h) * time.Hour)
-		in.Lines = append(in.Lines, gpuLine("box", ingest.ModeHourly, "19.20", s, s.Add(time.Hour), 8))
+		in.Lines = append(in.Lines, gpuLine("box", finops.ModeHourly, "19.20", s, s.Add(time.Hour), 8))
 	}
 	in.Lines = append(in.Lines, hourlyLines("other", "2.40", day0, 24)...)
 	in.GPUs = nil
@@ -37,7 +37,7 @@ func TestPartialTelemetry(t *testing.T) {
 		in.GPUs = append(in.GPUs, series(k, "box", day0, seg{360, 80}, seg{1080, 0}))
 	}
 	in.GPUs = append(in.GPUs, series("GPU-9", "other", day0, seg{1440, 50}))
-	in.TaskRuns = []ingest.TaskRun{
+	in.TaskRuns = []finops.TaskRun{
 		{Line: 2, Task: "t1", Resource: "box", GPUs: []string{"GPU-5"}, Start: day0.Add(8 * time.Hour), End: day0.Add(10 * time.Hour)},
 		{Line: 3, Task: "t2", Resource: "box", GPUs: []string{"GPU-9"}, Start: day0.Add(8 * time.Hour), End: day0.Add(10 * time.Hour)},
 	}

@@ -5,8 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/amount"
-	"github.com/finops-oss/finops/ingest"
 )
 
 const minutesPerDay = 24 * 60
@@ -42,29 +42,29 @@ func (a *analyzer) lookupPrices(r *gpuResource, lu *usage, days float64) prices 
 			continue
 		}
 		switch c.Mode {
-		case ingest.ModeHourly:
+		case finops.ModeHourly:
 			p.hourly = v
-		case ingest.ModeDaily:
+		case finops.ModeDaily:
 			p.daily = v
-		case ingest.ModeWeekly:
+		case finops.ModeWeekly:
 			p.weekly = v
-		case ingest.ModeMonthly:
+		case finops.ModeMonthly:
 			p.monthly = v
-		case ingest.ModeSpot:
+		case finops.ModeSpot:
 			p.spot = v
 		}
 	}
 	if lu.billed > 0 {
 		switch r.mode {
-		case ingest.ModeHourly:
+		case finops.ModeHourly:
 			if math.IsNaN(p.hourly) {
 				p.hourly = lu.cost / (lu.billed / 60)
 			}
-		case ingest.ModeMonthly:
+		case finops.ModeMonthly:
 			if math.IsNaN(p.monthly) && days > 0 {
 				p.monthly = lu.cost * 30 / days / float64(r.gpuCount)
 			}
-		case ingest.ModeSpot:
+		case finops.ModeSpot:
 			if math.IsNaN(p.spot) {
 				p.spot = lu.cost / (lu.billed / 60)
 			}
@@ -133,22 +133,22 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 	var opts []option
 	if !math.IsNaN(pr.hourly) {
 		act := ActionSwitchToHourly
-		if r.mode == ingest.ModeHourly {
+		if r.mode == finops.ModeHourly {
 			act = ActionStopWhenIdle
 		}
-		opts = append(opts, option{act, a30 * pr.hourly * slack * n, ingest.ModeHourly})
+		opts = append(opts, option{act, a30 * pr.hourly * slack * n, finops.ModeHourly})
 	}
 	if !math.IsNaN(pr.monthly) {
-		opts = append(opts, option{ActionSwitchToMonthly, pr.monthly * n, ingest.ModeMonthly})
+		opts = append(opts, option{ActionSwitchToMonthly, pr.monthly * n, finops.ModeMonthly})
 	}
 	if !math.IsNaN(pr.daily) {
-		opts = append(opts, option{ActionSwitchToDaily, pr.daily * float64(busyDays) * 30 / days * n, ingest.ModeDaily})
+		opts = append(opts, option{ActionSwitchToDaily, pr.daily * float64(busyDays) * 30 / days * n, finops.ModeDaily})
 	}
 	if !math.IsNaN(pr.weekly) {
-		opts = append(opts, option{ActionSwitchToWeekly, pr.weekly * float64(busyWeeks) * 30 / days * n, ingest.ModeWeekly})
+		opts = append(opts, option{ActionSwitchToWeekly, pr.weekly * float64(busyWeeks) * 30 / days * n, finops.ModeWeekly})
 	}
 	if !math.IsNaN(pr.spot) && r.interruptible {
-		opts = append(opts, option{ActionSwitchToSpot, a30 * pr.spot * p.SpotInflation * n, ingest.ModeSpot})
+		opts = append(opts, option{ActionSwitchToSpot, a30 * pr.spot * p.SpotInflation * n, finops.ModeSpot})
 	}
 	var best *option
 	for i := range opts {

@@ -6,41 +6,40 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 )
 
 var month0 = time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 
 // thirtyDays is a 30-day lookback ending where the report window (its last
 // week) ends, so D = 30 and A30 = A.
-func thirtyDays(lines []ingest.BillingLine, s store.GPUSeries, interruptible bool) *Input {
+func thirtyDays(lines []finops.BillingLine, s finops.GPUSeries, interruptible bool) *Input {
 	end := month0.AddDate(0, 0, 30)
 	return &Input{
 		Window:    Window{Start: end.AddDate(0, 0, -7), End: end},
 		Lookback:  Window{Start: month0, End: end},
 		Lines:     lines,
-		GPUs:      []store.GPUSeries{s},
+		GPUs:      []finops.GPUSeries{s},
 		Resources: []Resource{{ID: "card", Hosts: []string{"host"}, Interruptible: interruptible}},
 		Prices: []Price{
-			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeHourly, Price: 10, Currency: "USD"},
-			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeMonthly, Price: 3000, Currency: "USD"},
-			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeSpot, Price: 4, Currency: "USD"},
+			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeHourly, Price: 10, Currency: "USD"},
+			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeMonthly, Price: 3000, Currency: "USD"},
+			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeSpot, Price: 4, Currency: "USD"},
 		},
 		Params: DefaultParams(),
 	}
 }
 
-func monthly(cost string) []ingest.BillingLine {
-	return []ingest.BillingLine{gpuLine("card", ingest.ModeMonthly, cost, month0, month0.AddDate(0, 0, 30), 1)}
+func monthly(cost string) []finops.BillingLine {
+	return []finops.BillingLine{gpuLine("card", finops.ModeMonthly, cost, month0, month0.AddDate(0, 0, 30), 1)}
 }
 
 // sessions bills one hourly line per day for the hours the card is on.
-func sessions(from, hours int, price float64) []ingest.BillingLine {
-	var out []ingest.BillingLine
+func sessions(from, hours int, price float64) []finops.BillingLine {
+	var out []finops.BillingLine
 	for d := 0; d < 30; d++ {
 		s := month0.AddDate(0, 0, d).Add(time.Duration(from) * time.Hour)
-		out = append(out, gpuLine("card", ingest.ModeHourly, ftoa(price*float64(hours)), s, s.Add(time.Duration(hours)*time.Hour), 1))
+		out = append(out, gpuLine("card", finops.ModeHourly, ftoa(price*float64(hours)), s, s.Add(time.Duration(hours)*time.Hour), 1))
 	}
 	return out
 }
@@ -157,8 +156,8 @@ func TestDailyAndWeeklyOptions(t *testing.T) {
 	}
 	in := thirtyDays(monthly("3000"), series("G", "host", month0, day...), false)
 	in.Prices = append(in.Prices,
-		Price{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeDaily, Price: 100, Currency: "USD"},
-		Price{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeWeekly, Price: 400, Currency: "USD"})
+		Price{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeDaily, Price: 100, Currency: "USD"},
+		Price{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeWeekly, Price: 400, Currency: "USD"})
 	r, err := Analyze(in)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +172,7 @@ func TestDailyAndWeeklyOptions(t *testing.T) {
 
 func TestSuspectSpotPrice(t *testing.T) {
 	in := thirtyDays(monthly("3000"), series("G", "host", month0, repeatDays(30, seg{1440, 50})...), false)
-	in.Prices = append(in.Prices, Price{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeSpot,
+	in.Prices = append(in.Prices, Price{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeSpot,
 		Price: 12, Currency: "USD", AsOf: "2026-11-01"})
 	r, err := Analyze(in)
 	if err != nil {

@@ -5,8 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 )
 
 // gpuResource is one billed GPU resource with its lines and the GPUs that
@@ -20,20 +19,20 @@ type gpuResource struct {
 	gpuCount      int    // the most GPUs any of its lines bills
 	team          string
 	interruptible bool
-	lines         []*ingest.BillingLine
+	lines         []*finops.BillingLine
 	slots         []*slot        // known GPUs, at most gpuCount
 	silent        map[string]int // GPUs task runs name that report no telemetry → their slot (runSlots)
 }
 
 type slot struct {
-	series *store.GPUSeries
+	series *finops.GPUSeries
 	grid   gpuGrid
 }
 
 func (s *slot) key() string { return s.series.Key }
 
 // resourceKey names a line's resource: ResourceId, else ResourceName.
-func resourceKey(l *ingest.BillingLine) string {
+func resourceKey(l *finops.BillingLine) string {
 	if l.ResourceID != "" {
 		return l.ResourceID
 	}
@@ -41,7 +40,7 @@ func resourceKey(l *ingest.BillingLine) string {
 }
 
 // groupGPUResources collects GPU usage lines per resource, in a stable order.
-func groupGPUResources(lines []ingest.BillingLine) []*gpuResource {
+func groupGPUResources(lines []finops.BillingLine) []*gpuResource {
 	byKey := map[string]*gpuResource{}
 	var out []*gpuResource
 	for i := range lines {
@@ -78,7 +77,7 @@ func groupGPUResources(lines []ingest.BillingLine) []*gpuResource {
 			r.key = k // as the latest line spells it (Azure ids change case)
 		}
 		if r.mode == "" {
-			r.mode = ingest.ModeHourly
+			r.mode = finops.ModeHourly
 		}
 		best := 0
 		for _, m := range sortedKeys(models) {
@@ -99,7 +98,7 @@ func groupGPUResources(lines []ingest.BillingLine) []*gpuResource {
 // found the same way (resourceConfig.lookup).
 // It returns the series no resource claimed and the hosts left unmatched
 // because several resources could be theirs.
-func matchGPUs(resources []*gpuResource, cfg *resourceConfig, series []store.GPUSeries) (unmatched []*store.GPUSeries, overfull, ambiguous []string) {
+func matchGPUs(resources []*gpuResource, cfg *resourceConfig, series []finops.GPUSeries) (unmatched []*finops.GPUSeries, overfull, ambiguous []string) {
 	claimed := make([]bool, len(series))
 	auto := autoHosts(resources, cfg, series)
 	for _, r := range resources {
@@ -170,7 +169,7 @@ func matchGPUs(resources []*gpuResource, cfg *resourceConfig, series []store.GPU
 // autoHosts maps each telemetry host (lower case) to the unconfigured
 // resources one of whose aliases it equals, whole or by its first DNS label. A
 // host the config gives to a resource is nobody else's.
-func autoHosts(resources []*gpuResource, cfg *resourceConfig, series []store.GPUSeries) map[string][]*gpuResource {
+func autoHosts(resources []*gpuResource, cfg *resourceConfig, series []finops.GPUSeries) map[string][]*gpuResource {
 	out := map[string][]*gpuResource{}
 	for _, h := range cfg.hosts() {
 		out[h] = nil

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 )
 
 // Cloud bills name a resource by a path (GCP: projects/P/zones/Z/instances/NAME;
@@ -52,7 +52,7 @@ func resourceAliases(id, name string) []string {
 
 // groupKey is the key lines of one resource share: the id as written, except
 // that Azure ids (case-insensitive) are compared in lower case.
-func groupKey(l *ingest.BillingLine) string {
+func groupKey(l *finops.BillingLine) string {
 	k := resourceKey(l)
 	if isResourcePath(k) && k[0] == '/' && k[1] != '/' {
 		return strings.ToLower(k)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 )
 
 func TestShortResourceID(t *testing.T) {
@@ -45,7 +45,7 @@ func TestCloudResourcePaths(t *testing.T) {
 	// the Azure VM is configured by its full id in another case, with its host.
 	in.Resources = []Resource{{ID: "trainer-1", Team: "nlp"}, {ID: strings.ToLower(azure), Hosts: []string{"gpu-az-7"}, Team: "cv"}}
 	in.Teams = []Team{{Name: "nlp"}, {Name: "cv"}}
-	in.GPUs = []store.GPUSeries{
+	in.GPUs = []finops.GPUSeries{
 		series("GPU-1", "trainer-1", day0, seg{1440, 0}),
 		series("GPU-2", "trainer-2.c.p1.internal", day0, seg{1440, 0}),
 		series("GPU-3", "gpu-az-7", day0, seg{1440, 0}),

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/amount"
-	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
 
@@ -406,16 +406,16 @@ func rentalPrices(o *observed, catalog []Price, conv reviewConverter, spot bool,
 		}
 		v := c.Price * r
 		switch c.Mode {
-		case ingest.ModeHourly:
+		case finops.ModeHourly:
 			if set(&p.hourly, v) {
 				p.hourlySource = "catalog: " + c.Provider
 				if c.AsOf != "" {
 					p.hourlySource += " as of " + c.AsOf
 				}
 			}
-		case ingest.ModeMonthly:
+		case finops.ModeMonthly:
 			set(&p.monthly, v)
-		case ingest.ModeSpot:
+		case finops.ModeSpot:
 			set(&p.spot, v)
 		}
 	}
@@ -427,15 +427,15 @@ func rentalPrices(o *observed, catalog []Price, conv reviewConverter, spot bool,
 		return m[0] / m[1]
 	}
 	if math.IsNaN(p.hourly) {
-		if v := observedRate(ingest.ModeHourly); !math.IsNaN(v) {
+		if v := observedRate(finops.ModeHourly); !math.IsNaN(v) {
 			p.hourly, p.hourlySource = v, "observed hourly rate"
 		}
 	}
 	if math.IsNaN(p.monthly) {
-		p.monthly = observedRate(ingest.ModeMonthly) * HoursPerMonth
+		p.monthly = observedRate(finops.ModeMonthly) * HoursPerMonth
 	}
 	if math.IsNaN(p.spot) {
-		p.spot = observedRate(ingest.ModeSpot)
+		p.spot = observedRate(finops.ModeSpot)
 	}
 	if !spot {
 		p.spot = math.NaN()
@@ -492,13 +492,13 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 
 	// Renting at the observed usage: the cheapest option of metrics.md §Recommendation.
 	usage := mr.ActiveHoursPerMonth
-	mr.RentOption, mr.RentMonthlyPerGPU = ingest.ModeHourly, usage*pr.hourly*(1+p.ReleaseSlack)
+	mr.RentOption, mr.RentMonthlyPerGPU = finops.ModeHourly, usage*pr.hourly*(1+p.ReleaseSlack)
 	if !math.IsNaN(pr.monthly) && pr.monthly < mr.RentMonthlyPerGPU {
-		mr.RentOption, mr.RentMonthlyPerGPU = ingest.ModeMonthly, pr.monthly
+		mr.RentOption, mr.RentMonthlyPerGPU = finops.ModeMonthly, pr.monthly
 	}
 	if !math.IsNaN(pr.spot) {
 		if v := usage * pr.spot * p.SpotInflation; v < mr.RentMonthlyPerGPU {
-			mr.RentOption, mr.RentMonthlyPerGPU = ingest.ModeSpot, v
+			mr.RentOption, mr.RentMonthlyPerGPU = finops.ModeSpot, v
 		}
 	}
 	mr.MonthlySavingsPerGPU = mr.RentMonthlyPerGPU - mr.OwnedMonthlyPerGPU

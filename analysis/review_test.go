@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -86,7 +85,7 @@ func TestRentOrBuyWorkedExample(t *testing.T) {
 			t.Errorf("%s = %.6f, want %.6f", c.name, c.got, c.want)
 		}
 	}
-	if m.RentOption != ingest.ModeMonthly || m.Verdict != VerdictBuy || m.Confidence != "high" {
+	if m.RentOption != finops.ModeMonthly || m.Verdict != VerdictBuy || m.Confidence != "high" {
 		t.Errorf("option %s, verdict %s, confidence %s; want monthly, buy, high (%s)", m.RentOption, m.Verdict, m.Confidence, m.Reason)
 	}
 	if !strings.Contains(m.Reason, "busy 60.0%") || !strings.Contains(m.Reason, "34.6% breakeven") || !strings.Contains(m.Reason, "19.3 months") {
@@ -143,7 +142,7 @@ func TestRentOrBuyVerdicts(t *testing.T) {
 			// The catalog is empty and the card is rented monthly: no hourly rate to compare with.
 			edit:    func(in *ReviewInput) { in.Prices = nil },
 			verdict: VerdictNoPrice, confidence: "low", reason: "no hourly rental price for A100-80GB"},
-		{name: "observed hourly rate when the catalog has none", cur: rvObs{util: 60, mode: ingest.ModeHourly, cost: 4320 * 15}, prev: &rvObs{util: 60},
+		{name: "observed hourly rate when the catalog has none", cur: rvObs{util: 60, mode: finops.ModeHourly, cost: 4320 * 15}, prev: &rvObs{util: 60},
 			edit:    func(in *ReviewInput) { in.Prices = nil },
 			verdict: VerdictBuy, confidence: "high", reason: "renting hourly"},
 		{name: "renting monthly is cheaper than owning", cur: rvObs{util: 60}, prev: &rvObs{util: 60},
@@ -184,9 +183,9 @@ func TestRentOrBuySpotAndCurrency(t *testing.T) {
 	// Interruptible work on an hourly card busy 30%: spot at ¥6 × 219 h × 1.15 =
 	// ¥1,511.10 beats hourly 219 × 15 × 1.1 = ¥3,613.50 and monthly ¥7,000.
 	// Purchase assumptions in USD at 7.1: 14,084.507 + 2,816.901 USD = ¥120,000 capex.
-	in := rvInput(rvObs{util: 30, mode: ingest.ModeHourly, cost: 4320 * 15}, nil)
+	in := rvInput(rvObs{util: 30, mode: finops.ModeHourly, cost: 4320 * 15}, nil)
 	in.Resources = []Resource{{ID: "dc-a100x2", Interruptible: true}}
-	in.Prices = append(in.Prices, Price{Provider: "TestCloud", GPUModel: "a100-80gb", Mode: ingest.ModeSpot, Price: 6, Currency: "CNY"})
+	in.Prices = append(in.Prices, Price{Provider: "TestCloud", GPUModel: "a100-80gb", Mode: finops.ModeSpot, Price: 6, Currency: "CNY"})
 	in.Params.FX = map[string]decimal.Decimal{"USD": decimal.RequireFromString("7.1")}
 	a := &in.Purchases[0]
 	a.Currency = "USD"
@@ -198,7 +197,7 @@ func TestRentOrBuySpotAndCurrency(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := rv.Models[0]
-	if m.RentOption != ingest.ModeSpot || math.Abs(m.RentMonthlyPerGPU-219*6*1.15) > 1e-9 || math.Abs(m.OwnedMonthlyPerGPU-3792) > 1e-6 {
+	if m.RentOption != finops.ModeSpot || math.Abs(m.RentMonthlyPerGPU-219*6*1.15) > 1e-9 || math.Abs(m.OwnedMonthlyPerGPU-3792) > 1e-6 {
 		t.Errorf("rent %s %.4f, owned %.4f", m.RentOption, m.RentMonthlyPerGPU, m.OwnedMonthlyPerGPU)
 	}
 	// No rate for the purchase currency is an error, never a silent 1.0.
@@ -230,17 +229,17 @@ func TestRentOrBuyInProgress(t *testing.T) {
 // every day of 2026Q1 (864 of 1,440 minutes = 60%) and idle otherwise.
 func TestRentOrBuyFromAnalyze(t *testing.T) {
 	q := Window{Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC), Label: "2026Q1"}
-	var lines []ingest.BillingLine
+	var lines []finops.BillingLine
 	for m := 0; m < 3; m++ {
 		s := q.Start.AddDate(0, m, 0)
 		d := decimal.NewFromInt(14000)
-		lines = append(lines, ingest.BillingLine{Provider: "TestCloud", ResourceID: "dc-a100x2", ChargeStart: s,
-			ChargeEnd: s.AddDate(0, 1, 0), ChargeCategory: ingest.ChargeUsage, PricingMode: ingest.ModeMonthly,
+		lines = append(lines, finops.BillingLine{Provider: "TestCloud", ResourceID: "dc-a100x2", ChargeStart: s,
+			ChargeEnd: s.AddDate(0, 1, 0), ChargeCategory: finops.ChargeUsage, PricingMode: finops.ModeMonthly,
 			GPUModel: "A100-80GB", GPUCount: 2, EffectiveCost: &d, Currency: "CNY"})
 	}
-	var gpus []store.GPUSeries
+	var gpus []finops.GPUSeries
 	for i := 0; i < 2; i++ {
-		s := store.GPUSeries{Key: "gpu-a/" + string(rune('0'+i)), Host: "gpu-a", Index: i, Interval: time.Minute}
+		s := finops.GPUSeries{Key: "gpu-a/" + string(rune('0'+i)), Host: "gpu-a", Index: i, Interval: time.Minute}
 		for m := q.Start.Unix() / 60; m < q.End.Unix()/60; m++ {
 			u := 3.0
 			if m%1440 < 864 {
@@ -294,7 +293,7 @@ func rvResult(q Window, o rvObs) *Result {
 	}
 	mode, cost := o.mode, o.cost
 	if mode == "" {
-		mode = ingest.ModeMonthly
+		mode = finops.ModeMonthly
 	}
 	billed := 2 * float64(days) * 24
 	if cost == 0 {
@@ -318,8 +317,8 @@ func rvInput(cur rvObs, prev *rvObs) *ReviewInput {
 			Residual: 0.10, PowerWatts: 400, PUE: 1.25, ElectricityPrice: 1.00, Load: 0.8, HostingPerGPUMonth: 300,
 			OpsPerGPUMonth: 200, Currency: "CNY"}},
 		Prices: []Price{
-			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeHourly, Price: 15, Currency: "CNY"},
-			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeMonthly, Price: 7000, Currency: "CNY"},
+			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeHourly, Price: 15, Currency: "CNY"},
+			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeMonthly, Price: 7000, Currency: "CNY"},
 		},
 		Params: DefaultParams(),
 	}

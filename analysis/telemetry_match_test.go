@@ -6,8 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops"
 )
 
 // Automatic matching of telemetry hosts to billed resources happens only when
@@ -23,7 +22,7 @@ func TestAutoMatchOnlyWhenUnambiguous(t *testing.T) {
 			in.Lines[i].ResourceName = "gpu-2"
 		}
 	}
-	in.GPUs = []store.GPUSeries{
+	in.GPUs = []finops.GPUSeries{
 		series("GPU-1", "gpu-1.lab.internal", day0, seg{1440, 0}), // first DNS label matches gpu-1
 		series("GPU-2", "gpu-2", day0, seg{1440, 0}),              // gpu-2 and box-2 (name gpu-2): ambiguous
 		series("GPU-9", "spare", day0, seg{1440, 50}),             // nobody's
@@ -62,7 +61,7 @@ func TestTaskRunsMatchedByGPU(t *testing.T) {
 	in := oneDay()
 	in.Lines = hourlyLines("autodl-a100", "2.40", day0, 24)
 	in.Resources = []Resource{{ID: "autodl-a100", Hosts: []string{"gpu-1"}, Team: "ml"}}
-	in.TaskRuns = []ingest.TaskRun{
+	in.TaskRuns = []finops.TaskRun{
 		// 00:00–06:00 on GPU-1 (idle then): 360 × 0.04 = 14.40, all idle.
 		{Task: "pod-a", Team: "nlp", Resource: "gpu-1", GPUs: []string{"GPU-1"}, Start: day0, End: day0.Add(6 * time.Hour)},
 		// A GPU no resource has: stays unattributed, and says so.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
@@ -106,8 +107,8 @@ func (c *Config) AnalysisPrices() []analysis.Price {
 		for _, m := range []struct {
 			mode string
 			v    *float64
-		}{{ingest.ModeHourly, p.Hourly}, {ingest.ModeDaily, p.Daily}, {ingest.ModeWeekly, p.Weekly},
-			{ingest.ModeMonthly, p.Monthly}, {ingest.ModeSpot, p.Spot}} {
+		}{{finops.ModeHourly, p.Hourly}, {finops.ModeDaily, p.Daily}, {finops.ModeWeekly, p.Weekly},
+			{finops.ModeMonthly, p.Monthly}, {finops.ModeSpot, p.Spot}} {
 			if m.v != nil {
 				out = append(out, analysis.Price{Provider: p.Provider, GPUModel: p.GPUModel, Mode: m.mode,
 					Price: *m.v, Currency: p.Currency, AsOf: p.AsOf})

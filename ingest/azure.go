@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -194,7 +195,7 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if perr != nil {
 		return parsed{}, perr
 	}
-	l := &BillingLine{
+	l := &finops.BillingLine{
 		Line:           line,
 		Provider:       providerAzure,
 		BillingAccount: p.in.get(r.text(p.account)),
@@ -238,7 +239,7 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 
 // classify maps ChargeType and PricingModel onto the FOCUS columns and puts
 // the cost where it belongs (see the type's comment).
-func (p *azureParser) classify(r *cloudRow, l *BillingLine, cost *decimal.Decimal) {
+func (p *azureParser) classify(r *cloudRow, l *finops.BillingLine, cost *decimal.Decimal) {
 	chargeType := strings.ToLower(r.text(p.chargeType))
 	model := strings.ToLower(r.text(p.pricingModel))
 	commitment := cmp.Or(r.text(p.benefit), r.text(p.reservation))
@@ -255,9 +256,9 @@ func (p *azureParser) classify(r *cloudRow, l *BillingLine, cost *decimal.Decima
 	billed, effective := cost, cost
 	switch chargeType {
 	case "", "usage":
-		l.ChargeCategory = ChargeUsage
+		l.ChargeCategory = finops.ChargeUsage
 		if committed {
-			l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", ModeCommitted, "used"
+			l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", finops.ModeCommitted, "used"
 			l.CommitmentID = p.in.get(commitment)
 			if cost != nil && !cost.IsZero() {
 				// Only the amortized view puts a cost on covered usage.
@@ -268,17 +269,17 @@ func (p *azureParser) classify(r *cloudRow, l *BillingLine, cost *decimal.Decima
 				p.actualRows++
 			}
 		} else if model == "spot" || strings.Contains(meterText, "Spot") || strings.Contains(meterText, "Low Priority") {
-			l.PricingCategory, l.PricingMode = "dynamic", ModeSpot
+			l.PricingCategory, l.PricingMode = "dynamic", finops.ModeSpot
 		} else {
-			l.PricingCategory, l.PricingMode = "standard", ModeHourly
+			l.PricingCategory, l.PricingMode = "standard", finops.ModeHourly
 		}
 	case "unusedreservation", "unusedsavingsplan":
-		l.ChargeCategory, l.CommitmentStatus, l.PricingCategory = ChargeUsage, "unused", "committed"
+		l.ChargeCategory, l.CommitmentStatus, l.PricingCategory = finops.ChargeUsage, "unused", "committed"
 		l.CommitmentID = p.in.get(commitment)
 		billed = decPtr(decimal.Zero)
 		p.amortizedRows++
 	case "purchase":
-		l.ChargeCategory = ChargePurchase
+		l.ChargeCategory = finops.ChargePurchase
 		if committed || commitment != "" {
 			l.CommitmentID = p.in.get(commitment)
 			if cost != nil && !cost.IsZero() {
@@ -292,16 +293,16 @@ func (p *azureParser) classify(r *cloudRow, l *BillingLine, cost *decimal.Decima
 			}
 		}
 	case "refund":
-		l.ChargeCategory, l.ChargeClass = ChargePurchase, "correction"
+		l.ChargeCategory, l.ChargeClass = finops.ChargePurchase, "correction"
 		l.CommitmentID = p.in.get(commitment)
 	case "tax":
-		l.ChargeCategory = ChargeTax
+		l.ChargeCategory = finops.ChargeTax
 	case "roundingadjustment":
-		l.ChargeCategory = ChargeAdjustment
+		l.ChargeCategory = finops.ChargeAdjustment
 	case "credit":
-		l.ChargeCategory = ChargeCredit
+		l.ChargeCategory = finops.ChargeCredit
 	default:
-		l.ChargeCategory = ChargeAdjustment
+		l.ChargeCategory = finops.ChargeAdjustment
 	}
 	if billed == effective {
 		// Same cell in both: one copy each, so a later change to one never shows in the other.
@@ -374,7 +375,7 @@ func (p *azureParser) tagsOf(r *cloudRow) (map[string]string, *ParseError) {
 // gpu recognises GPU virtual machines from the VM size in AdditionalInfo
 // (ServiceType "Standard_NC24ads_A100_v4"), else from the meter name
 // ("NC24ads A100 v4", "NC24ads A100 v4 Spot"), for Virtual Machines meters.
-func (p *azureParser) gpu(r *cloudRow, l *BillingLine) {
+func (p *azureParser) gpu(r *cloudRow, l *finops.BillingLine) {
 	if info := r.text(p.additional); info != "" {
 		if m, ok := parseTagsJSON(info); ok {
 			for k, v := range m {
@@ -445,7 +446,7 @@ func azureMeterSizes(name string) []string {
 }
 
 // note collects what decides the file's period key and cost basis.
-func (p *azureParser) note(r *cloudRow, l *BillingLine) {
+func (p *azureParser) note(r *cloudRow, l *finops.BillingLine) {
 	const maxKeys = 64
 	if a := l.BillingAccount; a != "" && len(p.accounts) < maxKeys {
 		p.accounts[a] = true

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops"
 )
 
 const badFOCUSHeader = "ChargePeriodStart,ChargePeriodEnd,BilledCost,EffectiveCost,BillingCurrency,ChargeCategory,ChargeDescription,Tags\n"
@@ -131,9 +133,9 @@ func TestParseContextAndSink(t *testing.T) {
 
 type failSink struct{ err error }
 
-func (s failSink) Billing(*BillingLine) error { return s.err }
-func (s failSink) Sample(*GPUSample) error    { return s.err }
-func (s failSink) TaskRun(*TaskRun) error     { return s.err }
+func (s failSink) Billing(*finops.BillingLine) error { return s.err }
+func (s failSink) Sample(*finops.GPUSample) error    { return s.err }
+func (s failSink) TaskRun(*finops.TaskRun) error     { return s.err }
 
 func TestUnrecognisedHeader(t *testing.T) {
 	cases := map[string][]string{

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -74,7 +75,7 @@ func decOr0(s string) decimal.Decimal {
 }
 
 // sumCost adds up Cost() over the lines (nulls skipped) and BilledCost.
-func sumCost(lines []*BillingLine) (cost, billed decimal.Decimal) {
+func sumCost(lines []*finops.BillingLine) (cost, billed decimal.Decimal) {
 	for _, l := range lines {
 		if c, ok := l.Cost(); ok {
 			cost = cost.Add(c)
@@ -186,7 +187,7 @@ func TestCURInvoiceTotal(t *testing.T) {
 	}
 }
 
-func lineBy(t *testing.T, lines []*BillingLine, pred func(*BillingLine) bool) *BillingLine {
+func lineBy(t *testing.T, lines []*finops.BillingLine, pred func(*finops.BillingLine) bool) *finops.BillingLine {
 	t.Helper()
 	for _, l := range lines {
 		if pred(l) {
@@ -197,28 +198,28 @@ func lineBy(t *testing.T, lines []*BillingLine, pred func(*BillingLine) bool) *B
 	return nil
 }
 
-func byResource(id string) func(*BillingLine) bool {
-	return func(l *BillingLine) bool { return l.ResourceID == id }
+func byResource(id string) func(*finops.BillingLine) bool {
+	return func(l *finops.BillingLine) bool { return l.ResourceID == id }
 }
 
 func TestCURLineTypes(t *testing.T) {
 	_, sink := mustParse(t, curDeliveryB+"gpu-report-2.csv.gz", Options{})
 	ls := sink.lines
 	p4d := lineBy(t, ls, byResource("i-0p4d"))
-	if p4d.GPUModel != "A100-40GB" || p4d.GPUCount != 8 || p4d.PricingMode != ModeHourly || !p4d.IsGPUUsage() ||
+	if p4d.GPUModel != "A100-40GB" || p4d.GPUCount != 8 || p4d.PricingMode != finops.ModeHourly || !p4d.IsGPUUsage() ||
 		p4d.Tags["team"] != "ml" || p4d.Tags["project"] != "llm" || p4d.Tags["costCategory/Team"] != "ML Platform" {
 		t.Errorf("p4d line: %+v", *p4d)
 	}
 	spot := lineBy(t, ls, byResource("i-0g5spot"))
-	if spot.PricingMode != ModeSpot || spot.GPUModel != "A10G" || spot.GPUCount != 1 {
+	if spot.PricingMode != finops.ModeSpot || spot.GPUModel != "A10G" || spot.GPUCount != 1 {
 		t.Errorf("spot line: mode %q, %d × %q", spot.PricingMode, spot.GPUCount, spot.GPUModel)
 	}
-	covered := lineBy(t, ls, func(l *BillingLine) bool { return l.ResourceID == "i-0g512" && l.CommitmentStatus == "used" })
+	covered := lineBy(t, ls, func(l *finops.BillingLine) bool { return l.ResourceID == "i-0g512" && l.CommitmentStatus == "used" })
 	if covered.EffectiveCost.String() != "3.5" || covered.BilledCost.String() != "5.672" || covered.GPUCount != 4 ||
-		covered.PricingMode != ModeCommitted || !strings.Contains(covered.CommitmentID, "savingsplan") {
+		covered.PricingMode != finops.ModeCommitted || !strings.Contains(covered.CommitmentID, "savingsplan") {
 		t.Errorf("SP covered usage: %+v", *covered)
 	}
-	negation := lineBy(t, ls, func(l *BillingLine) bool { return l.ResourceID == "i-0g512" && l.CommitmentStatus == "" })
+	negation := lineBy(t, ls, func(l *finops.BillingLine) bool { return l.ResourceID == "i-0g512" && l.CommitmentStatus == "" })
 	if negation.IsGPUUsage() || !negation.EffectiveCost.IsZero() {
 		t.Errorf("SP negation must cost 0 and not be a GPU line: %+v", *negation)
 	}
@@ -235,7 +236,7 @@ func TestCURLineTypes(t *testing.T) {
 	if ri.EffectiveCost.String() != "1.9" || ri.GPUModel != "V100" || ri.CommitmentStatus != "used" {
 		t.Errorf("RI covered usage: %+v", *ri)
 	}
-	for cat, n := range map[string]int{ChargeTax: 1, ChargeCredit: 2, ChargePurchase: 2} {
+	for cat, n := range map[string]int{finops.ChargeTax: 1, finops.ChargeCredit: 2, finops.ChargePurchase: 2} {
 		got := 0
 		for _, l := range ls {
 			if l.ChargeCategory == cat {
@@ -252,7 +253,7 @@ func TestCURLineTypes(t *testing.T) {
 	}
 
 	_, sink = mustParse(t, curDeliveryB+"gpu-report-1.csv.gz", Options{})
-	sm := lineBy(t, sink.lines, func(l *BillingLine) bool { return strings.Contains(l.ResourceID, "training-job") })
+	sm := lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return strings.Contains(l.ResourceID, "training-job") })
 	if sm.GPUModel != "A10G" || sm.GPUCount != 1 || sm.InstanceType != "ml.g5.2xlarge" || sm.ListCost.String() != "1.515" {
 		t.Errorf("SageMaker line: %+v", *sm)
 	}
@@ -409,7 +410,7 @@ func TestAzureDetails(t *testing.T) {
 	// The EA actual export charges the reservation purchase; the amortized
 	// one spreads it over covered usage.
 	sum, sink := mustParse(t, "azure/EA_ActualCost_Small.csv", Options{})
-	p := lineBy(t, sink.lines, func(l *BillingLine) bool { return l.ChargeCategory == ChargePurchase })
+	p := lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return l.ChargeCategory == finops.ChargePurchase })
 	if p.BilledCost.String() != "3.25" || p.EffectiveCost != nil {
 		t.Errorf("actual purchase: billed %v effective %v", p.BilledCost, p.EffectiveCost)
 	}
@@ -417,8 +418,8 @@ func TestAzureDetails(t *testing.T) {
 		t.Errorf("actual export key %q %q", sum.Period, sum.Delivery)
 	}
 	sum, sink = mustParse(t, "azure/EA_AmortizedCost_Small.csv", Options{})
-	covered := lineBy(t, sink.lines, func(l *BillingLine) bool { return l.CommitmentStatus == "used" })
-	if !covered.BilledCost.IsZero() || covered.EffectiveCost.String() != "0.493152" || covered.PricingMode != ModeCommitted {
+	covered := lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return l.CommitmentStatus == "used" })
+	if !covered.BilledCost.IsZero() || covered.EffectiveCost.String() != "0.493152" || covered.PricingMode != finops.ModeCommitted {
 		t.Errorf("amortized covered usage: %+v", *covered)
 	}
 	if sum.Period != "azure:8611537:2023-09" || sum.Delivery != "amortized" {
@@ -436,15 +437,15 @@ func TestAzureGPUs(t *testing.T) {
 			t.Errorf("%s: %s, want %s", l.ResourceName, got, want[l.ResourceName])
 		}
 	}
-	if l := lineBy(t, sink.lines, func(l *BillingLine) bool { return l.ResourceName == "t4-batch" }); l.UsageQuantity.String() != "24" {
+	if l := lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return l.ResourceName == "t4-batch" }); l.UsageQuantity.String() != "24" {
 		t.Errorf("10 Hours × 2.4 = %v", l.UsageQuantity)
 	}
 	_, sink = mustParse(t, run2+"part_0_0002.csv", Options{})
-	h100 := lineBy(t, sink.lines, func(l *BillingLine) bool { return l.ResourceName == "h100-conf" })
+	h100 := lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return l.ResourceName == "h100-conf" })
 	if h100.GPUModel != "" || h100.Tags[UnknownGPUTag] != "NCC40ads H100 v5" {
 		t.Errorf("unknown GPU size: %q %v", h100.GPUModel, h100.Tags)
 	}
-	disk := lineBy(t, sink.lines, func(l *BillingLine) bool { return l.ResourceName == "data-0" })
+	disk := lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return l.ResourceName == "data-0" })
 	if disk.GPUModel != "" || disk.Tags[UnknownGPUTag] != "" {
 		t.Errorf("a disk is no GPU: %+v", *disk)
 	}
@@ -555,8 +556,8 @@ func TestGCPJSON(t *testing.T) {
 		})
 	}
 	_, sink := mustParse(t, "gcp/gpu_billing.json", Options{})
-	bySKU := func(prefix string) *BillingLine {
-		return lineBy(t, sink.lines, func(l *BillingLine) bool { return strings.HasPrefix(l.SKU, prefix) })
+	bySKU := func(prefix string) *finops.BillingLine {
+		return lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return strings.HasPrefix(l.SKU, prefix) })
 	}
 	core := bySKU("A2 Instance Core")
 	if core.InstanceType != "a2-highgpu-2g" || core.GPUModel != "A100-40GB" || core.GPUCount != 2 || core.Tags["team"] != "research" ||
@@ -564,11 +565,11 @@ func TestGCPJSON(t *testing.T) {
 		t.Errorf("a2 core line: %+v", *core)
 	}
 	gpu := bySKU("Nvidia Tesla A100")
-	if gpu.GPUModel != "A100-40GB" || gpu.GPUCount != 2 || gpu.PricingMode != ModeCommitted || gpu.EffectiveCost.String() != "4.36" ||
+	if gpu.GPUModel != "A100-40GB" || gpu.GPUCount != 2 || gpu.PricingMode != finops.ModeCommitted || gpu.EffectiveCost.String() != "4.36" ||
 		gpu.ResourceID != core.ResourceID || gpu.Line != 2 {
 		t.Errorf("A100 GPU SKU (7200 GPU-seconds in an hour = 2 GPUs): %+v", *gpu)
 	}
-	if l := bySKU("Nvidia L4"); l.PricingMode != ModeSpot || l.GPUModel != "L4" || l.GPUCount != 1 {
+	if l := bySKU("Nvidia L4"); l.PricingMode != finops.ModeSpot || l.GPUModel != "L4" || l.GPUCount != 1 {
 		t.Errorf("L4 spot: %+v", *l)
 	}
 	if l := bySKU("Nvidia Tesla T4"); l.GPUCount != 1 || l.ResourceName != "ml-prod/Nvidia Tesla T4 GPU running in Americas" || l.Tags["team"] != "ml" {
@@ -577,13 +578,13 @@ func TestGCPJSON(t *testing.T) {
 	if l := bySKU("Nvidia Tesla P4"); l.GPUModel != "" || l.Tags[UnknownGPUTag] != "Nvidia Tesla P4 GPU running in EMEA" {
 		t.Errorf("unknown GPU SKU: %+v", *l)
 	}
-	if l := bySKU("Commitment v1"); l.ChargeCategory != ChargePurchase || l.GPUModel != "" {
+	if l := bySKU("Commitment v1"); l.ChargeCategory != finops.ChargePurchase || l.GPUModel != "" {
 		t.Errorf("commitment fee: %+v", *l)
 	}
 	if l := bySKU("Network"); l.BilledCost.String() != "0.000025" {
 		t.Errorf("scientific notation: %v", l.BilledCost)
 	}
-	if bySKU("Tax").ChargeCategory != ChargeTax || bySKU("Rounding").ChargeCategory != ChargeAdjustment {
+	if bySKU("Tax").ChargeCategory != finops.ChargeTax || bySKU("Rounding").ChargeCategory != finops.ChargeAdjustment {
 		t.Error("tax and rounding rows")
 	}
 }

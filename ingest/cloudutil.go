@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -119,7 +120,7 @@ func recogniseInstance(cat *Catalog, instanceType string) (model string, count i
 }
 
 // setUnknownGPU records text that looks like an unrecognised GPU on a line.
-func setUnknownGPU(l *BillingLine, text string) {
+func setUnknownGPU(l *finops.BillingLine, text string) {
 	if text == "" || l.GPUModel != "" {
 		return
 	}

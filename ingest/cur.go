@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -208,7 +209,7 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if perr != nil {
 		return parsed{}, perr
 	}
-	l := &BillingLine{
+	l := &finops.BillingLine{
 		Line:           line,
 		Provider:       providerAWS,
 		BillingAccount: p.in.get(r.text(p.payer)),
@@ -289,7 +290,7 @@ func (p *curParser) period(r *cloudRow) (start, end time.Time, perr *ParseError)
 // unusedCommitment is the part of a commitment fee no usage consumed: the sum
 // of the parts given (nil parts absent, nil when all are), and the line is
 // marked unused when it is not zero.
-func unusedCommitment(l *BillingLine, parts ...*decimal.Decimal) *decimal.Decimal {
+func unusedCommitment(l *finops.BillingLine, parts ...*decimal.Decimal) *decimal.Decimal {
 	var sum *decimal.Decimal
 	for _, d := range parts {
 		sum = addDec(sum, d)
@@ -309,26 +310,26 @@ func negDec(d *decimal.Decimal) *decimal.Decimal {
 
 // classify sets the charge category, commitment columns, pricing mode and
 // effective cost from the line item type (see the type's comment).
-func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *ParseError {
+func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine) *ParseError {
 	unblended := l.BilledCost
 	zero := decPtr(decimal.Zero)
 	var eff *decimal.Decimal
 	var perr *ParseError
 	switch lineType {
 	case "Usage":
-		l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
+		l.ChargeCategory, l.ChargeFrequency = finops.ChargeUsage, "usage-based"
 		eff = unblended
 		l.PricingCategory, l.PricingMode = p.onDemandOrSpot(r)
 	case "DiscountedUsage":
-		l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
-		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", ModeCommitted, "used"
+		l.ChargeCategory, l.ChargeFrequency = finops.ChargeUsage, "usage-based"
+		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", finops.ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.riARN))
 		if eff, perr = r.money(p.riEffective); perr != nil {
 			return perr
 		}
 	case "SavingsPlanCoveredUsage":
-		l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
-		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", ModeCommitted, "used"
+		l.ChargeCategory, l.ChargeFrequency = finops.ChargeUsage, "usage-based"
+		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", finops.ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
 		if eff, perr = r.money(p.spEffective); perr != nil {
 			return perr
@@ -336,15 +337,15 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 	case "SavingsPlanNegation":
 		// Cancels the on-demand cost of covered usage; its amortized cost is
 		// on the covered line. Not a GPU line (the covered line is).
-		l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
+		l.ChargeCategory, l.ChargeFrequency = finops.ChargeUsage, "usage-based"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
 		eff = zero
 	case "SavingsPlanUpfrontFee":
-		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "one-time"
+		l.ChargeCategory, l.ChargeFrequency = finops.ChargePurchase, "one-time"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
 		eff = zero
 	case "SavingsPlanRecurringFee":
-		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "recurring"
+		l.ChargeCategory, l.ChargeFrequency = finops.ChargePurchase, "recurring"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
 		total, perr := r.money(p.spTotal) // a missing column reads as null
 		if perr != nil {
@@ -358,7 +359,7 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 			eff = unusedCommitment(l, total, negDec(used))
 		}
 	case "RIFee":
-		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "recurring"
+		l.ChargeCategory, l.ChargeFrequency = finops.ChargePurchase, "recurring"
 		l.CommitmentID = p.in.get(r.text(p.riARN))
 		upfront, perr := r.money(p.riUnusedUpfront)
 		if perr != nil {
@@ -370,24 +371,24 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *BillingLine) *Pars
 		}
 		eff = unusedCommitment(l, upfront, recurring)
 	case "Fee":
-		l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "one-time"
+		l.ChargeCategory, l.ChargeFrequency = finops.ChargePurchase, "one-time"
 		eff = unblended
 		if arn := r.text(p.riARN); arn != "" {
 			l.CommitmentID = p.in.get(arn)
 			eff = zero
 		}
 	case "Tax":
-		l.ChargeCategory, eff = ChargeTax, unblended
+		l.ChargeCategory, eff = finops.ChargeTax, unblended
 	case "Credit", "Refund":
-		l.ChargeCategory, eff = ChargeCredit, unblended
+		l.ChargeCategory, eff = finops.ChargeCredit, unblended
 	default:
 		switch {
 		case strings.HasSuffix(lineType, "Discount"): // EdpDiscount, PrivateRateDiscount, BundledDiscount, …
-			l.ChargeCategory = ChargeCredit
+			l.ChargeCategory = finops.ChargeCredit
 		case strings.Contains(lineType, "Usage"):
-			l.ChargeCategory, l.ChargeFrequency = ChargeUsage, "usage-based"
+			l.ChargeCategory, l.ChargeFrequency = finops.ChargeUsage, "usage-based"
 		default:
-			l.ChargeCategory = ChargeAdjustment
+			l.ChargeCategory = finops.ChargeAdjustment
 		}
 		eff = unblended
 	}
@@ -404,9 +405,9 @@ func (p *curParser) onDemandOrSpot(r *cloudRow) (category, mode string) {
 	ut, term, market := r.text(p.usageType), r.text(p.term), r.text(p.marketOption)
 	switch {
 	case strings.Contains(ut, "SpotUsage") || strings.EqualFold(market, "Spot") || strings.EqualFold(term, "Spot"):
-		return "dynamic", ModeSpot
+		return "dynamic", finops.ModeSpot
 	case strings.EqualFold(term, "OnDemand"):
-		return "standard", ModeHourly
+		return "standard", finops.ModeHourly
 	}
 	return "", ""
 }
@@ -414,7 +415,7 @@ func (p *curParser) onDemandOrSpot(r *cloudRow) (category, mode string) {
 // gpu recognises the instance type of usage lines: product/instanceType (or
 // CUR 2.0's product map), else the type in a *Usage:<type> usage type when
 // the report has no instance-type column.
-func (p *curParser) gpu(r *cloudRow, l *BillingLine, lineType string, productMap mapKV) {
+func (p *curParser) gpu(r *cloudRow, l *finops.BillingLine, lineType string, productMap mapKV) {
 	it := r.text(p.instanceType)
 	if it == "" && productMap != nil {
 		it = cmp.Or(productMap["instance_type"], productMap["instanceType"])

@@ -166,7 +166,7 @@ func parseMeasure(s string) (float64, error) {
 }
 
 // parseUtil is parseMeasure that lets NaN and infinities through, for
-// ValidUtil to count them as dropped samples.
+// finops.ValidUtil to count them as dropped samples.
 func parseUtil(s string) (float64, error) {
 	if i := strings.IndexByte(s, ' '); i >= 0 {
 		s = s[:i]

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/finops-oss/finops"
 )
 
 // requiredMappingFields are the mapping fields a rental CSV cannot do without.
@@ -183,7 +185,7 @@ func (m *ColumnMapping) Validate() error {
 
 func validMode(m string) bool {
 	switch m {
-	case ModeHourly, ModeDaily, ModeWeekly, ModeMonthly, ModeSpot, ModeCommitted, ModePerTask:
+	case finops.ModeHourly, finops.ModeDaily, finops.ModeWeekly, finops.ModeMonthly, finops.ModeSpot, finops.ModeCommitted, finops.ModePerTask:
 		return true
 	}
 	return false

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -148,7 +149,7 @@ func (p *focusParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if end.Before(start) {
 		return parsed{}, p.err(line, p.end, "a ChargePeriodEnd after ChargePeriodStart "+start.Format(time.RFC3339), cell(rec, p.end))
 	}
-	l := &BillingLine{
+	l := &finops.BillingLine{
 		Line:             line,
 		ChargeStart:      start,
 		ChargeEnd:        end,
@@ -193,20 +194,20 @@ func (p *focusParser) parse(rec []string, line int) (parsed, *ParseError) {
 // focusMode derives how the resource is rented from the FOCUS columns that
 // say it: dynamic pricing is spot, committed pricing a commitment, a
 // recurring month-long charge a monthly rental, usage-based usage hourly.
-func focusMode(l *BillingLine) string {
+func focusMode(l *finops.BillingLine) string {
 	switch l.PricingCategory {
 	case "dynamic", "spot":
-		return ModeSpot
+		return finops.ModeSpot
 	case "committed":
-		return ModeCommitted
+		return finops.ModeCommitted
 	}
 	if l.ChargeFrequency == "recurring" {
 		if d := l.ChargeEnd.Sub(l.ChargeStart); d >= 27*24*time.Hour && d <= 32*24*time.Hour {
-			return ModeMonthly
+			return finops.ModeMonthly
 		}
 	}
-	if l.ChargeFrequency == "usage-based" && l.ChargeCategory == ChargeUsage {
-		return ModeHourly
+	if l.ChargeFrequency == "usage-based" && l.ChargeCategory == finops.ChargeUsage {
+		return finops.ModeHourly
 	}
 	return ""
 }

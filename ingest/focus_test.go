@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -175,13 +176,13 @@ func TestFOCUSFeatures(t *testing.T) {
 	day := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UTC) }
 	half := 500 * time.Millisecond
 	cases := []want{
-		{2, "Lambda", day(1, 0), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), "usage", "recurring", ModeMonthly, "",
+		{2, "Lambda", day(1, 0), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), "usage", "recurring", finops.ModeMonthly, "",
 			"p5.48xlarge", "H100", 8, map[string]string{"team": "ml", "x_InstanceType": "p5.48xlarge", "x_Team": "ml"}, "1500.00", "1500.00"},
 		// 10:00:00.5+02:00 is 08:00:00.5 UTC.
-		{3, "AWS", day(2, 8).Add(half), day(2, 9).Add(half), "usage", "usage-based", ModeSpot, "",
+		{3, "AWS", day(2, 8).Add(half), day(2, 9).Add(half), "usage", "usage-based", finops.ModeSpot, "",
 			"g6e.12xlarge", "L40S", 4, map[string]string{"team": "ml", "cost_center": "42"}, "12", "12"},
 		{4, "AWS", day(3, 0), day(4, 0), "credit", "one-time", "", "", "", "", 0, nil, "-5", ""},
-		{5, "Microsoft", day(4, 0), day(4, 1), "usage", "usage-based", ModeCommitted, "unused",
+		{5, "Microsoft", day(4, 0), day(4, 1), "usage", "usage-based", finops.ModeCommitted, "unused",
 			"Standard_ND96isr_H100_v5", "H100", 8, nil, "0.25", "0.25"},
 	}
 	for i, w := range cases {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -79,7 +80,7 @@ type gcpBuilder struct {
 
 const gcpTimeExample = "a timestamp like 2020-11-09 23:00:00+00:00 or 2020-11-09 23:00:00 UTC"
 
-func (b *gcpBuilder) build(f gcpFields, line int) (*BillingLine, *ParseError) {
+func (b *gcpBuilder) build(f gcpFields, line int) (*finops.BillingLine, *ParseError) {
 	start, err := parseTime(f.text(gcpStart), time.UTC)
 	if err != nil {
 		return nil, f.bad(gcpStart, gcpTimeExample, f.text(gcpStart))
@@ -109,7 +110,7 @@ func (b *gcpBuilder) build(f gcpFields, line int) (*BillingLine, *ParseError) {
 	if perr != nil {
 		return nil, perr
 	}
-	l := &BillingLine{
+	l := &finops.BillingLine{
 		Line:           line,
 		Provider:       providerGCP,
 		BillingAccount: b.in.get(f.text(gcpAccount)),
@@ -150,28 +151,28 @@ func (b *gcpBuilder) build(f gcpFields, line int) (*BillingLine, *ParseError) {
 	sku := f.text(gcpSKU)
 	switch strings.ToLower(f.text(gcpCostType)) {
 	case "", "regular":
-		l.ChargeCategory = ChargeUsage
+		l.ChargeCategory = finops.ChargeUsage
 		l.ChargeFrequency = "usage-based"
 		if strings.HasPrefix(sku, "Commitment") {
-			l.ChargeCategory, l.ChargeFrequency = ChargePurchase, "recurring"
-			l.PricingCategory, l.PricingMode = "committed", ModeCommitted
+			l.ChargeCategory, l.ChargeFrequency = finops.ChargePurchase, "recurring"
+			l.PricingCategory, l.PricingMode = "committed", finops.ModeCommitted
 		}
 	case "tax":
-		l.ChargeCategory = ChargeTax
+		l.ChargeCategory = finops.ChargeTax
 	case "adjustment", "rounding_error":
-		l.ChargeCategory = ChargeAdjustment
+		l.ChargeCategory = finops.ChargeAdjustment
 	default:
-		l.ChargeCategory = ChargeAdjustment
+		l.ChargeCategory = finops.ChargeAdjustment
 	}
-	if l.ChargeCategory == ChargeUsage {
+	if l.ChargeCategory == finops.ChargeUsage {
 		low := strings.ToLower(sku)
 		switch {
 		case strings.Contains(low, "spot") || strings.Contains(low, "preemptible"):
-			l.PricingCategory, l.PricingMode = "dynamic", ModeSpot
+			l.PricingCategory, l.PricingMode = "dynamic", finops.ModeSpot
 		case strings.Contains(creditTypes, "COMMITTED_USAGE_DISCOUNT"):
-			l.PricingCategory, l.PricingMode = "committed", ModeCommitted
+			l.PricingCategory, l.PricingMode = "committed", finops.ModeCommitted
 		default:
-			l.PricingCategory, l.PricingMode = "standard", ModeHourly
+			l.PricingCategory, l.PricingMode = "standard", finops.ModeHourly
 		}
 	}
 
@@ -180,7 +181,7 @@ func (b *gcpBuilder) build(f gcpFields, line int) (*BillingLine, *ParseError) {
 		return nil, perr
 	}
 	l.Tags = tags
-	if l.ChargeCategory == ChargeUsage {
+	if l.ChargeCategory == finops.ChargeUsage {
 		b.gpu(f, l, machine, sku)
 	}
 	return l, nil
@@ -313,7 +314,7 @@ func literalText(v any) string {
 }
 
 // gpu recognises GPU lines (see the file comment).
-func (b *gcpBuilder) gpu(f gcpFields, l *BillingLine, machine, sku string) {
+func (b *gcpBuilder) gpu(f gcpFields, l *finops.BillingLine, machine, sku string) {
 	if machine != "" {
 		model, n, unknown := recogniseInstance(b.cat, machine)
 		l.InstanceType = b.in.get(machine)
@@ -341,7 +342,7 @@ func (b *gcpBuilder) gpu(f gcpFields, l *BillingLine, machine, sku string) {
 
 // gpuCountFromUsage is the number of GPUs a GPU SKU row bills: GPU-seconds
 // (or hours) over the row's duration, rounded up, at least 1.
-func gpuCountFromUsage(f gcpFields, l *BillingLine) int {
+func gpuCountFromUsage(f gcpFields, l *finops.BillingLine) int {
 	secs := l.ChargeEnd.Sub(l.ChargeStart).Seconds()
 	if secs <= 0 {
 		return 1

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/finops-oss/finops"
 )
 
 // The GCP billing export as BigQuery writes it to JSON: newline-delimited
@@ -85,7 +87,7 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 		if perr == nil {
 			rec, perr = newGCPJSONFields(name, line, raw)
 		}
-		var l *BillingLine
+		var l *finops.BillingLine
 		if perr == nil {
 			l, perr = b.build(rec, line)
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops"
 )
 
 // testdata is where this package's fixtures live (see testdata/README).
@@ -15,21 +17,21 @@ func testdata(name string) string {
 
 // recSink keeps everything it is given.
 type recSink struct {
-	lines   []*BillingLine
-	samples []*GPUSample
-	tasks   []*TaskRun
+	lines   []*finops.BillingLine
+	samples []*finops.GPUSample
+	tasks   []*finops.TaskRun
 }
 
-func (s *recSink) Billing(l *BillingLine) error { s.lines = append(s.lines, l); return nil }
-func (s *recSink) Sample(x *GPUSample) error    { s.samples = append(s.samples, x); return nil }
-func (s *recSink) TaskRun(t *TaskRun) error     { s.tasks = append(s.tasks, t); return nil }
+func (s *recSink) Billing(l *finops.BillingLine) error { s.lines = append(s.lines, l); return nil }
+func (s *recSink) Sample(x *finops.GPUSample) error    { s.samples = append(s.samples, x); return nil }
+func (s *recSink) TaskRun(t *finops.TaskRun) error     { s.tasks = append(s.tasks, t); return nil }
 
 // countSink keeps nothing, for large or fuzzed inputs.
 type countSink struct{ n int }
 
-func (s *countSink) Billing(*BillingLine) error { s.n++; return nil }
-func (s *countSink) Sample(*GPUSample) error    { s.n++; return nil }
-func (s *countSink) TaskRun(*TaskRun) error     { s.n++; return nil }
+func (s *countSink) Billing(*finops.BillingLine) error { s.n++; return nil }
+func (s *countSink) Sample(*finops.GPUSample) error    { s.n++; return nil }
+func (s *countSink) TaskRun(*finops.TaskRun) error     { s.n++; return nil }
 
 // parseFile opens a testdata file through Open and parses it.
 func parseFile(t *testing.T, name string, opt Options) (*Summary, *recSink, error) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/finops-oss/finops"
 )
 
 // What every billing reader's lines must satisfy before they reach a sink,
@@ -52,7 +54,7 @@ func fieldsOf(p any) lineFields {
 // config, else the line is refused), and its charge period (refused outside
 // 2000–2100; warned about when longer than a billing period). It may set
 // l.Currency.
-func checkLine(file string, f lineFields, currency string, l *BillingLine) (warn, perr *ParseError) {
+func checkLine(file string, f lineFields, currency string, l *finops.BillingLine) (warn, perr *ParseError) {
 	if strings.TrimSpace(l.Currency) == "" {
 		if currency == "" {
 			fix := "pass --currency CODE (or set currency: on the billing source in the config) to say which currency the file's blank ones are"
@@ -98,7 +100,7 @@ func newLineChecker(opt Options, fields lineFields, sum *summarizer) *lineChecke
 
 // check checks l (read from the JSON record at path, "" for CSV) and records
 // a warning; a non-nil result is the line's refusal.
-func (c *lineChecker) check(l *BillingLine, path string) *ParseError {
+func (c *lineChecker) check(l *finops.BillingLine, path string) *ParseError {
 	warn, perr := checkLine(c.file, c.fields, c.currency, l)
 	// A JSON record's fields are named by its path; the names are only
 	// built for the lines that need them, not for every line.

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/finops-oss/finops"
 )
 
 const smiTimeExample = "a timestamp like 2026/07/14 08:12:53.353"
@@ -66,7 +68,7 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		p.lastTS = strings.Clone(v)
 	}
 	// One allocation for the sample and its four measures.
-	x := &smiSample{GPUSample: GPUSample{Line: line, Time: t, Index: -1, Host: p.host}}
+	x := &smiSample{GPUSample: finops.GPUSample{Line: line, Time: t, Index: -1, Host: p.host}}
 	s := &x.GPUSample
 	if h := cell(rec, p.hostname); !isNullNumber(h) {
 		s.Host = p.in.get(h)
@@ -110,7 +112,7 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 			if m.util {
 				// A number out of 0–100 % (NaN too) is no sample, as from
 				// every other source; text that is no number is a bad field.
-				if f, err = parseUtil(v); err == nil && !ValidUtil(f) {
+				if f, err = parseUtil(v); err == nil && !finops.ValidUtil(f) {
 					return parsed{dropped: true}, nil
 				}
 			} else {
@@ -149,6 +151,6 @@ func (p *smiParser) model(name string) string {
 
 // smiSample is a sample with room for its measures.
 type smiSample struct {
-	GPUSample
+	finops.GPUSample
 	vals [4]float64
 }

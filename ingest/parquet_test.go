@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -20,7 +21,7 @@ const cur2ParquetDelivery = "parquet/cur2/exports/gpu-export/data/BILLING_PERIOD
 // lineKey is what a billing line says, with costs rounded to places and the
 // source line left out: a Parquet row and the CSV line it was written from
 // must say the same.
-func lineKey(l *BillingLine, places int32) string {
+func lineKey(l *finops.BillingLine, places int32) string {
 	dec := func(d *decimal.Decimal) string {
 		if d == nil {
 			return "null"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -37,9 +38,9 @@ const (
 // Sink receives parsed records one at a time, so a parser never holds a whole
 // file in memory. Returning an error aborts the parse.
 type Sink interface {
-	Billing(*BillingLine) error
-	Sample(*GPUSample) error
-	TaskRun(*TaskRun) error
+	Billing(*finops.BillingLine) error
+	Sample(*finops.GPUSample) error
+	TaskRun(*finops.TaskRun) error
 }
 
 // Summary describes what a parse read. It is printed by `finops ingest` and
@@ -76,7 +77,7 @@ type Summary struct {
 	Warnings     []*ParseError
 	WarningCount int
 	// SamplesDropped counts telemetry readings that are no sample: a
-	// utilization outside 0–100 % or not a number (ValidUtil).
+	// utilization outside 0–100 % or not a number (finops.ValidUtil).
 	SamplesDropped int
 }
 

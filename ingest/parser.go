@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/finops-oss/finops"
 )
 
 // ctxCheckEvery is how many rows Parse reads between looks at its context.
@@ -19,10 +21,10 @@ type rowParser interface {
 
 // parsed holds the one record a row produced.
 type parsed struct {
-	billing *BillingLine
-	sample  *GPUSample
-	task    *TaskRun
-	// dropped is a telemetry row that is no sample (ValidUtil): counted, not refused.
+	billing *finops.BillingLine
+	sample  *finops.GPUSample
+	task    *finops.TaskRun
+	// dropped is a telemetry row that is no sample (finops.ValidUtil): counted, not refused.
 	dropped bool
 }
 

@@ -7,6 +7,7 @@ import (
 
 	_ "time/tzdata" // rental platforms in China bill in Asia/Shanghai; hosts may lack tzdata
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -110,21 +111,21 @@ func chinaTime() *time.Location {
 // to Mode* constants.
 func builtinModes() map[string]string {
 	return map[string]string{
-		"按量": ModeHourly, "按量计费": ModeHourly, "按量付费": ModeHourly, "按时": ModeHourly, "按小时": ModeHourly, "后付费": ModeHourly,
-		"包日": ModeDaily, "按日": ModeDaily,
-		"包周": ModeWeekly, "按周": ModeWeekly,
-		"包月": ModeMonthly, "包年包月": ModeMonthly, "按月": ModeMonthly, "预付费": ModeMonthly,
-		"竞价": ModeSpot, "竞价实例": ModeSpot, "抢占式": ModeSpot, "抢占式实例": ModeSpot,
-		"hourly": ModeHourly, "hour": ModeHourly, "on-demand": ModeHourly, "ondemand": ModeHourly,
-		"on demand": ModeHourly, "payg": ModeHourly, "pay-as-you-go": ModeHourly, "postpaid": ModeHourly,
-		"payasyougo": ModeHourly, "subscription": ModeMonthly, "preemptible instance": ModeSpot,
-		"pay-as-you-go resources": ModeHourly, "monthly subscription": ModeMonthly, "standard ri": ModeCommitted,
-		"daily": ModeDaily, "day": ModeDaily,
-		"weekly": ModeWeekly, "week": ModeWeekly,
-		"monthly": ModeMonthly, "month": ModeMonthly, "prepaid": ModeMonthly,
-		"spot": ModeSpot, "preemptible": ModeSpot, "interruptible": ModeSpot,
-		"committed": ModeCommitted, "reserved": ModeCommitted,
-		"per_task": ModePerTask, "per task": ModePerTask,
+		"按量": finops.ModeHourly, "按量计费": finops.ModeHourly, "按量付费": finops.ModeHourly, "按时": finops.ModeHourly, "按小时": finops.ModeHourly, "后付费": finops.ModeHourly,
+		"包日": finops.ModeDaily, "按日": finops.ModeDaily,
+		"包周": finops.ModeWeekly, "按周": finops.ModeWeekly,
+		"包月": finops.ModeMonthly, "包年包月": finops.ModeMonthly, "按月": finops.ModeMonthly, "预付费": finops.ModeMonthly,
+		"竞价": finops.ModeSpot, "竞价实例": finops.ModeSpot, "抢占式": finops.ModeSpot, "抢占式实例": finops.ModeSpot,
+		"hourly": finops.ModeHourly, "hour": finops.ModeHourly, "on-demand": finops.ModeHourly, "ondemand": finops.ModeHourly,
+		"on demand": finops.ModeHourly, "payg": finops.ModeHourly, "pay-as-you-go": finops.ModeHourly, "postpaid": finops.ModeHourly,
+		"payasyougo": finops.ModeHourly, "subscription": finops.ModeMonthly, "preemptible instance": finops.ModeSpot,
+		"pay-as-you-go resources": finops.ModeHourly, "monthly subscription": finops.ModeMonthly, "standard ri": finops.ModeCommitted,
+		"daily": finops.ModeDaily, "day": finops.ModeDaily,
+		"weekly": finops.ModeWeekly, "week": finops.ModeWeekly,
+		"monthly": finops.ModeMonthly, "month": finops.ModeMonthly, "prepaid": finops.ModeMonthly,
+		"spot": finops.ModeSpot, "preemptible": finops.ModeSpot, "interruptible": finops.ModeSpot,
+		"committed": finops.ModeCommitted, "reserved": finops.ModeCommitted,
+		"per_task": finops.ModePerTask, "per task": finops.ModePerTask,
 	}
 }
 
@@ -235,12 +236,12 @@ func (p *rentalParser) parse(rec []string, line int) (parsed, *ParseError) {
 		_, i := p.get(rec, "cost")
 		return parsed{}, p.err(line, i, rentalAmountExample, cell(rec, i))
 	}
-	l := &BillingLine{
+	l := &finops.BillingLine{
 		Line:           line,
 		Provider:       p.provider,
 		ChargeStart:    start,
 		ChargeEnd:      end,
-		ChargeCategory: ChargeUsage,
+		ChargeCategory: finops.ChargeUsage,
 		ResourceID:     strings.Clone(id),
 		BilledCost:     cost,
 		EffectiveCost:  cost,
@@ -295,7 +296,7 @@ func (p *rentalParser) parse(rec []string, line int) (parsed, *ParseError) {
 // mode sets the pricing mode and the FOCUS-style fields that follow from it.
 // An unknown mode word is kept in Tags["pricing_mode"] rather than refused:
 // the line's cost is still right, and data quality can show the word.
-func (p *rentalParser) mode(rec []string, l *BillingLine) *ParseError {
+func (p *rentalParser) mode(rec []string, l *finops.BillingLine) *ParseError {
 	raw, _ := p.get(rec, "pricing_mode")
 	if raw == "" {
 		return nil
@@ -314,18 +315,18 @@ func (p *rentalParser) mode(rec []string, l *BillingLine) *ParseError {
 
 // setMode sets a line's pricing mode and the FOCUS charge frequency and
 // pricing category that go with it.
-func setMode(l *BillingLine, mode string) {
+func setMode(l *finops.BillingLine, mode string) {
 	l.PricingMode = mode
 	switch mode {
-	case ModeHourly, ModeSpot, ModePerTask:
+	case finops.ModeHourly, finops.ModeSpot, finops.ModePerTask:
 		l.ChargeFrequency = "usage-based"
 	default:
 		l.ChargeFrequency = "recurring"
 	}
 	switch mode {
-	case ModeSpot:
+	case finops.ModeSpot:
 		l.PricingCategory = "dynamic"
-	case ModeCommitted:
+	case finops.ModeCommitted:
 		l.PricingCategory = "committed"
 	default:
 		l.PricingCategory = "standard"
@@ -336,7 +337,7 @@ func setMode(l *BillingLine, mode string) {
 // "postpaid". Both bill as 按量付费, so only the tag tells spot apart.
 const paiPayTypeTag = "acs:pai:dlc:payType"
 
-func (p *rentalParser) paiMode(l *BillingLine) {
+func (p *rentalParser) paiMode(l *finops.BillingLine) {
 	for k, v := range l.Tags {
 		if strings.EqualFold(k, paiPayTypeTag) {
 			if mode, ok := p.modes[strings.ToLower(strings.TrimSpace(v))]; ok {
@@ -385,7 +386,7 @@ func (p *rentalParser) tags(v string) (map[string]string, bool) {
 // is reported in Tags[UnknownGPUTag]; an unknown GPU instance type
 // (ecs.gn9x-…) is reported the same way but makes no GPU line, as its count
 // is unknown.
-func (p *rentalParser) gpu(rec []string, line int, l *BillingLine) *ParseError {
+func (p *rentalParser) gpu(rec []string, line int, l *finops.BillingLine) *ParseError {
 	if v, _ := p.get(rec, "gpu"); v != "" {
 		p.gpuText(l, v)
 		return nil
@@ -422,7 +423,7 @@ func (p *rentalParser) gpu(rec []string, line int, l *BillingLine) *ParseError {
 }
 
 // gpuText reads GPU text with an optional count into the line.
-func (p *rentalParser) gpuText(l *BillingLine, v string) {
+func (p *rentalParser) gpuText(l *finops.BillingLine, v string) {
 	if m, n, ok := p.cat.GPUName(v); ok {
 		l.GPUModel, l.GPUCount = p.in.get(m), n
 		return
@@ -440,7 +441,7 @@ func (p *rentalParser) gpuText(l *BillingLine, v string) {
 // gpuFromConfig reads free text that describes a machine, such as
 // "CPU:8核;内存:30GB;GPU:NVIDIA A10 * 1": an instance type in it, else the
 // first part that names a GPU.
-func (p *rentalParser) gpuFromConfig(l *BillingLine, v string) {
+func (p *rentalParser) gpuFromConfig(l *finops.BillingLine, v string) {
 	if t, m, n, ok := p.cat.FindInstance(v); ok {
 		l.InstanceType, l.GPUModel, l.GPUCount = p.in.get(t), m, n
 		return
@@ -477,7 +478,7 @@ func cutLabel(s string) (label, value string, ok bool) {
 	return "", s, false
 }
 
-func (p *rentalParser) tag(l *BillingLine, k, v string) {
+func (p *rentalParser) tag(l *finops.BillingLine, k, v string) {
 	if l.Tags == nil {
 		l.Tags = map[string]string{}
 	}

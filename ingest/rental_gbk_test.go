@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/encoding/simplifiedchinese"
 )
@@ -82,23 +83,23 @@ func TestRentalAlibabaGBK(t *testing.T) {
 		serviceName string
 	}{
 		// China time: 2026-11-02 09:00 is 01:00 UTC.
-		{"i-bp1a10infer0001", utc(11, 2, 1, 0), utc(11, 2, 2, 0), ModeHourly, "A10", 1, "8.01",
+		{"i-bp1a10infer0001", utc(11, 2, 1, 0), utc(11, 2, 2, 0), finops.ModeHourly, "A10", 1, "8.01",
 			map[string]string{"team": "ml", "project": "llm-serving"}, "云服务器 ECS"},
-		{"i-bp1a10infer0001", utc(11, 2, 1, 0), utc(11, 2, 2, 0), ModeHourly, "A10", 1, "0.03",
+		{"i-bp1a10infer0001", utc(11, 2, 1, 0), utc(11, 2, 2, 0), finops.ModeHourly, "A10", 1, "0.03",
 			map[string]string{"team": "ml", "project": "llm-serving"}, "云服务器 ECS"},
-		{"i-bp1a100train08", utc(10, 31, 16, 0), utc(11, 30, 16, 0), ModeMonthly, "A100-80GB", 8, "171360.00",
+		{"i-bp1a100train08", utc(10, 31, 16, 0), utc(11, 30, 16, 0), finops.ModeMonthly, "A100-80GB", 8, "171360.00",
 			map[string]string{"team": "research"}, "云服务器 ECS"},
-		{"i-bp1t4batch0003", utc(11, 2, 18, 0), utc(11, 2, 19, 0), ModeSpot, "T4", 1, "0.52",
+		{"i-bp1t4batch0003", utc(11, 2, 18, 0), utc(11, 2, 19, 0), finops.ModeSpot, "T4", 1, "0.52",
 			map[string]string{"team": "vision"}, "云服务器 ECS"},
 		// PAI DLC: 按量付费, but the payType tag says spot; 64 vCPUs / 32 = 2 A10s.
-		{"dlc1a2b3c4d5e6", utc(11, 4, 2, 30), utc(11, 4, 4, 0), ModeSpot, "A10", 2, "12.34",
+		{"dlc1a2b3c4d5e6", utc(11, 4, 2, 30), utc(11, 4, 4, 0), finops.ModeSpot, "A10", 2, "12.34",
 			map[string]string{"acs:pai:dlc:payType": "spot", "team": "ml"}, "人工智能平台 PAI"},
-		{"i-bp1t4batch0003", utc(11, 2, 18, 0), utc(11, 2, 19, 0), ModeSpot, "T4", 1, "-4.00",
+		{"i-bp1t4batch0003", utc(11, 2, 18, 0), utc(11, 2, 19, 0), finops.ModeSpot, "T4", 1, "-4.00",
 			map[string]string{"team": "vision"}, "云服务器 ECS"},
 		// An Alibaba GPU family the catalog does not know: reported, not a GPU line.
-		{"i-bp1newgpu0009", utc(11, 5, 16, 0), utc(11, 5, 17, 0), ModeHourly, "", 0, "3.00",
+		{"i-bp1newgpu0009", utc(11, 5, 16, 0), utc(11, 5, 17, 0), finops.ModeHourly, "", 0, "3.00",
 			map[string]string{UnknownGPUTag: "ecs.gn9z-c16g1.4xlarge"}, "云服务器 ECS"},
-		{"ml-datasets", utc(11, 5, 16, 0), utc(11, 6, 16, 0), ModeHourly, "", 0, "0.66",
+		{"ml-datasets", utc(11, 5, 16, 0), utc(11, 6, 16, 0), finops.ModeHourly, "", 0, "0.66",
 			map[string]string{"team": "ml"}, "对象存储 OSS"},
 	}
 	if len(sink.lines) != len(cases) {
@@ -223,7 +224,7 @@ func TestRentalConfiguredGBK(t *testing.T) {
 		l[0].Provider != "恒源云" {
 		t.Errorf("line 2: %+v", *l[0])
 	}
-	if l[1].GPUModel != "" || l[1].Tags[UnknownGPUTag] != "摩尔线程 MTT S4000 GPU * 1" || l[1].PricingMode != ModeDaily {
+	if l[1].GPUModel != "" || l[1].Tags[UnknownGPUTag] != "摩尔线程 MTT S4000 GPU * 1" || l[1].PricingMode != finops.ModeDaily {
 		t.Errorf("line 3 (unknown GPU in the config text): %+v", *l[1])
 	}
 	if l[2].GPUModel != "" || len(l[2].Tags) != 0 {

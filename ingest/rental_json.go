@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -37,7 +38,7 @@ var recordKeys = map[string]bool{"results": true, "invoices": true, "charges": t
 type jsonRecordParser interface {
 	// record parses the record at path (e.g. "[3]" or "results[3]"),
 	// which starts on line.
-	record(raw []byte, path string, line int) ([]*BillingLine, *ParseError)
+	record(raw []byte, path string, line int) ([]*finops.BillingLine, *ParseError)
 }
 
 // parseJSON streams the records of a RunPod or Vast.ai billing file. The
@@ -80,7 +81,7 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 			lines = newLineChecker(opt, fieldsOf(p), sum)
 		}
 		perr := checkJSONRecord(name, line, path, raw)
-		var recLines []*BillingLine
+		var recLines []*finops.BillingLine
 		if perr == nil {
 			recLines, perr = p.record(raw, path, line)
 		}

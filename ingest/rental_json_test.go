@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -62,7 +63,7 @@ func TestRunPod(t *testing.T) {
 		l := sink.lines[i]
 		if l.Line != w.line || l.ResourceID != w.id || l.ResourceType != w.kind || !l.ChargeStart.Equal(w.start) ||
 			!l.ChargeEnd.Equal(w.end) || l.GPUModel != w.model || l.GPUCount != 1 ||
-			!l.BilledCost.Equal(decimal.RequireFromString(w.cost)) || l.Provider != "RunPod" || l.PricingMode != ModeHourly {
+			!l.BilledCost.Equal(decimal.RequireFromString(w.cost)) || l.Provider != "RunPod" || l.PricingMode != finops.ModeHourly {
 			t.Errorf("record %d: got %+v\nwant %+v", i, *l, w)
 		}
 	}
@@ -154,7 +155,7 @@ func TestVastInvoices(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sum.Rows != 1 || sum.Skipped != 1 || !sum.TotalCost.Equal(decimal.RequireFromString("123.45")) ||
-		s.lines[0].ChargeCategory != ChargePurchase || s.lines[0].ResourceID != "instance-987" {
+		s.lines[0].ChargeCategory != finops.ChargePurchase || s.lines[0].ResourceID != "instance-987" {
 		t.Errorf("v1 invoices: %+v %+v", sum, s.lines)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -42,11 +43,11 @@ func TestRentalAutoDL(t *testing.T) {
 		count      int
 		cost       string
 	}{
-		{2, "autodl-a1", "训练机1", utc(2026, 11, 2, 1, 0), utc(2026, 11, 2, 4, 30), ModeHourly, "RTX 4090", 2, "12.60"},
-		{3, "autodl-b2", "推理机", utc(2026, 11, 2, 16, 0), utc(2026, 11, 3, 16, 0), ModeDaily, "A100-80GB", 1, "1234.50"},
-		{4, "autodl-c3", "", utc(2026, 10, 31, 16, 0), utc(2026, 11, 30, 16, 0), ModeMonthly, "RTX 3090", 1, "899.00"},
-		{5, "autodl-a1", "训练机1", utc(2026, 11, 5, 2, 0), utc(2026, 11, 5, 3, 0), ModeHourly, "RTX 4090", 2, "-3.60"},
-		{6, "autodl-d4", "cpu机", utc(2026, 11, 6, 0, 0), utc(2026, 11, 6, 2, 0), ModeHourly, "", 0, "0.50"},
+		{2, "autodl-a1", "训练机1", utc(2026, 11, 2, 1, 0), utc(2026, 11, 2, 4, 30), finops.ModeHourly, "RTX 4090", 2, "12.60"},
+		{3, "autodl-b2", "推理机", utc(2026, 11, 2, 16, 0), utc(2026, 11, 3, 16, 0), finops.ModeDaily, "A100-80GB", 1, "1234.50"},
+		{4, "autodl-c3", "", utc(2026, 10, 31, 16, 0), utc(2026, 11, 30, 16, 0), finops.ModeMonthly, "RTX 3090", 1, "899.00"},
+		{5, "autodl-a1", "训练机1", utc(2026, 11, 5, 2, 0), utc(2026, 11, 5, 3, 0), finops.ModeHourly, "RTX 4090", 2, "-3.60"},
+		{6, "autodl-d4", "cpu机", utc(2026, 11, 6, 0, 0), utc(2026, 11, 6, 2, 0), finops.ModeHourly, "", 0, "0.50"},
 	}
 	for i, w := range cases {
 		l := sink.lines[i]
@@ -54,7 +55,7 @@ func TestRentalAutoDL(t *testing.T) {
 			!l.ChargeEnd.Equal(w.end) || l.PricingMode != w.mode || l.GPUModel != w.model || l.GPUCount != w.count {
 			t.Errorf("row %d: got %+v\nwant %+v", i, *l, w)
 		}
-		if l.Provider != "AutoDL" || l.Currency != "CNY" || l.ChargeCategory != ChargeUsage {
+		if l.Provider != "AutoDL" || l.Currency != "CNY" || l.ChargeCategory != finops.ChargeUsage {
 			t.Errorf("row %d: provider %q currency %q category %q", i, l.Provider, l.Currency, l.ChargeCategory)
 		}
 		if !l.BilledCost.Equal(decimal.RequireFromString(w.cost)) || !l.EffectiveCost.Equal(*l.BilledCost) {
@@ -81,7 +82,7 @@ func TestRentalConfiguredMapping(t *testing.T) {
 		Name: "lab", Provider: "GPU Lab", Currency: "usd", Location: ny,
 		Columns: map[string]string{"resource_id": "instance", "gpu_model": "Model", "gpu_count": "GPUs",
 			"pricing_mode": "Plan", "start": "From", "end": "To", "cost": "Paid", "team": "Team", "task": "Job"},
-		Modes: map[string]string{"Reserved-1W": ModeWeekly},
+		Modes: map[string]string{"Reserved-1W": finops.ModeWeekly},
 	}
 	if err := m.Validate(); err != nil {
 		t.Fatal(err)
@@ -100,12 +101,12 @@ func TestRentalConfiguredMapping(t *testing.T) {
 	if want := time.Date(2026, 11, 2, 5, 0, 0, 0, time.UTC); !l[0].ChargeStart.Equal(want) {
 		t.Errorf("start %v, want %v", l[0].ChargeStart, want)
 	}
-	if l[0].Provider != "GPU Lab" || l[0].Currency != "USD" || l[0].PricingMode != ModeWeekly ||
+	if l[0].Provider != "GPU Lab" || l[0].Currency != "USD" || l[0].PricingMode != finops.ModeWeekly ||
 		l[0].GPUModel != "H100" || l[0].GPUCount != 8 || l[0].Tags["team"] != "ml" || l[0].Tags["task"] != "pretrain" {
 		t.Errorf("row 1: %+v", *l[0])
 	}
 	// An unknown GPU stays a GPU line under its own name and is reported.
-	if l[1].PricingMode != ModeHourly || l[1].GPUModel != "RTX PRO 6000 Blackwell" || l[1].GPUCount != 2 ||
+	if l[1].PricingMode != finops.ModeHourly || l[1].GPUModel != "RTX PRO 6000 Blackwell" || l[1].GPUCount != 2 ||
 		len(l[1].Tags) != 1 || l[1].Tags[UnknownGPUTag] != "RTX PRO 6000 Blackwell" {
 		t.Errorf("row 2 (unknown GPU kept by name): %+v", *l[1])
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -111,9 +112,9 @@ func TestRentalVerifiedHeaders(t *testing.T) {
 		// China time: 2026-11-01 00:00 is 2026-10-31 16:00 UTC. gn7i-c8g1.2xlarge
 		// has 8 vCPUs at one A10 per 8; gn7e-c16g1.4xlarge 16 at one A100-80GB per 16.
 		lines: []line{
-			{"i-bp1gpu0001", utc(2026, 10, 31, 16), utc(2026, 11, 1, 2), ModeHourly, "A10", 1, "79.56", "88.40"},
-			{"i-bp1gpu0001", utc(2026, 10, 31, 16), utc(2026, 11, 1, 2), ModeHourly, "A10", 1, "1.20", "1.20"},
-			{"i-bp1gpu0002", utc(2026, 10, 31, 16), utc(2026, 11, 30, 16), ModeMonthly, "A100-80GB", 1, "17000.00", "20000.00"},
+			{"i-bp1gpu0001", utc(2026, 10, 31, 16), utc(2026, 11, 1, 2), finops.ModeHourly, "A10", 1, "79.56", "88.40"},
+			{"i-bp1gpu0001", utc(2026, 10, 31, 16), utc(2026, 11, 1, 2), finops.ModeHourly, "A10", 1, "1.20", "1.20"},
+			{"i-bp1gpu0002", utc(2026, 10, 31, 16), utc(2026, 11, 30, 16), finops.ModeMonthly, "A100-80GB", 1, "17000.00", "20000.00"},
 		},
 	}, {
 		name:   "tencent bill (English, COS-delivered)",
@@ -140,9 +141,9 @@ func TestRentalVerifiedHeaders(t *testing.T) {
 		total: "1083.17", list: "1203.52", gpuLines: 0,
 		// No offset in the file: read in Options.Location, UTC here.
 		lines: []line{
-			{"ins-a1b2c3d4", utc(2026, 11, 2, 0), utc(2026, 11, 2, 1), ModeHourly, "", 0, "3.15", "3.50"},
-			{"ins-a1b2c3d4", utc(2026, 11, 2, 0), utc(2026, 11, 2, 1), ModeHourly, "", 0, "0.02", "0.02"},
-			{"ins-e5f6g7h8", utc(2026, 11, 1, 0), utc(2026, 12, 1, 0), ModeMonthly, "", 0, "1080.00", "1200.00"},
+			{"ins-a1b2c3d4", utc(2026, 11, 2, 0), utc(2026, 11, 2, 1), finops.ModeHourly, "", 0, "3.15", "3.50"},
+			{"ins-a1b2c3d4", utc(2026, 11, 2, 0), utc(2026, 11, 2, 1), finops.ModeHourly, "", 0, "0.02", "0.02"},
+			{"ins-e5f6g7h8", utc(2026, 11, 1, 0), utc(2026, 12, 1, 0), finops.ModeMonthly, "", 0, "1080.00", "1200.00"},
 		},
 	}}
 	for _, c := range cases {

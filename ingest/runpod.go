@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -48,7 +49,7 @@ func newRunPodParser(opt Options) *runpodParser {
 	return &runpodParser{file: opt.Name, cat: opt.Catalog, in: newInterner()}
 }
 
-func (p *runpodParser) record(raw []byte, path string, line int) ([]*BillingLine, *ParseError) {
+func (p *runpodParser) record(raw []byte, path string, line int) ([]*finops.BillingLine, *ParseError) {
 	var r runpodRecord
 	if perr := unmarshalRecord(p.file, line, path, raw, &r); perr != nil {
 		return nil, perr
@@ -86,19 +87,19 @@ func (p *runpodParser) record(raw []byte, path string, line int) ([]*BillingLine
 	default:
 		return nil, bad("podId", "a podId, endpointId, networkVolumeId or gpuTypeId", nil)
 	}
-	l := &BillingLine{
+	l := &finops.BillingLine{
 		Line:           line,
 		Provider:       runpodProvider,
 		ChargeStart:    start,
 		ChargeEnd:      start.Add(time.Duration(ms.IntPart()) * time.Millisecond),
-		ChargeCategory: ChargeUsage,
+		ChargeCategory: finops.ChargeUsage,
 		ResourceID:     id,
 		ResourceType:   kind,
 		BilledCost:     &amount,
 		EffectiveCost:  &amount,
 		Currency:       "USD",
 	}
-	setMode(l, ModeHourly)
+	setMode(l, finops.ModeHourly)
 	if ms.IsPositive() {
 		h := ms.Div(decimal.NewFromInt(3600000))
 		l.UsageQuantity, l.UsageUnit = &h, "Hours"
@@ -126,5 +127,5 @@ func (p *runpodParser) record(raw []byte, path string, line int) ([]*BillingLine
 			}
 		}
 	}
-	return []*BillingLine{l}, nil
+	return []*finops.BillingLine{l}, nil
 }

@@ -1,25 +1,13 @@
 package ingest
 
 import (
-	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
-
-func TestValidUtil(t *testing.T) {
-	for _, c := range []struct {
-		v    float64
-		want bool
-	}{{0, true}, {100, true}, {37.5, true}, {-7, false}, {-0.001, false}, {100.001, false}, {150, false},
-		{math.NaN(), false}, {math.Inf(1), false}, {math.Inf(-1), false}} {
-		if got := ValidUtil(c.v); got != c.want {
-			t.Errorf("ValidUtil(%v) = %v, want %v", c.v, got, c.want)
-		}
-	}
-}
 
 // TestUtilOutOfRange: nvidia-smi logs (and the NVML spool, read as one)
 // follow the rule of every telemetry source: a utilization outside 0–100 %
@@ -90,7 +78,7 @@ func TestGPULineDefinition(t *testing.T) {
 		t.Errorf("GPULines %d, IsGPUUsage %d; want 2", sum.GPULines, n)
 	}
 	zero := decimal.Zero
-	l := BillingLine{ChargeCategory: ChargeUsage, GPUModel: "A100-40GB", GPUCount: 8, ChargeStart: time.Unix(0, 0),
+	l := finops.BillingLine{ChargeCategory: finops.ChargeUsage, GPUModel: "A100-40GB", GPUCount: 8, ChargeStart: time.Unix(0, 0),
 		ChargeEnd: time.Unix(3600, 0), UsageQuantity: &zero}
 	if l.IsGPUUsage() {
 		t.Error("a line of zero usage is GPU usage")

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/finops-oss/finops"
 )
 
 // Bounds that keep a summary's memory independent of the file's length.
@@ -40,7 +42,7 @@ func (s *Summary) Extend(start, end time.Time) {
 	}
 }
 
-func (s *summarizer) billing(l *BillingLine) {
+func (s *summarizer) billing(l *finops.BillingLine) {
 	s.sum.Rows++
 	s.period(l.ChargeStart, l.ChargeEnd)
 	if c, ok := l.Cost(); ok {
@@ -55,13 +57,13 @@ func (s *summarizer) billing(l *BillingLine) {
 	}
 }
 
-func (s *summarizer) sample(x *GPUSample) {
+func (s *summarizer) sample(x *finops.GPUSample) {
 	s.sum.Rows++
 	s.period(x.Time, x.Time)
 	s.spacing.add(x.GPUKey(), x.Time)
 }
 
-func (s *summarizer) task(t *TaskRun) {
+func (s *summarizer) task(t *finops.TaskRun) {
 	s.sum.Rows++
 	s.period(t.Start, t.End)
 }

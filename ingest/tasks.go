@@ -3,6 +3,8 @@ package ingest
 import (
 	"strings"
 	"time"
+
+	"github.com/finops-oss/finops"
 )
 
 const taskTimeExample = "a time like 2026-11-02T09:00:00Z or 2026-11-02 09:00"
@@ -41,7 +43,7 @@ func (p *tasksParser) err(line, col int, expected, value string) *ParseError {
 }
 
 func (p *tasksParser) parse(rec []string, line int) (parsed, *ParseError) {
-	t := &TaskRun{Line: line}
+	t := &finops.TaskRun{Line: line}
 	if t.Task = cell(rec, p.task); t.Task == "" {
 		return parsed{}, p.err(line, p.task, "a task name", "")
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -70,7 +71,7 @@ func newVastParser(opt Options) *vastParser {
 	return &vastParser{file: opt.Name, cat: opt.Catalog, in: newInterner()}
 }
 
-func (p *vastParser) record(raw []byte, path string, line int) ([]*BillingLine, *ParseError) {
+func (p *vastParser) record(raw []byte, path string, line int) ([]*finops.BillingLine, *ParseError) {
 	var c vastCharge
 	if perr := unmarshalRecord(p.file, line, path, raw, &c); perr != nil {
 		return nil, perr
@@ -121,7 +122,7 @@ func (p *vastParser) time(raw json.RawMessage, path, field string, line int) (ti
 }
 
 // charge turns a /api/v0/charges/ record into one line per leaf item.
-func (p *vastParser) charge(c *vastCharge, path string, line int) ([]*BillingLine, *ParseError) {
+func (p *vastParser) charge(c *vastCharge, path string, line int) ([]*finops.BillingLine, *ParseError) {
 	total, perr := p.amount(c, path, line)
 	if perr != nil {
 		return nil, perr
@@ -162,21 +163,21 @@ func (p *vastParser) charge(c *vastCharge, path string, line int) ([]*BillingLin
 	if id == "" {
 		return nil, p.bad(line, path, "source", `the charged resource, like "instance-123"`, c.Source)
 	}
-	base := BillingLine{
+	base := finops.BillingLine{
 		Line:           line,
 		Provider:       vastProvider,
-		ChargeCategory: ChargeUsage,
+		ChargeCategory: finops.ChargeUsage,
 		ResourceID:     id,
 		ResourceType:   p.in.get(strings.ToLower(c.Type)),
 		Service:        p.in.get(strings.ToLower(c.Type)),
 		Currency:       "USD",
 	}
-	setMode(&base, ModeHourly)
+	setMode(&base, finops.ModeHourly)
 	if label := jsonText(c.Metadata["label"]); label != "" {
 		base.Tags = map[string]string{"label": p.in.get(label)}
 	}
 	model, count := p.metadataGPU(c.Metadata)
-	var lines []*BillingLine
+	var lines []*finops.BillingLine
 	var walk func(it *vastCharge, amount decimal.Decimal, start, end time.Time, itemPath string, depth int) *ParseError
 	walk = func(it *vastCharge, amount decimal.Decimal, start, end time.Time, itemPath string, depth int) *ParseError {
 		if len(it.Items) == 0 || depth > maxJSONDepth {
@@ -224,8 +225,8 @@ func (p *vastParser) charge(c *vastCharge, path string, line int) ([]*BillingLin
 
 // chargeLine is one line of a charge: the charge itself when it has no
 // items (top), else one leaf item.
-func (p *vastParser) chargeLine(base *BillingLine, it *vastCharge, amount decimal.Decimal, start, end time.Time,
-	top bool, c *vastCharge, model string, count int) *BillingLine {
+func (p *vastParser) chargeLine(base *finops.BillingLine, it *vastCharge, amount decimal.Decimal, start, end time.Time,
+	top bool, c *vastCharge, model string, count int) *finops.BillingLine {
 	l := *base
 	l.ChargeStart, l.ChargeEnd = start, end
 	l.BilledCost, l.EffectiveCost = &amount, &amount
@@ -282,7 +283,7 @@ func (p *vastParser) metadataGPU(md map[string]json.RawMessage) (string, int) {
 
 // invoice turns a legacy /users/me/invoices row into a line; rows that are
 // not charges (payments, credits) are skipped.
-func (p *vastParser) invoice(c *vastCharge, path string, line int) ([]*BillingLine, *ParseError) {
+func (p *vastParser) invoice(c *vastCharge, path string, line int) ([]*finops.BillingLine, *ParseError) {
 	if t := strings.ToLower(c.Type); t != "charge" && !(t == "" && len(c.InstanceID) > 0) {
 		return nil, nil
 	}
@@ -303,19 +304,19 @@ func (p *vastParser) invoice(c *vastCharge, path string, line int) ([]*BillingLi
 	} else if id = c.Description; id == "" {
 		return nil, p.bad(line, path, "instance_id", "the charged instance, like 123", c.InstanceID)
 	}
-	l := &BillingLine{
+	l := &finops.BillingLine{
 		Line:           line,
 		Provider:       vastProvider,
 		ChargeStart:    ts,
 		ChargeEnd:      ts,
-		ChargeCategory: ChargeUsage,
+		ChargeCategory: finops.ChargeUsage,
 		ResourceID:     id,
 		ResourceType:   "instance",
 		BilledCost:     &amount,
 		EffectiveCost:  &amount,
 		Currency:       "USD",
 	}
-	setMode(l, ModeHourly)
+	setMode(l, finops.ModeHourly)
 	q, present, err := jsonDecimal(c.Quantity)
 	if present && err != nil {
 		return nil, p.bad(line, path, "quantity", `a quantity like "10.000"`, c.Quantity)
@@ -339,12 +340,12 @@ func (p *vastParser) invoice(c *vastCharge, path string, line int) ([]*BillingLi
 			l.Tags = map[string]string{UnknownGPUTag: c.Description}
 		}
 	}
-	return []*BillingLine{l}, nil
+	return []*finops.BillingLine{l}, nil
 }
 
 // payment reads a /api/v1/invoices/ row: a reserved-instance prepayment is a
 // purchase; deposits, payouts and transfers are no spend and are skipped.
-func (p *vastParser) payment(c *vastCharge, path string, line int) ([]*BillingLine, *ParseError) {
+func (p *vastParser) payment(c *vastCharge, path string, line int) ([]*finops.BillingLine, *ParseError) {
 	if !strings.EqualFold(c.Service, "instance_prepay") {
 		return nil, nil
 	}
@@ -368,22 +369,22 @@ func (p *vastParser) payment(c *vastCharge, path string, line int) ([]*BillingLi
 	} else {
 		id = "vast-prepay"
 	}
-	l := &BillingLine{
+	l := &finops.BillingLine{
 		Line:            line,
 		Provider:        vastProvider,
 		ChargeStart:     when,
 		ChargeEnd:       when,
-		ChargeCategory:  ChargePurchase,
+		ChargeCategory:  finops.ChargePurchase,
 		ChargeFrequency: "one-time",
 		ResourceID:      id,
 		ResourceType:    "instance",
 		BilledCost:      &amount,
 		EffectiveCost:   &amount,
 		Currency:        "USD",
-		PricingMode:     ModeCommitted,
+		PricingMode:     finops.ModeCommitted,
 		PricingCategory: "committed",
 	}
-	return []*BillingLine{l}, nil
+	return []*finops.BillingLine{l}, nil
 }
 
 // leadingQuantity reads "0.202 hours at $0.533/hour" or "79.1 GB

@@ -14,8 +14,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest"
 )
 
 // The workbook at fleet scale: a week over 1,000 GPUs (168,000 rows in the
@@ -86,15 +86,15 @@ func syntheticResult(gpus int) *analysis.Result {
 // a FOCUS export: nothing is held, so what the workbook keeps is what counts.
 func syntheticLines(n int) LineSource {
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	return func(yield func(*ingest.BillingLine) error) error {
+	return func(yield func(*finops.BillingLine) error) error {
 		for i := 0; i < n; i++ {
 			cost := decimal.New(int64(1000+i%5000), -3)
 			qty := decimal.NewFromInt(1)
-			l := &ingest.BillingLine{
+			l := &finops.BillingLine{
 				Line: i + 2, Provider: "AWS", BillingAccount: "123456789012", SubAccount: "ml-prod",
 				ChargeStart: start.Add(time.Duration(i%720) * time.Hour), ChargeEnd: start.Add(time.Duration(i%720+1) * time.Hour),
-				ChargeCategory: ingest.ChargeUsage, ChargeFrequency: "usage-based", PricingCategory: "standard",
-				PricingMode: ingest.ModeHourly, ResourceID: fmt.Sprintf("i-%012d", i%250),
+				ChargeCategory: finops.ChargeUsage, ChargeFrequency: "usage-based", PricingCategory: "standard",
+				PricingMode: finops.ModeHourly, ResourceID: fmt.Sprintf("i-%012d", i%250),
 				ResourceName: fmt.Sprintf("gpu-node-%d", i%250), ResourceType: "instance", Service: "Amazon EC2",
 				SKU: "BoxUsage:p4de.24xlarge", InstanceType: "p4de.24xlarge", Region: "us-east-1", GPUModel: "A100-80GB",
 				GPUCount: 8, BilledCost: &cost, EffectiveCost: &cost, ListCost: &cost, Currency: "USD",

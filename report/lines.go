@@ -1,10 +1,10 @@
 package report
 
-import "github.com/finops-oss/finops/ingest"
+import "github.com/finops-oss/finops"
 
 // LineSource streams raw billing lines: it calls yield once per line, in
 // order, and returns the first error yield returns (or its own). The workbook
 // writes each line as it comes, so a month of 200,000 lines never sits in
 // memory. The caller wires it to the store (store.EachLine); report itself
 // never runs a query.
-type LineSource func(yield func(*ingest.BillingLine) error) error
+type LineSource func(yield func(*finops.BillingLine) error) error

@@ -11,8 +11,8 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest"
 )
 
 // hostileModel is a GPU model name as a bill could carry it: a formula, markup
@@ -42,13 +42,13 @@ func reviewFixture(t testing.TB) *analysis.Review {
 	}
 	pair := func(active, hours float64) analysis.ResourceCost {
 		return analysis.ResourceCost{ResourceID: "dc-a100x2", Provider: "TestCloud", GPUModel: "A100-80GB", GPUCount: 2,
-			Pricing: ingest.ModeMonthly, Cost: 7000 * 2 * hours / 720, GPUHoursBilled: 2 * hours, GPUHoursActive: active}
+			Pricing: finops.ModeMonthly, Cost: 7000 * 2 * hours / 720, GPUHoursBilled: 2 * hours, GPUHoursActive: active}
 	}
 	params := analysis.DefaultParams()
 	rv, err := analysis.RentOrBuy(&analysis.ReviewInput{
 		Quarter: q1, Previous: q4,
 		Current: result(q1, []analysis.ResourceCost{
-			{ResourceID: "evil", Provider: "TestCloud", GPUModel: hostileModel, GPUCount: 1, Pricing: ingest.ModeHourly,
+			{ResourceID: "evil", Provider: "TestCloud", GPUModel: hostileModel, GPUCount: 1, Pricing: finops.ModeHourly,
 				Cost: 1000, GPUHoursBilled: 2160, GPUHoursActive: 216},
 			pair(2592, 2160),
 		}),
@@ -57,8 +57,8 @@ func reviewFixture(t testing.TB) *analysis.Review {
 			DepreciationYears: 3, Residual: 0.10, PowerWatts: 400, PUE: 1.25, ElectricityPrice: 1.00, Load: 0.8,
 			HostingPerGPUMonth: 300, OpsPerGPUMonth: 200}},
 		Prices: []analysis.Price{
-			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeHourly, Price: 15, Currency: "CNY"},
-			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: ingest.ModeMonthly, Price: 7000, Currency: "CNY"},
+			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeHourly, Price: 15, Currency: "CNY"},
+			{Provider: "TestCloud", GPUModel: "A100-80GB", Mode: finops.ModeMonthly, Price: 7000, Currency: "CNY"},
 		},
 		Params: params,
 	})

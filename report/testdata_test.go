@@ -5,8 +5,8 @@ import (
 	"time"
 	_ "time/tzdata" // tests must not depend on the host's zoneinfo
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest"
 )
 
 // Hostile strings as they could arrive in bills, tags and task files.
@@ -176,8 +176,8 @@ func testMeta() Meta {
 }
 
 // linesOf is a LineSource over lines in memory.
-func linesOf(lines []ingest.BillingLine) LineSource {
-	return func(yield func(*ingest.BillingLine) error) error {
+func linesOf(lines []finops.BillingLine) LineSource {
+	return func(yield func(*finops.BillingLine) error) error {
 		for i := range lines {
 			if err := yield(&lines[i]); err != nil {
 				return err

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 )
 
 func TestWriteAll(t *testing.T) {
@@ -98,7 +98,7 @@ func TestWriteAllMissingDir(t *testing.T) {
 func TestWriteAllStreamErrorLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	meta := testMeta()
-	meta.Lines = func(func(*ingest.BillingLine) error) error { return errors.New("store closed") }
+	meta.Lines = func(func(*finops.BillingLine) error) error { return errors.New("store closed") }
 	_, err := WriteAll(dir, handResult(t), []string{"xlsx"}, meta)
 	if err == nil || !strings.Contains(err.Error(), "store closed") {
 		t.Fatalf("err = %v, want the line source's error", err)

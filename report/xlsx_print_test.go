@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 )
@@ -132,12 +132,12 @@ func TestWriteXLSXLinesInTwoCurrencies(t *testing.T) {
 	loc := shanghai(t)
 	r := handResult(t)
 	d := func(s string) *decimal.Decimal { v := decimal.RequireFromString(s); return &v }
-	in := func(cur string) ingest.BillingLine {
+	in := func(cur string) finops.BillingLine {
 		s := r.Period.Start.In(loc)
-		return ingest.BillingLine{Provider: "aws", ChargeStart: s, ChargeEnd: s.Add(3600e9), BilledCost: d("100"), Currency: cur}
+		return finops.BillingLine{Provider: "aws", ChargeStart: s, ChargeEnd: s.Add(3600e9), BilledCost: d("100"), Currency: cur}
 	}
 	meta := testMeta()
-	meta.Lines = linesOf([]ingest.BillingLine{in("USD"), in("EUR")})
+	meta.Lines = linesOf([]finops.BillingLine{in("USD"), in("EUR")})
 	meta.FX = map[string]decimal.Decimal{"usd": decimal.RequireFromString("7.1")}
 	_, f := writeBookMeta(t, r, meta)
 	for _, c := range []struct{ cell, value, format string }{

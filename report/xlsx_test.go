@@ -16,8 +16,8 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest"
 )
 
 // handLines are the raw billing lines of the workbook tests:
@@ -26,19 +26,19 @@ import (
 //     2026-12-01 00:00 Shanghai: the week [16, 23) is 7/30 of it, ¥1,008.00;
 //   - an hourly line with a hostile resource name and team tag, inside the week;
 //   - a tax line with no cost at all (null, not zero).
-func handLines(t testing.TB) []ingest.BillingLine {
+func handLines(t testing.TB) []finops.BillingLine {
 	loc := shanghai(t)
 	d := func(s string) *decimal.Decimal { v := decimal.RequireFromString(s); return &v }
-	return []ingest.BillingLine{
+	return []finops.BillingLine{
 		{Line: 2, Provider: "acme", ChargeStart: time.Date(2026, 11, 1, 0, 0, 0, 0, loc), ChargeEnd: time.Date(2026, 12, 1, 0, 0, 0, 0, loc),
-			ChargeCategory: ingest.ChargeUsage, PricingMode: ingest.ModeMonthly, ResourceID: "gpu-a100-1", GPUModel: "A100-80GB", GPUCount: 8,
+			ChargeCategory: finops.ChargeUsage, PricingMode: finops.ModeMonthly, ResourceID: "gpu-a100-1", GPUModel: "A100-80GB", GPUCount: 8,
 			BilledCost: d("4320"), EffectiveCost: d("4320.00"), Currency: "CNY", UsageQuantity: d("720"), UsageUnit: "Hours",
 			Tags: map[string]string{"team": "ml-train", "project": "llm"}},
 		{Line: 3, Provider: "hostcloud", ChargeStart: time.Date(2026, 11, 18, 14, 0, 0, 0, time.UTC), ChargeEnd: time.Date(2026, 11, 18, 15, 0, 0, 0, time.UTC),
-			ChargeCategory: ingest.ChargeUsage, ResourceID: "-1", ResourceName: hostileFormula, GPUModel: "L40S", GPUCount: 1,
+			ChargeCategory: finops.ChargeUsage, ResourceID: "-1", ResourceName: hostileFormula, GPUModel: "L40S", GPUCount: 1,
 			BilledCost: d("-2.5"), Currency: "CNY", Tags: map[string]string{"team": hostileFormula}},
 		{Line: 4, ChargeStart: time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC), ChargeEnd: time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC),
-			ChargeCategory: ingest.ChargeTax, Currency: "CNY"},
+			ChargeCategory: finops.ChargeTax, Currency: "CNY"},
 	}
 }
 
@@ -459,7 +459,7 @@ func TestWriteXLSXEmptyResult(t *testing.T) {
 func TestWriteXLSXLineSourceError(t *testing.T) {
 	boom := errors.New("database went away")
 	meta := testMeta()
-	meta.Lines = func(yield func(*ingest.BillingLine) error) error {
+	meta.Lines = func(yield func(*finops.BillingLine) error) error {
 		lines := handLines(t)
 		if err := yield(&lines[0]); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 )
 
@@ -116,7 +117,7 @@ func BenchmarkImportFleetSamples(b *testing.B) {
 		for g := range uuids {
 			uuids[g] = fmt.Sprintf("GPU-%08x-0000-4000-8000-%012x", g/4, g%4)
 		}
-		var x ingest.GPUSample
+		var x finops.GPUSample
 		u, mem, pw := 50.0, 4000.0, 180.0
 		x.Util, x.MemUsed, x.PowerWatt = &u, &mem, &pw
 		for i := range b.N {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 )
 
 // billingColumns are the columns of one billing_lines row, in the order
@@ -54,7 +54,7 @@ type billingBatch struct {
 }
 
 // add appends one line's arguments; it reports whether the batch is full.
-func (b *billingBatch) add(l *ingest.BillingLine) bool {
+func (b *billingBatch) add(l *finops.BillingLine) bool {
 	var tags any
 	if len(l.Tags) > 0 {
 		tags = b.tagsJSON(l.Tags)

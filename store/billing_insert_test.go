@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
@@ -23,7 +24,7 @@ func TestImportManyBillingLines(t *testing.T) {
 	s := openTest(t)
 	start := utc(2025, 3, 1, 0, 0, 0)
 	var want decimal.Decimal
-	var lines []*ingest.BillingLine
+	var lines []*finops.BillingLine
 	for i := range n {
 		l := usageLine(i+2, "r-"+strconv.Itoa(i%13), start.Add(time.Duration(i)*time.Minute), start.Add(time.Duration(i+1)*time.Minute),
 			fmt.Sprintf("%d.%03d", i, i%1000))
@@ -120,15 +121,15 @@ func TestTagsJSON(t *testing.T) {
 func TestCurrenciesBySource(t *testing.T) {
 	s := openTest(t)
 	day := utc(2025, 3, 1, 0, 0, 0)
-	l := func(cur string, start time.Time) *ingest.BillingLine {
+	l := func(cur string, start time.Time) *finops.BillingLine {
 		x := usageLine(2, "r", start, start.Add(time.Hour), "1")
 		x.Currency = cur
 		return x
 	}
 	sum := &ingest.Summary{Format: "focus", Kind: "billing"}
-	mustImport(t, s, "usd-and-cny.csv", feed(sum, []*ingest.BillingLine{l("USD", day), l("cny", day), l("", day)}, nil, nil))
-	mustImport(t, s, "eur.csv", feed(sum, []*ingest.BillingLine{l("EUR", day.Add(48*time.Hour))}, nil, nil))
-	mustImport(t, s, "usd.csv", feed(sum, []*ingest.BillingLine{l("USD", day.Add(time.Hour))}, nil, nil))
+	mustImport(t, s, "usd-and-cny.csv", feed(sum, []*finops.BillingLine{l("USD", day), l("cny", day), l("", day)}, nil, nil))
+	mustImport(t, s, "eur.csv", feed(sum, []*finops.BillingLine{l("EUR", day.Add(48*time.Hour))}, nil, nil))
+	mustImport(t, s, "usd.csv", feed(sum, []*finops.BillingLine{l("USD", day.Add(time.Hour))}, nil, nil))
 	got, err := s.CurrenciesBySource(context.Background(), day, day.Add(24*time.Hour))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 )
 
@@ -20,11 +21,11 @@ func TestCompactTelemetry(t *testing.T) {
 	s := openTest(t)
 	d0 := utc(2025, 3, 1, 0, 0, 0) // 1740787200 s: unix day 20148, minute 29013120
 	const m0 = 29013120
-	smp := func(at time.Duration, util, mem, power *float64) *ingest.GPUSample {
-		return &ingest.GPUSample{UUID: "GPU-A", Index: -1, Time: d0.Add(at), Util: util, MemUsed: mem, PowerWatt: power}
+	smp := func(at time.Duration, util, mem, power *float64) *finops.GPUSample {
+		return &finops.GPUSample{UUID: "GPU-A", Index: -1, Time: d0.Add(at), Util: util, MemUsed: mem, PowerWatt: power}
 	}
 	sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization}
-	mustImport(t, s, "a.csv", feed(sum, nil, []*ingest.GPUSample{
+	mustImport(t, s, "a.csv", feed(sum, nil, []*finops.GPUSample{
 		smp(10*time.Hour+5*time.Second, f64(20), f64(100), f64(50)),  // 10:00 → (20+40)/2 = 30
 		smp(10*time.Hour+35*time.Second, f64(40), f64(300), f64(70)), //
 		smp(10*time.Hour+time.Minute, nil, f64(500), f64(10)),        // 10:01: no utilization, only memory and power
@@ -34,8 +35,8 @@ func TestCompactTelemetry(t *testing.T) {
 	}, nil))
 	// By hand, in minutes from m0: 600 = 10:00, 1439 = 23:59, 1440 = day 2
 	// 00:00, 2880 + 720 = day 3 12:00.
-	want := []MinuteUtil{{m0 + 600, 30}, {m0 + 1439, 8}, {m0 + 1440, 50}, {m0 + 3600, 60}}
-	series := func() []MinuteUtil {
+	want := []finops.MinuteUtil{{Minute: m0 + 600, Util: 30}, {Minute: m0 + 1439, Util: 8}, {Minute: m0 + 1440, Util: 50}, {Minute: m0 + 3600, Util: 60}}
+	series := func() []finops.MinuteUtil {
 		t.Helper()
 		got, err := s.GPUSeries(ctx, d0, d0.Add(72*time.Hour))
 		if err != nil {
@@ -80,11 +81,11 @@ func TestCompactTelemetry(t *testing.T) {
 	// A log delivered later: a new sample in 10:00 (compacted: the stored
 	// minute wins, its memory and power are not added) and one in 11:00,
 	// which day 1 has no sample for.
-	mustImport(t, s, "late.csv", feed(sum, nil, []*ingest.GPUSample{
+	mustImport(t, s, "late.csv", feed(sum, nil, []*finops.GPUSample{
 		smp(10*time.Hour+50*time.Second, f64(100), f64(9999), f64(999)),
 		smp(11*time.Hour, f64(70), f64(200), f64(20)),
 	}, nil))
-	want = []MinuteUtil{{m0 + 600, 30}, {m0 + 660, 70}, {m0 + 1439, 8}, {m0 + 1440, 50}, {m0 + 3600, 60}}
+	want = []finops.MinuteUtil{{Minute: m0 + 600, Util: 30}, {Minute: m0 + 660, Util: 70}, {Minute: m0 + 1439, Util: 8}, {Minute: m0 + 1440, Util: 50}, {Minute: m0 + 3600, Util: 60}}
 	if got := series(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("late delivery, before compaction: %v, want %v", got, want)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
@@ -70,7 +71,7 @@ func assertCounts(tb testing.TB, s *Store, want map[string]int) {
 
 // feed is a ParseFunc that delivers the given records in order (billing lines,
 // then samples, then task runs) and returns sum.
-func feed(sum *ingest.Summary, lines []*ingest.BillingLine, samples []*ingest.GPUSample, runs []*ingest.TaskRun) ParseFunc {
+func feed(sum *ingest.Summary, lines []*finops.BillingLine, samples []*finops.GPUSample, runs []*finops.TaskRun) ParseFunc {
 	return func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 		for _, l := range lines {
 			if err := sink.Billing(l); err != nil {
@@ -105,9 +106,9 @@ func mustImport(tb testing.TB, s *Store, uri string, parse ParseFunc) *ImportRes
 }
 
 // usageLine is a minimal valid billing line over [start, end).
-func usageLine(line int, id string, start, end time.Time, cost string) *ingest.BillingLine {
-	return &ingest.BillingLine{Line: line, ResourceID: id, ChargeStart: start, ChargeEnd: end,
-		ChargeCategory: ingest.ChargeUsage, BilledCost: dec(cost), Currency: "USD"}
+func usageLine(line int, id string, start, end time.Time, cost string) *finops.BillingLine {
+	return &finops.BillingLine{Line: line, ResourceID: id, ChargeStart: start, ChargeEnd: end,
+		ChargeCategory: finops.ChargeUsage, BilledCost: dec(cost), Currency: "USD"}
 }
 
 // decEq compares two optional decimals: both nil, or both set and Equal.
@@ -118,8 +119,8 @@ func decEq(a, b *decimal.Decimal) bool {
 	return a.Equal(*b)
 }
 
-// series builds a series' minutes in order, as GPUSeries does.
-func series(g GPUSeries, ms []MinuteUtil) GPUSeries {
+// series builds a series' minutes in order, as Store.GPUSeries does.
+func series(g finops.GPUSeries, ms []finops.MinuteUtil) finops.GPUSeries {
 	for _, m := range ms {
 		g.Add(m.Minute, m.Util)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
@@ -285,7 +286,7 @@ func (w *writer) close() {
 
 // Billing implements ingest.Sink. Lines are inserted billingBatchRows at a
 // time by the inserter goroutine; finish inserts the rest.
-func (w *writer) Billing(l *ingest.BillingLine) error {
+func (w *writer) Billing(l *finops.BillingLine) error {
 	if err := w.ctx.Err(); err != nil {
 		return err // a batched line reaches the database later: check here
 	}
@@ -299,7 +300,7 @@ func (w *writer) Billing(l *ingest.BillingLine) error {
 }
 
 // Sample implements ingest.Sink.
-func (w *writer) Sample(s *ingest.GPUSample) error {
+func (w *writer) Sample(s *finops.GPUSample) error {
 	key := s.GPUKey()
 	id, ok := w.gpuIDs[key]
 	if !ok {
@@ -317,7 +318,7 @@ func (w *writer) Sample(s *ingest.GPUSample) error {
 }
 
 // TaskRun implements ingest.Sink.
-func (w *writer) TaskRun(r *ingest.TaskRun) error {
+func (w *writer) TaskRun(r *finops.TaskRun) error {
 	id, ok := w.taskIDs[r.Task]
 	if !ok {
 		if err := w.task.QueryRowContext(w.ctx, r.Task, nullString(r.Team), nullString(r.Kind),

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
@@ -19,13 +20,13 @@ import (
 
 var ist = time.FixedZone("IST", 5*3600+1800) // +05:30: times must come back UTC
 
-func fixtureLines() []*ingest.BillingLine {
-	return []*ingest.BillingLine{
+func fixtureLines() []*finops.BillingLine {
+	return []*finops.BillingLine{
 		{
 			Line: 2, Provider: "AWS", BillingAccount: "123456789012", SubAccount: "ml-dev",
 			ChargeStart: utc(2025, 3, 1, 0, 0, 0), ChargeEnd: utc(2025, 3, 1, 1, 0, 0),
-			ChargeCategory: ingest.ChargeUsage, ChargeFrequency: "usage-based", PricingCategory: "standard",
-			PricingMode: ingest.ModeHourly, CommitmentStatus: "used", CommitmentID: "sp-1",
+			ChargeCategory: finops.ChargeUsage, ChargeFrequency: "usage-based", PricingCategory: "standard",
+			PricingMode: finops.ModeHourly, CommitmentStatus: "used", CommitmentID: "sp-1",
 			ResourceID: "i-0abc", ResourceName: "trainer-1", ResourceType: "instance", Service: "Amazon EC2",
 			SKU: "ABCD-1234", InstanceType: "p4d.24xlarge", Region: "us-east-1",
 			GPUModel: "A100-40GB", GPUCount: 8,
@@ -45,21 +46,21 @@ func fixtureLines() []*ingest.BillingLine {
 			// cost, no quantity, no tags; times given in +05:30.
 			Line:        3,
 			ChargeStart: time.Date(2025, 3, 1, 5, 30, 0, 0, ist), ChargeEnd: time.Date(2025, 3, 2, 5, 30, 0, 0, ist),
-			ChargeCategory: ingest.ChargeTax, ChargeFrequency: "one-time",
+			ChargeCategory: finops.ChargeTax, ChargeFrequency: "one-time",
 			BilledCost: dec("0.00000080000"), Currency: "USD",
 		},
 		{
 			Line: 4, Provider: "AWS", ChargeStart: utc(2025, 3, 1, 12, 0, 0), ChargeEnd: utc(2025, 3, 1, 13, 0, 0),
-			ChargeCategory: ingest.ChargeCredit, ChargeClass: "correction",
+			ChargeCategory: finops.ChargeCredit, ChargeClass: "correction",
 			BilledCost: dec("-12.50"), EffectiveCost: dec("-12.5"), Currency: "USD",
 			Tags: map[string]string{"k": "v"},
 		},
 	}
 }
 
-func fixtureSamples() []*ingest.GPUSample {
+func fixtureSamples() []*finops.GPUSample {
 	// Two readings of GPU-1111 in the minute 10:00 UTC: util 20 and 40.
-	return []*ingest.GPUSample{
+	return []*finops.GPUSample{
 		{Line: 1, Host: "node-1", Index: 0, UUID: "GPU-1111", Model: "H100-80GB", Time: time.Date(2025, 3, 1, 10, 0, 5, 0, time.UTC),
 			Util: f64(20), MemUsed: f64(1024), MemTotal: f64(81559), PowerWatt: f64(300.5)},
 		{Line: 2, Host: "node-1", Index: 0, UUID: "GPU-1111", Model: "H100-80GB", Time: time.Date(2025, 3, 1, 10, 0, 35, 0, time.UTC),
@@ -67,8 +68,8 @@ func fixtureSamples() []*ingest.GPUSample {
 	}
 }
 
-func fixtureRuns() []*ingest.TaskRun {
-	return []*ingest.TaskRun{{
+func fixtureRuns() []*finops.TaskRun {
+	return []*finops.TaskRun{{
 		Line: 2, Task: "train-llama", Team: "ml", Kind: "training", Resource: "i-0abc",
 		GPUs: []string{"GPU-1111", "node-1/1"}, Start: utc(2025, 3, 1, 9, 0, 0), End: utc(2025, 3, 1, 11, 0, 0),
 		Units: dec("1.250"), Unit: "run",
@@ -200,7 +201,7 @@ func TestImportRoundTrip(t *testing.T) {
 		}
 		// 2025-03-01T10:00Z = 1740787200 + 36000 = 1740823200 s; / 60 = 29013720.
 		// Samples 20 and 40 in that minute: mean 30. Interval = the file's 30 s.
-		want := []GPUSeries{series(GPUSeries{Key: "GPU-1111", Host: "node-1", UUID: "GPU-1111", Index: 0, Model: "H100-80GB", Interval: 30 * time.Second}, []MinuteUtil{{Minute: 29013720, Util: 30}})}
+		want := []finops.GPUSeries{series(finops.GPUSeries{Key: "GPU-1111", Host: "node-1", UUID: "GPU-1111", Index: 0, Model: "H100-80GB", Interval: 30 * time.Second}, []finops.MinuteUtil{{Minute: 29013720, Util: 30}})}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("GPUSeries() = %+v, want %+v", got, want)
 		}
@@ -257,7 +258,7 @@ func TestImportRoundTrip(t *testing.T) {
 
 // checkLine compares a stored line with the one imported: decimals by value,
 // nil stays nil, times as the same instant in UTC.
-func checkLine(t *testing.T, got, want *ingest.BillingLine) {
+func checkLine(t *testing.T, got, want *finops.BillingLine) {
 	t.Helper()
 	for _, d := range []struct {
 		name      string
@@ -415,7 +416,7 @@ func TestImportParseErrorRollsBack(t *testing.T) {
 
 			// The sha256 was not marked as seen: the corrected file imports.
 			res, err := s.Import(ctx, meta, feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: 1},
-				[]*ingest.BillingLine{usageLine(2, "r", utc(2025, 3, 1, 0, 0, 0), utc(2025, 3, 1, 1, 0, 0), "1")}, nil, nil))
+				[]*finops.BillingLine{usageLine(2, "r", utc(2025, 3, 1, 0, 0, 0), utc(2025, 3, 1, 1, 0, 0), "1")}, nil, nil))
 			if err != nil {
 				t.Fatalf("re-import after failure: %v", err)
 			}
@@ -504,7 +505,7 @@ type countingSink struct {
 	after func()
 }
 
-func (c countingSink) Billing(l *ingest.BillingLine) error {
+func (c countingSink) Billing(l *finops.BillingLine) error {
 	if err := c.Sink.Billing(l); err != nil {
 		return err
 	}
@@ -512,7 +513,7 @@ func (c countingSink) Billing(l *ingest.BillingLine) error {
 	return nil
 }
 
-func (c countingSink) Sample(x *ingest.GPUSample) error {
+func (c countingSink) Sample(x *finops.GPUSample) error {
 	if err := c.Sink.Sample(x); err != nil {
 		return err
 	}
@@ -520,7 +521,7 @@ func (c countingSink) Sample(x *ingest.GPUSample) error {
 	return nil
 }
 
-func (c countingSink) TaskRun(r *ingest.TaskRun) error {
+func (c countingSink) TaskRun(r *finops.TaskRun) error {
 	if err := c.Sink.TaskRun(r); err != nil {
 		return err
 	}
@@ -531,49 +532,49 @@ func (c countingSink) TaskRun(r *ingest.TaskRun) error {
 func TestImportOverlappingSamples(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC) // minute 29013720
-	sample := func(uuid string, at time.Time, util float64) *ingest.GPUSample {
-		return &ingest.GPUSample{Host: "node-1", Index: 0, UUID: uuid, Time: at, Util: f64(util)}
+	sample := func(uuid string, at time.Time, util float64) *finops.GPUSample {
+		return &finops.GPUSample{Host: "node-1", Index: 0, UUID: uuid, Time: at, Util: f64(util)}
 	}
-	smi := func(samples ...*ingest.GPUSample) ParseFunc {
+	smi := func(samples ...*finops.GPUSample) ParseFunc {
 		return feed(&ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization, Rows: len(samples)}, nil, samples, nil)
 	}
 	for _, tt := range []struct {
 		name          string
-		first, second []*ingest.GPUSample
+		first, second []*finops.GPUSample
 		wantGPUs      int
-		wantRows      int                     // gpu_minutes rows
-		wantMinutes   map[string][]MinuteUtil // by GPU key
+		wantRows      int                            // gpu_minutes rows
+		wantMinutes   map[string][]finops.MinuteUtil // by GPU key
 	}{
 		{
 			name:   "same GPU and instant: the first file wins",
-			first:  []*ingest.GPUSample{sample("GPU-A", t0, 10)},
-			second: []*ingest.GPUSample{sample("GPU-A", t0, 90), sample("GPU-A", t0.Add(20*time.Second), 50)},
+			first:  []*finops.GPUSample{sample("GPU-A", t0, 10)},
+			second: []*finops.GPUSample{sample("GPU-A", t0, 90), sample("GPU-A", t0.Add(20*time.Second), 50)},
 			// t0 kept at 10 (90 ignored); t0+20s = 50 → mean (10+50)/2 = 30.
 			wantGPUs: 1, wantRows: 1,
-			wantMinutes: map[string][]MinuteUtil{"GPU-A": {{29013720, 30}}},
+			wantMinutes: map[string][]finops.MinuteUtil{"GPU-A": {{Minute: 29013720, Util: 30}}},
 		},
 		{
 			name:   "1 ms apart: both kept",
-			first:  []*ingest.GPUSample{sample("GPU-A", t0, 10)},
-			second: []*ingest.GPUSample{sample("GPU-A", t0.Add(time.Millisecond), 90)},
+			first:  []*finops.GPUSample{sample("GPU-A", t0, 10)},
+			second: []*finops.GPUSample{sample("GPU-A", t0.Add(time.Millisecond), 90)},
 			// (10+90)/2 = 50
 			wantGPUs: 1, wantRows: 1,
-			wantMinutes: map[string][]MinuteUtil{"GPU-A": {{29013720, 50}}},
+			wantMinutes: map[string][]finops.MinuteUtil{"GPU-A": {{Minute: 29013720, Util: 50}}},
 		},
 		{
 			name:     "same instant, other GPU: both kept",
-			first:    []*ingest.GPUSample{sample("GPU-A", t0, 10)},
-			second:   []*ingest.GPUSample{sample("GPU-B", t0, 90)},
+			first:    []*finops.GPUSample{sample("GPU-A", t0, 10)},
+			second:   []*finops.GPUSample{sample("GPU-B", t0, 90)},
 			wantGPUs: 2, wantRows: 2,
-			wantMinutes: map[string][]MinuteUtil{"GPU-A": {{29013720, 10}}, "GPU-B": {{29013720, 90}}},
+			wantMinutes: map[string][]finops.MinuteUtil{"GPU-A": {{Minute: 29013720, Util: 10}}, "GPU-B": {{Minute: 29013720, Util: 90}}},
 		},
 		{
 			name:   "whole file repeated under another sha: nothing counted twice",
-			first:  []*ingest.GPUSample{sample("GPU-A", t0, 10), sample("GPU-A", t0.Add(time.Minute), 20)},
-			second: []*ingest.GPUSample{sample("GPU-A", t0, 10), sample("GPU-A", t0.Add(time.Minute), 20)},
+			first:  []*finops.GPUSample{sample("GPU-A", t0, 10), sample("GPU-A", t0.Add(time.Minute), 20)},
+			second: []*finops.GPUSample{sample("GPU-A", t0, 10), sample("GPU-A", t0.Add(time.Minute), 20)},
 			// 2 rows, minutes 29013720 = 10 and 29013721 = 20.
 			wantGPUs: 1, wantRows: 2,
-			wantMinutes: map[string][]MinuteUtil{"GPU-A": {{29013720, 10}, {29013721, 20}}},
+			wantMinutes: map[string][]finops.MinuteUtil{"GPU-A": {{Minute: 29013720, Util: 10}, {Minute: 29013721, Util: 20}}},
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -585,7 +586,7 @@ func TestImportOverlappingSamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[string][]MinuteUtil{}
+			got := map[string][]finops.MinuteUtil{}
 			for _, g := range series {
 				got[g.Key] = g.Minutes()
 			}
@@ -603,9 +604,9 @@ func TestImportGPUUpsert(t *testing.T) {
 	s := openTest(t)
 	t0 := utc(2025, 3, 1, 10, 0, 0)
 	mustImport(t, s, "a.csv", feed(&ingest.Summary{Kind: ingest.KindUtilization}, nil,
-		[]*ingest.GPUSample{{Host: "node-1", Index: 3, UUID: "GPU-A", Time: t0, Util: f64(1)}}, nil))
+		[]*finops.GPUSample{{Host: "node-1", Index: 3, UUID: "GPU-A", Time: t0, Util: f64(1)}}, nil))
 	mustImport(t, s, "b.csv", feed(&ingest.Summary{Kind: ingest.KindUtilization}, nil,
-		[]*ingest.GPUSample{{Index: -1, UUID: "GPU-A", Model: "L4", MemTotal: f64(23034), Time: t0.Add(time.Minute), Util: f64(3)}}, nil))
+		[]*finops.GPUSample{{Index: -1, UUID: "GPU-A", Model: "L4", MemTotal: f64(23034), Time: t0.Add(time.Minute), Util: f64(3)}}, nil))
 	series, err := s.GPUSeries(ctx, t0, t0.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)

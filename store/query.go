@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -33,7 +33,7 @@ type Source struct {
 
 // Lines returns every billing line whose charge period overlaps [from, to).
 // A zero-length line is an instant: it is returned when from <= start < to.
-func (s *Store) Lines(ctx context.Context, from, to time.Time) ([]ingest.BillingLine, error) {
+func (s *Store) Lines(ctx context.Context, from, to time.Time) ([]finops.BillingLine, error) {
 	// Sized first: a month of lines is most of a report's memory, and a
 	// slice grown by appending would hold up to twice that while it copies.
 	o, err := s.overlap(ctx, from, to)
@@ -44,16 +44,16 @@ func (s *Store) Lines(ctx context.Context, from, to time.Time) ([]ingest.Billing
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM billing_lines WHERE `+overlapWhere, o.args()...).Scan(&n); err != nil {
 		return nil, fmt.Errorf("store: count billing lines: %w", err)
 	}
-	out := make([]ingest.BillingLine, 0, n)
-	var extra ingest.BillingLine
-	err = s.scanLines(ctx, from, to, func() *ingest.BillingLine {
+	out := make([]finops.BillingLine, 0, n)
+	var extra finops.BillingLine
+	err = s.scanLines(ctx, from, to, func() *finops.BillingLine {
 		if len(out) < cap(out) {
 			out = out[:len(out)+1]
 			return &out[len(out)-1]
 		}
-		extra = ingest.BillingLine{} // an import committed since the count
+		extra = finops.BillingLine{} // an import committed since the count
 		return &extra
-	}, func(l *ingest.BillingLine) error {
+	}, func(l *finops.BillingLine) error {
 		if l == &extra {
 			out = append(out, extra)
 		}
@@ -63,7 +63,7 @@ func (s *Store) Lines(ctx context.Context, from, to time.Time) ([]ingest.Billing
 }
 
 // TaskRuns returns the task runs overlapping [from, to).
-func (s *Store) TaskRuns(ctx context.Context, from, to time.Time) ([]ingest.TaskRun, error) {
+func (s *Store) TaskRuns(ctx context.Context, from, to time.Time) ([]finops.TaskRun, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT r.line, t.name, coalesce(t.team,''), coalesce(t.kind,''),
 		r.resource, r.gpus, r.start, r.end, r.units, coalesce(t.unit,'')
 		FROM task_runs r JOIN tasks t ON t.id = r.task_id
@@ -72,9 +72,9 @@ func (s *Store) TaskRuns(ctx context.Context, from, to time.Time) ([]ingest.Task
 		return nil, fmt.Errorf("store: load task runs: %w", err)
 	}
 	defer rows.Close()
-	var out []ingest.TaskRun
+	var out []finops.TaskRun
 	for rows.Next() {
-		var r ingest.TaskRun
+		var r finops.TaskRun
 		var gpus, units sql.NullString
 		var start, end int64
 		if err := rows.Scan(&r.Line, &r.Task, &r.Team, &r.Kind, &r.Resource, &gpus, &start, &end, &units, &r.Unit); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 )
 
@@ -14,7 +15,7 @@ func TestLinesRange(t *testing.T) {
 	ctx := context.Background()
 	h := func(hour, min, sec int) time.Time { return utc(2025, 3, 1, hour, min, sec) }
 	// Every line is identified by its resource id.
-	lines := []*ingest.BillingLine{
+	lines := []*finops.BillingLine{
 		usageLine(2, "ends-at-from", h(9, 0, 0), h(10, 0, 0), "1"),           // end == from: excluded
 		usageLine(3, "ends-1s-after-from", h(9, 0, 0), h(10, 0, 1), "1"),     // overlaps [10:00:00, 10:00:01)
 		usageLine(4, "starts-at-from", h(10, 0, 0), h(11, 0, 0), "1"),        // exactly the window
@@ -98,71 +99,71 @@ func TestGPUSeries(t *testing.T) {
 	t0 := utc(2025, 3, 1, 10, 0, 0) // minute 1740823200/60 = 29013720
 	const m0 = 29013720
 	at := func(d time.Duration) time.Time { return t0.Add(d) }
-	smp := func(uuid string, d time.Duration, util *float64) *ingest.GPUSample {
-		return &ingest.GPUSample{Host: "h", Index: 0, UUID: uuid, Time: at(d), Util: util}
+	smp := func(uuid string, d time.Duration, util *float64) *finops.GPUSample {
+		return &finops.GPUSample{Host: "h", Index: 0, UUID: uuid, Time: at(d), Util: util}
 	}
 	for _, tt := range []struct {
 		name     string
-		files    [][]*ingest.GPUSample
+		files    [][]*finops.GPUSample
 		interval []time.Duration // SampleInterval of each file (0 = unknown)
 		from, to time.Time
-		want     []GPUSeries
+		want     []finops.GPUSeries
 	}{
 		{
 			name:  "two samples in one minute are averaged",
-			files: [][]*ingest.GPUSample{{smp("G", 0, f64(20)), smp("G", 59*time.Second+999*time.Millisecond, f64(40))}},
+			files: [][]*finops.GPUSample{{smp("G", 0, f64(20)), smp("G", 59*time.Second+999*time.Millisecond, f64(40))}},
 			from:  t0, to: at(time.Hour),
 			// (20 + 40) / 2 = 30; no interval known → 60 s.
-			want: []GPUSeries{series(GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []MinuteUtil{{m0, 30}})},
+			want: []finops.GPUSeries{series(finops.GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []finops.MinuteUtil{{Minute: m0, Util: 30}})},
 		},
 		{
 			name: "a nil util is not a minute and not part of a mean",
-			files: [][]*ingest.GPUSample{{smp("G", 0, f64(20)), smp("G", 10*time.Second, nil),
+			files: [][]*finops.GPUSample{{smp("G", 0, f64(20)), smp("G", 10*time.Second, nil),
 				smp("G", time.Minute, nil), smp("G", 2*time.Minute, f64(70))}},
 			interval: []time.Duration{10 * time.Second},
 			from:     t0, to: at(time.Hour),
 			// minute m0: only 20 (nil skipped) → 20; m0+1: only nil → no minute; m0+2: 70.
-			want: []GPUSeries{series(GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: 10 * time.Second}, []MinuteUtil{{m0, 20}, {m0 + 2, 70}})},
+			want: []finops.GPUSeries{series(finops.GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: 10 * time.Second}, []finops.MinuteUtil{{Minute: m0, Util: 20}, {Minute: m0 + 2, Util: 70}})},
 		},
 		{
 			name:  "a GPU with only nil utils is left out",
-			files: [][]*ingest.GPUSample{{smp("MIG-1", 0, nil), smp("G", 0, f64(5))}},
+			files: [][]*finops.GPUSample{{smp("MIG-1", 0, nil), smp("G", 0, f64(5))}},
 			from:  t0, to: at(time.Hour),
-			want: []GPUSeries{series(GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []MinuteUtil{{m0, 5}})},
+			want: []finops.GPUSeries{series(finops.GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []finops.MinuteUtil{{Minute: m0, Util: 5}})},
 		},
 		{
 			name: "the range is [from, to), cut at whole minutes",
-			files: [][]*ingest.GPUSample{{smp("G", -time.Millisecond, f64(1)), smp("G", 0, f64(2)),
+			files: [][]*finops.GPUSample{{smp("G", -time.Millisecond, f64(1)), smp("G", 0, f64(2)),
 				smp("G", time.Minute-time.Millisecond, f64(4)), smp("G", time.Minute, f64(8))}},
 			from: t0, to: at(time.Minute),
 			// -1 ms is before from, +60 s is at to: (2 + 4) / 2 = 3 in m0.
-			want: []GPUSeries{series(GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []MinuteUtil{{m0, 3}})},
+			want: []finops.GPUSeries{series(finops.GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []finops.MinuteUtil{{Minute: m0, Util: 3}})},
 		},
 		{
 			name: "the interval is the row-weighted median of the GPU's files; GPUs sorted by key",
-			files: [][]*ingest.GPUSample{{smp("G2", 0, f64(1)), smp("G2", time.Second, f64(1))},
+			files: [][]*finops.GPUSample{{smp("G2", 0, f64(1)), smp("G2", time.Second, f64(1))},
 				{smp("G2", time.Minute, f64(3)), smp("G1", 0, f64(9))}},
 			interval: []time.Duration{15 * time.Second, 2 * time.Minute},
 			from:     t0, to: at(time.Hour),
 			// G2: 15 s over 2 rows, 2 min over 2 rows: half the weight is
 			// reached at 15 s (the lower median), where the longest would
 			// be 2 min. G1 has only the second file.
-			want: []GPUSeries{
-				series(GPUSeries{Key: "G1", Host: "h", UUID: "G1", Interval: 2 * time.Minute}, []MinuteUtil{{m0, 9}}),
-				series(GPUSeries{Key: "G2", Host: "h", UUID: "G2", Interval: 15 * time.Second}, []MinuteUtil{{m0, 1}, {m0 + 1, 3}}),
+			want: []finops.GPUSeries{
+				series(finops.GPUSeries{Key: "G1", Host: "h", UUID: "G1", Interval: 2 * time.Minute}, []finops.MinuteUtil{{Minute: m0, Util: 9}}),
+				series(finops.GPUSeries{Key: "G2", Host: "h", UUID: "G2", Interval: 15 * time.Second}, []finops.MinuteUtil{{Minute: m0, Util: 1}, {Minute: m0 + 1, Util: 3}}),
 			},
 		},
 		{
 			name: "no UUID: the key is host/index",
-			files: [][]*ingest.GPUSample{{{Host: "node-2", Index: 3, Model: "A10G", Time: t0, Util: f64(50)},
+			files: [][]*finops.GPUSample{{{Host: "node-2", Index: 3, Model: "A10G", Time: t0, Util: f64(50)},
 				{Host: "node-2", Index: 3, Time: t0.Add(time.Second), Util: f64(25)}}},
 			from: t0, to: at(time.Hour),
 			// (50 + 25) / 2 = 37.5
-			want: []GPUSeries{series(GPUSeries{Key: "node-2/3", Host: "node-2", Index: 3, Model: "A10G", Interval: time.Minute}, []MinuteUtil{{m0, 37.5}})},
+			want: []finops.GPUSeries{series(finops.GPUSeries{Key: "node-2/3", Host: "node-2", Index: 3, Model: "A10G", Interval: time.Minute}, []finops.MinuteUtil{{Minute: m0, Util: 37.5}})},
 		},
 		{
 			name:  "nothing in range",
-			files: [][]*ingest.GPUSample{{smp("G", 0, f64(20))}},
+			files: [][]*finops.GPUSample{{smp("G", 0, f64(20))}},
 			from:  at(time.Hour), to: at(2 * time.Hour),
 			want: nil,
 		},
@@ -199,7 +200,7 @@ func TestSampleIntervals(t *testing.T) {
 	file := func(name string, start time.Time, interval time.Duration, rows int) {
 		sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization, Rows: rows,
 			PeriodStart: start, PeriodEnd: start.Add(time.Duration(rows-1) * interval), SampleInterval: interval}
-		mustImport(t, s, name, feed(sum, nil, []*ingest.GPUSample{{Host: "h", UUID: "G", Time: start, Util: f64(50)}}, nil))
+		mustImport(t, s, name, feed(sum, nil, []*finops.GPUSample{{Host: "h", UUID: "G", Time: start, Util: f64(50)}}, nil))
 	}
 	file("w1-a.csv", week1, time.Minute, 1000)
 	file("w1-b.csv", week1.Add(24*time.Hour), time.Minute, 1000)
@@ -246,8 +247,8 @@ func TestWeightedMedian(t *testing.T) {
 func TestTaskRuns(t *testing.T) {
 	ctx := context.Background()
 	h := func(hour int) time.Time { return utc(2025, 3, 1, hour, 0, 0) }
-	run := func(line int, task string, start, end time.Time, gpus []string, units string) *ingest.TaskRun {
-		r := &ingest.TaskRun{Line: line, Task: task, Team: "ml", Kind: "inference", Resource: "i-1",
+	run := func(line int, task string, start, end time.Time, gpus []string, units string) *finops.TaskRun {
+		r := &finops.TaskRun{Line: line, Task: task, Team: "ml", Kind: "inference", Resource: "i-1",
 			GPUs: gpus, Start: start, End: end, Unit: "1M tokens"}
 		if units != "" {
 			r.Units = dec(units)
@@ -255,14 +256,14 @@ func TestTaskRuns(t *testing.T) {
 		return r
 	}
 	s := openTest(t)
-	mustImport(t, s, "tasks-1.csv", feed(&ingest.Summary{Kind: ingest.KindTasks}, nil, nil, []*ingest.TaskRun{
+	mustImport(t, s, "tasks-1.csv", feed(&ingest.Summary{Kind: ingest.KindTasks}, nil, nil, []*finops.TaskRun{
 		run(2, "a", h(8), h(10), nil, "0.000001000"), // ends at from: excluded from [10, 12)
 		run(3, "b", h(9), h(11), []string{"GPU-1"}, ""),
 		run(4, "c", h(12), h(13), nil, "5"), // starts at to: excluded
 	}))
 	// A newer file declares b's run (same task, resource, start) again: it
 	// replaces the earlier one.
-	mustImport(t, s, "tasks-2.csv", feed(&ingest.Summary{Kind: ingest.KindTasks}, nil, nil, []*ingest.TaskRun{
+	mustImport(t, s, "tasks-2.csv", feed(&ingest.Summary{Kind: ingest.KindTasks}, nil, nil, []*finops.TaskRun{
 		run(7, "b", h(9), h(12), []string{"GPU-1", "GPU-2"}, "42.10"),
 	}))
 	assertCounts(t, s, wantCounts(map[string]int{"source_files": 2, "tasks": 3, "task_runs": 3}))
@@ -270,11 +271,11 @@ func TestTaskRuns(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		from, to time.Time
-		want     []*ingest.TaskRun
+		want     []*finops.TaskRun
 	}{
-		{"[10, 12)", h(10), h(12), []*ingest.TaskRun{run(7, "b", h(9), h(12), []string{"GPU-1", "GPU-2"}, "42.1")}},
-		{"[8, 9)", h(8), h(9), []*ingest.TaskRun{run(2, "a", h(8), h(10), nil, "0.000001")}},
-		{"[12, 14)", h(12), h(14), []*ingest.TaskRun{run(4, "c", h(12), h(13), nil, "5")}},
+		{"[10, 12)", h(10), h(12), []*finops.TaskRun{run(7, "b", h(9), h(12), []string{"GPU-1", "GPU-2"}, "42.1")}},
+		{"[8, 9)", h(8), h(9), []*finops.TaskRun{run(2, "a", h(8), h(10), nil, "0.000001")}},
+		{"[12, 14)", h(12), h(14), []*finops.TaskRun{run(4, "c", h(12), h(13), nil, "5")}},
 		{"[13, 14)", h(13), h(14), nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
@@ -24,7 +25,7 @@ func importDelivery(t *testing.T, s *Store, period, delivery string, files ...de
 	t.Helper()
 	var out []*ImportResult
 	for _, f := range files {
-		var lines []*ingest.BillingLine
+		var lines []*finops.BillingLine
 		total := decimal.Zero
 		for i, c := range f.costs {
 			lines = append(lines, usageLine(i+2, "i-"+f.name, utc(2026, 1, 10, i, 0, 0), utc(2026, 1, 10, i+1, 0, 0), c))
@@ -164,7 +165,7 @@ func TestImportSummaryPeriod(t *testing.T) {
 		l := usageLine(2, "vm-"+name, utc(2026, 1, 3, 0, 0, 0), utc(2026, 1, 4, 0, 0, 0), cost)
 		sum := &ingest.Summary{Format: ingest.FormatAzure, Kind: ingest.KindBilling, Rows: 1, TotalCost: decimal.RequireFromString(cost),
 			Period: "azure:acct:2026-01", Delivery: delivery}
-		res, err := s.Import(context.Background(), FileMeta{URI: name, SHA256: shaOf(name)}, feed(sum, []*ingest.BillingLine{l}, nil, nil))
+		res, err := s.Import(context.Background(), FileMeta{URI: name, SHA256: shaOf(name)}, feed(sum, []*finops.BillingLine{l}, nil, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +196,7 @@ func TestImportSummaryPeriod(t *testing.T) {
 	l := usageLine(2, "vm", utc(2026, 1, 3, 0, 0, 0), utc(2026, 1, 4, 0, 0, 0), "5")
 	sum := &ingest.Summary{Kind: ingest.KindBilling, Rows: 1, Period: "azure:acct:2026-01", Delivery: "actual"}
 	r, err := s.Import(context.Background(), FileMeta{URI: "m", SHA256: shaOf("m"), Period: "azure:exports/x:2026-01", Delivery: "run-1"},
-		feed(sum, []*ingest.BillingLine{l}, nil, nil))
+		feed(sum, []*finops.BillingLine{l}, nil, nil))
 	if err != nil || r.Period != "azure:exports/x:2026-01" || len(r.Replaced) != 0 {
 		t.Errorf("manifest key: %+v, %v", r, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 )
 
 // Telemetry is kept as per-GPU-minute rollups (table gpu_minutes): the sum and
@@ -153,7 +153,7 @@ func minuteOf(ms int64) (int64, uint16) {
 }
 
 // add takes one sample of GPU id.
-func (m *minuteWriter) add(id int64, s *ingest.GPUSample) error {
+func (m *minuteWriter) add(id int64, s *finops.GPUSample) error {
 	if err := m.ctx.Err(); err != nil {
 		return err // a rolled-up sample reaches the database later: check here
 	}

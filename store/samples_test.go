@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 )
 
@@ -63,7 +64,7 @@ func TestMigrateSamplesToMinutes(t *testing.T) {
 	// (20 + 40) / 2 = 30 in 10:00, 7 in 10:01; the interval is the
 	// row-weighted median of the GPU's two files (30 s over 3 rows, 90 s
 	// over 1): 30 s.
-	want := []GPUSeries{series(GPUSeries{Key: "GPU-A", Host: "h", UUID: "GPU-A", Index: 0, Interval: 30 * time.Second}, []MinuteUtil{{29013720, 30}, {29013721, 7}})}
+	want := []finops.GPUSeries{series(finops.GPUSeries{Key: "GPU-A", Host: "h", UUID: "GPU-A", Index: 0, Interval: 30 * time.Second}, []finops.MinuteUtil{{Minute: 29013720, Util: 30}, {Minute: 29013721, Util: 7}})}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("GPUSeries = %+v, want %+v", got, want)
 	}
@@ -81,7 +82,7 @@ func TestMigrateSamplesToMinutes(t *testing.T) {
 	}
 	// A sample delivered again after the migration is recognised.
 	mustImport(t, s, "a-again.csv", feed(&ingest.Summary{Kind: ingest.KindUtilization}, nil,
-		[]*ingest.GPUSample{{UUID: "GPU-A", Index: -1, Time: t0.Add(35 * time.Second), Util: f64(99)}}, nil))
+		[]*finops.GPUSample{{UUID: "GPU-A", Index: -1, Time: t0.Add(35 * time.Second), Util: f64(99)}}, nil))
 	if got, _ := s.GPUSeries(ctx, t0, t0.Add(time.Hour)); got[0].Minutes()[0].Util != 30 {
 		t.Errorf("after re-delivery: %+v", got[0].Minutes())
 	}
@@ -94,15 +95,15 @@ func TestMinuteRollupOrderAndDuplicates(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
 	t0 := utc(2025, 3, 1, 10, 0, 0)
-	smp := func(d time.Duration, util float64) *ingest.GPUSample {
-		return &ingest.GPUSample{UUID: "G", Index: -1, Time: t0.Add(d), Util: f64(util), MemUsed: f64(util * 10)}
+	smp := func(d time.Duration, util float64) *finops.GPUSample {
+		return &finops.GPUSample{UUID: "G", Index: -1, Time: t0.Add(d), Util: f64(util), MemUsed: f64(util * 10)}
 	}
 	sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization}
-	mustImport(t, s, "a.csv", feed(sum, nil, []*ingest.GPUSample{
+	mustImport(t, s, "a.csv", feed(sum, nil, []*finops.GPUSample{
 		smp(0, 10), smp(time.Minute, 50), smp(20*time.Second, 30), // back into minute 0: merged
 		smp(20*time.Second, 99), // same instant again in the same file: the first wins
 	}, nil))
-	mustImport(t, s, "b.csv", feed(sum, nil, []*ingest.GPUSample{
+	mustImport(t, s, "b.csv", feed(sum, nil, []*finops.GPUSample{
 		smp(20*time.Second, 77), // delivered before: ignored
 		smp(40*time.Second, 20), // new: added
 		smp(time.Minute+time.Second, 70),
@@ -112,7 +113,7 @@ func TestMinuteRollupOrderAndDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	// minute 0: 10, 30, 20 → 20; minute 1: 50, 70 → 60.
-	want := []MinuteUtil{{29013720, 20}, {29013721, 60}}
+	want := []finops.MinuteUtil{{Minute: 29013720, Util: 20}, {Minute: 29013721, Util: 60}}
 	if len(got) != 1 || !reflect.DeepEqual(got[0].Minutes(), want) {
 		t.Fatalf("GPUSeries = %+v, want minutes %v", got, want)
 	}

@@ -6,62 +6,16 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/finops-oss/finops"
 )
-
-// GPUSeries is one GPU's utilization as per-minute means, the input of the
-// minute grid.
-type GPUSeries struct {
-	Key   string // UUID, or host/index
-	Host  string
-	UUID  string
-	Index int
-	Model string
-	// The mean utilization of each UTC minute that had at least one sample
-	// with a value, in increasing minute order: minute Start+Offsets[i] had
-	// Util[i]. A month of 1,000 GPUs sampled every minute is 43 million
-	// minutes, so eight bytes each rather than a (minute, float64) pair of
-	// sixteen; float32 is what the analysis computes with.
-	Start   int64 // unix seconds / 60
-	Offsets []uint32
-	Util    []float32
-	// Interval is the GPU's sampling interval (sampleIntervals): a sample
-	// also covers the minutes after it up to this spacing.
-	Interval time.Duration
-}
-
-// MinuteUtil is the mean utilization (0–100) of one minute.
-type MinuteUtil struct {
-	Minute int64 // unix seconds / 60
-	Util   float64
-}
-
-// Add appends one minute's mean; minutes must come in increasing order.
-func (g *GPUSeries) Add(minute int64, util float64) {
-	if len(g.Offsets) == 0 {
-		g.Start = minute
-	}
-	g.Offsets = append(g.Offsets, uint32(minute-g.Start))
-	g.Util = append(g.Util, float32(util))
-}
-
-// Minutes lists every minute of the series, in order.
-func (g *GPUSeries) Minutes() []MinuteUtil {
-	out := make([]MinuteUtil, len(g.Util))
-	for i, u := range g.Util {
-		out[i] = MinuteUtil{Minute: g.Start + int64(g.Offsets[i]), Util: float64(u)}
-	}
-	return out
-}
-
-// Len is the number of minutes with a value.
-func (g *GPUSeries) Len() int { return len(g.Util) }
 
 // GPUSeries returns per-minute mean utilization of every GPU with samples in
 // [from, to). Telemetry is stored per minute, so the range is cut at whole
 // minutes: a minute is in it when it overlaps [from, to). Compacted days
 // (gpu_days) and the hot minutes (gpu_minutes) are read together; where both
 // hold a minute, the compacted one — the earlier delivery — wins.
-func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]GPUSeries, error) {
+func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]finops.GPUSeries, error) {
 	intervals, err := s.sampleIntervals(ctx, from, to)
 	if err != nil {
 		return nil, err
@@ -74,7 +28,7 @@ func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]GPUSeries,
 	}
 	type gpu struct {
 		id int64
-		GPUSeries
+		finops.GPUSeries
 	}
 	var list []gpu
 	for gpus.Next() {
@@ -99,7 +53,7 @@ func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]GPUSeries,
 		m1++
 	}
 	r := seriesReader{s: s, m0: m0, m1: m1}
-	var out []GPUSeries
+	var out []finops.GPUSeries
 	for _, g := range list {
 		if err := r.read(ctx, g.id, &g.GPUSeries); err != nil {
 			return nil, fmt.Errorf("store: load samples of GPU %s: %w", g.Key, err)
@@ -124,10 +78,10 @@ type seriesReader struct {
 	s      *Store
 	m0, m1 int64
 	day    [dayMinutes]float32
-	hot    []MinuteUtil
+	hot    []finops.MinuteUtil
 }
 
-func (r *seriesReader) read(ctx context.Context, id int64, g *GPUSeries) error {
+func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) error {
 	// The hot minutes first: they fill what the compacted days lack.
 	r.hot = r.hot[:0]
 	rows, err := r.s.db.QueryContext(ctx, querySeriesMinutes, id, r.m0, r.m1)
@@ -135,7 +89,7 @@ func (r *seriesReader) read(ctx context.Context, id int64, g *GPUSeries) error {
 		return err
 	}
 	for rows.Next() {
-		var m MinuteUtil
+		var m finops.MinuteUtil
 		if err := rows.Scan(&m.Minute, &m.Util); err != nil {
 			rows.Close()
 			return err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 )
 
@@ -57,8 +58,8 @@ func TestCheckIntegrityRejectsDamage(t *testing.T) {
 	_, err := s.Import(ctx, meta, func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 		for i := range 3000 {
 			start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
-			if err := sink.Billing(&ingest.BillingLine{Line: i + 1, ChargeStart: start, ChargeEnd: start.Add(time.Hour),
-				ChargeCategory: ingest.ChargeUsage, ResourceID: strings.Repeat("r", 50), BilledCost: dec("1.5")}); err != nil {
+			if err := sink.Billing(&finops.BillingLine{Line: i + 1, ChargeStart: start, ChargeEnd: start.Add(time.Hour),
+				ChargeCategory: finops.ChargeUsage, ResourceID: strings.Repeat("r", 50), BilledCost: dec("1.5")}); err != nil {
 				return nil, err
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -20,13 +20,13 @@ import (
 // The query holds one read connection until EachLine returns; fn may read
 // the store through other connections but must not wait on a write (WAL
 // readers never block writers, but a writer waiting on fn would deadlock).
-func (s *Store) EachLine(ctx context.Context, from, to time.Time, fn func(*ingest.BillingLine) error) error {
-	return s.scanLines(ctx, from, to, func() *ingest.BillingLine { return new(ingest.BillingLine) }, fn)
+func (s *Store) EachLine(ctx context.Context, from, to time.Time, fn func(*finops.BillingLine) error) error {
+	return s.scanLines(ctx, from, to, func() *finops.BillingLine { return new(finops.BillingLine) }, fn)
 }
 
 // scanLines runs EachLine's query, decoding each row into the line next
 // returns, then calls fn with it.
-func (s *Store) scanLines(ctx context.Context, from, to time.Time, next func() *ingest.BillingLine, fn func(*ingest.BillingLine) error) error {
+func (s *Store) scanLines(ctx context.Context, from, to time.Time, next func() *finops.BillingLine, fn func(*finops.BillingLine) error) error {
 	o, err := s.overlap(ctx, from, to)
 	if err != nil {
 		return fmt.Errorf("store: stream billing lines: %w", err)
@@ -79,7 +79,7 @@ func (c *lineCache) str(p *string) {
 }
 
 // scan decodes one row of the billing_lines SELECT used by EachLine into l.
-func (c *lineCache) scan(rows *sql.Rows, l *ingest.BillingLine) error {
+func (c *lineCache) scan(rows *sql.Rows, l *finops.BillingLine) error {
 	var start, end int64
 	var billed, effective, list, qty, tags sql.NullString
 	if err := rows.Scan(&l.Line, &l.Provider, &l.BillingAccount, &l.SubAccount, &start, &end,

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 )
 
@@ -16,18 +17,18 @@ import (
 func TestEachLine(t *testing.T) {
 	ctx := context.Background()
 	h := func(hour int) time.Time { return utc(2025, 3, 1, hour, 0, 0) }
-	full := &ingest.BillingLine{Line: 2, Provider: "AWS", BillingAccount: "acct", SubAccount: "sub",
-		ChargeStart: h(10), ChargeEnd: h(11), ChargeCategory: ingest.ChargeUsage, ChargeClass: "correction",
-		ChargeFrequency: "usage-based", PricingCategory: "standard", PricingMode: ingest.ModeHourly,
+	full := &finops.BillingLine{Line: 2, Provider: "AWS", BillingAccount: "acct", SubAccount: "sub",
+		ChargeStart: h(10), ChargeEnd: h(11), ChargeCategory: finops.ChargeUsage, ChargeClass: "correction",
+		ChargeFrequency: "usage-based", PricingCategory: "standard", PricingMode: finops.ModeHourly,
 		CommitmentStatus: "used", CommitmentID: "sp-1", ResourceID: "i-1", ResourceName: "=HYPERLINK(\"x\")",
 		ResourceType: "instance", Service: "EC2", SKU: "sku", InstanceType: "g5.xlarge", Region: "us-east-1",
 		GPUModel: "A10G", GPUCount: 1, BilledCost: dec("1.006"), EffectiveCost: dec("0.9"), ListCost: dec("1.2"),
 		Currency: "USD", UsageQuantity: dec("1"), UsageUnit: "Hours", Tags: map[string]string{"team": "nlp"}}
-	lines := []*ingest.BillingLine{
+	lines := []*finops.BillingLine{
 		full,
 		usageLine(3, "b", h(9), h(12), "2"),
 		usageLine(4, "c", h(12), h(13), "3"),
-		{Line: 5, ResourceID: "null-cost", ChargeStart: h(10), ChargeEnd: h(11), ChargeCategory: ingest.ChargeTax},
+		{Line: 5, ResourceID: "null-cost", ChargeStart: h(10), ChargeEnd: h(11), ChargeCategory: finops.ChargeTax},
 	}
 	s := openTest(t)
 	mustImport(t, s, "lines.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: len(lines)}, lines, nil, nil))
@@ -43,7 +44,7 @@ func TestEachLine(t *testing.T) {
 		{h(20), h(21), nil},
 	} {
 		var got []string
-		err := s.EachLine(ctx, tc.from, tc.to, func(l *ingest.BillingLine) error {
+		err := s.EachLine(ctx, tc.from, tc.to, func(l *finops.BillingLine) error {
 			got = append(got, l.ResourceID)
 			if l.ResourceID == "i-1" {
 				want := *full
@@ -64,7 +65,7 @@ func TestEachLine(t *testing.T) {
 }
 
 // linesEqual compares two lines field by field, decimals by value.
-func linesEqual(a, b ingest.BillingLine) bool {
+func linesEqual(a, b finops.BillingLine) bool {
 	if !decEq(a.BilledCost, b.BilledCost) || !decEq(a.EffectiveCost, b.EffectiveCost) ||
 		!decEq(a.ListCost, b.ListCost) || !decEq(a.UsageQuantity, b.UsageQuantity) {
 		return false
@@ -79,7 +80,7 @@ func linesEqual(a, b ingest.BillingLine) bool {
 func TestEachLineStopsOnError(t *testing.T) {
 	ctx := context.Background()
 	h := func(hour int) time.Time { return utc(2025, 3, 1, hour, 0, 0) }
-	var lines []*ingest.BillingLine
+	var lines []*finops.BillingLine
 	for i := range 10 {
 		lines = append(lines, usageLine(i+2, "r", h(i), h(i+1), "1"))
 	}
@@ -88,7 +89,7 @@ func TestEachLineStopsOnError(t *testing.T) {
 
 	stop := errors.New("enough")
 	n := 0
-	err := s.EachLine(ctx, h(0), h(24), func(*ingest.BillingLine) error {
+	err := s.EachLine(ctx, h(0), h(24), func(*finops.BillingLine) error {
 		n++
 		if n == 3 {
 			return stop
@@ -105,7 +106,7 @@ func TestEachLineStopsOnError(t *testing.T) {
 	// A cancelled context is an error, not a silent empty scan.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := s.EachLine(cctx, h(0), h(24), func(*ingest.BillingLine) error { return nil }); err == nil {
+	if err := s.EachLine(cctx, h(0), h(24), func(*finops.BillingLine) error { return nil }); err == nil {
 		t.Error("EachLine with a cancelled context succeeded")
 	}
 }
@@ -115,7 +116,7 @@ func TestEachLineStopsOnError(t *testing.T) {
 // month of 200,000 lines small in memory — and stay equal by value.
 func TestLinesShareRepeatedValues(t *testing.T) {
 	h := func(hour int) time.Time { return utc(2025, 3, 1, hour, 0, 0) }
-	var lines []*ingest.BillingLine
+	var lines []*finops.BillingLine
 	for i := 0; i < 3; i++ {
 		l := usageLine(i+2, "i-shared", h(i), h(i+1), "1.006")
 		l.Tags = map[string]string{"team": "nlp"}

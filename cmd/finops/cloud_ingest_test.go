@@ -55,7 +55,7 @@ func TestIngestCURDeliveryFolder(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "f.db")
 
 	// The older January delivery, named by its manifest.
-	code, out, errOut := finops(t, "--db", db, "ingest", filepath.Join(jan, "aaaa-1111", "gpu-report-Manifest.json"))
+	code, out, errOut := cli(t, "--db", db, "ingest", filepath.Join(jan, "aaaa-1111", "gpu-report-Manifest.json"))
 	if code != 0 {
 		t.Fatalf("older delivery: exit %d: %s %s", code, out, errOut)
 	}
@@ -66,7 +66,7 @@ func TestIngestCURDeliveryFolder(t *testing.T) {
 	}
 
 	// The whole folder: the latest January delivery replaces the older one.
-	code, out, errOut = finops(t, "--db", db, "ingest", folder)
+	code, out, errOut = cli(t, "--db", db, "ingest", folder)
 	if code != 0 {
 		t.Fatalf("folder: exit %d: %s %s", code, out, errOut)
 	}
@@ -96,11 +96,11 @@ func TestIngestCURDeliveryFolder(t *testing.T) {
 
 	// Again: nothing changes; nor does the older delivery named again.
 	before := counts(t, db)
-	code, out, _ = finops(t, "--db", db, "ingest", folder)
+	code, out, _ = cli(t, "--db", db, "ingest", folder)
 	if code != 0 || strings.Contains(out, "replaces") || strings.Count(out, "already imported") != 3 {
 		t.Errorf("re-import: exit %d:\n%s", code, out)
 	}
-	code, out, _ = finops(t, "--db", db, "ingest", filepath.Join(jan, "aaaa-1111", "gpu-report-Manifest.json"))
+	code, out, _ = cli(t, "--db", db, "ingest", filepath.Join(jan, "aaaa-1111", "gpu-report-Manifest.json"))
 	if code != 0 || strings.Count(out, "since replaced by bbbb-2222: nothing changed") != 2 {
 		t.Errorf("older delivery again: exit %d:\n%s", code, out)
 	}
@@ -116,10 +116,10 @@ func TestIngestAzureDeliveryFolder(t *testing.T) {
 	folder := cloudTestdata(t, "azure/delivery")
 	month := filepath.Join(folder, "exports", "gpu-costs", "20260101-20260131")
 	db := filepath.Join(t.TempDir(), "f.db")
-	if code, out, errOut := finops(t, "--db", db, "ingest", filepath.Join(month, "202601051200", "run-1111", "manifest.json")); code != 0 {
+	if code, out, errOut := cli(t, "--db", db, "ingest", filepath.Join(month, "202601051200", "run-1111", "manifest.json")); code != 0 {
 		t.Fatalf("run 1: exit %d: %s %s", code, out, errOut)
 	}
-	code, out, errOut := finops(t, "--db", db, "ingest", folder)
+	code, out, errOut := cli(t, "--db", db, "ingest", folder)
 	if code != 0 || !strings.Contains(out, "delivery 202601071200/run-2222") || !strings.Contains(out, "replaces") {
 		t.Fatalf("folder: exit %d: %s %s", code, out, errOut)
 	}
@@ -134,7 +134,7 @@ func TestIngestAzureDeliveryFolder(t *testing.T) {
 	}
 
 	before := counts(t, db)
-	code, out, errOut = finops(t, "--db", db, "ingest", cloudTestdata(t, "azure/koku/manifest.json"))
+	code, out, errOut = cli(t, "--db", db, "ingest", cloudTestdata(t, "azure/koku/manifest.json"))
 	msg := out + errOut
 	if code != ExitFailed || !strings.Contains(msg, "koku/manifest.json") || !strings.Contains(msg, "000001.csv, which is not here") ||
 		!strings.Contains(msg, "copy the whole delivery") {
@@ -150,10 +150,10 @@ func TestIngestAzureDeliveryFolder(t *testing.T) {
 func TestIngestAzureActualThenAmortized(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "f.db")
 	actual, amortized := cloudTestdata(t, "azure/EA_ActualCost_Small.csv"), cloudTestdata(t, "azure/EA_AmortizedCost_Small.csv")
-	if code, out, errOut := finops(t, "--db", db, "ingest", actual); code != 0 {
+	if code, out, errOut := cli(t, "--db", db, "ingest", actual); code != 0 {
 		t.Fatalf("actual: exit %d: %s %s", code, out, errOut)
 	}
-	code, out, errOut := finops(t, "--db", db, "ingest", amortized)
+	code, out, errOut := cli(t, "--db", db, "ingest", amortized)
 	if code != 0 || !strings.Contains(out, "warning:") || !strings.Contains(out, "is the amortized export of azure:8611537:2023-09 and replaces the actual export") ||
 		!strings.Contains(out, "never summed") {
 		t.Fatalf("amortized: exit %d:\n%s %s", code, out, errOut)
@@ -164,7 +164,7 @@ func TestIngestAzureActualThenAmortized(t *testing.T) {
 	}
 	// Both again, as a folder holding both would: nothing changes.
 	before := counts(t, db)
-	if code, out, _ := finops(t, "--db", db, "ingest", actual, amortized); code != 0 || !strings.Contains(out, "already imported") ||
+	if code, out, _ := cli(t, "--db", db, "ingest", actual, amortized); code != 0 || !strings.Contains(out, "already imported") ||
 		!strings.Contains(out, "since replaced by amortized: nothing changed") || strings.Contains(out, "replaces") {
 		t.Errorf("re-import: exit %d: %s", code, out)
 	}
@@ -178,7 +178,7 @@ func TestIngestAzureActualThenAmortized(t *testing.T) {
 func TestIngestCloudSampleFolders(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "f.db")
 	// Three of Microsoft's Azure samples have no currency column: --currency says it.
-	code, out, errOut := finops(t, "--db", db, "ingest", "--currency", "USD", cloudTestdata(t, "aws"), cloudTestdata(t, "azure"), cloudTestdata(t, "gcp"))
+	code, out, errOut := cli(t, "--db", db, "ingest", "--currency", "USD", cloudTestdata(t, "aws"), cloudTestdata(t, "azure"), cloudTestdata(t, "gcp"))
 	// koku's Azure manifest lists a blob that is not in the repository.
 	if code != ExitFailed || strings.Count(out, "FAILED") != 1 || !strings.Contains(out, "koku/manifest.json") {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
@@ -194,7 +194,7 @@ func TestIngestCloudSampleFolders(t *testing.T) {
 
 func TestIngestBadCloudFiles(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "f.db")
-	if code, out, errOut := finops(t, "--db", db, "ingest", cloudTestdata(t, "aws/test_cur.csv")); code != 0 {
+	if code, out, errOut := cli(t, "--db", db, "ingest", cloudTestdata(t, "aws/test_cur.csv")); code != 0 {
 		t.Fatalf("good file: exit %d: %s %s", code, out, errOut)
 	}
 	before := counts(t, db)
@@ -204,7 +204,7 @@ func TestIngestBadCloudFiles(t *testing.T) {
 		"gcp_bad_cost.json":  `gcp_bad_cost.json:2: field "cost"`,
 		"gcp_truncated.json": "cut off",
 	} {
-		code, out, errOut := finops(t, "--db", db, "ingest", cloudTestdata(t, "bad/"+file))
+		code, out, errOut := cli(t, "--db", db, "ingest", cloudTestdata(t, "bad/"+file))
 		if code != ExitFailed || !strings.Contains(out+errOut, want) {
 			t.Errorf("%s: exit %d, message %q lacks %q", file, code, out+errOut, want)
 		}

@@ -15,7 +15,7 @@ func TestReportRefusesMissingRate(t *testing.T) {
 	db := filepath.Join(dir, "f.db")
 	runpod := rentalFile(t, "runpod_billing_pods.json")
 	autodl := filepath.Join(repoRoot(t), "testdata", "ingest", "autodl_sample.csv")
-	if code, out, errOut := finops(t, "--db", db, "ingest", autodl, runpod); code != 0 {
+	if code, out, errOut := cli(t, "--db", db, "ingest", autodl, runpod); code != 0 {
 		t.Fatalf("ingest: exit %d: %s %s", code, out, errOut)
 	}
 	write := func(name, yaml string) string {
@@ -30,7 +30,7 @@ func TestReportRefusesMissingRate(t *testing.T) {
 		if cfg != "" {
 			args = append([]string{"--config", cfg}, args...)
 		}
-		code, stdout, stderr := finops(t, args...)
+		code, stdout, stderr := cli(t, args...)
 		return code, stdout + stderr
 	}
 

@@ -24,7 +24,7 @@ func TestMissingDatabaseRefused(t *testing.T) {
 			db := filepath.Join(dir, "typo.db")
 			args := append([]string{"--db", db}, tc.args...)
 			args = append(args, "--out", filepath.Join(dir, "out"))
-			code, stdout, stderr := finops(t, args...)
+			code, stdout, stderr := cli(t, args...)
 			if code != 2 {
 				t.Fatalf("exit %d, want 2 (usage)\n%s\n%s", code, stdout, stderr)
 			}

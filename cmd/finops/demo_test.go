@@ -38,7 +38,7 @@ func approx(t *testing.T, name string, got, want float64) {
 // package), not from finops' own output.
 func TestDemoStories(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, stderr := finops(t, "demo", "--out", out)
+	code, stdout, stderr := cli(t, "demo", "--out", out)
 	if code != 0 {
 		t.Fatalf("demo exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -134,7 +134,7 @@ func TestDemoStories(t *testing.T) {
 	// exist yet: --since 14d at Nov 30 03:00 UTC (11:00 in Shanghai) is the 14
 	// complete local days Nov 16 to Nov 29, and the file name says so.
 	adhoc := filepath.Join(out, "adhoc", "sub")
-	code, stdout, stderr = finops(t, "--config", filepath.Join(out, "demo-data", "finops.yaml"),
+	code, stdout, stderr = cli(t, "--config", filepath.Join(out, "demo-data", "finops.yaml"),
 		"--db", filepath.Join(out, "demo-data", "finops.db"), "report", "--since", "14d", "--out", adhoc, "--format", "json")
 	if code != 0 {
 		t.Fatalf("report --since 14d: exit %d\n%s\n%s", code, stdout, stderr)
@@ -150,7 +150,7 @@ func TestDemoDeterministic(t *testing.T) {
 	var docs [2][]byte
 	out := t.TempDir()
 	for i := range docs {
-		if code, stdout, stderr := finops(t, "demo", "--out", out, "--seed", "7"); code != 0 {
+		if code, stdout, stderr := cli(t, "demo", "--out", out, "--seed", "7"); code != 0 {
 			t.Fatalf("demo exit %d: %s %s", code, stdout, stderr)
 		}
 		b, err := os.ReadFile(filepath.Join(out, "finops-2026-W48.json"))

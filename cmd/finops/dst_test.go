@@ -34,7 +34,7 @@ func TestFallBackWeekAmerican(t *testing.T) {
 	const header = "timestamp, name, pci.bus_id, index, uuid, utilization.gpu [%], utilization.memory [%], memory.total [MiB], memory.used [MiB], power.draw [W]\n"
 	monday := time.Date(2026, 10, 26, 0, 0, 0, 250e6, time.UTC)
 	db := filepath.Join(dir, "f.db")
-	if code, out, errs := finops(t, "--db", db, "ingest", bill); code != 0 {
+	if code, out, errs := cli(t, "--db", db, "ingest", bill); code != 0 {
 		t.Fatalf("ingest bill: exit %d\n%s%s", code, out, errs)
 	}
 	for day := range 7 {
@@ -49,12 +49,12 @@ func TestFallBackWeekAmerican(t *testing.T) {
 		if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if code, out, errs := finops(t, "--db", db, "ingest", "--host", "gpu-ny", "--tz", "America/New_York", log); code != 0 {
+		if code, out, errs := cli(t, "--db", db, "ingest", "--host", "gpu-ny", "--tz", "America/New_York", log); code != 0 {
 			t.Fatalf("ingest %s: exit %d\n%s%s", log, code, out, errs)
 		}
 	}
 	rep := filepath.Join(dir, "out")
-	if code, out, errs := finops(t, "--db", db, "report", "--week", "2026-W44", "--format", "json", "--out", rep); code != 0 {
+	if code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W44", "--format", "json", "--out", rep); code != 0 {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
 	}
 	tot := readSummary(t, filepath.Join(rep, "finops-2026-W44.json")).Totals
@@ -75,7 +75,7 @@ func TestAmbiguousSpanWarns(t *testing.T) {
 	}
 	for _, args := range [][]string{{"ingest", "--check"}, {"ingest"}} {
 		args = append(append([]string{"--db", filepath.Join(dir, "f.db")}, args...), "--tz", "America/New_York", tasks)
-		code, out, errs := finops(t, args...)
+		code, out, errs := cli(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
 		}

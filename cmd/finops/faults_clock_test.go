@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/store"
 )
 
@@ -84,7 +85,7 @@ func TestFaultSMIClockSkew(t *testing.T) {
 	db := filepath.Join(dir, "f.db")
 	for _, args := range [][]string{{"ingest", bill}, {"ingest", "--host", "gpu-a", "--tz", "UTC", logA},
 		{"ingest", "--host", "gpu-b", "--tz", "UTC", logB}} {
-		if code, out, errs := finops(t, append([]string{"--db", db}, args...)...); code != 0 {
+		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
 		}
 	}
@@ -99,7 +100,7 @@ func TestFaultSMIClockSkew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byUUID := map[string]store.GPUSeries{}
+	byUUID := map[string]finops.GPUSeries{}
 	for _, s := range series {
 		byUUID[s.UUID] = s
 	}
@@ -126,7 +127,7 @@ func TestFaultSMIClockSkew(t *testing.T) {
 	}
 
 	rep := filepath.Join(dir, "out")
-	if code, out, errs := finops(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep); code != 0 {
+	if code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep); code != 0 {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
 	}
 	r := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))

@@ -95,7 +95,7 @@ func TestFaultKilledMidIngest(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "finops.db")
 	// Something to keep: a bill imported before.
-	if code, out, errs := finops(t, "--db", db, "ingest", filepath.Join(repoRoot(t), "testdata", "ingest", "autodl_sample.csv")); code != 0 {
+	if code, out, errs := cli(t, "--db", db, "ingest", filepath.Join(repoRoot(t), "testdata", "ingest", "autodl_sample.csv")); code != 0 {
 		t.Fatalf("ingest the bill: exit %d\n%s%s", code, out, errs)
 	}
 	log := filepath.Join(dir, "gpu-k.csv")
@@ -165,7 +165,7 @@ func TestFaultKilledMidIngest(t *testing.T) {
 		t.Errorf("the killed ingest left rows behind: %v → %v", before, after)
 	}
 
-	code, out, errs := finops(t, "--db", db, "ingest", "--host", "gpu-k", "--tz", "UTC", log)
+	code, out, errs := cli(t, "--db", db, "ingest", "--host", "gpu-k", "--tz", "UTC", log)
 	if code != 0 {
 		t.Fatalf("ingest again: exit %d\n%s%s", code, out, errs)
 	}

@@ -27,7 +27,7 @@ func TestFaultDiskFull(t *testing.T) {
 		t.Skip("needs bash for ulimit -f")
 	}
 	dir := t.TempDir()
-	if code, stdout, stderr := finops(t, "demo", "--out", dir); code != 0 {
+	if code, stdout, stderr := cli(t, "demo", "--out", dir); code != 0 {
 		t.Fatalf("demo: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	cfg := filepath.Join(dir, "demo-data", "finops.yaml")

@@ -22,7 +22,7 @@ import (
 // from compacted days as from minutes.
 func TestGoldenDemo(t *testing.T) {
 	out := t.TempDir()
-	code, stdout, stderr := finops(t, "demo", "--out", out)
+	code, stdout, stderr := cli(t, "demo", "--out", out)
 	if code != 0 {
 		t.Fatalf("demo exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

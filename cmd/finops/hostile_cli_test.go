@@ -33,7 +33,7 @@ func TestHostileFlagValues(t *testing.T) {
 		{[]string{"plan", scenarios, "--format", "pdf"}, `--format "pdf"`},
 		{[]string{"ingest", "prometheus", "--url", "http://127.0.0.1:1", "--exporter", "node", "--since", "1d"}, `exporter: "node"`},
 	} {
-		code, stdout, stderr := finops(t, append([]string{"--db", db}, tc.args...)...)
+		code, stdout, stderr := cli(t, append([]string{"--db", db}, tc.args...)...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, want %d naming %s\n%s%s", tc.args, code, ExitUsage, tc.want, stdout, stderr)
 		}

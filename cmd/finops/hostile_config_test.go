@@ -20,7 +20,7 @@ func refusedConfig(t *testing.T, name, cfg string, args []string, want ...string
 	t.Helper()
 	db, before := hostileDB(t)
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := finops(t, append([]string{"--config", cfg, "--db", db}, append(args, "--out", out)...)...)
+	code, stdout, stderr := cli(t, append([]string{"--config", cfg, "--db", db}, append(args, "--out", out)...)...)
 	msg := stdout + stderr
 	if code != ExitUsage {
 		t.Errorf("%s: exit %d, want %d; output %.500s", name, code, ExitUsage, msg)

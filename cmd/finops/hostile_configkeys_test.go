@@ -17,7 +17,7 @@ func TestHostileConfigTypo(t *testing.T) {
 	} {
 		cfg := writeConfig(t, t.TempDir(), "finops.yaml", tc.yaml)
 		refusedConfig(t, tc.name, cfg, []string{"report", "--week", "2026-W48"}, tc.want)
-		_, stdout, stderr := finops(t, "--config", cfg, "report", "--week", "2026-W48")
+		_, stdout, stderr := cli(t, "--config", cfg, "report", "--week", "2026-W48")
 		if msg := stdout + stderr; strings.Contains(msg, "not found in type") || strings.Contains(msg, "config.") {
 			t.Errorf("%s: message names a Go type: %s", tc.name, msg)
 		}

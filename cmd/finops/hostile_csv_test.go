@@ -22,7 +22,7 @@ func TestHostileCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := finops(t, "--config", cfg, "--db", db, "report", "--from", "2026-11-01", "--to", "2026-11-30", "--out", out)
+	code, stdout, stderr := cli(t, "--config", cfg, "--db", db, "report", "--from", "2026-11-01", "--to", "2026-11-30", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -212,7 +212,7 @@ func TestHostileDoctor(t *testing.T) {
 	t.Run("bad config", func(t *testing.T) {
 		cfg := filepath.Join(t.TempDir(), "finops.yaml")
 		os.WriteFile(cfg, []byte("publish: {smtp: {host: smtp.example.com, tls: ssl, from: f@example.com}}\n"), 0o644)
-		code, stdout, _ := finops(t, "--config", cfg, "doctor")
+		code, stdout, _ := cli(t, "--config", cfg, "doctor")
 		if code != ExitUsage {
 			t.Errorf("exit %d, want %d", code, ExitUsage)
 		}

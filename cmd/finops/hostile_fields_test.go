@@ -34,7 +34,7 @@ func TestHostileCRLineEnds(t *testing.T) {
 		_, err := w.Write(bytes.Replace(cr, []byte("\r"), []byte("\r\r"), 1)) // another sha256, same rows
 		return err
 	})
-	if code, out, errOut := finops(t, "--db", db, "ingest", mac, gz); code != 0 {
+	if code, out, errOut := cli(t, "--db", db, "ingest", mac, gz); code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 	// 1,000 data lines (1,001 lines with the header), imported twice.

@@ -43,11 +43,11 @@ func TestHostileNVMLOnlyWithTag(t *testing.T) {
 	if nvml.Available {
 		t.Error("nvml.Available in a build without -tags nvml")
 	}
-	code, stdout, stderr := finops(t, "collect", "nvml", "--out", t.TempDir())
+	code, stdout, stderr := cli(t, "collect", "nvml", "--out", t.TempDir())
 	if code != ExitFailed || !strings.Contains(stderr, "go build -tags nvml") {
 		t.Errorf("collect nvml in the default build: exit %d, want %d and the tagged build command\n%s%s", code, ExitFailed, stdout, stderr)
 	}
-	_, help, _ := finops(t, "collect", "nvml", "--help")
+	_, help, _ := cli(t, "collect", "nvml", "--help")
 	if !strings.Contains(help, "-tags nvml") {
 		t.Errorf("collect nvml --help does not say how to get the tagged build:\n%s", help)
 	}
@@ -60,7 +60,7 @@ func TestHostileVersionFlag(t *testing.T) {
 	// The expected line is built from its parts here, not from versionLine.
 	want := "finops " + version + " (schema " + strconv.Itoa(store.SchemaVersion()) + ")\n"
 	for _, args := range [][]string{{"version"}, {"--version"}} {
-		code, stdout, stderr := finops(t, args...)
+		code, stdout, stderr := cli(t, args...)
 		if code != ExitOK || stdout != want || stderr != "" {
 			t.Errorf("finops %s: exit %d, stdout %q, stderr %q; want 0 and %q", args[0], code, stdout, stderr, want)
 		}

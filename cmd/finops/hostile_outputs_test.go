@@ -33,7 +33,7 @@ func TestHostileReportOutputs(t *testing.T) {
 			}
 		}
 		cfg := writeConfig(t, dir, "finops.yaml", "billing: [{path: "+filepath.Join(repoRoot(t), "testdata", "ingest", "autodl_sample.csv")+"}]\n")
-		code, stdout, stderr := finops(t, append([]string{"--config", cfg, "--db", db}, append(cmd, "--out", out)...)...)
+		code, stdout, stderr := cli(t, append([]string{"--config", cfg, "--db", db}, append(cmd, "--out", out)...)...)
 		msg := stdout + stderr
 		if code != ExitFailed || !strings.Contains(msg, "finops-2026-W48.json") || !strings.Contains(msg, "none of this report's files were kept") {
 			t.Errorf("%s: exit %d, want %d naming the json target; output %.800s", cmd[0], code, ExitFailed, msg)

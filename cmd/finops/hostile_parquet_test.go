@@ -24,7 +24,7 @@ var checkTotal = regexp.MustCompile(`(?m)^  total cost: (\S+)`)
 // checkedTotal runs `finops ingest --check path` and returns the total it prints.
 func checkedTotal(t *testing.T, path string) string {
 	t.Helper()
-	code, out, errOut := finops(t, "ingest", "--check", path)
+	code, out, errOut := cli(t, "ingest", "--check", path)
 	m := checkTotal.FindStringSubmatch(out)
 	if code != 0 || m == nil {
 		t.Fatalf("--check %s: exit %d: %s %s", path, code, out, errOut)
@@ -59,7 +59,7 @@ func TestHostileParquetTotals(t *testing.T) {
 	}
 	// Imported, the Parquet delivery stores what --check said.
 	db := filepath.Join(t.TempDir(), "f.db")
-	code, out, errOut := finops(t, "--db", db, "ingest", filepath.Join(td, "parquet", "cur2"))
+	code, out, errOut := cli(t, "--db", db, "ingest", filepath.Join(td, "parquet", "cur2"))
 	if code != 0 || !strings.Contains(out, "gpu-export-00001.snappy.parquet: aws-cur2, 5 rows") {
 		t.Fatalf("ingest: exit %d: %s %s", code, out, errOut)
 	}

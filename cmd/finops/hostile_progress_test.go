@@ -45,7 +45,7 @@ func focusSample(t *testing.T) string {
 func TestHostileProgressNotOnAPipe(t *testing.T) {
 	// The tests' stderr is a buffer, as cron's is a pipe: no bar at all.
 	db := filepath.Join(t.TempDir(), "f.db")
-	code, stdout, stderr := finops(t, "--db", db, "ingest", focusSample(t))
+	code, stdout, stderr := cli(t, "--db", db, "ingest", focusSample(t))
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
@@ -105,11 +105,11 @@ func TestHostileQuiet(t *testing.T) {
 	bad := filepath.Join(repoRoot(t), "testdata", "ingest", "bad", "bad_number.csv")
 
 	// A good file: nothing at all.
-	if code, stdout, stderr := finops(t, "-q", "--db", db, "ingest", good); code != ExitOK || stdout != "" || stderr != "" {
+	if code, stdout, stderr := cli(t, "-q", "--db", db, "ingest", good); code != ExitOK || stdout != "" || stderr != "" {
 		t.Errorf("ingest -q: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// A bad file among good ones: only its problem, the good one unsaid.
-	code, stdout, stderr := finops(t, "--quiet", "--db", db, "ingest", good, bad)
+	code, stdout, stderr := cli(t, "--quiet", "--db", db, "ingest", good, bad)
 	if code != ExitFailed || !strings.Contains(stdout, bad+": FAILED") || strings.Contains(stdout, good) {
 		t.Errorf("ingest --quiet of a bad file: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -118,19 +118,19 @@ func TestHostileQuiet(t *testing.T) {
 	folder := filepath.Join(dir, "bills")
 	os.MkdirAll(folder, 0o755)
 	fifo := fifotest.Make(t, filepath.Join(folder, "pipe.csv"))
-	code, stdout, stderr = finops(t, "--quiet", "--db", db, "ingest", folder)
+	code, stdout, stderr = cli(t, "--quiet", "--db", db, "ingest", folder)
 	if code != ExitFailed || !strings.Contains(stdout, "FAILED") || !strings.Contains(stdout, fifo) {
 		t.Errorf("ingest --quiet of a folder with a FIFO: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// JSON results are the output, not a summary: they stay.
-	code, stdout, _ = finops(t, "--quiet", "--log-format", "json", "--db", db, "ingest", good)
+	code, stdout, _ = cli(t, "--quiet", "--log-format", "json", "--db", db, "ingest", good)
 	if code != ExitOK || !strings.HasPrefix(stdout, "{") || !strings.Contains(stdout, `"status"`) {
 		t.Errorf("ingest --quiet --log-format json: exit %d, stdout %q", code, stdout)
 	}
 
 	// The report is written, its summary and "wrote" lines are not printed.
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr = finops(t, "--quiet", "--db", db, "report", "--from", "2024-09-01", "--to", "2024-09-30", "--format", "json", "--out", out)
+	code, stdout, stderr = cli(t, "--quiet", "--db", db, "report", "--from", "2024-09-01", "--to", "2024-09-30", "--format", "json", "--out", out)
 	if code != ExitOK || stdout != "" || stderr != "" {
 		t.Errorf("report --quiet: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -139,7 +139,7 @@ func TestHostileQuiet(t *testing.T) {
 	}
 	// Without --quiet the same report prints its summary: the test above
 	// would pass for a command that prints nothing anyway.
-	if _, stdout, _ = finops(t, "--db", db, "report", "--from", "2024-09-01", "--to", "2024-09-30", "--format", "json", "--out", out); !strings.Contains(stdout, "wrote ") {
+	if _, stdout, _ = cli(t, "--db", db, "report", "--from", "2024-09-01", "--to", "2024-09-30", "--format", "json", "--out", out); !strings.Contains(stdout, "wrote ") {
 		t.Errorf("report without --quiet: stdout %q", stdout)
 	}
 	if err := os.RemoveAll(out); err != nil {
@@ -150,7 +150,7 @@ func TestHostileQuiet(t *testing.T) {
 func TestHostileProgressSheets(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "f.db")
-	if code, stdout, stderr := finops(t, "--db", db, "ingest", focusSample(t)); code != ExitOK {
+	if code, stdout, stderr := cli(t, "--db", db, "ingest", focusSample(t)); code != ExitOK {
 		t.Fatalf("ingest: exit %d: %s %s", code, stdout, stderr)
 	}
 	code, stdout, stderr := finopsProgress(t, "--db", db, "report", "--from", "2024-09-01", "--to", "2024-09-30",

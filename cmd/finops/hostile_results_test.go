@@ -27,7 +27,7 @@ func TestHostileCheckOnce(t *testing.T) {
 {"amount": 1.5, "podId": "a", "time": "2026-11-02T00:00:00Z", "timeBilledMs": 3600000},
 {"amount": "lots", "podId": "b", "time": "2026-11-02T00:00:00Z"}
 ]`)
-	code, stdout, stderr := finops(t, "--db", filepath.Join(dir, "f.db"), "ingest", "--check", good, bad)
+	code, stdout, stderr := cli(t, "--db", filepath.Join(dir, "f.db"), "ingest", "--check", good, bad)
 	if code != ExitFailed {
 		t.Errorf("exit %d, want %d", code, ExitFailed)
 	}
@@ -83,7 +83,7 @@ func TestHostileJSONResults(t *testing.T) {
 	missing := filepath.Join(dir, "missing.csv")
 
 	for _, flags := range [][]string{{"--log-format", "json", "ingest", "--check"}, {"ingest", "--check", "--format", "json"}} {
-		code, stdout, _ := finops(t, append(append([]string{"--db", db}, flags...), vast, missing)...)
+		code, stdout, _ := cli(t, append(append([]string{"--db", db}, flags...), vast, missing)...)
 		objs := jsonLines(t, strings.Join(flags, " "), stdout)
 		if code != ExitFailed || len(objs) != 2 {
 			t.Fatalf("%v: exit %d, %d objects:\n%s", flags, code, len(objs), stdout)
@@ -102,7 +102,7 @@ func TestHostileJSONResults(t *testing.T) {
 	}
 
 	// An import: one object a file; the second import of the same bytes is a duplicate.
-	code, stdout, stderr := finops(t, "--db", db, "--log-format", "json", "ingest", runpod, runpod)
+	code, stdout, stderr := cli(t, "--db", db, "--log-format", "json", "ingest", runpod, runpod)
 	objs := jsonLines(t, "ingest", stdout)
 	if code != 0 || len(objs) != 2 || objs[0]["status"] != "imported" || objs[0]["total_cost"] != "109.52" ||
 		objs[1]["status"] != "duplicate" || objs[1]["duplicate_of"] != runpod {
@@ -111,7 +111,7 @@ func TestHostileJSONResults(t *testing.T) {
 
 	// A report: one object naming the files written, each on disk.
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr = finops(t, "--db", db, "--log-format", "json", "report", "--from", "2026-11-02", "--to", "2026-11-04", "--out", out)
+	code, stdout, stderr = cli(t, "--db", db, "--log-format", "json", "report", "--from", "2026-11-02", "--to", "2026-11-04", "--out", out)
 	objs = jsonLines(t, "report", stdout)
 	if code != 0 || len(objs) != 1 || objs[0]["command"] != "report" || objs[0]["status"] != "ok" {
 		t.Fatalf("report: exit %d\n%s%s", code, stdout, stderr)
@@ -127,7 +127,7 @@ func TestHostileJSONResults(t *testing.T) {
 	}
 
 	// Text stays the default.
-	if _, stdout, _ := finops(t, "--db", db, "ingest", "--check", vast); !strings.HasPrefix(stdout, vast+": OK\n") {
+	if _, stdout, _ := cli(t, "--db", db, "ingest", "--check", vast); !strings.HasPrefix(stdout, vast+": OK\n") {
 		t.Errorf("text --check:\n%s", stdout)
 	}
 }
@@ -139,12 +139,12 @@ func TestHostileIngestErrorOnce(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "runpod_bad.json")
 	writeFile(t, bad, `[{"amount": "lots", "podId": "b", "time": "2026-11-02T00:00:00Z"}]`)
-	code, stdout, stderr := finops(t, "--db", filepath.Join(dir, "f.db"), "ingest", bad)
+	code, stdout, stderr := cli(t, "--db", filepath.Join(dir, "f.db"), "ingest", bad)
 	if code != ExitFailed || strings.Count(stdout+stderr, "lots") != 1 || !strings.Contains(stdout, bad+": FAILED: ") ||
 		!strings.Contains(stderr, "ingest: 1 problems in 1 sources (1 files planned), each named on standard output") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	code, stdout, stderr = finops(t, "--db", filepath.Join(dir, "f.db"), "ingest", "s3://AKIA:secret@bucket/cur/", bad)
+	code, stdout, stderr = cli(t, "--db", filepath.Join(dir, "f.db"), "ingest", "s3://AKIA:secret@bucket/cur/", bad)
 	if code != ExitUsage || !strings.Contains(stderr, "must not contain credentials") || strings.Contains(stdout, "credentials") {
 		t.Errorf("usage: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}

@@ -117,11 +117,11 @@ func TestHostileURLCredentials(t *testing.T) {
 			}
 			// -v prints a line per file and per day; json logs the failure
 			// and the result line.
-			code, stdout, stderr := finops(t, "--config", cfg, "-v", "run", "--week", "2026-W48")
+			code, stdout, stderr := cli(t, "--config", cfg, "-v", "run", "--week", "2026-W48")
 			if code != tc.wantCode {
 				t.Fatalf("run: exit %d, want %d\n%s%s", code, tc.wantCode, stdout, stderr)
 			}
-			jcode, jout, jerr := finops(t, "--config", cfg, "--log-format", "json", "run", "--week", "2026-W48")
+			jcode, jout, jerr := cli(t, "--config", cfg, "--log-format", "json", "run", "--week", "2026-W48")
 			if jcode != tc.wantCode {
 				t.Errorf("run --log-format json: exit %d\n%s%s", jcode, jout, jerr)
 			}
@@ -160,7 +160,7 @@ func TestHostileURLCredentials(t *testing.T) {
 func TestHostileURLCredentialsIngest(t *testing.T) {
 	url, shown := credentialsIn(fakeProm(t, false))
 	db := filepath.Join(t.TempDir(), "f.db")
-	code, stdout, stderr := finops(t, "--db", db, "ingest", "prometheus", "--url", url, "--from", "2026-11-23", "--to", "2026-11-24")
+	code, stdout, stderr := cli(t, "--db", db, "ingest", "prometheus", "--url", url, "--from", "2026-11-23", "--to", "2026-11-24")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -169,7 +169,7 @@ func TestHostileURLCredentialsIngest(t *testing.T) {
 		t.Errorf("stdout does not name the day's source redacted:\n%s", stdout)
 	}
 	bad := strings.Replace(url, "http://", "ftp://", 1)
-	code, stdout, stderr = finops(t, "--db", db, "ingest", "prometheus", "--url", bad, "--since", "1d")
+	code, stdout, stderr = cli(t, "--db", db, "ingest", "prometheus", "--url", bad, "--since", "1d")
 	if code != ExitUsage || !strings.Contains(stderr, strings.Replace(shown, "http://", "ftp://", 1)) {
 		t.Errorf("ftp:// URL: exit %d, want %d naming it redacted\n%s%s", code, ExitUsage, stdout, stderr)
 	}
@@ -206,7 +206,7 @@ func TestHostileURLCredentialsS3SMTP(t *testing.T) {
 			"publish.smtp.host: want a host name only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := finops(t, tc.args...)
+			code, stdout, stderr := cli(t, tc.args...)
 			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, want %d and %q\n%s%s", code, ExitUsage, tc.want, stdout, stderr)
 			}

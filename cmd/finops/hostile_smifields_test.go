@@ -57,7 +57,7 @@ func TestHostileSMIFieldsFlag(t *testing.T) {
 		log := loggerLog(t, dir, units)
 		for _, args := range [][]string{{"--fields", loggerQuery}, {"--format", "nvidia-smi"}} {
 			db := filepath.Join(t.TempDir(), "f.db")
-			code, out, errs := finops(t, append(append([]string{"--db", db, "ingest", "--host", "gpu-a"}, args...), log)...)
+			code, out, errs := cli(t, append(append([]string{"--db", db, "ingest", "--host", "gpu-a"}, args...), log)...)
 			if code != 0 || !strings.Contains(out, "nvidia-smi, 6 rows") {
 				t.Fatalf("%v %s: exit %d\n%s%s", args, log, code, out, errs)
 			}
@@ -69,15 +69,15 @@ func TestHostileSMIFieldsFlag(t *testing.T) {
 	extra := writeConfig(t, dir, "gpu-a-extra.csv", extraLog)
 	db, before := hostileDB(t)
 	refused(t, db, before, []string{"--format", "nvidia-smi", extra}, "gpu-a-extra.csv:1", "both look like memory.used", "give --fields")
-	if code, out, errs := finops(t, "--db", db, "ingest", "--fields", extraQuery, extra); code != 0 || !strings.Contains(out, "nvidia-smi, 4 rows") {
+	if code, out, errs := cli(t, "--db", db, "ingest", "--fields", extraQuery, extra); code != 0 || !strings.Contains(out, "nvidia-smi, 4 rows") {
 		t.Errorf("extra fields: exit %d\n%s%s", code, out, errs)
 	}
 	db, before = hostileDB(t)
-	code, out, errs := finops(t, "--db", db, "ingest", "--fields", "timestamp,uuid,gpu_util", loggerLog(t, dir, true))
+	code, out, errs := cli(t, "--db", db, "ingest", "--fields", "timestamp,uuid,gpu_util", loggerLog(t, dir, true))
 	if code != ExitUsage || !strings.Contains(out+errs, `--fields: "gpu_util" is not an nvidia-smi --query-gpu field`) {
 		t.Errorf("unknown field: exit %d, want %d\n%s%s", code, ExitUsage, out, errs)
 	}
-	if code, _, _ := finops(t, "--db", db, "ingest", "--format", "focus", "--fields", loggerQuery, loggerLog(t, dir, true)); code != ExitUsage {
+	if code, _, _ := cli(t, "--db", db, "ingest", "--format", "focus", "--fields", loggerQuery, loggerLog(t, dir, true)); code != ExitUsage {
 		t.Errorf("--fields with --format focus: exit %d, want %d", code, ExitUsage)
 	}
 	headed := filepath.Join(dir, "headed.csv")
@@ -108,7 +108,7 @@ func TestHostileSMIFieldsConfig(t *testing.T) {
 	cfg := writeConfig(t, dir, "finops.yaml", fmt.Sprintf("database: %s\nout: %s\nformats: [json]\n"+
 		"utilization:\n  nvidia_smi:\n    - path: %s\n      host: gpu-a\n      fields: %s\n",
 		db, filepath.Join(dir, "out"), log, extraQuery))
-	if code, out, errs := finops(t, "--config", cfg, "run", "--no-upload", "--no-email"); code != 0 {
+	if code, out, errs := cli(t, "--config", cfg, "run", "--no-upload", "--no-email"); code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
 	}
 	if c := counts(t, db); c["gpus"] != 2 {
@@ -116,7 +116,7 @@ func TestHostileSMIFieldsConfig(t *testing.T) {
 	}
 	bad := writeConfig(t, dir, "bad.yaml", fmt.Sprintf("database: %s\nutilization:\n  nvidia_smi:\n    - path: %s\n      host: gpu-a\n      fields: timestamp,uuid,gpu_util\n",
 		filepath.Join(dir, "g.db"), log))
-	code, out, errs := finops(t, "--config", bad, "run", "--no-upload", "--no-email")
+	code, out, errs := cli(t, "--config", bad, "run", "--no-upload", "--no-email")
 	if code != ExitUsage || !strings.Contains(out+errs, `utilization.nvidia_smi[0].fields: "gpu_util" is not an nvidia-smi --query-gpu field`) {
 		t.Errorf("bad fields: exit %d, want %d\n%s%s", code, ExitUsage, out, errs)
 	}

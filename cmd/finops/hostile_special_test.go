@@ -87,7 +87,7 @@ func TestHostileSpecialFiles(t *testing.T) {
 	os.Symlink(filepath.Join(repoRoot(t), "testdata", "ingest", "focus_sample.csv"), filepath.Join(dir, "focus.csv"))
 	os.Symlink(t.TempDir(), filepath.Join(dir, "elsewhere"))
 	doneWithin(t, 5*time.Second, fifo, func() {
-		code, out, errOut := finops(t, "--db", db, "ingest", dir)
+		code, out, errOut := cli(t, "--db", db, "ingest", dir)
 		if code != ExitFailed || !strings.Contains(out+errOut, fifo+": a named pipe (FIFO)") ||
 			!strings.Contains(out, "focus.csv: focus") ||
 			!strings.Contains(out, filepath.Join(dir, "elsewhere")+": a link to a folder, not followed") {
@@ -113,7 +113,7 @@ func TestHostileSpecialFileRun(t *testing.T) {
 		"\nformats: [json]\nbilling:\n  - path: "+filepath.Join(bills, "*.csv")+"\n    mapping: autodl\n"), 0o644)
 	for i := range 2 {
 		doneWithin(t, 10*time.Second, fifo, func() {
-			code, out, errOut := finops(t, "--config", cfg, "run", "--week", "2026-W48")
+			code, out, errOut := cli(t, "--config", cfg, "run", "--week", "2026-W48")
 			if code != ExitPartial || !strings.Contains(out+errOut, fifo+": a named pipe (FIFO)") {
 				t.Errorf("run %d: exit %d, want %d naming the FIFO:\n%s%s", i+1, code, ExitPartial, out, errOut)
 			}

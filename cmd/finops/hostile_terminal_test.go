@@ -66,7 +66,7 @@ func TestHostileTerminalEscapes(t *testing.T) {
 		{"flag name on stderr", []string{"ingest", "--x" + titleSeq, header}, ExitUsage, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := finops(t, append([]string{"--db", db}, tc.args...)...)
+			code, stdout, stderr := cli(t, append([]string{"--db", db}, tc.args...)...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d\n%q\n%q", code, tc.code, stdout, stderr)
 			}

@@ -35,7 +35,7 @@ import (
 func hostileDB(t *testing.T) (db string, before map[string]int) {
 	t.Helper()
 	db = filepath.Join(t.TempDir(), "f.db")
-	if code, out, errOut := finops(t, "--db", db, "ingest", filepath.Join(repoRoot(t), "testdata", "ingest", "autodl_sample.csv")); code != 0 {
+	if code, out, errOut := cli(t, "--db", db, "ingest", filepath.Join(repoRoot(t), "testdata", "ingest", "autodl_sample.csv")); code != 0 {
 		t.Fatalf("good file: exit %d: %s %s", code, out, errOut)
 	}
 	before = counts(t, db)
@@ -95,7 +95,7 @@ func repeatBytes(w io.Writer, b byte, n int64) error {
 // holding every want, and an unchanged database.
 func refused(t *testing.T, db string, before map[string]int, args []string, want ...string) string {
 	t.Helper()
-	code, stdout, stderr := finops(t, append([]string{"--db", db, "ingest"}, args...)...)
+	code, stdout, stderr := cli(t, append([]string{"--db", db, "ingest"}, args...)...)
 	msg := stdout + stderr
 	if code != ExitFailed {
 		t.Errorf("exit %d, want %d; output %.500s", code, ExitFailed, msg)
@@ -307,7 +307,7 @@ func TestHostileTextThroughReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{focus, tasks} {
-		if code, out, errOut := finops(t, "--db", db, "ingest", f); code != 0 {
+		if code, out, errOut := cli(t, "--db", db, "ingest", f); code != 0 {
 			t.Fatalf("ingest %s: exit %d\n%s\n%s", filepath.Base(f), code, out, errOut)
 		}
 	}
@@ -320,11 +320,11 @@ func TestHostileTextThroughReports(t *testing.T) {
 	if err := os.WriteFile(esc, []byte(strings.Join(escRow, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := finops(t, "--db", db, "ingest", esc); code != ExitFailed || !strings.Contains(out+errOut, `hostile_esc.csv:2: field "ResourceId": a control character U+001B`) {
+	if code, out, errOut := cli(t, "--db", db, "ingest", esc); code != ExitFailed || !strings.Contains(out+errOut, `hostile_esc.csv:2: field "ResourceId": a control character U+001B`) {
 		t.Errorf("an escape in ResourceId: exit %d\n%s\n%s", code, out, errOut)
 	}
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := finops(t, "--db", db, "report", "--week", "2026-W48", "--out", out)
+	code, stdout, stderr := cli(t, "--db", db, "report", "--week", "2026-W48", "--out", out)
 	if code != 0 {
 		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -384,7 +384,7 @@ func TestHostileTextThroughReports(t *testing.T) {
 
 	// A team named ../../evil: its report stays inside --out.
 	teamOut := filepath.Join(dir, "team")
-	code, stdout, stderr = finops(t, "--db", db, "report", "--week", "2026-W48", "--team", hTraverse, "--out", teamOut)
+	code, stdout, stderr = cli(t, "--db", db, "report", "--week", "2026-W48", "--team", hTraverse, "--out", teamOut)
 	if code != 0 {
 		t.Fatalf("report --team %s: exit %d\n%s\n%s", hTraverse, code, stdout, stderr)
 	}
@@ -464,7 +464,7 @@ func TestHostileHeaderInjection(t *testing.T) {
 		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, stdout, stderr := finops(t, "--config", cfg, "--db", filepath.Join(dir, "f.db"), "report", "--since", "7d", "--out", filepath.Join(dir, "out"))
+		code, stdout, stderr := cli(t, "--config", cfg, "--db", filepath.Join(dir, "f.db"), "report", "--since", "7d", "--out", filepath.Join(dir, "out"))
 		if code != ExitUsage || !strings.Contains(stdout+stderr, "is not an email address") {
 			t.Errorf("lead %q: exit %d, output %.300s; want %d and the address refused", lead, code, stdout+stderr, ExitUsage)
 		}

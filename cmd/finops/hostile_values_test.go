@@ -33,7 +33,7 @@ func weekJSON(t *testing.T, db string) (totals map[string]float64, dq struct {
 }) {
 	t.Helper()
 	out := t.TempDir()
-	if code, so, se := finops(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", out); code != 0 {
+	if code, so, se := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", out); code != 0 {
 		t.Fatalf("report: exit %d: %s %s", code, so, se)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "finops-2026-W48.json"))
@@ -65,7 +65,7 @@ func TestHostileBlankCurrency(t *testing.T) {
 	cfg := writeInput(t, dir, "f.yaml", "mappings:\n  hy:\n    columns: {resource_id: 实例, start: 开始, end: 结束, cost: 金额}\n")
 	rental := writeInput(t, dir, "hy.csv", "实例,开始,结束,金额\nr1,2026-11-24 00:00,2026-11-24 01:00,1.5\n")
 	refused(t, db, before, []string{"--config", cfg, rental}, "hy.csv:2", `mapping "hy"`)
-	if code, so, se := finops(t, "--db", db, "ingest", "--currency", "USD", focus); code != 0 || !strings.Contains(so, "32.77 USD") {
+	if code, so, se := cli(t, "--db", db, "ingest", "--currency", "USD", focus); code != 0 || !strings.Contains(so, "32.77 USD") {
 		t.Errorf("--currency USD: exit %d: %s %s", code, so, se)
 	}
 }
@@ -85,7 +85,7 @@ func TestHostileChargePeriod(t *testing.T) {
 		if name == "start1.csv" {
 			field = `"ChargePeriodStart"`
 		}
-		if code, so, _ := finops(t, "ingest", "--check", p); code != ExitFailed || !strings.Contains(so, "INVALID") || !strings.Contains(so, field) {
+		if code, so, _ := cli(t, "ingest", "--check", p); code != ExitFailed || !strings.Contains(so, "INVALID") || !strings.Contains(so, field) {
 			t.Errorf("%s --check: exit %d: %s", name, code, so)
 		}
 		refused(t, db, before, []string{p}, name+":2", field, "between 2000 and 2100")
@@ -96,7 +96,7 @@ func TestHostileChargePeriod(t *testing.T) {
 
 	// 60 days, recurring: kept, warned. By hand: 2026-10-01 .. 2026-11-30 is 60 days.
 	long := writeInput(t, dir, "long.csv", focusWeekHead+"2026-10-01T00:00:00Z,2026-11-30T00:00:00Z,600,CNY,Usage,Recurring,1,i-2,\n")
-	code, so, se := finops(t, "--db", db, "ingest", long)
+	code, so, se := cli(t, "--db", db, "ingest", long)
 	if code != 0 || !strings.Contains(so, "1 warnings") || !strings.Contains(so, "warning: "+long+`:2: field "ChargePeriodEnd"`) ||
 		!strings.Contains(so, "60.0 days") {
 		t.Errorf("long line: exit %d: %s %s", code, so, se)
@@ -122,11 +122,11 @@ DCGM_FI_DEV_GPU_UTIL{gpu="2",UUID="GPU-c",Hostname="gpu-a"} 60 1795478400000
 		"2026/11/24 00:00:00.000, NVIDIA L4, 0, GPU-d, -7 %, 10 MiB, 100 MiB\n"+
 		"2026/11/24 00:01:00.000, NVIDIA L4, 0, GPU-d, 150 %, 10 MiB, 100 MiB\n"+
 		"2026/11/24 00:02:00.000, NVIDIA L4, 0, GPU-d, 30 %, 10 MiB, 100 MiB\n")
-	code, so, se := finops(t, "--db", db, "ingest", scrape)
+	code, so, se := cli(t, "--db", db, "ingest", scrape)
 	if code != 0 || !strings.Contains(so, "1 rows") || !strings.Contains(so, "2 samples dropped") {
 		t.Errorf("scrape: exit %d: %s %s", code, so, se)
 	}
-	code, so, se = finops(t, "--db", db, "ingest", "--host", "gpu-b", smi)
+	code, so, se = cli(t, "--db", db, "ingest", "--host", "gpu-b", smi)
 	if code != 0 || !strings.Contains(so, "1 rows") || !strings.Contains(so, "2 samples dropped") {
 		t.Errorf("nvidia-smi: exit %d: %s %s", code, so, se)
 	}
@@ -168,7 +168,7 @@ func TestHostileZeroLengthGPULine(t *testing.T) {
 		"2026-11-24T00:00:00Z,2026-11-24T01:00:00Z,32,USD,Usage,Usage-Based,1,i-1,p4d.24xlarge\n"+
 		"2026-11-24T01:00:00Z,2026-11-24T01:00:00Z,5,USD,Usage,Usage-Based,1,i-1,p4d.24xlarge\n"+
 		"2026-11-24T02:00:00Z,2026-11-24T03:00:00Z,7,USD,Usage,Usage-Based,0,i-1,p4d.24xlarge\n")
-	code, so, se := finops(t, "--db", db, "ingest", bill)
+	code, so, se := cli(t, "--db", db, "ingest", bill)
 	if code != 0 || !strings.Contains(so, "3 rows") || !strings.Contains(so, "1 GPU lines") {
 		t.Fatalf("ingest: exit %d: %s %s", code, so, se)
 	}

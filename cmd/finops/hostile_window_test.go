@@ -74,7 +74,7 @@ func TestHostileWindow(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			began := time.Now()
-			code, stdout, stderr := finops(t, args...)
+			code, stdout, stderr := cli(t, args...)
 			took := time.Since(began)
 			runtime.ReadMemStats(&after)
 			if code != tc.code {

@@ -19,7 +19,7 @@ func TestHostileWorkbookCurrencies(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "f.db")
 	autodl := filepath.Join(repoRoot(t), "testdata", "ingest", "autodl_sample.csv")
-	if code, out, errOut := finops(t, "--db", db, "ingest", autodl, rentalFile(t, "runpod_billing_pods.json")); code != 0 {
+	if code, out, errOut := cli(t, "--db", db, "ingest", autodl, rentalFile(t, "runpod_billing_pods.json")); code != 0 {
 		t.Fatalf("ingest: exit %d: %s %s", code, out, errOut)
 	}
 	cfg := filepath.Join(dir, "fx.yaml")
@@ -27,7 +27,7 @@ func TestHostileWorkbookCurrencies(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	if code, stdout, stderr := finops(t, "--config", cfg, "--db", db, "report", "--from", "2026-11-01", "--to", "2026-11-30",
+	if code, stdout, stderr := cli(t, "--config", cfg, "--db", db, "report", "--from", "2026-11-01", "--to", "2026-11-30",
 		"--format", "xlsx", "--out", out); code != 0 {
 		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
 	}

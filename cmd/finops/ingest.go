@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
@@ -431,7 +432,7 @@ type checkSink struct {
 
 const maxUnknownShown = 5
 
-func (k *checkSink) Billing(l *ingest.BillingLine) error {
+func (k *checkSink) Billing(l *finops.BillingLine) error {
 	if v := l.Tags[ingest.UnknownGPUTag]; v != "" {
 		k.unknownLines++
 		if len(k.unknown) < maxUnknownShown && !slices.Contains(k.unknown, v) {
@@ -440,8 +441,8 @@ func (k *checkSink) Billing(l *ingest.BillingLine) error {
 	}
 	return nil
 }
-func (*checkSink) Sample(*ingest.GPUSample) error { return nil }
-func (*checkSink) TaskRun(*ingest.TaskRun) error  { return nil }
+func (*checkSink) Sample(*finops.GPUSample) error { return nil }
+func (*checkSink) TaskRun(*finops.TaskRun) error  { return nil }
 
 // printPlan says which delivery of each billing period a source's manifests
 // chose, and what was left out.

@@ -33,7 +33,7 @@ func TestIngestTencentBuiltin(t *testing.T) {
 	db := filepath.Join(dir, "f.db")
 	for _, args := range [][]string{{"ingest", "--check"}, {"ingest"}} {
 		args = append(append([]string{"--db", db}, args...), bill)
-		code, out, errs := finops(t, args...)
+		code, out, errs := cli(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
 		}

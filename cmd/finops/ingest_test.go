@@ -71,7 +71,7 @@ func csvColumnSum(t *testing.T, path, column string) (sum decimal.Decimal, rows,
 func TestIngestFOCUSSample(t *testing.T) {
 	sample := filepath.Join(repoRoot(t), "testdata", "ingest", "focus_sample.csv")
 	db := filepath.Join(t.TempDir(), "f.db")
-	code, stdout, stderr := finops(t, "--db", db, "ingest", sample)
+	code, stdout, stderr := cli(t, "--db", db, "ingest", sample)
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
 	}
@@ -129,7 +129,7 @@ func TestIngestFOCUSSample(t *testing.T) {
 
 	// The same file again changes nothing and says so.
 	before := counts(t, db)
-	code, stdout, _ = finops(t, "--db", db, "ingest", sample)
+	code, stdout, _ = cli(t, "--db", db, "ingest", sample)
 	if code != 0 || !strings.Contains(stdout, "already imported") {
 		t.Errorf("re-import: exit %d, output %q", code, stdout)
 	}
@@ -155,7 +155,7 @@ func equalCounts(a, b map[string]int) bool {
 func TestBadFileLeavesDatabaseUnchanged(t *testing.T) {
 	root := repoRoot(t)
 	db := filepath.Join(t.TempDir(), "f.db")
-	if code, out, errOut := finops(t, "--db", db, "ingest", filepath.Join(root, "testdata", "ingest", "autodl_sample.csv")); code != 0 {
+	if code, out, errOut := cli(t, "--db", db, "ingest", filepath.Join(root, "testdata", "ingest", "autodl_sample.csv")); code != 0 {
 		t.Fatalf("good file: exit %d: %s %s", code, out, errOut)
 	}
 	wrongHeader := filepath.Join(t.TempDir(), "wrong_header.csv")
@@ -183,7 +183,7 @@ func TestBadFileLeavesDatabaseUnchanged(t *testing.T) {
 			if !filepath.IsAbs(path) {
 				path = filepath.Join(root, "testdata", "ingest", "bad", tc.file)
 			}
-			code, stdout, stderr := finops(t, "--db", db, "ingest", path)
+			code, stdout, stderr := cli(t, "--db", db, "ingest", path)
 			if code != ExitFailed {
 				t.Errorf("exit %d, want %d", code, ExitFailed)
 			}
@@ -203,7 +203,7 @@ func TestBadFileLeavesDatabaseUnchanged(t *testing.T) {
 func TestIngestCheckWritesNothing(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "f.db")
 	sample := filepath.Join(repoRoot(t), "testdata", "ingest", "autodl_sample.csv")
-	code, stdout, _ := finops(t, "--db", db, "ingest", "--check", sample)
+	code, stdout, _ := cli(t, "--db", db, "ingest", "--check", sample)
 	if code != 0 || !strings.Contains(stdout, "autodl_sample.csv: OK\n  format:     rental") {
 		t.Fatalf("--check: exit %d, output %q", code, stdout)
 	}
@@ -223,7 +223,7 @@ func rentalFile(t *testing.T, name string) string {
 // would be refused.
 func TestIngestCheckReport(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "f.db")
-	code, stdout, stderr := finops(t, "--db", db, "ingest", "--check",
+	code, stdout, stderr := cli(t, "--db", db, "ingest", "--check",
 		rentalFile(t, "alibaba_billing_item_detail_gbk.csv"), rentalFile(t, "runpod_billing_pods.json"),
 		rentalFile(t, "vast_invoices_legacy.json"))
 	if code != 0 {
@@ -262,7 +262,7 @@ func TestIngestCheckReport(t *testing.T) {
 ]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, _ = finops(t, "--db", db, "ingest", "--check", bad)
+	code, stdout, _ = cli(t, "--db", db, "ingest", "--check", bad)
 	for _, want := range []string{
 		"runpod_bad.json: INVALID: 2 bad rows, more than --max-bad-rows 0: an import would refuse the file\n",
 		"  rows:       1 good, 2 rejected",
@@ -277,7 +277,7 @@ func TestIngestCheckReport(t *testing.T) {
 	if code != ExitFailed {
 		t.Errorf("exit %d, want %d", code, ExitFailed)
 	}
-	if code, stdout, _ = finops(t, "--db", db, "ingest", "--check", "--max-bad-rows", "2", bad); code != 0 ||
+	if code, stdout, _ = cli(t, "--db", db, "ingest", "--check", "--max-bad-rows", "2", bad); code != 0 ||
 		!strings.Contains(stdout, "runpod_bad.json: OK\n") || strings.Count(stdout, "rejected: ") != 2 {
 		t.Errorf("--max-bad-rows 2: exit %d:\n%s", code, stdout)
 	}
@@ -298,7 +298,7 @@ func TestIngestRentalPlatforms(t *testing.T) {
 		"vast_charges.json":                   "1.933",
 	}
 	for f := range files {
-		if code, out, errOut := finops(t, "--db", db, "ingest", rentalFile(t, f)); code != 0 {
+		if code, out, errOut := cli(t, "--db", db, "ingest", rentalFile(t, f)); code != 0 {
 			t.Fatalf("%s: exit %d: %s %s", f, code, out, errOut)
 		}
 	}
@@ -353,7 +353,7 @@ func TestIngestRentalPlatforms(t *testing.T) {
 		if err := os.WriteFile(path, b.data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, stdout, stderr := finops(t, "--db", db, "ingest", path)
+		code, stdout, stderr := cli(t, "--db", db, "ingest", path)
 		if code != ExitFailed {
 			t.Errorf("%s: exit %d, want %d", name, code, ExitFailed)
 		}

@@ -32,13 +32,13 @@ func repoRoot(t *testing.T) string {
 	return filepath.Join(wd, "..", "..")
 }
 
-// finops runs one command line in-process and returns its exit code and output.
-func finops(t *testing.T, args ...string) (code int, stdout, stderr string) {
+// cli runs one command line in-process and returns its exit code and output.
+func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	return finopsStdin(t, nil, args...)
 }
 
-// finopsStdin is finops with stdin as its standard input.
+// finopsStdin is cli with stdin as its standard input.
 func finopsStdin(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer

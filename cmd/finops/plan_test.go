@@ -15,7 +15,7 @@ import (
 func TestPlanExample(t *testing.T) {
 	out := t.TempDir()
 	example := filepath.Join(repoRoot(t), "scenarios.example.yaml")
-	code, stdout, stderr := finops(t, "plan", example, "--out", out)
+	code, stdout, stderr := cli(t, "plan", example, "--out", out)
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -52,7 +52,7 @@ func TestPlanExample(t *testing.T) {
 func TestPlanExplain(t *testing.T) {
 	out := t.TempDir()
 	example := filepath.Join(repoRoot(t), "scenarios.example.yaml")
-	code, stdout, stderr := finops(t, "plan", example, "--explain", "--scenario", "worked-case-20b-lora", "--out", out)
+	code, stdout, stderr := cli(t, "plan", example, "--explain", "--scenario", "worked-case-20b-lora", "--out", out)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -85,7 +85,7 @@ prices:
 scenarios:
   - {name: pair, kind: lora, model: llama-2-7b, gpus: 2, span_days: 30}
 `)
-	code, stdout, stderr := finops(t, "--config", cfg, "plan", scen, "--format", "table")
+	code, stdout, stderr := cli(t, "--config", cfg, "plan", scen, "--format", "table")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -112,7 +112,7 @@ scenarios:
     span_days: 90
     deadline_day: 3
 `)
-	code, _, stderr := finops(t, "plan", bad)
+	code, _, stderr := cli(t, "plan", bad)
 	if code != ExitUsage {
 		t.Errorf("bad file: exit %d, want %d", code, ExitUsage)
 	}
@@ -128,14 +128,14 @@ scenarios:
 		{"plan", filepath.Join(repoRoot(t), "scenarios.example.yaml"), "--format", "pdf"},
 		{"plan", filepath.Join(repoRoot(t), "scenarios.example.yaml"), "--scenario", "nope"},
 	} {
-		if code, _, stderr := finops(t, args...); code != ExitUsage {
+		if code, _, stderr := cli(t, args...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d (%s)", args, code, ExitUsage, stderr)
 		}
 	}
 }
 
 func TestPlanHelp(t *testing.T) {
-	code, stdout, _ := finops(t, "plan", "--help")
+	code, stdout, _ := cli(t, "plan", "--help")
 	if code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}

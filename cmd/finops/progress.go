@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/schollz/progressbar/v3"
@@ -145,6 +146,6 @@ type rowSink struct {
 	bar *bar
 }
 
-func (s rowSink) Billing(l *ingest.BillingLine) error { s.bar.row(); return s.Sink.Billing(l) }
-func (s rowSink) Sample(g *ingest.GPUSample) error    { s.bar.row(); return s.Sink.Sample(g) }
-func (s rowSink) TaskRun(r *ingest.TaskRun) error     { s.bar.row(); return s.Sink.TaskRun(r) }
+func (s rowSink) Billing(l *finops.BillingLine) error { s.bar.row(); return s.Sink.Billing(l) }
+func (s rowSink) Sample(g *finops.GPUSample) error    { s.bar.row(); return s.Sink.Sample(g) }
+func (s rowSink) TaskRun(r *finops.TaskRun) error     { s.bar.row(); return s.Sink.TaskRun(r) }

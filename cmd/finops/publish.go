@@ -17,9 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/store"
@@ -589,8 +589,8 @@ func (j *job) scopes(ctx context.Context, res *analysis.Result, dir string, repo
 		if write {
 			keep := teamLineFilter(j.c, slice)
 			win := j.win
-			meta.Lines = func(yield func(*ingest.BillingLine) error) error {
-				return j.st.EachLine(ctx, win.Start, win.End, func(l *ingest.BillingLine) error {
+			meta.Lines = func(yield func(*finops.BillingLine) error) error {
+				return j.st.EachLine(ctx, win.Start, win.End, func(l *finops.BillingLine) error {
 					if !keep(l) {
 						return nil
 					}

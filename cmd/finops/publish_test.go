@@ -74,7 +74,7 @@ func newPubWorld(t *testing.T) *pubWorld {
 	}
 	w.mp = publishtest.StartMailpit(t, "--smtp-auth-file", auth)
 	out := t.TempDir()
-	if code, stdout, stderr := finops(t, "demo", "--out", out); code != 0 {
+	if code, stdout, stderr := cli(t, "demo", "--out", out); code != 0 {
 		t.Fatalf("demo exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	w.fixture = filepath.Join(out, "demo-data")
@@ -839,7 +839,7 @@ database: `+filepath.Join(dir, "f.db")+`
 publish:
   s3: {bucket: b, access_key_env: T_KEY, secret_key_env: T_SECRET}
 `), 0o644)
-	code, _, stderr := finops(t, "--config", cfg, "run", "--week", "2026-W48")
+	code, _, stderr := cli(t, "--config", cfg, "run", "--week", "2026-W48")
 	if code != ExitUsage || !strings.Contains(stderr, "environment variable T_KEY is not set") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
@@ -847,7 +847,7 @@ publish:
 publish:
   smtp: {host: smtp.example.com, tls: none, from: f@example.com}
 `), 0o644)
-	if code, _, stderr := finops(t, "--config", cfg, "run"); code != ExitUsage || !strings.Contains(stderr, "plaintext") {
+	if code, _, stderr := cli(t, "--config", cfg, "run"); code != ExitUsage || !strings.Contains(stderr, "plaintext") {
 		t.Errorf("plaintext SMTP to a remote host: exit %d: %s", code, stderr)
 	}
 }

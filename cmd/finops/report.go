@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
@@ -150,7 +150,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	sheets := m.bars().sheets("workbook " + win.Label)
 	defer sheets.done()
 	meta := report.Meta{GeneratedAt: m.Now(), Version: version, FX: in.Params.FX, Sheet: sheets.sheet}
-	keep := func(*ingest.BillingLine) bool { return true }
+	keep := func(*finops.BillingLine) bool { return true }
 	if team != "" {
 		slice := res.ForTeam(team)
 		if slice == nil {
@@ -165,8 +165,8 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 		keep = teamLineFilter(c, slice)
 	}
 	// The workbook's raw Billing lines sheet streams straight from the store.
-	meta.Lines = func(yield func(*ingest.BillingLine) error) error {
-		return st.EachLine(ctx, win.Start, win.End, func(l *ingest.BillingLine) error {
+	meta.Lines = func(yield func(*finops.BillingLine) error) error {
+		return st.EachLine(ctx, win.Start, win.End, func(l *finops.BillingLine) error {
 			if !keep(l) {
 				return nil
 			}
@@ -219,7 +219,7 @@ func analyze(ctx context.Context, in *analysis.Input) (*analysis.Result, error) 
 // the lines of the team's resources, and the other non-GPU lines analysis
 // gives the team (their configured resource's team, else their "team" tag,
 // else unassigned; metrics.md §Tasks, teams).
-func teamLineFilter(c *config.Config, slice *analysis.Result) func(*ingest.BillingLine) bool {
+func teamLineFilter(c *config.Config, slice *analysis.Result) func(*finops.BillingLine) bool {
 	team := slice.ByTeam[0].Team
 	own := map[string]bool{}
 	for _, rc := range slice.ByResource {
@@ -250,7 +250,7 @@ func teamLineFilter(c *config.Config, slice *analysis.Result) func(*ingest.Billi
 			configured[r.ID] = r.Team
 		}
 	}
-	return func(l *ingest.BillingLine) bool {
+	return func(l *finops.BillingLine) bool {
 		key := l.ResourceID
 		if key == "" {
 			key = l.ResourceName

@@ -21,7 +21,7 @@ func checkTeamReport(t *testing.T, out string) {
 	cfg := filepath.Join(out, "demo-data", "finops.yaml")
 	db := filepath.Join(out, "demo-data", "finops.db")
 	dir := filepath.Join(out, "nlp")
-	code, stdout, stderr := finops(t, "--config", cfg, "report", "--week", "2026-W48", "--team", "NLP", "--out", dir)
+	code, stdout, stderr := cli(t, "--config", cfg, "report", "--week", "2026-W48", "--team", "NLP", "--out", dir)
 	if code != 0 {
 		t.Fatalf("report --team: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -81,7 +81,7 @@ func checkTeamReport(t *testing.T, out string) {
 	}
 
 	// An unknown team: exit 2, with the teams there are.
-	code, _, stderr = finops(t, "--config", cfg, "--db", db, "report", "--week", "2026-W48", "--team", "finance", "--out", dir)
+	code, _, stderr = cli(t, "--config", cfg, "--db", db, "report", "--week", "2026-W48", "--team", "finance", "--out", dir)
 	if code != ExitUsage || !strings.Contains(stderr, `"finance"`) || !strings.Contains(stderr, "nlp") {
 		t.Errorf("unknown team: exit %d, stderr %q", code, stderr)
 	}

@@ -38,7 +38,7 @@ purchase:
 // catalog's ¥15 per A100 GPU-hour: 3,792 / (15 × 730) = 34.63%.
 func TestReviewDemo(t *testing.T) {
 	out := t.TempDir()
-	if code, stdout, stderr := finops(t, "demo", "--out", out); code != 0 {
+	if code, stdout, stderr := cli(t, "demo", "--out", out); code != 0 {
 		t.Fatalf("demo exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	cfg := filepath.Join(out, "demo-data", "finops.yaml")
@@ -51,7 +51,7 @@ func TestReviewDemo(t *testing.T) {
 	}
 	f.Close()
 
-	code, stdout, stderr := finops(t, "review", "--config", cfg, "--db", filepath.Join(out, "demo-data", "finops.db"),
+	code, stdout, stderr := cli(t, "review", "--config", cfg, "--db", filepath.Join(out, "demo-data", "finops.db"),
 		"--quarter", "2026Q4", "--out", out)
 	if code != 0 {
 		t.Fatalf("review exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -118,7 +118,7 @@ func TestReviewUsage(t *testing.T) {
 		{"review", "--db", db, "--quarter", "Q4-2026"},
 		{"review", "--db", db, "--quarter", "2027Q1"}, // not started on 2026-11-30
 	} {
-		if code, _, stderr := finops(t, args...); code != ExitUsage {
+		if code, _, stderr := cli(t, args...); code != ExitUsage {
 			t.Errorf("%q: exit %d, want %d (%s)", args, code, ExitUsage, stderr)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // s3SourceConfig writes a config whose publish.s3 block points at endpoint;
-// the keys come from the default AWS credential chain (the helper finops()
+// the keys come from the default AWS credential chain (the helper cli()
 // sees no environment of its own), set here for the test.
 func s3SourceConfig(t *testing.T, endpoint, extra string) string {
 	t.Helper()
@@ -111,7 +111,7 @@ func TestIngestS3(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	db := filepath.Join(t.TempDir(), "f.db")
-	code, out, errOut := finops(t, "--config", cfg, "--db", db, "ingest", "s3://billing/exports", "s3://billing/archive/*/*.csv.gz")
+	code, out, errOut := cli(t, "--config", cfg, "--db", db, "ingest", "s3://billing/exports", "s3://billing/archive/*/*.csv.gz")
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
 	}
@@ -153,7 +153,7 @@ func TestIngestS3(t *testing.T) {
 
 	// Again: every file is recognised by its bytes and nothing changes.
 	before := counts(t, db)
-	code, out, errOut = finops(t, "--config", cfg, "--db", db, "ingest", "s3://billing/exports", "s3://billing/archive/*/*.csv.gz")
+	code, out, errOut = cli(t, "--config", cfg, "--db", db, "ingest", "s3://billing/exports", "s3://billing/archive/*/*.csv.gz")
 	if code != 0 || strings.Count(out, "already imported") != 5 {
 		t.Errorf("second ingest: exit %d:\n%s\n%s", code, out, errOut)
 	}
@@ -165,25 +165,25 @@ func TestIngestS3(t *testing.T) {
 	}
 
 	// --check reads from S3 too, and writes nothing.
-	code, out, _ = finops(t, "--config", cfg, "--db", db, "ingest", "--check", "s3://billing/exports/focus/focus_sample.csv")
+	code, out, _ = cli(t, "--config", cfg, "--db", db, "ingest", "--check", "s3://billing/exports/focus/focus_sample.csv")
 	if code != 0 || !strings.Contains(out, "s3://billing/exports/focus/focus_sample.csv: OK") {
 		t.Errorf("--check: exit %d:\n%s", code, out)
 	}
 
 	// A missing bucket: exit 1, naming the bucket and what to check.
-	code, out, errOut = finops(t, "--config", cfg, "--db", db, "ingest", "s3://no-such-bucket/exports")
+	code, out, errOut = cli(t, "--config", cfg, "--db", db, "ingest", "s3://no-such-bucket/exports")
 	if msg := strings.ReplaceAll(out+errOut, `\"`, `"`); code != 1 ||
 		!strings.Contains(msg, `bucket "no-such-bucket" does not exist at `+srv.URL) || !strings.Contains(msg, "check the bucket") {
 		t.Errorf("missing bucket: exit %d:\n%s\n%s", code, out, errOut)
 	}
 	// Nothing under the prefix: an error, never silently zero spend.
-	code, out, errOut = finops(t, "--config", cfg, "--db", db, "ingest", "s3://billing/nothing-here")
+	code, out, errOut = cli(t, "--config", cfg, "--db", db, "ingest", "s3://billing/nothing-here")
 	if code != 1 || !strings.Contains(out+errOut, "s3://billing/nothing-here: no objects match") {
 		t.Errorf("empty prefix: exit %d:\n%s\n%s", code, out, errOut)
 	}
 	// Credentials named in the config but not set: a configuration error.
 	bad := s3SourceConfig(t, srv.URL, "    access_key_env: FINOPS_T_UNSET_KEY\n    secret_key_env: FINOPS_T_UNSET_SECRET\n")
-	code, out, errOut = finops(t, "--config", bad, "--db", db, "ingest", "s3://billing/exports")
+	code, out, errOut = cli(t, "--config", bad, "--db", db, "ingest", "s3://billing/exports")
 	if code != 2 || !strings.Contains(out+errOut, "environment variable FINOPS_T_UNSET_KEY is not set") {
 		t.Errorf("unset credentials: exit %d:\n%s\n%s", code, out, errOut)
 	}
@@ -221,7 +221,7 @@ func TestIngestS3HostileKeys(t *testing.T) {
 	}
 	t.Setenv("TMPDIR", tmp)
 	db := filepath.Join(t.TempDir(), "f.db")
-	code, out, errOut := finops(t, "--config", cfg, "--db", db, "ingest", "s3://evil")
+	code, out, errOut := cli(t, "--config", cfg, "--db", db, "ingest", "s3://evil")
 	msg := out + errOut
 	if code != 1 || !strings.Contains(msg, `s3://evil/../../etc/x: key "../../etc/x"`) || !strings.Contains(msg, "not downloaded") ||
 		!strings.Contains(msg, "s3://evil/cur/evil/evil-Manifest.json: lists x/y/z/w/v/a/secret.csv, which is not here") {

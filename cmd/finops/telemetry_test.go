@@ -152,12 +152,12 @@ func TestPrometheusWeek(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "f.db")
 	bill := writeWeekBill(t, dir)
-	if code, out, errs := finops(t, "--db", db, "ingest", bill); code != 0 {
+	if code, out, errs := cli(t, "--db", db, "ingest", bill); code != 0 {
 		t.Fatalf("ingest bill: exit %d\n%s%s", code, out, errs)
 	}
 	args := []string{"--db", db, "ingest", "prometheus", "--url", srv.URL, "--name", "lab",
 		"--task-label", "pod,exported_pod", "--team-label", "namespace,exported_namespace", "--from", "2026-11-23", "--to", "2026-11-29"}
-	code, out, errs := finops(t, args...)
+	code, out, errs := cli(t, args...)
 	if code != 0 {
 		t.Fatalf("ingest prometheus: exit %d\n%s%s", code, out, errs)
 	}
@@ -166,7 +166,7 @@ func TestPrometheusWeek(t *testing.T) {
 	}
 	before := counts(t, db)
 	// Every day is stored complete: a second run fetches nothing again.
-	code, out, errs = finops(t, args...)
+	code, out, errs = cli(t, args...)
 	if code != 0 || !strings.Contains(out, "prometheus lab: 0 days fetched, 7 already stored") {
 		t.Errorf("second ingest: exit %d\n%s%s", code, out, errs)
 	}
@@ -174,7 +174,7 @@ func TestPrometheusWeek(t *testing.T) {
 		t.Errorf("second ingest changed the database: %v → %v", before, after)
 	}
 	rep := filepath.Join(dir, "out")
-	if code, out, errs := finops(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep); code != 0 {
+	if code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep); code != 0 {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
 	}
 	checkWeek(t, readSummary(t, filepath.Join(rep, "finops-2026-W48.json")), true)
@@ -214,7 +214,7 @@ utilization:
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := finops(t, "--config", cfg, "run")
+	code, out, errs := cli(t, "--config", cfg, "run")
 	if code != ExitPartial {
 		t.Fatalf("run: exit %d, want %d (partial)\n%s%s", code, ExitPartial, out, errs)
 	}
@@ -340,12 +340,12 @@ func TestNvidiaSMIWeekSameNumbers(t *testing.T) {
 	}
 	db := filepath.Join(dir, "f.db")
 	for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", "--host", "gpu-a", "--tz", "Asia/Shanghai", logs}} {
-		if code, out, errs := finops(t, append([]string{"--db", db}, args...)...); code != 0 {
+		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
 		}
 	}
 	rep := filepath.Join(dir, "out")
-	if code, out, errs := finops(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep); code != 0 {
+	if code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep); code != 0 {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
 	}
 	checkWeek(t, readSummary(t, filepath.Join(rep, "finops-2026-W48.json")), false)
@@ -386,7 +386,7 @@ func TestNVMLSpoolWeekSameNumbers(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errs := finops(t, "--config", cfg, "run"); code != 0 {
+	if code, out, errs := cli(t, "--config", cfg, "run"); code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
 	}
 	checkWeek(t, readSummary(t, filepath.Join(dir, "out", "finops-2026-W48.json")), false)
@@ -409,7 +409,7 @@ func TestIngestDCGMScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "f.db")
-	code, out, errs := finops(t, "--db", db, "ingest", scrape)
+	code, out, errs := cli(t, "--db", db, "ingest", scrape)
 	if code != 0 || !strings.Contains(out, "dcgm, 3 rows, 2026-11-24T08:00:00Z") || !strings.Contains(out, "every 30s") {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
@@ -424,13 +424,13 @@ func TestIngestDCGMScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 	db2 := filepath.Join(dir, "hot.db")
-	if code, out, errs := finops(t, "--config", cfg, "--db", db2, "ingest", scrape); code != 0 {
+	if code, out, errs := cli(t, "--config", cfg, "--db", db2, "ingest", scrape); code != 0 {
 		t.Fatalf("hot_days 30: exit %d\n%s%s", code, out, errs)
 	}
 	if c := counts(t, db2); c["gpu_days"] != 0 || c["gpu_minutes"] != 3 {
 		t.Errorf("hot_days 30: counts %v: want 3 minutes, no days", c)
 	}
-	code, out, _ = finops(t, "ingest", "--check", scrape)
+	code, out, _ = cli(t, "ingest", "--check", scrape)
 	if code != 0 || !strings.Contains(out, ": OK\n  format:     dcgm\n  rows:       3 good") {
 		t.Errorf("--check: exit %d\n%s", code, out)
 	}
@@ -442,7 +442,7 @@ func TestCollectNVMLWithoutGPU(t *testing.T) {
 	if _, err := os.Stat("/dev/nvidiactl"); err == nil {
 		t.Skip("this machine has an NVIDIA driver")
 	}
-	code, out, errs := finops(t, "collect", "nvml", "--out", t.TempDir(), "--interval", "1s")
+	code, out, errs := cli(t, "collect", "nvml", "--out", t.TempDir(), "--interval", "1s")
 	want := "libnvidia-ml.so.1 not found"
 	if !nvml.Available {
 		want = "needs -tags nvml and cgo"
@@ -450,7 +450,7 @@ func TestCollectNVMLWithoutGPU(t *testing.T) {
 	if code != ExitFailed || !strings.Contains(out+errs, want) {
 		t.Errorf("exit %d, want 1 and %q:\n%s%s", code, want, out, errs)
 	}
-	if code, _, errs := finops(t, "collect", "nvml"); code != ExitUsage || !strings.Contains(errs, "--out") {
+	if code, _, errs := cli(t, "collect", "nvml"); code != ExitUsage || !strings.Contains(errs, "--out") {
 		t.Errorf("no --out: exit %d %s", code, errs)
 	}
 }

@@ -136,7 +136,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"--log-format", "xml", "version"},
 		{"report", "--bogus-flag"},
 	} {
-		if code, _, _ := finops(t, args...); code != ExitUsage {
+		if code, _, _ := cli(t, args...); code != ExitUsage {
 			t.Errorf("finops %v: exit %d, want %d", args, code, ExitUsage)
 		}
 	}

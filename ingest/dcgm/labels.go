@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 )
 
 // GPU is the identity a series' labels give a GPU (or a MIG instance).
@@ -21,7 +21,7 @@ type GPU struct {
 }
 
 // Key is the GPU key of metrics.md: UUID when known, else host/index.
-func (g GPU) Key() string { return ingest.GPUKey(g.UUID, g.Host, g.Index) }
+func (g GPU) Key() string { return finops.GPUKey(g.UUID, g.Host, g.Index) }
 
 // first returns the first non-empty value among the label names.
 func first(labels map[string]string, names ...string) string {

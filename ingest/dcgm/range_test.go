@@ -7,7 +7,7 @@ import (
 
 // TestScrapeUtilOutOfRange: a utilization outside 0–100 % after the PROF
 // ratio's ×100 is no sample, dropped and counted, never clamped — the rule
-// Prometheus and nvidia-smi follow too (ingest.ValidUtil). A NaN is the
+// Prometheus and nvidia-smi follow too (finops.ValidUtil). A NaN is the
 // exporter having no value: a sample without utilization, as in Prometheus.
 func TestScrapeUtilOutOfRange(t *testing.T) {
 	const ts = " 1793001600000\n"

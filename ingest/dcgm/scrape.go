@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -201,20 +202,20 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 			return sum, err
 		}
 		rd := byKey[k]
-		s := &ingest.GPUSample{Line: i + 1, Host: rd.gpu.Host, Index: rd.gpu.Index, UUID: rd.gpu.UUID,
+		s := &finops.GPUSample{Line: i + 1, Host: rd.gpu.Host, Index: rd.gpu.Index, UUID: rd.gpu.UUID,
 			Model: opt.Catalog.Model(rd.gpu.Name), Time: rd.at, MemUsed: rd.used, PowerWatt: rd.power}
 		// The first valid of GR_ENGINE_ACTIVE and GPU_UTIL (a GPU without
 		// profiling may leak a blank PROF value). A missing value (NaN, a
 		// blank sentinel: the exporter had none) is no utilization, as in a
 		// Prometheus answer; a number out of range with no valid one beside
 		// it makes the reading no sample, dropped and counted, as from every
-		// source (ingest.ValidUtil).
+		// source (finops.ValidUtil).
 		invalid := false
 		for _, u := range []*float64{rd.prof, rd.util} {
 			if u == nil || Missing(*u) {
 				continue
 			}
-			if ingest.ValidUtil(*u) {
+			if finops.ValidUtil(*u) {
 				s.Util = u
 				break
 			}

@@ -7,14 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 )
 
-type recSink struct{ samples []*ingest.GPUSample }
+type recSink struct{ samples []*finops.GPUSample }
 
-func (s *recSink) Billing(*ingest.BillingLine) error { return nil }
-func (s *recSink) Sample(x *ingest.GPUSample) error  { s.samples = append(s.samples, x); return nil }
-func (s *recSink) TaskRun(*ingest.TaskRun) error     { return nil }
+func (s *recSink) Billing(*finops.BillingLine) error { return nil }
+func (s *recSink) Sample(x *finops.GPUSample) error  { s.samples = append(s.samples, x); return nil }
+func (s *recSink) TaskRun(*finops.TaskRun) error     { return nil }
 
 func f64(v float64) *float64 { return &v }
 
@@ -38,7 +39,7 @@ func TestParseRealScrape(t *testing.T) {
 	if sum.Format != Format || sum.Kind != ingest.KindUtilization || sum.Rows != 3 || sum.SampleInterval != 30*time.Second {
 		t.Fatalf("summary %+v", sum)
 	}
-	want := []ingest.GPUSample{
+	want := []finops.GPUSample{
 		// grep 424773df46e0: GPU_UTIL 0, FB_USED 0, FB_FREE 15109, POWER_USAGE 8.969000.
 		{Line: 1, Host: "424773df46e0", Index: 0, UUID: "GPU-20c56d28-0da5-6d26-a36a-e7af1ce2586e", Model: "T4",
 			Util: f64(0), MemUsed: f64(0), MemTotal: f64(15109), PowerWatt: f64(8.969)},
@@ -80,7 +81,7 @@ DCGM_FI_DEV_POWER_USAGE{gpu="1",UUID="GPU-bbbb",Hostname="node-a"} 9223372036854
 		t.Fatal(err)
 	}
 	at := time.UnixMilli(1793001600000)
-	got := map[string]*ingest.GPUSample{}
+	got := map[string]*finops.GPUSample{}
 	for _, s := range sink.samples {
 		got[s.UUID] = s
 		if !s.Time.Equal(at) {

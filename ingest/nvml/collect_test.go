@@ -15,6 +15,7 @@ import (
 
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 )
 
@@ -191,11 +192,11 @@ func TestCollectWithMock(t *testing.T) {
 	}
 }
 
-type samples struct{ s []*ingest.GPUSample }
+type samples struct{ s []*finops.GPUSample }
 
-func (x *samples) Billing(*ingest.BillingLine) error { return nil }
-func (x *samples) Sample(s *ingest.GPUSample) error  { x.s = append(x.s, s); return nil }
-func (x *samples) TaskRun(*ingest.TaskRun) error     { return nil }
+func (x *samples) Billing(*finops.BillingLine) error { return nil }
+func (x *samples) Sample(s *finops.GPUSample) error  { x.s = append(x.s, s); return nil }
+func (x *samples) TaskRun(*finops.TaskRun) error     { return nil }
 
 func TestCollectWithoutGPU(t *testing.T) {
 	for _, c := range []struct {

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/sanitize"
@@ -215,11 +216,11 @@ type Day struct {
 	Samples  int
 	Runs     int
 	// Dropped counts points whose utilization is no sample (outside 0–100 %
-	// after the query's scaling, or NaN): ingest.ValidUtil.
+	// after the query's scaling, or NaN): finops.ValidUtil.
 	Dropped int
 
 	gpus []*gpuDay // sorted by GPU key
-	runs []ingest.TaskRun
+	runs []finops.TaskRun
 	step time.Duration
 }
 
@@ -235,7 +236,7 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 			if p.has == 0 {
 				continue
 			}
-			x := &sample{GPUSample: ingest.GPUSample{Line: sum.Rows + 1, Host: gd.gpu.Host, Index: gd.gpu.Index,
+			x := &sample{GPUSample: finops.GPUSample{Line: sum.Rows + 1, Host: gd.gpu.Host, Index: gd.gpu.Index,
 				UUID: gd.gpu.UUID, Model: gd.model, Time: d.Start.Add(time.Duration(i) * d.step)}, vals: p.vals}
 			for k, dst := range [...]**float64{&x.Util, &x.MemUsed, &x.MemTotal, &x.PowerWatt} {
 				if p.has&(1<<k) != 0 {
@@ -298,7 +299,7 @@ type gpuDay struct {
 
 // sample is a GPU sample with room for its measures (one allocation).
 type sample struct {
-	ingest.GPUSample
+	finops.GPUSample
 	vals [4]float64
 }
 
@@ -367,7 +368,7 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 				// A missing value (NaN: the exporter had none at that step)
 				// is no data, never zero, and not a bad reading either: the
 				// point keeps its other measures with no utilization. A
-				// number out of range is judged below (ingest.ValidUtil).
+				// number out of range is judged below (finops.ValidUtil).
 				if dcgm.Missing(v) || off < 0 || off%stepMs != 0 || off/stepMs >= int64(nSteps) {
 					continue
 				}
@@ -424,7 +425,7 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 			if p.has == 0 {
 				continue
 			}
-			if p.has&(1<<kUtil) != 0 && !ingest.ValidUtil(p.vals[kUtil]) {
+			if p.has&(1<<kUtil) != 0 && !finops.ValidUtil(p.vals[kUtil]) {
 				p.has = 0 // no sample, as from every source
 				d.Dropped++
 				continue
@@ -523,19 +524,19 @@ type labelRun struct {
 // mergeRuns turns label runs into task runs: the GPUs one task held from the
 // same step on one host become one run, until the last of them (resource =
 // the host; analysis finds the billed resource through the GPUs).
-func mergeRuns(in []labelRun, step time.Duration) []ingest.TaskRun {
+func mergeRuns(in []labelRun, step time.Duration) []finops.TaskRun {
 	type key struct {
 		task, host string
 		start      int64
 	}
-	byKey := map[key]*ingest.TaskRun{}
+	byKey := map[key]*finops.TaskRun{}
 	var keys []key
 	for _, r := range in {
 		k := key{r.task, r.host, r.start}
 		end := time.UnixMilli(r.last).Add(step).UTC()
 		t := byKey[k]
 		if t == nil {
-			t = &ingest.TaskRun{Task: r.task, Team: r.team, Kind: r.kind, Resource: r.host,
+			t = &finops.TaskRun{Task: r.task, Team: r.team, Kind: r.kind, Resource: r.host,
 				Start: time.UnixMilli(r.start).UTC(), End: end}
 			byKey[k] = t
 			keys = append(keys, k)
@@ -555,7 +556,7 @@ func mergeRuns(in []labelRun, step time.Duration) []ingest.TaskRun {
 		}
 		return a.host < b.host
 	})
-	out := make([]ingest.TaskRun, 0, len(keys))
+	out := make([]finops.TaskRun, 0, len(keys))
 	for i, k := range keys {
 		t := byKey[k]
 		sort.Strings(t.GPUs)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
 )
@@ -33,13 +34,13 @@ func (b bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 var fuzzCodes = []int{200, 400, 422, 503, 500, 429}
 
 type fuzzSink struct {
-	samples []ingest.GPUSample
-	runs    []ingest.TaskRun
+	samples []finops.GPUSample
+	runs    []finops.TaskRun
 }
 
-func (s *fuzzSink) Billing(*ingest.BillingLine) error { return nil }
-func (s *fuzzSink) Sample(x *ingest.GPUSample) error  { s.samples = append(s.samples, *x); return nil }
-func (s *fuzzSink) TaskRun(r *ingest.TaskRun) error   { s.runs = append(s.runs, *r); return nil }
+func (s *fuzzSink) Billing(*finops.BillingLine) error { return nil }
+func (s *fuzzSink) Sample(x *finops.GPUSample) error  { s.samples = append(s.samples, *x); return nil }
+func (s *fuzzSink) TaskRun(r *finops.TaskRun) error   { s.runs = append(s.runs, *r); return nil }
 
 // FuzzFetchDayResponse decodes arbitrary query_range response bodies. A
 // Prometheus (or whatever answers at its URL) is untrusted: the day is a

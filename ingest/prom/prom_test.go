@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
 )
@@ -26,13 +26,13 @@ import (
 var day0 = time.Date(2026, 11, 16, 0, 0, 0, 0, time.UTC)
 
 type recSink struct {
-	samples []*ingest.GPUSample
-	runs    []*ingest.TaskRun
+	samples []*finops.GPUSample
+	runs    []*finops.TaskRun
 }
 
-func (s *recSink) Billing(*ingest.BillingLine) error { return nil }
-func (s *recSink) Sample(x *ingest.GPUSample) error  { s.samples = append(s.samples, x); return nil }
-func (s *recSink) TaskRun(r *ingest.TaskRun) error   { s.runs = append(s.runs, r); return nil }
+func (s *recSink) Billing(*finops.BillingLine) error { return nil }
+func (s *recSink) Sample(x *finops.GPUSample) error  { s.samples = append(s.samples, x); return nil }
+func (s *recSink) TaskRun(r *finops.TaskRun) error   { s.runs = append(s.runs, r); return nil }
 
 // Against a real Prometheus: one day of dcgm-exporter history backfilled with
 // promtool, read back through the default dcgm queries. GPU 0 reports only
@@ -117,7 +117,7 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	if sum.Format != Format || sum.SampleInterval != time.Minute || !sum.PeriodStart.Equal(day0) {
 		t.Errorf("summary %+v", sum)
 	}
-	per := map[string][]*ingest.GPUSample{}
+	per := map[string][]*finops.GPUSample{}
 	for _, s := range sink.samples {
 		per[s.UUID] = append(per[s.UUID], s)
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // TestFetchDayUtilOutOfRange: a utilization outside 0–100 % is no sample,
-// dropped and counted (ingest.ValidUtil), never clamped to 0 or 100 — the
+// dropped and counted (finops.ValidUtil), never clamped to 0 or 100 — the
 // rule dcgm scrapes and nvidia-smi logs follow too. A NaN is Prometheus
 // saying the exporter had no value: missing (no data), not a bad reading.
 func TestFetchDayUtilOutOfRange(t *testing.T) {

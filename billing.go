@@ -1,32 +1,9 @@
-// Package ingest reads billing exports, GPU telemetry and task files and turns
-// them into normalized records; it knows file formats, not the database.
-package ingest
+package finops
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
-)
-
-// Charge categories (FOCUS ChargeCategory, lower case).
-const (
-	ChargeUsage      = "usage"
-	ChargePurchase   = "purchase"
-	ChargeTax        = "tax"
-	ChargeCredit     = "credit"
-	ChargeAdjustment = "adjustment"
-)
-
-// Pricing modes: how a resource is rented. They drive the recommendation.
-const (
-	ModeHourly    = "hourly"
-	ModeDaily     = "daily"
-	ModeWeekly    = "weekly"
-	ModeMonthly   = "monthly"
-	ModeSpot      = "spot"
-	ModeCommitted = "committed"
-	ModePerTask   = "per_task"
 )
 
 // BillingLine is one FOCUS-shaped charge. Costs are exact decimals as written
@@ -93,48 +70,4 @@ func (l *BillingLine) IsGPUUsage() bool {
 	return l.ChargeCategory == ChargeUsage && l.GPUModel != "" && l.GPUCount > 0 &&
 		l.CommitmentStatus != "unused" && l.ChargeEnd.After(l.ChargeStart) &&
 		(l.UsageQuantity == nil || !l.UsageQuantity.IsZero())
-}
-
-// GPUSample is one utilization reading of one GPU (or MIG instance).
-type GPUSample struct {
-	Line int
-
-	Host  string
-	Index int    // GPU index on the host, -1 when unknown
-	UUID  string // "GPU-…" (or "MIG-…"); "" when unknown
-	Model string // canonical model when recognised, else the raw name
-
-	Time time.Time // UTC
-
-	Util      *float64 // 0–100; nil when the source says N/A (e.g. MIG)
-	MemUsed   *float64 // MiB
-	MemTotal  *float64 // MiB
-	PowerWatt *float64
-}
-
-// GPUKey is the sample's GPU key (see GPUKey).
-func (s *GPUSample) GPUKey() string { return GPUKey(s.UUID, s.Host, s.Index) }
-
-// GPUKey is the stable GPU identity of metrics.md: UUID when known, else
-// host/index.
-func GPUKey(uuid, host string, index int) string {
-	if uuid != "" {
-		return uuid
-	}
-	return host + "/" + strconv.Itoa(index)
-}
-
-// TaskRun is one row of a tasks file: a task held some GPUs of a resource
-// for [Start, End) and produced Units of Unit.
-type TaskRun struct {
-	Line     int
-	Task     string
-	Team     string
-	Kind     string   // training, fine-tune, inference, ...
-	Resource string   // billed resource id (or name)
-	GPUs     []string // GPU keys; empty = every GPU of the resource
-	Start    time.Time
-	End      time.Time
-	Units    *decimal.Decimal
-	Unit     string // e.g. "run", "1k requests", "1M tokens"
 }

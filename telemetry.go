@@ -1,0 +1,50 @@
+package finops
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// GPUSample is one utilization reading of one GPU (or MIG instance).
+type GPUSample struct {
+	Line int
+
+	Host  string
+	Index int    // GPU index on the host, -1 when unknown
+	UUID  string // "GPU-…" (or "MIG-…"); "" when unknown
+	Model string // canonical model when recognised, else the raw name
+
+	Time time.Time // UTC
+
+	Util      *float64 // 0–100; nil when the source says N/A (e.g. MIG)
+	MemUsed   *float64 // MiB
+	MemTotal  *float64 // MiB
+	PowerWatt *float64
+}
+
+// GPUKey is the sample's GPU key (see GPUKey).
+func (s *GPUSample) GPUKey() string { return GPUKey(s.UUID, s.Host, s.Index) }
+
+// GPUKey is the stable GPU identity of metrics.md: UUID when known, else
+// host/index.
+func GPUKey(uuid, host string, index int) string {
+	if uuid != "" {
+		return uuid
+	}
+	return host + "/" + strconv.Itoa(index)
+}
+
+// ValidUtil is the one rule every telemetry source (nvidia-smi logs and NVML
+// spools, dcgm-exporter scrapes, Prometheus) applies to a reading, so that no
+// source invents idle minutes from −7 % or full ones from 150 %.
+//
+// It reports whether v is a utilization reading: a number within
+// 0–100 % (after scaling a 0–1 ratio to percent). Anything else (NaN, ±Inf,
+// −7, 150) is no sample: every telemetry source drops the whole reading and
+// counts it in ingest's Summary.SamplesDropped, which the report's
+// data-quality box shows per source. Clamping would turn a broken exporter
+// into idle or busy GPUs.
+func ValidUtil(v float64) bool {
+	return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 && v <= 100
+}
