@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
 )
 
@@ -17,8 +18,8 @@ const coldM0 = 29013120
 
 // coldSample is one GPU-A sample at offset at from coldDay; power is an
 // integer so that its day sum is exact in any order of addition.
-func coldSample(at time.Duration, util *float64, mem, power float64) *ingest.GPUSample {
-	return &ingest.GPUSample{UUID: "GPU-A", Index: -1, Time: coldDay.Add(at), Util: util, MemUsed: f64(mem), PowerWatt: f64(power)}
+func coldSample(at time.Duration, util *float64, mem, power float64) *finops.GPUSample {
+	return &finops.GPUSample{UUID: "GPU-A", Index: -1, Time: coldDay.Add(at), Util: util, MemUsed: f64(mem), PowerWatt: f64(power)}
 }
 
 func hm(h, m, s int) time.Duration {
@@ -35,8 +36,8 @@ func hm(h, m, s int) time.Duration {
 //	1439 (23:59)  8               → 8
 //	1440 (day 2 00:00) 50         → 50
 //	1441 (day 2 00:01) 1, then 99 at the same instant → 1 (the first wins)
-func coldSamples() []*ingest.GPUSample {
-	return []*ingest.GPUSample{
+func coldSamples() []*finops.GPUSample {
+	return []*finops.GPUSample{
 		coldSample(hm(10, 0, 0), f64(10), 100, 10),
 		coldSample(hm(10, 0, 30), f64(20), 200, 20),
 		coldSample(hm(10, 1, 0), f64(30), 300, 30),
@@ -54,8 +55,8 @@ func coldSamples() []*ingest.GPUSample {
 
 const coldSplit = 4
 
-var coldWant = []MinuteUtil{
-	{coldM0 + 600, 15}, {coldM0 + 601, 45}, {coldM0 + 602, 70}, {coldM0 + 1439, 8}, {coldM0 + 1440, 50}, {coldM0 + 1441, 1},
+var coldWant = []finops.MinuteUtil{
+	{Minute: coldM0 + 600, Util: 15}, {Minute: coldM0 + 601, Util: 45}, {Minute: coldM0 + 602, Util: 70}, {Minute: coldM0 + 1439, Util: 8}, {Minute: coldM0 + 1440, Util: 50}, {Minute: coldM0 + 1441, Util: 1},
 }
 
 // coldDayRow is a gpu_days row as stored.
@@ -89,7 +90,7 @@ func coldDayRows(t *testing.T, s *Store) []coldDayRow {
 	return out
 }
 
-func coldSeries(t *testing.T, s *Store) []MinuteUtil {
+func coldSeries(t *testing.T, s *Store) []finops.MinuteUtil {
 	t.Helper()
 	got, err := s.GPUSeries(context.Background(), coldDay, coldDay.Add(48*time.Hour))
 	if err != nil {
@@ -101,7 +102,7 @@ func coldSeries(t *testing.T, s *Store) []MinuteUtil {
 	return got[0].Minutes()
 }
 
-func importCold(t *testing.T, s *Store, uri string, before time.Time, samples []*ingest.GPUSample) {
+func importCold(t *testing.T, s *Store, uri string, before time.Time, samples []*finops.GPUSample) {
 	t.Helper()
 	sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization}
 	res, err := s.Import(context.Background(), FileMeta{URI: uri, SHA256: shaOf(uri), CompactBefore: before}, feed(sum, nil, samples, nil))
@@ -131,17 +132,17 @@ func TestColdDaysAgreeWithCompaction(t *testing.T) {
 	all := coldSamples()
 	for _, tc := range []struct {
 		name  string
-		files [][]*ingest.GPUSample
+		files [][]*finops.GPUSample
 		cut   time.Time // zero: minute rows, compacted after
 		// Minute rows left by the imports before the compaction: only
 		// each file's first and last old minute when the days go
 		// straight into gpu_days.
 		rows int
 	}{
-		{"hot, compacted after", [][]*ingest.GPUSample{all}, time.Time{}, 7},
-		{"one old file", [][]*ingest.GPUSample{all}, cut, 2},                                               // 600, 1441
-		{"two old files splitting 10:01", [][]*ingest.GPUSample{all[:coldSplit], all[coldSplit:]}, cut, 3}, // 600, 601 (merged), 1441
-		{"two hot files", [][]*ingest.GPUSample{all[:coldSplit], all[coldSplit:]}, time.Time{}, 7},
+		{"hot, compacted after", [][]*finops.GPUSample{all}, time.Time{}, 7},
+		{"one old file", [][]*finops.GPUSample{all}, cut, 2},                                               // 600, 1441
+		{"two old files splitting 10:01", [][]*finops.GPUSample{all[:coldSplit], all[coldSplit:]}, cut, 3}, // 600, 601 (merged), 1441
+		{"two hot files", [][]*finops.GPUSample{all[:coldSplit], all[coldSplit:]}, time.Time{}, 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openTest(t)
@@ -218,7 +219,7 @@ func TestColdDayLaterDeliveries(t *testing.T) {
 
 	// A late log: 10:00 has a mean (15) and keeps it, its memory and power
 	// are not added; 11:00 and 12:00 are new.
-	importCold(t, s, "late.csv", cut, []*ingest.GPUSample{
+	importCold(t, s, "late.csv", cut, []*finops.GPUSample{
 		coldSample(hm(10, 0, 50), f64(100), 9999, 999),
 		coldSample(hm(11, 0, 0), f64(70), 110, 7),
 		coldSample(hm(12, 0, 0), f64(80), 120, 8),
@@ -226,8 +227,8 @@ func TestColdDayLaterDeliveries(t *testing.T) {
 	if _, err := s.CompactTelemetry(ctx, cut); err != nil {
 		t.Fatal(err)
 	}
-	want := append([]MinuteUtil{}, coldWant[:3]...)
-	want = append(want, MinuteUtil{coldM0 + 660, 70}, MinuteUtil{coldM0 + 720, 80})
+	want := append([]finops.MinuteUtil{}, coldWant[:3]...)
+	want = append(want, finops.MinuteUtil{Minute: coldM0 + 660, Util: 70}, finops.MinuteUtil{Minute: coldM0 + 720, Util: 80})
 	want = append(want, coldWant[3:]...)
 	if got := coldSeries(t, s); !reflect.DeepEqual(got, want) {
 		t.Errorf("after the late log: %v, want %v", got, want)
@@ -246,7 +247,7 @@ func TestColdDayLaterDeliveries(t *testing.T) {
 func TestColdDayOutOfOrder(t *testing.T) {
 	ctx := context.Background()
 	cut := coldDay.Add(72 * time.Hour)
-	samples := []*ingest.GPUSample{
+	samples := []*finops.GPUSample{
 		coldSample(hm(10, 0, 0), f64(10), 1, 1),
 		coldSample(hm(10, 1, 0), f64(30), 1, 1),
 		coldSample(hm(10, 2, 0), f64(70), 1, 1),
@@ -268,7 +269,7 @@ func TestColdDayOutOfOrder(t *testing.T) {
 			if _, err := s.CompactTelemetry(ctx, cut); err != nil {
 				t.Fatal(err)
 			}
-			want := []MinuteUtil{{coldM0 + 600, 10}, {coldM0 + 601, tc.at1}, {coldM0 + 602, 70}, {coldM0 + 603, 50}}
+			want := []finops.MinuteUtil{{Minute: coldM0 + 600, Util: 10}, {Minute: coldM0 + 601, Util: tc.at1}, {Minute: coldM0 + 602, Util: 70}, {Minute: coldM0 + 603, Util: 50}}
 			if got := coldSeries(t, s); !reflect.DeepEqual(got, want) {
 				t.Errorf("%v, want %v", got, want)
 			}

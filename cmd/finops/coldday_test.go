@@ -24,7 +24,7 @@ func TestIngestOldLogStraightToDays(t *testing.T) {
 	writeSMILog(t, log, smiLog{rows: 8 * 2 * 1440, every: time.Minute, start: time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)})
 
 	one := filepath.Join(dir, "one.db")
-	code, out, errs := finops(t, "-v", "--db", one, "ingest", "--host", "h", log)
+	code, out, errs := cli(t, "-v", "--db", one, "ingest", "--host", "h", log)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
@@ -53,7 +53,7 @@ func TestIngestOldLogStraightToDays(t *testing.T) {
 		t.Fatal(err)
 	}
 	two := filepath.Join(dir, "two.db")
-	if code, out, errs := finops(t, "--db", two, "ingest", "--host", "h", a, z); code != 0 {
+	if code, out, errs := cli(t, "--db", two, "ingest", "--host", "h", a, z); code != 0 {
 		t.Fatalf("two files: exit %d\n%s%s", code, out, errs)
 	}
 	if got, want := gpuDays(t, two), gpuDays(t, one); !reflect.DeepEqual(got, want) {
