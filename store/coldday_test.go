@@ -276,3 +276,42 @@ func TestColdDayOutOfOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestColdDaysBesideHotBatches: a file whose samples alternate between old
+// days and hot ones, so GPU-days are written while the minute writer's
+// goroutine inserts full batches on the same transaction (run with -race),
+// gives what minute rows compacted afterwards give.
+func TestColdDaysBesideHotBatches(t *testing.T) {
+	ctx := context.Background()
+	cut := coldDay.Add(72 * time.Hour)
+	var samples []*finops.GPUSample
+	for i := range 2000 { // 2,000 minutes a GPU: old ones into day 2, and hot ones
+		for g := range 4 {
+			id := fmt.Sprintf("GPU-%d", g)
+			u := float64((i*7 + g*13) % 101)
+			samples = append(samples,
+				&finops.GPUSample{UUID: id, Index: -1, Time: coldDay.Add(time.Duration(i) * time.Minute), Util: f64(u)},
+				&finops.GPUSample{UUID: id, Index: -1, Time: cut.Add(24*time.Hour + time.Duration(i)*time.Minute), Util: f64(100 - u)})
+		}
+	}
+	load := func(before time.Time) []finops.GPUSeries {
+		t.Helper()
+		s := openTest(t)
+		importCold(t, s, "mixed.csv", before, samples)
+		if _, err := s.CompactTelemetry(ctx, cut); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.GPUSeries(ctx, coldDay, cut.Add(96*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	want, got := load(time.Time{}), load(cut)
+	if len(want) != 4 || want[0].Len() != 4000 {
+		t.Fatalf("minute rows compacted: %d GPUs, want 4 of 4,000 minutes each", len(want))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("old days written directly differ from minute rows compacted")
+	}
+}
