@@ -28,10 +28,13 @@ type coldDays struct {
 
 // coldGPU is one GPU's old minutes in this import.
 type coldGPU struct {
-	last int64          // the latest old minute taken
-	held *pendingMinute // the latest in-order minute, not folded yet: it may be the file's last
-	day  storedDay      // the day being filled; id 0 before the first
-	open bool
+	last int64 // the latest old minute taken
+	// The latest in-order minute, not folded yet (it may be the file's
+	// last): its deduplicated samples, in a buffer the GPU reuses.
+	held    []minuteSample
+	hasHeld bool
+	day     storedDay // the day being filled
+	open    bool
 }
 
 func newColdDays(ctx context.Context, tx *sql.Tx, cut int64) (*coldDays, error) {
@@ -44,38 +47,44 @@ func newColdDays(ctx context.Context, tx *sql.Tx, cut int64) (*coldDays, error) 
 	return c, nil
 }
 
-// take routes one closed minute of GPU id, older than the cut: into its
-// day, or to minute rows through row.
-func (c *coldDays) take(id int64, p pendingMinute, row func(pendingMinute) error) error {
+// take routes one closed minute of GPU id, older than the cut, with its
+// deduplicated samples xs (sorted by offset; take keeps no reference to
+// them): into its day, or to minute rows through row.
+func (c *coldDays) take(id, minute int64, xs []minuteSample, row func(pendingMinute) error) error {
 	g := c.gpus[id]
 	switch {
 	case g == nil:
-		c.gpus[id] = &coldGPU{last: p.minute}
-		return row(p) // the file's first: a file before may have ended in this minute
-	case p.minute <= g.last:
-		if g.held != nil && g.held.minute == p.minute {
+		c.gpus[id] = &coldGPU{last: minute}
+		// The file's first: a file before may have ended in this minute.
+		return row(newPendingMinute(id, minute, xs))
+	case minute <= g.last:
+		if g.hasHeld && g.last == minute {
 			// Both as rows, in input order: the second merges into the
 			// first sample by sample.
-			if err := row(*g.held); err != nil {
+			if err := row(newPendingMinute(id, g.last, g.held)); err != nil {
 				return err
 			}
-			g.held = nil
+			g.hasHeld = false
 		}
-		return row(p)
+		return row(newPendingMinute(id, minute, xs))
 	}
-	if g.held != nil {
-		if err := c.fold(id, g, g.held); err != nil {
+	if g.hasHeld {
+		if err := c.fold(id, g); err != nil {
 			return err
 		}
 	}
-	g.held, g.last = &p, p.minute
+	g.held, g.hasHeld, g.last = append(g.held[:0], xs...), true, minute
 	return nil
 }
 
-// fold adds an in-order minute to its GPU's day, writing the previous day
-// when the minute starts another.
-func (c *coldDays) fold(id int64, g *coldGPU, p *pendingMinute) error {
-	day := floorDiv(p.minute, dayMinutes)
+// fold adds the held minute, in order, to its GPU's day, writing the
+// previous day when the minute starts another.
+func (c *coldDays) fold(id int64, g *coldGPU) error {
+	var r rollup
+	for _, x := range g.held {
+		r.addSample(x)
+	}
+	day := floorDiv(g.last, dayMinutes)
 	if !g.open || g.day.day != day {
 		if g.open {
 			if err := c.days.write(c.ctx, &g.day); err != nil {
@@ -88,10 +97,10 @@ func (c *coldDays) fold(id int64, g *coldGPU, p *pendingMinute) error {
 		g.open = true
 	}
 	util := float32(math.NaN())
-	if p.r.utilN > 0 {
-		util = float32(p.r.utilSum / float64(p.r.utilN))
+	if r.utilN > 0 {
+		util = float32(r.utilSum / float64(r.utilN))
 	}
-	g.day.fill(p.minute-day*dayMinutes, util, p.r.mem, p.r.powerSum, p.r.powerN)
+	g.day.fill(g.last-day*dayMinutes, util, r.mem, r.powerSum, r.powerN)
 	return nil
 }
 
@@ -108,11 +117,11 @@ func (c *coldDays) finish(order []int64, row func(pendingMinute) error) error {
 				return err
 			}
 		}
-		if g.held != nil {
-			if err := row(*g.held); err != nil {
+		if g.hasHeld {
+			if err := row(newPendingMinute(id, g.last, g.held)); err != nil {
 				return err
 			}
-			g.held = nil
+			g.hasHeld = false
 		}
 	}
 	return nil

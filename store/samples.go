@@ -312,22 +312,31 @@ func (m *minuteWriter) flush(id int64, acc *minuteAcc) error {
 	xs := acc.samples
 	// Stable: of two samples at the same instant in one input, the first wins.
 	slices.SortStableFunc(xs, func(a, b minuteSample) int { return int(a.off) - int(b.off) })
-	p := pendingMinute{id: id, minute: acc.minute}
-	p.r.offsets = make([]byte, 0, 2*len(xs))
-	p.samples = make([]minuteSample, 0, len(xs))
-	for i, x := range xs {
-		if i > 0 && x.off == xs[i-1].off {
+	k := 0
+	for _, x := range xs {
+		if k > 0 && x.off == xs[k-1].off {
 			continue
 		}
-		p.r.addSample(x)
-		p.r.offsets = binary.BigEndian.AppendUint16(p.r.offsets, x.off)
-		p.samples = append(p.samples, x)
+		xs[k] = x
+		k++
 	}
 	acc.samples = acc.samples[:0]
-	if m.cold != nil && p.minute < m.cold.cut {
-		return m.cold.take(id, p, m.queue)
+	if m.cold != nil && acc.minute < m.cold.cut {
+		return m.cold.take(id, acc.minute, xs[:k], m.queue)
 	}
-	return m.queue(p)
+	return m.queue(newPendingMinute(id, acc.minute, xs[:k]))
+}
+
+// newPendingMinute is a minute row of deduplicated samples xs, sorted by
+// offset; it copies them, as the row is written by the writer goroutine.
+func newPendingMinute(id, minute int64, xs []minuteSample) pendingMinute {
+	p := pendingMinute{id: id, minute: minute, samples: slices.Clone(xs)}
+	p.r.offsets = make([]byte, 0, 2*len(xs))
+	for _, x := range xs {
+		p.r.addSample(x)
+		p.r.offsets = binary.BigEndian.AppendUint16(p.r.offsets, x.off)
+	}
+	return p
 }
 
 // queue adds a closed minute to the batch of minute rows, sent when full.
