@@ -10,6 +10,7 @@ import (
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/amount"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -142,6 +143,10 @@ type ModelReview struct {
 	PurchaseCost         float64   `json:"purchase_cost"`   // capex × GPUs
 
 	Sensitivity []Sensitivity `json:"sensitivity"`
+	// AsConfigured is the sensitivity table's first row, the assumptions as
+	// configured; nil without an hourly price. The JSON has these figures
+	// above, so it is not written twice.
+	AsConfigured *Sensitivity `json:"-"`
 
 	Verdict    string `json:"verdict"`
 	Confidence string `json:"confidence"` // high, medium, low
@@ -202,7 +207,7 @@ func RentOrBuy(in *ReviewInput) (*Review, error) {
 
 	purchases := map[string]PurchaseAssumption{}
 	for _, a := range in.Purchases {
-		k := strings.ToLower(a.GPUModel)
+		k := gpuModelKey(a.GPUModel)
 		if _, dup := purchases[k]; dup {
 			return nil, fmt.Errorf("analysis: review: purchase assumptions for %s given twice", a.GPUModel)
 		}
@@ -257,7 +262,7 @@ func RentOrBuy(in *ReviewInput) (*Review, error) {
 		rv.Models = append(rv.Models, mr)
 	}
 	for _, a := range in.Purchases {
-		if !seen[strings.ToLower(a.GPUModel)] {
+		if !seen[gpuModelKey(a.GPUModel)] {
 			rv.Warnings = append(rv.Warnings, fmt.Sprintf("purchase assumptions for %s match no GPU model billed in %s", a.GPUModel, in.Quarter.Label))
 		}
 	}
@@ -269,6 +274,11 @@ func RentOrBuy(in *ReviewInput) (*Review, error) {
 	})
 	return rv, nil
 }
+
+// gpuModelKey is what the review matches GPU models by: the model package gpu
+// reads the name as, without regard to case, so purchase assumptions or a
+// price written "A100-SXM4-80GB" meet the A100-80GB that was billed.
+func gpuModelKey(name string) string { return strings.ToLower(gpu.Model(name)) }
 
 // observed is one GPU model over one quarter.
 type observed struct {
@@ -310,8 +320,8 @@ func (o *observed) review() ModelReview {
 	return mr
 }
 
-// observeModels sums a quarter's GPU resources per model (matched without
-// regard to case) and measures how much of the quarter the data covers: from
+// observeModels sums a quarter's GPU resources per model (matched by
+// gpuModelKey) and measures how much of the quarter the data covers: from
 // the first to the last local day with billed GPU time of that model, no later
 // than coverEnd.
 func observeModels(r *Result, q Window, coverEnd time.Time, loc *time.Location) map[string]*observed {
@@ -321,7 +331,7 @@ func observeModels(r *Result, q Window, coverEnd time.Time, loc *time.Location) 
 		if rc.GPUModel == "" || rc.GPUHoursBilled <= 0 {
 			continue
 		}
-		k := strings.ToLower(rc.GPUModel)
+		k := gpuModelKey(rc.GPUModel)
 		o := out[k]
 		if o == nil {
 			o = &observed{model: rc.GPUModel, byMode: map[string][2]float64{}, providers: map[string]bool{},
@@ -345,7 +355,7 @@ func observeModels(r *Result, q Window, coverEnd time.Time, loc *time.Location) 
 	}
 	first, last := map[string]time.Time{}, map[string]time.Time{}
 	for _, d := range r.Daily {
-		k := strings.ToLower(d.GPUModel)
+		k := gpuModelKey(d.GPUModel)
 		if out[k] == nil || d.Cost == 0 {
 			continue
 		}
@@ -395,7 +405,7 @@ func rentalPrices(o *observed, catalog []Price, conv reviewConverter, spot bool,
 		return false
 	}
 	for _, c := range catalog {
-		if !strings.EqualFold(c.GPUModel, o.model) {
+		if gpuModelKey(c.GPUModel) != gpuModelKey(o.model) {
 			continue
 		}
 		r, ok := conv.rate(c.Currency)
@@ -509,6 +519,9 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 	}
 
 	need := mr.BreakevenUtilization + margin
+	mr.AsConfigured = &Sensitivity{Case: "as configured", DepreciationYears: mr.Owned.DepreciationYears,
+		CapexPerGPU: mr.Owned.CapexPerGPU, OwnedMonthlyPerGPU: mr.OwnedMonthlyPerGPU,
+		BreakevenUtilization: mr.BreakevenUtilization, ClearsMargin: u >= need}
 	sens := func(name string, capex, years float64) {
 		oc := ownedMonthly(a, r, capex, years)
 		be := oc.Total / full * 100

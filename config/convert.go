@@ -8,6 +8,7 @@ import (
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
@@ -100,7 +101,9 @@ func (c *Config) AnalysisTeams() []analysis.Team {
 	return out
 }
 
-// AnalysisPrices flattens the price catalog into one row per mode.
+// AnalysisPrices flattens the price catalog into one row per mode, each
+// gpu_model read as ingest reads a bill's (gpu.Model), so a row written
+// "A100-SXM4-80GB" prices the A100-80GB lines.
 func (c *Config) AnalysisPrices() []analysis.Price {
 	var out []analysis.Price
 	for _, p := range c.Prices {
@@ -110,7 +113,7 @@ func (c *Config) AnalysisPrices() []analysis.Price {
 		}{{finops.ModeHourly, p.Hourly}, {finops.ModeDaily, p.Daily}, {finops.ModeWeekly, p.Weekly},
 			{finops.ModeMonthly, p.Monthly}, {finops.ModeSpot, p.Spot}} {
 			if m.v != nil {
-				out = append(out, analysis.Price{Provider: p.Provider, GPUModel: p.GPUModel, Mode: m.mode,
+				out = append(out, analysis.Price{Provider: p.Provider, GPUModel: gpu.Model(p.GPUModel), Mode: m.mode,
 					Price: *m.v, Currency: p.Currency, AsOf: p.AsOf})
 			}
 		}
@@ -141,11 +144,13 @@ func (c *Config) ColumnMappings() ([]ingest.ColumnMapping, error) {
 	return append(out, ingest.BuiltinMappings()...), nil
 }
 
-// Catalog is the built-in GPU instance catalog extended by instance_types.
-func (c *Config) Catalog() *ingest.Catalog {
-	cat := ingest.DefaultCatalog()
+// Catalog is the built-in GPU instance catalog extended by instance_types,
+// whose gpu_model is read as a bill's is: an instance type declared with
+// "A100-SXM4-80GB" bills the A100-80GB that other sources name.
+func (c *Config) Catalog() *gpu.Catalog {
+	cat := gpu.NewCatalog()
 	for _, it := range c.Instances {
-		cat.Add(it.Name, it.GPUModel, it.GPUCount)
+		cat.Add(it.Name, gpu.Model(it.GPUModel), it.GPUCount)
 	}
 	return cat
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/gpu"
 )
 
 // Purchase is what buying one GPU of a model would cost, for the quarterly
@@ -38,7 +39,8 @@ func (c *Config) validatePurchase() []error {
 			errs = append(errs, fmt.Errorf("%s: gpu_model is required", at))
 		} else {
 			at = fmt.Sprintf("purchase[%d] (%s)", i, p.GPUModel)
-			k := strings.ToLower(p.GPUModel)
+			// Two spellings of one card are the same model to the review.
+			k := strings.ToLower(gpu.Model(p.GPUModel))
 			if seen[k] {
 				errs = append(errs, fmt.Errorf("%s: gpu_model appears twice", at))
 			}
@@ -77,7 +79,8 @@ func (c *Config) validatePurchase() []error {
 }
 
 // PurchaseAssumptions converts the purchase block for analysis.RentOrBuy,
-// with the margin defaulted to analysis.DefaultMarginPoints.
+// with the margin defaulted to analysis.DefaultMarginPoints and gpu_model
+// read as ingest reads a bill's (gpu.Model).
 func (c *Config) PurchaseAssumptions() []analysis.PurchaseAssumption {
 	val := func(v *float64) float64 {
 		if v == nil {
@@ -92,7 +95,7 @@ func (c *Config) PurchaseAssumptions() []analysis.PurchaseAssumption {
 			margin = *p.MarginPoints
 		}
 		out = append(out, analysis.PurchaseAssumption{
-			GPUModel: p.GPUModel, PricePerGPU: val(p.PricePerGPU), ServerShare: p.ServerShare,
+			GPUModel: gpu.Model(p.GPUModel), PricePerGPU: val(p.PricePerGPU), ServerShare: p.ServerShare,
 			DepreciationYears: val(p.DepreciationYears), Residual: p.Residual, PowerWatts: val(p.PowerWatts),
 			PUE: val(p.PUE), ElectricityPrice: val(p.ElectricityPrice), Load: val(p.Load),
 			HostingPerGPUMonth: p.HostingPerGPUMonth, OpsPerGPUMonth: p.OpsPerGPUMonth,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -39,7 +40,7 @@ import (
 type azureParser struct {
 	file string
 	hdr  []string
-	cat  *Catalog
+	cat  *gpu.Catalog
 	in   *interner
 
 	date, cost, currency, quantity, unit                   int
@@ -384,7 +385,7 @@ func (p *azureParser) gpu(r *cloudRow, l *finops.BillingLine) {
 						l.InstanceType, l.GPUModel, l.GPUCount = p.in.get(v), model, n
 						return
 					}
-					if looksLikeGPUInstance(strings.ToLower(v)) {
+					if gpu.LooksLikeInstance(strings.ToLower(v)) {
 						l.InstanceType = p.in.get(v)
 						setUnknownGPU(l, v)
 						return
@@ -405,15 +406,15 @@ func (p *azureParser) gpu(r *cloudRow, l *finops.BillingLine) {
 				l.InstanceType, l.GPUModel, l.GPUCount = p.in.get(size), model, n
 				return
 			}
-			if unknown == "" && looksLikeGPUInstance(strings.ToLower(size)) {
+			if unknown == "" && gpu.LooksLikeInstance(strings.ToLower(size)) {
 				unknown = meter
 			}
 		}
 	}
-	if unknown == "" && LooksLikeGPU(r.text(p.subCategory)+" "+meter) {
+	if unknown == "" && gpu.LooksLike(r.text(p.subCategory)+" "+meter) {
 		unknown = strings.TrimSpace(r.text(p.subCategory) + " " + meter)
 	}
-	if product := r.text(p.product); unknown == "" && LooksLikeGPU(product) {
+	if product := r.text(p.product); unknown == "" && gpu.LooksLike(product) {
 		unknown = product
 	}
 	setUnknownGPU(l, unknown)
@@ -435,7 +436,7 @@ func azureMeterSizes(name string) []string {
 	out := []string{"Standard_" + strings.Join(words, "_")}
 	var plain []string
 	for _, w := range words {
-		if !isGPUWord(strings.ToUpper(w)) {
+		if !gpu.IsWord(strings.ToUpper(w)) {
 			plain = append(plain, w)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -98,7 +99,7 @@ func addDec(a, b *decimal.Decimal) *decimal.Decimal {
 
 // recogniseInstance looks an instance type up in the catalog; a type that
 // looks like a GPU machine but is unknown is returned as unknown.
-func recogniseInstance(cat *Catalog, instanceType string) (model string, count int, unknown string) {
+func recogniseInstance(cat *gpu.Catalog, instanceType string) (model string, count int, unknown string) {
 	t := strings.TrimSpace(instanceType)
 	if t == "" {
 		return "", 0, ""
@@ -113,7 +114,7 @@ func recogniseInstance(cat *Catalog, instanceType string) (model string, count i
 		}
 		t = s
 	}
-	if LooksLikeGPU(t) {
+	if gpu.LooksLike(t) {
 		return "", 0, instanceType
 	}
 	return "", 0, ""

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -38,7 +39,7 @@ import (
 type curParser struct {
 	file string
 	hdr  []string
-	cat  *Catalog
+	cat  *gpu.Catalog
 	in   *interner
 
 	lineType, unblended, start, end, interval                  int

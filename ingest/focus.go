@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -21,7 +22,7 @@ const (
 type focusParser struct {
 	file string
 	hdr  []string
-	cat  *Catalog
+	cat  *gpu.Catalog
 	in   *interner
 
 	start, end                            int

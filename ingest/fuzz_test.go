@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/gpu"
 )
 
 // seed adds the start of testdata files to a fuzz corpus; whole large files
@@ -46,7 +48,7 @@ func fuzzParse(t *testing.T, data []byte, format string) {
 			if l.ChargeEnd.Before(l.ChargeStart) || l.ChargeStart.Location() != time.UTC {
 				t.Fatalf("line %d: period %v – %v", l.Line, l.ChargeStart, l.ChargeEnd)
 			}
-			if l.GPUModel != "" && (l.GPUCount < 1 || l.GPUCount > maxGPUsPerMachine) {
+			if l.GPUModel != "" && (l.GPUCount < 1 || l.GPUCount > gpu.MaxPerMachine) {
 				t.Fatalf("line %d: %d × %q", l.Line, l.GPUCount, l.GPUModel)
 			}
 		}
@@ -82,22 +84,6 @@ func FuzzParseRental(f *testing.F) {
 func FuzzParseTasks(f *testing.F) {
 	seed(f, "tasks_sample.csv")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, data, FormatTasks) })
-}
-
-// FuzzGPUName checks the free-text GPU reader never panics and never
-// returns a count outside 1–64.
-func FuzzGPUName(f *testing.F) {
-	for _, s := range []string{"RTX 4090 * 2", "2 x A100-SXM4-80GB", "H100×8", "8xH100", "MX150", "4090*2", "无卡模式"} {
-		f.Add(s)
-	}
-	c := DefaultCatalog()
-	f.Fuzz(func(t *testing.T, s string) {
-		if m, n, ok := c.GPUName(s); ok && (m == "" || n < 1 || n > maxGPUsPerMachine) {
-			t.Fatalf("GPUName(%q) = %q, %d", s, m, n)
-		}
-		LooksLikeGPU(s)
-		c.FindInstance(s)
-	})
 }
 
 // FuzzParseParquet feeds mutated Parquet files (the DuckDB-written fixtures,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -74,7 +75,7 @@ func isGCPHeader(hdr []string) bool {
 
 type gcpBuilder struct {
 	file string
-	cat  *Catalog
+	cat  *gpu.Catalog
 	in   *interner
 }
 
@@ -324,7 +325,7 @@ func (b *gcpBuilder) gpu(f gcpFields, l *finops.BillingLine, machine, sku string
 		}
 		setUnknownGPU(l, unknown)
 	}
-	if sku == "" || !LooksLikeGPU(sku) {
+	if sku == "" || !gpu.LooksLike(sku) {
 		return
 	}
 	model, _, ok := b.cat.GPUName(sku)
@@ -357,7 +358,7 @@ func gpuCountFromUsage(f gcpFields, l *finops.BillingLine) int {
 	if math.IsNaN(n) || n < 1 {
 		return 1
 	}
-	return int(min(n, maxGPUsPerMachine))
+	return int(min(n, gpu.MaxPerMachine))
 }
 
 // gcpCSVParser reads the flattened CSV export.

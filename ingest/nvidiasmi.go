@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 )
 
 const smiTimeExample = "a timestamp like 2026/07/14 08:12:53.353"
@@ -22,7 +23,7 @@ func defaultSMIColumns() []string {
 type smiParser struct {
 	file   string
 	hdr    []string
-	cat    *Catalog
+	cat    *gpu.Catalog
 	loc    *time.Location
 	host   string
 	in     *interner

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/gpu"
 )
 
 // FuzzOpen: Open sniffs gzip and zip by their magic bytes and reads what a
@@ -90,7 +92,7 @@ func FuzzSplitCapture(f *testing.F) {
 		f.Add(b[max(0, i-2048):min(len(b), i+2048)])
 	}
 	f.Add([]byte("# x :: query-gpu (csv)\n# $ nvidia-smi --query-gpu=timestamp --format=csv\n####\ntimestamp, utilization.gpu [%]\n2026/07/14 08:12:38.696, 5 %\n"))
-	cat := DefaultCatalog()
+	cat := gpu.NewCatalog()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 32<<10 {
 			return

@@ -1,6 +1,10 @@
 package ingest
 
-import "time"
+import (
+	"time"
+
+	"github.com/finops-oss/finops/gpu"
+)
 
 // Options tell a parser what the file itself does not say.
 type Options struct {
@@ -16,8 +20,8 @@ type Options struct {
 	// Mappings are the configured rental-platform column mappings, tried in
 	// order when the header is not a known format.
 	Mappings []ColumnMapping
-	// Catalog recognises GPU instance types and GPU names. nil = DefaultCatalog().
-	Catalog *Catalog
+	// Catalog recognises GPU instance types and GPU names. nil = gpu.NewCatalog().
+	Catalog *gpu.Catalog
 	// MaxBadRows is how many bad rows a file may have before it is refused;
 	// rejected rows are counted in Summary.Rejected. Default 0: any bad row refuses the file.
 	MaxBadRows int

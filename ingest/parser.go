@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 )
 
 // ctxCheckEvery is how many rows Parse reads between looks at its context.
@@ -43,7 +44,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		opt.Name = "<input>"
 	}
 	if opt.Catalog == nil {
-		opt.Catalog = DefaultCatalog()
+		opt.Catalog = gpu.NewCatalog()
 	}
 	if opt.Location == nil {
 		opt.Location = time.UTC

@@ -8,6 +8,7 @@ import (
 	_ "time/tzdata" // rental platforms in China bill in Asia/Shanghai; hosts may lack tzdata
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -134,7 +135,7 @@ type rentalParser struct {
 	file     string
 	mapping  string
 	hdr      []string
-	cat      *Catalog
+	cat      *gpu.Catalog
 	loc      *time.Location
 	in       *interner
 	provider string
@@ -396,7 +397,7 @@ func (p *rentalParser) gpu(rec []string, line int, l *finops.BillingLine) *Parse
 	}
 	if v, i := p.get(rec, "gpu_count"); v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimRight(v, "卡张")))
-		if err != nil || n < 0 || n > maxGPUsPerMachine {
+		if err != nil || n < 0 || n > gpu.MaxPerMachine {
 			return p.err(line, i, "a GPU count like 2", v)
 		}
 		l.GPUCount = n
@@ -407,7 +408,7 @@ func (p *rentalParser) gpu(rec []string, line int, l *finops.BillingLine) *Parse
 	if l.GPUModel == "" && l.SKU != "" {
 		if m, n, ok := p.cat.Instance(l.SKU); ok {
 			l.InstanceType, l.GPUModel, l.GPUCount = l.SKU, m, n
-		} else if LooksLikeGPU(l.SKU) {
+		} else if gpu.LooksLike(l.SKU) {
 			p.tag(l, UnknownGPUTag, l.SKU)
 		}
 	}
@@ -428,7 +429,7 @@ func (p *rentalParser) gpuText(l *finops.BillingLine, v string) {
 		l.GPUModel, l.GPUCount = p.in.get(m), n
 		return
 	}
-	m, n, ok := p.cat.gpuText(v)
+	m, n, ok := p.cat.GPUText(v)
 	if !ok {
 		// Text that names no GPU ("无卡模式", CPU only) is kept, not reported.
 		p.tag(l, "gpu", v)
@@ -459,7 +460,7 @@ func (p *rentalParser) gpuFromConfig(l *finops.BillingLine, v string) {
 			l.GPUModel, l.GPUCount = p.in.get(m), n
 			return
 		}
-		if unknown == "" && LooksLikeGPU(part) {
+		if unknown == "" && gpu.LooksLike(part) {
 			unknown = part
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -41,7 +42,7 @@ type runpodRecord struct {
 
 type runpodParser struct {
 	file string
-	cat  *Catalog
+	cat  *gpu.Catalog
 	in   *interner
 }
 
@@ -110,7 +111,7 @@ func (p *runpodParser) record(raw []byte, path string, line int) ([]*finops.Bill
 	if r.GPUTypeID != "" {
 		if m, n, ok := p.cat.GPUName(r.GPUTypeID); ok {
 			l.GPUModel, l.GPUCount = p.in.get(m), n
-		} else if LooksLikeGPU(r.GPUTypeID) {
+		} else if gpu.LooksLike(r.GPUTypeID) {
 			// Still a GPU line, under RunPod's name, and reported.
 			l.GPUModel, l.GPUCount = p.in.get(r.GPUTypeID), 1
 			if l.Tags == nil {
@@ -120,7 +121,7 @@ func (p *runpodParser) record(raw []byte, path string, line int) ([]*finops.Bill
 		}
 		if l.GPUModel != "" {
 			if n, present, err := jsonDecimal(r.GPUCount); present {
-				if err != nil || !n.IsInteger() || n.LessThan(decimal.NewFromInt(1)) || n.GreaterThan(decimal.NewFromInt(maxGPUsPerMachine)) {
+				if err != nil || !n.IsInteger() || n.LessThan(decimal.NewFromInt(1)) || n.GreaterThan(decimal.NewFromInt(gpu.MaxPerMachine)) {
 					return nil, bad("gpuCount", "a GPU count like 2", r.GPUCount)
 				}
 				l.GPUCount = int(n.IntPart())

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/shopspring/decimal"
 )
 
@@ -63,7 +64,7 @@ type vastCharge struct {
 
 type vastParser struct {
 	file string
-	cat  *Catalog
+	cat  *gpu.Catalog
 	in   *interner
 }
 
@@ -275,7 +276,7 @@ func (p *vastParser) metadataGPU(md map[string]json.RawMessage) (string, int) {
 		return "", 0
 	}
 	if k, present, err := jsonDecimal(md["num_gpus"]); present && err == nil && k.IsInteger() &&
-		k.IntPart() >= 1 && k.IntPart() <= maxGPUsPerMachine {
+		k.IntPart() >= 1 && k.IntPart() <= gpu.MaxPerMachine {
 		n = int(k.IntPart())
 	}
 	return m, n
@@ -321,19 +322,19 @@ func (p *vastParser) invoice(c *vastCharge, path string, line int) ([]*finops.Bi
 	if present && err != nil {
 		return nil, p.bad(line, path, "quantity", `a quantity like "10.000"`, c.Quantity)
 	}
-	gpu := LooksLikeGPU(c.Description)
+	isGPU := gpu.LooksLike(c.Description)
 	if present {
 		l.UsageQuantity = &q
 		// "Instance 123 GPU charge: hours * $/hr": quantity is GPU hours.
 		// Storage charges count GB × hours and stay instants.
-		if gpu && strings.Contains(strings.ToLower(c.Description), "hour") {
+		if isGPU && strings.Contains(strings.ToLower(c.Description), "hour") {
 			l.UsageUnit = "Hours"
 			if q.IsPositive() && q.LessThan(decimal.NewFromInt(24*366)) {
 				l.ChargeEnd = ts.Add(time.Duration(q.Shift(9).Mul(decimal.NewFromInt(3600)).IntPart()))
 			}
 		}
 	}
-	if gpu {
+	if isGPU {
 		if m, n, ok := p.cat.GPUName(c.Description); ok {
 			l.GPUModel, l.GPUCount = p.in.get(m), n
 		} else {

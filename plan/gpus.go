@@ -1,9 +1,6 @@
 package plan
 
-import (
-	"strings"
-	"unicode"
-)
+import "github.com/finops-oss/finops/gpu"
 
 // GPU is one GPU model's capability: what the memory, compute and decode
 // formulas need.
@@ -17,67 +14,41 @@ type GPU struct {
 	Source       string   `json:"source,omitempty"`
 }
 
-// DefaultGPUs returns the GPU spec table: TFLOPS and VRAM from metrics.md's
-// defaults, memory bandwidth and the additions (A800, H800, H20, L20,
-// RTX 3090, common on Chinese rental platforms) from the vendors' datasheets.
-// NVLink marks the parts built for multi-card training (SXM/OAM modules,
-// H100 PCIe with its bridge, Ascend's HCCS); consumer and PCIe inference cards
-// have none (the RTX 4090 not even peer-to-peer), so ZeRO-3 or FSDP across
-// them runs far below the planner's MFU.
-// Model names are the ones ingest records, so a price catalog shared with
+// DefaultGPUs returns the planner's GPU table: the cards it offers, in the
+// order its tables list them, with their figures from package gpu (dense
+// BF16 TFLOPS, memory, bandwidth, NVLink and where each comes from). Model
+// names are the ones ingest records, so a price catalog shared with
 // finops.yaml matches. The scenario file's gpus: list overrides or extends it.
 func DefaultGPUs() []GPU {
-	const spec, sheet = "metrics.md", "vendor datasheet"
-	return []GPU{
-		{Model: "RTX 4090", TFLOPS: 165, VRAMGB: 24, BandwidthGBs: 1008, Aliases: []string{"4090", "GeForce RTX 4090"}, Source: spec},
-		{Model: "RTX 3090", TFLOPS: 71, VRAMGB: 24, BandwidthGBs: 936, Aliases: []string{"3090", "GeForce RTX 3090"}, Source: sheet},
-		{Model: "RTX 6000 Ada", TFLOPS: 364, VRAMGB: 48, BandwidthGBs: 960, Aliases: []string{"RTX 6000 Ada Generation", "6000 Ada"}, Source: spec},
-		{Model: "L40S", TFLOPS: 362, VRAMGB: 48, BandwidthGBs: 864, Source: spec},
-		{Model: "L20", TFLOPS: 119.5, VRAMGB: 48, BandwidthGBs: 864, Source: sheet},
-		{Model: "L4", TFLOPS: 121, VRAMGB: 24, BandwidthGBs: 300, Source: spec},
-		{Model: "A10", TFLOPS: 125, VRAMGB: 24, BandwidthGBs: 600, Source: spec},
-		{Model: "A100-40GB", TFLOPS: 312, VRAMGB: 40, BandwidthGBs: 1555, NVLink: true, Aliases: []string{"A100 40G", "A100-SXM4-40GB", "A100-PCIE-40GB", "A100"}, Source: spec},
-		{Model: "A100-80GB", TFLOPS: 312, VRAMGB: 80, BandwidthGBs: 2039, NVLink: true, Aliases: []string{"A100 80G", "A100-SXM4-80GB", "A100-SXM-80GB", "A100-PCIE-80GB"}, Source: spec},
-		{Model: "A800-80GB", TFLOPS: 312, VRAMGB: 80, BandwidthGBs: 2039, NVLink: true, Aliases: []string{"A800", "A800 80G", "A800-SXM4-80GB"}, Source: sheet},
-		{Model: "H100", TFLOPS: 989, VRAMGB: 80, BandwidthGBs: 3350, NVLink: true, Aliases: []string{"H100 SXM", "H100-SXM5-80GB", "H100 80GB HBM3"}, Source: spec + " (H100 SXM)"},
-		{Model: "H100 PCIe", TFLOPS: 756, VRAMGB: 80, BandwidthGBs: 2000, NVLink: true, Aliases: []string{"H100-PCIE-80GB"}, Source: spec},
-		{Model: "H800", TFLOPS: 989, VRAMGB: 80, BandwidthGBs: 3350, NVLink: true, Aliases: []string{"H800 SXM"}, Source: sheet},
-		{Model: "H20", TFLOPS: 148, VRAMGB: 96, BandwidthGBs: 4000, NVLink: true, Source: sheet},
-		{Model: "H200", TFLOPS: 989, VRAMGB: 141, BandwidthGBs: 4800, NVLink: true, Aliases: []string{"H200 SXM"}, Source: spec},
-		{Model: "Ascend 910B", TFLOPS: 320, VRAMGB: 64, BandwidthGBs: 1600, NVLink: true, Aliases: []string{"910B"}, Source: spec + " (approximate; bandwidth approximate)"},
-	}
-}
-
-// gpuKey reduces a GPU name to a lookup key: upper case, letters and digits
-// only, without the vendor words, so "A100-80GB", "a100 80gb" and
-// "NVIDIA A100-80GB" are the same GPU.
-func gpuKey(name string) string {
-	s := strings.ToUpper(strings.TrimSpace(name))
-	for _, p := range []string{"NVIDIA ", "GEFORCE ", "TESLA ", "HUAWEI "} {
-		s = strings.TrimPrefix(s, p)
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return r
+	names := []string{"RTX 4090", "RTX 3090", "RTX 6000 Ada", "L40S", "L20", "L4", "A10", "A100-40GB", "A100-80GB",
+		"A800-80GB", "H100", "H100 PCIe", "H800", "H20", "H200", "Ascend 910B"}
+	out := make([]GPU, 0, len(names))
+	for _, n := range names {
+		s, ok := gpu.Lookup(n)
+		if !ok || s.Model != n {
+			// A programming error, caught by every planner test.
+			panic("plan: GPU " + n + " is not a model of package gpu")
 		}
-		return -1
-	}, s)
+		out = append(out, GPU{Model: s.Model, TFLOPS: s.TFLOPS, VRAMGB: s.MemoryGB, BandwidthGBs: s.BandwidthGBs,
+			NVLink: s.NVLink, Aliases: s.Aliases, Source: s.Source})
+	}
+	return out
 }
 
-// gpuIndex maps every name and alias key of a table to its position.
+// gpuIndex maps every name and alias key (gpu.Key) of a table to its position.
 func gpuIndex(gs []GPU) map[string]int {
 	idx := make(map[string]int, len(gs)*2)
 	for i, g := range gs {
 		for _, a := range g.Aliases {
-			if _, taken := idx[gpuKey(a)]; !taken {
-				idx[gpuKey(a)] = i
+			if _, taken := idx[gpu.Key(a)]; !taken {
+				idx[gpu.Key(a)] = i
 			}
 		}
 	}
 	// Canonical names win over aliases ("A100" alone is the 40 GB card, but
 	// never shadows a model really named so).
 	for i, g := range gs {
-		idx[gpuKey(g.Model)] = i
+		idx[gpu.Key(g.Model)] = i
 	}
 	return idx
 }

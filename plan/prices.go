@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/finops-oss/finops/gpu"
 )
 
 // currency is the budget currency: the file's, else finops.yaml's, else the
@@ -62,7 +64,7 @@ func (f *File) priceTable(p *problems, r *resolved, opt Options) []priceRow {
 			p.add("prices", i, "provider", "required: who rents it, e.g. AutoDL")
 			bad = true
 		}
-		j, ok := idx[gpuKey(pr.GPUModel)]
+		j, ok := idx[gpu.Key(pr.GPUModel)]
 		switch {
 		case strings.TrimSpace(pr.GPUModel) == "":
 			p.add("prices", i, "gpu_model", "required: the GPU model priced, e.g. A100-80GB")
@@ -106,7 +108,7 @@ func (f *File) priceTable(p *problems, r *resolved, opt Options) []priceRow {
 		out = append(out, priceRow{Price: pr, gpu: j, fx: x, origin: "scenario file"})
 	}
 	for _, pr := range opt.Prices {
-		j, ok := idx[gpuKey(pr.GPUModel)]
+		j, ok := idx[gpu.Key(pr.GPUModel)]
 		if !ok {
 			r.warnings = append(r.warnings, fmt.Sprintf("finops.yaml prices a %s (%s), which is not in the planner's GPU table; add it under gpus: to plan with it", pr.GPUModel, pr.Provider))
 			continue

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/finops-oss/finops/gpu"
 )
 
 // The scenario kinds.
@@ -287,7 +289,7 @@ func (f *File) gpuTable(p *problems) []GPU {
 			continue
 		}
 		idx := gpuIndex(gs)
-		j, known := idx[gpuKey(g.Model)]
+		j, known := idx[gpu.Key(g.Model)]
 		if !known {
 			for _, fld := range []struct {
 				name string

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/finops-oss/finops/gpu"
 )
 
 // resolveScenario checks scenario i and fills in its defaults; nil when it
@@ -228,7 +230,7 @@ func (f *File) resolveScenario(p *problems, i int, r *resolved, models map[strin
 	}
 	s.interruptible = sc.Interruptible
 	if g := strings.TrimSpace(sc.GPUModel); g != "" {
-		j, ok := gpuIndex(r.gpus)[gpuKey(g)]
+		j, ok := gpuIndex(r.gpus)[gpu.Key(g)]
 		if !ok {
 			bad("gpu_model", "%q is not in the GPU table; use one of %s, or add it under gpus:", g, gpuNames(r.gpus))
 		} else {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
@@ -120,33 +119,6 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 	return cmd
 }
 
-// promSource turns a configured server into the fetcher's source.
-func (m *Main) promSource(c *config.Config, p config.Prometheus) (prom.Source, error) {
-	q, err := prom.DefaultQueries(p.Exporter)
-	if err != nil {
-		return prom.Source{}, err
-	}
-	if p.Query != "" {
-		q.Util = p.Query
-	}
-	for _, o := range []struct{ src, dst *string }{{&p.Queries.Util, &q.Util}, {&p.Queries.MemUsed, &q.MemUsed},
-		{&p.Queries.MemTotal, &q.MemTotal}, {&p.Queries.Power, &q.Power}} {
-		if *o.src != "" {
-			*o.dst = *o.src
-		}
-	}
-	src := prom.Source{Name: p.Name, URL: p.URL, Queries: q, Step: p.Step.Duration, Timeout: p.Timeout.Duration,
-		Retries: 3, Backoff: p.RetryBackoff.Duration, BearerTokenEnv: p.BearerTokenEnv, BasicAuthUser: p.BasicAuthUser,
-		BasicAuthPasswordEnv: p.BasicAuthPasswordEnv, Catalog: c.Catalog(), Getenv: m.Getenv,
-		MaxResponseBytes: p.MaxResponseBytes}
-	if p.Retries != nil {
-		src.Retries = *p.Retries
-	}
-	labels := p.PromLabels()
-	src.TaskLabels = dcgm.TaskLabels{Task: labels["task"], Team: labels["team"], Kind: labels["kind"]}
-	return src, nil
-}
-
 // promName is a server's name in messages, the data-quality box and the
 // run ledger: its URL without credentials when it has no name.
 func promName(p config.Prometheus) string {
@@ -174,7 +146,7 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 				res.err = err
 			}
 		}
-		src, err := m.promSource(c, p)
+		src, err := c.PromSource(p, m.Getenv)
 		var client *prom.Client
 		if err == nil {
 			client, err = prom.New(src)

@@ -40,6 +40,10 @@ type Main struct {
 	// bar (zero: 100ms); the tests draw every change.
 	progressEvery time.Duration
 
+	// sendBackoff is the wait before each retry of a refused email (nil:
+	// deliver's); the tests that cut connections need not wait.
+	sendBackoff []time.Duration
+
 	cpuProfile, memProfile string
 	stopProfiles           func() error
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/ingest"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -42,7 +43,7 @@ type Options struct {
 	// Interval is how often the host logs scrapes (dcgm-exporter collects
 	// every 30 s by default); it tells the minute grid how long a sample holds.
 	Interval time.Duration
-	Catalog  *ingest.Catalog
+	Catalog  *gpu.Catalog
 	// MaxBytes bounds the file (0: DefaultMaxBytes); the text parser holds a
 	// whole scrape in memory.
 	MaxBytes int64

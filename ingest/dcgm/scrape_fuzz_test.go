@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/ingest"
 )
 
@@ -37,8 +38,8 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	at := time.Date(2026, 11, 2, 8, 0, 0, 0, time.FixedZone("", 8*3600))
-	// DefaultCatalog builds a fresh catalog per call; one for all execs.
-	cat := ingest.DefaultCatalog()
+	// NewCatalog builds a fresh catalog per call; one for all execs.
+	cat := gpu.NewCatalog()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 16<<10 {
 			return
@@ -88,9 +89,9 @@ func FuzzIdentify(f *testing.F) {
 	f.Add("GPU-20c56d28-0da5-6d26-a36a-e7af1ce2586e", "0", "node-a", "10.0.0.1:9400", "NVIDIA H100 80GB HBM3", "3", "2g.20gb")
 	f.Add("20c56d28-0da5-6d26-a36a-e7af1ce2586e", "", "", "[::1]:9400", "", "", "")
 	f.Add("", "-1", "", "host", "Tesla T4", "", "")
-	cat := ingest.DefaultCatalog()
-	f.Fuzz(func(t *testing.T, uuid, gpu, host, instance, name, gi, profile string) {
-		labels := map[string]string{"UUID": uuid, "gpu": gpu, "Hostname": host, "instance": instance,
+	cat := gpu.NewCatalog()
+	f.Fuzz(func(t *testing.T, uuid, index, host, instance, name, gi, profile string) {
+		labels := map[string]string{"UUID": uuid, "gpu": index, "Hostname": host, "instance": instance,
 			"modelName": name, "GPU_I_ID": gi, "GPU_I_PROFILE": profile}
 		g, ok := Identify(labels)
 		if !ok {

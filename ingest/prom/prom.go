@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/sanitize"
@@ -99,7 +100,7 @@ type Source struct {
 	BasicAuthPasswordEnv string // environment variable holding the basic-auth password
 
 	TaskLabels dcgm.TaskLabels // labels naming tasks; empty = no task attribution
-	Catalog    *ingest.Catalog
+	Catalog    *gpu.Catalog
 	Getenv     func(string) string // default os.Getenv
 	Transport  http.RoundTripper   // default api.DefaultRoundTripper
 }
@@ -149,7 +150,7 @@ func New(src Source) (*Client, error) {
 		src.Getenv = os.Getenv
 	}
 	if src.Catalog == nil {
-		src.Catalog = ingest.DefaultCatalog()
+		src.Catalog = gpu.NewCatalog()
 	}
 	rt := src.Transport
 	if rt == nil {

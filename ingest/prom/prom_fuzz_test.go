@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/ingest/dcgm"
 )
 
@@ -75,7 +75,7 @@ func FuzzFetchDayResponse(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	cat := ingest.DefaultCatalog()
+	cat := gpu.NewCatalog()
 	f.Fuzz(func(t *testing.T, code uint8, body []byte) {
 		if len(body) > 16<<10 {
 			return

@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"strconv"
@@ -8,64 +8,26 @@ import (
 
 // Catalog recognises GPU machines: cloud instance types with a fixed GPU
 // complement, and the GPU names rental platforms and nvidia-smi print.
-// Build one with DefaultCatalog and extend it from the config; a Catalog is
+// Build one with NewCatalog and extend it from the config; a Catalog is
 // not safe for concurrent Add and lookup.
 type Catalog struct {
-	instances map[string]gpuSpec // lower-case instance type → GPUs
-	aliases   map[string]string  // normalised GPU name → canonical model
+	instances map[string]complement // lower-case instance type → GPUs
+	aliases   map[string]string     // normalised GPU name → canonical model
 }
 
-type gpuSpec struct {
+type complement struct {
 	model string
 	count int
 }
 
-// Canonical GPU model names. Reports, the price catalog and the resource map
-// all use these spellings, so two sources naming the same chip differently
-// still meet.
-const (
-	gpuA100_40 = "A100-40GB"
-	gpuA100_80 = "A100-80GB"
-	gpuH100    = "H100"
-	gpuH200    = "H200"
-	gpuL40S    = "L40S"
-	gpuL4      = "L4"
-	gpuA10G    = "A10G"
-	gpuA10     = "A10"
-	gpuT4      = "T4"
-	gpuV100    = "V100"
-	gpuM60     = "M60"
-	gpu4090    = "RTX 4090"
-	gpu3090    = "RTX 3090"
-	gpuA800    = "A800-80GB"
-	gpuH800    = "H800"
-	gpuH20     = "H20"
-	gpuL20     = "L20"
-	gpu6000Ada = "RTX 6000 Ada"
-	gpu910B    = "Ascend 910B"
-
-	// Rented by the hour on rental platforms (RunPod, AutoDL, Vast.ai) and
-	// in older Alibaba Cloud families.
-	gpuA40    = "A40"
-	gpuA30    = "A30"
-	gpuL40    = "L40"
-	gpuA6000  = "RTX A6000"
-	gpu5090   = "RTX 5090"
-	gpu4090D  = "RTX 4090D"
-	gpuB200   = "B200"
-	gpuMI300X = "MI300X"
-	gpuP100   = "P100"
-	gpuP4     = "P4"
-)
-
-// maxGPUsPerMachine bounds counts read from free text: "2x4090" must not
+// MaxPerMachine bounds counts read from free text: "2x4090" must not
 // become 4090 GPUs of model "2".
-const maxGPUsPerMachine = 64
+const MaxPerMachine = 64
 
-// DefaultCatalog returns the instance types and GPU names finops knows out of
+// NewCatalog returns the instance types and GPU names finops knows out of
 // the box. Each call returns a fresh catalog, so callers may Add to it.
-func DefaultCatalog() *Catalog {
-	c := &Catalog{instances: map[string]gpuSpec{}, aliases: map[string]string{}}
+func NewCatalog() *Catalog {
+	c := &Catalog{instances: map[string]complement{}, aliases: map[string]string{}}
 	add := func(model string, count int, types ...string) {
 		for _, t := range types {
 			c.Add(t, model, count)
@@ -130,9 +92,9 @@ func DefaultCatalog() *Catalog {
 // the same type replaces the earlier one.
 func (c *Catalog) Add(instanceType, model string, count int) {
 	if c.instances == nil {
-		c.instances = map[string]gpuSpec{}
+		c.instances = map[string]complement{}
 	}
-	c.instances[strings.ToLower(strings.TrimSpace(instanceType))] = gpuSpec{model: model, count: count}
+	c.instances[strings.ToLower(strings.TrimSpace(instanceType))] = complement{model: model, count: count}
 }
 
 // AddAlias makes GPUName recognise name (as a rental platform or driver
@@ -141,7 +103,7 @@ func (c *Catalog) AddAlias(name, model string) {
 	if c.aliases == nil {
 		c.aliases = map[string]string{}
 	}
-	c.aliases[normaliseGPUName(name)] = model
+	c.aliases[normaliseName(name)] = model
 }
 
 // Instance returns the GPUs of an instance type, case-insensitively. Azure

@@ -1,9 +1,9 @@
-package ingest
+package gpu
 
 import "testing"
 
 func TestGPUName(t *testing.T) {
-	c := DefaultCatalog()
+	c := NewCatalog()
 	cases := []struct {
 		in    string
 		model string
@@ -65,7 +65,7 @@ func TestGPUName(t *testing.T) {
 }
 
 func TestInstance(t *testing.T) {
-	c := DefaultCatalog()
+	c := NewCatalog()
 	cases := []struct {
 		in    string
 		model string
@@ -98,11 +98,11 @@ func TestInstance(t *testing.T) {
 	if m, n, ok := c.Instance("GPU_8X_H100_SXM5"); !ok || m != "H100" || n != 8 {
 		t.Errorf("added type: %q %d %v", m, n, ok)
 	}
-	if DefaultCatalog() == c {
-		t.Error("DefaultCatalog shares state")
+	if NewCatalog() == c {
+		t.Error("NewCatalog shares state")
 	}
-	if _, _, ok := DefaultCatalog().Instance("gpu_8x_h100_sxm5"); ok {
-		t.Error("Add leaked into a fresh DefaultCatalog")
+	if _, _, ok := NewCatalog().Instance("gpu_8x_h100_sxm5"); ok {
+		t.Error("Add leaked into a fresh NewCatalog")
 	}
 
 	for text, want := range map[string]string{
@@ -118,17 +118,17 @@ func TestInstance(t *testing.T) {
 	}
 }
 
-func TestLooksLikeGPU(t *testing.T) {
+func TestLooksLike(t *testing.T) {
 	for _, s := range []string{"NVIDIA GeForce RTX 2080 SUPER", "gpu_1x_a100", "p2.xlarge", "g4ad.xlarge",
 		"a2-highgpu-1g", "Standard_NC6s_v3", "Nvidia Tesla K80 GPU running in Americas", "RTX 5090 * 2", "trn1.32xlarge"} {
-		if !LooksLikeGPU(s) {
-			t.Errorf("LooksLikeGPU(%q) = false", s)
+		if !LooksLike(s) {
+			t.Errorf("LooksLike(%q) = false", s)
 		}
 	}
 	for _, s := range []string{"", "F9GPUA3E29X6GJVE", "m5.large", "t2.micro", "Standard_D2s_v3",
 		"Amazon Simple Queue Service", "无卡模式", "$0.005 per In-use public IPv4 address per hour"} {
-		if LooksLikeGPU(s) {
-			t.Errorf("LooksLikeGPU(%q) = true", s)
+		if LooksLike(s) {
+			t.Errorf("LooksLike(%q) = true", s)
 		}
 	}
 }

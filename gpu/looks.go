@@ -1,10 +1,10 @@
-package ingest
+package gpu
 
 import "strings"
 
-// isGPUWord reports tokens that mark text as being about a GPU even when
+// IsWord reports tokens that mark text as being about a GPU even when
 // finops does not know the exact SKU.
-func isGPUWord(t string) bool {
+func IsWord(t string) bool {
 	switch t {
 	case "GPU", "GPUS", "NVIDIA", "TESLA", "GEFORCE", "QUADRO", "RTX", "GTX", "CUDA", "ASCEND", "INSTINCT",
 		"A10", "A10G", "A16", "A30", "A40", "A100", "A800", "A2000", "A4000", "A5000", "A6000",
@@ -17,28 +17,28 @@ func isGPUWord(t string) bool {
 	return strings.HasSuffix(t, "GPU") || strings.HasPrefix(t, "910B")
 }
 
-// LooksLikeGPU reports whether text names a GPU or a GPU instance family, so
+// LooksLike reports whether text names a GPU or a GPU instance family, so
 // a caller can flag a GPU SKU the catalog does not know instead of silently
 // treating it as non-GPU spend. It matches whole words: the "GPU" inside a
 // SKU id such as "F9GPUA3E29X6GJVE" does not count.
-func LooksLikeGPU(text string) bool {
-	for _, t := range gpuTokens(text) {
-		if isGPUWord(t) {
+func LooksLike(text string) bool {
+	for _, t := range tokens(text) {
+		if IsWord(t) {
 			return true
 		}
 	}
 	low := strings.ToLower(text)
 	for _, f := range strings.FieldsFunc(low, func(r rune) bool { return !isInstanceRune(r) }) {
-		if looksLikeGPUInstance(f) {
+		if LooksLikeInstance(f) {
 			return true
 		}
 	}
 	return false
 }
 
-// looksLikeGPUInstance matches the GPU instance families of the big clouds:
+// LooksLikeInstance matches the GPU instance families of the big clouds:
 // AWS p*/g*/dl*/trn*/inf*, GCP a2/a3/a4/g2/g4, Azure N-series.
-func looksLikeGPUInstance(t string) bool {
+func LooksLikeInstance(t string) bool {
 	if fam, rest, ok := strings.Cut(t, "."); ok && len(fam) >= 2 {
 		switch {
 		case fam == "ecs":

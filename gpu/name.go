@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"strconv"
@@ -20,30 +20,42 @@ func (c *Catalog) GPUName(text string) (model string, count int, ok bool) {
 
 // Model is the canonical model of a driver's GPU name when c knows the chip,
 // else the name itself, so unknown GPUs stay apart ("" stays ""). A nil
-// Catalog is the default one.
+// Catalog knows the built-in names.
 func (c *Catalog) Model(name string) string {
-	if name == "" {
-		return ""
-	}
-	if c == nil {
-		c = DefaultCatalog()
-	}
 	if m, _, ok := c.GPUName(name); ok {
 		return m
 	}
 	return name
 }
 
-// gpuText returns the model and count to record for GPU text: the canonical
+// Canonical is the canonical model GPU text names by the built-in names
+// ("NVIDIA A100 80GB PCIe", "2 x A100-SXM4-80GB" → A100-80GB), the reading
+// ingest records for it; ok is false when it names no model finops knows.
+// The config and the review compare model names by it, so a price or a
+// purchase written in a driver's spelling meets the billed model.
+func Canonical(text string) (model string, ok bool) {
+	var builtin *Catalog
+	m, _, ok := builtin.GPUName(text)
+	return m, ok
+}
+
+// Model is Canonical's model, else the name itself, as Catalog.Model reads
+// it without the config's aliases.
+func Model(name string) string {
+	var builtin *Catalog
+	return builtin.Model(name)
+}
+
+// GPUText returns the model and count to record for GPU text: the canonical
 // model when known, else the text itself (minus any count) when it looks like
 // a GPU, so an unknown GPU is still a GPU line and shows up by name in data
 // quality. ok is false for text that names no GPU ("无卡模式", "CPU").
-func (c *Catalog) gpuText(text string) (model string, count int, ok bool) {
+func (c *Catalog) GPUText(text string) (model string, count int, ok bool) {
 	if m, n, ok := c.GPUName(text); ok {
 		return m, n, true
 	}
 	cands := splitGPUCount(text)
-	if len(cands) == 0 || !LooksLikeGPU(text) {
+	if len(cands) == 0 || !LooksLike(text) {
 		return "", 0, false
 	}
 	return cands[0].name, cands[0].count, true
@@ -108,7 +120,7 @@ func trailingCount(t string) (string, int, bool) {
 	}
 	name := strings.TrimSpace(t[:i-len(sep)])
 	n, err := strconv.Atoi(t[digits:end])
-	if err != nil || n < 1 || n > maxGPUsPerMachine || name == "" {
+	if err != nil || n < 1 || n > MaxPerMachine || name == "" {
 		return "", 0, false
 	}
 	return name, n, true
@@ -123,7 +135,7 @@ func leadingCount(t string) (string, int, bool) {
 		return "", 0, false
 	}
 	n, err := strconv.Atoi(t[:i])
-	if err != nil || n < 1 || n > maxGPUsPerMachine {
+	if err != nil || n < 1 || n > MaxPerMachine {
 		return "", 0, false
 	}
 	rest := strings.TrimLeft(t[i:], " ")
@@ -142,13 +154,13 @@ func leadingCount(t string) (string, int, bool) {
 	return rest, n, true
 }
 
-// normaliseGPUName upper-cases and collapses separators so that
+// normaliseName upper-cases and collapses separators so that
 // "A100-SXM4-80GB" and "a100 sxm4 80gb" compare equal.
-func normaliseGPUName(s string) string {
-	return strings.Join(gpuTokens(s), " ")
+func normaliseName(s string) string {
+	return strings.Join(tokens(s), " ")
 }
 
-func gpuTokens(s string) []string {
+func tokens(s string) []string {
 	return strings.FieldsFunc(strings.ToUpper(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
@@ -157,7 +169,7 @@ func gpuTokens(s string) []string {
 // resolveGPU maps a GPU name without count to its canonical model. It works
 // on whole tokens so that "H200" is never read as "H20".
 func (c *Catalog) resolveGPU(name string) (string, bool) {
-	toks := gpuTokens(name)
+	toks := tokens(name)
 	if len(toks) == 0 {
 		return "", false
 	}

@@ -1,4 +1,4 @@
-package ingest
+package gpu
 
 import (
 	"strconv"
@@ -35,7 +35,7 @@ var alibabaFamilies = map[string]string{
 
 // alibabaBareMetal are the bare-metal GPU types, which do not follow the
 // cNg1 pattern.
-var alibabaBareMetal = map[string]gpuSpec{
+var alibabaBareMetal = map[string]complement{
 	"ecs.ebmgn6i.24xlarge": {gpuT4, 4},
 	"ecs.ebmgn6v.24xlarge": {gpuV100, 8},
 	"ecs.ebmgn6e.24xlarge": {gpuV100, 8},
@@ -44,38 +44,38 @@ var alibabaBareMetal = map[string]gpuSpec{
 }
 
 // alibabaInstance reads a lower-case Alibaba GPU instance type.
-func alibabaInstance(t string) (gpuSpec, bool) {
+func alibabaInstance(t string) (complement, bool) {
 	if s, ok := alibabaBareMetal[t]; ok {
 		return s, true
 	}
 	rest, ok := strings.CutPrefix(t, "ecs.")
 	if !ok {
-		return gpuSpec{}, false
+		return complement{}, false
 	}
 	famRatio, size, ok := strings.Cut(rest, ".")
 	if !ok {
-		return gpuSpec{}, false
+		return complement{}, false
 	}
 	fam, ratio, ok := strings.Cut(famRatio, "-")
 	model := alibabaFamilies[fam]
 	if !ok || model == "" {
-		return gpuSpec{}, false
+		return complement{}, false
 	}
 	// ratio "c8g1": 8 vCPUs per GPU.
 	perGPU, ok := strings.CutPrefix(ratio, "c")
 	if !ok {
-		return gpuSpec{}, false
+		return complement{}, false
 	}
 	perGPU, ok = strings.CutSuffix(perGPU, "g1")
 	if !ok {
-		return gpuSpec{}, false
+		return complement{}, false
 	}
 	n, err := strconv.Atoi(perGPU)
 	vcpus := alibabaVCPUs(size)
-	if err != nil || n < 1 || vcpus < n || vcpus%n != 0 || vcpus/n > maxGPUsPerMachine {
-		return gpuSpec{}, false
+	if err != nil || n < 1 || vcpus < n || vcpus%n != 0 || vcpus/n > MaxPerMachine {
+		return complement{}, false
 	}
-	return gpuSpec{model: model, count: vcpus / n}, true
+	return complement{model: model, count: vcpus / n}, true
 }
 
 // alibabaVCPUs reads the vCPUs of a size: large 2, xlarge 4, 16xlarge 64.

@@ -1,0 +1,161 @@
+package gpu
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Canonical GPU model names. Reports, the price catalog, the resource map and
+// the planner all use these spellings, so two sources naming the same chip
+// differently still meet.
+const (
+	gpuA100_40 = "A100-40GB"
+	gpuA100_80 = "A100-80GB"
+	gpuH100    = "H100"
+	gpuH100P   = "H100 PCIe"
+	gpuH200    = "H200"
+	gpuL40S    = "L40S"
+	gpuL4      = "L4"
+	gpuA10G    = "A10G"
+	gpuA10     = "A10"
+	gpuT4      = "T4"
+	gpuV100    = "V100"
+	gpuM60     = "M60"
+	gpu4090    = "RTX 4090"
+	gpu3090    = "RTX 3090"
+	gpuA800    = "A800-80GB"
+	gpuH800    = "H800"
+	gpuH20     = "H20"
+	gpuL20     = "L20"
+	gpu6000Ada = "RTX 6000 Ada"
+	gpu910B    = "Ascend 910B"
+
+	// Rented by the hour on rental platforms (RunPod, AutoDL, Vast.ai) and
+	// in older Alibaba Cloud families.
+	gpuA40    = "A40"
+	gpuA30    = "A30"
+	gpuL40    = "L40"
+	gpuA6000  = "RTX A6000"
+	gpu5090   = "RTX 5090"
+	gpu4090D  = "RTX 4090D"
+	gpuB200   = "B200"
+	gpuMI300X = "MI300X"
+	gpuP100   = "P100"
+	gpuP4     = "P4"
+)
+
+// Spec is one GPU model and what the planner's memory, compute and decode
+// formulas need. A zero figure is unknown: finops does not guess one.
+type Spec struct {
+	Model        string   // canonical name
+	Aliases      []string // other names Lookup accepts for it
+	TFLOPS       float64  // dense BF16 tensor TFLOPS (no sparsity)
+	MemoryGB     float64  // as marketed; read as 10⁹ bytes, never more than the card has
+	BandwidthGBs float64  // memory bandwidth, GB/s
+	NVLink       bool     // a fast card-to-card link (NVLink, HCCS): sharded training is practical
+	Source       string   // where the figures come from
+}
+
+// Specs returns every model finops knows, a fresh slice per call. TFLOPS
+// and memory of the planner's cards are metrics.md's defaults; memory
+// bandwidth and the cards common on Chinese rental platforms (A800, H800,
+// H20, L20, RTX 3090) come from the vendors' datasheets. NVLink marks the
+// parts built for multi-card training (SXM/OAM modules, H100 PCIe with its
+// bridge, Ascend's HCCS); consumer and PCIe inference cards have none (the
+// RTX 4090 not even peer-to-peer).
+//
+// The H100 PCIe is its own row for the planner (756 TFLOPS, not 989), but
+// GPU text that names it is recorded as H100 by the recogniser (name.go):
+// bills and price catalogs price the two together.
+func Specs() []Spec {
+	const spec, sheet = "metrics.md", "vendor datasheet"
+	return []Spec{
+		{Model: gpu4090, TFLOPS: 165, MemoryGB: 24, BandwidthGBs: 1008, Aliases: []string{"4090", "GeForce RTX 4090"}, Source: spec},
+		{Model: gpu3090, TFLOPS: 71, MemoryGB: 24, BandwidthGBs: 936, Aliases: []string{"3090", "GeForce RTX 3090"}, Source: sheet},
+		{Model: gpu6000Ada, TFLOPS: 364, MemoryGB: 48, BandwidthGBs: 960, Aliases: []string{"RTX 6000 Ada Generation", "6000 Ada"}, Source: spec},
+		{Model: gpuL40S, TFLOPS: 362, MemoryGB: 48, BandwidthGBs: 864, Source: spec},
+		{Model: gpuL20, TFLOPS: 119.5, MemoryGB: 48, BandwidthGBs: 864, Source: sheet},
+		{Model: gpuL4, TFLOPS: 121, MemoryGB: 24, BandwidthGBs: 300, Source: spec},
+		{Model: gpuA10, TFLOPS: 125, MemoryGB: 24, BandwidthGBs: 600, Source: spec},
+		{Model: gpuA100_40, TFLOPS: 312, MemoryGB: 40, BandwidthGBs: 1555, NVLink: true, Aliases: []string{"A100 40G", "A100-SXM4-40GB", "A100-PCIE-40GB", "A100"}, Source: spec},
+		{Model: gpuA100_80, TFLOPS: 312, MemoryGB: 80, BandwidthGBs: 2039, NVLink: true, Aliases: []string{"A100 80G", "A100-SXM4-80GB", "A100-SXM-80GB", "A100-PCIE-80GB"}, Source: spec},
+		{Model: gpuA800, TFLOPS: 312, MemoryGB: 80, BandwidthGBs: 2039, NVLink: true, Aliases: []string{"A800", "A800 80G", "A800-SXM4-80GB"}, Source: sheet},
+		{Model: gpuH100, TFLOPS: 989, MemoryGB: 80, BandwidthGBs: 3350, NVLink: true, Aliases: []string{"H100 SXM", "H100-SXM5-80GB", "H100 80GB HBM3"}, Source: spec + " (H100 SXM)"},
+		{Model: gpuH100P, TFLOPS: 756, MemoryGB: 80, BandwidthGBs: 2000, NVLink: true, Aliases: []string{"H100-PCIE-80GB"}, Source: spec},
+		{Model: gpuH800, TFLOPS: 989, MemoryGB: 80, BandwidthGBs: 3350, NVLink: true, Aliases: []string{"H800 SXM"}, Source: sheet},
+		{Model: gpuH20, TFLOPS: 148, MemoryGB: 96, BandwidthGBs: 4000, NVLink: true, Source: sheet},
+		{Model: gpuH200, TFLOPS: 989, MemoryGB: 141, BandwidthGBs: 4800, NVLink: true, Aliases: []string{"H200 SXM"}, Source: spec},
+		{Model: gpu910B, TFLOPS: 320, MemoryGB: 64, BandwidthGBs: 1600, NVLink: true, Aliases: []string{"910B"}, Source: spec + " (approximate; bandwidth approximate)"},
+
+		// Recognised in bills and telemetry; the planner does not offer them.
+		// Figures only where a datasheet gives them for the one card the name
+		// means (V100 and P100 come with two memory sizes; T4, V100, M60, P100
+		// and P4 have no BF16).
+		{Model: gpuA10G, MemoryGB: 24, Source: "AWS G5 instance page"},
+		{Model: gpuT4, MemoryGB: 16, Source: sheet},
+		{Model: gpuV100, Aliases: []string{"V100S"}},
+		{Model: gpuM60, MemoryGB: 8, Source: sheet + " (per GPU; two on a board)"},
+		{Model: gpuA40, TFLOPS: 149.7, MemoryGB: 48, BandwidthGBs: 696, Source: sheet},
+		{Model: gpuA30, TFLOPS: 165, MemoryGB: 24, BandwidthGBs: 933, Source: sheet},
+		{Model: gpuL40, TFLOPS: 181.05, MemoryGB: 48, BandwidthGBs: 864, Source: sheet},
+		{Model: gpuA6000, MemoryGB: 48, BandwidthGBs: 768, Aliases: []string{"A6000"}, Source: sheet},
+		{Model: gpu5090, MemoryGB: 32, Aliases: []string{"5090"}, Source: sheet},
+		{Model: gpu4090D, MemoryGB: 24, Aliases: []string{"4090D"}, Source: sheet},
+		{Model: gpuB200},
+		{Model: gpuMI300X, TFLOPS: 1307.4, MemoryGB: 192, BandwidthGBs: 5300, NVLink: true, Source: sheet + " (Infinity Fabric)"},
+		{Model: gpuP100},
+		{Model: gpuP4, MemoryGB: 8, Source: sheet},
+	}
+}
+
+// Lookup finds a model by its canonical name or an alias, compared by Key,
+// else by the model Canonical reads the name as ("NVIDIA A100 80GB PCIe",
+// "2 x A100-SXM4-80GB"), so every spelling ingest records as a model finds
+// that model's figures. The table's own names come first: "H100 PCIe" is its
+// own row, though bills record it as H100.
+func Lookup(name string) (Spec, bool) {
+	specs := Specs()
+	if s, ok := byKey(specs, Key(name)); ok {
+		return s, true
+	}
+	if m, ok := Canonical(name); ok {
+		return byKey(specs, Key(m))
+	}
+	return Spec{}, false
+}
+
+// byKey finds the row whose name, else one of whose aliases, has key k.
+func byKey(specs []Spec, k string) (Spec, bool) {
+	if k == "" {
+		return Spec{}, false
+	}
+	for _, s := range specs {
+		if Key(s.Model) == k {
+			return s, true
+		}
+	}
+	for _, s := range specs {
+		for _, a := range s.Aliases {
+			if Key(a) == k {
+				return s, true
+			}
+		}
+	}
+	return Spec{}, false
+}
+
+// Key reduces a GPU name to a lookup key: upper case, letters and digits
+// only, without the vendor words, so "A100-80GB", "a100 80gb" and
+// "NVIDIA A100-80GB" are the same GPU.
+func Key(name string) string {
+	s := strings.ToUpper(strings.TrimSpace(name))
+	for _, p := range []string{"NVIDIA ", "GEFORCE ", "TESLA ", "HUAWEI "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, s)
+}
