@@ -34,6 +34,9 @@ func (c *Config) PromSource(p Prometheus, getenv func(string) string) (prom.Sour
 	if p.Retries != nil {
 		src.Retries = *p.Retries
 	}
+	if p.ConcurrentDays != nil {
+		src.ConcurrentDays = *p.ConcurrentDays
+	}
 	labels := p.PromLabels()
 	src.TaskLabels = dcgm.TaskLabels{Task: labels["task"], Team: labels["team"], Kind: labels["kind"]}
 	return src, nil
