@@ -2,6 +2,8 @@ package archtest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -17,7 +19,7 @@ type listed struct {
 // import its row does not allow and each dependency, direct or not, that its
 // layer forbids.
 func (a architecture) check(pkgs []listed) []string {
-	var out []string
+	out := a.stale()
 	for _, p := range pkgs {
 		name := rowName(p.ImportPath)
 		if name == "internal/archtest" {
@@ -46,6 +48,26 @@ func (a architecture) check(pkgs []listed) []string {
 						name, rowName(dep), via(p, dep), p.ImportPath))
 					break
 				}
+			}
+		}
+	}
+	return out
+}
+
+// stale names the layers rows that check nothing: a package without a row
+// in the packages table (renamed or removed), or a forbidden name that is
+// neither such a package nor another module's path (it has a dot), which
+// would match no dependency ever.
+func (a architecture) stale() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(a.never)) {
+		if _, ok := a.allowed[name]; !ok {
+			out = append(out, fmt.Sprintf("the layers table in docs/ARCHITECTURE.md has a row for %s, which the packages table does not have", name))
+		}
+		for _, tok := range a.never[name] {
+			first, _, _ := strings.Cut(tok, "/")
+			if _, ok := a.allowed[tok]; !ok && !strings.Contains(first, ".") {
+				out = append(out, fmt.Sprintf("the layers table in docs/ARCHITECTURE.md forbids %s to reach %s, which is no package of the packages table and no module path", name, tok))
 			}
 		}
 	}
