@@ -55,8 +55,8 @@ type WatchAction struct {
 	// report's currency; nil when unknown.
 	Rate *float64 `json:"rate"`
 	// Until is the resource's next busy minute after At, or the window's
-	// end (NextBusy false); zero for an action that saves nothing.
-	Until    time.Time `json:"until"`
+	// end (NextBusy false); zero (no key) for an action that saves nothing.
+	Until    time.Time `json:"until,omitzero"`
 	NextBusy bool      `json:"next_busy"`
 	Hours    float64   `json:"hours"`
 	// Saved is Rate × Hours: spend avoided by a command that ran (done), or
