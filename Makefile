@@ -90,6 +90,8 @@ bench:
 	GO=$(GO) bash bench/run.sh
 	# telemetry: 1,000,000 nvidia-smi samples vs sqlite3 .import, peak RSS at 100k and 1M (docs/BENCHMARKS.md §Telemetry)
 	FINOPS_BENCH_SMI=1 $(GO) test ./cmd/finops -run '^TestIngestSMIBenchmark$$' -count=1 -v
+	# Prometheus: a week of 1,000 GPUs from a promtool-backfilled server, concurrent_days 1 and 4: time, heap, answer sizes (§Prometheus)
+	FINOPS_BENCH_PROM=1 $(GO) test ./ingest/prom -run '^TestFetchWeekPeakHeap$$' -count=1 -v -timeout 30m
 	GO=$(GO) bash bench/report.sh
 	# a year of 1,000 GPUs: the weekly report and the quarterly review over it, database size per GPU-year (§A year of history)
 	GO=$(GO) bash bench/year.sh
@@ -116,7 +118,7 @@ bench-report:
 ## test-faults: the fault suite (docs/OPERATIONS.md): Prometheus down/503/slow/partial, S3 down, SMTP refusing and
 ## stalling, kill -9 mid-run, two runs at once, disk full while writing the reports, bad files rolled back.
 ## All of it also runs in `make test`; this target runs just these, by name.
-FAULT_TESTS := ^(TestPrometheusFaults|TestFetchDayFaults|TestRunPublish|TestS3Down|TestSMTPDeadline|TestSMTPRefusesRecipients|TestRunLockExcludes|TestRunLockSurvivesKill|TestLedgerInterruptedSend|TestImportCancelledAmidBatches|TestImportParseErrorRollsBack|TestCheckIntegrityRejectsDamage|TestFaultDiskFull|TestBadFileLeavesDatabaseUnchanged|TestFaultPublishMidTransfer|TestSMTPClosedMidData|TestFaultKilledMidIngest|TestFaultSMIClockSkew)$$
+FAULT_TESTS := ^(TestPrometheusFaults|TestFetchDayFaults|TestFetchDaysStops|TestRunPublish|TestS3Down|TestSMTPDeadline|TestSMTPRefusesRecipients|TestRunLockExcludes|TestRunLockSurvivesKill|TestLedgerInterruptedSend|TestImportCancelledAmidBatches|TestImportParseErrorRollsBack|TestCheckIntegrityRejectsDamage|TestFaultDiskFull|TestBadFileLeavesDatabaseUnchanged|TestFaultPublishMidTransfer|TestSMTPClosedMidData|TestFaultKilledMidIngest|TestFaultSMIClockSkew)$$
 .PHONY: test-faults
 test-faults:
 	$(GO) test -count=1 -run '$(FAULT_TESTS)' ./cmd/finops ./publish ./ingest/prom ./store

@@ -143,6 +143,10 @@ type ModelReview struct {
 	PurchaseCost         float64   `json:"purchase_cost"`   // capex × GPUs
 
 	Sensitivity []Sensitivity `json:"sensitivity"`
+	// AsConfigured is the sensitivity table's first row, the assumptions as
+	// configured; nil without an hourly price. The JSON has these figures
+	// above, so it is not written twice.
+	AsConfigured *Sensitivity `json:"-"`
 
 	Verdict    string `json:"verdict"`
 	Confidence string `json:"confidence"` // high, medium, low
@@ -515,6 +519,9 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 	}
 
 	need := mr.BreakevenUtilization + margin
+	mr.AsConfigured = &Sensitivity{Case: "as configured", DepreciationYears: mr.Owned.DepreciationYears,
+		CapexPerGPU: mr.Owned.CapexPerGPU, OwnedMonthlyPerGPU: mr.OwnedMonthlyPerGPU,
+		BreakevenUtilization: mr.BreakevenUtilization, ClearsMargin: u >= need}
 	sens := func(name string, capex, years float64) {
 		oc := ownedMonthly(a, r, capex, years)
 		be := oc.Total / full * 100

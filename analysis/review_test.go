@@ -91,17 +91,23 @@ func TestRentOrBuyWorkedExample(t *testing.T) {
 	if !strings.Contains(m.Reason, "busy 60.0%") || !strings.Contains(m.Reason, "34.6% breakeven") || !strings.Contains(m.Reason, "19.3 months") {
 		t.Errorf("reason = %q", m.Reason)
 	}
+	// The first row is the assumptions as configured: 3 years, 120,000,
+	// 3,792 a month; busy 60% clears breakeven 34.6% + the margin of 15.
 	want := []Sensitivity{
+		{Case: "as configured", DepreciationYears: 3, CapexPerGPU: 120000, OwnedMonthlyPerGPU: 3792, BreakevenUtilization: 3792.0 / 10950 * 100, ClearsMargin: true},
 		{Case: "depreciation 2 years", DepreciationYears: 2, CapexPerGPU: 120000, OwnedMonthlyPerGPU: 5292, BreakevenUtilization: 5292.0 / 10950 * 100, ClearsMargin: false},
 		{Case: "depreciation 4 years", DepreciationYears: 4, CapexPerGPU: 120000, OwnedMonthlyPerGPU: 3042, BreakevenUtilization: 3042.0 / 10950 * 100, ClearsMargin: true},
 		{Case: "price −20%", DepreciationYears: 3, CapexPerGPU: 96000, OwnedMonthlyPerGPU: 3192, BreakevenUtilization: 3192.0 / 10950 * 100, ClearsMargin: true},
 		{Case: "price +20%", DepreciationYears: 3, CapexPerGPU: 144000, OwnedMonthlyPerGPU: 4392, BreakevenUtilization: 4392.0 / 10950 * 100, ClearsMargin: true},
 	}
-	if len(m.Sensitivity) != len(want) {
-		t.Fatalf("sensitivity = %+v", m.Sensitivity)
+	if m.AsConfigured == nil || len(m.Sensitivity) != len(want)-1 {
+		t.Fatalf("as configured %+v, sensitivity = %+v", m.AsConfigured, m.Sensitivity)
 	}
 	for i, w := range want {
-		g := m.Sensitivity[i]
+		g := *m.AsConfigured
+		if i > 0 {
+			g = m.Sensitivity[i-1]
+		}
 		if g.Case != w.Case || g.DepreciationYears != w.DepreciationYears || g.ClearsMargin != w.ClearsMargin ||
 			math.Abs(g.CapexPerGPU-w.CapexPerGPU) > 1e-6 || math.Abs(g.OwnedMonthlyPerGPU-w.OwnedMonthlyPerGPU) > 1e-6 ||
 			math.Abs(g.BreakevenUtilization-w.BreakevenUtilization) > 1e-9 {
@@ -215,6 +221,11 @@ func TestRentOrBuyVerdicts(t *testing.T) {
 			m := rv.Models[0]
 			if m.Verdict != tc.verdict || m.Confidence != tc.confidence || !strings.Contains(m.Reason, tc.reason) {
 				t.Errorf("verdict %s (%s): %q\nwant %s (%s) mentioning %q", m.Verdict, m.Confidence, m.Reason, tc.verdict, tc.confidence, tc.reason)
+			}
+			// The as-configured row needs an hourly price and assumptions.
+			noRow := tc.verdict == VerdictNoPrice || tc.verdict == VerdictNoAssumptions
+			if (m.AsConfigured == nil) != noRow {
+				t.Errorf("as configured = %+v with verdict %s", m.AsConfigured, m.Verdict)
 			}
 		})
 	}

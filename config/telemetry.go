@@ -25,7 +25,10 @@ type Prometheus struct {
 	RetryBackoff Duration    `yaml:"retry_backoff"` // first wait, doubled per retry; default 2s
 	// MaxResponseBytes caps one query_range answer (default 256 MiB); a
 	// larger answer is fetched in parts: shorter ranges, then per host.
-	MaxResponseBytes     int64             `yaml:"max_response_bytes"`
+	MaxResponseBytes int64 `yaml:"max_response_bytes"`
+	// ConcurrentDays is how many days are asked for at once (and held in
+	// memory); default 4.
+	ConcurrentDays       *int              `yaml:"concurrent_days"`
 	BearerTokenEnv       string            `yaml:"bearer_token_env"`
 	BasicAuthUser        string            `yaml:"basic_auth_user"`
 	BasicAuthPasswordEnv string            `yaml:"basic_auth_password_env"`
@@ -90,6 +93,14 @@ func (t *Telemetry) validate() error {
 		// A step over five minutes would leave minutes between samples
 		// unmonitored: analysis extends a sample over at most five.
 		errs = append(errs, durRange{lo: time.Second, hi: maxSampling, step: time.Second, stepName: "seconds"}.check(at+".step", p.Step))
+		// Days are fetched one query_range each, starting at midnight; a
+		// step that does not divide a day puts the grid off the server's
+		// alignment, and VictoriaMetrics' response cache then answers such
+		// a query with no samples at all (measured with v1.151.0, see
+		// docs/SCALE.md) — telemetry silently lost, so refuse it here.
+		if p.Step.Duration > 0 && p.Step.Duration%time.Second == 0 && (24*time.Hour)%p.Step.Duration != 0 {
+			errs = append(errs, fmt.Errorf("%s.step: %s does not divide a day; want a step such as 15s, 30s, 60s or 5m (a day is fetched as one range, and VictoriaMetrics answers misaligned steps with no samples)", at, fmtDuration(p.Step.Duration)))
+		}
 		errs = append(errs, durRange{lo: 100 * time.Millisecond, hi: time.Hour}.check(at+".timeout", p.Timeout))
 		errs = append(errs, durRange{lo: time.Millisecond, hi: 5 * time.Minute}.check(at+".retry_backoff", p.RetryBackoff))
 		if p.MaxResponseBytes < 0 {
@@ -97,6 +108,11 @@ func (t *Telemetry) validate() error {
 		}
 		if p.Retries != nil {
 			errs = append(errs, numRange{lo: 0, hi: 10}.check(at+".retries", float64(*p.Retries)))
+		}
+		if p.ConcurrentDays != nil {
+			// Each day in flight holds its samples (40 bytes a GPU-step):
+			// past 32 the server, not finops, is what is being tested.
+			errs = append(errs, numRange{lo: 1, hi: 32}.check(at+".concurrent_days", float64(*p.ConcurrentDays)))
 		}
 		if p.BasicAuthPasswordEnv != "" && p.BasicAuthUser == "" {
 			errs = append(errs, fmt.Errorf("%s: basic_auth_password_env needs basic_auth_user", at))

@@ -98,20 +98,21 @@ func openRegular(name string) (*os.File, error) {
 	return f, nil
 }
 
-// HashFile returns the hex sha256 of a regular file's bytes (as stored, not
-// decompressed): the identity under which the store records an import. It
-// stops when ctx is done, however large the file.
-func HashFile(ctx context.Context, name string) (string, error) {
+// HashFile returns the hex sha256 and the size of a regular file's bytes (as
+// stored, not decompressed): the identity under which the store records an
+// import, and the checksum a delivery uploads with. It stops when ctx is
+// done, however large the file.
+func HashFile(ctx context.Context, name string) (sum string, size int64, err error) {
 	f, err := openRegular(name)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, ContextReader(ctx, f)); err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+	if size, err = io.Copy(h, ContextReader(ctx, f)); err != nil {
+		return "", 0, fmt.Errorf("%s: %w", name, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), size, nil
 }
 
 // ContextReader returns a reader that fails with ctx's error once ctx is

@@ -94,7 +94,7 @@ func TestOpenRefusesSpecialFiles(t *testing.T) {
 		})
 		wantErrParts(t, err, path, "not a regular file")
 		err = returnsWithin(t, 2*time.Second, fifo, func() error {
-			_, err := HashFile(context.Background(), path)
+			_, _, err := HashFile(context.Background(), path)
 			return err
 		})
 		wantErrParts(t, err, path, "not a regular file")
@@ -189,17 +189,18 @@ func TestHashFileCancel(t *testing.T) {
 	}
 	f.Close()
 	canceltest.Stops(t, 50*time.Millisecond, func(ctx context.Context) error {
-		_, err := HashFile(ctx, path)
+		_, _, err := HashFile(ctx, path)
 		if err != nil && !strings.Contains(err.Error(), path) {
 			t.Errorf("%v does not name the file", err)
 		}
 		return err
 	})
-	// Not cancelled, the hash is the file's sha256 (computed with sha256sum).
+	// Not cancelled, the hash is the file's sha256 (computed with sha256sum)
+	// and the size its four bytes.
 	small := filepath.Join(t.TempDir(), "small.csv")
 	writeFile(t, small, "a,b\n")
 	const want = "5be08c9684a1d25efcee09318204824278b08bbfb4aef973ffefd0b9d7478313"
-	if got, err := HashFile(context.Background(), small); err != nil || got != want {
-		t.Errorf("HashFile = %q, %v; want %s", got, err, want)
+	if got, size, err := HashFile(context.Background(), small); err != nil || got != want || size != 4 {
+		t.Errorf("HashFile = %q, %d, %v; want %s, 4", got, size, err, want)
 	}
 }

@@ -42,12 +42,7 @@ const snapshotDirPattern = ".finops-snapshot-*"
 // by an earlier run that died are removed first: the caller holds the run
 // lock, so none is in use.
 func PrepareSnapshot(ctx context.Context, db Snapshotter, dir, period string) (*SnapshotFile, error) {
-	if old, _ := filepath.Glob(filepath.Join(dir, snapshotDirPattern)); len(old) > 0 {
-		for _, o := range old {
-			os.RemoveAll(o)
-		}
-	}
-	tmp, err := os.MkdirTemp(dir, snapshotDirPattern)
+	tmp, err := freshTemp(dir, snapshotDirPattern)
 	if err != nil {
 		return nil, fmt.Errorf("publish: snapshot: %w", err)
 	}
@@ -139,19 +134,16 @@ func GunzipFile(src, dst string) (err error) {
 	return out.Close()
 }
 
-// FileSHA256 returns the hex sha256 and size of a file.
-func FileSHA256(path string) (string, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
+// freshTemp makes a temporary folder in dir named after pattern, first
+// removing the folders of that pattern a process that died left there: the
+// caller holds the run lock, so none is in use.
+func freshTemp(dir, pattern string) (string, error) {
+	if old, _ := filepath.Glob(filepath.Join(dir, pattern)); len(old) > 0 {
+		for _, o := range old {
+			os.RemoveAll(o)
+		}
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", 0, err
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
+	return os.MkdirTemp(dir, pattern)
 }
 
 // countWriter counts the bytes written through it.

@@ -168,12 +168,11 @@ func reviewSensitivity(b *book, rv *analysis.Review) error {
 	}
 	var rows [][]any
 	for _, m := range rv.Models {
-		if rvPriced(m) && rvOwned(m) {
-			rows = append(rows, []any{m.GPUModel, "as configured", m.Owned.DepreciationYears, m.Owned.CapexPerGPU,
-				m.OwnedMonthlyPerGPU, m.BreakevenUtilization / 100, m.ObservedUtilization / 100,
-				rvYesNo(m.ObservedUtilization >= m.BreakevenUtilization+m.MarginPoints)})
+		cases := m.Sensitivity
+		if m.AsConfigured != nil {
+			cases = append([]analysis.Sensitivity{*m.AsConfigured}, cases...)
 		}
-		for _, s := range m.Sensitivity {
+		for _, s := range cases {
 			rows = append(rows, []any{m.GPUModel, s.Case, s.DepreciationYears, s.CapexPerGPU, s.OwnedMonthlyPerGPU,
 				s.BreakevenUtilization / 100, m.ObservedUtilization / 100, rvYesNo(s.ClearsMargin)})
 		}

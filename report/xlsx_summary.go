@@ -136,32 +136,28 @@ func (b *book) summaryCharts(kpiLast int) error {
 	daily := dailyBy(b.r.Daily, b.loc, teamKey)
 	idle := idleByResource(b.r.ByResource, 20)
 
-	// Daily cost by team: D1 "Day", E1.. team names; one row per day.
+	// Daily cost by team: "Day", then team names; one row per day.
 	nextRow := 1
 	lastHelperCol := helperCol
 	var charts []*excelize.Chart
 	if len(daily.Days) > 0 && len(daily.Series) > 0 {
 		top := nextRow
-		if err := b.helperHeader(sheet, top, append([]string{"Day"}, daily.Series...)); err != nil {
+		rows := make([][]any, len(daily.Days))
+		for d, day := range daily.Days {
+			rows[d] = []any{day}
+			for s := range daily.Series {
+				rows[d] = append(rows[d], daily.Values[s][d])
+			}
+		}
+		styles := []int{0}
+		for range daily.Series {
+			styles = append(styles, st.money)
+		}
+		bottom, err := b.helperTable(sheet, top, append([]string{"Day"}, daily.Series...), rows, styles)
+		if err != nil {
 			return err
 		}
 		dayCol := colName(helperCol)
-		for d, day := range daily.Days {
-			row := top + 1 + d
-			if err := f.SetCellStr(sheet, fmt.Sprintf("%s%d", dayCol, row), day); err != nil {
-				return err
-			}
-			for s := range daily.Series {
-				if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", colName(helperCol+1+s), row), daily.Values[s][d]); err != nil {
-					return err
-				}
-			}
-		}
-		bottom := top + len(daily.Days)
-		first, last := colName(helperCol+1), colName(helperCol+len(daily.Series))
-		if err := f.SetCellStyle(sheet, fmt.Sprintf("%s%d", first, top+1), fmt.Sprintf("%s%d", last, bottom), st.money); err != nil {
-			return err
-		}
 		ch := &excelize.Chart{
 			Type:      excelize.ColStacked,
 			Title:     chartTitle("Daily cost by team"),
@@ -188,40 +184,16 @@ func (b *book) summaryCharts(kpiLast int) error {
 	// Idle cost by resource, below the daily table.
 	if len(idle) > 0 {
 		top := nextRow
-		if err := b.helperHeader(sheet, top, []string{"Resource", "Idle cost"}); err != nil {
-			return err
-		}
-		lc, vc := colName(helperCol), colName(helperCol+1)
+		rows := make([][]any, len(idle))
 		for i, it := range idle {
-			row := top + 1 + i
-			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", lc, row), it.Label); err != nil {
-				return err
-			}
-			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", vc, row), it.Value); err != nil {
-				return err
-			}
+			rows[i] = []any{it.Label, it.Value}
 		}
-		bottom := top + len(idle)
-		if err := f.SetCellStyle(sheet, fmt.Sprintf("%s%d", vc, top+1), fmt.Sprintf("%s%d", vc, bottom), st.money); err != nil {
+		bottom, err := b.helperTable(sheet, top, []string{"Resource", "Idle cost"}, rows, []int{0, st.money})
+		if err != nil {
 			return err
 		}
-		ch := &excelize.Chart{
-			Type:       excelize.Bar,
-			Title:      chartTitle("Idle cost by resource"),
-			Legend:     excelize.ChartLegend{Position: "none"},
-			Dimension:  excelize.ChartDimension{Width: chartWidth, Height: uint(max(240, 60+24*len(idle)))},
-			VaryColors: new(bool), // one series, one colour (excelize varies them per bar)
-			XAxis:      axis("Resource"),
-			YAxis:      axis("Idle cost (" + amount.Code(b.r.Currency) + ")"),
-			Series: []excelize.ChartSeries{{
-				Name:       ref(sheet, vc, top, vc, top),
-				Categories: ref(sheet, lc, top+1, lc, bottom),
-				Values:     ref(sheet, vc, top+1, vc, bottom),
-				Fill:       excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{idleColor}},
-			}},
-		}
-		ch.XAxis.ReverseOrder = true // largest on top
-		ch.YAxis.MajorGridLines = true
+		ch := barChart(sheet, top, bottom, "Idle cost by resource", "Resource", "Idle cost ("+amount.Code(b.r.Currency)+")",
+			max(240, 60+24*len(idle)), idleColor)
 		ch.YAxis.NumFmt = excelize.ChartNumFmt{CustomNumFmt: amount.ExcelFormat(b.r.Currency, 0)}
 		charts = append(charts, ch)
 		lastHelperCol = max(lastHelperCol, helperCol+1)
@@ -230,47 +202,18 @@ func (b *book) summaryCharts(kpiLast int) error {
 	// Average utilization by GPU model, below the idle table.
 	if models := b.r.GPUsByModel; len(models) > 0 {
 		top := nextRow
-		if err := b.helperHeader(sheet, top, []string{"GPU model", "Avg utilization", "GPU-hours billed"}); err != nil {
-			return err
-		}
-		lc, vc, hc := colName(helperCol), colName(helperCol+1), colName(helperCol+2)
+		rows := make([][]any, len(models))
 		for i, m := range models {
-			row := top + 1 + i
-			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", lc, row), orDefault(m.GPUModel, "unknown")); err != nil {
-				return err
-			}
-			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", vc, row), m.AvgUtilization/100); err != nil {
-				return err
-			}
-			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", hc, row), m.GPUHours); err != nil {
-				return err
-			}
+			rows[i] = []any{orDefault(m.GPUModel, "unknown"), m.AvgUtilization / 100, m.GPUHours}
 		}
-		bottom := top + len(models)
-		if err := f.SetCellStyle(sheet, fmt.Sprintf("%s%d", vc, top+1), fmt.Sprintf("%s%d", vc, bottom), st.percent); err != nil {
+		bottom, err := b.helperTable(sheet, top, []string{"GPU model", "Avg utilization", "GPU-hours billed"}, rows,
+			[]int{0, st.percent, st.hours})
+		if err != nil {
 			return err
 		}
-		if err := f.SetCellStyle(sheet, fmt.Sprintf("%s%d", hc, top+1), fmt.Sprintf("%s%d", hc, bottom), st.hours); err != nil {
-			return err
-		}
+		ch := barChart(sheet, top, bottom, "Average utilization by GPU model", "GPU model", "Average utilization",
+			max(220, 60+28*len(models)), utilColor)
 		maxUtil := 1.0
-		ch := &excelize.Chart{
-			Type:       excelize.Bar,
-			Title:      chartTitle("Average utilization by GPU model"),
-			Legend:     excelize.ChartLegend{Position: "none"},
-			Dimension:  excelize.ChartDimension{Width: chartWidth, Height: uint(max(220, 60+28*len(models)))},
-			VaryColors: new(bool),
-			XAxis:      axis("GPU model"),
-			YAxis:      axis("Average utilization"),
-			Series: []excelize.ChartSeries{{
-				Name:       ref(sheet, vc, top, vc, top),
-				Categories: ref(sheet, lc, top+1, lc, bottom),
-				Values:     ref(sheet, vc, top+1, vc, bottom),
-				Fill:       excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{utilColor}},
-			}},
-		}
-		ch.XAxis.ReverseOrder = true
-		ch.YAxis.MajorGridLines = true
 		ch.YAxis.Minimum, ch.YAxis.Maximum = new(float64), &maxUtil
 		ch.YAxis.NumFmt = excelize.ChartNumFmt{CustomNumFmt: "0%"}
 		charts = append(charts, ch)
@@ -299,6 +242,57 @@ func (b *book) summaryCharts(kpiLast int) error {
 	last := max(row, kpiLast)
 	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", Scope: sheet,
 		RefersTo: fmt.Sprintf("'%s'!$A$1:$%s$%d", sheet, chartLast, last)})
+}
+
+// helperTable writes a chart's numbers from column helperCol, row top: a
+// bold header, then one row per category, column c styled styles[c] (0:
+// unstyled). It returns the table's last row.
+func (b *book) helperTable(sheet string, top int, header []string, rows [][]any, styles []int) (int, error) {
+	if err := b.helperHeader(sheet, top, header); err != nil {
+		return 0, err
+	}
+	for i, row := range rows {
+		for c, v := range row {
+			if _, err := b.setCell(sheet, fmt.Sprintf("%s%d", colName(helperCol+c), top+1+i), v); err != nil {
+				return 0, err
+			}
+		}
+	}
+	bottom := top + len(rows)
+	for c, style := range styles {
+		if style == 0 {
+			continue
+		}
+		col := colName(helperCol + c)
+		if err := b.f.SetCellStyle(sheet, fmt.Sprintf("%s%d", col, top+1), fmt.Sprintf("%s%d", col, bottom), style); err != nil {
+			return 0, err
+		}
+	}
+	return bottom, nil
+}
+
+// barChart is a horizontal bar chart, largest on top, of a helper table's
+// second column (rows top+1..bottom) by its first, in one colour.
+func barChart(sheet string, top, bottom int, title, xTitle, yTitle string, height int, color string) *excelize.Chart {
+	lc, vc := colName(helperCol), colName(helperCol+1)
+	ch := &excelize.Chart{
+		Type:       excelize.Bar,
+		Title:      chartTitle(title),
+		Legend:     excelize.ChartLegend{Position: "none"},
+		Dimension:  excelize.ChartDimension{Width: chartWidth, Height: uint(height)},
+		VaryColors: new(bool), // one series, one colour (excelize varies them per bar)
+		XAxis:      axis(xTitle),
+		YAxis:      axis(yTitle),
+		Series: []excelize.ChartSeries{{
+			Name:       ref(sheet, vc, top, vc, top),
+			Categories: ref(sheet, lc, top+1, lc, bottom),
+			Values:     ref(sheet, vc, top+1, vc, bottom),
+			Fill:       excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{color}},
+		}},
+	}
+	ch.XAxis.ReverseOrder = true
+	ch.YAxis.MajorGridLines = true
+	return ch
 }
 
 // helperHeader writes a bold header row for a chart helper table.

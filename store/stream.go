@@ -24,6 +24,20 @@ func (s *Store) EachLine(ctx context.Context, from, to time.Time, fn func(*finop
 	return s.scanLines(ctx, from, to, func() *finops.BillingLine { return new(finops.BillingLine) }, fn)
 }
 
+// LineStream is EachLine over the lines keep accepts (nil keeps all), as a
+// stream for a workbook's raw billing-lines sheet (report.LineSource): the
+// whole report's lines, or one team's.
+func (s *Store) LineStream(ctx context.Context, from, to time.Time, keep func(*finops.BillingLine) bool) func(yield func(*finops.BillingLine) error) error {
+	return func(yield func(*finops.BillingLine) error) error {
+		return s.EachLine(ctx, from, to, func(l *finops.BillingLine) error {
+			if keep != nil && !keep(l) {
+				return nil
+			}
+			return yield(l)
+		})
+	}
+}
+
 // scanLines runs EachLine's query, decoding each row into the line next
 // returns, then calls fn with it.
 func (s *Store) scanLines(ctx context.Context, from, to time.Time, next func() *finops.BillingLine, fn func(*finops.BillingLine) error) error {

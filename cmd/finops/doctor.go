@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/ingest/prom"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/sanitize"
@@ -158,7 +159,7 @@ func (d *doctorRun) source(ctx context.Context, c *config.Config, s sourceSpec) 
 }
 
 func (d *doctorRun) prometheus(ctx context.Context, c *config.Config, p config.Prometheus) {
-	src, err := d.m.promSource(c, p)
+	src, err := c.PromSource(p, d.m.Getenv)
 	if err != nil {
 		d.line(checkFail, "prometheus", fmt.Sprintf("%s: %v", promName(p), err))
 		return
@@ -187,7 +188,7 @@ func (d *doctorRun) s3(ctx context.Context, s config.S3) {
 		d.line(checkSkip, "s3", "publish.s3.bucket is not set: reports are not uploaded")
 		return
 	}
-	sc, secrets, err := d.m.s3Config(s)
+	sc, secrets, err := deliver.S3Settings(s, d.m.Getenv)
 	if err != nil {
 		d.line(checkFail, "s3", err.Error())
 		return
@@ -233,7 +234,7 @@ func (d *doctorRun) smtp(ctx context.Context, s config.SMTP, sendTo string) {
 		d.line(checkFail, "smtp", err.Error())
 		return
 	}
-	sc, err := smtpConfig(s, pass)
+	sc, err := deliver.SMTPSettings(s, pass)
 	if err != nil {
 		d.line(checkFail, "smtp", err.Error(), pass)
 		return

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/internal/proxytest"
 	"github.com/finops-oss/finops/store"
 )
 
@@ -37,8 +37,7 @@ func TestFaultPublishMidTransfer(t *testing.T) {
 // until release, when it closes both sides: the server has part of the
 // object when the test kills it. Every other byte passes untouched.
 type putCutter struct {
-	ln      net.Listener
-	target  string
+	*proxytest.Proxy
 	marker  []byte // "PUT /bucket/key"
 	after   int
 	hit     chan struct{}
@@ -49,35 +48,17 @@ type putCutter struct {
 
 func newPutCutter(t *testing.T, target, bucket, key string, after int) *putCutter {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &putCutter{ln: ln, target: target, marker: []byte("PUT /" + bucket + "/" + key), after: after,
+	p := &putCutter{marker: []byte("PUT /" + bucket + "/" + key), after: after,
 		hit: make(chan struct{}), release: make(chan struct{})}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.handle(c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
+	p.Proxy = proxytest.Start(t, target, p.serve)
 	return p
 }
 
-func (p *putCutter) URL() string { return "http://" + p.ln.Addr().String() }
-
-func (p *putCutter) handle(c net.Conn) {
-	defer c.Close()
-	u, err := net.Dial("tcp", p.target)
+func (p *putCutter) serve(_ int, c net.Conn, dial func() (net.Conn, error)) {
+	u, err := dial()
 	if err != nil {
-		return // the server is down: the client sees its connection closed
+		return
 	}
-	defer u.Close()
-	go func() { io.Copy(c, u); c.Close() }()
 	var seen []byte // this connection's request bytes, while the cut is to come
 	buf := make([]byte, 64<<10)
 	for {
@@ -230,8 +211,7 @@ func testS3KilledMidUpload(t *testing.T, w *pubWorld) {
 // off, the client sees the connection drop mid-DATA. What each cut message
 // had sent is kept.
 type dataCutter struct {
-	ln     net.Listener
-	target string
+	*proxytest.Proxy
 	victim string
 	after  int
 	mu     sync.Mutex
@@ -240,25 +220,10 @@ type dataCutter struct {
 
 func newDataCutter(t *testing.T, target, victim string, after int) *dataCutter {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &dataCutter{ln: ln, target: target, victim: strings.ToLower(victim), after: after}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.handle(c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
+	p := &dataCutter{victim: strings.ToLower(victim), after: after}
+	p.Proxy = proxytest.Start(t, target, p.serve)
 	return p
 }
-
-func (p *dataCutter) Port() int { return p.ln.Addr().(*net.TCPAddr).Port }
 
 func (p *dataCutter) Cuts() [][]byte {
 	p.mu.Lock()
@@ -266,14 +231,11 @@ func (p *dataCutter) Cuts() [][]byte {
 	return slices.Clone(p.cuts)
 }
 
-func (p *dataCutter) handle(c net.Conn) {
-	defer c.Close()
-	u, err := net.Dial("tcp", p.target)
+func (p *dataCutter) serve(_ int, c net.Conn, dial func() (net.Conn, error)) {
+	u, err := dial()
 	if err != nil {
 		return
 	}
-	defer u.Close()
-	go func() { io.Copy(c, u); c.Close() }()
 	r := bufio.NewReader(c)
 	var victim, inData bool
 	var data []byte
@@ -323,9 +285,7 @@ func testSMTPClosesMidData(t *testing.T, w *pubWorld) {
 	cutter := newDataCutter(t, fmt.Sprintf("127.0.0.1:%d", w.mp.SMTPPort), victim, 4<<10)
 	e := w.env(t, cutter.Port(), "")
 	// The retries of a dropped connection are cut too; they need not wait.
-	saved := sendBackoff
-	sendBackoff = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}
-	t.Cleanup(func() { sendBackoff = saved })
+	e.backoff = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}
 
 	code, stdout, stderr := e.run(t, "run", "--week", "2026-W48", "--no-upload")
 	if code != ExitPublish {

@@ -245,7 +245,7 @@ func parseOptions(c *config.Config, s sourceSpec, path string) ingest.Options {
 func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, file ingest.PlannedFile, uri string,
 	bars bars, label string) (*store.ImportResult, error) {
 	path := file.Path
-	sum, err := ingest.HashFile(ctx, path)
+	sum, _, err := ingest.HashFile(ctx, path)
 	if err != nil {
 		if uri != path {
 			err = fmt.Errorf("%s: %w", uri, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/schollz/progressbar/v3"
@@ -69,6 +70,16 @@ func (b bars) start(label string, total int64, file bool, opts ...progressbar.Op
 	)
 	return &bar{pb: progressbar.NewOptions64(max(total, 1), opts...), label: label, file: file}
 }
+
+// deliverySteps is a bar of steps for package deliver.
+func (b bars) deliverySteps(label string, n int, unit string) deliver.Progress {
+	return stepBar{b.steps(label, n, unit)}
+}
+
+type stepBar struct{ b *bar }
+
+func (s stepBar) Add(n int) { s.b.add(n) }
+func (s stepBar) Done()     { s.b.done() }
 
 // add counts n more units done: bytes read, a day fetched.
 func (p *bar) add(n int) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
@@ -120,33 +119,6 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 	return cmd
 }
 
-// promSource turns a configured server into the fetcher's source.
-func (m *Main) promSource(c *config.Config, p config.Prometheus) (prom.Source, error) {
-	q, err := prom.DefaultQueries(p.Exporter)
-	if err != nil {
-		return prom.Source{}, err
-	}
-	if p.Query != "" {
-		q.Util = p.Query
-	}
-	for _, o := range []struct{ src, dst *string }{{&p.Queries.Util, &q.Util}, {&p.Queries.MemUsed, &q.MemUsed},
-		{&p.Queries.MemTotal, &q.MemTotal}, {&p.Queries.Power, &q.Power}} {
-		if *o.src != "" {
-			*o.dst = *o.src
-		}
-	}
-	src := prom.Source{Name: p.Name, URL: p.URL, Queries: q, Step: p.Step.Duration, Timeout: p.Timeout.Duration,
-		Retries: 3, Backoff: p.RetryBackoff.Duration, BearerTokenEnv: p.BearerTokenEnv, BasicAuthUser: p.BasicAuthUser,
-		BasicAuthPasswordEnv: p.BasicAuthPasswordEnv, Catalog: c.Catalog(), Getenv: m.Getenv,
-		MaxResponseBytes: p.MaxResponseBytes}
-	if p.Retries != nil {
-		src.Retries = *p.Retries
-	}
-	labels := p.PromLabels()
-	src.TaskLabels = dcgm.TaskLabels{Task: labels["task"], Team: labels["team"], Kind: labels["kind"]}
-	return src, nil
-}
-
 // promName is a server's name in messages, the data-quality box and the
 // run ledger: its URL without credentials when it has no name.
 func promName(p config.Prometheus) string {
@@ -174,7 +146,7 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 				res.err = err
 			}
 		}
-		src, err := m.promSource(c, p)
+		src, err := c.PromSource(p, m.Getenv)
 		var client *prom.Client
 		if err == nil {
 			client, err = prom.New(src)
@@ -187,19 +159,10 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 		}
 		var ok, skipped, empty int
 		var warnings []string
-		first, days := from.UTC().Truncate(24*time.Hour), 0
-		for day := first; day.Before(to) && day.Before(now); day = day.Add(24 * time.Hour) {
-			days++
-		}
-		progress := m.bars().steps(res.spec.name, days, "days")
-		perDay := progress.above(perDay)
-		for day := first; day.Before(to) && day.Before(now); day = day.Add(24 * time.Hour) {
-			if day.After(first) {
-				progress.add(1) // the day before is done
-			}
-			if ctx.Err() != nil {
-				break
-			}
+		// Days already stored complete are not asked again; the others are
+		// fetched a few at a time (concurrent_days) and stored in day order.
+		var todo []time.Time
+		for day := from.UTC().Truncate(24 * time.Hour); day.Before(to) && day.Before(now); day = day.Add(24 * time.Hour) {
 			if !day.Add(24 * time.Hour).After(now) {
 				if done, err := st.HasSource(ctx, client.DayURI(day)); err != nil {
 					fail(err)
@@ -209,24 +172,20 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 					continue
 				}
 			}
+			todo = append(todo, day)
+		}
+		progress := m.bars().steps(res.spec.name, skipped+len(todo), "days")
+		progress.add(skipped)
+		perDay := progress.above(perDay)
+		err = client.FetchDays(ctx, todo, now, func(d *prom.Day) error {
+			defer progress.add(1)
 			res.files++
-			d, err := client.FetchDay(ctx, day, now)
-			if err != nil {
-				fmt.Fprintf(perDay, "%s %s: FAILED: %v\n", res.spec.name, day.Format("2006-01-02"), err)
-				fail(err)
-				if errors.Is(err, context.Canceled) {
-					break
-				}
-				// The server is down or refusing after its retries: the days
-				// after this one are missing too; do not hammer it with each.
-				break
-			}
 			if d.Samples == 0 {
 				// Nothing for that day (no exporter yet, or a query that
 				// matches nothing): not stored, so it is asked again.
 				empty++
 				res.files--
-				continue
+				return nil
 			}
 			if len(d.Warnings) > 0 {
 				warnings = append(warnings, d.Warnings...)
@@ -235,7 +194,7 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 			r, err := st.Import(ctx, store.FileMeta{URI: d.URI, SHA256: d.SHA256}, d.Replay)
 			if err != nil {
 				fail(err)
-				continue
+				return nil
 			}
 			ok++
 			what := fmt.Sprintf("%d samples, %d task runs", d.Samples, d.Runs)
@@ -248,7 +207,18 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 			if !d.Complete {
 				what += " (partial: fetched again next time)"
 			}
-			fmt.Fprintf(perDay, "%s %s: %s\n", res.spec.name, day.Format("2006-01-02"), what)
+			fmt.Fprintf(perDay, "%s %s: %s\n", res.spec.name, d.Start.Format("2006-01-02"), what)
+			return nil
+		})
+		// The server is down or refusing after its retries: FetchDays stops
+		// at the first day it did not answer, since the days after it are
+		// missing too; do not hammer it with each.
+		if fe := (*prom.FetchError)(nil); errors.As(err, &fe) {
+			fmt.Fprintf(perDay, "%s %s: FAILED: %v\n", res.spec.name, fe.Day.Format("2006-01-02"), err)
+			res.files++
+			fail(err)
+		} else if err != nil && ctx.Err() == nil {
+			fail(err)
 		}
 		switch {
 		case res.err != nil && (ok > 0 || skipped > 0):

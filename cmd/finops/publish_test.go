@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/proxytest"
 	"github.com/finops-oss/finops/publish/publishtest"
 	"github.com/finops-oss/finops/store"
 	"github.com/xuri/excelize/v2"
@@ -62,6 +62,7 @@ type pubEnv struct {
 	bucket  string
 	vars    map[string]string
 	summary analysis.Result
+	backoff []time.Duration // the email retries' waits; nil: deliver's
 }
 
 func newPubWorld(t *testing.T) *pubWorld {
@@ -148,6 +149,7 @@ func (e *pubEnv) run(t *testing.T, args ...string) (int, string, string) {
 	m := NewMain(bytes.NewReader(nil), &out, &errb)
 	m.Now = func() time.Time { return now }
 	m.Getenv = func(k string) string { return e.vars[k] }
+	m.sendBackoff = e.backoff
 	code := m.Run(context.Background(), append([]string{"--config", e.cfg}, args...))
 	return code, out.String(), errb.String()
 }
@@ -588,61 +590,30 @@ func testSMTPRefuses(t *testing.T, w *pubWorld) {
 // connection number pass+1 on it holds them (no byte either way) until
 // release: a run stops at a known point in its email stage.
 type stallProxy struct {
-	ln      net.Listener
-	target  string
-	pass    int
+	*proxytest.Proxy
 	held    chan struct{} // one value per held connection
 	release chan struct{}
 	once    sync.Once
-	mu      sync.Mutex
-	n       int
 }
 
 func newStallProxy(t *testing.T, target string, pass int) *stallProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &stallProxy{ln: ln, target: target, pass: pass, held: make(chan struct{}, 16), release: make(chan struct{})}
-	go p.serve()
-	t.Cleanup(func() { p.Release(); ln.Close() })
+	p := &stallProxy{held: make(chan struct{}, 16), release: make(chan struct{})}
+	p.Proxy = proxytest.Start(t, target, func(n int, c net.Conn, dial func() (net.Conn, error)) {
+		if n > pass {
+			select {
+			case p.held <- struct{}{}:
+			default:
+			}
+			<-p.release
+		}
+		proxytest.Forward(n, c, dial)
+	})
+	t.Cleanup(p.Release)
 	return p
 }
 
-func (p *stallProxy) Port() int { return p.ln.Addr().(*net.TCPAddr).Port }
-
 func (p *stallProxy) Release() { p.once.Do(func() { close(p.release) }) }
-
-func (p *stallProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.n++
-		hold := p.n > p.pass
-		p.mu.Unlock()
-		go func() {
-			defer c.Close()
-			if hold {
-				select {
-				case p.held <- struct{}{}:
-				default:
-				}
-				<-p.release
-			}
-			u, err := net.Dial("tcp", p.target)
-			if err != nil {
-				return
-			}
-			defer u.Close()
-			go io.Copy(u, c)
-			io.Copy(c, u)
-		}()
-	}
-}
 
 func waitHeld(t *testing.T, p *stallProxy, what string) {
 	t.Helper()
@@ -849,43 +820,5 @@ publish:
 `), 0o644)
 	if code, _, stderr := cli(t, "--config", cfg, "run"); code != ExitUsage || !strings.Contains(stderr, "plaintext") {
 		t.Errorf("plaintext SMTP to a remote host: exit %d: %s", code, stderr)
-	}
-}
-
-// TestTeamWorkbookNames: team names that reduce to the same file name
-// ("数据组", "平台组" → "___") still get a workbook (and an S3 key) each.
-func TestTeamWorkbookNames(t *testing.T) {
-	dir := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, "finops.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	start := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
-	res := &analysis.Result{
-		Period:   analysis.Period{Start: start, End: start.AddDate(0, 0, 7), TimeZone: "UTC", Label: "2026-W48"},
-		Currency: "CNY",
-		ByTeam:   []analysis.TeamCost{{Team: "数据组", Cost: 1}, {Team: "平台组", Cost: 2}},
-	}
-	c := &config.Config{Teams: []config.Team{{Name: "数据组", Leads: []string{"a@example.com"}}, {Name: "平台组", Leads: []string{"b@example.com"}}}}
-	m := NewMain(nil, io.Discard, io.Discard)
-	m.Now = func() time.Time { return now }
-	j := &job{m: m, st: st, c: c, win: analysis.Window{Start: res.Period.Start, End: res.Period.End, Label: "2026-W48"}}
-	scopes, err := j.scopes(context.Background(), res, dir, nil, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(scopes) != 2 || scopes[0].workbook == scopes[1].workbook {
-		t.Fatalf("scopes = %+v", scopes)
-	}
-	for _, s := range scopes {
-		f, err := excelize.OpenFile(s.workbook)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		if base := filepath.Base(s.workbook); strings.ContainsFunc(base, func(r rune) bool { return r > 0x7e }) {
-			t.Errorf("workbook name %q is not ASCII", base)
-		}
 	}
 }

@@ -150,7 +150,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	sheets := m.bars().sheets("workbook " + win.Label)
 	defer sheets.done()
 	meta := report.Meta{GeneratedAt: m.Now(), Version: version, FX: in.Params.FX, Sheet: sheets.sheet}
-	keep := func(*finops.BillingLine) bool { return true }
+	var keep func(*finops.BillingLine) bool // nil: every line
 	if team != "" {
 		slice := res.ForTeam(team)
 		if slice == nil {
@@ -162,17 +162,10 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 		}
 		res = slice
 		meta.Team = slice.ByTeam[0].Team
-		keep = teamLineFilter(c, slice)
+		keep = c.TeamLineFilter(slice)
 	}
 	// The workbook's raw Billing lines sheet streams straight from the store.
-	meta.Lines = func(yield func(*finops.BillingLine) error) error {
-		return st.EachLine(ctx, win.Start, win.End, func(l *finops.BillingLine) error {
-			if !keep(l) {
-				return nil
-			}
-			return yield(l)
-		})
-	}
+	meta.Lines = st.LineStream(ctx, win.Start, win.End, keep)
 	paths, err := report.WriteAllContext(ctx, dir, res, formats, meta)
 	if err != nil {
 		return res, nil, err
@@ -213,59 +206,6 @@ func analyze(ctx context.Context, in *analysis.Input) (*analysis.Result, error) 
 		err = usageError{err}
 	}
 	return res, err
-}
-
-// teamLineFilter says which raw billing lines belong in a team's workbook:
-// the lines of the team's resources, and the other non-GPU lines analysis
-// gives the team (their configured resource's team, else their "team" tag,
-// else unassigned; metrics.md §Tasks, teams).
-func teamLineFilter(c *config.Config, slice *analysis.Result) func(*finops.BillingLine) bool {
-	team := slice.ByTeam[0].Team
-	own := map[string]bool{}
-	for _, rc := range slice.ByResource {
-		own[rc.ResourceID] = true
-		if rc.ResourceName != "" {
-			own[rc.ResourceName] = true
-		}
-	}
-	names := map[string]string{} // lower-case team name or tag → team name
-	for _, t := range c.AnalysisTeams() {
-		names[strings.ToLower(t.Name)] = t.Name
-		if t.Tag != "" {
-			names[strings.ToLower(t.Tag)] = t.Name
-		}
-	}
-	resolve := func(v string) string {
-		if v == "" {
-			return "unassigned"
-		}
-		if n, ok := names[strings.ToLower(v)]; ok {
-			return n
-		}
-		return v
-	}
-	configured := map[string]string{}
-	for _, r := range c.AnalysisResources() {
-		if r.Team != "" {
-			configured[r.ID] = r.Team
-		}
-	}
-	return func(l *finops.BillingLine) bool {
-		key := l.ResourceID
-		if key == "" {
-			key = l.ResourceName
-		}
-		if own[key] || (l.ResourceName != "" && own[l.ResourceName]) {
-			return true
-		}
-		if l.IsGPUUsage() {
-			return false // another team's GPU resource
-		}
-		if t, ok := configured[key]; ok {
-			return resolve(t) == team
-		}
-		return resolve(l.Tags["team"]) == team
-	}
 }
 
 // loadInput reads what the analysis needs: the window and the lookback before

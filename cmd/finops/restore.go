@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
@@ -44,7 +45,7 @@ func (m *Main) restoreCommand() *cobra.Command {
 			if s3c.Bucket == "" {
 				return usagef("no bucket: give --from s3://bucket/prefix or set publish.s3.bucket in the config")
 			}
-			sc, secrets, err := m.s3Config(s3c)
+			sc, secrets, err := deliver.S3Settings(s3c, m.Getenv)
 			if err != nil {
 				return usageError{err}
 			}
@@ -62,17 +63,17 @@ func (m *Main) restoreCommand() *cobra.Command {
 	return cmd
 }
 
-// restore downloads a period's snapshot, checks it and moves it into place,
-// holding the run lock so no run works on the database meanwhile.
+// restore downloads a period's snapshot (publish), checks it and moves it
+// into place (store), holding the run lock so no run works on the database
+// meanwhile.
 func (m *Main) restore(ctx context.Context, client *publish.S3, period, db string, force bool) error {
-	exists := true
-	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
-		exists = false
-	} else if err != nil {
+	if _, err := os.Stat(db); err == nil && !force {
+		return usagef("%s exists: pass --force to replace it (it is kept as %s.before-restore-<time>)", db, db)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("restore: %w", err)
 	}
-	if exists && !force {
-		return usagef("%s exists: pass --force to replace it (it is kept as %s.before-restore-<time>)", db, db)
+	if _, err := client.Key(period, publish.SnapshotName(period)); err != nil {
+		return usageError{err}
 	}
 	dir := filepath.Dir(db)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -86,60 +87,14 @@ func (m *Main) restore(ctx context.Context, client *publish.S3, period, db strin
 		return err
 	}
 	defer lock.Release()
-
-	key, err := client.Key(period, publish.SnapshotName(period))
+	snap, err := client.FetchSnapshot(ctx, period, dir)
 	if err != nil {
-		return usageError{err}
-	}
-	// Left by a restore that died; the lock says none is running.
-	if old, _ := filepath.Glob(filepath.Join(dir, ".finops-restore-*")); len(old) > 0 {
-		for _, o := range old {
-			os.RemoveAll(o)
-		}
-	}
-	tmp, err := os.MkdirTemp(dir, ".finops-restore-*")
-	if err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	gz := filepath.Join(tmp, "snapshot.db.gz")
-	f, err := os.Create(gz)
-	if err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	sum, err := client.Download(ctx, key, f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("restore: no snapshot for %s at %s", period, client.URL(key))
-		}
 		return err
 	}
-	raw := filepath.Join(tmp, "snapshot.db")
-	if err := publish.GunzipFile(gz, raw); err != nil {
-		return err
-	}
-	if err := store.CheckIntegrity(ctx, raw); err != nil {
-		return fmt.Errorf("restore: %s: %w", client.URL(key), err)
-	}
-	if err := os.Chmod(raw, 0o644); err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	kept := ""
-	if exists {
-		// The database with its WAL and shared-memory files, under one new
-		// name: SQLite finds <name>-wal, so the kept copy opens as it was.
-		kept = db + ".before-restore-" + m.Now().UTC().Format("20060102T150405Z")
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			if err := os.Rename(db+suffix, kept+suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("restore: %w", err)
-			}
-		}
-	}
-	if err := os.Rename(raw, db); err != nil {
-		return fmt.Errorf("restore: %w", err)
+	defer snap.Remove()
+	kept, err := store.Restore(ctx, snap.Path, db, m.Now())
+	if err != nil {
+		return fmt.Errorf("restore: %s: %w", snap.URL, err)
 	}
 	st, err := store.Open(ctx, db)
 	if err != nil {
@@ -150,7 +105,7 @@ func (m *Main) restore(ctx context.Context, client *publish.S3, period, db strin
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "restored %s from %s (sha256 %s)\n", db, client.URL(key), sum)
+	fmt.Fprintf(m.Stdout, "restored %s from %s (sha256 %s)\n", db, snap.URL, snap.SHA256)
 	fmt.Fprintf(m.Stdout, "  %d source files, %d billing lines, %d GPU-days and %d GPU-minutes of telemetry, %d task runs\n",
 		counts["source_files"], counts["billing_lines"], counts["gpu_days"], counts["gpu_minutes"], counts["task_runs"])
 	if kept != "" {

@@ -44,6 +44,10 @@ type Main struct {
 	// a recording one); nil, or a nil result, builds the real one.
 	watchChannels func(config.Channel) alertSender
 
+	// sendBackoff is the wait before each retry of a refused email (nil:
+	// deliver's); the tests that cut connections need not wait.
+	sendBackoff []time.Duration
+
 	cpuProfile, memProfile string
 	stopProfiles           func() error
 }

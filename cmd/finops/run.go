@@ -78,10 +78,10 @@ func (m *Main) runCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&week, "week", "last", "ISO week to report, e.g. 2026-W47, or last")
 	f.StringVar(&out, "out", "", "output folder (default from config, else ./out)")
-	f.BoolVar(&pf.noUpload, "no-upload", false, "do not upload to S3")
-	f.BoolVar(&pf.noEmail, "no-email", false, "do not send email")
-	f.BoolVar(&pf.dryRun, "dry-run", false, "ingest and report as usual, then show what would be uploaded and sent instead of doing it")
-	f.BoolVar(&pf.resend, "resend", false, "email this week's report again to recipients who already have it")
+	f.BoolVar(&pf.NoUpload, "no-upload", false, "do not upload to S3")
+	f.BoolVar(&pf.NoEmail, "no-email", false, "do not send email")
+	f.BoolVar(&pf.DryRun, "dry-run", false, "ingest and report as usual, then show what would be uploaded and sent instead of doing it")
+	f.BoolVar(&pf.Resend, "resend", false, "email this week's report again to recipients who already have it")
 	f.StringVar(&pf.textfile, "textfile", "", "write the run's result for node-exporter's textfile collector to this file\n(default publish.metrics_textfile)")
 	return cmd
 }

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/publish"
-	"github.com/finops-oss/finops/sanitize"
 )
 
 // sourceSpec is one configured (or command-line) source: a path, folder or
@@ -244,7 +244,7 @@ func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*
 		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 	}
 	// The publish.s3 settings, on the source's bucket and from its root.
-	sc, secrets, err := m.s3Config(c.Publish.S3)
+	sc, secrets, err := deliver.S3Settings(c.Publish.S3, m.Getenv)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w (the s3:// sources use the publish.s3 settings)", name, err)}
 	}
@@ -347,14 +347,7 @@ func (e renamedError) Unwrap() error { return e.err }
 // and credential parameters of every URL in it (sanitize.URLs): whatever a
 // library or a config puts in a message, it reaches no output, report or
 // ledger row.
-func redact(s string, secrets ...string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return sanitize.URLs(s)
-}
+func redact(s string, secrets ...string) string { return deliver.Redact(s, secrets...) }
 
 // redactErr removes secrets from an error's message; the result still
 // unwraps to err, so its exit code is err's.

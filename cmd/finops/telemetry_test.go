@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -272,24 +273,7 @@ func TestPrometheusFaults(t *testing.T) {
 	t.Run("warnings", func(t *testing.T) {
 		// Every step of the week at 50 % for GPU-a0, with a warning: the data
 		// is kept, the source is partial, and the days are fetched again later.
-		url := serve(func(w http.ResponseWriter, r *http.Request) {
-			_ = r.ParseForm()
-			start, _ := strconv.ParseFloat(r.Form.Get("start"), 64)
-			end, _ := strconv.ParseFloat(r.Form.Get("end"), 64)
-			var vals [][]any
-			for ts := start; ts <= end; ts += 60 {
-				if ts >= float64(weekStart.Unix()) && ts < float64(weekStart.Add(7*24*time.Hour).Unix()) {
-					vals = append(vals, []any{ts, "50"})
-				}
-			}
-			result := []any{}
-			if len(vals) > 0 && strings.Contains(r.Form.Get("query"), "UTIL") {
-				result = append(result, map[string]any{"metric": map[string]string{"UUID": weekUUIDs[0], "gpu": "0", "Hostname": "gpu-a"}, "values": vals})
-			}
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{"status": "success", "warnings": []string{"store gpu-b unreachable: partial response"},
-				"data": map[string]any{"resultType": "matrix", "result": result}})
-		})
+		url := serve(weekWithWarning)
 		r := runWithPrometheus(t, url, "")
 		wantStatus(t, r, "partial", "partial response")
 		// GPU-a0 at 50 % all week: active; GPU-a1 never reported: unmonitored.
@@ -297,6 +281,73 @@ func TestPrometheusFaults(t *testing.T) {
 		approx(t, "gpu_hours_active", r.Totals.GPUHoursActive, 168)
 		approx(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 168)
 	})
+	t.Run("concurrent_days", func(t *testing.T) {
+		// The config's concurrent_days reaches the fetcher: with answers that
+		// take 30 ms, exactly that many requests are ever in flight at once
+		// (one query of a day at a time, so one request per day in flight),
+		// and the numbers are those of the warnings run.
+		for _, n := range []int{1, 3} {
+			// Days in flight, not requests: under load a request can time
+			// out on the client (300 ms) and be retried while the server
+			// still holds the first one, which is the same day, not a
+			// second day fetched early.
+			var mu sync.Mutex
+			days := map[string]int{}
+			most := 0
+			url := serve(func(w http.ResponseWriter, r *http.Request) {
+				// The body read first: a request the client gave up on
+				// (its timeout) then ends here at once instead of counting.
+				_ = r.ParseForm()
+				day := r.Form.Get("start")
+				mu.Lock()
+				days[day]++
+				most = max(most, len(days))
+				mu.Unlock()
+				defer func() {
+					mu.Lock()
+					if days[day]--; days[day] == 0 {
+						delete(days, day)
+					}
+					mu.Unlock()
+				}()
+				select {
+				case <-time.After(30 * time.Millisecond):
+				case <-r.Context().Done():
+					return
+				}
+				weekWithWarning(w, r)
+			})
+			r := runWithPrometheus(t, url, fmt.Sprintf("      concurrent_days: %d\n", n))
+			mu.Lock()
+			if most != n {
+				t.Errorf("concurrent_days %d: %d days at most in flight", n, most)
+			}
+			mu.Unlock()
+			approx(t, "gpu_hours_active", r.Totals.GPUHoursActive, 168)
+			approx(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 168)
+		}
+	})
+}
+
+// weekWithWarning answers every step of the week at 50 % for GPU-a0, with a
+// warning (partial data).
+func weekWithWarning(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	start, _ := strconv.ParseFloat(r.Form.Get("start"), 64)
+	end, _ := strconv.ParseFloat(r.Form.Get("end"), 64)
+	var vals [][]any
+	for ts := start; ts <= end; ts += 60 {
+		if ts >= float64(weekStart.Unix()) && ts < float64(weekStart.Add(7*24*time.Hour).Unix()) {
+			vals = append(vals, []any{ts, "50"})
+		}
+	}
+	result := []any{}
+	if len(vals) > 0 && strings.Contains(r.Form.Get("query"), "UTIL") {
+		result = append(result, map[string]any{"metric": map[string]string{"UUID": weekUUIDs[0], "gpu": "0", "Hostname": "gpu-a"}, "values": vals})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"status": "success", "warnings": []string{"store gpu-b unreachable: partial response"},
+		"data": map[string]any{"resultType": "matrix", "result": result}})
 }
 
 func wantStatus(t *testing.T, r analysis.Result, status, detail string) {

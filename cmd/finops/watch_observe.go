@@ -98,7 +98,7 @@ func telemetryOnly(specs []sourceSpec) []sourceSpec {
 // The last few steps are read again each pass: a scrape lands in
 // Prometheus up to a scrape interval late.
 func (m *Main) watchPrometheus(ctx context.Context, st *store.Store, c *config.Config, p config.Prometheus, from, now time.Time) error {
-	src, err := m.promSource(c, p)
+	src, err := c.PromSource(p, m.Getenv)
 	if err != nil {
 		return fmt.Errorf("%s: %w", promName(p), err)
 	}

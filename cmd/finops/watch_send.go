@@ -10,6 +10,7 @@ import (
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/store"
 )
@@ -171,7 +172,7 @@ func (m *Main) emailSender(c *config.Config) (alertSender, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := smtpConfig(s, pass)
+	sc, err := deliver.SMTPSettings(s, pass)
 	if err != nil {
 		return nil, err
 	}

@@ -94,6 +94,9 @@ type Source struct {
 	// MaxResponseBytes caps one answer; a query whose answer is larger is
 	// split (shorter ranges, then per host). Default DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// ConcurrentDays is how many days FetchDays asks for at once (and so
+	// holds in memory); default DefaultConcurrentDays.
+	ConcurrentDays int
 
 	BearerTokenEnv       string // environment variable holding a bearer token
 	BasicAuthUser        string
@@ -145,6 +148,9 @@ func New(src Source) (*Client, error) {
 	}
 	if src.MaxResponseBytes <= 0 {
 		src.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if src.ConcurrentDays <= 0 {
+		src.ConcurrentDays = DefaultConcurrentDays
 	}
 	if src.Getenv == nil {
 		src.Getenv = os.Getenv

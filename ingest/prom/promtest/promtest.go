@@ -2,12 +2,15 @@
 // backfilled with `promtool tsdb create-blocks-from openmetrics` into a fresh
 // data folder, and the server (Debian's prometheus package) is started on a
 // free 127.0.0.1 port on that folder, then stopped when the test ends.
+// StartVictoriaMetrics does the same with VictoriaMetrics' single-node server,
+// fed through its import API.
 package promtest
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -50,14 +53,24 @@ type Server struct {
 // in seconds) and starts a server on it. The server is stopped at cleanup.
 func Start(tb testing.TB, openMetrics []byte) *Server {
 	tb.Helper()
-	prom, tool := Binaries(tb)
-	dir := tb.TempDir()
-	data := filepath.Join(dir, "tsdb")
+	in := ""
 	if len(openMetrics) > 0 {
-		in := filepath.Join(dir, "history.om")
+		in = filepath.Join(tb.TempDir(), "history.om")
 		if err := os.WriteFile(in, openMetrics, 0o600); err != nil {
 			tb.Fatal(err)
 		}
+	}
+	return StartFile(tb, in)
+}
+
+// StartFile is Start from an OpenMetrics file (none when in is ""), for
+// histories too large to hold in memory.
+func StartFile(tb testing.TB, in string) *Server {
+	tb.Helper()
+	prom, tool := Binaries(tb)
+	dir := tb.TempDir()
+	data := filepath.Join(dir, "tsdb")
+	if in != "" {
 		// Week-long blocks instead of 2-hour ones: a few blocks open in a
 		// second, 84 of them take several on a small machine.
 		out, err := exec.Command(tool, "tsdb", "create-blocks-from", "openmetrics", "--quiet",
@@ -72,19 +85,25 @@ func Start(tb testing.TB, openMetrics []byte) *Server {
 		tb.Fatal(err)
 	}
 	addr := freeAddr(tb)
-	s := &Server{URL: "http://" + addr, Dir: data, done: make(chan error, 1), log: &bytes.Buffer{}}
-	s.cmd = exec.Command(prom, "--config.file="+cfg, "--storage.tsdb.path="+data,
+	return run(tb, "http://"+addr, data, "/-/ready", exec.Command(prom, "--config.file="+cfg, "--storage.tsdb.path="+data,
 		// Retention counts back from the newest block: keep the whole history.
-		"--storage.tsdb.retention.time=100y", "--web.listen-address="+addr, "--log.level=warn")
+		"--storage.tsdb.retention.time=100y", "--web.listen-address="+addr, "--log.level=warn"))
+}
+
+// run starts cmd as the server at url, stopped at cleanup, and waits until
+// ready answers 200.
+func run(tb testing.TB, url, dir, ready string, cmd *exec.Cmd) *Server {
+	tb.Helper()
+	s := &Server{URL: url, Dir: dir, cmd: cmd, done: make(chan error, 1), log: &bytes.Buffer{}}
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := s.cmd.Start(); err != nil {
-		tb.Fatalf("start prometheus: %v", err)
+		tb.Fatalf("start %s: %v", filepath.Base(cmd.Path), err)
 	}
 	go func() { s.done <- s.cmd.Wait() }()
 	tb.Cleanup(s.Stop)
-	if err := s.waitReady(30 * time.Second); err != nil {
+	if err := s.waitReady(ready, 30*time.Second); err != nil {
 		s.Stop()
-		tb.Fatalf("prometheus did not become ready: %v\n%s", err, s.log.String())
+		tb.Fatalf("%s did not become ready: %v\n%s", filepath.Base(cmd.Path), err, s.log.String())
 	}
 	return s
 }
@@ -98,11 +117,11 @@ func freeAddr(tb testing.TB) string {
 	return l.Addr().String()
 }
 
-func (s *Server) waitReady(limit time.Duration) error {
+func (s *Server) waitReady(path string, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/-/ready", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err == nil {
 			resp.Body.Close()
@@ -158,17 +177,7 @@ func (o *OpenMetrics) Family(name string) {
 
 // Sample adds one point of the current family; labels are k=v pairs in order.
 func (o *OpenMetrics) Sample(labels []string, at time.Time, v string) {
-	o.b.WriteString(o.family)
-	if len(labels) > 0 {
-		o.b.WriteByte('{')
-		for i := 0; i+1 < len(labels); i += 2 {
-			if i > 0 {
-				o.b.WriteByte(',')
-			}
-			fmt.Fprintf(&o.b, "%s=%q", labels[i], labels[i+1])
-		}
-		o.b.WriteByte('}')
-	}
+	writeSeries(&o.b, o.family, labels)
 	// OpenMetrics timestamps are seconds (fractions allowed).
 	sec := at.Unix()
 	if ms := at.UnixMilli() % 1000; ms != 0 {
@@ -185,4 +194,28 @@ func (o *OpenMetrics) Bytes() []byte {
 		out = append(out, "# EOF\n"...)
 	}
 	return out
+}
+
+// writeSeries writes a sample's series, name{k="v",...}, as both text
+// formats spell it.
+func writeSeries(b *bytes.Buffer, family string, labels []string) {
+	b.WriteString(family)
+	if len(labels) > 0 {
+		b.WriteByte('{')
+		for i := 0; i+1 < len(labels); i += 2 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(b, "%s=%q", labels[i], labels[i+1])
+		}
+		b.WriteByte('}')
+	}
+}
+
+// Flush writes the text built so far to w and empties the builder, so a
+// history too large to hold can be written to a file in parts (for
+// StartFile); end the file with Bytes.
+func (o *OpenMetrics) Flush(w io.Writer) error {
+	_, err := o.b.WriteTo(w)
+	return err
 }

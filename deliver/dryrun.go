@@ -1,0 +1,128 @@
+package deliver
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/store"
+)
+
+// DryRun says what Deliver would upload and send, touching neither S3, the
+// mail server nor the ledger's delivery state.
+func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, reports []string) error {
+	result := r.result()
+	result.Reports = reports
+	out := r.out()
+	period := r.Window.Label
+	would := func(list *[]string, format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		*list = append(*list, line)
+		fmt.Fprintln(out, "dry run: would "+line)
+	}
+	if s3c := r.Transports.S3; s3c == nil {
+		reason := "no publish.s3.bucket configured"
+		if r.Options.NoUpload {
+			reason = "--no-upload"
+		}
+		fmt.Fprintf(out, "dry run: no upload (%s)\n", reason)
+		r.Stage(store.StageUpload, store.StageSkipped)
+	} else {
+		prefix := publish.CleanPrefix(s3c.Prefix)
+		url := func(p, name string) string {
+			k, err := publish.Key(prefix, p, name)
+			if err != nil {
+				return "(" + err.Error() + ")"
+			}
+			return "s3://" + s3c.Bucket + "/" + k
+		}
+		done := map[string]string{} // name → sha256 already uploaded
+		arts, err := r.Store.Artifacts(ctx, period)
+		if err != nil {
+			return err
+		}
+		for _, a := range arts {
+			if a.Status == store.ArtifactUploaded {
+				done[a.Name] = a.UploadedSHA256
+			}
+		}
+		for _, p := range reports {
+			sum, size, err := ingest.HashFile(ctx, p)
+			if err != nil {
+				return err
+			}
+			if done[filepath.Base(p)] == sum {
+				fmt.Fprintf(out, "dry run: %s is already uploaded with these bytes\n", url(period, filepath.Base(p)))
+				continue
+			}
+			would(&result.WouldUpload, "upload %s (%d bytes, %s)", url(period, filepath.Base(p)), size, publish.ContentType(p))
+		}
+		pending, err := r.Store.PendingArtifacts(ctx)
+		if err != nil {
+			return err
+		}
+		for _, a := range pending {
+			if a.Kind == "report" && a.Period != period {
+				would(&result.WouldUpload, "upload %s (left over from an earlier run)", url(a.Period, a.Name))
+			}
+		}
+		would(&result.WouldUpload, "upload %s (database snapshot: VACUUM INTO, integrity check, gzip)", url(period, publish.SnapshotName(period)))
+		if w := r.Config.Publish.S3.RetentionWeeks; w > 0 {
+			fmt.Fprintf(out, "dry run: would delete snapshots under s3://%s/%s whose period ended more than %d weeks ago\n", s3c.Bucket, prefix, w)
+		}
+		r.Stage(store.StageUpload, store.StageDryRun)
+	}
+	if r.Transports.SMTP == nil {
+		reason := "no publish.smtp.host configured"
+		if r.Options.NoEmail {
+			reason = "--no-email"
+		}
+		fmt.Fprintf(out, "dry run: no email (%s)\n", reason)
+		r.Stage(store.StageEmail, store.StageSkipped)
+		return nil
+	}
+	scopes, err := r.scopes(ctx, res, dir, reports, false)
+	if err != nil {
+		return err
+	}
+	for _, s := range scopes {
+		sent, err := r.Store.EmailSent(ctx, period, s.scope)
+		if err != nil {
+			return err
+		}
+		subject, _, _, err := report.EmailBody(s.result, report.EmailOptions{Team: s.scope, ReportURL: s.reportURL,
+			Attachment: filepath.Base(s.workbook)})
+		if err != nil {
+			return err
+		}
+		for _, to := range s.recipients {
+			switch {
+			case publish.ValidateAddress(to) != nil:
+				fmt.Fprintf(out, "dry run: would not email %s: not a valid address\n", to)
+			case sent[to] && !r.Options.Resend:
+				result.EmailsAlreadySent++
+				fmt.Fprintf(out, "dry run: %s already has the %s email (--resend sends it again)\n", to, period)
+			default:
+				would(&result.WouldEmail, "email %s (%s): %q with %s attached", to, scopeName(s.scope),
+					publish.SafeHeader(subject), publish.SafeName(filepath.Base(s.workbook)))
+			}
+		}
+	}
+	msgs, err := r.Store.PendingMessages(ctx)
+	if err != nil {
+		return err
+	}
+	for _, msg := range msgs {
+		if msg.Period != period {
+			would(&result.WouldEmail, "email %s (%s of %s, left over from an earlier run): %q", strings.Join(msg.Recipients, ", "),
+				scopeName(msg.Scope), msg.Period, publish.SafeHeader(msg.Subject))
+		}
+	}
+	r.Stage(store.StageEmail, store.StageDryRun)
+	return nil
+}
