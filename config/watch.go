@@ -25,7 +25,10 @@ type Watch struct {
 	Allow          WatchAllow          `yaml:"allow"`
 	OnIdle         *OnIdle             `yaml:"on_idle"`      // for every resource without its own or its team's
 	MaxLifetime    map[string]Duration `yaml:"max_lifetime"` // per pricing mode: hourly: 72h
-	Channels       []Channel           `yaml:"channels"`
+	// ActOnLifetime runs a resource's on_idle command once it is past its
+	// max_lifetime too (with the same safeguards, and only while idle).
+	ActOnLifetime bool      `yaml:"act_on_lifetime"`
+	Channels      []Channel `yaml:"channels"`
 }
 
 // WatchAllow lists what an action may touch: nothing outside it is ever acted on.

@@ -16,7 +16,7 @@ const (
 	ActionFailed      = "failed"      // a non-zero exit, or it could not start
 	ActionTimeout     = "timeout"     // killed at watch.command_timeout
 	ActionInterrupted = "interrupted" // the pass died while it ran: never run again
-	ActionBusy        = "busy"        // the re-check just before it found the GPUs busy
+	ActionBusy        = "busy"        // the re-check just before could not confirm it idle (busy, silent, gone, unreadable)
 	ActionDryRun      = "dry-run"     // watch.act is off, or --dry-run
 	ActionRefused     = "refused"     // protected, or not in watch.allow
 )

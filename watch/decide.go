@@ -66,6 +66,10 @@ type Policy struct {
 	Protect     bool          // never act, whatever else says
 	Allowed     bool          // named by watch.allow (resources or teams)
 	MaxLifetime time.Duration // alert when billed longer (0 = no limit)
+	// ActOnLifetime: past MaxLifetime, run Command too (a grace period
+	// after the alert, with every safeguard; the re-check before it runs
+	// still wants the resource idle).
+	ActOnLifetime bool
 }
 
 // Target is one resource and its policy.
@@ -119,7 +123,7 @@ func Decide(now time.Time, p Params, targets []Target, open []Spell) []Decision 
 		t := &targets[i]
 		seen[t.ID] = true
 		out = append(out, idleDecisions(now, p, t, spells, &actions)...)
-		out = append(out, lifetimeDecisions(now, p, t, spells)...)
+		out = append(out, lifetimeDecisions(now, p, t, spells, &actions)...)
 	}
 	var gone []Spell
 	for _, s := range open {
@@ -171,18 +175,20 @@ func idleDecisions(now time.Time, p Params, t *Target, spells map[[2]string]Spel
 	if now.Sub(s.Reminded) >= p.RemindEvery {
 		out = append(out, decision(Remind, "reminder", now, s, r))
 	}
-	if d, ok := act(now, p, t, s, actions); ok {
+	if d, ok := act(now, p, t, s, t.Policy.After, actions); ok {
 		out = append(out, d)
 	}
 	return out
 }
 
-// act is the auto-recycle of an open idle spell: a grace alert at After −
-// Grace of idleness (only when it would really act), then, Grace later and
-// After reached, the command — or, when it may not run, one record of why.
-func act(now time.Time, p Params, t *Target, s Spell, actions *int) (Decision, bool) {
+// act is the auto-recycle of an open spell: a grace alert at after − Grace
+// into the spell (only when it would really act), then, Grace later and
+// after reached, the command — or, when it may not run, one record of why.
+// after is on_idle's for an idle spell, 0 for a lifetime spell (it acts a
+// grace period after its alert).
+func act(now time.Time, p Params, t *Target, s Spell, after time.Duration, actions *int) (Decision, bool) {
 	pol := t.Policy
-	if pol.After <= 0 || len(pol.Command) == 0 || s.Acted {
+	if len(pol.Command) == 0 || s.Acted || s.Kind == KindIdle && after <= 0 {
 		return Decision{}, false
 	}
 	idleFor := now.Sub(s.Since)
@@ -195,7 +201,7 @@ func act(now time.Time, p Params, t *Target, s Spell, actions *int) (Decision, b
 	}
 	real := reason == "" && p.Act
 	if real && s.Graced.IsZero() {
-		if idleFor < pol.After-p.Grace {
+		if idleFor < after-p.Grace {
 			return Decision{}, false
 		}
 		d := decision(Grace, "grace", now, s, &t.ResourceNow)
@@ -203,7 +209,7 @@ func act(now time.Time, p Params, t *Target, s Spell, actions *int) (Decision, b
 		d.Message = graceMessage(now, p, t, s, d)
 		return d, true
 	}
-	if idleFor < pol.After || real && now.Sub(s.Graced) < p.Grace {
+	if idleFor < after || real && now.Sub(s.Graced) < p.Grace {
 		return Decision{}, false
 	}
 	if reason == "" && *actions >= p.MaxActions {
@@ -219,7 +225,7 @@ func act(now time.Time, p Params, t *Target, s Spell, actions *int) (Decision, b
 	return d, true
 }
 
-func lifetimeDecisions(now time.Time, p Params, t *Target, spells map[[2]string]Spell) []Decision {
+func lifetimeDecisions(now time.Time, p Params, t *Target, spells map[[2]string]Spell, actions *int) []Decision {
 	r := &t.ResourceNow
 	s, isOpen := spells[[2]string{r.ID, KindLifetime}]
 	limit := t.Policy.MaxLifetime
@@ -232,15 +238,21 @@ func lifetimeDecisions(now time.Time, p Params, t *Target, spells map[[2]string]
 		return nil
 	}
 	over := r.FirstBilled.Add(limit)
-	switch {
-	case !isOpen && now.After(over) && (!stale || billedRecently):
+	if !isOpen && now.After(over) && (!stale || billedRecently) {
 		s = Spell{Resource: r.ID, Team: r.Team, Kind: KindLifetime, Since: over, Opened: now, Reminded: now,
 			Rate: r.HourlyRate, Currency: r.Currency}
 		return []Decision{decision(Open, "lifetime", now, s, r)}
-	case isOpen && now.Sub(s.Reminded) >= p.RemindEvery:
-		return []Decision{decision(Remind, "reminder", now, s, r)}
 	}
-	return nil
+	var out []Decision
+	if isOpen && now.Sub(s.Reminded) >= p.RemindEvery {
+		out = append(out, decision(Remind, "reminder", now, s, r))
+	}
+	if isOpen && t.Policy.ActOnLifetime && !r.IdleSince.IsZero() { // never stop work in progress
+		if d, ok := act(now, p, t, s, 0, actions); ok {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func closeSpell(now time.Time, s Spell, r *analysis.ResourceNow, why string) Decision {

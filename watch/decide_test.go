@@ -43,6 +43,17 @@ func open(id string, since, opened, reminded int) Spell {
 		Rate: 6, Currency: "CNY"}
 }
 
+// lifeSpell is a lifetime spell opened when the 72 hours passed, an hour
+// ago; graced: its grace alert went out 15 minutes ago.
+func lifeSpell(graced bool) Spell {
+	s := open("a", -60, -60, -60)
+	s.Kind = KindLifetime
+	if graced {
+		s.Graced = at(-15)
+	}
+	return s
+}
+
 // want is one expected decision: kind, event and, for money, the minutes
 // burnt at ¥0.10 (hand-computed: minutes from the spell's start to t0).
 type want struct {
@@ -62,6 +73,8 @@ func TestDecide(t *testing.T) {
 	noRate.RateKnown, noRate.HourlyRate = false, 0
 	lifetime := res("a", nil)
 	lifetime.FirstBilled = at(-73 * 60)
+	idleOld := lifetime // past its lifetime and idle (20 minutes: not alerted as idle yet)
+	idleOld.IdleSince = at(-20)
 	protected := withPolicy(res("a", ptr(-60)), Policy{After: time.Hour, Action: ActionStop, Command: []string{"/bin/stop"}, Protect: true, Allowed: true})
 	for _, tc := range []struct {
 		name    string
@@ -108,6 +121,18 @@ func TestDecide(t *testing.T) {
 			open:    []Spell{open("a", -60, -30, -30), open("b", -60, -30, -30)}, want: []want{{Act, "action", 60, ""}}},
 		{name: "past max_lifetime 72h", targets: []Target{withPolicy(lifetime, Policy{MaxLifetime: 72 * time.Hour})},
 			want: []want{{Open, "lifetime", 60, ""}}},
+		{name: "past max_lifetime, act_on_lifetime: the grace alert with the lifetime alert's spell",
+			targets: []Target{withPolicy(idleOld, func() Policy { p := stopPolicy(); p.MaxLifetime, p.ActOnLifetime = 72*time.Hour, true; return p }())},
+			open:    []Spell{lifeSpell(false)}, want: []want{{Grace, "grace", 60, ""}}},
+		{name: "past max_lifetime, act_on_lifetime: acts a grace period later",
+			targets: []Target{withPolicy(idleOld, func() Policy { p := stopPolicy(); p.MaxLifetime, p.ActOnLifetime = 72*time.Hour, true; return p }())},
+			open:    []Spell{lifeSpell(true)}, want: []want{{Act, "action", 60, ""}}},
+		{name: "past max_lifetime, act_on_lifetime, busy: no action",
+			targets: []Target{withPolicy(lifetime, func() Policy { p := stopPolicy(); p.MaxLifetime, p.ActOnLifetime = 72*time.Hour, true; return p }())},
+			open:    []Spell{lifeSpell(true)}},
+		{name: "past max_lifetime without act_on_lifetime: alert only",
+			targets: []Target{withPolicy(idleOld, func() Policy { p := stopPolicy(); p.MaxLifetime = 72 * time.Hour; return p }())},
+			open:    []Spell{lifeSpell(true)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := params()

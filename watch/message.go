@@ -68,9 +68,9 @@ func graceMessage(now time.Time, p Params, t *Target, s Spell, d Decision) Messa
 	id := label(t.ID)
 	return Message{
 		Title: fmt.Sprintf("GPU resource %s: %s in %s unless it gets busy", id, t.Policy.Action, span(p.Grace)),
-		Text: fmt.Sprintf("Resource %s (team %s) has been idle since %s (%s burnt). finops watch will %s it in %s "+
+		Text: fmt.Sprintf("Resource %s (team %s) has been %s since %s (%s burnt). finops watch will %s it in %s "+
 			"unless its GPUs get busy; to keep it, start work on it or set protect: true for it in the config.\n",
-			id, label(t.Team), s.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), t.Policy.Action, span(p.Grace)),
+			id, label(t.Team), state(s), s.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), t.Policy.Action, span(p.Grace)),
 	}
 }
 
@@ -78,17 +78,25 @@ func actMessage(t *Target, d Decision) Message {
 	id := label(t.ID)
 	switch {
 	case d.Reason != "":
-		return Message{Title: fmt.Sprintf("GPU resource %s idle: not acted on (%s)", id, d.Reason),
-			Text: fmt.Sprintf("Resource %s would be %s now (idle since %s, %s burnt), but it is %s.\n", id,
-				past(d.Action), d.Spell.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), d.Reason)}
+		return Message{Title: fmt.Sprintf("GPU resource %s: not acted on (%s)", id, d.Reason),
+			Text: fmt.Sprintf("Resource %s would be %s now (%s since %s, %s burnt), but it is %s.\n", id,
+				past(d.Action), state(d.Spell), d.Spell.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), d.Reason)}
 	case d.DryRun:
-		return Message{Title: fmt.Sprintf("GPU resource %s idle: would %s (dry run)", id, d.Action),
-			Text: fmt.Sprintf("Resource %s has been idle since %s (%s burnt). With watch.act: true, finops watch would now run: %s\n",
-				id, d.Spell.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), label(strings.Join(d.Command, " ")))}
+		return Message{Title: fmt.Sprintf("GPU resource %s: would %s (dry run)", id, d.Action),
+			Text: fmt.Sprintf("Resource %s has been %s since %s (%s burnt). With watch.act: true, finops watch would now run: %s\n",
+				id, state(d.Spell), d.Spell.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), label(strings.Join(d.Command, " ")))}
 	}
-	return Message{Title: fmt.Sprintf("GPU resource %s: %s after idling", id, d.Action),
-		Text: fmt.Sprintf("Resource %s has been idle since %s (%s burnt); finops watch runs its %s command now.\n",
-			id, d.Spell.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), d.Action)}
+	return Message{Title: fmt.Sprintf("GPU resource %s: %s", id, d.Action),
+		Text: fmt.Sprintf("Resource %s has been %s since %s (%s burnt); finops watch runs its %s command now.\n",
+			id, state(d.Spell), d.Spell.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), d.Action)}
+}
+
+// state is what a spell is about, for a sentence.
+func state(s Spell) string {
+	if s.Kind == KindLifetime {
+		return "past its maximum lifetime"
+	}
+	return "idle"
 }
 
 func past(action string) string {

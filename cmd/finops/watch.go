@@ -62,7 +62,7 @@ func (m *Main) watchCommand() *cobra.Command {
 				}
 				select {
 				case <-ctx.Done():
-					return ctx.Err()
+					return nil // stopped (SIGTERM from the container runtime) between passes: a clean end
 				case <-time.After(period):
 				}
 			}

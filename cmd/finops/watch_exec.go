@@ -20,13 +20,16 @@ const outputTail = 4096
 
 // runActions runs the pass's pending commands, each recorded as pending
 // before (RecordWatch). Just before, telemetry is read again: a resource
-// that got busy since the decision is left alone.
+// that got busy since the decision, or that cannot be confirmed idle, is left
+// alone (outcome busy, with the reason).
 func (m *Main) runActions(ctx context.Context, st *store.Store, c *config.Config, ids []int64) error {
-	obs, err := m.observe(ctx, st, c, m.Now().UTC())
-	if err != nil {
-		return err
-	}
 	var errs []error
+	obs, recheckErr := m.observe(ctx, st, c, m.Now().UTC())
+	if recheckErr != nil {
+		// Nothing runs unconfirmed; each is closed here, not left pending
+		// for the next pass to take for a crash.
+		errs = append(errs, recheckErr)
+	}
 	for _, id := range ids {
 		a, err := st.Action(ctx, id)
 		if err != nil {
@@ -34,7 +37,11 @@ func (m *Main) runActions(ctx context.Context, st *store.Store, c *config.Config
 			continue
 		}
 		now := m.Now().UTC()
-		if why := stillIdle(obs, a.Resource, now); why != "" {
+		why := "the re-check could not read the telemetry"
+		if recheckErr == nil {
+			why = stillIdle(obs, a.Resource, now)
+		}
+		if why != "" {
 			fmt.Fprintf(m.Stdout, "watch: %s %s: not run: %s\n", a.Action, a.Resource, why)
 			errs = append(errs, st.FinishAction(ctx, id, store.ActionBusy, why, nil, "", now))
 			continue

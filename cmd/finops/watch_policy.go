@@ -40,7 +40,7 @@ func watchTargets(c *config.Config, rs []analysis.ResourceNow) []watch.Target {
 		if on != nil {
 			p.After, p.Action, p.Command = on.After.Duration, on.Action, on.Command.Args
 		}
-		p.MaxLifetime = c.Watch.MaxLifetime[r.Mode].Duration
+		p.MaxLifetime, p.ActOnLifetime = c.Watch.MaxLifetime[r.Mode].Duration, c.Watch.ActOnLifetime
 		if entry != nil {
 			p.Protect = entry.Protect
 			if entry.MaxLifetime.Duration > 0 {

@@ -154,6 +154,10 @@ teams:
 // run runs finops with the env's config at the clock at.
 func (e *watchEnv) run(t *testing.T, at time.Time, args ...string) (int, string, string) {
 	t.Helper()
+	return e.runContext(context.Background(), at, args...)
+}
+
+func (e *watchEnv) runContext(ctx context.Context, at time.Time, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	m := NewMain(nil, &out, &errb)
 	m.Now = func() time.Time { return at }
@@ -164,7 +168,7 @@ func (e *watchEnv) run(t *testing.T, at time.Time, args ...string) (int, string,
 		}
 		return e.rec
 	}
-	code := m.Run(context.Background(), append([]string{"--config", e.cfg}, args...))
+	code := m.Run(ctx, append([]string{"--config", e.cfg}, args...))
 	return code, out.String(), errb.String()
 }
 
@@ -547,5 +551,51 @@ func TestWatchWebhookJSON(t *testing.T) {
 	defer mu.Unlock()
 	if len(bodies) != 1 || bodies[0]["event"] != "idle" || bodies[0]["resource"] != "gpu-a" || bodies[0]["burnt"] != "2.48" {
 		t.Fatalf("received %+v", bodies)
+	}
+}
+
+// TestWatchEvery: --every runs a pass at once, then waits; stopped between
+// passes (the container's SIGTERM cancels the context) it ends cleanly.
+func TestWatchEvery(t *testing.T) {
+	srv := promtest.Start(t, watchOpenMetrics(watchUtil))
+	e := newWatchEnv(t, srv.URL, "watch:\n  channels:\n    - type: slack\n      url_env: SLACK_URL\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	code, out, errs := e.runContext(ctx, watchAt(1, 31), "watch", "--every", "1m")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if got := e.rec.take(); len(got) != 1 || got[0].Event != "idle" {
+		t.Errorf("the first pass sent %+v, want the idle alert", got)
+	}
+	if code, _, errs := e.run(t, now, "watch", "--every", "10s"); code != ExitUsage || !strings.Contains(errs, "at least 1m") {
+		t.Errorf("--every 10s: exit %d %s", code, errs)
+	}
+}
+
+// TestWatchThenIngestCountsOnce: the minutes the watch's passes stored are
+// fetched again by the day's ingest; the store counts each sample once, so
+// the report reads the same telemetry as a database that only had the
+// ingest: per host, the same minutes and the same sum of utilization.
+func TestWatchThenIngestCountsOnce(t *testing.T) {
+	srv := promtest.Start(t, watchOpenMetrics(watchUtil))
+	watched := newWatchEnv(t, srv.URL, "")
+	for _, at := range []time.Time{watchAt(1, 0), watchAt(1, 31), watchAt(2, 31)} {
+		watched.pass(t, at, 0)
+	}
+	plain := newWatchEnv(t, srv.URL, "")
+	for _, e := range []*watchEnv{watched, plain} {
+		if code, out, errs := e.run(t, now, "ingest", "prometheus", "--from", "2026-11-30", "--to", "2026-11-30"); code != 0 {
+			t.Fatalf("ingest prometheus: exit %d\n%s%s", code, out, errs)
+		}
+	}
+	for _, host := range []string{"gpu-a", "gpu-b"} {
+		m1, s1 := telemetryOf(t, watched.db, host, watchDay, now)
+		m2, s2 := telemetryOf(t, plain.db, host, watchDay, now)
+		// By hand: gpu-a reports 00:00–02:59 (180 minutes × 2 GPUs), gpu-b
+		// until now, 03:00 (the day is cut at now): 180 × 2 as well.
+		if m1 != m2 || s1 != s2 || m1 != 360 {
+			t.Errorf("%s: watched %d minutes (sum %d), ingest only %d (sum %d); want 360 both", host, m1, s1, m2, s2)
+		}
 	}
 }
