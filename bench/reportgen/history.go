@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -19,7 +20,7 @@ import (
 // fifth minute, its whole-percent utilization — and that is checked: the week
 // the database already holds, ingested through `finops ingest` and compacted
 // by it, must equal what this writer computes for it, byte for byte.
-func writeTelemetryHistory(path string, start time.Time, weeks int) error {
+func (fl fleet) writeTelemetryHistory(path string, start time.Time, weeks int) error {
 	ctx := context.Background()
 	st, err := store.Open(ctx, path)
 	if err != nil {
@@ -45,8 +46,8 @@ func writeTelemetryHistory(path string, start time.Time, weeks int) error {
 		}
 	}
 	rows.Close()
-	if len(ids) != resources*gpusPerRes {
-		return fmt.Errorf("%s has %d of the %d benchmark GPUs: ingest the week's smi.csv first", path, len(ids), resources*gpusPerRes)
+	if len(ids) != fl.resources*gpusPerRes {
+		return fmt.Errorf("%s has %d of the %d benchmark GPUs: ingest the week's smi.csv first", path, len(ids), fl.resources*gpusPerRes)
 	}
 
 	// The check: the ingested week, compacted by finops, is what day() gives.
@@ -55,51 +56,61 @@ func writeTelemetryHistory(path string, start time.Time, weeks int) error {
 	if err := db.QueryRowContext(ctx, `SELECT util FROM gpu_days WHERE gpu_id = ? AND day = ?`, ids[[2]int{3, 1}], day0+2).Scan(&stored); err != nil {
 		return fmt.Errorf("the ingested week is not compacted (%v): ingest it with a clock past utilization.hot_days", err)
 	}
-	if want := day(start, 3, 1, 2); string(stored) != string(want) {
+	if want := fl.day(start, 3, 1, 2); string(stored) != string(want) {
 		return fmt.Errorf("finops' compacted day differs from the generator's: the history would not match the ingested week")
 	}
 
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO gpu_days (gpu_id, day, minutes, util, mem_used_max, power_sum, power_n) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
+	// One transaction per week: at 10,000 GPUs a week is 70,000 GPU-days
+	// (400 MB), and a year in one transaction would double the disk it
+	// needs in the WAL.
 	n := 0
 	for w := 1; w <= weeks; w++ {
-		ws := start.AddDate(0, 0, -7*w)
-		for d := range 7 {
-			for r := range resources {
-				for g := range gpusPerRes {
-					blob := day(ws, r, g, d)
-					if _, err := ins.ExecContext(ctx, ids[[2]int{r, g}], ws.Unix()/86400+int64(d), 1440/5, blob,
-						nil, 0, 0); err != nil {
-						return err
-					}
-					n++
-				}
-			}
+		k, err := fl.writeWeekDays(ctx, db, ids, start.AddDate(0, 0, -7*w))
+		if err != nil {
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return err
+		n += k
 	}
 	fmt.Printf("wrote %d GPU-days (%d weeks before %s) into %s\n", n, weeks, start.Format(time.DateOnly), path)
 	return nil
 }
 
+// writeWeekDays writes the GPU-days of the week starting at ws in one
+// transaction and returns how many.
+func (fl fleet) writeWeekDays(ctx context.Context, db *sql.DB, ids map[[2]int]int64, ws time.Time) (int, error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO gpu_days (gpu_id, day, minutes, util, mem_used_max, power_sum, power_n) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	n := 0
+	for d := range 7 {
+		for r := range fl.resources {
+			for g := range gpusPerRes {
+				if _, err := ins.ExecContext(ctx, ids[[2]int{r, g}], ws.Unix()/86400+int64(d), 1440/int(fl.step/time.Minute),
+					fl.day(ws, r, g, d), nil, 0, 0); err != nil {
+					return 0, err
+				}
+				n++
+			}
+		}
+	}
+	return n, tx.Commit()
+}
+
 // day is the gpu_days.util blob of GPU g of resource r on day d of the week
-// starting at ws: the sample of every fifth minute, NaN in between.
-func day(ws time.Time, r, g, d int) []byte {
+// starting at ws: the sample of every fl.step, NaN in between.
+func (fl fleet) day(ws time.Time, r, g, d int) []byte {
 	b := make([]byte, 4*1440)
 	nan := math.Float32bits(float32(math.NaN()))
 	for i := range 1440 {
 		v := nan
-		if m := d*1440 + i; m%int(sampleStep/time.Minute) == 0 {
+		if m := d*1440 + i; m%int(fl.step/time.Minute) == 0 {
 			v = math.Float32bits(float32(int(util(r, g, m))))
 		}
 		binary.LittleEndian.PutUint32(b[4*i:], v)

@@ -33,12 +33,18 @@ import (
 )
 
 const (
-	resources  = 250
 	gpusPerRes = 4
 	hours      = 168
-	sampleStep = 5 * time.Minute
 	hourlyRate = 5.672 // g5.12xlarge on-demand, USD
 )
+
+// fleet is the generated fleet's size and sampling: 250 resources (1,000
+// GPUs) every 5 minutes for the report and year benchmarks, 2,500 (10,000
+// GPUs) every minute for bench/fleet.sh.
+type fleet struct {
+	resources int
+	step      time.Duration
+}
 
 var teams = []string{"nlp", "vision", "speech", "recsys", "research", "infra", "search", "ads"}
 
@@ -47,12 +53,23 @@ func main() {
 	week := flag.String("week", "2026-W46", "ISO week (UTC)")
 	lines := flag.Int("lines", 200000, "billing lines")
 	history := flag.Int("history", 0, "also write this many weeks before -week as DIR/history/focus-<week>.csv (year benchmark)")
-	historyLines := flag.Int("history-lines", resources*hours, "billing lines per history week")
+	historyLines := flag.Int("history-lines", 0, "billing lines per history week (default one instance-hour line per resource and hour)")
 	telemetryDB := flag.String("telemetry-db", "", "instead: write -history weeks of compacted telemetry into this finops database (bench/year.sh)")
+	smi := flag.Bool("smi", true, "write DIR/smi.csv (bench/fleet.sh turns it off for the history weeks' exports)")
+	fl := fleet{}
+	flag.IntVar(&fl.resources, "resources", 250, "resources of 4 GPUs")
+	flag.DurationVar(&fl.step, "step", 5*time.Minute, "sampling interval of the nvidia-smi samples (whole minutes, at most 5m)")
 	flag.Parse()
+	if fl.resources < 1 || fl.step < time.Minute || fl.step > 5*time.Minute || fl.step%time.Minute != 0 {
+		fmt.Fprintln(os.Stderr, "reportgen: -resources must be at least 1 and -step 1m to 5m in whole minutes")
+		os.Exit(2)
+	}
+	if *historyLines == 0 {
+		*historyLines = fl.resources * hours
+	}
 	start, err := isoWeek(*week)
 	if err == nil && *telemetryDB != "" {
-		err = writeTelemetryHistory(*telemetryDB, start, *history)
+		err = fl.writeTelemetryHistory(*telemetryDB, start, *history)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "reportgen:", err)
 			os.Exit(1)
@@ -63,17 +80,17 @@ func main() {
 		err = os.MkdirAll(*dir, 0o755)
 	}
 	if err == nil {
-		err = writeFOCUS(filepath.Join(*dir, "focus.csv"), start, *lines)
+		err = fl.writeFOCUS(filepath.Join(*dir, "focus.csv"), start, *lines)
 	}
-	if err == nil {
-		err = writeSMI(filepath.Join(*dir, "smi.csv"), start)
+	if err == nil && *smi {
+		err = fl.writeSMI(filepath.Join(*dir, "smi.csv"), start)
 	}
 	if err == nil && *history > 0 {
 		err = os.MkdirAll(filepath.Join(*dir, "history"), 0o755)
 		for w := 1; w <= *history && err == nil; w++ {
 			ws := start.AddDate(0, 0, -7*w)
 			y, n := ws.ISOWeek()
-			err = writeFOCUS(filepath.Join(*dir, "history", fmt.Sprintf("focus-%d-W%02d.csv", y, n)), ws, *historyLines)
+			err = fl.writeFOCUS(filepath.Join(*dir, "history", fmt.Sprintf("focus-%d-W%02d.csv", y, n)), ws, *historyLines)
 		}
 	}
 	if err != nil {
@@ -126,7 +143,7 @@ func util(r, g, m int) float64 {
 	return float64(base) + float64(n%21) - 10
 }
 
-func writeSMI(path string, start time.Time) error {
+func (fl fleet) writeSMI(path string, start time.Time) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -134,9 +151,9 @@ func writeSMI(path string, start time.Time) error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.WriteString("timestamp, hostname, name, pci.bus_id, index, uuid, utilization.gpu [%], utilization.memory [%], memory.total [MiB], memory.used [MiB], power.draw [W]\n")
 	var b []byte
-	for m := 0; m < hours*60; m += int(sampleStep / time.Minute) {
+	for m := 0; m < hours*60; m += int(fl.step / time.Minute) {
 		ts := start.Add(time.Duration(m)*time.Minute + 7*time.Second).Format("2006/01/02 15:04:05.000")
-		for r := range resources {
+		for r := range fl.resources {
 			for g := range gpusPerRes {
 				u := util(r, g, m)
 				mem := 2000 + int(u*200)
@@ -181,7 +198,7 @@ var extras = []extra{
 		func(r int) string { return fmt.Sprintf("eni-0a%015d", r) }},
 }
 
-func writeFOCUS(path string, start time.Time, lines int) error {
+func (fl fleet) writeFOCUS(path string, start time.Time, lines int) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -215,6 +232,7 @@ func writeFOCUS(path string, start time.Time, lines int) error {
 		w.WriteString(strings.Join(fields, ","))
 		w.WriteByte('\n')
 	}
+	resources := fl.resources
 	compute := resources * hours
 	if lines < compute {
 		compute = lines
