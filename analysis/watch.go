@@ -177,11 +177,7 @@ func (a *analyzer) finishWatch() {
 		}
 		v := *act.Rate * act.Hours
 		act.Saved = &v
-		if act.DryRun {
-			w.sum.WouldHaveSaved += v
-		} else {
-			w.sum.Saved += v
-		}
+		w.sum.count(act)
 	}
 	a.res.Watch = w.sum
 }
@@ -203,16 +199,22 @@ func (w *WatchSummary) forTeam(team string) *WatchSummary {
 			continue
 		}
 		out.Actions = append(out.Actions, act)
-		switch {
-		case act.Saved == nil:
-		case act.DryRun:
-			out.WouldHaveSaved += *act.Saved
-		default:
-			out.Saved += *act.Saved
-		}
+		out.count(&act)
 	}
 	if len(out.Alerts) == 0 && len(out.Actions) == 0 {
 		return nil
 	}
 	return out
+}
+
+// count adds an action's saving to the section's totals: a dry run's to
+// what would have been saved.
+func (w *WatchSummary) count(act *WatchAction) {
+	switch {
+	case act.Saved == nil:
+	case act.DryRun:
+		w.WouldHaveSaved += *act.Saved
+	default:
+		w.Saved += *act.Saved
+	}
 }
