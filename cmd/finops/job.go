@@ -66,7 +66,7 @@ func (m *Main) startJob(ctx context.Context, st *store.Store, c *config.Config, 
 	if err != nil {
 		return nil, usageError{err}
 	}
-	lock, err := store.AcquireRunLock(st.Path(), "run "+win.Label, m.Now())
+	lock, err := m.acquireRunLock(ctx, st.Path(), "run "+win.Label)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
 			err = busyError{err}

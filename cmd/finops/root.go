@@ -48,6 +48,10 @@ type Main struct {
 	// deliver's); the tests that cut connections need not wait.
 	sendBackoff []time.Duration
 
+	// watchLockWait is how long a run waits for a watch pass holding the
+	// run lock (zero: defaultWatchLockWait).
+	watchLockWait time.Duration
+
 	cpuProfile, memProfile string
 	stopProfiles           func() error
 }

@@ -86,7 +86,7 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	}
 	defer st.Close()
 	now := m.Now().UTC()
-	lock, err := store.AcquireRunLock(st.Path(), "watch", now)
+	lock, err := store.AcquireRunLock(st.Path(), watchLockJob, now)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
 			return busyError{err}
