@@ -363,6 +363,12 @@ CREATE TABLE watch_cursors (
 	until  INTEGER NOT NULL
 );
 `,
+	// 8: the weekly report's watch section reads the messages delivered in
+	// its window by when they were sent (a message held through quiet hours
+	// goes out long after its decision), so that read walks an index.
+	`
+CREATE INDEX watch_messages_sent ON watch_messages(sent_at) WHERE sent_at IS NOT NULL;
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
