@@ -173,6 +173,7 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		}
 	}
 	a.runs = groupRuns(in.TaskRuns)
+	a.watch = a.newWatchAcc()
 	for _, r := range resources {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -194,6 +195,7 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		}
 	}
 	a.finish()
+	a.finishWatch()
 	return res, nil
 }
 
@@ -226,6 +228,7 @@ type analyzer struct {
 	resourceNames map[string]bool         // lower-case ids and names of the GPU resources
 	gpuOwner      map[string]*gpuResource // GPU key and uuid → the resource its telemetry serves
 	taskGPUWarned map[string]bool         // task + GPU already warned about (runSlots)
+	watch         *watchAcc               // nil when the watch did nothing in the window
 
 	total         usage // window, all GPU resources
 	unallocated   float64

@@ -363,7 +363,13 @@ CREATE TABLE watch_cursors (
 	until  INTEGER NOT NULL
 );
 `,
-	// 8: the watch reads log files by their tail (cmd/finops/watch_tail.go):
+	// 8: the weekly report's watch section reads the messages delivered in
+	// its window by when they were sent (a message held through quiet hours
+	// goes out long after its decision), so that read walks an index.
+	`
+CREATE INDEX watch_messages_sent ON watch_messages(sent_at) WHERE sent_at IS NOT NULL;
+`,
+	// 9: the watch reads log files by their tail (cmd/finops/watch_tail.go):
 	// a log's cursor also says which file it was read from (a fingerprint of
 	// its first bytes, so a rotated, truncated or replaced file is read from
 	// the start), the byte after the last complete line read, and the header

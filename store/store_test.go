@@ -51,7 +51,7 @@ func TestOpenMigrations(t *testing.T) {
 		"watch_actions", "watch_cursors", "watch_events", "watch_messages", "watch_spells"}
 	wantIndexes := []string{"billing_lines_end", "billing_lines_source", "billing_lines_start", "gpu_sources_source", "replaced_files_delivery",
 		"runs_period", "source_files_period", "task_runs_start",
-		"watch_actions_decided", "watch_events_at", "watch_messages_pending", "watch_spells_open", "watch_spells_opened"}
+		"watch_actions_decided", "watch_events_at", "watch_messages_pending", "watch_messages_sent", "watch_spells_open", "watch_spells_opened"}
 
 	tests := []struct {
 		name string

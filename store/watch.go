@@ -69,7 +69,8 @@ type WatchAction struct {
 	Output    string
 	Finished  time.Time
 	IdleSince time.Time
-	Rate      float64
+	Rate      float64 // per hour, in Currency, when the action was decided
+	RateKnown bool
 	Currency  string
 }
 
@@ -285,7 +286,7 @@ func (s *Store) actions(ctx context.Context, where string, args ...any) ([]Watch
 			c := int(code.Int64)
 			a.ExitCode = &c
 		}
-		a.Rate = rate.Float64
+		a.Rate, a.RateKnown = rate.Float64, rate.Valid
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {

@@ -267,7 +267,8 @@ func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config
 		}
 		return nil, err
 	}
-	meta := store.FileMeta{URI: uri, SHA256: sum, Host: s.host, Period: file.Period, Delivery: file.Delivery}
+	meta := store.FileMeta{URI: uri, SHA256: sum, Host: s.host, Period: file.Period, Delivery: file.Delivery,
+		CompactBefore: m.compactBefore(c)}
 	return st.Import(ctx, meta,
 		func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 			var progress *bar
