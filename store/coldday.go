@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"math"
+	"slices"
 )
 
 // coldDays writes the minutes of days older than the import's cut (days an
@@ -26,15 +28,30 @@ type coldDays struct {
 	gpus map[int64]*coldGPU
 }
 
+// foldLag is how many minutes a GPU's latest minutes stay unfolded. A log
+// whose clock steps back (NTP correcting a drifting host, a VM resumed)
+// delivers some minutes twice, apart; while a minute is held its samples
+// merge exactly, by their millisecond, as minute rows would. A minute that
+// comes back after it was folded goes to a minute row, which the day's mean,
+// already set, outweighs (storedDay.fill): only a step back of more than
+// foldLag minutes in an old log loses samples that way.
+const foldLag = 60
+
 // coldGPU is one GPU's old minutes in this import.
 type coldGPU struct {
 	last int64 // the latest old minute taken
-	// The latest in-order minute, not folded yet (it may be the file's
-	// last): its deduplicated samples, in a buffer the GPU reuses.
-	held    []minuteSample
-	hasHeld bool
-	day     storedDay // the day being filled
-	open    bool
+	// The latest in-order minutes, oldest first, not folded yet (the last
+	// may be the file's last), each with its deduplicated samples.
+	held  []heldMinute
+	spare [][]minuteSample // sample buffers of folded minutes, for reuse
+	day   storedDay        // the day being filled
+	open  bool
+}
+
+// heldMinute is one minute of a coldGPU not yet folded into its day.
+type heldMinute struct {
+	minute  int64
+	samples []minuteSample
 }
 
 func newColdDays(ctx context.Context, tx *sql.Tx, cut int64) (*coldDays, error) {
@@ -58,33 +75,52 @@ func (c *coldDays) take(id, minute int64, xs []minuteSample, row func(pendingMin
 		// The file's first: a file before may have ended in this minute.
 		return row(newPendingMinute(id, minute, xs))
 	case minute <= g.last:
-		if g.hasHeld && g.last == minute {
-			// Both as rows, in input order: the second merges into the
-			// first sample by sample.
-			if err := row(newPendingMinute(id, g.last, g.held)); err != nil {
-				return err
-			}
-			g.hasHeld = false
+		if i, ok := slices.BinarySearchFunc(g.held, minute, func(h heldMinute, m int64) int { return cmp.Compare(h.minute, m) }); ok {
+			g.held[i].samples = mergeSamples(g.held[i].samples, xs)
+			return nil
 		}
 		return row(newPendingMinute(id, minute, xs))
 	}
-	if g.hasHeld {
-		if err := c.fold(id, g); err != nil {
+	var buf []minuteSample
+	if n := len(g.spare); n > 0 {
+		buf, g.spare = g.spare[n-1][:0], g.spare[:n-1]
+	}
+	g.held, g.last = append(g.held, heldMinute{minute: minute, samples: append(buf, xs...)}), minute
+	for len(g.held) > 0 && g.held[0].minute <= minute-foldLag {
+		if err := c.fold(id, g, g.held[0]); err != nil {
 			return err
 		}
+		g.spare = append(g.spare, g.held[0].samples)
+		g.held = slices.Delete(g.held, 0, 1)
 	}
-	g.held, g.hasHeld, g.last = append(g.held[:0], xs...), true, minute
 	return nil
 }
 
-// fold adds the held minute, in order, to its GPU's day, writing the
-// previous day when the minute starts another.
-func (c *coldDays) fold(id int64, g *coldGPU) error {
+// mergeSamples adds the samples xs of a minute that came back to the ones
+// held for it: sorted by offset, and of two at the same millisecond the one
+// held first wins, as when one minute row merges into another.
+func mergeSamples(held, xs []minuteSample) []minuteSample {
+	held = append(held, xs...)
+	slices.SortStableFunc(held, func(a, b minuteSample) int { return int(a.off) - int(b.off) })
+	k := 0
+	for _, x := range held {
+		if k > 0 && x.off == held[k-1].off {
+			continue
+		}
+		held[k] = x
+		k++
+	}
+	return held[:k]
+}
+
+// fold adds a held minute, in order, to its GPU's day, writing the previous
+// day when the minute starts another.
+func (c *coldDays) fold(id int64, g *coldGPU, h heldMinute) error {
 	var r rollup
-	for _, x := range g.held {
+	for _, x := range h.samples {
 		r.addSample(x)
 	}
-	day := floorDiv(g.last, dayMinutes)
+	day := floorDiv(h.minute, dayMinutes)
 	if !g.open || g.day.day != day {
 		if g.open {
 			if err := c.days.write(c.ctx, &g.day); err != nil {
@@ -100,29 +136,36 @@ func (c *coldDays) fold(id int64, g *coldGPU) error {
 	if r.utilN > 0 {
 		util = float32(r.utilSum / float64(r.utilN))
 	}
-	g.day.fill(g.last-day*dayMinutes, util, r.mem, r.powerSum, r.powerN)
+	g.day.fill(h.minute-day*dayMinutes, util, r.mem, r.powerSum, r.powerN)
 	return nil
 }
 
-// finish writes every open day and sends each GPU's last old minute to the
-// minute rows, in GPU order.
+// finish folds each GPU's held minutes but the last, writes every open day
+// and sends each GPU's last old minute to the minute rows, in GPU order.
 func (c *coldDays) finish(order []int64, row func(pendingMinute) error) error {
 	for _, id := range order {
 		g := c.gpus[id]
 		if g == nil {
 			continue
 		}
+		n := len(g.held)
+		for _, h := range g.held[:max(n-1, 0)] {
+			if err := c.fold(id, g, h); err != nil {
+				return err
+			}
+		}
 		if g.open {
 			if err := c.days.write(c.ctx, &g.day); err != nil {
 				return err
 			}
+			g.open = false
 		}
-		if g.hasHeld {
-			if err := row(newPendingMinute(id, g.last, g.held)); err != nil {
+		if n > 0 {
+			if err := row(newPendingMinute(id, g.held[n-1].minute, g.held[n-1].samples)); err != nil {
 				return err
 			}
-			g.hasHeld = false
 		}
+		g.held = nil
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -239,11 +240,12 @@ func TestColdDayLaterDeliveries(t *testing.T) {
 	}
 }
 
-// TestColdDayOutOfOrder: samples that go back in time within one file. A
-// minute that comes back while it is the GPU's latest is merged sample by
-// sample, as per minute; one that comes back after later minutes were
-// folded into the day keeps the day's mean — what a compacted day does with
-// a late sample — where minute rows would have merged it.
+// TestColdDayOutOfOrder: samples that go back in time within one file (a
+// host's clock stepped back). A minute that comes back within foldLag
+// minutes of the GPU's latest is merged sample by sample, as minute rows
+// merge it; one that comes back after it was folded into the day (a step
+// back of more than foldLag) keeps the day's mean — what a compacted day
+// does with a late sample — where minute rows would have merged it.
 func TestColdDayOutOfOrder(t *testing.T) {
 	ctx := context.Background()
 	cut := coldDay.Add(72 * time.Hour)
@@ -252,24 +254,34 @@ func TestColdDayOutOfOrder(t *testing.T) {
 		coldSample(hm(10, 1, 0), f64(30), 1, 1),
 		coldSample(hm(10, 2, 0), f64(70), 1, 1),
 		coldSample(hm(10, 3, 0), f64(40), 1, 1),
-		coldSample(hm(10, 1, 30), f64(50), 1, 1), // back to 10:01, folded already
+		coldSample(hm(10, 1, 30), f64(50), 1, 1), // back to 10:01, two minutes behind
 		coldSample(hm(10, 3, 30), f64(60), 1, 1), // back to 10:03, the latest
 	}
+	// The same, then a jump to 11:02 that folds 10:01 (61 minutes behind),
+	// and a sample back at 10:01 again.
+	far := append(slices.Clone(samples),
+		coldSample(hm(11, 2, 0), f64(20), 1, 1),
+		coldSample(hm(10, 1, 45), f64(90), 1, 1))
 	for _, tc := range []struct {
-		name string
-		cut  time.Time
-		at1  float64 // 10:01
+		name    string
+		cut     time.Time
+		samples []*finops.GPUSample
+		at1     float64 // 10:01
+		later   []finops.MinuteUtil
 	}{
-		{"hot", time.Time{}, 40}, // (30 + 50) / 2
-		{"old", cut, 30},
+		{"hot", time.Time{}, samples, 40, nil}, // (30 + 50) / 2
+		{"old", cut, samples, 40, nil},
+		{"hot, far back", time.Time{}, far, float64(float32(170.0 / 3)), []finops.MinuteUtil{{Minute: coldM0 + 662, Util: 20}}}, // (30 + 50 + 90) / 3
+		{"old, far back", cut, far, 40, []finops.MinuteUtil{{Minute: coldM0 + 662, Util: 20}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openTest(t)
-			importCold(t, s, "log.csv", tc.cut, samples)
+			importCold(t, s, "log.csv", tc.cut, tc.samples)
 			if _, err := s.CompactTelemetry(ctx, cut); err != nil {
 				t.Fatal(err)
 			}
 			want := []finops.MinuteUtil{{Minute: coldM0 + 600, Util: 10}, {Minute: coldM0 + 601, Util: tc.at1}, {Minute: coldM0 + 602, Util: 70}, {Minute: coldM0 + 603, Util: 50}}
+			want = append(want, tc.later...)
 			if got := coldSeries(t, s); !reflect.DeepEqual(got, want) {
 				t.Errorf("%v, want %v", got, want)
 			}
