@@ -25,8 +25,11 @@ const (
 )
 
 // killLogStart is the log's first sample: three weeks ending before the
-// tests' clock, so its days are compacted after the import, as a real
-// back-fill would be.
+// tests' clock. The test's config keeps 400 days hot, so the import writes a
+// minute row per line and fills the WAL long before it commits; with the
+// default, days this old go straight into GPU-days, a few hundred KB that
+// stay in SQLite's cache until the commit, and nothing could be caught
+// mid-file.
 var killLogStart = time.Date(2026, 11, 2, 0, 0, 12, 345e6, time.UTC)
 
 // writeKillLog writes an nvidia-smi log of distinct GPU-minutes and returns
@@ -100,6 +103,10 @@ func TestFaultKilledMidIngest(t *testing.T) {
 	}
 	log := filepath.Join(dir, "gpu-k.csv")
 	wantUtil := writeKillLog(t, log)
+	conf := filepath.Join(dir, "finops.yaml")
+	if err := os.WriteFile(conf, []byte("utilization:\n  hot_days: 400\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	const wantRows = killIngestGPUs * killIngestMinutes
 	before := counts(t, db)
 	if before["billing_lines"] == 0 {
@@ -107,7 +114,7 @@ func TestFaultKilledMidIngest(t *testing.T) {
 	}
 
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(os.Args[0], "--db", db, "ingest", "--host", "gpu-k", "--tz", "UTC", log)
+	cmd := exec.Command(os.Args[0], "--config", conf, "--db", db, "ingest", "--host", "gpu-k", "--tz", "UTC", log)
 	cmd.Env = append(os.Environ(), "FINOPS_TEST_MAIN=1")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	began := time.Now()
@@ -165,7 +172,7 @@ func TestFaultKilledMidIngest(t *testing.T) {
 		t.Errorf("the killed ingest left rows behind: %v → %v", before, after)
 	}
 
-	code, out, errs := cli(t, "--db", db, "ingest", "--host", "gpu-k", "--tz", "UTC", log)
+	code, out, errs := cli(t, "--config", conf, "--db", db, "ingest", "--host", "gpu-k", "--tz", "UTC", log)
 	if code != 0 {
 		t.Fatalf("ingest again: exit %d\n%s%s", code, out, errs)
 	}
