@@ -57,6 +57,10 @@ type Main struct {
 	// there (tests: a pass killed between the two).
 	watchBeforeLedger func() error
 
+	// watchTailReader, when set, wraps each log file a pass reads by its
+	// tail (tests: count the bytes read of a long log new to the watch).
+	watchTailReader func(path string, r io.ReaderAt) io.ReaderAt
+
 	cpuProfile, memProfile string
 	stopProfiles           func() error
 }

@@ -111,6 +111,10 @@ func (m *Main) readTail(ctx context.Context, st *store.Store, c *config.Config, 
 		return nil, err
 	}
 	size := fi.Size()
+	var ra io.ReaderAt = f
+	if m.watchTailReader != nil {
+		ra = m.watchTailReader(path, f)
+	}
 	var out []tailRead
 	cur, known := cursors[path]
 	if part, ok := cursors[path+".part"]; !known && ok && strings.HasSuffix(path, ".csv") {
@@ -119,7 +123,7 @@ func (m *Main) readTail(ctx context.Context, st *store.Store, c *config.Config, 
 	}
 	r := tailRead{path: path}
 	if known {
-		r.restarted = sameFile(f, size, cur)
+		r.restarted = sameFile(ra, size, cur)
 	} else {
 		r.restarted = "new to the watch"
 	}
@@ -127,14 +131,14 @@ func (m *Main) readTail(ctx context.Context, st *store.Store, c *config.Config, 
 	if r.restarted == "" {
 		r.start = cur.Offset
 	} else {
-		if header, err = logHeader(f); err != nil {
+		if header, err = logHeader(ra); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		if r.start, err = lookbackStart(f, size, from, s.location); err != nil {
+		if r.start, err = lookbackStart(ra, size, from, s.location); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	data, err := completeLines(f, r.start, size)
+	data, err := completeLines(ra, r.start, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -155,7 +159,7 @@ func (m *Main) readTail(ctx context.Context, st *store.Store, c *config.Config, 
 			header = "fields:" + strings.Join(fields, ",")
 		}
 	}
-	id, err := fingerprint(f, r.end)
+	id, err := fingerprint(ra, r.end)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -165,7 +169,7 @@ func (m *Main) readTail(ctx context.Context, st *store.Store, c *config.Config, 
 
 // sameFile says why a file is to be read from the start again, or "" when it
 // is the one its cursor was taken from, grown or not.
-func sameFile(f *os.File, size int64, cur store.FileCursor) string {
+func sameFile(f io.ReaderAt, size int64, cur store.FileCursor) string {
 	if size < cur.Offset {
 		return fmt.Sprintf("shorter than the %d bytes read before: truncated or replaced", cur.Offset)
 	}
@@ -182,7 +186,7 @@ func sameFile(f *os.File, size int64, cur store.FileCursor) string {
 
 // fingerprint identifies a file by its first bytes, up to read (the part
 // already read: what follows may still change).
-func fingerprint(f *os.File, read int64) (string, error) {
+func fingerprint(f io.ReaderAt, read int64) (string, error) {
 	n := min(read, fingerprintBytes)
 	h := sha256.New()
 	if _, err := io.Copy(h, io.NewSectionReader(f, 0, n)); err != nil {
@@ -193,7 +197,7 @@ func fingerprint(f *os.File, read int64) (string, error) {
 
 // logHeader is a log's header line ("timestamp, name, …"), or "" when its
 // first line is a row.
-func logHeader(f *os.File) (string, error) {
+func logHeader(f io.ReaderAt) (string, error) {
 	buf := make([]byte, 4096)
 	n, err := f.ReadAt(buf, 0)
 	if err != nil && err != io.EOF {
@@ -215,7 +219,7 @@ func logHeader(f *os.File) (string, error) {
 // until a block starts before from, so a log of months costs the lookback
 // and a block, not its history. Lines whose time cannot be read (a header)
 // count as recent.
-func lookbackStart(f *os.File, size int64, from time.Time, loc *time.Location) (int64, error) {
+func lookbackStart(f io.ReaderAt, size int64, from time.Time, loc *time.Location) (int64, error) {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -260,7 +264,7 @@ func lookbackStart(f *os.File, size int64, from time.Time, loc *time.Location) (
 
 // completeLines reads [start, size) up to its last newline: a line still
 // being written waits for the next pass.
-func completeLines(f *os.File, start, size int64) ([]byte, error) {
+func completeLines(f io.ReaderAt, start, size int64) ([]byte, error) {
 	if start >= size {
 		return nil, nil
 	}
