@@ -110,7 +110,7 @@ func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) 
 		return err
 	}
 	n += int64(len(r.hot))
-	g.Offsets, g.Util = make([]uint32, 0, n), make([]float32, 0, n)
+	g.Grow(int(n))
 	days, err := r.s.db.QueryContext(ctx, querySeriesDays, id, d0, d1)
 	if err != nil {
 		return err
