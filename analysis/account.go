@@ -33,7 +33,7 @@ func groupRuns(runs []finops.TaskRun) map[string][]*finops.TaskRun {
 func (a *analyzer) resource(r *gpuResource) {
 	p := a.p
 	for _, s := range r.slots {
-		s.grid = buildGrid(a.tl, s.series, p.IdleThreshold, p.IdleMinSpan)
+		s.grid = buildGrid(a.tl, s.series, p.IdleThreshold, p.IdleMinSpan, a.spareGrid())
 	}
 	rate, slots := r.rates(a.tl, a.conv)
 	a.resolveResource(r)
@@ -135,10 +135,24 @@ func (a *analyzer) resource(r *gpuResource) {
 	a.res.Recommendations = append(a.res.Recommendations, a.recommend(r, &lu, days, len(weeks)))
 	// The grids are this resource's alone: five bytes per GPU-minute of the
 	// lookback, which for a fleet is most of the analysis's memory if every
-	// resource's stayed until the end.
+	// resource's stayed until the end. The next resource lays its GPUs on
+	// them: made anew for each GPU they were as much garbage as a quarter's
+	// input, and the collector let the heap grow by that much.
 	for _, s := range r.slots {
+		a.spare = append(a.spare, s.grid)
 		s.grid = gpuGrid{}
 	}
+}
+
+// spareGrid is a grid a finished resource left, or the zero gpuGrid.
+func (a *analyzer) spareGrid() gpuGrid {
+	n := len(a.spare)
+	if n == 0 {
+		return gpuGrid{}
+	}
+	g := a.spare[n-1]
+	a.spare = a.spare[:n-1]
+	return g
 }
 
 // resolveResource fills the team and interruptibility from the config, then

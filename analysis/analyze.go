@@ -185,8 +185,9 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		}
 		a.warn("GPU %s on host %q has telemetry but matches no billed resource: map it under resources in the config", s.Key, s.Host)
 		res.DataQuality.UnmatchedGPUs = append(res.DataQuality.UnmatchedGPUs, UnmatchedGPU{GPU: s.Key, Host: s.Host, Model: s.Model})
-		sl := &slot{series: s, grid: buildGrid(a.tl, s, p.IdleThreshold, p.IdleMinSpan)}
+		sl := &slot{series: s, grid: buildGrid(a.tl, s, p.IdleThreshold, p.IdleMinSpan, a.spareGrid())}
 		a.hourly(sl, "")
+		a.spare = append(a.spare, sl.grid)
 	}
 	for _, k := range sortedKeys(a.runs) {
 		if !a.usedRuns[k] && !a.allByGPU(k) {
@@ -226,6 +227,7 @@ type analyzer struct {
 	resourceNames map[string]bool         // lower-case ids and names of the GPU resources
 	gpuOwner      map[string]*gpuResource // GPU key and uuid → the resource its telemetry serves
 	taskGPUWarned map[string]bool         // task + GPU already warned about (runSlots)
+	spare         []gpuGrid               // grids of finished resources, for the next (spareGrid)
 
 	total         usage // window, all GPU resources
 	unallocated   float64

@@ -92,8 +92,15 @@ func coverMinutes(interval time.Duration) int {
 // sample taken late in minute m still describes the GPU until m+interval.
 // Then idle runs: consecutive idle candidates (util < threshold) at least
 // minSpan long are idle; shorter runs are active.
-func buildGrid(tl timeline, s *finops.GPUSeries, threshold float64, minSpan time.Duration) gpuGrid {
-	g := gpuGrid{util: make([]float32, tl.n), class: make([]uint8, tl.n)}
+//
+// reuse is a grid no longer needed whose memory it may take (every minute of
+// the result is written); the zero gpuGrid makes a new one.
+func buildGrid(tl timeline, s *finops.GPUSeries, threshold float64, minSpan time.Duration, reuse gpuGrid) gpuGrid {
+	g := reuse
+	if cap(g.util) < tl.n || cap(g.class) < tl.n {
+		g = gpuGrid{util: make([]float32, tl.n), class: make([]uint8, tl.n)}
+	}
+	g.util, g.class = g.util[:tl.n], g.class[:tl.n]
 	nan := float32(math.NaN())
 	for i := range g.util {
 		g.util[i] = nan
