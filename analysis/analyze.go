@@ -173,6 +173,7 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		}
 	}
 	a.runs = groupRuns(in.TaskRuns)
+	a.watch = a.newWatchAcc()
 	for _, r := range resources {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -195,6 +196,7 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		}
 	}
 	a.finish()
+	a.finishWatch()
 	return res, nil
 }
 
@@ -228,6 +230,7 @@ type analyzer struct {
 	gpuOwner      map[string]*gpuResource // GPU key and uuid → the resource its telemetry serves
 	taskGPUWarned map[string]bool         // task + GPU already warned about (runSlots)
 	spare         []gpuGrid               // grids of finished resources, for the next (spareGrid)
+	watch         *watchAcc               // nil when the watch did nothing in the window
 
 	total         usage // window, all GPU resources
 	unallocated   float64

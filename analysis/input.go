@@ -27,6 +27,8 @@ type Input struct {
 	// about in the files overlapping the window (data quality).
 	SamplesDropped []DroppedSamples
 	IngestWarnings []string
+	// Watch is what `finops watch` did in the window (nil: nothing).
+	Watch *WatchInput
 
 	// SkipHourly leaves Result.HourlyUtil (one row per GPU and hour: the
 	// heatmap and the Utilization sheet) empty, for callers that show no

@@ -16,6 +16,9 @@ type Result struct {
 	Findings        []Finding        `json:"findings"` // ranked by money at stake
 	Pools           []Pool           `json:"pools"`
 	DataQuality     DataQuality      `json:"data_quality"`
+	// Watch is what `finops watch` did in the window and saved; nil (no
+	// key) when it did nothing.
+	Watch *WatchSummary `json:"watch,omitempty"`
 
 	// Series for charts and sheets; not part of the JSON contract.
 	Daily       []DailyCost `json:"-"`

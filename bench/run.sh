@@ -4,7 +4,9 @@
 # which only copies text into one table. Both run as child processes under
 # /usr/bin/time -v, one at a time, BENCH_RUNS times each (median reported);
 # peak RSS is the process's maximum resident set size. The table goes into
-# docs/BENCHMARKS.md between the bench:ingest markers.
+# docs/BENCHMARKS.md between the bench:ingest markers. The same export with
+# every field quoted and a resource per row (focusgen -quote-all -distinct,
+# issue #15) is measured the same way against sqlite3 .import of it.
 #
 #   BENCH_ROWS        rows of the main export (default 200000, about 150 MB)
 #   BENCH_SMALL_ROWS  rows of the small export for the memory check (default BENCH_ROWS / 10)
@@ -40,6 +42,10 @@ for n in "$small" "$rows"; do
 		$go run ./bench/focusgen -rows "$n" -o "$dir/focus-$n.csv"
 	fi
 done
+if [ ! -s "$dir/focus-quoted-$rows.csv" ]; then
+	echo "bench: generating a quoted FOCUS export of $rows rows, a resource each" >&2
+	$go run ./bench/focusgen -rows "$rows" -quote-all -distinct -o "$dir/focus-quoted-$rows.csv"
+fi
 
 
 : >"$dir/results"
@@ -51,6 +57,10 @@ for i in $(seq "$runs"); do
 	done
 	rm -f "$dir/sqlite.db"
 	measure "sqlite3-$rows" sqlite3 "$dir/sqlite.db" ".mode csv" ".import $dir/focus-$rows.csv raw"
+	rm -f "$dir/finops.db" "$dir/finops.db-wal" "$dir/finops.db-shm"
+	measure "finops-quoted" bin/finops --db "$dir/finops.db" ingest "$dir/focus-quoted-$rows.csv"
+	rm -f "$dir/sqlite.db"
+	measure "sqlite3-quoted" sqlite3 "$dir/sqlite.db" ".mode csv" ".import $dir/focus-quoted-$rows.csv raw"
 done
 
 
@@ -66,6 +76,14 @@ mb=$(awk -v b="$(stat -c %s "$dir/focus-$rows.csv")" 'BEGIN { printf "%.0f", b /
 ratio=$(awk -v a="$fw" -v b="$sw" 'BEGIN { printf "%.2f", a / b }')
 grow=$(awk -v a="$fr" -v b="$smr" 'BEGIN { printf "%.2f", a / b }')
 lps=$(awk -v r="$rows" -v w="$fw" 'BEGIN { printf "%.0f", r / w }')
+qw=$(median 2 finops-quoted)
+qr=$(median 3 finops-quoted)
+qc=$(median 4 finops-quoted)
+qsw=$(median 2 sqlite3-quoted)
+qsr=$(median 3 sqlite3-quoted)
+qsc=$(median 4 sqlite3-quoted)
+qmb=$(awk -v b="$(stat -c %s "$dir/focus-quoted-$rows.csv")" 'BEGIN { printf "%.0f", b / 1e6 }')
+qratio=$(awk -v a="$qw" -v b="$qsw" 'BEGIN { printf "%.2f", a / b }')
 verdict() { if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; then echo "met"; else echo "**not met**"; fi; }
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
@@ -79,10 +97,13 @@ table=$(
 | \`finops ingest\` | $rows ($mb MB) | $fw s ($lps lines/s) | $(mib "$fr") | $fc s |
 | \`sqlite3 .import\` | $rows | $sw s | $(mib "$sr") | $sc s |
 | \`finops ingest\` | $small | $smw s | $(mib "$smr") | |
+| \`finops ingest\`, every field quoted, a resource per row | $rows ($qmb MB) | $qw s | $(mib "$qr") | $qc s |
+| \`sqlite3 .import\` of it | $rows | $qsw s | $(mib "$qsr") | $qsc s |
 
 - finops / sqlite3 time: **$ratio×** (target ≤ 1.5×: $(verdict "$ratio" 1.5))
 - finops peak RSS for $rows rows: $(mib "$fr") (target < 150 MB: $(verdict "$fr" 146484))
 - peak RSS for 10× the rows ($rows vs $small): **$grow×** (target < 1.3×: $(verdict "$grow" 1.3))
+- quoted export, finops / sqlite3 time: **$qratio×** (target ≤ 1.3×: $(verdict "$qratio" 1.3)); peak RSS $(mib "$qr") (target < 150 MB: $(verdict "$qr" 146484))
 <!-- bench:ingest:end -->
 EOF
 )

@@ -35,7 +35,8 @@ type Config struct {
 	// PriceCatalog is a YAML file of more price rows (catalog/prices.example.yaml).
 	PriceCatalog string     `yaml:"price_catalog"`
 	Publish      Publish    `yaml:"publish"`
-	Purchase     []Purchase `yaml:"purchase"` // rent-or-buy review assumptions (purchase.go)
+	Purchase     []Purchase `yaml:"purchase"`        // rent-or-buy review assumptions (purchase.go)
+	Watch        Watch      `yaml:"watch,omitempty"` // finops watch (watch.go)
 
 	// catalogPath is the price_catalog file read, whose rows are
 	// Prices[catalogFrom:]: errors name them by that file.
@@ -123,6 +124,11 @@ type Resource struct {
 	GPUs          []string `yaml:"gpus"`
 	Team          string   `yaml:"team"`
 	Interruptible bool     `yaml:"interruptible"`
+	// The watch (watch.go): never act on it, its own auto-recycle, and how
+	// long it may be billed before an alert.
+	Protect     bool     `yaml:"protect,omitempty"`
+	OnIdle      *OnIdle  `yaml:"on_idle,omitempty"`
+	MaxLifetime Duration `yaml:"max_lifetime,omitempty"`
 }
 
 // Team is a team with its leads and optional monthly budget.
@@ -131,6 +137,10 @@ type Team struct {
 	Tag           string   `yaml:"tag"`
 	Leads         []string `yaml:"leads"`
 	MonthlyBudget *float64 `yaml:"monthly_budget"`
+	// QuietHours holds the watch's messages to this team ("22:00-08:00" in
+	// the config's timezone); OnIdle is its auto-recycle (watch.go).
+	QuietHours string  `yaml:"quiet_hours,omitempty"`
+	OnIdle     *OnIdle `yaml:"on_idle,omitempty"`
 }
 
 // Price is one price-catalog row: one provider's price for one GPU model.
@@ -215,7 +225,7 @@ func Parse(name string, b []byte) (*Config, error) {
 		return nil, fmt.Errorf("config: %s: %w", name, err)
 	}
 	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("config: %s: %w", name, err)
+		return nil, fmt.Errorf("config: %s: %w", name, withLines(b, err))
 	}
 	return c, nil
 }
@@ -301,6 +311,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateRanges()...)
 	errs = append(errs, c.Publish.validate()...)
 	errs = append(errs, c.validatePurchase()...)
+	errs = append(errs, c.validateWatch()...)
 	return errors.Join(errs...)
 }
 

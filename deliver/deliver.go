@@ -49,7 +49,7 @@ type Options struct {
 	NoUpload, NoEmail, DryRun, Resend bool
 }
 
-// Progress is a bar of steps; Add(0) draws it before the first step ends.
+// Progress is a bar of bytes sent; Add(0) draws it before the first read.
 type Progress interface {
 	Add(n int)
 	Done()
@@ -82,13 +82,14 @@ type Run struct {
 	Version    string // the program's, in the team workbooks
 	Now        func() time.Time
 	Out        io.Writer    // the run's lines: what went out, what failed
+	Quiet      bool         // Out gets the failures only (--quiet)
 	Log        *slog.Logger // ledger write failures; each delivery failure too with LogFailures
 	// LogFailures also logs each failure as a record, for a run whose
 	// standard output carries only its JSON result.
 	LogFailures bool
-	Steps       func(label string, n int, unit string) Progress // nil: no bars
-	Backoff     []time.Duration                                 // nil: DefaultBackoff
-	Result      *Result                                         // filled as the delivery goes
+	Bytes       func(label string, size int64) Progress // a bar of size bytes; nil: no bars
+	Backoff     []time.Duration                         // nil: DefaultBackoff
+	Result      *Result                                 // filled as the delivery goes
 }
 
 func (r *Run) now() time.Time {
@@ -103,6 +104,15 @@ func (r *Run) out() io.Writer {
 		return io.Discard
 	}
 	return r.Out
+}
+
+// said is Out for what went well or was skipped as configured: nothing
+// with Quiet, so that cron mail holds only the failures.
+func (r *Run) said() io.Writer {
+	if r.Quiet {
+		return io.Discard
+	}
+	return r.out()
 }
 
 func (r *Run) log() *slog.Logger {
@@ -122,11 +132,11 @@ func (r *Run) result() *Result {
 	return r.Result
 }
 
-func (r *Run) steps(label string, n int, unit string) Progress {
-	if r.Steps == nil {
+func (r *Run) bytes(label string, size int64) Progress {
+	if r.Bytes == nil {
 		return noProgress{}
 	}
-	return r.Steps(label, n, unit)
+	return r.Bytes(label, size)
 }
 
 type noProgress struct{}
@@ -167,7 +177,7 @@ func (r *Run) skipped(stage string, byFlag bool, flag, key string) {
 	if byFlag {
 		reason = flag
 	}
-	fmt.Fprintf(r.out(), "%s: skipped (%s)\n", stage, reason)
+	fmt.Fprintf(r.said(), "%s: skipped (%s)\n", stage, reason)
 }
 
 // Incomplete is a delivery's outcome when some item stays pending: the

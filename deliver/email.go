@@ -45,7 +45,7 @@ func (r *Run) scopes(ctx context.Context, res *analysis.Result, dir string, repo
 		}
 		slice := res.ForTeam(t.Name)
 		if slice == nil {
-			fmt.Fprintf(r.out(), "email: team %s has no costs in %s; no email\n", t.Name, r.Window.Label)
+			fmt.Fprintf(r.said(), "email: team %s has no costs in %s; no email\n", t.Name, r.Window.Label)
 			continue
 		}
 		team := slice.ByTeam[0].Team
@@ -154,7 +154,7 @@ func (r *Run) queueEmails(ctx context.Context, res *analysis.Result, dir string,
 		result.EmailsAlreadySent += len(valid) - len(pending)
 	}
 	if n := result.EmailsAlreadySent; n > 0 {
-		fmt.Fprintf(r.out(), "email: %d recipients already have the %s email; not sending again (--resend sends it again)\n", n, period)
+		fmt.Fprintf(r.said(), "email: %d recipients already have the %s email; not sending again (--resend sends it again)\n", n, period)
 	}
 	return nil
 }
@@ -215,7 +215,7 @@ func (r *Run) sendPending(ctx context.Context, fail func(string, ...any)) string
 			status = store.StageFailed
 		}
 		result.EmailsSent = append(result.EmailsSent, res.Accepted...)
-		fmt.Fprintf(r.out(), "emailed %s: %s\n", what, strings.Join(res.Accepted, ", "))
+		fmt.Fprintf(r.said(), "emailed %s: %s\n", what, strings.Join(res.Accepted, ", "))
 		for _, to := range slices.Sorted(maps.Keys(res.Rejected)) {
 			rerr := res.Rejected[to]
 			r.Store.MarkEmailFailed(ctx, r.RunID, msg.Period, msg.Scope, []string{to}, r.redact(rerr.Error()))

@@ -3,6 +3,7 @@ package deliver
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -50,13 +51,15 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 	res := r.result()
 	ok := true
 	var uploaded []string
-	reports := 0
+	// The bar counts bytes: a workbook of megabytes and a JSON of kilobytes
+	// are not one step each. The files' sizes now are what will be sent.
+	var size int64
 	for _, a := range pending {
-		if a.Kind == "report" {
-			reports++
+		if fi, err := os.Stat(a.Path); err == nil && a.Kind == "report" {
+			size += fi.Size()
 		}
 	}
-	progress := r.steps("upload s3://"+client.Bucket(), reports, "files")
+	progress := r.bytes("upload s3://"+client.Bucket(), size)
 	for _, a := range pending {
 		if a.Kind != "report" {
 			continue // snapshots: this run uploads a fresh one
@@ -84,7 +87,7 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 		}
 		key, err := client.Key(a.Period, a.Name)
 		if err == nil {
-			err = client.Upload(uctx, key, a.Path, a.ContentType, sum)
+			err = client.Upload(uctx, key, a.Path, a.ContentType, sum, publish.WithProgress(progress.Add))
 		}
 		if err != nil {
 			r.Store.MarkArtifact(ctx, a.Period, a.Name, store.ArtifactFailed, r.redact(err.Error()))
@@ -99,7 +102,6 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 			continue
 		}
 		uploaded = append(uploaded, client.URL(key))
-		progress.Add(1)
 	}
 	progress.Done()
 	res.Uploaded = append(res.Uploaded, uploaded...)
@@ -107,7 +109,7 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 		fmt.Fprintf(r.out(), "upload: %d files stay pending for the next run: %s\n", n, strings.Join(res.UploadFailed, ", "))
 	}
 	if len(uploaded) > 0 {
-		fmt.Fprintf(r.out(), "uploaded %d files to s3://%s/%s\n", len(uploaded), client.Bucket(),
+		fmt.Fprintf(r.said(), "uploaded %d files to s3://%s/%s\n", len(uploaded), client.Bucket(),
 			publish.PeriodPrefix(client.Prefix(), r.Window.Label))
 	}
 	return ok
@@ -136,7 +138,10 @@ func (r *Run) uploadSnapshot(ctx context.Context, client *publish.S3, fail func(
 	}
 	key, err := client.Key(period, snap.Name)
 	if err == nil {
-		err = client.Upload(sctx, key, snap.Path, a.ContentType, snap.SHA256)
+		progress := r.bytes("upload "+snap.Name, snap.Size)
+		progress.Add(0)
+		err = client.Upload(sctx, key, snap.Path, a.ContentType, snap.SHA256, publish.WithProgress(progress.Add))
+		progress.Done()
 	}
 	if err != nil {
 		r.Store.MarkArtifact(ctx, period, snap.Name, store.ArtifactFailed, r.redact(err.Error()))
@@ -150,12 +155,12 @@ func (r *Run) uploadSnapshot(ctx context.Context, client *publish.S3, fail func(
 	}
 	r.Store.SupersedeSnapshots(ctx, period)
 	res.Uploaded = append(res.Uploaded, client.URL(key))
-	fmt.Fprintf(r.out(), "uploaded database snapshot %s (%d bytes)\n", client.URL(key), snap.Size)
+	fmt.Fprintf(r.said(), "uploaded database snapshot %s (%d bytes)\n", client.URL(key), snap.Size)
 	weeks := r.Config.Publish.S3.RetentionWeeks
 	deleted, err := client.PruneSnapshots(sctx, weeks, r.now(), period)
 	res.SnapshotsDeleted = deleted
 	for _, k := range deleted {
-		fmt.Fprintf(r.out(), "deleted snapshot %s (older than %d weeks)\n", client.URL(k), weeks)
+		fmt.Fprintf(r.said(), "deleted snapshot %s (older than %d weeks)\n", client.URL(k), weeks)
 	}
 	if err != nil {
 		fail("retention: %v", err)

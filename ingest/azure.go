@@ -50,8 +50,8 @@ type azureParser struct {
 	chargeType, pricingModel, frequency, reservation       int
 	benefit, periodStart, product, service, payg           int
 
-	tagCache map[string]map[string]string
-	unitMemo map[string]azureUnit
+	tagCache memo[map[string]string]
+	unitMemo memo[azureUnit]
 
 	// What the rows say about the export, for the Summary.
 	amortizedRows, actualRows int
@@ -90,7 +90,7 @@ func isAzureHeader(hdr []string) bool {
 func newAzureParser(c *columns, opt Options) (*azureParser, []string) {
 	hdr := c.hdr
 	p := &azureParser{file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(),
-		tagCache: map[string]map[string]string{}, unitMemo: map[string]azureUnit{},
+		tagCache: memo[map[string]string]{}, unitMemo: memo[azureUnit]{},
 		accounts: map[string]bool{}, subscriptions: map[string]bool{}, months: map[string]bool{}}
 	p.date = c.col(azureColumns.date...)
 	p.cost = c.col(azureColumns.cost...)
@@ -170,12 +170,15 @@ func parseAzureDate(s string) (time.Time, error) {
 	if sep == '.' {
 		month, day = b, a
 	}
-	iso := fmt.Sprintf("%04d-%02d-%02d", y, month, day)
-	if rest = strings.TrimSpace(rest); rest != "" {
-		// "09/21/2023 00:00:00", maybe with AM/PM, which no export writes for dates.
-		iso += " " + rest
+	if y < 0 { // "-202": Atoi takes a sign that no year is written with
+		return time.Time{}, errNotTime
 	}
-	return parseTime(iso, time.UTC)
+	// "09/21/2023 00:00:00", maybe with AM/PM, which no export writes for
+	// dates: the time and zone are read as parseTime reads them.
+	rest = strings.TrimSpace(rest)
+	p := timeScanner{s: rest}
+	t, _, err := p.clockOn(y, month, day, rest != "", time.UTC)
+	return t, err
 }
 
 func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
@@ -188,7 +191,7 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if start.Hour() != 0 || start.Minute() != 0 || start.Second() != 0 {
 		end = start.Add(time.Hour)
 	}
-	cost, perr := r.money(p.cost)
+	cost, perr := r.dec(p.cost)
 	if perr != nil {
 		return parsed{}, perr
 	}
@@ -213,7 +216,7 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if l.ResourceName == "" && l.ResourceID != "" {
 		l.ResourceName = strings.Clone(path.Base(l.ResourceID))
 	}
-	if l.ListCost, perr = r.money(p.payg); perr != nil {
+	if l.ListCost, perr = r.dec(p.payg); perr != nil {
 		return parsed{}, perr
 	}
 	u := p.unitOf(r.text(p.unit))
@@ -323,13 +326,7 @@ type azureUnit struct {
 // unitOf splits the multiplier off a UnitOfMeasure: "10 Hours", "100 Hours",
 // "1/Month", "1 GB/Month", "10K" (ten thousand), "100000000".
 func (p *azureParser) unitOf(s string) azureUnit {
-	if u, ok := p.unitMemo[s]; ok {
-		return u
-	}
-	u := parseAzureUnit(s)
-	if len(p.unitMemo) < maxInterned {
-		p.unitMemo[strings.Clone(s)] = u
-	}
+	u, _ := p.unitMemo.of(s, always(parseAzureUnit))
 	return u
 }
 
@@ -361,14 +358,9 @@ func (p *azureParser) tagsOf(r *cloudRow) (map[string]string, *ParseError) {
 	if v == "" || v == "{}" || v == `""` {
 		return nil, nil
 	}
-	m, ok := p.tagCache[v]
+	m, ok := p.tagCache.of(v, parseTagsJSON)
 	if !ok {
-		if m, ok = parseTagsJSON(v); !ok {
-			return nil, r.err(p.tags, `JSON like {"team": "ml"} or "team": "ml" (or empty)`, v)
-		}
-		if len(p.tagCache) < maxInterned {
-			p.tagCache[strings.Clone(v)] = m
-		}
+		return nil, r.err(p.tags, `JSON like {"team": "ml"} or "team": "ml" (or empty)`, v)
 	}
 	return maps.Clone(m), nil
 }

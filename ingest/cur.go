@@ -51,9 +51,9 @@ type curParser struct {
 	instanceType                                               int
 	productMap, tagMap, costCategoryMap                        int
 
-	needed   int              // highest column a row must reach
-	tagCols  []curTagCol      // resourceTags/… and costCategory/… columns
-	mapCache map[string]mapKV // JSON map cell → decoded
+	needed   int         // highest column a row must reach
+	tagCols  []curTagCol // resourceTags/… and costCategory/… columns
+	mapCache memo[mapKV] // JSON map cell → decoded
 }
 
 type curTagCol struct {
@@ -82,7 +82,7 @@ func isCUR2Header(idx *columns) bool {
 func newCURParser(c *columns, opt Options) (*curParser, []string) {
 	hdr := c.hdr
 	p := &curParser{file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(),
-		mapCache: map[string]mapKV{}}
+		mapCache: memo[mapKV]{}}
 	p.lineType = c.col("lineItem/LineItemType")
 	p.unblended = c.col("lineItem/UnblendedCost")
 	p.start = c.col("lineItem/UsageStartDate")
@@ -206,7 +206,7 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if perr != nil {
 		return parsed{}, perr
 	}
-	unblended, perr := r.money(p.unblended)
+	unblended, perr := r.dec(p.unblended)
 	if perr != nil {
 		return parsed{}, perr
 	}
@@ -228,7 +228,7 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if l.UsageQuantity, perr = r.dec(p.usageQty); perr != nil {
 		return parsed{}, perr
 	}
-	if l.ListCost, perr = r.money(p.listCost); perr != nil {
+	if l.ListCost, perr = r.dec(p.listCost); perr != nil {
 		return parsed{}, perr
 	}
 	var productMap mapKV
@@ -489,15 +489,9 @@ func (p *curParser) mapCell(r *cloudRow, i int) (mapKV, *ParseError) {
 	if v == "" || v == "{}" {
 		return nil, nil
 	}
-	if m, ok := p.mapCache[v]; ok {
-		return m, nil
-	}
-	m, ok := parseMapCell(v)
+	m, ok := p.mapCache.of(v, parseMapCell)
 	if !ok {
 		return nil, r.err(i, `a JSON object like {"user_team": "ml"} (or empty)`, v)
-	}
-	if len(p.mapCache) < maxInterned {
-		p.mapCache[strings.Clone(v)] = m
 	}
 	return m, nil
 }

@@ -66,7 +66,12 @@ func parseDecimal(s string) (decimal.Decimal, error) {
 // maxAmount is the largest amount of money, in absolute value, that a bill
 // line may hold: no real charge comes near it, and past it the float64 of a
 // report cannot print it exactly, so a 30-digit cost is a mangled cell.
-func maxAmount() decimal.Decimal { return decimal.New(1, 15) }
+// Both bounds are built once: checkAmount runs for every money cell, and
+// comparing against them needs no Abs copy of the cell's value.
+var (
+	maxAmount = decimal.New(1, 15)
+	minAmount = decimal.New(-1, 15)
+)
 
 // implausibleAmount is what a money cell beyond maxAmount is told.
 const implausibleAmount = "an amount of at most 1e15 in absolute value (no real charge is larger: is the cell mangled or a column shifted?)"
@@ -74,7 +79,7 @@ const implausibleAmount = "an amount of at most 1e15 in absolute value (no real 
 // checkAmount refuses an amount of money beyond maxAmount. Every reader's
 // money cells pass through it: costs, list costs, credits, commitment fees.
 func checkAmount(d decimal.Decimal) error {
-	if d.Abs().GreaterThan(maxAmount()) {
+	if d.GreaterThan(maxAmount) || d.LessThan(minAmount) {
 		return errImplausible
 	}
 	return nil

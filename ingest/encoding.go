@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -56,6 +55,9 @@ type input struct {
 	parquet  bool   // starts like a Parquet file, but is not one Parse can seek in
 	encoding string // EncodingUTF8, or the GB encoding the text was decoded from
 	utf16    string // "UTF-16LE" or "UTF-16BE" when the file is UTF-16 text, which Parse refuses
+	// detected is the header's format when it was detected to choose the
+	// encoding, for the parser to reuse; nil otherwise.
+	detected *detection
 }
 
 // prepareInput looks at the start of a file. A file whose first non-space
@@ -97,11 +99,12 @@ func prepareInput(r io.Reader, opt Options) input {
 	} else if dec, err := simplifiedchinese.GB18030.NewDecoder().Bytes(line); err == nil {
 		hdr = csvHeader(dec)
 	}
-	if m := mappingFor(hdr, opt); m != nil && isGB(m.Encoding) {
+	det := mappingFor(hdr, opt)
+	if m := det.rental(); m != nil && isGB(m.Encoding) {
 		enc, _ := NormalizeEncoding(m.Encoding)
-		return input{r: transform.NewReader(text, simplifiedchinese.GB18030.NewDecoder()), encoding: enc}
+		return input{r: transform.NewReader(text, simplifiedchinese.GB18030.NewDecoder()), encoding: enc, detected: det}
 	}
-	return input{r: text, encoding: EncodingUTF8}
+	return input{r: text, encoding: EncodingUTF8, detected: det}
 }
 
 // utf16Of names the UTF-16 encoding of a file's start: a byte-order mark,
@@ -133,21 +136,6 @@ func utf16Of(prefix []byte) string {
 	return ""
 }
 
-// mappingFor returns the mapping a header matches, as Parse would pick it.
-func mappingFor(hdr []string, opt Options) *ColumnMapping {
-	if len(hdr) == 0 {
-		return nil
-	}
-	if opt.Format != "" && opt.Format != FormatRental {
-		return nil
-	}
-	format, m, err := DetectFormat(hdr, append(slices.Clone(opt.Mappings), BuiltinMappings()...))
-	if err != nil || format != FormatRental {
-		return nil
-	}
-	return m
-}
-
 // gbHint explains a header that is not UTF-8 but reads as GBK: which
 // mapping it then matches, and that the mapping should say so.
 func gbHint(raw []string, opt Options) string {
@@ -156,7 +144,7 @@ func gbHint(raw []string, opt Options) string {
 	if err != nil || !utf8.Valid(dec) {
 		return ""
 	}
-	if m := mappingFor(csvHeader(dec), opt); m != nil {
+	if m := mappingFor(csvHeader(dec), opt).rental(); m != nil {
 		return fmt.Sprintf("; read as GBK it is the header of mapping %q: add encoding: gbk to that mapping in the config", m.Name)
 	}
 	return "; it may be GBK or GB18030: name the file's columns in a mapping with encoding: gbk"

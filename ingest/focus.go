@@ -35,11 +35,11 @@ type focusParser struct {
 	usageQty, usageUnit                   int
 	tags, priceDetails                    int
 
-	tagCache map[string]map[string]string // Tags cell → decoded tags
+	tagCache memo[map[string]string] // Tags cell → decoded tags
 	// textHits caches FindInstance over descriptive text: an export repeats
 	// a few thousand descriptions, and scanning each row's was a tenth of a
 	// FOCUS parse.
-	textHits map[string]instanceHit
+	textHits memo[instanceHit]
 
 	instanceCols []int // columns that hold an instance type as such
 	textCols     []int // free text that may mention one
@@ -53,8 +53,8 @@ func newFOCUSParser(idx *columns, opt Options) (*focusParser, []string) {
 		return nil, miss
 	}
 	p := &focusParser{
-		file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(), tagCache: map[string]map[string]string{},
-		textHits:     map[string]instanceHit{},
+		file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(), tagCache: memo[map[string]string]{},
+		textHits:     memo[instanceHit]{},
 		start:        idx.col("ChargePeriodStart"),
 		end:          idx.col("ChargePeriodEnd"),
 		billed:       idx.col("BilledCost"),
@@ -173,15 +173,11 @@ func (p *focusParser) parse(rec []string, line int) (parsed, *ParseError) {
 		UsageUnit:        p.in.get(p.text(rec, p.usageUnit)),
 	}
 	for _, c := range []struct {
-		dst   **decimal.Decimal
-		col   int
-		money bool
-	}{{&l.BilledCost, p.billed, true}, {&l.EffectiveCost, p.effective, true}, {&l.ListCost, p.list, true}, {&l.UsageQuantity, p.usageQty, false}} {
+		dst **decimal.Decimal
+		col int
+	}{{&l.BilledCost, p.billed}, {&l.EffectiveCost, p.effective}, {&l.ListCost, p.list}, {&l.UsageQuantity, p.usageQty}} {
 		if *c.dst, perr = p.decimal(rec, c.col, line); perr != nil {
 			return parsed{}, perr
-		}
-		if c.money && *c.dst != nil && checkAmount(**c.dst) != nil {
-			return parsed{}, p.err(line, c.col, implausibleAmount, cell(rec, c.col))
 		}
 	}
 	l.PricingMode = focusMode(l)
@@ -218,14 +214,9 @@ func (p *focusParser) tagsOf(rec []string, line int) (map[string]string, *ParseE
 	if v := p.text(rec, p.tags); v != "" && v != "{}" {
 		// Exports repeat a few tag sets on most rows; decoding JSON once per
 		// distinct set is most of the win. Each line still gets its own map.
-		m, ok := p.tagCache[v]
+		m, ok := p.tagCache.of(v, parseTagsJSON)
 		if !ok {
-			if m, ok = parseTagsJSON(v); !ok {
-				return nil, p.err(line, p.tags, `a JSON object like {"team": "ml"} (or NULL)`, v)
-			}
-			if len(p.tagCache) < maxInterned {
-				p.tagCache[strings.Clone(v)] = m
-			}
+			return nil, p.err(line, p.tags, `a JSON object like {"team": "ml"} (or NULL)`, v)
 		}
 		tags = maps.Clone(m)
 	}
@@ -323,13 +314,9 @@ func (p *focusParser) findInstance(text string) instanceHit {
 	if text == "" {
 		return instanceHit{}
 	}
-	if h, ok := p.textHits[text]; ok {
-		return h
-	}
-	t, m, n, ok := p.cat.FindInstance(text)
-	h := instanceHit{typ: p.in.get(t), model: m, count: n, ok: ok}
-	if len(p.textHits) < maxInterned {
-		p.textHits[strings.Clone(text)] = h
-	}
+	h, _ := p.textHits.of(text, always(func(text string) instanceHit {
+		t, m, n, ok := p.cat.FindInstance(text)
+		return instanceHit{typ: p.in.get(t), model: m, count: n, ok: ok}
+	}))
 	return h
 }

@@ -32,8 +32,10 @@ import (
 type gcpFields interface {
 	// text returns the value of a field ("" when absent or null).
 	text(name string) string
-	// literal returns a nested value (lists of credits or labels).
-	literal(name string) (any, *ParseError)
+	// literal returns a nested value (lists of credits or labels): v when
+	// the record decoded it already, else the text that writes it as JSON
+	// or a Python literal, for gcpBuilder.literal to parse.
+	literal(name string) (v any, text string)
 	// bad builds the error for a field holding the wrong thing.
 	bad(name, expected, value string) *ParseError
 }
@@ -74,9 +76,30 @@ func isGCPHeader(hdr []string) bool {
 }
 
 type gcpBuilder struct {
-	file string
-	cat  *gpu.Catalog
-	in   *interner
+	file     string
+	cat      *gpu.Catalog
+	in       *interner
+	literals memo[any] // literal text → parsed value
+}
+
+func newGCPBuilder(opt Options) gcpBuilder {
+	return gcpBuilder{file: opt.Name, cat: opt.Catalog, in: newInterner(), literals: memo[any]{}}
+}
+
+// literal reads a nested field of f, parsing its text once per distinct text.
+func (b *gcpBuilder) literal(f gcpFields, name string) (any, *ParseError) {
+	v, s := f.literal(name)
+	if s == "" {
+		return v, nil
+	}
+	x, ok := b.literals.of(s, func(s string) (any, bool) {
+		x, err := parseLiteral(s)
+		return x, err == nil
+	})
+	if !ok {
+		return nil, f.bad(name, "a JSON or Python list like [{'key': 'team', 'value': 'ml'}]", s)
+	}
+	return x, nil
 }
 
 const gcpTimeExample = "a timestamp like 2020-11-09 23:00:00+00:00 or 2020-11-09 23:00:00 UTC"
@@ -101,9 +124,6 @@ func (b *gcpBuilder) build(f gcpFields, line int) (*finops.BillingLine, *ParseEr
 		d, err := parseDecimal(v)
 		if err != nil {
 			return nil, f.bad(name, "a decimal number like 12.34 or 5e-06", v)
-		}
-		if (name == gcpCost || name == gcpListCost) && checkAmount(d) != nil {
-			return nil, f.bad(name, implausibleAmount, v)
 		}
 		return &d, nil
 	}
@@ -190,7 +210,7 @@ func (b *gcpBuilder) build(f gcpFields, line int) (*finops.BillingLine, *ParseEr
 
 // credits sums the credits of a record and lists their types.
 func (b *gcpBuilder) credits(f gcpFields) (*decimal.Decimal, string, *ParseError) {
-	v, perr := f.literal(gcpCredits)
+	v, perr := b.literal(f, gcpCredits)
 	if perr != nil || v == nil {
 		return nil, "", perr
 	}
@@ -249,7 +269,7 @@ func (b *gcpBuilder) tags(f gcpFields) (map[string]string, string, *ParseError) 
 	var tags map[string]string
 	machine := ""
 	for _, name := range []string{gcpProjLabels, gcpLabels, gcpSysLabels} {
-		v, perr := f.literal(name)
+		v, perr := b.literal(f, name)
 		if perr != nil {
 			return nil, "", perr
 		}
@@ -368,13 +388,11 @@ type gcpCSVParser struct {
 	cols map[string]int // flattened field → column
 	rec  []string
 	line int
-	memo map[string]any // literal cell text → parsed value
 }
 
 func newGCPCSVParser(c *columns, opt Options) (*gcpCSVParser, []string) {
 	hdr := c.hdr
-	p := &gcpCSVParser{b: gcpBuilder{file: opt.Name, cat: opt.Catalog, in: newInterner()}, hdr: hdr,
-		cols: map[string]int{}, memo: map[string]any{}}
+	p := &gcpCSVParser{b: newGCPBuilder(opt), hdr: hdr, cols: map[string]int{}}
 	for _, n := range []string{gcpStart, gcpEnd, gcpCost, gcpCredits, gcpCurrency, gcpCostType, gcpAccount,
 		gcpProject, gcpService, gcpSKU, gcpSKUID, gcpRegion, gcpLocation, gcpResource, gcpGlobalName, gcpUsage,
 		gcpUsageUnit, gcpPricingQty, gcpPricingUnit, gcpListCost, gcpLabels, gcpSysLabels, gcpProjLabels} {
@@ -411,23 +429,7 @@ func (p *gcpCSVParser) text(name string) string {
 	return v
 }
 
-func (p *gcpCSVParser) literal(name string) (any, *ParseError) {
-	v := p.text(name)
-	if v == "" {
-		return nil, nil
-	}
-	if x, ok := p.memo[v]; ok {
-		return x, nil
-	}
-	x, err := parseLiteral(v)
-	if err != nil {
-		return nil, p.bad(name, "a JSON or Python list like [{'key': 'team', 'value': 'ml'}]", v)
-	}
-	if len(p.memo) < maxInterned {
-		p.memo[strings.Clone(v)] = x
-	}
-	return x, nil
-}
+func (p *gcpCSVParser) literal(name string) (any, string) { return nil, p.text(name) }
 
 func (p *gcpCSVParser) bad(name, expected, value string) *ParseError {
 	i, ok := p.cols[name]

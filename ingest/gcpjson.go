@@ -48,10 +48,10 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 	prefix, _ := br.Peek(4096)
 	array := firstNonSpace(prefix) == '['
 	j := newJSONReader(br, name)
-	b := &gcpBuilder{file: name, cat: opt.Catalog, in: newInterner()}
+	b := newGCPBuilder(opt)
 	sum := newSummarizer(FormatGCP, KindBilling)
-	maxBad := max(opt.MaxBadRows, 0)
-	lines := newLineChecker(opt, gcpLineFields, sum)
+	jb := &jsonBilling{name: name, sink: sink, sum: sum, maxBad: max(opt.MaxBadRows, 0),
+		lines: newLineChecker(opt, gcpLineFields, sum)}
 	if array {
 		if _, err := j.dec.Token(); err != nil {
 			return sum.finish(), j.fail(err, "")
@@ -67,48 +67,31 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 			break
 		}
 		path := fmt.Sprintf("record %d", n)
-		var raw json.RawMessage
-		err := j.dec.Decode(&raw)
+		raw, line, err := j.next(path)
 		if !array && errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return sum.finish(), j.fail(err, path)
 		}
-		end := j.dec.InputOffset()
-		j.lim.mark = end
-		line := j.lines.lineAt(end - int64(len(raw)))
-		if d := jsonDepth(raw); d > maxJSONDepth {
-			return sum.finish(), &ParseError{File: name, Line: line, Field: path,
-				Msg: fmt.Sprintf("JSON nested %d levels deep, more than the %d a billing record needs; is this a billing export?", d, maxJSONDepth)}
-		}
-		var rec gcpFields
-		perr := checkJSONRecord(name, line, path, raw)
-		if perr == nil {
-			rec, perr = newGCPJSONFields(name, line, raw)
-		}
-		var l *finops.BillingLine
-		if perr == nil {
-			l, perr = b.build(rec, line)
-		}
-		if perr == nil {
-			perr = lines.check(l, "")
-		}
-		if perr != nil {
+		err = jb.record(raw, path, line, func() ([]*finops.BillingLine, *ParseError, bool) {
+			rec, perr := newGCPJSONFields(name, line, raw)
+			var l *finops.BillingLine
+			if perr == nil {
+				l, perr = b.build(rec, line)
+			}
+			if perr == nil {
+				return []*finops.BillingLine{l}, nil, false
+			}
 			if n == 1 && rec != nil && rec.text(gcpStart) == "" && rec.text(gcpCost) == "" {
 				perr.Msg = "not a GCP billing export record: expected usage_start_time, usage_end_time and cost (" + perr.Msg + ")"
-				return sum.finish(), perr
+				return nil, perr, true
 			}
-			sum.sum.Rejected = append(sum.sum.Rejected, perr)
-			if len(sum.sum.Rejected) > maxBad {
-				return sum.finish(), perr
-			}
-			continue
+			return nil, perr, false
+		})
+		if err != nil {
+			return sum.finish(), err
 		}
-		if err := sink.Billing(l); err != nil {
-			return sum.finish(), fmt.Errorf("%s:%d: %w", name, line, err)
-		}
-		sum.billing(l)
 	}
 	if array {
 		if _, err := j.dec.Token(); err != nil { // ]
@@ -252,7 +235,7 @@ func (r *gcpJSONTyped) text(name string) string {
 	return ""
 }
 
-func (r *gcpJSONTyped) literal(name string) (any, *ParseError) {
+func (r *gcpJSONTyped) literal(name string) (any, string) {
 	var raw json.RawMessage
 	switch name {
 	case gcpCredits:
@@ -266,23 +249,18 @@ func (r *gcpJSONTyped) literal(name string) (any, *ParseError) {
 	}
 	s := strings.TrimSpace(string(raw))
 	if s == "" || s == "null" || s == "[]" {
-		return nil, nil
+		return nil, ""
 	}
 	if s[0] == '"' { // a list serialized as a string
-		s = rawText(raw)
-		x, err := parseLiteral(s)
-		if err != nil {
-			return nil, r.bad(name, "a list like [{'key': 'team', 'value': 'ml'}]", s)
-		}
-		return x, nil
+		return nil, rawText(raw)
 	}
 	d := json.NewDecoder(strings.NewReader(s))
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return nil, r.bad(name, "a list like [{'key': 'team', 'value': 'ml'}]", s)
+		return nil, s // refused again, by name, as literal text
 	}
-	return v, nil
+	return v, ""
 }
 
 func (r *gcpJSONTyped) bad(name, expected, value string) *ParseError {
@@ -345,20 +323,12 @@ func (r *gcpJSONRecord) text(name string) string {
 	return ""
 }
 
-func (r *gcpJSONRecord) literal(name string) (any, *ParseError) {
+func (r *gcpJSONRecord) literal(name string) (any, string) {
 	v := r.fields[alnumLower(name)]
-	s, ok := v.(string)
-	if !ok {
-		return v, nil
+	if s, ok := v.(string); ok {
+		return nil, strings.TrimSpace(s)
 	}
-	if s = strings.TrimSpace(s); s == "" {
-		return nil, nil
-	}
-	x, err := parseLiteral(s)
-	if err != nil {
-		return nil, r.bad(name, "a list like [{'key': 'team', 'value': 'ml'}]", s)
-	}
-	return x, nil
+	return v, ""
 }
 
 func (r *gcpJSONRecord) bad(name, expected, value string) *ParseError {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/shopspring/decimal"
 )
 
 // What every billing reader's lines must satisfy before they reach a sink,
@@ -30,10 +31,16 @@ const (
 	maxWarnings = 20
 )
 
-// lineFields names the fields a billing format reads a line's charge period
-// and currency from, for the errors and warnings of checkLine.
+// lineFields names the fields a billing format reads a line's charge period,
+// currency and amounts from, for the errors and warnings of checkLine.
 type lineFields struct {
 	start, end, currency string
+	// billed, effective and list name the cells of the line's amounts,
+	// which checkLine bounds. "" is an amount the reader works out from
+	// several (CUR's effective cost, GCP's cost with credits, Vast.ai's
+	// charge totals and cents): the reader bounds those parts where it
+	// reads them, and a sum of bounded parts may exceed the bound.
+	billed, effective, list string
 	// currencyFix says how to give a blank currency one, beyond --currency.
 	currencyFix string
 }
@@ -55,6 +62,14 @@ func fieldsOf(p any) lineFields {
 // 2000–2100; warned about when longer than a billing period). It may set
 // l.Currency.
 func checkLine(file string, f lineFields, currency string, l *finops.BillingLine) (warn, perr *ParseError) {
+	for _, a := range []struct {
+		d     *decimal.Decimal
+		field string
+	}{{l.BilledCost, f.billed}, {l.EffectiveCost, f.effective}, {l.ListCost, f.list}} {
+		if a.field != "" && a.d != nil && checkAmount(*a.d) != nil {
+			return nil, fieldErr(file, l.Line, a.field, implausibleAmount, a.d.String())
+		}
+	}
 	if strings.TrimSpace(l.Currency) == "" {
 		if currency == "" {
 			fix := "pass --currency CODE (or set currency: on the billing source in the config) to say which currency the file's blank ones are"
@@ -126,7 +141,8 @@ func colName(hdr []string, i int, want string) string {
 
 func (p *focusParser) lineFields() lineFields {
 	return lineFields{start: columnName(p.hdr, p.start), end: columnName(p.hdr, p.end),
-		currency: colName(p.hdr, p.currency, "BillingCurrency")}
+		currency: colName(p.hdr, p.currency, "BillingCurrency"),
+		billed:   columnName(p.hdr, p.billed), effective: columnName(p.hdr, p.effective), list: columnName(p.hdr, p.list)}
 }
 
 func (p *curParser) lineFields() lineFields {
@@ -135,16 +151,20 @@ func (p *curParser) lineFields() lineFields {
 		start, end = p.interval, p.interval
 	}
 	return lineFields{start: columnName(p.hdr, start), end: columnName(p.hdr, end),
-		currency: colName(p.hdr, p.currency, "lineItem/CurrencyCode")}
+		currency: colName(p.hdr, p.currency, "lineItem/CurrencyCode"),
+		billed:   columnName(p.hdr, p.unblended), list: columnName(p.hdr, p.listCost)}
 }
 
 func (p *azureParser) lineFields() lineFields {
+	// The cost column is the billed or the effective cost, by the row's basis.
+	cost := columnName(p.hdr, p.cost)
 	return lineFields{start: columnName(p.hdr, p.date), end: columnName(p.hdr, p.date),
-		currency: colName(p.hdr, p.currency, "BillingCurrency")}
+		currency: colName(p.hdr, p.currency, "BillingCurrency"),
+		billed:   cost, effective: cost, list: columnName(p.hdr, p.payg)}
 }
 
 // gcpLineFields are the GCP export's fields, in its CSV and JSON forms alike.
-var gcpLineFields = lineFields{start: gcpStart, end: gcpEnd, currency: gcpCurrency}
+var gcpLineFields = lineFields{start: gcpStart, end: gcpEnd, currency: gcpCurrency, billed: gcpCost, list: gcpListCost}
 
 func (*gcpCSVParser) lineFields() lineFields { return gcpLineFields }
 
@@ -156,14 +176,15 @@ func (p *rentalParser) lineFields() lineFields {
 		return field
 	}
 	return lineFields{start: name("start"), end: name("end"), currency: name("currency"),
-		currencyFix: fmt.Sprintf("add currency: to mapping %q in the config", p.mapping)}
+		currencyFix: fmt.Sprintf("add currency: to mapping %q in the config", p.mapping),
+		billed:      name("cost"), list: name("list_cost")}
 }
 
 // RunPod and Vast.ai bill in US dollars only (their APIs name no other
 // currency), so their readers set USD; the fields are for period errors.
 
 func (*runpodParser) lineFields() lineFields {
-	return lineFields{start: "time", end: "timeBilledMs", currency: "currency"}
+	return lineFields{start: "time", end: "timeBilledMs", currency: "currency", billed: "amount"}
 }
 
 func (*vastParser) lineFields() lineFields {

@@ -27,7 +27,7 @@ type smiParser struct {
 	loc    *time.Location
 	host   string
 	in     *interner
-	models map[string]string // GPU name → model
+	models memo[string] // GPU name → model
 
 	lastTS   string    // the previous row's timestamp text and its time
 	clock    logClock  // resolves local wall clocks; clock.last is the previous row's time
@@ -47,7 +47,7 @@ func newSMIParser(idx *columns, opt Options) *smiParser {
 	}
 	return &smiParser{
 		file: opt.Name, hdr: hdr, cat: opt.Catalog, loc: opt.Location, host: host, clock: logClock{loc: opt.Location},
-		in: newInterner(), models: map[string]string{},
+		in: newInterner(), models: memo[string]{},
 		ts: at("timestamp"), name: at("name"), index: at("index"), uuid: at("uuid"),
 		util: at("utilization.gpu"), memUsed: at("memory.used"), memTotal: at("memory.total"),
 		power: at("power.draw"), hostname: at("hostname"),
@@ -137,16 +137,12 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 // keeps the name otherwise, so unknown GPUs stay distinguishable.
 // A log repeats a handful of names millions of times, so answers are cached.
 func (p *smiParser) model(name string) string {
-	if m, ok := p.models[name]; ok {
-		return m
-	}
-	m := p.cat.Model(name)
-	if m == name {
-		m = strings.Clone(name) // name is the reader's buffer
-	}
-	if len(p.models) < maxInterned {
-		p.models[strings.Clone(name)] = m
-	}
+	m, _ := p.models.of(name, always(func(name string) string {
+		if m := p.cat.Model(name); m != name {
+			return m
+		}
+		return strings.Clone(name) // name is the reader's buffer
+	}))
 	return m
 }
 

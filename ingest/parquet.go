@@ -73,7 +73,7 @@ func parseParquet(ctx context.Context, ra randomAccess, opt Options, sink Sink) 
 	if perr != nil {
 		return nil, perr
 	}
-	sum, err = parseRecords(ctx, src, hdr, 0, EncodingUTF8, nil, opt, sink)
+	sum, err = parseRecords(ctx, src, hdr, 0, EncodingUTF8, nil, nil, opt, sink)
 	if sum != nil {
 		for _, w := range warnings {
 			sum.Warn(&ParseError{File: opt.Name, Msg: w})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -88,7 +87,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, 
 		rowErr.Msg = "header: " + rowErr.Msg
 		return nil, rowErr
 	}
-	return parseRecords(ctx, cr, first, line, in.encoding, watch.found, opt, sink)
+	return parseRecords(ctx, cr, first, line, in.encoding, in.detected, watch.found, opt, sink)
 }
 
 // recordSource yields a file's records after its header: CSV lines, or the
@@ -106,7 +105,8 @@ type recordSource interface {
 // and every container (CSV, Parquet) goes through the same validation.
 // textFound, when not nil, says whether the input held text after its first
 // line (a CSV read as a header and no rows must not import as 0 rows).
-func parseRecords(ctx context.Context, src recordSource, first []string, line int, encoding string, textFound func() bool, opt Options, sink Sink) (*Summary, error) {
+// det, when not nil, is a detection made while opening the file.
+func parseRecords(ctx context.Context, src recordSource, first []string, line int, encoding string, det *detection, textFound func() bool, opt Options, sink Sink) (*Summary, error) {
 	name := opt.Name
 	// rowErr marks an error of a Parquet row as such, so it reads "row 17".
 	rowErr := func(perr *ParseError) *ParseError {
@@ -128,7 +128,7 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 	for i := range hdr {
 		hdr[i] = strings.Clone(hdr[i])
 	}
-	setup, perr := newRowParser(hdr, line, opt)
+	setup, perr := newRowParser(det.of(hdr, opt), line, opt)
 	var ahead []aheadRecord
 	if perr == nil && setup.detectSMI {
 		first = cloneRecord(first)
@@ -174,11 +174,7 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 			perr = lines.check(out.billing, "")
 		}
 		if perr != nil {
-			sum.sum.Rejected = append(sum.sum.Rejected, rowErr(perr))
-			if len(sum.sum.Rejected) > maxBad {
-				return perr
-			}
-			return nil
+			return sum.reject(rowErr(perr), maxBad)
 		}
 		var err error
 		switch {
@@ -231,9 +227,8 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 			return sum.finish(), err
 		}
 		if bad != nil {
-			sum.sum.Rejected = append(sum.sum.Rejected, rowErr(bad))
-			if len(sum.sum.Rejected) > maxBad {
-				return sum.finish(), bad
+			if err := sum.reject(rowErr(bad), maxBad); err != nil {
+				return sum.finish(), err
 			}
 			continue
 		}
@@ -277,12 +272,12 @@ type parserSetup struct {
 	detectSMI    bool     // a headerless nvidia-smi log: p and header come from its values (detectSMISetup)
 }
 
-// newRowParser picks the parser for a header found on line headerLine. A
-// column the parser reads that the header holds twice refuses the file.
-func newRowParser(hdr []string, headerLine int, opt Options) (setup parserSetup, perr *ParseError) {
+// newRowParser picks the parser for a header, detected as det, found on
+// line headerLine. A column the parser reads that the header holds twice
+// refuses the file.
+func newRowParser(det *detection, headerLine int, opt Options) (setup parserSetup, perr *ParseError) {
 	fileErr := func(msg string) *ParseError { return &ParseError{File: opt.Name, Line: headerLine, Msg: msg} }
-	mappings := append(slices.Clone(opt.Mappings), BuiltinMappings()...)
-	detected, mapping, derr := DetectFormat(hdr, mappings)
+	hdr, detected, mapping, derr := det.header, det.format, det.mapping, det.err
 	looksLike := func() string {
 		if detected == "" {
 			return ""

@@ -201,9 +201,6 @@ func (p *rentalParser) amount(rec []string, field string, line int) (*decimal.De
 	if err != nil {
 		return nil, p.err(line, i, rentalAmountExample, v)
 	}
-	if field != "usage_quantity" && checkAmount(d) != nil {
-		return nil, p.err(line, i, implausibleAmount, v)
-	}
 	return &d, nil
 }
 

@@ -54,7 +54,7 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 	sum := newSummarizer(opt.Format, KindBilling)
 	var p jsonRecordParser
 	maxBad := max(opt.MaxBadRows, 0)
-	var lines *lineChecker
+	b := &jsonBilling{name: name, sink: sink, sum: sum, maxBad: maxBad, pathFields: true}
 	n := 0
 	err := jr.records(func(raw []byte, path string, line int) error {
 		if n++; n%ctxCheckEvery == 0 {
@@ -78,35 +78,12 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 					`({"type": …, "source": …, "amount": …, "start": …, "end": …}), found ` + found(string(raw))}
 			}
 			sum.sum.Format = format
-			lines = newLineChecker(opt, fieldsOf(p), sum)
+			b.lines = newLineChecker(opt, fieldsOf(p), sum)
 		}
-		perr := checkJSONRecord(name, line, path, raw)
-		var recLines []*finops.BillingLine
-		if perr == nil {
-			recLines, perr = p.record(raw, path, line)
-		}
-		for _, l := range recLines {
-			if perr == nil {
-				perr = lines.check(l, path)
-			}
-		}
-		if perr != nil {
-			sum.sum.Rejected = append(sum.sum.Rejected, perr)
-			if len(sum.sum.Rejected) > maxBad {
-				return perr
-			}
-			return nil
-		}
-		if recLines == nil {
-			sum.sum.Skipped++
-		}
-		for _, l := range recLines {
-			if err := sink.Billing(l); err != nil {
-				return fmt.Errorf("%s:%d: %w", name, line, err)
-			}
-			sum.billing(l)
-		}
-		return nil
+		return b.record(raw, path, line, func() ([]*finops.BillingLine, *ParseError, bool) {
+			ls, perr := p.record(raw, path, line)
+			return ls, perr, false
+		})
 	})
 	if err != nil {
 		return sum.finish(), err
@@ -264,16 +241,9 @@ func (j *jsonReader) records(fn func(raw []byte, path string, line int) error) e
 func (j *jsonReader) array(key string, fn func([]byte, string, int) error) error {
 	for i := 0; j.dec.More(); i++ {
 		path := fmt.Sprintf("%s[%d]", key, i)
-		var raw json.RawMessage
-		if err := j.dec.Decode(&raw); err != nil {
+		raw, line, err := j.next(path)
+		if err != nil {
 			return j.fail(err, path)
-		}
-		end := j.dec.InputOffset()
-		j.lim.mark = end
-		line := j.lines.lineAt(end - int64(len(raw)))
-		if d := jsonDepth(raw); d > maxJSONDepth {
-			return &ParseError{File: j.name, Line: line, Field: path,
-				Msg: fmt.Sprintf("JSON nested %d levels deep, more than the %d a billing record needs; is this a billing export?", d, maxJSONDepth)}
 		}
 		if err := fn(raw, path, line); err != nil {
 			return err

@@ -62,9 +62,6 @@ func (p *runpodParser) record(raw []byte, path string, line int) ([]*finops.Bill
 	if err != nil || !present {
 		return nil, bad("amount", "an amount in USD like 100.5", r.Amount)
 	}
-	if checkAmount(amount) != nil {
-		return nil, bad("amount", implausibleAmount, r.Amount)
-	}
 	start, err := parseTime(r.Time, time.UTC)
 	if err != nil {
 		return nil, bad("time", "the bucket start as RFC 3339, like 2023-01-01T00:00:00Z", []byte(r.Time))

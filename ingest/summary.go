@@ -68,6 +68,16 @@ func (s *summarizer) task(t *finops.TaskRun) {
 	s.period(t.Start, t.End)
 }
 
+// reject counts perr among the file's refused records; the one beyond
+// maxBad ends the file, and comes back.
+func (s *summarizer) reject(perr *ParseError, maxBad int) error {
+	s.sum.Rejected = append(s.sum.Rejected, perr)
+	if len(s.sum.Rejected) > maxBad {
+		return perr
+	}
+	return nil
+}
+
 func (s *summarizer) finish() *Summary {
 	slices.Sort(s.sum.Currencies)
 	if s.spacing != nil {

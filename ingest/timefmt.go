@@ -42,13 +42,24 @@ func parseTimeIn(s string, loc *time.Location) (time.Time, bool, error) {
 	if !ok1 || !ok2 || !ok3 {
 		return time.Time{}, false, errNotTime
 	}
-	var hour, minute, sec, nsec int
+	clock := false
 	if c := p.peek(); c == ' ' || c == 'T' || c == 't' {
 		p.i++
+		clock = true
+	}
+	return p.clockOn(year, month, day, clock, loc)
+}
+
+// clockOn reads what follows a date that the caller has read, in whatever
+// order its format writes one: a time of day when clock says one follows,
+// then an optional zone (see zone). The result is UTC.
+func (p *timeScanner) clockOn(year, month, day int, clock bool, loc *time.Location) (time.Time, bool, error) {
+	var hour, minute, sec, nsec int
+	if clock {
 		for p.peek() == ' ' {
 			p.i++
 		}
-		var okH, okC, okM bool
+		var ok, okH, okC, okM bool
 		hour, okH = p.digits(1, 2)
 		okC = p.expect(':')
 		minute, okM = p.digits(2, 2)

@@ -7,27 +7,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 )
 
 // Probe checks that the credentials may write, read and delete under the
 // prefix, as a run's uploads, restore and retention do: it puts a small
 // object <prefix>/.finops-doctor-<random>, reads it back and deletes it. It
 // returns the probe's key; an error carries a hint on what to check.
-func (c *S3) Probe(ctx context.Context, tmpDir string) (key string, err error) {
+func (c *S3) Probe(ctx context.Context) (key string, err error) {
 	var r [8]byte
 	rand.Read(r[:])
 	key = path.Join(c.prefix, ".finops-doctor-"+hex.EncodeToString(r[:]))
 	body := []byte("finops doctor probe: safe to delete\n")
 	sum := sha256.Sum256(body)
-	file := filepath.Join(tmpDir, "probe")
-	if err := os.WriteFile(file, body, 0o600); err != nil {
-		return key, fmt.Errorf("publish: probe: %w", err)
-	}
-	defer os.Remove(file)
-	if err := c.Upload(ctx, key, file, "text/plain", hex.EncodeToString(sum[:])); err != nil {
+	if err := c.UploadReader(ctx, key, bytes.NewReader(body), int64(len(body)), "text/plain", hex.EncodeToString(sum[:])); err != nil {
 		return key, c.explain(err)
 	}
 	var got bytes.Buffer

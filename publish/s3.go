@@ -142,10 +142,7 @@ func (c *S3) Key(period, name string) (string, error) { return Key(c.prefix, per
 // Upload puts the file at path to key with its content type and its sha256
 // (hex) as metadata. The body is a seekable file, so a retried request sends
 // it again from the start.
-func (c *S3) Upload(ctx context.Context, key, path, contentType, sum string) error {
-	if !under(key, c.prefix) {
-		return fmt.Errorf("publish: key %q is not under prefix %q", key, c.prefix)
-	}
+func (c *S3) Upload(ctx context.Context, key, path, contentType, sum string, opts ...UploadOption) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("publish: upload %s: %w", key, err)
@@ -155,11 +152,32 @@ func (c *S3) Upload(ctx context.Context, key, path, contentType, sum string) err
 	if err != nil {
 		return fmt.Errorf("publish: upload %s: %w", key, err)
 	}
-	_, err = c.client.PutObject(ctx, &s3.PutObjectInput{
+	return c.UploadReader(ctx, key, f, fi.Size(), contentType, sum, opts...)
+}
+
+// UploadReader puts size bytes of body to key, as Upload does a file's. The
+// body must seek: the SDK rewinds it to retry a request, and to sign one on
+// a plain-HTTP endpoint (it reads it once for the payload hash).
+func (c *S3) UploadReader(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType, sum string, opts ...UploadOption) error {
+	if !under(key, c.prefix) {
+		return fmt.Errorf("publish: key %q is not under prefix %q", key, c.prefix)
+	}
+	var o uploadOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.progress != nil {
+		pr, err := newProgressReader(body, o.progress)
+		if err != nil {
+			return fmt.Errorf("publish: upload %s: %w", c.URL(key), err)
+		}
+		body = pr
+	}
+	_, err := c.client.PutObject(ctx, &s3.PutObjectInput{
 		Bucket:        aws.String(c.bucket),
 		Key:           aws.String(key),
-		Body:          f,
-		ContentLength: aws.Int64(fi.Size()),
+		Body:          body,
+		ContentLength: aws.Int64(size),
 		ContentType:   aws.String(contentType),
 		Metadata:      map[string]string{SHA256Meta: sum},
 	})

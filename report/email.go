@@ -81,6 +81,7 @@ type emailView struct {
 	Headline                                         string // the page's first sentence (headline)
 	KPIs                                             []emailKPI
 	Org                                              string
+	Watch                                            string // watchLine: "" when the watch did nothing
 	Findings                                         []emailFinding
 	FindingsTitle                                    string
 	MoreFindings                                     int
@@ -134,6 +135,10 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		o := *opts.OrgTotals
 		v.Org = "Whole organisation: " + money(cur, o.Cost) + ", idle " + money(cur, o.IdleCost) +
 			" (" + percent(idleShare(o)) + ")"
+	}
+
+	if l := watchLine(r); l != "" {
+		v.Watch = "Watch: " + l + "."
 	}
 
 	v.FindingsTitle = "Top findings"
@@ -217,6 +222,9 @@ func emailText(v *emailView) string {
 	writeTable(&b, p, nil, []bool{false, true, false}, kpis)
 	if v.Org != "" {
 		b.WriteString("\n" + wrap(v.Org, 76, "", "") + "\n")
+	}
+	if v.Watch != "" {
+		b.WriteString("\n" + wrap(v.Watch, 76, "", "") + "\n")
 	}
 
 	if len(v.Findings) > 0 {

@@ -74,6 +74,7 @@ type page struct {
 	Teams                                    []teamRow
 	Tasks                                    []taskRow
 	Pools                                    []poolRow
+	Watch                                    *watchView // nil: the watch did nothing in the period
 	Quality                                  qualityView
 }
 
@@ -295,6 +296,8 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			IdleCost: money(cur, tk.IdleCost), Units: units, UnitCost: unitCost,
 		})
 	}
+
+	p.Watch = newWatchView(r, loc)
 
 	dq := r.DataQuality
 	p.Quality = qualityView{

@@ -60,6 +60,11 @@ func normalised(r *analysis.Result) analysis.Result {
 	n.Pools = nonNil(n.Pools)
 	n.DataQuality.Sources = nonNil(n.DataQuality.Sources)
 	n.DataQuality.Warnings = nonNil(n.DataQuality.Warnings)
+	if n.Watch != nil {
+		w := *n.Watch
+		w.Alerts, w.Actions = nonNil(w.Alerts), nonNil(w.Actions)
+		n.Watch = &w
+	}
 	return n
 }
 

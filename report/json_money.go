@@ -70,5 +70,22 @@ func roundedMoney(n analysis.Result) analysis.Result {
 			m(v)
 		}
 	}
+	if n.Watch != nil {
+		w := *n.Watch
+		m(&w.Saved)
+		m(&w.WouldHaveSaved)
+		w.Actions = slices.Clone(w.Actions)
+		for i := range w.Actions {
+			a := &w.Actions[i]
+			for _, p := range []**float64{&a.Rate, &a.Saved} {
+				if *p != nil {
+					v := **p
+					m(&v)
+					*p = &v
+				}
+			}
+		}
+		n.Watch = &w
+	}
 	return n
 }

@@ -55,6 +55,9 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		{{"Savings available", styleNone}, {money(cur, t.MonthlySavings), savingsStyle}, {"per month", styleNone}},
 	}
 	writeTable(&b, p, nil, []bool{false, true, false}, kpis)
+	if l := watchLine(r); l != "" {
+		b.WriteString("\n" + p.paint(styleBold, "Watch") + ": " + l + "\n")
+	}
 
 	if top := topResources(r.ByResource, 5); len(top) > 0 {
 		b.WriteString("\n" + p.paint(styleBold, "Top resources by cost") + "\n")

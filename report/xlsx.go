@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/finops-oss/finops/amount"
@@ -66,11 +67,12 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 	if err := f.SetSheetName("Sheet1", sheetSummary); err != nil {
 		return fmt.Errorf("report: xlsx: %w", err)
 	}
-	steps := []struct {
+	type step struct {
 		sheet    string
 		fill     func() error
 		streamed bool
-	}{
+	}
+	steps := []step{
 		{sheetSummary, b.summary, false},
 		{sheetFindings, b.findings, false},
 		{sheetTeams, b.teams, false},
@@ -81,6 +83,10 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 		{sheetPools, b.pools, false},
 		{sheetUtil, b.utilization, true},
 		{sheetLines, b.billingLines, true},
+	}
+	if r.Watch != nil {
+		steps = slices.Insert(steps, slices.IndexFunc(steps, func(s step) bool { return s.sheet == sheetUtil }),
+			step{sheetWatch, b.watch, false})
 	}
 	for i, s := range steps {
 		if err := ctx.Err(); err != nil {

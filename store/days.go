@@ -115,9 +115,10 @@ func (s *Store) CompactTelemetry(ctx context.Context, before time.Time) (Compact
 
 // dayCompactor folds one GPU's old minutes into days, a day at a time.
 type dayCompactor struct {
-	tx                  *sql.Tx
-	load, upsert, purge *sql.Stmt
-	util                [dayMinutes]float32
+	tx    *sql.Tx
+	days  dayStmts
+	purge *sql.Stmt
+	cur   storedDay
 }
 
 // dayRows is one GPU-day being assembled from its minute rows.
@@ -131,22 +132,18 @@ type dayRows struct {
 }
 
 func (dc *dayCompactor) close() {
-	for _, st := range []*sql.Stmt{dc.load, dc.upsert, dc.purge} {
-		if st != nil {
-			st.Close()
-		}
+	dc.days.close()
+	if dc.purge != nil {
+		dc.purge.Close()
 	}
 }
 
 func (dc *dayCompactor) prepare(ctx context.Context) error {
-	if dc.load != nil {
+	if dc.purge != nil {
 		return nil
 	}
 	p := preparer{ctx: ctx, tx: dc.tx}
-	dc.load = p.prep(`SELECT util, mem_used_max, power_sum, power_n FROM gpu_days WHERE gpu_id = ? AND day = ?`)
-	dc.upsert = p.prep(`INSERT INTO gpu_days (gpu_id, day, minutes, util, mem_used_max, power_sum, power_n)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (gpu_id, day) DO UPDATE SET minutes = excluded.minutes, util = excluded.util,
-		mem_used_max = excluded.mem_used_max, power_sum = excluded.power_sum, power_n = excluded.power_n`)
+	dc.days = prepareDayStmts(&p)
 	dc.purge = p.prep(`DELETE FROM gpu_minutes WHERE gpu_id = ? AND minute < ?`)
 	return p.err
 }
@@ -207,40 +204,18 @@ func (dc *dayCompactor) gpu(ctx context.Context, id, cut int64, c *Compacted) er
 	return err
 }
 
-// write stores one GPU-day, merged into the stored day if there is one: the
-// stored minutes win and the new ones only fill minutes it had no sample for,
-// so a minute delivered again is not counted twice (its power neither).
+// write stores one GPU-day, merged into the stored day if there is one
+// (storedDay.fill: the stored minutes win).
 func (dc *dayCompactor) write(ctx context.Context, id int64, p *dayRows) error {
-	var blob []byte
-	var mem sql.NullFloat64
-	var powerSum float64
-	var powerN int64
-	err := dc.load.QueryRowContext(ctx, id, p.day).Scan(&blob, &mem, &powerSum, &powerN)
-	stored := err == nil
-	switch {
-	case err == sql.ErrNoRows:
-	case err != nil:
+	if err := dc.days.open(ctx, &dc.cur, id, p.day); err != nil {
 		return err
-	default:
-		if err := decodeDay(blob, &dc.util); err != nil {
-			return err
-		}
 	}
-	n := 0
-	for i := range p.util {
-		if stored && dc.util[i] == dc.util[i] {
-			p.util[i] = dc.util[i]
-		} else if p.seen[i] {
-			if m := p.mem[i]; m == m && (!mem.Valid || m > mem.Float64) {
-				mem = sql.NullFloat64{Float64: m, Valid: true}
-			}
-			powerSum += p.power[i]
-			powerN += int64(p.pn[i])
+	for i := range p.seen {
+		if !p.seen[i] {
+			continue
 		}
-		if p.util[i] == p.util[i] {
-			n++
-		}
+		mem := sql.NullFloat64{Float64: p.mem[i], Valid: p.mem[i] == p.mem[i]}
+		dc.cur.fill(int64(i), p.util[i], mem, p.power[i], int64(p.pn[i]))
 	}
-	_, err = dc.upsert.ExecContext(ctx, id, p.day, n, encodeDay(&p.util), mem, powerSum, powerN)
-	return err
+	return dc.days.write(ctx, &dc.cur)
 }

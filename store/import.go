@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
@@ -28,6 +29,12 @@ type FileMeta struct {
 	// (Azure actual vs amortized exports), else no restatement key.
 	Period   string
 	Delivery string
+	// CompactBefore: telemetry of the UTC days that ended before it goes
+	// straight into compacted GPU-days, as CompactTelemetry with the same
+	// time would fold it after the import (an ingest passes the cut it
+	// compacts at, utilization.hot_days ago). Zero: every minute is written
+	// as a minute row.
+	CompactBefore time.Time
 }
 
 // ImportResult says what an import did.
@@ -124,7 +131,7 @@ func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*Im
 		return fail(err)
 	}
 
-	w, err := newWriter(ctx, tx, id)
+	w, err := newWriter(ctx, tx, id, meta.CompactBefore)
 	if err != nil {
 		return fail(err)
 	}
@@ -234,7 +241,7 @@ type writer struct {
 	taskIDs              map[string]int64
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*writer, error) {
+func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64, compactBefore time.Time) (*writer, error) {
 	w := &writer{ctx: ctx, tx: tx, sourceID: sourceID, gpuIDs: map[string]int64{}, taskIDs: map[string]int64{}}
 	p := preparer{ctx: ctx, tx: tx}
 	prep := p.prep
@@ -256,7 +263,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*writer, error)
 	if err == nil {
 		// A sample already stored for the same GPU and instant (overlapping
 		// logs) is kept: the first import wins, nothing is counted twice.
-		w.minutes, err = newMinuteWriter(ctx, tx, sourceID)
+		w.minutes, err = newMinuteWriter(ctx, tx, sourceID, compactBefore)
 	}
 	if err != nil {
 		w.close()

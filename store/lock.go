@@ -36,7 +36,8 @@ var ErrLocked = errors.New("another finops run holds the lock")
 // LockedError says who holds the lock, as far as the lock file tells.
 type LockedError struct {
 	Path   string // the lock file
-	Holder string // "pid 1234 on host gpu-a since 2026-11-30T08:00:00Z", or "" when unknown
+	Holder string // "pid 1234 on host gpu-a since 2026-11-30T08:00:00Z (run 2026-W48)", or "" when unknown
+	Job    string // the holder's job as it named it ("run 2026-W48", "watch", "restore"), or "" when unknown
 }
 
 func (e *LockedError) Error() string {
@@ -69,7 +70,7 @@ func AcquireRunLock(dbPath, what string, now time.Time) (*RunLock, error) {
 	if !ok {
 		holder := readHolder(f)
 		f.Close()
-		return nil, &LockedError{Path: path, Holder: holder}
+		return nil, &LockedError{Path: path, Holder: holder, Job: holderJob(holder)}
 	}
 	host, _ := os.Hostname()
 	info := fmt.Sprintf("pid %d on host %s since %s (%s)\n", os.Getpid(), host, now.UTC().Format(time.RFC3339), what)
@@ -101,4 +102,13 @@ func readHolder(f *os.File) string {
 		return ""
 	}
 	return s
+}
+
+// holderJob is the job a lock file's text names in its closing parentheses.
+func holderJob(holder string) string {
+	i := strings.LastIndexByte(holder, '(')
+	if i < 0 || !strings.HasSuffix(holder, ")") {
+		return ""
+	}
+	return holder[i+1 : len(holder)-1]
 }

@@ -286,6 +286,89 @@ CREATE TABLE source_warnings (
 	message   TEXT NOT NULL
 );
 `,
+	// 7: the watch's ledger (finops watch, docs/WATCH.md). A spell is one
+	// resource's idle run (or its life past max_lifetime) from the first alert
+	// to "back to work" or "released"; at most one is open per resource and
+	// kind. Every decision is an event; its messages wait in an outbox per
+	// channel (held through quiet hours, sent again after a crash); a command
+	// is recorded as pending before it runs, so a pass killed while it runs
+	// never runs it again. Times are unix seconds; money is the hourly rate
+	// when the spell opened, so the savings can be read back.
+	`
+CREATE TABLE watch_spells (
+	id           INTEGER PRIMARY KEY,
+	resource     TEXT NOT NULL,
+	team         TEXT NOT NULL DEFAULT '',
+	kind         TEXT NOT NULL,            -- idle, lifetime
+	since        INTEGER NOT NULL,         -- start of the idle run, or when max_lifetime passed
+	opened_at    INTEGER NOT NULL,
+	reminded_at  INTEGER NOT NULL,
+	graced_at    INTEGER,
+	acted        INTEGER NOT NULL DEFAULT 0,
+	closed_at    INTEGER,
+	close_reason TEXT,                     -- busy, released
+	rate         REAL,                     -- per hour, in currency; NULL when unknown
+	currency     TEXT NOT NULL DEFAULT '',
+	burnt        REAL                      -- at close, at rate; NULL when unknown
+);
+CREATE UNIQUE INDEX watch_spells_open ON watch_spells(resource, kind) WHERE closed_at IS NULL;
+CREATE INDEX watch_spells_opened ON watch_spells(opened_at);
+
+CREATE TABLE watch_events (
+	id        INTEGER PRIMARY KEY,
+	spell_id  INTEGER NOT NULL REFERENCES watch_spells(id),
+	at        INTEGER NOT NULL,
+	kind      TEXT NOT NULL,               -- open, remind, close, grace, act
+	event     TEXT NOT NULL,               -- idle, reminder, busy, released, grace, action, lifetime
+	resource  TEXT NOT NULL,
+	team      TEXT NOT NULL DEFAULT '',
+	title     TEXT NOT NULL,
+	body      TEXT NOT NULL,
+	burnt     REAL                         -- so far, at the spell's rate; NULL when unknown
+);
+CREATE INDEX watch_events_at ON watch_events(at);
+
+CREATE TABLE watch_messages (
+	id        INTEGER PRIMARY KEY,
+	event_id  INTEGER NOT NULL REFERENCES watch_events(id),
+	channel   TEXT NOT NULL,               -- watch.channels[i] as "type#i"
+	sent_at   INTEGER,
+	attempts  INTEGER NOT NULL DEFAULT 0,
+	error     TEXT
+);
+CREATE INDEX watch_messages_pending ON watch_messages(event_id) WHERE sent_at IS NULL;
+
+CREATE TABLE watch_actions (
+	id          INTEGER PRIMARY KEY,
+	event_id    INTEGER NOT NULL REFERENCES watch_events(id),
+	resource    TEXT NOT NULL,
+	team        TEXT NOT NULL DEFAULT '',
+	decided_at  INTEGER NOT NULL,
+	action      TEXT NOT NULL,             -- stop, release
+	argv        TEXT NOT NULL,             -- JSON array
+	outcome     TEXT NOT NULL,             -- pending, done, failed, timeout, interrupted, busy, dry-run, refused
+	reason      TEXT,
+	exit_code   INTEGER,
+	output      TEXT,                      -- the tail of stdout and stderr, capped
+	finished_at INTEGER,
+	idle_since  INTEGER NOT NULL,
+	rate        REAL,
+	currency    TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX watch_actions_decided ON watch_actions(decided_at);
+
+-- Where each telemetry source was read up to, so a pass reads only what is new.
+CREATE TABLE watch_cursors (
+	source TEXT PRIMARY KEY,
+	until  INTEGER NOT NULL
+);
+`,
+	// 8: the weekly report's watch section reads the messages delivered in
+	// its window by when they were sent (a message held through quiet hours
+	// goes out long after its decision), so that read walks an index.
+	`
+CREATE INDEX watch_messages_sent ON watch_messages(sent_at) WHERE sent_at IS NOT NULL;
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

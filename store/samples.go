@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/finops-oss/finops"
 )
@@ -46,6 +47,7 @@ type minuteWriter struct {
 	open                         map[int64]*minuteAcc // GPU id → its open minute
 	order                        []int64              // GPU ids in first-seen order (deterministic flush)
 	batch                        []pendingMinute      // closed minutes not written yet
+	cold                         *coldDays            // minutes before the cut go to gpu_days; nil: none
 
 	// Full batches are written by a second goroutine while the parser goes
 	// on (database/sql serialises the two on the transaction's connection):
@@ -103,7 +105,10 @@ func minuteInsert(rows int) string {
 	return b.String()
 }
 
-func newMinuteWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*minuteWriter, error) {
+// newMinuteWriter writes the samples of source sourceID; those of UTC days
+// that ended before compactBefore (zero: none) go straight into gpu_days
+// (coldday.go).
+func newMinuteWriter(ctx context.Context, tx *sql.Tx, sourceID int64, compactBefore time.Time) (*minuteWriter, error) {
 	m := &minuteWriter{ctx: ctx, tx: tx, sourceID: sourceID, open: map[int64]*minuteAcc{}, returned: map[[2]int64]int{}}
 	p := preparer{ctx: ctx, tx: tx}
 	prep := p.prep
@@ -116,6 +121,13 @@ func newMinuteWriter(ctx context.Context, tx *sql.Tx, sourceID int64) (*minuteWr
 		m.close()
 		return nil, p.err
 	}
+	if !compactBefore.IsZero() {
+		var err error
+		if m.cold, err = newColdDays(ctx, tx, floorDiv(compactBefore.Unix(), 86400)*dayMinutes); err != nil {
+			m.close()
+			return nil, err
+		}
+	}
 	return m, nil
 }
 
@@ -125,6 +137,9 @@ func (m *minuteWriter) close() {
 		if st != nil {
 			st.Close()
 		}
+	}
+	if m.cold != nil {
+		m.cold.close()
 	}
 }
 
@@ -185,6 +200,11 @@ func (m *minuteWriter) add(id int64, s *finops.GPUSample) error {
 func (m *minuteWriter) finish() error {
 	for _, id := range m.order {
 		if err := m.flush(id, m.open[id]); err != nil {
+			return err
+		}
+	}
+	if m.cold != nil {
+		if err := m.cold.finish(m.order, m.queue); err != nil {
 			return err
 		}
 	}
@@ -292,18 +312,35 @@ func (m *minuteWriter) flush(id int64, acc *minuteAcc) error {
 	xs := acc.samples
 	// Stable: of two samples at the same instant in one input, the first wins.
 	slices.SortStableFunc(xs, func(a, b minuteSample) int { return int(a.off) - int(b.off) })
-	p := pendingMinute{id: id, minute: acc.minute}
-	p.r.offsets = make([]byte, 0, 2*len(xs))
-	p.samples = make([]minuteSample, 0, len(xs))
-	for i, x := range xs {
-		if i > 0 && x.off == xs[i-1].off {
+	k := 0
+	for _, x := range xs {
+		if k > 0 && x.off == xs[k-1].off {
 			continue
 		}
-		p.r.addSample(x)
-		p.r.offsets = binary.BigEndian.AppendUint16(p.r.offsets, x.off)
-		p.samples = append(p.samples, x)
+		xs[k] = x
+		k++
 	}
 	acc.samples = acc.samples[:0]
+	if m.cold != nil && acc.minute < m.cold.cut {
+		return m.cold.take(id, acc.minute, xs[:k], m.queue)
+	}
+	return m.queue(newPendingMinute(id, acc.minute, xs[:k]))
+}
+
+// newPendingMinute is a minute row of deduplicated samples xs, sorted by
+// offset; it copies them, as the row is written by the writer goroutine.
+func newPendingMinute(id, minute int64, xs []minuteSample) pendingMinute {
+	p := pendingMinute{id: id, minute: minute, samples: slices.Clone(xs)}
+	p.r.offsets = make([]byte, 0, 2*len(xs))
+	for _, x := range xs {
+		p.r.addSample(x)
+		p.r.offsets = binary.BigEndian.AppendUint16(p.r.offsets, x.off)
+	}
+	return p
+}
+
+// queue adds a closed minute to the batch of minute rows, sent when full.
+func (m *minuteWriter) queue(p pendingMinute) error {
 	m.batch = append(m.batch, p)
 	if len(m.batch) >= m.bufferSize() {
 		m.send()

@@ -3,8 +3,13 @@
 // (testdata/ingest/focus_sample.csv), shifting each pass by one day and
 // giving every row its own Id and resource, so the output looks like a long
 // real export: about 750 bytes a row, NULLs, tags, 15-digit decimals.
+// With -quote-all every field is quoted (numbers and NULL too, as some
+// exporters write them) and with -distinct every row has a resource of its
+// own (a fleet of short-lived instances), the two costs the issue #15
+// export adds to a parser and a store.
 //
 //	go run ./bench/focusgen -rows 200000 -o /tmp/focus-200k.csv
+//	go run ./bench/focusgen -rows 200000 -quote-all -distinct -o /tmp/focus-quoted.csv
 package main
 
 import (
@@ -25,14 +30,16 @@ func main() {
 	rows := flag.Int("rows", 200000, "data rows to write")
 	out := flag.String("o", "", "output file (default stdout)")
 	sample := flag.String("sample", "testdata/ingest/focus_sample.csv", "FOCUS sample to repeat")
+	quoteAll := flag.Bool("quote-all", false, "quote every field, numbers and NULL included")
+	distinct := flag.Bool("distinct", false, "give every row a resource id of its own (default: one per sample row and pass)")
 	flag.Parse()
-	if err := run(*sample, *out, *rows); err != nil {
+	if err := run(*sample, *out, *rows, *quoteAll, *distinct); err != nil {
 		fmt.Fprintln(os.Stderr, "focusgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(samplePath, outPath string, rows int) error {
+func run(samplePath, outPath string, rows int, quoteAll, distinct bool) error {
 	f, err := os.Open(samplePath)
 	if err != nil {
 		return err
@@ -66,6 +73,7 @@ func run(samplePath, outPath string, rows int) error {
 		w = of
 	}
 	bw := newQuotingWriter(w)
+	bw.all = quoteAll
 	bw.write(hdr)
 	rec := make([]string, len(hdr))
 	for i := range rows {
@@ -78,7 +86,11 @@ func run(samplePath, outPath string, rows int) error {
 		}
 		rec[col["Id"]] = strconv.Itoa(i + 1)
 		if r := t[col["ResourceId"]]; r != "NULL" && r != "" {
-			rec[col["ResourceId"]] = r + "-" + strconv.Itoa(pass)
+			if distinct {
+				rec[col["ResourceId"]] = r + "-" + strconv.Itoa(i)
+			} else {
+				rec[col["ResourceId"]] = r + "-" + strconv.Itoa(pass)
+			}
 		}
 		// Vary the costs a little from pass to pass (exact decimal arithmetic).
 		for _, c := range []string{"BilledCost", "EffectiveCost"} {
@@ -117,9 +129,10 @@ var numericColumns = map[string]bool{"BilledCost": true, "ConsumedQuantity": tru
 	"ContractedUnitPrice": true, "EffectiveCost": true, "ListCost": true, "PricingQuantity": true, "Id": true}
 
 // quotingWriter writes CSV as the FOCUS sample does: every field quoted
-// except the NULL literal and the numeric columns.
+// except the NULL literal and the numeric columns (all: every field).
 type quotingWriter struct {
 	w      io.Writer
+	all    bool
 	buf    []byte
 	err    error
 	plain  []bool
@@ -140,7 +153,7 @@ func (q *quotingWriter) write(rec []string) {
 		if i > 0 {
 			q.buf = append(q.buf, ',')
 		}
-		if !q.header && (f == "NULL" || q.plain[i]) {
+		if !q.header && !q.all && (f == "NULL" || q.plain[i]) {
 			q.buf = append(q.buf, f...)
 			continue
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/store"
@@ -14,11 +15,7 @@ import (
 // of one ingest still merge minute by minute (overlapping logs, a sample
 // split across two files). What the reports read is unchanged by it.
 func (m *Main) compactTelemetry(ctx context.Context, st *store.Store, c *config.Config) error {
-	days := c.Telemetry.HotDays
-	if days == 0 {
-		days = store.DefaultHotDays
-	}
-	before := m.Now().UTC().AddDate(0, 0, -days)
+	before := m.compactBefore(c)
 	res, err := st.CompactTelemetry(ctx, before)
 	if err != nil {
 		return fmt.Errorf("compact telemetry before %s: %w (the imports are kept; the next ingest tries again)",
@@ -28,4 +25,15 @@ func (m *Main) compactTelemetry(ctx context.Context, st *store.Store, c *config.
 		m.logger.Debug("compacted telemetry", "before", before.Format("2006-01-02"), "gpu_days", res.Days, "minutes", res.Minutes)
 	}
 	return nil
+}
+
+// compactBefore is where telemetry stops being kept per minute: the days
+// that ended before it are compacted after an ingest, and an import writes
+// them as GPU-days directly (store.FileMeta.CompactBefore).
+func (m *Main) compactBefore(c *config.Config) time.Time {
+	days := c.Telemetry.HotDays
+	if days == 0 {
+		days = store.DefaultHotDays
+	}
+	return m.Now().UTC().AddDate(0, 0, -days)
 }

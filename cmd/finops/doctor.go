@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -62,6 +61,9 @@ func (d *doctorRun) line(verdict, name, detail string, secrets ...string) {
 	d.total++
 	if verdict == checkFail {
 		d.failed++
+	}
+	if d.m.quiet && verdict != checkFail {
+		return // --quiet: the failures, and the error counting them
 	}
 	// One line per check: a multi-line error (YAML's) is joined.
 	detail = strings.Join(strings.Fields(redact(detail, secrets...)), " ")
@@ -200,15 +202,9 @@ func (d *doctorRun) s3(ctx context.Context, s config.S3) {
 		d.line(checkFail, "s3", err.Error(), secrets...)
 		return
 	}
-	tmp, err := os.MkdirTemp("", "finops-doctor-")
-	if err != nil {
-		d.line(checkFail, "s3", err.Error())
-		return
-	}
-	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
-	key, err := client.Probe(ctx, tmp)
+	key, err := client.Probe(ctx)
 	at := ""
 	if s.Endpoint != "" {
 		at = " at " + sanitize.URL(s.Endpoint)

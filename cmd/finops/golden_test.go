@@ -42,6 +42,7 @@ func TestGoldenDemo(t *testing.T) {
 	}
 	t.Run("email preview", func(t *testing.T) { checkEmailPreview(t, out) })
 	t.Run("team report", func(t *testing.T) { checkTeamReport(t, out) })
+	t.Run("workbook printed by LibreOffice", func(t *testing.T) { checkPrintedWorkbook(t, out) })
 }
 
 // normaliseOut replaces the test's temporary output folder with $OUT.

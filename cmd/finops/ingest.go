@@ -245,19 +245,35 @@ func parseOptions(c *config.Config, s sourceSpec, path string) ingest.Options {
 func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, file ingest.PlannedFile, uri string,
 	bars bars, label string) (*store.ImportResult, error) {
 	path := file.Path
-	sum, _, err := ingest.HashFile(ctx, path)
+	var size int64 = -1 // no bar when it cannot be known
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
+	}
+	// A file of gigabytes takes a while to hash before the first row: a bar
+	// of its own says so.
+	var hashing *bar
+	if size >= 0 {
+		hashing = bars.bytes(label, "sha256", size)
+	}
+	var hashed func(int)
+	if hashing != nil {
+		hashed = hashing.add
+	}
+	sum, _, err := ingest.HashFileCounted(ctx, path, hashed)
+	hashing.done()
 	if err != nil {
 		if uri != path {
 			err = fmt.Errorf("%s: %w", uri, err)
 		}
 		return nil, err
 	}
-	meta := store.FileMeta{URI: uri, SHA256: sum, Host: s.host, Period: file.Period, Delivery: file.Delivery}
+	meta := store.FileMeta{URI: uri, SHA256: sum, Host: s.host, Period: file.Period, Delivery: file.Delivery,
+		CompactBefore: m.compactBefore(c)}
 	return st.Import(ctx, meta,
 		func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 			var progress *bar
-			if fi, err := os.Stat(path); err == nil {
-				progress = bars.file(label, fi.Size())
+			if size >= 0 {
+				progress = bars.file(label, size)
 			}
 			defer progress.done()
 			var read func(int)
@@ -284,6 +300,8 @@ func (m *Main) checkFiles(ctx context.Context, c *config.Config, specs []sourceS
 	notes := m.Stdout
 	if m.jsonResults() {
 		notes = m.Stderr // stdout carries only the JSON results
+	} else if m.quiet {
+		notes = io.Discard
 	}
 	var errs []error
 	files := 0
@@ -367,6 +385,9 @@ func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, pat
 		r.UnknownGPUs = sink.unknown
 		emitJSON(out, r)
 		return refused
+	}
+	if m.quiet && refused == nil && len(sum.Rejected) == 0 {
+		return nil // --quiet: a file that imports whole is not a problem
 	}
 	fmt.Fprintf(out, "%s: %s\n", f, verdict)
 	format := sum.Format

@@ -66,7 +66,7 @@ func (m *Main) startJob(ctx context.Context, st *store.Store, c *config.Config, 
 	if err != nil {
 		return nil, usageError{err}
 	}
-	lock, err := store.AcquireRunLock(st.Path(), "run "+win.Label, m.Now())
+	lock, err := m.acquireRunLock(ctx, st.Path(), "run "+win.Label)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
 			err = busyError{err}
@@ -86,8 +86,8 @@ func (m *Main) startJob(ctx context.Context, st *store.Store, c *config.Config, 
 		m.Stdout = io.Discard
 	}
 	j.d = &deliver.Run{Store: st, RunID: j.run.ID, Config: c, Window: win, Options: flags.Options, Transports: tr,
-		Version: version, Now: m.Now, Out: m.Stdout, Log: m.logger, LogFailures: m.logFormat == "json",
-		Steps: m.bars().deliverySteps, Backoff: m.sendBackoff, Result: &j.res.Result}
+		Version: version, Now: m.Now, Out: m.Stdout, Quiet: m.quiet, Log: m.logger, LogFailures: m.logFormat == "json",
+		Bytes: m.bars().deliveryBytes, Backoff: m.sendBackoff, Result: &j.res.Result}
 	if n := j.run.InterruptedBefore; n > 0 {
 		fmt.Fprintf(m.Stdout, "an earlier run was interrupted (%d); this run delivers what it did not\n", n)
 		if m.logFormat == "json" {

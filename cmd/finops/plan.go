@@ -159,6 +159,9 @@ func (m *Main) writePlan(res *plan.Result, file, dir string, formats []string) e
 		}
 		wrote = append(wrote, path)
 	}
+	if m.quiet {
+		return nil // the table, asked for, is the result; the "wrote" lines are not
+	}
 	for _, p := range wrote {
 		fmt.Fprintf(m.Stdout, "wrote %s\n", p)
 	}

@@ -49,6 +49,17 @@ func (b bars) file(label string, size int64) *bar {
 	return b.start(label, size, true, progressbar.OptionShowBytes(true), progressbar.OptionShowCount())
 }
 
+// bytes begins a bar of size bytes with no rows, labelled label and then
+// what is done to them ("sha256", "upload"), which a cut of a long label
+// keeps.
+func (b bars) bytes(label, doing string, size int64) *bar {
+	p := b.start(label, size, false, progressbar.OptionShowBytes(true), progressbar.OptionShowCount())
+	if p != nil && doing != "" {
+		p.pb.Describe(p.label + " " + doing)
+	}
+	return p
+}
+
 // steps begins a bar of n steps called unit ("days", "sheets", "files").
 func (b bars) steps(label string, n int, unit string) *bar {
 	return b.start(label, int64(n), false,
@@ -71,15 +82,15 @@ func (b bars) start(label string, total int64, file bool, opts ...progressbar.Op
 	return &bar{pb: progressbar.NewOptions64(max(total, 1), opts...), label: label, file: file}
 }
 
-// deliverySteps is a bar of steps for package deliver.
-func (b bars) deliverySteps(label string, n int, unit string) deliver.Progress {
-	return stepBar{b.steps(label, n, unit)}
+// deliveryBytes is a bar of bytes sent for package deliver.
+func (b bars) deliveryBytes(label string, size int64) deliver.Progress {
+	return byteBar{b.bytes(label, "", size)}
 }
 
-type stepBar struct{ b *bar }
+type byteBar struct{ b *bar }
 
-func (s stepBar) Add(n int) { s.b.add(n) }
-func (s stepBar) Done()     { s.b.done() }
+func (s byteBar) Add(n int) { s.b.add(n) }
+func (s byteBar) Done()     { s.b.done() }
 
 // add counts n more units done: bytes read, a day fetched.
 func (p *bar) add(n int) {

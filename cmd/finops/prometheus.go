@@ -191,7 +191,7 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 				warnings = append(warnings, d.Warnings...)
 				res.partial = true
 			}
-			r, err := st.Import(ctx, store.FileMeta{URI: d.URI, SHA256: d.SHA256}, d.Replay)
+			r, err := st.Import(ctx, store.FileMeta{URI: d.URI, SHA256: d.SHA256, CompactBefore: m.compactBefore(c)}, d.Replay)
 			if err != nil {
 				fail(err)
 				return nil

@@ -254,6 +254,9 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 		return nil, err
 	}
 	in.IngestWarnings = ingestWarnings(warns)
+	if in.Watch, err = watchActivity(ctx, st, win); err != nil {
+		return nil, err
+	}
 	return in, nil
 }
 

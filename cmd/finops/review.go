@@ -54,6 +54,9 @@ func (m *Main) reviewCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if m.quiet {
+				return nil // as report: the files written, no summary
+			}
 			if err := report.WriteReviewSummary(m.Stdout, rv); err != nil {
 				return err
 			}

@@ -40,9 +40,17 @@ type Main struct {
 	// bar (zero: 100ms); the tests draw every change.
 	progressEvery time.Duration
 
+	// watchChannels, when set, gives the sender of a watch channel (tests:
+	// a recording one); nil, or a nil result, builds the real one.
+	watchChannels func(config.Channel) alertSender
+
 	// sendBackoff is the wait before each retry of a refused email (nil:
 	// deliver's); the tests that cut connections need not wait.
 	sendBackoff []time.Duration
+
+	// watchLockWait is how long a run waits for a watch pass holding the
+	// run lock (zero: defaultWatchLockWait).
+	watchLockWait time.Duration
 
 	cpuProfile, memProfile string
 	stopProfiles           func() error
@@ -118,6 +126,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	root.AddCommand(m.planCommand())
 	root.AddCommand(m.restoreCommand())
 	root.AddCommand(m.doctorCommand())
+	root.AddCommand(m.watchCommand())
 	return root
 }
 

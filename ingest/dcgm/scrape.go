@@ -160,7 +160,7 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 		}
 		return nil
 	}
-	for _, t := range []struct {
+	known := []struct {
 		metric string
 		dst    func(*reading) **float64
 		scale  float64
@@ -172,15 +172,21 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 		{FBReserved, func(r *reading) **float64 { return &r.reserved }, 1},
 		{FBTotal, func(r *reading) **float64 { return &r.tot }, 1},
 		{PowerUsage, func(r *reading) **float64 { return &r.power }, 1},
-	} {
+	}
+	taken := make(map[string]bool, len(known))
+	for _, t := range known {
 		if err := take(t.metric, t.dst, t.scale); err != nil {
 			return nil, err
 		}
+		taken[t.metric] = true
 	}
-	// Any other DCGM family still tells which GPUs the scrape saw.
+	// Any other DCGM family still tells which GPUs the scrape saw; the
+	// families read above are not walked again.
 	names := make([]string, 0, len(fams))
 	for n := range fams {
-		names = append(names, n)
+		if !taken[n] {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	for _, n := range names {

@@ -320,9 +320,26 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 	if !complete {
 		end = now.UTC().Truncate(c.src.Step)
 	}
+	return c.fetchSpan(ctx, day, end, complete, c.DayURI(day))
+}
+
+// FetchRange queries [from, to) at the source's step, from cut down to a
+// whole step: what `finops watch` reads each pass, only the minutes since its
+// last. The result is stored like a partial day (URI .../watch/<from>); the
+// daily fetch of the report later delivers the same samples again, and the
+// store counts a sample delivered twice once.
+func (c *Client) FetchRange(ctx context.Context, from, to time.Time) (*Day, error) {
+	from = from.UTC().Truncate(c.src.Step)
+	to = to.UTC().Truncate(c.src.Step)
+	return c.fetchSpan(ctx, from, to, false, "prometheus://"+c.src.Name+"/watch/"+from.Format("2006-01-02T15:04:05Z"))
+}
+
+// fetchSpan queries [day, end) — day is any step-aligned start — into a Day
+// named uri ("#partial" added when not complete).
+func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete bool, uri string) (*Day, error) {
 	d := &Day{Start: day, step: c.src.Step, Complete: complete}
 	if !end.After(day) {
-		d.URI = c.DayURI(day) + "#partial"
+		d.URI = uri + "#partial"
 		return d, nil
 	}
 	stepMs := c.src.Step.Milliseconds()
@@ -454,7 +471,7 @@ func (c *Client) FetchDay(ctx context.Context, day, now time.Time) (*Day, error)
 		fmt.Fprintf(h, "run %s %s %s %s %v %d %d\n", r.Task, r.Team, r.Kind, r.Resource, r.GPUs, r.Start.UnixMilli(), r.End.UnixMilli())
 	}
 	d.Samples, d.Runs = samples, len(d.runs)
-	d.URI = c.DayURI(day)
+	d.URI = uri
 	if !d.Complete || len(d.Warnings) > 0 {
 		d.Complete = false
 		d.URI += "#partial"

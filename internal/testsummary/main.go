@@ -38,7 +38,7 @@ type skip struct {
 
 // howToRun ends the summary: what the skipped tests need and how to stop
 // them skipping. testenv.Missing names the part and its install command.
-const howToRun = `Install the parts they need as .ci/run does (apt-get install chromium prometheus;
+const howToRun = `Install the parts they need as .ci/run does (apt-get install chromium prometheus libreoffice-calc-nogui;
 go install github.com/versity/versitygw/cmd/versitygw@v1.8.0 github.com/axllent/mailpit@v1.33.1),
 then run make test again; CI=true or FINOPS_TEST_REQUIRE=1 makes a missing part fail instead of skip.`
 

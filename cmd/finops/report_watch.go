@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/store"
+)
+
+// watchActivity loads what `finops watch` did in the window, for the
+// report's Watch section: nil when it sent and decided nothing, so a fleet
+// without the watch gets no section.
+func watchActivity(ctx context.Context, st *store.Store, win analysis.Window) (*analysis.WatchInput, error) {
+	act, err := st.WatchActivity(ctx, win.Start, win.End)
+	if err != nil {
+		return nil, err
+	}
+	if len(act.Alerts) == 0 && len(act.Actions) == 0 {
+		return nil, nil
+	}
+	in := &analysis.WatchInput{}
+	for _, a := range act.Alerts {
+		in.Alerts = append(in.Alerts, analysis.WatchAlert{At: a.SentAt, Resource: a.Resource, Team: a.Team, Event: a.Event,
+			Channel: a.Channel, Title: a.Title})
+	}
+	for _, a := range act.Actions {
+		in.Actions = append(in.Actions, analysis.WatchDecision{DecidedAt: a.DecidedAt, Finished: a.Finished,
+			Resource: a.Resource, Team: a.Team, Action: a.Action, Outcome: a.Outcome, ExitCode: a.ExitCode,
+			Rate: a.Rate, RateKnown: a.RateKnown, Currency: a.Currency})
+	}
+	return in, nil
+}
