@@ -26,6 +26,9 @@ type GPUSeries struct {
 	far   []uint32
 	util  []float32
 	last  int64
+	// outline: Start and last are known but the minutes between are not
+	// held (SetSpan), for a caller that loads them when it needs them.
+	outline bool
 	// Interval is the GPU's sampling interval (the store measures it from
 	// the spacing of its samples): a sample also covers the minutes after it
 	// up to this spacing.
@@ -97,8 +100,21 @@ func (g *GPUSeries) Minutes() []MinuteUtil {
 	return out
 }
 
-// Len is the number of minutes with a value.
+// Len is the number of minutes with a value that g holds (none in an
+// outline).
 func (g *GPUSeries) Len() int { return len(g.util) }
 
-// Last is the last minute with a value; only meaningful when Len > 0.
-func (g *GPUSeries) Last() int64 { return g.last }
+// Span is the first and last minute with a value; ok is false when the
+// series has none.
+func (g *GPUSeries) Span() (first, last int64, ok bool) {
+	return g.Start, g.last, len(g.util) > 0 || g.outline
+}
+
+// SetSpan makes g an outline: its first and last minute, without the
+// minutes. A quarter of a fleet's minutes is hundreds of MB; matching GPUs
+// to resources and clipping a window need only this, and the analysis loads
+// each GPU's minutes when it reaches it (analysis.Input.LoadSeries).
+func (g *GPUSeries) SetSpan(first, last int64) {
+	g.Start, g.last, g.outline = first, last, true
+	g.steps, g.far, g.util = nil, nil, nil
+}

@@ -35,8 +35,8 @@ func TestGPUSeriesAdd(t *testing.T) {
 				g.Add(m.Minute, m.Util)
 			}
 			last := in[len(in)-1].Minute
-			if g.Start != m0 || g.Last() != last || g.Len() != len(in) {
-				t.Errorf("Start %d, Last %d, Len %d; want %d, %d, %d", g.Start, g.Last(), g.Len(), int64(m0), last, len(in))
+			if first, l, ok := g.Span(); first != m0 || g.Start != m0 || l != last || !ok || g.Len() != len(in) {
+				t.Errorf("Span %d, %d, %v, Start %d, Len %d; want %d, %d, true, %d, %d", first, l, ok, g.Start, g.Len(), int64(m0), last, int64(m0), len(in))
 			}
 			if got := g.Minutes(); !reflect.DeepEqual(got, in) {
 				t.Errorf("Minutes() = %v, want %v", got, in)
@@ -65,5 +65,19 @@ func TestGPUSeriesAllBreak(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("ranged over %d minutes before the break, want 2", n)
+	}
+}
+
+// An outline has a span and no minutes; an empty series has neither.
+func TestGPUSeriesSpan(t *testing.T) {
+	var g GPUSeries
+	if _, _, ok := g.Span(); ok {
+		t.Error("empty series has a span")
+	}
+	g.Add(100, 1)
+	g.Add(400, 2)
+	g.SetSpan(90, 500)
+	if first, last, ok := g.Span(); first != 90 || last != 500 || !ok || g.Len() != 0 || len(g.Minutes()) != 0 {
+		t.Errorf("outline: Span %d, %d, %v, Len %d, Minutes %v; want 90, 500, true, 0, none", first, last, ok, g.Len(), g.Minutes())
 	}
 }

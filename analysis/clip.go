@@ -73,8 +73,8 @@ func dataExtent(in *Input) (first, last time.Time, ok bool) {
 	}
 	for i := range in.GPUs {
 		s := &in.GPUs[i]
-		if s.Len() > 0 {
-			add(time.Unix(s.Start*60, 0), time.Unix((s.Last()+maxCover+1)*60, 0))
+		if first, last, ok := s.Span(); ok {
+			add(time.Unix(first*60, 0), time.Unix((last+maxCover+1)*60, 0))
 		}
 	}
 	for i := range in.TaskRuns {

@@ -63,8 +63,8 @@ func Now(in *Input, from, now time.Time) ([]ResourceNow, []string, error) {
 	nowMin := floorMinute(now)
 	for i := range in.GPUs {
 		s := &in.GPUs[i]
-		if s.Len() > 0 && s.Last() > nowMin {
-			last := time.Unix(s.Last()*60, 0).UTC()
+		if _, lm, ok := s.Span(); ok && lm > nowMin {
+			last := time.Unix(lm*60, 0).UTC()
 			warnings = append(warnings, fmt.Sprintf("GPU %s on host %q has samples up to %s, after now (%s): its clock "+
 				"runs ahead; those samples are ignored until then — fix the host's time (NTP)", s.Key, s.Host,
 				last.Format(time.RFC3339), now.UTC().Format(time.RFC3339)))

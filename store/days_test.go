@@ -64,6 +64,23 @@ func TestCompactTelemetry(t *testing.T) {
 	if got := series(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after compaction: %v, want %v", got, want)
 	}
+	// Outlines across the compacted days and the hot one; then a range that
+	// starts at 10:01 of day 1 (a compacted minute without utilization) and
+	// ends in day 2's first minute: by hand, 23:59 (8) and day 2 00:00 (50).
+	all, err := s.GPUSeries(ctx, d0, d0.Add(72*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOutlines(t, s, d0, d0.Add(72*time.Hour), all)
+	from, to := d0.Add(10*time.Hour+time.Minute), d0.Add(24*time.Hour+30*time.Second)
+	cut, err := s.GPUSeries(ctx, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cut) != 1 || !reflect.DeepEqual(cut[0].Minutes(), want[1:3]) {
+		t.Fatalf("GPUSeries from 10:01 to day 2 00:00:30 = %+v, want %v", cut, want[1:3])
+	}
+	checkOutlines(t, s, from, to, cut)
 	day := func(d int64) (minutes int, mem float64, power float64, powerN int) {
 		t.Helper()
 		if err := s.DB().QueryRow(`SELECT minutes, mem_used_max, power_sum, power_n FROM gpu_days WHERE day = ?`, d).
