@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -33,7 +34,7 @@ func groupRuns(runs []finops.TaskRun) map[string][]*finops.TaskRun {
 func (a *analyzer) resource(r *gpuResource) {
 	p := a.p
 	for _, s := range r.slots {
-		s.grid = buildGrid(a.tl, s.series, p.IdleThreshold, p.IdleMinSpan, a.spareGrid())
+		s.grid = buildGrid(a.tl, s.minutes(), p.IdleThreshold, p.IdleMinSpan, a.spareGrid())
 	}
 	rate, slots := r.rates(a.tl, a.conv)
 	a.resolveResource(r)
@@ -141,8 +142,23 @@ func (a *analyzer) resource(r *gpuResource) {
 	// input, and the collector let the heap grow by that much.
 	for _, s := range r.slots {
 		a.spare = append(a.spare, s.grid)
-		s.grid = gpuGrid{}
+		s.grid, s.loaded = gpuGrid{}, nil
 	}
+}
+
+// load fetches the minutes of slots whose series are outlines.
+func (a *analyzer) load(ctx context.Context, slots []*slot) error {
+	if a.in.LoadSeries == nil {
+		return nil
+	}
+	for _, s := range slots {
+		g, err := a.in.LoadSeries(ctx, s.series)
+		if err != nil {
+			return err
+		}
+		s.loaded = &g
+	}
+	return nil
 }
 
 // spareGrid is a grid a finished resource left, or the zero gpuGrid.

@@ -57,7 +57,7 @@ func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 // date. Those analyses give totals only: no hourly rows.
 func trends(ctx context.Context, in *Input, res *Result, p Params) error {
 	totals := func(w Window) (*Result, error) {
-		return analyzeWindow(ctx, &Input{Window: w, Lookback: w, Lines: in.Lines, GPUs: in.GPUs,
+		return analyzeWindow(ctx, &Input{Window: w, Lookback: w, Lines: in.Lines, GPUs: in.GPUs, LoadSeries: in.LoadSeries,
 			TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params, SkipHourly: true})
 	}
 	pres, err := totals(PreviousWindow(in.Window))
@@ -178,6 +178,9 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if err := a.load(ctx, r.slots); err != nil {
+			return nil, err
+		}
 		a.resource(r)
 	}
 	for _, s := range unmatched {
@@ -186,7 +189,11 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		}
 		a.warn("GPU %s on host %q has telemetry but matches no billed resource: map it under resources in the config", s.Key, s.Host)
 		res.DataQuality.UnmatchedGPUs = append(res.DataQuality.UnmatchedGPUs, UnmatchedGPU{GPU: s.Key, Host: s.Host, Model: s.Model})
-		sl := &slot{series: s, grid: buildGrid(a.tl, s, p.IdleThreshold, p.IdleMinSpan, a.spareGrid())}
+		sl := &slot{series: s}
+		if err := a.load(ctx, []*slot{sl}); err != nil {
+			return nil, err
+		}
+		sl.grid = buildGrid(a.tl, sl.minutes(), p.IdleThreshold, p.IdleMinSpan, a.spareGrid())
 		a.hourly(sl, "")
 		a.spare = append(a.spare, sl.grid)
 	}

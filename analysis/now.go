@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -47,6 +48,9 @@ type ResourceNow struct {
 // timeline ends at now: samples stamped after it (a host whose clock runs
 // ahead) are left out and warned about. Pure, like the rest of analysis.
 func Now(in *Input, from, now time.Time) ([]ResourceNow, []string, error) {
+	if in.LoadSeries != nil {
+		return nil, nil, errors.New("analysis: Now needs the GPUs' minutes in Input.GPUs, not outlines")
+	}
 	p := withDefaults(in.Params)
 	conv, err := newConverter(p, in.Lines)
 	if err != nil {
