@@ -79,6 +79,10 @@ type Summary struct {
 	// SamplesDropped counts telemetry readings that are no sample: a
 	// utilization outside 0–100 % or not a number (finops.ValidUtil).
 	SamplesDropped int
+	// SMIFields is the field list a headerless nvidia-smi log was read with
+	// (Options.SMIFields, or told from its values), so that a later part of
+	// the same log can be read with the same fields (the watch's tails).
+	SMIFields []string
 }
 
 // Warn records a warning, keeping the first few.

@@ -145,6 +145,9 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 	if encoding != EncodingUTF8 {
 		sum.sum.Encoding = encoding
 	}
+	if setup.format == FormatNvidiaSMI && setup.headerIsData {
+		sum.sum.SMIFields = setup.header
+	}
 	maxBad := max(opt.MaxBadRows, 0)
 	lines := newLineChecker(opt, fieldsOf(setup.p), sum)
 

@@ -369,6 +369,16 @@ CREATE TABLE watch_cursors (
 	`
 CREATE INDEX watch_messages_sent ON watch_messages(sent_at) WHERE sent_at IS NOT NULL;
 `,
+	// 9: the watch reads log files by their tail (cmd/finops/watch_tail.go):
+	// a log's cursor also says which file it was read from (a fingerprint of
+	// its first bytes, so a rotated, truncated or replaced file is read from
+	// the start), the byte after the last complete line read, and the header
+	// or field list a tail without a header is parsed with.
+	`
+ALTER TABLE watch_cursors ADD COLUMN identity TEXT NOT NULL DEFAULT '';
+ALTER TABLE watch_cursors ADD COLUMN offset INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE watch_cursors ADD COLUMN header TEXT NOT NULL DEFAULT '';
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -121,11 +121,14 @@ func (s *Store) OpenSpells(ctx context.Context) ([]WatchSpell, error) {
 // RecordWatch records one pass's decisions at at in one immediate
 // transaction: spells opened, reminded, graced, acted on and closed, an
 // event per decision, a pending message per channel, and each action as
-// pending (or with its final outcome when it will not run). It returns the
-// ids of the pending actions, in the order of evs. Nothing is sent or run
-// before this commits, so a pass killed at any point never alerts twice or
-// acts twice: what is recorded is what the next pass sees.
-func (s *Store) RecordWatch(ctx context.Context, at time.Time, evs []WatchEvent) ([]int64, error) {
+// pending (or with its final outcome when it will not run), and the log
+// files' cursors. It returns the ids of the pending actions, in the order of
+// evs. Nothing is sent or run before this commits, so a pass killed at any
+// point never alerts twice or acts twice: what is recorded is what the next
+// pass sees. The cursors move only here, so a pass killed after it stored a
+// tail reads it again (its samples are stored once: gpu_minutes keeps each
+// sample's offset) and never skips one.
+func (s *Store) RecordWatch(ctx context.Context, at time.Time, evs []WatchEvent, cursors []FileCursor) ([]int64, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("store: record watch: %w", err)
@@ -195,6 +198,9 @@ func (s *Store) RecordWatch(ctx context.Context, at time.Time, evs []WatchEvent)
 				pending = append(pending, aid)
 			}
 		}
+	}
+	if err := setFileCursors(ctx, tx, cursors); err != nil {
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: record watch: %w", err)

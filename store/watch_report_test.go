@@ -17,7 +17,7 @@ func TestWatchActivity(t *testing.T) {
 	t1 := utc(2026, 12, 1, 14, 0, 0)
 	open := WatchEvent{Kind: "open", SpellKind: "idle", Event: "idle", Resource: "gpu-a", Team: "nlp", Since: t1.Add(-time.Hour),
 		Rate: 12, RateKnown: true, Currency: "CNY", Title: "gpu-a idle for 1h", Body: "b", Channels: []string{"slack#0", "email#1", "json#2"}}
-	if _, err := s.RecordWatch(ctx, t1, []WatchEvent{open}); err != nil {
+	if _, err := s.RecordWatch(ctx, t1, []WatchEvent{open}, nil); err != nil {
 		t.Fatal(err)
 	}
 	msgs, err := s.PendingWatchMessages(ctx)
@@ -40,7 +40,7 @@ func TestWatchActivity(t *testing.T) {
 		ev := WatchEvent{Kind: "act", SpellID: spells[0].ID, Event: "action", Resource: "gpu-a", Team: "nlp", Title: "stop", Body: "b",
 			RateKnown: rateKnown, Action: &WatchAction{Action: "stop", Argv: []string{"/bin/stop"}, Outcome: outcome,
 				IdleSince: open.Since, Rate: 12, Currency: "CNY"}}
-		if _, err := s.RecordWatch(ctx, at, []WatchEvent{ev}); err != nil {
+		if _, err := s.RecordWatch(ctx, at, []WatchEvent{ev}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

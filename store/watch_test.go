@@ -25,7 +25,7 @@ func TestWatchLedger(t *testing.T) {
 	t1 := utc(2026, 11, 30, 1, 31, 0)
 	open := WatchEvent{Kind: "open", SpellKind: "idle", Event: "idle", Resource: "gpu-a", Team: "nlp", Since: utc(2026, 11, 30, 1, 0, 0),
 		Rate: 4.8, RateKnown: true, Currency: "CNY", Title: "idle", Body: "b", Burnt: 2.48, BurntKnown: true, Channels: []string{"slack#0", "email#1"}}
-	if _, err := s.RecordWatch(ctx, t1, []WatchEvent{open}); err != nil {
+	if _, err := s.RecordWatch(ctx, t1, []WatchEvent{open}, nil); err != nil {
 		t.Fatal(err)
 	}
 	spells, err := s.OpenSpells(ctx)
@@ -36,7 +36,7 @@ func TestWatchLedger(t *testing.T) {
 	// The same spell opened again (two passes at once cannot, but a bug
 	// could): refused, and the other decision of that pass is not kept.
 	other := WatchEvent{Kind: "remind", SpellID: id, Event: "reminder", Resource: "gpu-a", Title: "r", Body: "b"}
-	if _, err := s.RecordWatch(ctx, t1.Add(time.Minute), []WatchEvent{other, open}); err == nil {
+	if _, err := s.RecordWatch(ctx, t1.Add(time.Minute), []WatchEvent{other, open}, nil); err == nil {
 		t.Fatal("a second open spell of gpu-a was recorded")
 	}
 	if n := countRows(t, s, "watch_events"); n != 1 {
@@ -57,7 +57,7 @@ func TestWatchLedger(t *testing.T) {
 	}
 	act := WatchEvent{Kind: "act", SpellID: id, Event: "action", Resource: "gpu-a", Team: "nlp", Title: "stop", Body: "b",
 		Action: &WatchAction{Action: "stop", Argv: []string{"/bin/stop", "gpu-a"}, Outcome: ActionPending, IdleSince: open.Since, Rate: 4.8, Currency: "CNY"}}
-	pending, err := s.RecordWatch(ctx, t1.Add(30*time.Minute), []WatchEvent{act})
+	pending, err := s.RecordWatch(ctx, t1.Add(30*time.Minute), []WatchEvent{act}, nil)
 	if err != nil || len(pending) != 1 {
 		t.Fatalf("pending %v, %v", pending, err)
 	}
@@ -76,7 +76,7 @@ func TestWatchLedger(t *testing.T) {
 		t.Errorf("action %+v, %v", a, err)
 	}
 	closeEv := WatchEvent{Kind: "close", SpellID: id, Event: "busy", Resource: "gpu-a", Title: "busy", Body: "b", CloseReason: "busy", Burnt: 7, BurntKnown: true}
-	if _, err := s.RecordWatch(ctx, t1.Add(time.Hour), []WatchEvent{closeEv}); err != nil {
+	if _, err := s.RecordWatch(ctx, t1.Add(time.Hour), []WatchEvent{closeEv}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if spells, _ = s.OpenSpells(ctx); len(spells) != 0 {

@@ -52,6 +52,11 @@ type Main struct {
 	// run lock (zero: defaultWatchLockWait).
 	watchLockWait time.Duration
 
+	// watchBeforeLedger, when set, runs after a pass stored its telemetry and
+	// before it records its decisions and cursors; an error ends the pass
+	// there (tests: a pass killed between the two).
+	watchBeforeLedger func() error
+
 	cpuProfile, memProfile string
 	stopProfiles           func() error
 }

@@ -30,6 +30,9 @@ type sourceSpec struct {
 	interval time.Duration // telemetry files that do not say how often they are written (dcgm scrapes)
 	// smiFields is the --query-gpu list of headerless nvidia-smi logs (--fields, fields:).
 	smiFields []string
+	// inProgress globs the files still being written (an NVML spool's
+	// .csv.part): only the watch reads them, by their tail.
+	inProgress string
 }
 
 // configSources lists every source in the config.

@@ -25,12 +25,12 @@ func telemetrySources(c *config.Config) []sourceSpec {
 	for _, s := range c.Telemetry.NVMLSpool {
 		// The collector writes nvidia-smi CSV with UTC timestamps: finished
 		// files end in .csv, the one being written in .csv.part.
-		p := s.Path
+		p, part := s.Path, ""
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			p = filepath.Join(p, "*.csv")
+			p, part = filepath.Join(p, "*.csv"), filepath.Join(p, "*.csv.part")
 		}
 		out = append(out, sourceSpec{name: p, kind: ingest.KindUtilization, format: ingest.FormatNvidiaSMI,
-			location: time.UTC})
+			location: time.UTC, inProgress: part})
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
@@ -104,9 +105,15 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	if err != nil {
 		return err
 	}
-	for _, w := range obs.warnings {
-		fmt.Fprintf(m.Stdout, "watch: %s\n", w)
+	// --quiet: the problems and the one-line summary only.
+	notes := m.Stdout
+	if m.quiet {
+		notes = io.Discard
 	}
+	for _, w := range obs.warnings {
+		fmt.Fprintf(notes, "watch: %s\n", w)
+	}
+	lines := printTails(notes, obs.tails)
 	spells, err := st.OpenSpells(ctx)
 	if err != nil {
 		return err
@@ -117,13 +124,23 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	targets := watchTargets(c, obs.resources)
 	decisions := watch.Decide(now, p, targets, fromLedger(spells))
 	events := m.watchEvents(c, decisions)
-	pending, err := st.RecordWatch(ctx, now, events)
+	var cursors []store.FileCursor
+	for _, r := range obs.tails {
+		cursors = append(cursors, r.cursor)
+	}
+	if m.watchBeforeLedger != nil {
+		if err := m.watchBeforeLedger(); err != nil {
+			return err
+		}
+	}
+	pending, err := st.RecordWatch(ctx, now, events, cursors)
 	if err != nil {
 		return err
 	}
 	for _, d := range decisions {
-		fmt.Fprintf(m.Stdout, "watch: %s\n", d.Message.Title)
+		fmt.Fprintf(notes, "watch: %s\n", d.Message.Title)
 	}
+	fmt.Fprintf(m.Stdout, "watch: %d resources, %d decisions, %d new log lines\n", len(obs.resources), len(decisions), lines)
 	var errs []error
 	if len(pending) > 0 {
 		errs = append(errs, m.runActions(ctx, st, c, pending))
@@ -187,6 +204,7 @@ type observation struct {
 	from         time.Time
 	resources    []analysis.ResourceNow
 	warnings     []string
+	tails        []tailRead // the log files read, with their new cursors
 	telemetryOK  bool
 	telemetryErr string
 }

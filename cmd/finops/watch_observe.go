@@ -35,11 +35,21 @@ func (m *Main) observe(ctx context.Context, st *store.Store, c *config.Config, n
 	}
 	if specs, err := configSources(c); err != nil {
 		return nil, err
-	} else if files := telemetryOnly(specs); len(files) > 0 {
-		results, _ := m.ingestSources(ctx, st, c, files, io.Discard)
-		for _, r := range results {
-			if r.err != nil {
-				failed = append(failed, fmt.Sprintf("%s: %s", r.spec.name, redact(r.err.Error())))
+	} else {
+		logs, whole := splitTails(telemetryOnly(specs))
+		reads, bad, err := m.watchTails(ctx, st, c, logs, obs.from, now)
+		if err != nil {
+			return nil, err
+		}
+		obs.tails, failed = reads, append(failed, bad...)
+		if len(whole) > 0 {
+			// dcgm-exporter scrapes are snapshots, not logs: an unchanged one
+			// is skipped by its digest.
+			results, _ := m.ingestSources(ctx, st, c, whole, io.Discard)
+			for _, r := range results {
+				if r.err != nil {
+					failed = append(failed, fmt.Sprintf("%s: %s", r.spec.name, redact(r.err.Error())))
+				}
 			}
 		}
 	}
@@ -80,6 +90,19 @@ func (m *Main) observe(ctx context.Context, st *store.Store, c *config.Config, n
 		return nil, usageError{err}
 	}
 	return obs, nil
+}
+
+// splitTails parts the telemetry files into logs read by their tail
+// (nvidia-smi logs, NVML spools) and files read whole (dcgm scrapes).
+func splitTails(specs []sourceSpec) (logs, whole []sourceSpec) {
+	for _, s := range specs {
+		if s.format == ingest.FormatNvidiaSMI {
+			logs = append(logs, s)
+		} else {
+			whole = append(whole, s)
+		}
+	}
+	return logs, whole
 }
 
 // telemetryOnly keeps the file sources of GPU telemetry.
