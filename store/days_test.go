@@ -133,6 +133,14 @@ func TestCompactTelemetry(t *testing.T) {
 	if _, err := s.GPUSeries(ctx, d0, d0.Add(72*time.Hour)); err == nil || !strings.Contains(err.Error(), "2025-03-02") {
 		t.Errorf("damaged day: err = %v, want one naming 2025-03-02", err)
 	}
+	// The outline's last edge walks back through it (day 3 is hot, not
+	// compacted), and loading the GPU's minutes reads it.
+	if _, err := s.GPUOutlines(ctx, d0, d0.Add(72*time.Hour)); err == nil || !strings.Contains(err.Error(), "2025-03-02") {
+		t.Errorf("damaged day: GPUOutlines err = %v, want one naming 2025-03-02", err)
+	}
+	if _, err := s.LoadSeries(ctx, &all[0], d0, d0.Add(72*time.Hour)); err == nil || !strings.Contains(err.Error(), "2025-03-02") {
+		t.Errorf("damaged day: LoadSeries err = %v, want one naming 2025-03-02", err)
+	}
 }
 
 func TestDayBlobRoundTrip(t *testing.T) {

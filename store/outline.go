@@ -99,13 +99,9 @@ func (r *seriesReader) dayEdge(ctx context.Context, query string, id, d0, d1 int
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var day int64
-		var blob sql.RawBytes
-		if err := rows.Scan(&day, &blob); err != nil {
+		day, err := r.scanDay(rows)
+		if err != nil {
 			return 0, false, err
-		}
-		if err := decodeDay(blob, &r.day); err != nil {
-			return 0, false, fmt.Errorf("day %s: %w", time.Unix(day*86400, 0).UTC().Format(time.DateOnly), err)
 		}
 		for k := range dayMinutes {
 			i := k

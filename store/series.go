@@ -140,13 +140,9 @@ func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) 
 		}
 	}
 	for days.Next() {
-		var day int64
-		var blob sql.RawBytes // decoded before the next row: no copy of 5.6 KiB a GPU-day
-		if err := days.Scan(&day, &blob); err != nil {
+		day, err := r.scanDay(days)
+		if err != nil {
 			return err
-		}
-		if err := decodeDay(blob, &r.day); err != nil {
-			return fmt.Errorf("day %s: %w", time.Unix(day*86400, 0).UTC().Format(time.DateOnly), err)
 		}
 		base := day * dayMinutes
 		addHot(base)
@@ -179,4 +175,17 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// scanDay decodes a (day, util) row of gpu_days into r.day.
+func (r *seriesReader) scanDay(rows *sql.Rows) (int64, error) {
+	var day int64
+	var blob sql.RawBytes // decoded before the next row: no copy of 5.6 KiB a GPU-day
+	if err := rows.Scan(&day, &blob); err != nil {
+		return 0, err
+	}
+	if err := decodeDay(blob, &r.day); err != nil {
+		return 0, fmt.Errorf("day %s: %w", time.Unix(day*86400, 0).UTC().Format(time.DateOnly), err)
+	}
+	return day, nil
 }
