@@ -181,6 +181,10 @@ func TestQueryPlans(t *testing.T) {
 		{"lines", queryLines, 4, []string{"SEARCH billing_lines USING INDEX billing_lines_start (charge_start>? AND charge_start<?)"}},
 		{"series minutes", querySeriesMinutes, 3, []string{"SEARCH gpu_minutes USING PRIMARY KEY (gpu_id=? AND minute>? AND minute<?)"}},
 		{"series days", querySeriesDays, 3, []string{"SEARCH gpu_days USING INDEX sqlite_autoindex_gpu_days_1 (gpu_id=? AND day>? AND day<?)"}},
+		{"outline minutes", querySpanMinutes, 3, []string{"SEARCH gpu_minutes USING PRIMARY KEY (gpu_id=? AND minute>? AND minute<?)"}},
+		{"outline first day", querySpanDaysFirst, 3, []string{"SEARCH gpu_days USING INDEX sqlite_autoindex_gpu_days_1 (gpu_id=? AND day>? AND day<?)"}},
+		{"outline last day", querySpanDaysLast, 3, []string{"SEARCH gpu_days USING INDEX sqlite_autoindex_gpu_days_1 (gpu_id=? AND day>? AND day<?)"}},
+		{"GPU by key", queryGPUByKey, 1, []string{"SEARCH gpus USING COVERING INDEX sqlite_autoindex_gpus_1 (gpu_key=?)"}},
 		{"watch alerts", queryWatchAlerts, 2, []string{"SEARCH m USING INDEX watch_messages_sent (sent_at>? AND sent_at<?)",
 			"SEARCH e USING INTEGER PRIMARY KEY (rowid=?)"}},
 	} {

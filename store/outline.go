@@ -38,7 +38,7 @@ func (s *Store) LoadSeries(ctx context.Context, outline *finops.GPUSeries, from,
 	o := outline
 	g := finops.GPUSeries{Key: o.Key, Host: o.Host, UUID: o.UUID, Index: o.Index, Model: o.Model, Interval: o.Interval}
 	var id int64
-	if err := s.db.QueryRowContext(ctx, `SELECT id FROM gpus WHERE gpu_key = ?`, g.Key).Scan(&id); err != nil {
+	if err := s.db.QueryRowContext(ctx, queryGPUByKey, g.Key).Scan(&id); err != nil {
 		return g, fmt.Errorf("store: load samples of GPU %s: %w", g.Key, err)
 	}
 	if err := newSeriesReader(s, from, to).read(ctx, id, &g); err != nil {
@@ -55,6 +55,7 @@ const (
 		WHERE gpu_id = ? AND minute >= ? AND minute < ? AND util_n > 0`
 	querySpanDaysFirst = `SELECT day, util FROM gpu_days WHERE gpu_id = ? AND day >= ? AND day < ? ORDER BY day`
 	querySpanDaysLast  = `SELECT day, util FROM gpu_days WHERE gpu_id = ? AND day >= ? AND day < ? ORDER BY day DESC`
+	queryGPUByKey      = `SELECT id FROM gpus WHERE gpu_key = ?`
 )
 
 // span is the first and last minute in [m0, m1) where GPU id has a value in
