@@ -1,6 +1,9 @@
 package finops
 
-import "time"
+import (
+	"iter"
+	"time"
+)
 
 // GPUSeries is one GPU's utilization as per-minute means, the input of the
 // minute grid.
@@ -10,14 +13,22 @@ type GPUSeries struct {
 	UUID  string
 	Index int
 	Model string
-	// The mean utilization of each UTC minute that had at least one sample
-	// with a value, in increasing minute order: minute Start+Offsets[i] had
-	// Util[i]. A month of 1,000 GPUs sampled every minute is 43 million
-	// minutes, so eight bytes each rather than a (minute, float64) pair of
-	// sixteen; float32 is what the analysis computes with.
-	Start   int64 // unix seconds / 60
-	Offsets []uint32
-	Util    []float32
+	// Start is the first minute with a value (unix seconds / 60); All lists
+	// every such minute with its mean, in increasing order.
+	Start int64
+	// The minutes are kept as the step from the one before, a byte each:
+	// a quarter of 1,000 GPUs sampled every 5 minutes is 26 million minutes,
+	// and a step fits a byte unless the GPU was silent for over four hours
+	// (step 0, never a real step, says "the next entry of far"). Five bytes a
+	// minute rather than the eight of a uint32 offset and its float32, and
+	// float32 is what the analysis computes with.
+	steps []uint8
+	far   []uint32
+	util  []float32
+	last  int64
+	// outline: Start and last are known but the minutes between are not
+	// held (SetSpan), for a caller that loads them when it needs them.
+	outline bool
 	// Interval is the GPU's sampling interval (the store measures it from
 	// the spacing of its samples): a sample also covers the minutes after it
 	// up to this spacing.
@@ -32,21 +43,78 @@ type MinuteUtil struct {
 
 // Add appends one minute's mean; minutes must come in increasing order.
 func (g *GPUSeries) Add(minute int64, util float64) {
-	if len(g.Offsets) == 0 {
+	var step uint8
+	switch d := minute - g.last; {
+	case len(g.util) == 0:
 		g.Start = minute
+	case d > 0 && d <= 255:
+		step = uint8(d)
+	default:
+		g.far = append(g.far, uint32(d))
 	}
-	g.Offsets = append(g.Offsets, uint32(minute-g.Start))
-	g.Util = append(g.Util, float32(util))
+	g.steps = append(g.steps, step)
+	g.util = append(g.util, float32(util))
+	g.last = minute
+}
+
+// Grow makes room for n more minutes, so a series whose length is known
+// up front is allocated once.
+func (g *GPUSeries) Grow(n int) {
+	g.steps = growTo(g.steps, n)
+	g.util = growTo(g.util, n)
+}
+
+func growTo[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	return append(make([]T, 0, len(s)+n), s...)
+}
+
+// All yields every minute with a value and its mean, in increasing order.
+func (g *GPUSeries) All() iter.Seq2[int64, float32] {
+	return func(yield func(int64, float32) bool) {
+		m, f := g.Start, 0
+		for i, u := range g.util {
+			switch {
+			case i == 0:
+			case g.steps[i] != 0:
+				m += int64(g.steps[i])
+			default:
+				m += int64(g.far[f])
+				f++
+			}
+			if !yield(m, u) {
+				return
+			}
+		}
+	}
 }
 
 // Minutes lists every minute of the series, in order.
 func (g *GPUSeries) Minutes() []MinuteUtil {
-	out := make([]MinuteUtil, len(g.Util))
-	for i, u := range g.Util {
-		out[i] = MinuteUtil{Minute: g.Start + int64(g.Offsets[i]), Util: float64(u)}
+	out := make([]MinuteUtil, 0, len(g.util))
+	for m, u := range g.All() {
+		out = append(out, MinuteUtil{Minute: m, Util: float64(u)})
 	}
 	return out
 }
 
-// Len is the number of minutes with a value.
-func (g *GPUSeries) Len() int { return len(g.Util) }
+// Len is the number of minutes with a value that g holds (none in an
+// outline).
+func (g *GPUSeries) Len() int { return len(g.util) }
+
+// Span is the first and last minute with a value; ok is false when the
+// series has none.
+func (g *GPUSeries) Span() (first, last int64, ok bool) {
+	return g.Start, g.last, len(g.util) > 0 || g.outline
+}
+
+// SetSpan makes g an outline: its first and last minute, without the
+// minutes. A quarter of a fleet's minutes is hundreds of MB; matching GPUs
+// to resources and clipping a window need only this, and the analysis loads
+// each GPU's minutes when it reaches it (analysis.Input.LoadSeries).
+func (g *GPUSeries) SetSpan(first, last int64) {
+	g.Start, g.last, g.outline = first, last, true
+	g.steps, g.far, g.util = nil, nil, nil
+}

@@ -10,16 +10,74 @@ func TestGPUSeriesAdd(t *testing.T) {
 	if g.Len() != 0 || len(g.Minutes()) != 0 {
 		t.Fatalf("empty series: Len %d, Minutes %v", g.Len(), g.Minutes())
 	}
-	// The first minute added is the series' start; later ones are offsets
-	// from it, so a gap keeps its minute.
-	in := []MinuteUtil{{Minute: 29013720, Util: 30}, {Minute: 29013721, Util: 7.5}, {Minute: 29013780, Util: 100}}
-	for _, m := range in {
-		g.Add(m.Minute, m.Util)
+	const m0 = 29013720
+	// Steps of one byte (1…255) and the ones that do not fit (256 and more:
+	// a GPU silent for hours, a series over months), each at the start, in
+	// the middle and at the end, so every branch of Add and All is crossed.
+	for _, tc := range []struct {
+		name    string
+		minutes []int64 // offsets from m0
+	}{
+		{"one minute", []int64{0}},
+		{"consecutive", []int64{0, 1, 2}},
+		{"a gap", []int64{0, 1, 60}},
+		{"largest byte step", []int64{0, 255, 510}},
+		{"smallest far step", []int64{0, 256, 257}},
+		{"far steps in a row", []int64{0, 1000, 100000, 100001, 100001 + 1<<31}},
+		{"far then byte then far", []int64{0, 300, 305, 5000}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var g GPUSeries
+			var in []MinuteUtil
+			for i, off := range tc.minutes {
+				m := MinuteUtil{Minute: m0 + off, Util: float64(i) + 0.5}
+				in = append(in, m)
+				g.Add(m.Minute, m.Util)
+			}
+			last := in[len(in)-1].Minute
+			if first, l, ok := g.Span(); first != m0 || g.Start != m0 || l != last || !ok || g.Len() != len(in) {
+				t.Errorf("Span %d, %d, %v, Start %d, Len %d; want %d, %d, true, %d, %d", first, l, ok, g.Start, g.Len(), int64(m0), last, int64(m0), len(in))
+			}
+			if got := g.Minutes(); !reflect.DeepEqual(got, in) {
+				t.Errorf("Minutes() = %v, want %v", got, in)
+			}
+			g.Grow(10)
+			if got := g.Minutes(); !reflect.DeepEqual(got, in) {
+				t.Errorf("after Grow: Minutes() = %v, want %v", got, in)
+			}
+		})
 	}
-	if g.Start != 29013720 || !reflect.DeepEqual(g.Offsets, []uint32{0, 1, 60}) {
-		t.Errorf("Start %d, Offsets %v; want 29013720, [0 1 60]", g.Start, g.Offsets)
+}
+
+// All stops when its caller does: the grid reads a series to its end, but a
+// range loop with a break must not run on.
+func TestGPUSeriesAllBreak(t *testing.T) {
+	var g GPUSeries
+	for m := int64(0); m < 5; m++ {
+		g.Add(1000+m*300, 1)
 	}
-	if got := g.Minutes(); !reflect.DeepEqual(got, in) || g.Len() != 3 {
-		t.Errorf("Minutes() = %v (Len %d), want %v", got, g.Len(), in)
+	n := 0
+	for m := range g.All() {
+		n++
+		if m >= 1300 {
+			break
+		}
+	}
+	if n != 2 {
+		t.Errorf("ranged over %d minutes before the break, want 2", n)
+	}
+}
+
+// An outline has a span and no minutes; an empty series has neither.
+func TestGPUSeriesSpan(t *testing.T) {
+	var g GPUSeries
+	if _, _, ok := g.Span(); ok {
+		t.Error("empty series has a span")
+	}
+	g.Add(100, 1)
+	g.Add(400, 2)
+	g.SetSpan(90, 500)
+	if first, last, ok := g.Span(); first != 90 || last != 500 || !ok || g.Len() != 0 || len(g.Minutes()) != 0 {
+		t.Errorf("outline: Span %d, %d, %v, Len %d, Minutes %v; want 90, 500, true, 0, none", first, last, ok, g.Len(), g.Minutes())
 	}
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -33,7 +34,7 @@ func groupRuns(runs []finops.TaskRun) map[string][]*finops.TaskRun {
 func (a *analyzer) resource(r *gpuResource) {
 	p := a.p
 	for _, s := range r.slots {
-		s.grid = buildGrid(a.tl, s.series, p.IdleThreshold, p.IdleMinSpan)
+		s.grid = buildGrid(a.tl, s.minutes(), p.IdleThreshold, p.IdleMinSpan, a.spareGrid())
 	}
 	rate, slots := r.rates(a.tl, a.conv)
 	a.resolveResource(r)
@@ -136,10 +137,39 @@ func (a *analyzer) resource(r *gpuResource) {
 	a.watchResource(r)
 	// The grids are this resource's alone: five bytes per GPU-minute of the
 	// lookback, which for a fleet is most of the analysis's memory if every
-	// resource's stayed until the end.
+	// resource's stayed until the end. The next resource lays its GPUs on
+	// them: made anew for each GPU they were as much garbage as a quarter's
+	// input, and the collector let the heap grow by that much.
 	for _, s := range r.slots {
-		s.grid = gpuGrid{}
+		a.spare = append(a.spare, s.grid)
+		s.grid, s.loaded = gpuGrid{}, nil
 	}
+}
+
+// load fetches the minutes of slots whose series are outlines.
+func (a *analyzer) load(ctx context.Context, slots []*slot) error {
+	if a.in.LoadSeries == nil {
+		return nil
+	}
+	for _, s := range slots {
+		g, err := a.in.LoadSeries(ctx, s.series)
+		if err != nil {
+			return err
+		}
+		s.loaded = &g
+	}
+	return nil
+}
+
+// spareGrid is a grid a finished resource left, or the zero gpuGrid.
+func (a *analyzer) spareGrid() gpuGrid {
+	n := len(a.spare)
+	if n == 0 {
+		return gpuGrid{}
+	}
+	g := a.spare[n-1]
+	a.spare = a.spare[:n-1]
+	return g
 }
 
 // resolveResource fills the team and interruptibility from the config, then

@@ -57,7 +57,7 @@ func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 // date. Those analyses give totals only: no hourly rows.
 func trends(ctx context.Context, in *Input, res *Result, p Params) error {
 	totals := func(w Window) (*Result, error) {
-		return analyzeWindow(ctx, &Input{Window: w, Lookback: w, Lines: in.Lines, GPUs: in.GPUs,
+		return analyzeWindow(ctx, &Input{Window: w, Lookback: w, Lines: in.Lines, GPUs: in.GPUs, LoadSeries: in.LoadSeries,
 			TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params, SkipHourly: true})
 	}
 	pres, err := totals(PreviousWindow(in.Window))
@@ -178,6 +178,9 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if err := a.load(ctx, r.slots); err != nil {
+			return nil, err
+		}
 		a.resource(r)
 	}
 	for _, s := range unmatched {
@@ -186,8 +189,13 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		}
 		a.warn("GPU %s on host %q has telemetry but matches no billed resource: map it under resources in the config", s.Key, s.Host)
 		res.DataQuality.UnmatchedGPUs = append(res.DataQuality.UnmatchedGPUs, UnmatchedGPU{GPU: s.Key, Host: s.Host, Model: s.Model})
-		sl := &slot{series: s, grid: buildGrid(a.tl, s, p.IdleThreshold, p.IdleMinSpan)}
+		sl := &slot{series: s}
+		if err := a.load(ctx, []*slot{sl}); err != nil {
+			return nil, err
+		}
+		sl.grid = buildGrid(a.tl, sl.minutes(), p.IdleThreshold, p.IdleMinSpan, a.spareGrid())
 		a.hourly(sl, "")
+		a.spare = append(a.spare, sl.grid)
 	}
 	for _, k := range sortedKeys(a.runs) {
 		if !a.usedRuns[k] && !a.allByGPU(k) {
@@ -228,6 +236,7 @@ type analyzer struct {
 	resourceNames map[string]bool         // lower-case ids and names of the GPU resources
 	gpuOwner      map[string]*gpuResource // GPU key and uuid → the resource its telemetry serves
 	taskGPUWarned map[string]bool         // task + GPU already warned about (runSlots)
+	spare         []gpuGrid               // grids of finished resources, for the next (spareGrid)
 	watch         *watchAcc               // nil when the watch did nothing in the window
 
 	total         usage // window, all GPU resources

@@ -73,8 +73,8 @@ func dataExtent(in *Input) (first, last time.Time, ok bool) {
 	}
 	for i := range in.GPUs {
 		s := &in.GPUs[i]
-		if n := len(s.Offsets); n > 0 {
-			add(time.Unix((s.Start+int64(s.Offsets[0]))*60, 0), time.Unix((s.Start+int64(s.Offsets[n-1])+maxCover+1)*60, 0))
+		if first, last, ok := s.Span(); ok {
+			add(time.Unix(first*60, 0), time.Unix((last+maxCover+1)*60, 0))
 		}
 	}
 	for i := range in.TaskRuns {

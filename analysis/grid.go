@@ -92,29 +92,44 @@ func coverMinutes(interval time.Duration) int {
 // sample taken late in minute m still describes the GPU until m+interval.
 // Then idle runs: consecutive idle candidates (util < threshold) at least
 // minSpan long are idle; shorter runs are active.
-func buildGrid(tl timeline, s *finops.GPUSeries, threshold float64, minSpan time.Duration) gpuGrid {
-	g := gpuGrid{util: make([]float32, tl.n), class: make([]uint8, tl.n)}
+//
+// reuse is a grid no longer needed whose memory it may take (every minute of
+// the result is written); the zero gpuGrid makes a new one.
+func buildGrid(tl timeline, s *finops.GPUSeries, threshold float64, minSpan time.Duration, reuse gpuGrid) gpuGrid {
+	g := reuse
+	if cap(g.util) < tl.n || cap(g.class) < tl.n {
+		g = gpuGrid{util: make([]float32, tl.n), class: make([]uint8, tl.n)}
+	}
+	g.util, g.class = g.util[:tl.n], g.class[:tl.n]
 	nan := float32(math.NaN())
 	for i := range g.util {
 		g.util[i] = nan
 	}
 	follow := coverMinutes(s.Interval)
-	base := s.Start - tl.t0
-	for k, u := range s.Util {
-		i := base + int64(s.Offsets[k])
-		next := int64(math.MaxInt64)
-		if k+1 < len(s.Offsets) {
-			next = base + int64(s.Offsets[k+1])
-		}
+	// A minute's mean is laid down when the next minute is known, which
+	// ends the minutes it covers.
+	prev, pu := int64(-1), float32(0)
+	lay := func(next int64) {
 		for j := int64(0); j <= int64(follow); j++ {
-			at := i + j
+			at := prev + j
 			if j > 0 && at >= next {
 				break
 			}
 			if at >= 0 && at < int64(tl.n) {
-				g.util[at] = u
+				g.util[at] = pu
 			}
 		}
+	}
+	started := false
+	for m, u := range s.All() {
+		i := m - tl.t0
+		if started {
+			lay(i)
+		}
+		prev, pu, started = i, u, true
+	}
+	if started {
+		lay(math.MaxInt64)
 	}
 	span := int(math.Ceil(minSpan.Minutes()))
 	runStart := -1

@@ -3,6 +3,7 @@
 package analysis
 
 import (
+	"context"
 	"time"
 
 	"github.com/finops-oss/finops"
@@ -27,6 +28,15 @@ type Input struct {
 	// about in the files overlapping the window (data quality).
 	SamplesDropped []DroppedSamples
 	IngestWarnings []string
+
+	// LoadSeries, when set, gives the minutes of a GPU of GPUs, which are
+	// then outlines (finops.GPUSeries.SetSpan: the first and last minute
+	// only). The analysis asks for a GPU's minutes when it reaches its
+	// resource and lets them go after it, so a quarter of a fleet's minutes is
+	// never in memory at once. It must give what a GPUs entry holding the
+	// minutes would: the numbers are the same either way.
+	LoadSeries func(ctx context.Context, outline *finops.GPUSeries) (finops.GPUSeries, error)
+
 	// Watch is what `finops watch` did in the window (nil: nothing).
 	Watch *WatchInput
 

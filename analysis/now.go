@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -47,6 +48,9 @@ type ResourceNow struct {
 // timeline ends at now: samples stamped after it (a host whose clock runs
 // ahead) are left out and warned about. Pure, like the rest of analysis.
 func Now(in *Input, from, now time.Time) ([]ResourceNow, []string, error) {
+	if in.LoadSeries != nil {
+		return nil, nil, errors.New("analysis: Now needs the GPUs' minutes in Input.GPUs, not outlines")
+	}
 	p := withDefaults(in.Params)
 	conv, err := newConverter(p, in.Lines)
 	if err != nil {
@@ -63,8 +67,8 @@ func Now(in *Input, from, now time.Time) ([]ResourceNow, []string, error) {
 	nowMin := floorMinute(now)
 	for i := range in.GPUs {
 		s := &in.GPUs[i]
-		if n := len(s.Offsets); n > 0 && s.Start+int64(s.Offsets[n-1]) > nowMin {
-			last := time.Unix((s.Start+int64(s.Offsets[n-1]))*60, 0).UTC()
+		if _, lm, ok := s.Span(); ok && lm > nowMin {
+			last := time.Unix(lm*60, 0).UTC()
 			warnings = append(warnings, fmt.Sprintf("GPU %s on host %q has samples up to %s, after now (%s): its clock "+
 				"runs ahead; those samples are ignored until then — fix the host's time (NTP)", s.Key, s.Host,
 				last.Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
@@ -105,8 +109,9 @@ func Now(in *Input, from, now time.Time) ([]ResourceNow, []string, error) {
 func tailState(tl timeline, r *gpuResource, p Params) (lastSeen, idleSince time.Time) {
 	allIdle := len(r.slots) > 0
 	var since, seen int
+	var g gpuGrid
 	for _, s := range r.slots {
-		g := buildGrid(tl, s.series, p.IdleThreshold, p.IdleMinSpan)
+		g = buildGrid(tl, s.series, p.IdleThreshold, p.IdleMinSpan, g)
 		last := len(g.class) - 1
 		for last >= 0 && g.class[last] == unmonitored {
 			last--

@@ -26,7 +26,18 @@ type gpuResource struct {
 
 type slot struct {
 	series *finops.GPUSeries
+	// loaded holds series' minutes while its resource is analysed when
+	// series is an outline (Input.LoadSeries).
+	loaded *finops.GPUSeries
 	grid   gpuGrid
+}
+
+// minutes is the series with its minutes: the loaded one, or series itself.
+func (s *slot) minutes() *finops.GPUSeries {
+	if s.loaded != nil {
+		return s.loaded
+	}
+	return s.series
 }
 
 func (s *slot) key() string { return s.series.Key }

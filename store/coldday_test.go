@@ -317,6 +317,7 @@ func TestColdDaysBesideHotBatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkOutlines(t, s, coldDay, cut.Add(96*time.Hour), got)
 		return got
 	}
 	want, got := load(time.Time{}), load(cut)

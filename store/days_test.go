@@ -64,6 +64,23 @@ func TestCompactTelemetry(t *testing.T) {
 	if got := series(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after compaction: %v, want %v", got, want)
 	}
+	// Outlines across the compacted days and the hot one; then a range that
+	// starts at 10:01 of day 1 (a compacted minute without utilization) and
+	// ends in day 2's first minute: by hand, 23:59 (8) and day 2 00:00 (50).
+	all, err := s.GPUSeries(ctx, d0, d0.Add(72*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOutlines(t, s, d0, d0.Add(72*time.Hour), all)
+	from, to := d0.Add(10*time.Hour+time.Minute), d0.Add(24*time.Hour+30*time.Second)
+	cut, err := s.GPUSeries(ctx, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cut) != 1 || !reflect.DeepEqual(cut[0].Minutes(), want[1:3]) {
+		t.Fatalf("GPUSeries from 10:01 to day 2 00:00:30 = %+v, want %v", cut, want[1:3])
+	}
+	checkOutlines(t, s, from, to, cut)
 	day := func(d int64) (minutes int, mem float64, power float64, powerN int) {
 		t.Helper()
 		if err := s.DB().QueryRow(`SELECT minutes, mem_used_max, power_sum, power_n FROM gpu_days WHERE day = ?`, d).
@@ -116,6 +133,14 @@ func TestCompactTelemetry(t *testing.T) {
 	if _, err := s.GPUSeries(ctx, d0, d0.Add(72*time.Hour)); err == nil || !strings.Contains(err.Error(), "2025-03-02") {
 		t.Errorf("damaged day: err = %v, want one naming 2025-03-02", err)
 	}
+	// The outline's last edge walks back through it (day 3 is hot, not
+	// compacted), and loading the GPU's minutes reads it.
+	if _, err := s.GPUOutlines(ctx, d0, d0.Add(72*time.Hour)); err == nil || !strings.Contains(err.Error(), "2025-03-02") {
+		t.Errorf("damaged day: GPUOutlines err = %v, want one naming 2025-03-02", err)
+	}
+	if _, err := s.LoadSeries(ctx, &all[0], d0, d0.Add(72*time.Hour)); err == nil || !strings.Contains(err.Error(), "2025-03-02") {
+		t.Errorf("damaged day: LoadSeries err = %v, want one naming 2025-03-02", err)
+	}
 }
 
 func TestDayBlobRoundTrip(t *testing.T) {
@@ -156,6 +181,10 @@ func TestQueryPlans(t *testing.T) {
 		{"lines", queryLines, 4, []string{"SEARCH billing_lines USING INDEX billing_lines_start (charge_start>? AND charge_start<?)"}},
 		{"series minutes", querySeriesMinutes, 3, []string{"SEARCH gpu_minutes USING PRIMARY KEY (gpu_id=? AND minute>? AND minute<?)"}},
 		{"series days", querySeriesDays, 3, []string{"SEARCH gpu_days USING INDEX sqlite_autoindex_gpu_days_1 (gpu_id=? AND day>? AND day<?)"}},
+		{"outline minutes", querySpanMinutes, 3, []string{"SEARCH gpu_minutes USING PRIMARY KEY (gpu_id=? AND minute>? AND minute<?)"}},
+		{"outline first day", querySpanDaysFirst, 3, []string{"SEARCH gpu_days USING INDEX sqlite_autoindex_gpu_days_1 (gpu_id=? AND day>? AND day<?)"}},
+		{"outline last day", querySpanDaysLast, 3, []string{"SEARCH gpu_days USING INDEX sqlite_autoindex_gpu_days_1 (gpu_id=? AND day>? AND day<?)"}},
+		{"GPU by key", queryGPUByKey, 1, []string{"SEARCH gpus USING COVERING INDEX sqlite_autoindex_gpus_1 (gpu_key=?)"}},
 		{"watch alerts", queryWatchAlerts, 2, []string{"SEARCH m USING INDEX watch_messages_sent (sent_at>? AND sent_at<?)",
 			"SEARCH e USING INTEGER PRIMARY KEY (rowid=?)"}},
 	} {

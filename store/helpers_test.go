@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"maps"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -125,4 +126,36 @@ func series(g finops.GPUSeries, ms []finops.MinuteUtil) finops.GPUSeries {
 		g.Add(m.Minute, m.Util)
 	}
 	return g
+}
+
+// checkOutlines: GPUOutlines over [from, to) lists the GPUs of want (what
+// GPUSeries returned for the same range, checked by hand by the caller), each
+// spanning want's first to last minute, and LoadSeries of each gives want's.
+func checkOutlines(t *testing.T, s *Store, from, to time.Time, want []finops.GPUSeries) {
+	t.Helper()
+	ctx := context.Background()
+	outlines, err := s.GPUOutlines(ctx, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outlines) != len(want) {
+		t.Fatalf("GPUOutlines: %d GPUs, want %d", len(outlines), len(want))
+	}
+	for i := range want {
+		o, w := &outlines[i], &want[i]
+		ms := w.Minutes()
+		first, last, ok := o.Span()
+		if o.Key != w.Key || o.Interval != w.Interval || o.Len() != 0 || !ok ||
+			first != ms[0].Minute || last != ms[len(ms)-1].Minute {
+			t.Errorf("outline %s (interval %v, %d minutes held) spans %d–%d (%v), want %s (%v) %d–%d",
+				o.Key, o.Interval, o.Len(), first, last, ok, w.Key, w.Interval, ms[0].Minute, ms[len(ms)-1].Minute)
+		}
+		got, err := s.LoadSeries(ctx, o, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, *w) {
+			t.Errorf("LoadSeries(%s) =\n%+v\nwant\n%+v", o.Key, got, *w)
+		}
+	}
 }

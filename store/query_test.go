@@ -184,6 +184,7 @@ func TestGPUSeries(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("GPUSeries() =\n%+v\nwant\n%+v", got, tt.want)
 			}
+			checkOutlines(t, s, tt.from, tt.to, tt.want)
 		})
 	}
 }

@@ -16,43 +16,10 @@ import (
 // (gpu_days) and the hot minutes (gpu_minutes) are read together; where both
 // hold a minute, the compacted one — the earlier delivery — wins.
 func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]finops.GPUSeries, error) {
-	intervals, err := s.sampleIntervals(ctx, from, to)
+	list, r, err := s.gpuList(ctx, from, to)
 	if err != nil {
 		return nil, err
 	}
-	gpus, err := s.db.QueryContext(ctx, `SELECT g.id, g.gpu_key, coalesce(g.uuid,''), coalesce(g.host,''),
-		coalesce(g.idx,-1), coalesce(g.model,'')
-		FROM gpus g ORDER BY g.gpu_key`)
-	if err != nil {
-		return nil, fmt.Errorf("store: load GPUs: %w", err)
-	}
-	type gpu struct {
-		id int64
-		finops.GPUSeries
-	}
-	var list []gpu
-	for gpus.Next() {
-		var g gpu
-		if err := gpus.Scan(&g.id, &g.Key, &g.UUID, &g.Host, &g.Index, &g.Model); err != nil {
-			gpus.Close()
-			return nil, fmt.Errorf("store: load GPUs: %w", err)
-		}
-		if g.Interval = intervals[g.id]; g.Interval <= 0 {
-			g.Interval = defaultInterval
-		}
-		list = append(list, g)
-	}
-	gpus.Close()
-	if err := gpus.Err(); err != nil {
-		return nil, fmt.Errorf("store: load GPUs: %w", err)
-	}
-
-	m0, _ := minuteOf(from.UnixMilli())
-	m1, off := minuteOf(to.UnixMilli())
-	if off > 0 {
-		m1++
-	}
-	r := seriesReader{s: s, m0: m0, m1: m1}
 	var out []finops.GPUSeries
 	for _, g := range list {
 		if err := r.read(ctx, g.id, &g.GPUSeries); err != nil {
@@ -63,6 +30,56 @@ func (s *Store) GPUSeries(ctx context.Context, from, to time.Time) ([]finops.GPU
 		}
 	}
 	return out, nil
+}
+
+// seriesGPU is one row of gpus with what GPUSeries knows of it before its
+// minutes are read.
+type seriesGPU struct {
+	id int64
+	finops.GPUSeries
+}
+
+// gpuList lists every GPU with its sampling interval over [from, to), and
+// the reader of their minutes in that range.
+func (s *Store) gpuList(ctx context.Context, from, to time.Time) ([]seriesGPU, *seriesReader, error) {
+	intervals, err := s.sampleIntervals(ctx, from, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	gpus, err := s.db.QueryContext(ctx, `SELECT g.id, g.gpu_key, coalesce(g.uuid,''), coalesce(g.host,''),
+		coalesce(g.idx,-1), coalesce(g.model,'')
+		FROM gpus g ORDER BY g.gpu_key`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: load GPUs: %w", err)
+	}
+	var list []seriesGPU
+	for gpus.Next() {
+		var g seriesGPU
+		if err := gpus.Scan(&g.id, &g.Key, &g.UUID, &g.Host, &g.Index, &g.Model); err != nil {
+			gpus.Close()
+			return nil, nil, fmt.Errorf("store: load GPUs: %w", err)
+		}
+		if g.Interval = intervals[g.id]; g.Interval <= 0 {
+			g.Interval = defaultInterval
+		}
+		list = append(list, g)
+	}
+	gpus.Close()
+	if err := gpus.Err(); err != nil {
+		return nil, nil, fmt.Errorf("store: load GPUs: %w", err)
+	}
+	return list, newSeriesReader(s, from, to), nil
+}
+
+// newSeriesReader reads minutes in [from, to), cut at whole minutes: a
+// minute is in it when it overlaps the range.
+func newSeriesReader(s *Store, from, to time.Time) *seriesReader {
+	m0, _ := minuteOf(from.UnixMilli())
+	m1, off := minuteOf(to.UnixMilli())
+	if off > 0 {
+		m1++
+	}
+	return &seriesReader{s: s, m0: m0, m1: m1}
 }
 
 // The two reads of a GPU's series, one range of its primary key each.
@@ -110,7 +127,7 @@ func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) 
 		return err
 	}
 	n += int64(len(r.hot))
-	g.Offsets, g.Util = make([]uint32, 0, n), make([]float32, 0, n)
+	g.Grow(int(n))
 	days, err := r.s.db.QueryContext(ctx, querySeriesDays, id, d0, d1)
 	if err != nil {
 		return err
@@ -123,13 +140,9 @@ func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) 
 		}
 	}
 	for days.Next() {
-		var day int64
-		var blob sql.RawBytes // decoded before the next row: no copy of 5.6 KiB a GPU-day
-		if err := days.Scan(&day, &blob); err != nil {
+		day, err := r.scanDay(days)
+		if err != nil {
 			return err
-		}
-		if err := decodeDay(blob, &r.day); err != nil {
-			return fmt.Errorf("day %s: %w", time.Unix(day*86400, 0).UTC().Format(time.DateOnly), err)
 		}
 		base := day * dayMinutes
 		addHot(base)
@@ -162,4 +175,17 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// scanDay decodes a (day, util) row of gpu_days into r.day.
+func (r *seriesReader) scanDay(rows *sql.Rows) (int64, error) {
+	var day int64
+	var blob sql.RawBytes // decoded before the next row: no copy of 5.6 KiB a GPU-day
+	if err := rows.Scan(&day, &blob); err != nil {
+		return 0, err
+	}
+	if err := decodeDay(blob, &r.day); err != nil {
+		return 0, fmt.Errorf("day %s: %w", time.Unix(day*86400, 0).UTC().Format(time.DateOnly), err)
+	}
+	return day, nil
 }

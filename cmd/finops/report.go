@@ -114,7 +114,7 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 // neither the summary nor the files: the caller's result names them.
 func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
 	ingested []sourceResult, dir string, formats []string, team string) (*analysis.Result, []string, error) {
-	in, err := loadInput(ctx, st, c, win, true)
+	in, err := loadInput(ctx, st, c, win, loadOptions{trends: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -208,9 +208,20 @@ func analyze(ctx context.Context, in *analysis.Input) (*analysis.Result, error) 
 	return res, err
 }
 
+// loadOptions says how much loadInput reads besides the window and the
+// lookback before it.
+type loadOptions struct {
+	trends bool // also the previous window and the month to date
+	// outlines loads each GPU's first and last minute only, and its minutes
+	// when the analysis reaches its resource (analysis.Input.LoadSeries): a
+	// quarter of a fleet's minutes is hundreds of MB. Each analysis of the
+	// input reads them again, so not with trends.
+	outlines bool
+}
+
 // loadInput reads what the analysis needs: the window and the lookback before
-// it, and with trends the previous window and the month to date.
-func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window, trends bool) (*analysis.Input, error) {
+// it, and what opt adds.
+func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window, opt loadOptions) (*analysis.Input, error) {
 	params, err := c.AnalysisParams()
 	if err != nil {
 		return nil, usageError{err}
@@ -218,7 +229,7 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	lb := analysis.Window{Start: win.End.Add(-c.Lookback()), End: win.End}
 	from := lb.Start
 	starts := []time.Time{win.Start}
-	if trends {
+	if opt.trends {
 		starts = append(starts, analysis.PreviousWindow(win).Start, analysis.MonthWindow(win, params.Location).Start)
 	}
 	for _, t := range starts {
@@ -227,14 +238,21 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 		}
 	}
 	in := &analysis.Input{Window: win, Lookback: lb, Params: params, Resources: c.AnalysisResources(),
-		Teams: c.AnalysisTeams(), Prices: c.AnalysisPrices(), SkipTrends: !trends}
+		Teams: c.AnalysisTeams(), Prices: c.AnalysisPrices(), SkipTrends: !opt.trends}
 	if err := checkCurrencies(ctx, st, params, from, win.End); err != nil {
 		return nil, err
 	}
 	if in.Lines, err = st.Lines(ctx, from, win.End); err != nil {
 		return nil, err
 	}
-	if in.GPUs, err = st.GPUSeries(ctx, from, win.End); err != nil {
+	if opt.outlines {
+		if in.GPUs, err = st.GPUOutlines(ctx, from, win.End); err != nil {
+			return nil, err
+		}
+		in.LoadSeries = func(ctx context.Context, g *finops.GPUSeries) (finops.GPUSeries, error) {
+			return st.LoadSeries(ctx, g, from, win.End)
+		}
+	} else if in.GPUs, err = st.GPUSeries(ctx, from, win.End); err != nil {
 		return nil, err
 	}
 	if in.TaskRuns, err = st.TaskRuns(ctx, from, win.End); err != nil {

@@ -1,0 +1,110 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops"
+)
+
+// outlined is in with its GPUs replaced by outlines and a LoadSeries that
+// gives each GPU's minutes from in, counting the loads.
+func outlined(t *testing.T, in *Input, loads *int) *Input {
+	t.Helper()
+	out := *in
+	out.GPUs = nil
+	byKey := map[string]finops.GPUSeries{}
+	for _, g := range in.GPUs {
+		byKey[g.Key] = g
+		first, last, ok := g.Span()
+		if !ok {
+			continue
+		}
+		o := finops.GPUSeries{Key: g.Key, Host: g.Host, UUID: g.UUID, Index: g.Index, Model: g.Model, Interval: g.Interval}
+		o.SetSpan(first, last)
+		out.GPUs = append(out.GPUs, o)
+	}
+	out.LoadSeries = func(_ context.Context, o *finops.GPUSeries) (finops.GPUSeries, error) {
+		if o.Len() != 0 {
+			t.Errorf("LoadSeries got %s with %d minutes, want an outline", o.Key, o.Len())
+		}
+		*loads++
+		return byKey[o.Key], nil
+	}
+	return &out
+}
+
+// TestOutlinesGiveTheSameResult: an input whose GPUs are outlines, their
+// minutes loaded resource by resource, analyses to exactly the result of the
+// same input holding every minute (the expectation is that other path, whose
+// numbers the rest of this package's tests check by hand). The cases cross
+// the trends (a second and third analysis over the same outlines), a GPU no
+// resource claims, and a window clipped to the data's span.
+func TestOutlinesGiveTheSameResult(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		in    func() *Input
+		loads int // GPU series read: one per analysis that reaches the GPU
+	}{
+		{"one day with trends", oneDay, 3}, // the window, the previous window, the month to date
+		{"one day, no trends nor hourly", func() *Input {
+			in := oneDay()
+			in.SkipTrends, in.SkipHourly = true, true
+			return in
+		}, 1},
+		{"thirty days, spot", func() *Input {
+			return thirtyDays(sessions(9, 8, 10), series("GPU-1", "host", month0, repeatDays(30, seg{540, 0}, seg{480, 90}, seg{420, -1})...), true)
+		}, 3},
+		{"a GPU no resource claims", func() *Input {
+			in := oneDay()
+			in.SkipTrends = true
+			in.GPUs = append(in.GPUs, series("GPU-X", "elsewhere", day0, seg{600, 40}))
+			return in
+		}, 2},
+		{"a window clipped to the data", func() *Input {
+			in := oneDay()
+			in.SkipTrends = true
+			in.Window.Start, in.Lookback.Start = day0.AddDate(0, 0, -60), day0.AddDate(0, 0, -60)
+			in.Window.End, in.Lookback.End = day0.AddDate(0, 0, 30), day0.AddDate(0, 0, 30)
+			return in
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := Analyze(tc.in())
+			if err != nil {
+				t.Fatal(err)
+			}
+			loads := 0
+			got, err := Analyze(outlined(t, tc.in(), &loads))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("with outlines:\n%+v\nwant\n%+v", got, want)
+			}
+			if loads != tc.loads {
+				t.Errorf("%d series loads, want %d", loads, tc.loads)
+			}
+		})
+	}
+}
+
+// A failed load stops the analysis with its error; Now, which has no
+// context to load with, refuses outlines rather than see idle GPUs.
+func TestOutlineLoadErrors(t *testing.T) {
+	loads := 0
+	in := outlined(t, oneDay(), &loads)
+	boom := errors.New("disk gone")
+	in.LoadSeries = func(context.Context, *finops.GPUSeries) (finops.GPUSeries, error) {
+		return finops.GPUSeries{}, boom
+	}
+	if _, err := Analyze(in); !errors.Is(err, boom) {
+		t.Errorf("Analyze with a failing LoadSeries: %v, want %v", err, boom)
+	}
+	if _, _, err := Now(in, day0, day0.Add(time.Hour)); err == nil {
+		t.Error("Now with outlines: no error")
+	}
+}
