@@ -97,20 +97,10 @@ func (c *coldDays) take(id, minute int64, xs []minuteSample, row func(pendingMin
 }
 
 // mergeSamples adds the samples xs of a minute that came back to the ones
-// held for it: sorted by offset, and of two at the same millisecond the one
-// held first wins, as when one minute row merges into another.
+// held for it, as one minute row merges into another: the held ones came
+// first, so they win at the same millisecond.
 func mergeSamples(held, xs []minuteSample) []minuteSample {
-	held = append(held, xs...)
-	slices.SortStableFunc(held, func(a, b minuteSample) int { return int(a.off) - int(b.off) })
-	k := 0
-	for _, x := range held {
-		if k > 0 && x.off == held[k-1].off {
-			continue
-		}
-		held[k] = x
-		k++
-	}
-	return held[:k]
+	return dedupSamples(append(held, xs...))
 }
 
 // fold adds a held minute, in order, to its GPU's day, writing the previous

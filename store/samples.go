@@ -309,8 +309,18 @@ func (m *minuteWriter) flush(id int64, acc *minuteAcc) error {
 	if len(acc.samples) == 0 {
 		return nil
 	}
-	xs := acc.samples
-	// Stable: of two samples at the same instant in one input, the first wins.
+	xs := dedupSamples(acc.samples)
+	acc.samples = acc.samples[:0]
+	if m.cold != nil && acc.minute < m.cold.cut {
+		return m.cold.take(id, acc.minute, xs, m.queue)
+	}
+	return m.queue(newPendingMinute(id, acc.minute, xs))
+}
+
+// dedupSamples sorts a minute's samples by offset, in place, and keeps one
+// per millisecond: stable, so of two samples at the same instant the one
+// that came first wins (a sample delivered twice counts once).
+func dedupSamples(xs []minuteSample) []minuteSample {
 	slices.SortStableFunc(xs, func(a, b minuteSample) int { return int(a.off) - int(b.off) })
 	k := 0
 	for _, x := range xs {
@@ -320,11 +330,7 @@ func (m *minuteWriter) flush(id int64, acc *minuteAcc) error {
 		xs[k] = x
 		k++
 	}
-	acc.samples = acc.samples[:0]
-	if m.cold != nil && acc.minute < m.cold.cut {
-		return m.cold.take(id, acc.minute, xs[:k], m.queue)
-	}
-	return m.queue(newPendingMinute(id, acc.minute, xs[:k]))
+	return xs[:k]
 }
 
 // newPendingMinute is a minute row of deduplicated samples xs, sorted by
