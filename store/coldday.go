@@ -18,9 +18,10 @@ import (
 // by their millisecond (samples.go) and the ingest's compaction folds them
 // after its last file: each GPU's first and last old minute of the file,
 // so that two files of one ingest that split a minute between them add up
-// as they would per minute; and a minute that comes back after later ones
-// (samples out of time order). In a day, as in a compacted one, a minute
-// that already has a mean keeps it (storedDay.fill).
+// as they would per minute; and a minute that comes back after it was
+// folded (samples out of time order by more than foldLag). In a day, as in
+// a compacted one, a minute that already has a mean keeps it
+// (storedDay.fill).
 type coldDays struct {
 	ctx  context.Context
 	cut  int64 // first minute not written here
