@@ -41,14 +41,8 @@ runs=${BENCH_RUNS:-1}
 go=${GO:-go}
 week=2026-W46
 gpus=$((resources * 4))
-for t in /usr/bin/time sqlite3; do
-	if ! command -v "$t" >/dev/null; then
-		echo "bench: need $t: apt-get install -y time sqlite3" >&2
-		exit 1
-	fi
-done
-
 . bench/lib.sh
+bench_need /usr/bin/time sqlite3
 bench_setup
 db="$dir/fleet.db"
 rm -f "$db" "$db-wal" "$db-shm"

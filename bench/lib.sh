@@ -13,6 +13,18 @@ bench_setup() {
 	CGO_ENABLED=0 ${GO:-go} build -trimpath -o bin/finops ./cmd/finops
 }
 
+# bench_need TOOL...: exits unless each tool is on PATH (the scripts that
+# measure with /usr/bin/time and count rows with sqlite3).
+bench_need() {
+	local t
+	for t in "$@"; do
+		if ! command -v "$t" >/dev/null; then
+			echo "bench: need $t: apt-get install -y time sqlite3" >&2
+			exit 1
+		fi
+	done
+}
+
 # measure LABEL CMD...: runs CMD under /usr/bin/time -v, appends
 # "LABEL wall_s rss_kb cpu_s" to $dir/results.
 measure() {

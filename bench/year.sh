@@ -24,14 +24,8 @@ runs=${BENCH_RUNS:-3}
 go=${GO:-go}
 week=2026-W46
 quarter=2026Q4
-for t in /usr/bin/time sqlite3; do
-	if ! command -v "$t" >/dev/null; then
-		echo "bench: need $t: apt-get install -y time sqlite3" >&2
-		exit 1
-	fi
-done
-
 . bench/lib.sh
+bench_need /usr/bin/time sqlite3
 bench_setup
 if [ ! -s "$dir/smi.csv" ] || [ ! -s "$dir/focus.csv" ] || [ ! -d "$dir/history" ]; then
 	echo "bench: generating a year of 1,000 GPUs (1.8 GB of CSV)" >&2
