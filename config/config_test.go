@@ -175,7 +175,7 @@ func TestTelemetryConfig(t *testing.T) {
 		{"utilization:\n  prometheus:\n    - url: prom:9090\n", "want http(s)://"},
 		{"utilization:\n  prometheus:\n    - url: http://p\n      exporter: node\n", "not dcgm or nvidia_gpu_exporter"},
 		{"utilization:\n  prometheus:\n    - url: http://p\n      step: 1500ms\n", "whole seconds"},
-		{"utilization:\n  prometheus:\n    - url: http://p\n      max_response_bytes: -1\n", "max_response_bytes: want a positive number"},
+		{"utilization:\n  prometheus:\n    - url: http://p\n      max_response_bytes: -1\n", "max_response_bytes: want 0 or more bytes (0 for the default, 268435456)"},
 		{"utilization:\n  prometheus:\n    - url: http://p\n      labels: {pod: pod}\n", `"pod" is not task, team or kind`},
 		{"utilization:\n  prometheus:\n    - url: http://p\n      basic_auth_password_env: X\n", "needs basic_auth_user"},
 		{"utilization:\n  prometheus:\n    - url: http://p\n      password: x\n", "line 4: unknown key utilization.prometheus[0].password; the keys under utilization.prometheus[0] are"},

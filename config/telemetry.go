@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops/ingest/prom"
 	"github.com/finops-oss/finops/sanitize"
 )
 
@@ -104,7 +105,7 @@ func (t *Telemetry) validate() error {
 		errs = append(errs, durRange{lo: 100 * time.Millisecond, hi: time.Hour}.check(at+".timeout", p.Timeout))
 		errs = append(errs, durRange{lo: time.Millisecond, hi: 5 * time.Minute}.check(at+".retry_backoff", p.RetryBackoff))
 		if p.MaxResponseBytes < 0 {
-			errs = append(errs, fmt.Errorf("%s.max_response_bytes: want a positive number of bytes (0 for the default, 268435456)", at))
+			errs = append(errs, fmt.Errorf("%s.max_response_bytes: want 0 or more bytes (0 for the default, %d)", at, prom.DefaultMaxResponseBytes))
 		}
 		if p.Retries != nil {
 			errs = append(errs, numRange{lo: 0, hi: 10}.check(at+".retries", float64(*p.Retries)))
