@@ -40,9 +40,10 @@ func (b *jsonBilling) record(raw []byte, path string, line int, parse func() (ls
 		checkPath = path
 	}
 	for _, l := range ls {
-		if perr == nil {
-			perr = b.lines.check(l, checkPath)
+		if perr != nil {
+			break
 		}
+		perr = b.lines.check(l, checkPath)
 	}
 	if perr != nil {
 		return b.sum.reject(perr, b.maxBad)
