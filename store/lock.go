@@ -37,7 +37,6 @@ var ErrLocked = errors.New("another finops run holds the lock")
 type LockedError struct {
 	Path   string // the lock file
 	Holder string // "pid 1234 on host gpu-a since 2026-11-30T08:00:00Z (run 2026-W48)", or "" when unknown
-	Job    string // the holder's job as it named it ("run 2026-W48", "watch", "restore"), or "" when unknown
 }
 
 func (e *LockedError) Error() string {
@@ -70,7 +69,7 @@ func AcquireRunLock(dbPath, what string, now time.Time) (*RunLock, error) {
 	if !ok {
 		holder := readHolder(f)
 		f.Close()
-		return nil, &LockedError{Path: path, Holder: holder, Job: holderJob(holder)}
+		return nil, &LockedError{Path: path, Holder: holder}
 	}
 	host, _ := os.Hostname()
 	info := fmt.Sprintf("pid %d on host %s since %s (%s)\n", os.Getpid(), host, now.UTC().Format(time.RFC3339), what)
@@ -104,11 +103,12 @@ func readHolder(f *os.File) string {
 	return s
 }
 
-// holderJob is the job a lock file's text names in its closing parentheses.
-func holderJob(holder string) string {
-	i := strings.LastIndexByte(holder, '(')
-	if i < 0 || !strings.HasSuffix(holder, ")") {
+// Job is the holder's job as it named it in the closing parentheses of the
+// lock file's text ("run 2026-W48", "watch", "restore"), or "" when unknown.
+func (e *LockedError) Job() string {
+	i := strings.LastIndexByte(e.Holder, '(')
+	if i < 0 || !strings.HasSuffix(e.Holder, ")") {
 		return ""
 	}
-	return holder[i+1 : len(holder)-1]
+	return e.Holder[i+1 : len(e.Holder)-1]
 }

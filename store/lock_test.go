@@ -30,8 +30,8 @@ func TestRunLockExcludes(t *testing.T) {
 		!strings.Contains(le.Holder, "2026-11-30T00:00:00Z (run 2026-W48)") {
 		t.Errorf("holder = %q", le.Holder)
 	}
-	if le.Job != "run 2026-W48" {
-		t.Errorf("job = %q, want the holder's own words, run 2026-W48", le.Job)
+	if le.Job() != "run 2026-W48" {
+		t.Errorf("job = %q, want the holder's own words, run 2026-W48", le.Job())
 	}
 	if !strings.Contains(err.Error(), "another finops run is in progress") || !strings.Contains(err.Error(), LockPath(db)) {
 		t.Errorf("message = %q", err)

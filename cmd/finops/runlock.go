@@ -28,7 +28,7 @@ func (m *Main) acquireRunLock(ctx context.Context, db, what string) (*store.RunL
 	for {
 		lock, err := store.AcquireRunLock(db, what, m.Now())
 		var le *store.LockedError
-		if err == nil || !errors.As(err, &le) || le.Job != watchLockJob || !time.Now().Before(deadline) {
+		if err == nil || !errors.As(err, &le) || le.Job() != watchLockJob || !time.Now().Before(deadline) {
 			return lock, err
 		}
 		select {
