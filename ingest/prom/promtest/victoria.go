@@ -70,7 +70,13 @@ func StartVictoriaMetrics(tb testing.TB, exposition []byte) *Server {
 	if err != nil {
 		tb.Fatalf("victoria-metrics force_flush: %v", err)
 	}
+	body, _ = io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	resp.Body.Close()
+	// A failed flush would read later as samples missing from the answers,
+	// far from its cause.
+	if resp.StatusCode/100 != 2 {
+		tb.Fatalf("victoria-metrics force_flush: %s: %s", resp.Status, body)
+	}
 	return s
 }
 
