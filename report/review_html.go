@@ -215,7 +215,7 @@ func reviewModelView(m analysis.ModelReview, cur string) reviewModel {
 	for _, s := range m.Sensitivity {
 		v.Sensitivity = append(v.Sensitivity, reviewSens{
 			Case: s.Case, Years: strconv.FormatFloat(s.DepreciationYears, 'f', -1, 64), Capex: money(cur, s.CapexPerGPU),
-			Owned: money(cur, s.OwnedMonthlyPerGPU), Breakeven: pct(s.BreakevenUtilization), Clears: rvYesNo(s.ClearsMargin),
+			Owned: money(cur, s.OwnedMonthlyPerGPU), Breakeven: pct(s.BreakevenUtilization), Clears: yesNo(s.ClearsMargin),
 		})
 	}
 	return v

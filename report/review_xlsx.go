@@ -174,13 +174,13 @@ func reviewSensitivity(b *book, rv *analysis.Review) error {
 		}
 		for _, s := range cases {
 			rows = append(rows, []any{m.GPUModel, s.Case, s.DepreciationYears, s.CapexPerGPU, s.OwnedMonthlyPerGPU,
-				s.BreakevenUtilization / 100, m.ObservedUtilization / 100, rvYesNo(s.ClearsMargin)})
+				s.BreakevenUtilization / 100, m.ObservedUtilization / 100, yesNo(s.ClearsMargin)})
 		}
 	}
 	return b.table(sheetSensitivity, cols, rows)
 }
 
-func rvYesNo(v bool) string {
+func yesNo(v bool) string {
 	if v {
 		return "yes"
 	}

@@ -36,11 +36,11 @@ var sheetOrder = []string{sheetSummary, sheetFindings, sheetTeams, sheetTasks, s
 
 // WriteXLSX writes the workbook: a Summary sheet with the KPIs and native
 // Excel charts; one sheet per table (Findings, By team, By task, By resource,
-// Idle waste, Recommendations, Pools); and two large sheets written with
-// excelize's StreamWriter, so their size does not grow memory: Utilization
-// (hourly), from r.HourlyUtil, and Billing lines, from meta.Lines. Every data
-// string is written through safeText; numbers are numeric cells, instants are
-// Excel dates in the report zone.
+// Idle waste, Recommendations, Pools, and Watch when r.Watch is set); and two
+// large sheets written with excelize's StreamWriter, so their size does not
+// grow memory: Utilization (hourly), from r.HourlyUtil, and Billing lines,
+// from meta.Lines. Every data string is written through safeText; numbers are
+// numeric cells, instants are Excel dates in the report zone.
 func WriteXLSX(w io.Writer, r *analysis.Result, meta Meta) error {
 	return writeXLSX(context.Background(), w, r, meta)
 }

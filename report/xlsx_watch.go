@@ -48,11 +48,7 @@ func (b *book) watch() error {
 		} else {
 			saved = optional(a.Saved)
 		}
-		dry := "no"
-		if a.DryRun {
-			dry = "yes"
-		}
-		rows = append(rows, []any{"action", a.At, a.Resource, a.Team, a.Action, nil, a.Outcome, code, dry,
+		rows = append(rows, []any{"action", a.At, a.Resource, a.Team, a.Action, nil, a.Outcome, code, yesNo(a.DryRun),
 			optional(a.Rate), until, busy, hrs, saved, would, nil})
 	}
 	for _, a := range w.Alerts {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -94,7 +95,7 @@ func (z *ZipWriter) finish() error {
 type zipPart struct {
 	fh       *zip.FileHeader
 	w        io.Writer // the raw part in the archive
-	crc      hash32
+	crc      hash.Hash32
 	workers  int
 	buf      []byte // the chunk being filled
 	dict     []byte // the last 32 KiB before buf
@@ -102,11 +103,6 @@ type zipPart struct {
 	free     *[][]byte // the writer's reusable chunk buffers
 	raw, out uint64
 	err      error
-}
-
-type hash32 interface {
-	io.Writer
-	Sum32() uint32
 }
 
 type zipResult struct {
