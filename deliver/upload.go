@@ -19,12 +19,18 @@ func (r *Run) recordArtifact(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	return r.recordReport(ctx, r.Window.Label, path, sum, size)
+}
+
+// recordReport records a period's report file whose sha256 and size are
+// known.
+func (r *Run) recordReport(ctx context.Context, period, path, sum string, size int64) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return err
 	}
 	name := filepath.Base(path)
-	return r.Store.RecordArtifact(ctx, r.RunID, store.Artifact{Period: r.Window.Label, Name: name, Kind: "report",
+	return r.Store.RecordArtifact(ctx, r.RunID, store.Artifact{Period: period, Name: name, Kind: "report",
 		Path: abs, ContentType: publish.ContentType(name), SHA256: sum, Size: size})
 }
 
@@ -70,7 +76,7 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 			res.UploadFailed = append(res.UploadFailed, a.Name)
 			continue
 		}
-		sum, _, err := ingest.HashFile(ctx, a.Path)
+		sum, size, err := ingest.HashFile(ctx, a.Path)
 		if err != nil {
 			// The file is gone (out folder cleaned): nothing left to upload.
 			r.Store.MarkArtifact(ctx, a.Period, a.Name, store.ArtifactMissing, "the local file is gone: "+err.Error())
@@ -79,7 +85,7 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 		}
 		if sum != a.SHA256 {
 			// Rewritten since (a report rerun): upload what is there now.
-			if err := r.recordArtifact(ctx, a.Path); err != nil {
+			if err := r.recordReport(ctx, a.Period, a.Path, sum, size); err != nil {
 				fail("upload: %v", err)
 				ok = false
 				continue

@@ -12,6 +12,7 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/publish/publishtest"
+	"github.com/finops-oss/finops/store"
 )
 
 // byteCount is a Progress that keeps what a bar would show.
@@ -110,5 +111,50 @@ func TestDeliverQuiet(t *testing.T) {
 				t.Errorf("quiet failed delivery printed %q, want %q", out, tc.want)
 			}
 		})
+	}
+}
+
+// TestDeliverRewrittenPendingOfEarlierWeek: a report of week 47 left
+// pending by an earlier run and rewritten since (a report rerun) goes up
+// under week 47, its own row marked uploaded with the new sha256; it is not
+// recorded again under the week being delivered (48), where it would stay
+// pending and go up under the wrong prefix.
+func TestDeliverRewrittenPendingOfEarlierWeek(t *testing.T) {
+	srv := publishtest.StartS3(t, "finops-test-key", "finops-test-secret-value")
+	srv.CreateBucket(t, "reports")
+	dir := t.TempDir()
+	old := filepath.Join(dir, "finops-2026-W47.json")
+	if err := os.WriteFile(old, []byte(`{"week":47}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := &config.Config{}
+	c.Publish.S3.Timeout.Duration = 30 * time.Second
+	tr := Transports{S3: &publish.S3Config{Bucket: "reports", Prefix: "weekly", Region: srv.Region, Endpoint: srv.URL,
+		PathStyle: true, AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}}
+	r, out := newRun(t, c, tr, Options{NoEmail: true})
+	ctx := context.Background()
+	// Recorded with the sha256 of an earlier content: the file was rewritten.
+	if err := r.Store.RecordArtifact(ctx, r.RunID, store.Artifact{Period: "2026-W47", Name: filepath.Base(old), Kind: "report",
+		Path: old, ContentType: "application/json", SHA256: strings.Repeat("0", 64), Size: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Deliver(ctx, week48Result(), dir, nil); err != nil {
+		t.Fatalf("Deliver: %v\n%s", err, out)
+	}
+	got := srv.Get(t, "reports", "weekly/2026-W47/finops-2026-W47.json")
+	if string(got.Body) != `{"week":47}`+"\n" {
+		t.Errorf("week 47's object holds %q", got.Body)
+	}
+	arts, err := r.Store.Artifacts(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range arts {
+		if a.Kind != "report" {
+			continue
+		}
+		if a.Period != "2026-W47" || a.Status != store.ArtifactUploaded {
+			t.Errorf("artifact %s of %s is %s, want only week 47's, uploaded", a.Name, a.Period, a.Status)
+		}
 	}
 }

@@ -85,7 +85,7 @@ func (w Webhook) Send(ctx context.Context, a Alert) error {
 	if err != nil {
 		return w.errorf("build the message: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, durationOr(w.Timeout, 30*time.Second))
+	ctx, cancel := context.WithTimeout(ctx, w.timeout())
 	defer cancel()
 	wait := durationOr(w.Backoff, time.Second)
 	for attempt := 1; ; attempt++ {
@@ -101,7 +101,7 @@ func (w Webhook) Send(ctx context.Context, a Alert) error {
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 			return fmt.Errorf("%w; gave up after %s: the next one (in %s) would pass the send's deadline of %s",
-				err, tries(attempt), wait.Round(time.Millisecond), durationOr(w.Timeout, 30*time.Second))
+				err, tries(attempt), wait.Round(time.Millisecond), w.timeout())
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -141,7 +141,7 @@ func (w Webhook) target() (*url.URL, error) {
 // attempt makes one request. retry says whether another may succeed; after
 // is the server's Retry-After (0 when it gave none).
 func (w Webhook) attempt(ctx context.Context, u *url.URL, header http.Header, body []byte) (retry bool, after time.Duration, err error) {
-	actx, cancel := context.WithTimeout(ctx, durationOr(w.AttemptTimeout, 10*time.Second))
+	actx, cancel := context.WithTimeout(ctx, w.attemptTimeout())
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
@@ -152,11 +152,11 @@ func (w Webhook) attempt(ctx context.Context, u *url.URL, header http.Header, bo
 	if err != nil {
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return false, 0, w.errorf("no answer before the send's deadline of %s: %w", durationOr(w.Timeout, 30*time.Second), ctx.Err())
+			return false, 0, w.errorf("no answer before the send's deadline of %s: %w", w.timeout(), ctx.Err())
 		case ctx.Err() != nil:
 			return false, 0, w.errorf("%w", ctx.Err()) // the caller cancelled
 		case actx.Err() != nil:
-			return true, 0, w.errorf("no answer within %s: check the network and proxy between this host and %s", durationOr(w.AttemptTimeout, 10*time.Second), u.Hostname())
+			return true, 0, w.errorf("no answer within %s: check the network and proxy between this host and %s", w.attemptTimeout(), u.Hostname())
 		}
 		// Connection refused, DNS, TLS: worth another try within the deadline.
 		return true, 0, w.errorf("%v: check the network and the channel's URL host", unwrapURL(err))
@@ -253,6 +253,11 @@ func tries(n int) string {
 	}
 	return strconv.Itoa(n) + " tries"
 }
+
+// timeout and attemptTimeout are Timeout and AttemptTimeout with their
+// defaults.
+func (w Webhook) timeout() time.Duration        { return durationOr(w.Timeout, 30*time.Second) }
+func (w Webhook) attemptTimeout() time.Duration { return durationOr(w.AttemptTimeout, 10*time.Second) }
 
 func durationOr(d, def time.Duration) time.Duration {
 	if d > 0 {
