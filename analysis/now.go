@@ -3,11 +3,11 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/finops-oss/finops"
-	"github.com/shopspring/decimal"
 )
 
 // ResourceNow is one billed GPU resource as `finops watch` sees it at a
@@ -160,14 +160,7 @@ func (a *analyzer) hourlyRate(r *gpuResource) (rate float64, from string) {
 		}
 		return per, "bill"
 	}
-	for _, pr := range a.in.Prices {
-		if pr.Mode != finops.ModeHourly || !strings.EqualFold(pr.Provider, r.provider) || !strings.EqualFold(pr.GPUModel, r.model) {
-			continue
-		}
-		if _, ok := a.conv.rates[strings.ToUpper(pr.Currency)]; !ok && pr.Currency != "" {
-			continue // no exchange rate: not a rate in the reporting currency
-		}
-		v := a.conv.amount(decimal.NewFromFloat(pr.Price), pr.Currency).InexactFloat64()
+	if v := a.catalogPrice(r.provider, r.model, finops.ModeHourly); !math.IsNaN(v) {
 		return v * float64(r.gpuCount), "catalog"
 	}
 	return 0, ""

@@ -29,6 +29,10 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// FormatDuration writes d as ParseDuration reads it, whole days as days
+// (7d, 36h, 90m): for messages that echo a duration back to the user.
+func FormatDuration(d time.Duration) string { return fmtDuration(d) }
+
 // ParseDuration parses Go durations plus a whole-number "Nd" or "Nw" form.
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)

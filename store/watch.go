@@ -411,12 +411,19 @@ func (s *Store) WatchHistory(ctx context.Context, from, to time.Time) ([]WatchRe
 		return nil, fmt.Errorf("store: watch history: %w", err)
 	}
 	rows.Close()
+	// The window's actions in one query, not one per action.
+	acts, err := s.actions(ctx, `WHERE event_id IN (SELECT id FROM watch_events WHERE at >= ? AND at < ?)`,
+		from.Unix(), to.Unix())
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*WatchAction, len(acts))
+	for i := range acts {
+		byID[acts[i].ID] = &acts[i]
+	}
 	for i, id := range actionIDs {
-		if id == 0 {
-			continue
-		}
-		if out[i].Action, err = s.Action(ctx, id); err != nil {
-			return nil, err
+		if id != 0 {
+			out[i].Action = byID[id]
 		}
 	}
 	return out, nil

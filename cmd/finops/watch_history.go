@@ -36,7 +36,7 @@ func (m *Main) watchHistory(ctx context.Context, c *config.Config, since string)
 		return err
 	}
 	if len(recs) == 0 {
-		fmt.Fprintf(m.Stdout, "no watch decisions in the last %s\n", fmtSince(back))
+		fmt.Fprintf(m.Stdout, "no watch decisions in the last %s\n", config.FormatDuration(back))
 		return nil
 	}
 	tw := termcol.NewWriter(m.Stdout)
@@ -66,11 +66,4 @@ func (m *Main) watchHistory(ctx context.Context, c *config.Config, since string)
 		}
 	}
 	return tw.Flush()
-}
-
-func fmtSince(d time.Duration) string {
-	if d%(24*time.Hour) == 0 {
-		return fmt.Sprintf("%dd", d/(24*time.Hour))
-	}
-	return d.String()
 }

@@ -22,13 +22,7 @@ func watchTargets(c *config.Config, rs []analysis.ResourceNow) []watch.Target {
 				break
 			}
 		}
-		var team *config.Team
-		for k := range c.Teams {
-			if strings.EqualFold(c.Teams[k].Name, r.Team) {
-				team = &c.Teams[k]
-				break
-			}
-		}
+		team := teamNamed(c, r.Team)
 		on := c.Watch.OnIdle
 		if team != nil && team.OnIdle != nil {
 			on = team.OnIdle
@@ -46,13 +40,9 @@ func watchTargets(c *config.Config, rs []analysis.ResourceNow) []watch.Target {
 			if entry.MaxLifetime.Duration > 0 {
 				p.MaxLifetime = entry.MaxLifetime.Duration
 			}
-			for _, a := range c.Watch.Allow.Resources {
-				p.Allowed = p.Allowed || strings.EqualFold(a, entry.ID)
-			}
+			p.Allowed = containsFold(c.Watch.Allow.Resources, entry.ID)
 		}
-		for _, t := range c.Watch.Allow.Teams {
-			p.Allowed = p.Allowed || r.Team != "" && strings.EqualFold(t, r.Team)
-		}
+		p.Allowed = p.Allowed || r.Team != "" && containsFold(c.Watch.Allow.Teams, r.Team)
 		out[i] = watch.Target{ResourceNow: r, Policy: p}
 	}
 	return out

@@ -51,12 +51,21 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
+// teamNamed is the teams entry of a team (names are unique, case aside:
+// config validation), nil when none.
+func teamNamed(c *config.Config, team string) *config.Team {
+	for k := range c.Teams {
+		if strings.EqualFold(c.Teams[k].Name, team) {
+			return &c.Teams[k]
+		}
+	}
+	return nil
+}
+
 // leadsOf is who gets a team's email: its leads, else publish.smtp.admins.
 func leadsOf(c *config.Config, team string) []string {
-	for _, t := range c.Teams {
-		if strings.EqualFold(t.Name, team) && len(t.Leads) > 0 {
-			return t.Leads
-		}
+	if t := teamNamed(c, team); t != nil && len(t.Leads) > 0 {
+		return t.Leads
 	}
 	return c.Publish.SMTP.Admins
 }
@@ -67,13 +76,12 @@ func quiet(c *config.Config, team string, now time.Time) bool {
 	if err != nil {
 		return false
 	}
-	for _, t := range c.Teams {
-		if strings.EqualFold(t.Name, team) && t.QuietHours != "" {
-			q, err := config.ParseQuietHours(t.QuietHours)
-			return err == nil && q.Contains(now, loc)
-		}
+	t := teamNamed(c, team)
+	if t == nil || t.QuietHours == "" {
+		return false
 	}
-	return false
+	q, err := config.ParseQuietHours(t.QuietHours)
+	return err == nil && q.Contains(now, loc)
 }
 
 // deliver sends every pending message whose team is not in its quiet hours

@@ -47,17 +47,7 @@ func TestWatchTailsSpoolRename(t *testing.T) {
 	} {
 		step.change()
 		_, out := e.pass(t, watchAt(0, step.at), 0)
-		tails := tailsOf(out)
-		got, ok := tails[step.file]
-		switch {
-		case step.want == nil && ok:
-			t.Errorf("%s: read %+v, want nothing\n%s", step.name, got, out)
-		case step.want != nil && got != *step.want:
-			t.Errorf("%s: read %+v, want %+v\n%s", step.name, got, *step.want, out)
-		}
-		if m, sum := telemetryOf(t, e.db, "gpu-b", watchDay, watchAt(1, 0)); m != step.minutes || sum != int64(95*m) {
-			t.Errorf("%s: %d minutes (sum %d) stored, want %d (sum %d)", step.name, m, sum, step.minutes, 95*step.minutes)
-		}
+		checkTailStep(t, e, step.name, out, "gpu-b", step.file, step.want, step.minutes)
 	}
 	// The .part's cursor went with the rename: one cursor for the hour, at
 	// the .csv's end.

@@ -170,16 +170,24 @@ func TestWatchTailsLog(t *testing.T) {
 		} else {
 			_, out = e.pass(t, watchAt(0, step.at), step.code)
 		}
-		got, ok := tailsOf(out)["gpu-a.log"]
-		switch {
-		case step.want == nil && ok:
-			t.Errorf("%s: read %+v, want nothing\n%s", step.name, got, out)
-		case step.want != nil && got != *step.want:
-			t.Errorf("%s: read %+v, want %+v\n%s", step.name, got, *step.want, out)
-		}
-		if m, sum := telemetryOf(t, e.db, "gpu-a", watchDay, watchAt(1, 0)); m != step.minutes || sum != int64(95*m) {
-			t.Errorf("%s: %d minutes (sum %d) stored, want %d (sum %d)", step.name, m, sum, step.minutes, 95*step.minutes)
-		}
+		checkTailStep(t, e, step.name, out, "gpu-a", "gpu-a.log", step.want, step.minutes)
+	}
+}
+
+// checkTailStep checks one pass of a tail test: what it says it read of file
+// (want nil: nothing) and that host has that many minutes stored, each at
+// 95 %, in watchDay's first hour.
+func checkTailStep(t *testing.T, e *watchEnv, name, out, host, file string, want *tailLine, minutes int) {
+	t.Helper()
+	got, ok := tailsOf(out)[file]
+	switch {
+	case want == nil && ok:
+		t.Errorf("%s: read %+v, want nothing\n%s", name, got, out)
+	case want != nil && got != *want:
+		t.Errorf("%s: read %+v, want %+v\n%s", name, got, *want, out)
+	}
+	if m, sum := telemetryOf(t, e.db, host, watchDay, watchAt(1, 0)); m != minutes || sum != int64(95*m) {
+		t.Errorf("%s: %d minutes (sum %d) stored, want %d (sum %d)", name, m, sum, minutes, 95*minutes)
 	}
 }
 
