@@ -80,17 +80,18 @@ type Target struct {
 
 // Spell is an open spell from the ledger.
 type Spell struct {
-	ID       int64
-	Resource string
-	Team     string
-	Kind     string
-	Since    time.Time // start of the idle run, or when the lifetime was exceeded
-	Opened   time.Time // when the first alert was decided
-	Reminded time.Time // the last reminder (Opened before any)
-	Graced   time.Time // when the grace alert was decided; zero before
-	Acted    bool      // an action was decided: run, dry run or refused
-	Rate     float64   // hourly rate when opened (for resources gone from the bill)
-	Currency string
+	ID        int64
+	Resource  string
+	Team      string
+	Kind      string
+	Since     time.Time // start of the idle run, or when the lifetime was exceeded
+	Opened    time.Time // when the first alert was decided
+	Reminded  time.Time // the last reminder (Opened before any)
+	Graced    time.Time // when the grace alert was decided; zero before
+	Acted     bool      // an action was decided: run, dry run or refused
+	Rate      float64   // hourly rate when opened (for resources gone from the bill)
+	RateKnown bool      // Rate was known (a resource billed at 0 has a known rate of 0)
+	Currency  string
 }
 
 // Decision is one thing the caller records and carries out.
@@ -139,7 +140,7 @@ func Decide(now time.Time, p Params, targets []Target, open []Spell) []Decision 
 	})
 	for _, s := range gone {
 		// Not billed in the window any more and silent: released.
-		r := &analysis.ResourceNow{ID: s.Resource, Team: s.Team, HourlyRate: s.Rate, RateKnown: s.Rate > 0, Currency: s.Currency}
+		r := &analysis.ResourceNow{ID: s.Resource, Team: s.Team, HourlyRate: s.Rate, RateKnown: s.RateKnown, Currency: s.Currency}
 		out = append(out, closeSpell(now, s, r, "released"))
 	}
 	return out
@@ -169,7 +170,7 @@ func idleDecisions(now time.Time, p Params, t *Target, spells map[[2]string]Spel
 			return out
 		}
 		s = Spell{Resource: r.ID, Team: r.Team, Kind: KindIdle, Since: r.IdleSince, Opened: now, Reminded: now,
-			Rate: r.HourlyRate, Currency: r.Currency}
+			Rate: r.HourlyRate, RateKnown: r.RateKnown, Currency: r.Currency}
 		return append(out, decision(Open, "idle", now, s, r))
 	}
 	if now.Sub(s.Reminded) >= p.RemindEvery {
@@ -240,7 +241,7 @@ func lifetimeDecisions(now time.Time, p Params, t *Target, spells map[[2]string]
 	over := r.FirstBilled.Add(limit)
 	if !isOpen && now.After(over) && (!stale || billedRecently) {
 		s = Spell{Resource: r.ID, Team: r.Team, Kind: KindLifetime, Since: over, Opened: now, Reminded: now,
-			Rate: r.HourlyRate, Currency: r.Currency}
+			Rate: r.HourlyRate, RateKnown: r.RateKnown, Currency: r.Currency}
 		return []Decision{decision(Open, "lifetime", now, s, r)}
 	}
 	var out []Decision
@@ -267,7 +268,7 @@ func closeSpell(now time.Time, s Spell, r *analysis.ResourceNow, why string) Dec
 func decision(kind, event string, now time.Time, s Spell, r *analysis.ResourceNow) Decision {
 	d := Decision{Kind: kind, Spell: s, Resource: r, Event: event}
 	rate, known := r.HourlyRate, r.RateKnown
-	if !known && s.Rate > 0 {
+	if !known && s.RateKnown {
 		rate, known = s.Rate, true
 	}
 	if known {

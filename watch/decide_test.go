@@ -40,7 +40,7 @@ func stopPolicy() Policy {
 
 func open(id string, since, opened, reminded int) Spell {
 	return Spell{ID: 7, Resource: id, Team: "nlp", Kind: KindIdle, Since: at(since), Opened: at(opened), Reminded: at(reminded),
-		Rate: 6, Currency: "CNY"}
+		Rate: 6, RateKnown: true, Currency: "CNY"}
 }
 
 // lifeSpell is a lifetime spell opened when the 72 hours passed, an hour
@@ -102,6 +102,14 @@ func TestDecide(t *testing.T) {
 		{name: "gone from the bill: released at the spell's rate", open: []Spell{open("gone", -60, -30, -30)},
 			want: []want{{Close, "released", 60, "released"}}},
 		{name: "no rate known", targets: []Target{noRate}, want: []want{{Open, "idle", -1, ""}}},
+		// A resource billed at 0 (a free tier, a credit) has a known rate:
+		// nothing burnt, not "an unknown amount".
+		{name: "gone from the bill at a known rate of 0: released, nothing burnt",
+			open: []Spell{func() Spell { s := open("gone", -60, -30, -30); s.Rate = 0; return s }()},
+			want: []want{{Close, "released", 0, "released"}}},
+		{name: "gone from the bill, rate never known: released, amount unknown",
+			open: []Spell{func() Spell { s := open("gone", -60, -30, -30); s.Rate, s.RateKnown = 0, false; return s }()},
+			want: []want{{Close, "released", -1, "released"}}},
 		{name: "grace alert at after − grace", targets: []Target{withPolicy(res("a", ptr(-45)), stopPolicy())},
 			open: []Spell{open("a", -45, -15, -15)}, want: []want{{Grace, "grace", 45, ""}}},
 		{name: "no action before after", targets: []Target{withPolicy(res("a", ptr(-59)), stopPolicy())},

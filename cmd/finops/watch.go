@@ -163,7 +163,7 @@ func fromLedger(in []store.WatchSpell) []watch.Spell {
 	out := make([]watch.Spell, len(in))
 	for i, s := range in {
 		out[i] = watch.Spell{ID: s.ID, Resource: s.Resource, Team: s.Team, Kind: s.Kind, Since: s.Since,
-			Opened: s.Opened, Reminded: s.Reminded, Graced: s.Graced, Acted: s.Acted, Rate: s.Rate, Currency: s.Currency}
+			Opened: s.Opened, Reminded: s.Reminded, Graced: s.Graced, Acted: s.Acted, Rate: s.Rate, RateKnown: s.RateKnown, Currency: s.Currency}
 	}
 	return out
 }
