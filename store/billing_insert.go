@@ -23,17 +23,19 @@ const billingArity = 30
 
 // billingBatchRows is how many billing lines one INSERT statement carries.
 // One statement per line spent most of an import in per-statement overhead
-// (database/sql, bind, step, reset). Bigger statements pay for it another
-// way: billing_lines references source_files, so SQLite keeps a statement
-// journal for a multi-row INSERT (the pages it changes, spilled to a
-// temporary file past 64 KiB). 64 rows × 30 columns = 1,920 parameters used
-// less CPU than 1, 12 or 32 rows in interleaved runs of BenchmarkImportFOCUS.
+// (database/sql, bind, step, reset). 64 rows × 30 columns = 1,920
+// parameters used less CPU than 1, 12 or 32 rows in interleaved runs of
+// BenchmarkImportFOCUS.
 const billingBatchRows = 64
 
-// billingInsert is the INSERT of rows billing lines.
+// billingInsert is the INSERT of rows billing lines. OR FAIL, with no
+// foreign key on the table (migration 10), spares SQLite the statement
+// journal it keeps for a multi-row INSERT that may have to undo itself
+// halfway (a tenth of the inserter's time); a failed INSERT fails the
+// import, whose transaction is rolled back whole.
 func billingInsert(rows int) string {
 	var b strings.Builder
-	b.WriteString("INSERT INTO billing_lines (" + billingColumns + ") VALUES ")
+	b.WriteString("INSERT OR FAIL INTO billing_lines (" + billingColumns + ") VALUES ")
 	row := "(" + strings.Repeat("?,", billingArity-1) + "?)"
 	for i := range rows {
 		if i > 0 {

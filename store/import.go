@@ -189,8 +189,8 @@ func superseded(ctx context.Context, tx *sql.Tx, where string, args ...any) (uri
 }
 
 // replacePeriod deletes the sources of period that belong to a delivery other
-// than delivery (their records go with them: ON DELETE CASCADE), except keep,
-// and remembers them in replaced_files.
+// than delivery, with their records (deleteSource), except keep, and
+// remembers them in replaced_files.
 func replacePeriod(ctx context.Context, tx *sql.Tx, keep int64, period, delivery string, now int64) ([]ReplacedSource, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, uri, sha256, coalesce(delivery, ''), rows FROM source_files
 		WHERE period_key = ? AND coalesce(delivery, '') <> ? AND id <> ? ORDER BY id`, period, delivery, keep)
@@ -215,7 +215,7 @@ func replacePeriod(ctx context.Context, tx *sql.Tx, keep int64, period, delivery
 		return nil, err
 	}
 	for i, id := range ids {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM source_files WHERE id = ?`, id); err != nil {
+		if err := deleteSource(ctx, tx, id); err != nil {
 			return nil, err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO replaced_files (sha256, uri, period_key, delivery, replaced_by, replaced_at)
@@ -224,6 +224,17 @@ func replacePeriod(ctx context.Context, tx *sql.Tx, keep int64, period, delivery
 		}
 	}
 	return out, nil
+}
+
+// deleteSource deletes a source file and every record it brought. Billing
+// lines are deleted here, as their source_id has no foreign key (migration
+// 10); the rows of the other tables go by ON DELETE CASCADE.
+func deleteSource(ctx context.Context, tx *sql.Tx, id int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM billing_lines WHERE source_id = ?`, id); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM source_files WHERE id = ?`, id)
+	return err
 }
 
 // writer is the ingest.Sink that writes records into the open transaction
