@@ -257,8 +257,8 @@ func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64, compactBefore ti
 	p := preparer{ctx: ctx, tx: tx}
 	prep := p.prep
 	w.line = prep(billingInsert(billingBatchRows))
-	w.lines = billingBatch{source: sourceID, args: make([]any, 0, billingBatchRows*billingArity)}
-	w.inserter = billingInserter{ctx: ctx, stmt: w.line}
+	w.lines = billingBatch{source: sourceID}
+	w.inserter = billingInserter{ctx: ctx, tx: tx, stmt: w.line}
 	w.gpu = prep(`INSERT INTO gpus (gpu_key, uuid, host, idx, model, memory_total_mib) VALUES (?,?,?,?,?,?)
 		ON CONFLICT (gpu_key) DO UPDATE SET
 			uuid = coalesce(excluded.uuid, uuid), host = coalesce(excluded.host, host),
@@ -295,7 +295,7 @@ func (w *writer) close() {
 	}
 }
 
-// Billing implements ingest.Sink. Lines are inserted billingBatchRows at a
+// Billing implements ingest.Sink. Lines are inserted billingChunkRows at a
 // time by the inserter goroutine; finish inserts the rest.
 func (w *writer) Billing(l *finops.BillingLine) error {
 	if err := w.ctx.Err(); err != nil {
@@ -305,7 +305,7 @@ func (w *writer) Billing(l *finops.BillingLine) error {
 		return err
 	}
 	if w.lines.add(l) {
-		w.lines.args, w.lines.rows = w.inserter.send(w.lines.args), 0
+		w.lines.cur = w.inserter.send(w.lines.cur)
 	}
 	return nil
 }
@@ -354,7 +354,7 @@ func (w *writer) finish(ctx context.Context, sum *ingest.Summary) error {
 	if err := w.minutes.finish(); err != nil {
 		return err
 	}
-	if err := w.flushBilling(ctx); err != nil {
+	if err := w.flushBilling(); err != nil {
 		return err
 	}
 	var start, end any
