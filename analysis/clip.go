@@ -53,8 +53,8 @@ func clipToData(in *Input, loc *time.Location) (*Input, string) {
 		asked, day(start), day(end.Add(-time.Nanosecond)))
 }
 
-// dataExtent is the earliest start and the latest end of in's lines, GPU
-// samples and task runs; ok is false when it has none.
+// dataExtent is the earliest start and the latest end of in's lines (held or
+// streamed), GPU samples and task runs; ok is false when it has none.
 func dataExtent(in *Input) (first, last time.Time, ok bool) {
 	add := func(s, e time.Time) {
 		if e.Before(s) {
@@ -70,6 +70,9 @@ func dataExtent(in *Input) (first, last time.Time, ok bool) {
 	}
 	for i := range in.Lines {
 		add(in.Lines[i].ChargeStart, in.Lines[i].ChargeEnd)
+	}
+	if ls := in.LineStream; ls != nil && ls.HasLines {
+		add(ls.First, ls.Last)
 	}
 	for i := range in.GPUs {
 		s := &in.GPUs[i]

@@ -217,6 +217,10 @@ type loadOptions struct {
 	// quarter of a fleet's minutes is hundreds of MB. Each analysis of the
 	// input reads them again, so not with trends.
 	outlines bool
+	// streamLines has the analysis read the lines from the store as it goes
+	// (analysis.Input.LineStream), once per window it analyses: a quarter of
+	// a fleet's lines is hundreds of MB held whole.
+	streamLines bool
 }
 
 // loadInput reads what the analysis needs: the window and the lookback before
@@ -239,10 +243,16 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	}
 	in := &analysis.Input{Window: win, Lookback: lb, Params: params, Resources: c.AnalysisResources(),
 		Teams: c.AnalysisTeams(), Prices: c.AnalysisPrices(), SkipTrends: !opt.trends}
-	if err := checkCurrencies(ctx, st, params, from, win.End); err != nil {
+	sum, err := st.LineSummary(ctx, from, win.End)
+	if err != nil {
 		return nil, err
 	}
-	if in.Lines, err = st.Lines(ctx, from, win.End); err != nil {
+	if err := checkCurrencies(maps.Clone(sum.Currencies), params); err != nil {
+		return nil, err
+	}
+	if opt.streamLines {
+		in.LineStream = lineStream(st, sum, from, win.End)
+	} else if in.Lines, err = st.Lines(ctx, from, win.End); err != nil {
 		return nil, err
 	}
 	if opt.outlines {

@@ -107,7 +107,7 @@ func (m *Main) review(ctx context.Context, st *store.Store, c *config.Config, q,
 func (m *Main) analyseWindow(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window) (*analysis.Result, error) {
 	// The review compares with the quarter before itself (RentOrBuy's
 	// PreviousResult), and has no per-GPU hourly view.
-	in, err := loadInput(ctx, st, c, win, loadOptions{outlines: true})
+	in, err := loadInput(ctx, st, c, win, loadOptions{outlines: true, streamLines: true})
 	if err != nil {
 		return nil, err
 	}
