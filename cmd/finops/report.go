@@ -199,10 +199,11 @@ func missingSources(missing []string) error {
 }
 
 // analyze runs the analysis until ctx is done. Its refusals (a missing FX
-// rate, an empty window) are configuration errors; a signal is not.
+// rate, an empty window) are configuration errors; a signal is not, nor the
+// store failing under what it reads as it goes (storeReadError).
 func analyze(ctx context.Context, in *analysis.Input) (*analysis.Result, error) {
 	res, err := analysis.AnalyzeContext(ctx, in)
-	if err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && !errors.As(err, new(storeReadError)) {
 		err = usageError{err}
 	}
 	return res, err
@@ -259,9 +260,7 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 		if in.GPUs, err = st.GPUOutlines(ctx, from, win.End); err != nil {
 			return nil, err
 		}
-		in.LoadSeries = func(ctx context.Context, g *finops.GPUSeries) (finops.GPUSeries, error) {
-			return st.LoadSeries(ctx, g, from, win.End)
-		}
+		in.LoadSeries = loadSeries(st, from, win.End)
 	} else if in.GPUs, err = st.GPUSeries(ctx, from, win.End); err != nil {
 		return nil, err
 	}
