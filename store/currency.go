@@ -35,11 +35,7 @@ func (s *Store) LineSummary(ctx context.Context, from, to time.Time) (LineSummar
 	if err != nil {
 		return sum, fmt.Errorf("store: summarise billing lines: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT upper(coalesce(b.currency, '')), f.uri,
-		min(b.charge_start), max(max(b.charge_start, b.charge_end)), count(*)
-		FROM billing_lines b JOIN source_files f ON f.id = b.source_id
-		WHERE `+overlapWhereB+`
-		GROUP BY 1, 2 ORDER BY 1, 2`, o.args()...)
+	rows, err := s.db.QueryContext(ctx, queryLineSummary, o.args()...)
 	if err != nil {
 		return sum, fmt.Errorf("store: summarise billing lines: %w", err)
 	}
@@ -67,3 +63,12 @@ func (s *Store) LineSummary(ctx context.Context, from, to time.Time) (LineSummar
 	}
 	return sum, nil
 }
+
+// queryLineSummary is LineSummary's query: the lines' range of the index on
+// charge_start, as queryLines walks it, grouped by currency and file
+// (TestQueryPlans).
+var queryLineSummary = `SELECT upper(coalesce(b.currency, '')), f.uri,
+		min(b.charge_start), max(max(b.charge_start, b.charge_end)), count(*)
+		FROM billing_lines b JOIN source_files f ON f.id = b.source_id
+		WHERE ` + overlapWhereB + `
+		GROUP BY 1, 2 ORDER BY 1, 2`
