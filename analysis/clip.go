@@ -68,11 +68,14 @@ func dataExtent(in *Input) (first, last time.Time, ok bool) {
 		}
 		ok = true
 	}
-	for i := range in.Lines {
-		add(in.Lines[i].ChargeStart, in.Lines[i].ChargeEnd)
-	}
-	if ls := in.LineStream; ls != nil && ls.HasLines {
-		add(ls.First, ls.Last)
+	if ls := in.LineStream; ls != nil {
+		if ls.HasLines {
+			add(ls.First, ls.Last)
+		}
+	} else {
+		for i := range in.Lines {
+			add(in.Lines[i].ChargeStart, in.Lines[i].ChargeEnd)
+		}
 	}
 	for i := range in.GPUs {
 		s := &in.GPUs[i]

@@ -37,7 +37,7 @@ type Input struct {
 	// minutes would: the numbers are the same either way.
 	LoadSeries func(ctx context.Context, outline *finops.GPUSeries) (finops.GPUSeries, error)
 
-	// LineStream, when set, gives the lines instead of Lines: the analysis
+	// LineStream, when set, gives the lines and Lines is not read: the analysis
 	// reads them as it goes and holds a few numbers of each GPU usage line,
 	// so a quarter of a fleet's lines is never in memory. The result is the
 	// same either way.
