@@ -36,7 +36,7 @@ func (a *analyzer) resource(r *gpuResource) {
 	for _, s := range r.slots {
 		s.grid = buildGrid(a.tl, s.minutes(), p.IdleThreshold, p.IdleMinSpan, a.spareGrid())
 	}
-	rate, slots := r.rates(a.tl, a.conv)
+	rate, slots := r.rates(a.tl)
 	a.resolveResource(r)
 
 	runs := a.resourceRuns(r)
@@ -182,7 +182,7 @@ func (a *analyzer) resolveResource(r *gpuResource) {
 			return
 		}
 	}
-	r.team = a.team(r.lines[len(r.lines)-1].Tags["team"])
+	r.team = a.team(r.lastTeam)
 }
 
 // resourceRuns are the task runs on r that overlap the window.
