@@ -77,7 +77,14 @@ func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*Im
 		return nil, errors.New("store: import: missing sha256")
 	}
 	fail := func(err error) (*ImportResult, error) { return nil, fmt.Errorf("store: import %s: %w", meta.URI, err) }
-	tx, err := s.db.BeginTx(ctx, nil)
+	// The import holds its connection: the billing inserter writes through
+	// the driver's connection underneath the transaction (billing_insert.go).
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: begin import of %s: %w", meta.URI, err)
+	}
+	defer conn.Close() // after the Rollback below
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("store: begin import of %s: %w", meta.URI, err)
 	}
@@ -131,7 +138,7 @@ func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*Im
 		return fail(err)
 	}
 
-	w, err := newWriter(ctx, tx, id, meta.CompactBefore)
+	w, err := newWriter(ctx, conn, tx, id, meta.CompactBefore)
 	if err != nil {
 		return fail(err)
 	}
@@ -244,21 +251,20 @@ type writer struct {
 	tx       *sql.Tx
 	sourceID int64
 
-	line, gpu, task, run *sql.Stmt
-	minutes              *minuteWriter    // telemetry rollups (samples.go)
-	lines                billingBatch     // billing lines not yet inserted; line inserts billingBatchRows at once
-	inserter             billingInserter  // runs line on full batches, beside the parser
-	gpuIDs               map[string]int64 // bounded by the number of GPUs, not by rows
-	taskIDs              map[string]int64
+	gpu, task, run *sql.Stmt
+	minutes        *minuteWriter    // telemetry rollups (samples.go)
+	lines          billingBatch     // billing lines not yet sent to the inserter
+	inserter       billingInserter  // inserts full chunks, beside the parser
+	gpuIDs         map[string]int64 // bounded by the number of GPUs, not by rows
+	taskIDs        map[string]int64
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64, compactBefore time.Time) (*writer, error) {
+func newWriter(ctx context.Context, conn *sql.Conn, tx *sql.Tx, sourceID int64, compactBefore time.Time) (*writer, error) {
 	w := &writer{ctx: ctx, tx: tx, sourceID: sourceID, gpuIDs: map[string]int64{}, taskIDs: map[string]int64{}}
 	p := preparer{ctx: ctx, tx: tx}
 	prep := p.prep
-	w.line = prep(billingInsert(billingBatchRows))
 	w.lines = billingBatch{source: sourceID}
-	w.inserter = billingInserter{ctx: ctx, tx: tx, stmt: w.line}
+	w.inserter = billingInserter{ctx: ctx, conn: conn}
 	w.gpu = prep(`INSERT INTO gpus (gpu_key, uuid, host, idx, model, memory_total_mib) VALUES (?,?,?,?,?,?)
 		ON CONFLICT (gpu_key) DO UPDATE SET
 			uuid = coalesce(excluded.uuid, uuid), host = coalesce(excluded.host, host),
@@ -285,7 +291,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64, compactBefore ti
 
 func (w *writer) close() {
 	_ = w.inserter.stop() // before the statement closes and the transaction ends
-	for _, st := range []*sql.Stmt{w.line, w.gpu, w.task, w.run} {
+	for _, st := range []*sql.Stmt{w.gpu, w.task, w.run} {
 		if st != nil {
 			st.Close()
 		}
