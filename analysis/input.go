@@ -50,6 +50,12 @@ type Input struct {
 	SkipTrends bool
 
 	Params Params
+
+	// costsOnly is set on the trends' analyses, whose results give only
+	// costs: the GPUs' minutes are neither loaded nor laid on the grid, and
+	// every minute reads as unmonitored (so their idle and utilization
+	// figures mean nothing).
+	costsOnly bool
 }
 
 // Window is a half-open interval [Start, End) with a display label.
