@@ -433,6 +433,8 @@ func (a *analyzer) hourly(s *slot, resource string) {
 	if s.grid.util == nil || a.in.SkipHourly {
 		return
 	}
+	gh := GPUHours{GPU: s.series.Key, ResourceID: resource, Start: a.tl.time(a.win[0]),
+		Util: make([]float64, 0, (a.win[1]-a.win[0]+59)/60)}
 	for h := a.win[0]; h < a.win[1]; h += 60 {
 		sum, n := 0.0, 0
 		for t := h; t < min(h+60, a.win[1]); t++ {
@@ -441,13 +443,13 @@ func (a *analyzer) hourly(s *slot, resource string) {
 				n++
 			}
 		}
-		gh := GPUHour{GPU: s.series.Key, ResourceID: resource, Hour: a.tl.time(h)}
+		v := math.NaN()
 		if n > 0 {
-			v := sum / float64(n)
-			gh.Util = &v
+			v = sum / float64(n)
 		}
-		a.res.HourlyUtil = append(a.res.HourlyUtil, gh)
+		gh.Util = append(gh.Util, v)
 	}
+	a.res.HourlyUtil = append(a.res.HourlyUtil, gh)
 }
 
 // dayOf is the window's local-day index of grid minute t.

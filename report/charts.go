@@ -298,11 +298,11 @@ func idleBar(items []labelled, currency string) map[string]any {
 // utilHeatmap is GPU × hour utilization. Hours without telemetry get no data
 // point, so they show as empty cells rather than as 0 % (which would read as
 // idle). The colour bands are metrics.md's utilization bands.
-func utilHeatmap(hoursIn []analysis.GPUHour, loc *time.Location) (map[string]any, int) {
+func utilHeatmap(hoursIn []analysis.GPUHours, loc *time.Location) (map[string]any, int) {
 	if len(hoursIn) == 0 {
 		return nil, 0
 	}
-	gpuLabel := func(h analysis.GPUHour) string {
+	gpuLabel := func(h *analysis.GPUHours) string {
 		id := analysis.ShortResourceID(h.ResourceID)
 		switch {
 		case h.GPU == "":
@@ -318,11 +318,13 @@ func utilHeatmap(hoursIn []analysis.GPUHour, loc *time.Location) (map[string]any
 	var gpus []string
 	type idGPU struct{ id, gpu string }
 	parts := map[string]idGPU{}
-	for _, h := range hoursIn {
-		t := h.Hour.UTC()
-		if !seenHour[t] {
-			seenHour[t] = true
-			instants = append(instants, t)
+	for i := range hoursIn {
+		h := &hoursIn[i]
+		for k := range h.Util {
+			if t := h.Hour(k).UTC(); !seenHour[t] {
+				seenHour[t] = true
+				instants = append(instants, t)
+			}
 		}
 		if g := gpuLabel(h); !seenGPU[g] {
 			seenGPU[g] = true
@@ -359,11 +361,15 @@ func utilHeatmap(hoursIn []analysis.GPUHour, loc *time.Location) (map[string]any
 		yLabels[i] = chartText(label)
 	}
 	var data []opts.HeatMapData
-	for _, h := range hoursIn {
-		if h.Util == nil || math.IsNaN(*h.Util) {
-			continue // unmonitored: leave the cell empty
+	for i := range hoursIn {
+		h := &hoursIn[i]
+		y := yIndex[gpuLabel(h)]
+		for k, u := range h.Util {
+			if math.IsNaN(u) {
+				continue // unmonitored: leave the cell empty
+			}
+			data = append(data, opts.HeatMapData{Value: [3]any{xIndex[h.Hour(k).UTC()], y, round1(u)}})
 		}
-		data = append(data, opts.HeatMapData{Value: [3]any{xIndex[h.Hour.UTC()], yIndex[gpuLabel(h)], round1(*h.Util)}})
 	}
 
 	hm := charts.NewHeatMap()

@@ -35,11 +35,11 @@ func first(v any) map[string]any {
 func TestHeatmapRowsNameResourceAndGPUIndex(t *testing.T) {
 	u := 50.0
 	h := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
-	hours := []analysis.GPUHour{
-		{GPU: "GPU-b1c2d3e4-0000-1111-2222-333344445555", ResourceID: "autodl-a100x2", Hour: h, Util: &u},
-		{GPU: "GPU-a1000000-0000-1111-2222-333344445555", ResourceID: "autodl-a100x2", Hour: h, Util: &u},
-		{GPU: "GPU-40900000-0000-1111-2222-333344445555", ResourceID: "arn:aws:ec2:us-east-1:1:instance/i-0abc", Hour: h, Util: &u},
-		{GPU: "orphan-gpu", ResourceID: "", Hour: h, Util: &u},
+	hours := []analysis.GPUHours{
+		{GPU: "GPU-b1c2d3e4-0000-1111-2222-333344445555", ResourceID: "autodl-a100x2", Start: h, Util: []float64{u}},
+		{GPU: "GPU-a1000000-0000-1111-2222-333344445555", ResourceID: "autodl-a100x2", Start: h, Util: []float64{u}},
+		{GPU: "GPU-40900000-0000-1111-2222-333344445555", ResourceID: "arn:aws:ec2:us-east-1:1:instance/i-0abc", Start: h, Util: []float64{u}},
+		{GPU: "orphan-gpu", ResourceID: "", Start: h, Util: []float64{u}},
 	}
 	opt, _ := utilHeatmap(hours, time.UTC)
 	got := first(optionJSON(t, opt)["yAxis"])["data"]
