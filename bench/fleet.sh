@@ -98,7 +98,7 @@ bin/finops --db "$db" report --week "$week" --format xlsx,html,json --out "$dir/
 share() { $go tool pprof -top -cum bin/finops "$dir/cpu.out" 2>/dev/null | awk -v f="$1" 'index($0, " " f) { print $5; exit }'; }
 s_lines=$(share 'github.com/finops-oss/finops/store.(*Store).Lines')
 s_each=$(share 'github.com/finops-oss/finops/store.(*Store).EachLine')
-s_series=$(share 'github.com/finops-oss/finops/store.(*Store).GPUSeries')
+s_series=$(share 'github.com/finops-oss/finops/store.(*Store).LoadSeries')
 
 q() { sqlite3 "$db" "$1"; }
 nlines=$(q "SELECT count(*) FROM billing_lines")
@@ -126,7 +126,7 @@ table=$(
 | \`finops report --week $week\`, the year ($(awk -v b="$year_db" 'BEGIN { printf "%.1f GB", b / 1e9 }'), $nlines lines, $days GPU-days ≈ $gpuyears GPU-years) | **$(median 2 report-year) s** | **$(mib "$(median 3 report-year)")** | $(median 4 report-year) s |
 
 - Targets, report under 60 s and 1 GB: over the week $(verdict "$(median 2 report-week)" "$(median 3 report-week)"); over the year $(verdict "$(median 2 report-year)" "$(median 3 report-year)").
-- SQLite's part of the report over the year (CPU profile, cumulative): \`store.Lines\` (the lines the analysis needs) $s_lines, \`store.EachLine\` (the Billing lines sheet) $s_each, \`store.GPUSeries\` (the lookback's telemetry) $s_series.
+- SQLite's part of the report over the year (CPU profile, cumulative): \`store.Lines\` (the lines the analysis needs) $s_lines, \`store.EachLine\` (the Billing lines sheet) $s_each, \`store.LoadSeries\` (the lookback's telemetry, a GPU at a time) $s_series.
 <!-- bench:fleet:end -->
 EOT
 )
