@@ -85,7 +85,11 @@ test-fuzz:
 	done
 
 ## bench: Go benchmarks, then `finops ingest` of a 200,000-row FOCUS export (and of one with every field quoted and a resource per row) against sqlite3 .import (bench/run.sh writes its table into docs/BENCHMARKS.md)
+# Each step appends its row of issue #15's targets to BENCH_TARGETS; the last
+# writes them as one table (docs/BENCHMARKS.md §Issue #15's targets, one run).
+bench: export BENCH_TARGETS = $(CURDIR)/bin/bench-targets.md
 bench:
+	mkdir -p bin && : >"$$BENCH_TARGETS"
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	GO=$(GO) bash bench/run.sh
 	# telemetry: 1,000,000 nvidia-smi samples every 15 s and 1,002,240 once a minute over 87 old days vs sqlite3 .import, peak RSS at 100k and 1M (docs/BENCHMARKS.md §Telemetry)
@@ -95,6 +99,7 @@ bench:
 	GO=$(GO) bash bench/report.sh
 	# a year of 1,000 GPUs: the weekly report and the quarterly review over it, database size per GPU-year (§A year of history)
 	GO=$(GO) bash bench/year.sh
+	GO=$(GO) bash bench/targets.sh
 
 clean:
 	rm -rf bin out

@@ -29,6 +29,12 @@
 #   BENCH_RUNS           report runs per database (default 1)
 #   BENCH_DIR            where the files go (default a temporary folder, removed after)
 #   BENCH_NO_WRITE=1     print the table, leave docs/BENCHMARKS.md alone
+#   FLEET_STOP=built     build the databases (the week, then the year) and stop
+#                        before the reports; a later run with the same BENCH_DIR
+#                        finds them (fleet-week.db, fleet.db, history.done) and
+#                        only runs the reports, with the ingest rows measured
+#                        when they were built. The build takes about an hour of
+#                        both cores; the reports take minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,34 +51,52 @@ gpus=$((resources * 4))
 bench_need /usr/bin/time sqlite3
 bench_setup
 db="$dir/fleet.db"
-rm -f "$db" "$db-wal" "$db-shm"
+weekdb="$dir/fleet-week.db" # the week alone, kept for its report once the year is added
 gen() { $go run ./bench/reportgen -resources "$resources" -step "$step" "$@"; }
-: >"$dir/results"
+built=""
+if [ "${FLEET_STOP:-}" = built ] && [ -z "${BENCH_DIR:-}" ]; then
+	echo "bench: FLEET_STOP=built needs BENCH_DIR (where the databases stay for the reports)" >&2
+	exit 2
+fi
+if [ -s "$weekdb" ] && [ -e "$dir/history.done" ] && [ -s "$dir/results" ]; then
+	built=1
+	echo "bench: reusing the databases built on $(date -u -r "$dir/history.done" +%F) in $dir" >&2
+	grep -v '^report' "$dir/results" >"$dir/results.tmp" && mv "$dir/results.tmp" "$dir/results"
+	. "$dir/history.done"
+else
+	rm -f "$db" "$db-wal" "$db-shm" "$weekdb" "$dir/history.done"
+	: >"$dir/results"
+fi
 
 # The week first needs its CSVs and their minute rows (164 bytes a sample of
 # CSV, 52 a GPU-minute row, 684 a FOCUS line; measured at 1,000 GPUs).
 samples=$((gpus * 10080 / ${step%m}))
 need=$((samples * (164 + 52) + lines * (684 + 340)))
-if [ "$(df -B1 --output=avail "$dir" | tail -1)" -lt "$need" ]; then
+if [ -z "$built" ] && [ "$(df -B1 --output=avail "$dir" | tail -1)" -lt "$need" ]; then
 	echo "bench: the week needs about $((need / 1000000000)) GB in $dir: free some, or set BENCH_DIR" >&2
 	exit 1
 fi
+if [ -z "$built" ]; then
 echo "bench: generating a week of $gpus GPUs every $step and $lines billing lines" >&2
 gen -o "$dir/week" -week "$week" -lines "$lines"
 smi_mb=$(mb "$dir/week/smi.csv")
 focus_mb=$(mb "$dir/week/focus.csv")
 measure ingest bin/finops --db "$db" ingest --tz UTC "$dir/week/focus.csv" "$dir/week/smi.csv"
 rm -rf "$dir/week" # 17 GB the year needs
+sqlite3 "$db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+cp "$db" "$weekdb"
+fi
 report() {
 	for i in $(seq "$runs"); do
 		rm -rf "$dir/out"
-		measure "$1" bin/finops --db "$db" report --week "$week" --format xlsx,html,json --out "$dir/out"
+		measure "$1" bin/finops --db "$2" report --week "$week" --format xlsx,html,json --out "$dir/out"
 	done
 }
-report report-week
-week_db=$(stat -c %s "$db")
+week_db=$(stat -c %s "$weekdb")
+[ "${FLEET_STOP:-}" = built ] || [ -n "$built" ] || report report-week "$weekdb"
 
 # The year: what fits on the disk.
+if [ -z "$built" ]; then
 per_week=$((gpus * 7 * 5900 + hlines * 340))
 free=$(df -B1 --output=avail "$dir" | tail -1)
 fit=$(((free - 2 * 1024 * 1024 * 1024) / per_week))
@@ -92,8 +116,16 @@ done
 t0=$(date +%s)
 [ "$added" -eq 0 ] || gen -week "$week" -history "$added" -telemetry-db "$db" >&2
 tele_s=$(($(date +%s) - t0))
-report report-year
-bin/finops --db "$db" report --week "$week" --format xlsx,html,json --out "$dir/out" --cpuprofile "$dir/cpu.out" >/dev/null
+printf 'smi_mb="%s"\nfocus_mb="%s"\nadded=%s\ntele_s=%s\nfree=%s\n' "$smi_mb" "$focus_mb" "$added" "$tele_s" "$free" >"$dir/history.done"
+fi
+if [ "${FLEET_STOP:-}" = built ]; then
+	echo "bench: the databases are built in $dir; run bench/fleet.sh again with BENCH_DIR=$dir for the reports" >&2
+	trap - EXIT
+	exit 0
+fi
+[ -z "$built" ] || report report-week "$weekdb"
+report report-year "$db"
+bin/finops --db "$db" --quiet report --week "$week" --format xlsx,html,json --out "$dir/out" --cpuprofile "$dir/cpu.out" >/dev/null
 # A function's cumulative share of the profile (EachLine is inlined: "(inline)" follows its name).
 share() { $go tool pprof -top -cum bin/finops "$dir/cpu.out" 2>/dev/null | awk -v f="$1" 'index($0, " " f) { print $5; exit }'; }
 s_lines=$(share 'github.com/finops-oss/finops/store.(*Store).Lines')

@@ -69,3 +69,11 @@ write_section() {
 	fi
 	echo "bench: wrote the table into $doc" >&2
 }
+
+# bench_target WORK FINOPS REFERENCE RESULT TARGET VERDICT: one row of issue
+# #15's summary (bench/targets.sh writes the table at the end of make bench),
+# appended to $BENCH_TARGETS when make bench sets it.
+bench_target() {
+	[ -n "${BENCH_TARGETS:-}" ] || return 0
+	printf '| %s | %s | %s | %s | %s | %s |\n' "$@" >>"$BENCH_TARGETS"
+}

@@ -67,6 +67,7 @@ trw=$(ratio "$r_pandas_wo" "$r_report")
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 out="$dir/out/finops-$week"
 
+bench_target "weekly report, 1,000 GPUs, 200k billing lines: \`finops report --format xlsx,html,json\`" "$w_report s, $(mib "$r_report")" "pandas + openpyxl $w_pandas s, $(mib "$r_pandas")" "**${tw}× faster, ${tr}× leaner**" "≥ 10× both" "$(verdict "$tw" 10), $(verdict "$tr" 10)"
 table=$(
 	cat <<EOT
 <!-- bench:report:start (written by bench/report.sh; edit the script, not this table) -->

@@ -87,6 +87,7 @@ qratio=$(awk -v a="$qw" -v b="$qsw" 'BEGIN { printf "%.2f", a / b }')
 verdict() { if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; then echo "met"; else echo "**not met**"; fi; }
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
+bench_target "200,000-row FOCUS CSV, every field quoted, a resource per row: \`finops ingest\`" "$qw s, $(mib "$qr")" "\`sqlite3 .import\` $qsw s" "**$qratio×**" "≤ 1.3×, < 150 MB" "$(verdict "$qratio" 1.3), $(verdict "$qr" 146484)"
 table=$(
 	cat <<EOF
 <!-- bench:ingest:start (written by bench/run.sh; edit the script, not this table) -->

@@ -66,6 +66,12 @@ p_lines=$(plan "SELECT * FROM billing_lines WHERE charge_start >= $from AND char
 p_days=$(plan "SELECT day, util FROM gpu_days WHERE gpu_id = 1 AND day >= 20400 AND day < 20440 ORDER BY day")
 
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+# The review's targets (issue #15): peak RSS ≤ 300 MB, and time within 1.2× of
+# the 16.54 s it took when the issue was filed (this table, 2026-11-30, at 984 MB).
+rw=$(median 2 review)
+rr=$(median 3 review)
+rv=$(awk -v w="$rw" -v r="$rr" 'BEGIN { printf "%s, %s", (r * 1024 <= 300e6 ? "met" : "**not met**"), (w <= 1.2 * 16.54 ? "met" : "**not met**") }')
+bench_target "quarterly review, 1,000 GPUs, a year in the database: \`finops review --quarter $quarter\`" "$rw s, $(mib "$rr")" "16.54 s, 984 MB (2026-11-30)" "**$(mib "$rr")**, $(awk -v w="$rw" 'BEGIN { printf "%.2f", w / 16.54 }')× the time" "≤ 300 MB, ≤ 1.2× the time" "$rv"
 table=$(
 	cat <<EOT
 <!-- bench:year:start (written by bench/year.sh; edit the script, not this table) -->
@@ -82,6 +88,8 @@ table=$(
 | whole file | $(mb "$db") | $(per "$total" "$gpuyears") |
 | telemetry (gpu_days, gpu_minutes) | $(awk -v b="$tele" 'BEGIN { printf "%.1f MB", b / 1e6 }') | $(per "$tele" "$gpuyears") |
 | billing lines with their indexes | $(awk -v b="$bill" 'BEGIN { printf "%.1f MB", b / 1e6 }') | $(per "$bill" "$gpuyears") |
+
+- Targets (issue #15), peak RSS ≤ 300 MB and wall time ≤ 1.2 × 16.54 s (the review when the issue was filed): $rv.
 
 Query plans on this database: lines' start bound \`$p_bound\`; lines \`$p_lines\`; a GPU's days \`$p_days\`.
 <!-- bench:year:end -->

@@ -42,12 +42,24 @@ func (c *S3) FetchSnapshot(ctx context.Context, period, dir string) (*FetchedSna
 	if err := c.fetchSnapshot(ctx, key, snap); err != nil {
 		snap.Remove()
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("restore: no snapshot for %s at %s", period, snap.URL)
+			return nil, &NoSnapshotError{Period: period, URL: snap.URL}
 		}
 		return nil, err
 	}
 	return snap, nil
 }
+
+// NoSnapshotError is FetchSnapshot's answer when the period has no snapshot
+// in the bucket; it is an fs.ErrNotExist.
+type NoSnapshotError struct {
+	Period, URL string
+}
+
+func (e *NoSnapshotError) Error() string {
+	return fmt.Sprintf("publish: no snapshot for %s at %s", e.Period, e.URL)
+}
+
+func (e *NoSnapshotError) Unwrap() error { return fs.ErrNotExist }
 
 func (c *S3) fetchSnapshot(ctx context.Context, key string, snap *FetchedSnapshot) error {
 	gz := filepath.Join(snap.dir, "snapshot.db.gz")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +47,8 @@ func TestFetchSnapshot(t *testing.T) {
 	snap.Remove()
 
 	_, err = c.FetchSnapshot(ctx, "2026-W40", dir)
-	if err == nil || !strings.Contains(err.Error(), "no snapshot for 2026-W40 at s3://reports/weekly/2026-W40/finops-2026-W40.db.gz") {
+	if err == nil || !errors.Is(err, fs.ErrNotExist) ||
+		!strings.Contains(err.Error(), "no snapshot for 2026-W40 at s3://reports/weekly/2026-W40/finops-2026-W40.db.gz") {
 		t.Errorf("missing snapshot: %v", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {

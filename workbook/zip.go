@@ -3,7 +3,6 @@ package workbook
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"fmt"
 	"hash"
 	"hash/crc32"
@@ -12,6 +11,7 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -21,15 +21,20 @@ import (
 // chunks on every core instead, as pgzip does: each chunk is compressed with
 // the 32 KiB before it as its dictionary and ends in a sync flush, so the
 // chunks' outputs, in order, are one valid deflate stream of the part. The
-// level is archive/zip's (flate.DefaultCompression), so the file is about the
-// size excelize writes on its own; the bytes differ, the cells do not.
+// compressor is klauspost/compress's at level 6, the level archive/zip uses:
+// on a workbook's sheet XML it is 4–6× faster than compress/flate's and the
+// output a little smaller (docs/BENCHMARKS.md §Reports); the bytes differ
+// from what excelize writes on its own, the cells do not.
 
 // zipChunk is the uncompressed size of one chunk: large enough that the
 // dictionary restart costs nothing measurable in ratio and that a new
-// compressor's state (about 1 MB, allocated per chunk: compress/flate cannot
-// change a writer's dictionary) is a small part of the work, small enough
+// compressor's state (allocated per chunk: a flate writer cannot change its
+// dictionary) is a small part of the work, small enough
 // that the few in flight stay under 10 MiB with 2 cores.
 const zipChunk = 2 << 20
+
+// zipLevel is the deflate level of every part (archive/zip's default).
+const zipLevel = 6
 
 // ZipWriter is an excelize.ZipWriter that deflates parts on every core. Use
 // it with (*excelize.File).SetZipWriter(workbook.NewZipWriter).
@@ -144,7 +149,7 @@ func (p *zipPart) dispatch(last bool) error {
 	go func() {
 		var out bytes.Buffer
 		out.Grow(len(chunk)/4 + 64)
-		fw, err := flate.NewWriterDict(&out, flate.DefaultCompression, dict)
+		fw, err := flate.NewWriterDict(&out, zipLevel, dict)
 		if err == nil {
 			_, err = fw.Write(chunk)
 		}

@@ -88,6 +88,10 @@ func (m *Main) restore(ctx context.Context, client *publish.S3, period, db strin
 	}
 	defer lock.Release()
 	snap, err := client.FetchSnapshot(ctx, period, dir)
+	var none *publish.NoSnapshotError
+	if errors.As(err, &none) {
+		return fmt.Errorf("restore: %w: check --period and --from (each weekly run uploads its period's snapshot)", err)
+	}
 	if err != nil {
 		return err
 	}
