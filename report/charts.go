@@ -360,15 +360,30 @@ func utilHeatmap(hoursIn []analysis.GPUHours, loc *time.Location) (map[string]an
 		}
 		yLabels[i] = chartText(label)
 	}
-	var data []opts.HeatMapData
+	n := 0
+	for i := range hoursIn {
+		for _, u := range hoursIn[i].Util {
+			if !math.IsNaN(u) {
+				n++
+			}
+		}
+	}
+	data := make([]heatCell, 0, n)
 	for i := range hoursIn {
 		h := &hoursIn[i]
-		y := yIndex[gpuLabel(h)]
+		y := float64(yIndex[gpuLabel(h)])
+		x0 := xIndex[h.Start.UTC()]
 		for k, u := range h.Util {
 			if math.IsNaN(u) {
 				continue // unmonitored: leave the cell empty
 			}
-			data = append(data, opts.HeatMapData{Value: [3]any{xIndex[h.Hour(k).UTC()], y, round1(u)}})
+			// A row's hours are consecutive columns unless another row's
+			// hours fall between them (a window starting off the hour).
+			x, t := x0+k, h.Hour(k).UTC()
+			if x >= len(instants) || !instants[x].Equal(t) {
+				x = xIndex[t]
+			}
+			data = append(data, heatCell{Value: [3]float64{float64(x), y, round1(u)}})
 		}
 	}
 
@@ -396,9 +411,21 @@ func utilHeatmap(hoursIn []analysis.GPUHours, loc *time.Location) (map[string]an
 		global = append(global, charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: []int{0}}))
 	}
 	hm.SetGlobalOptions(global...)
-	hm.AddSeries("Utilization %", data)
+	hm.AddSeries("Utilization %", nil, func(s *charts.SingleSeries) {
+		if len(data) > 0 {
+			s.Data = data
+		}
+	})
 	hm.Validate()
 	return hm.JSON(), len(gpus)
+}
+
+// heatCell is a heatmap cell as opts.HeatMapData marshals it,
+// {"value":[x,y,v]} (whole numbers print alike as float64 and int), without
+// its two interface values: a week of 10,000 GPUs is 1.68 M cells, 40 MB as
+// these and 360 MB allocated as HeatMapData around boxed [3]any.
+type heatCell struct {
+	Value [3]float64 `json:"value"`
 }
 
 // chartsJSON serialises the chart specs for the page's init script. The
