@@ -68,7 +68,10 @@ func (m *Main) watchTails(ctx context.Context, st *store.Store, c *config.Config
 			files = append(files, x.files...)
 		}
 		for _, path := range files {
-			if compressed(path) {
+			if archived, err := ingest.Archived(path); err != nil {
+				failed = append(failed, redact(err.Error()))
+				continue
+			} else if archived {
 				continue // a rotated archive: history, not the tail
 			}
 			r, err := m.readTail(ctx, st, c, s, path, cursors, from, now)
@@ -83,16 +86,6 @@ func (m *Main) watchTails(ctx context.Context, st *store.Store, c *config.Config
 		}
 	}
 	return reads, failed, nil
-}
-
-// compressed reports whether a log is a compressed archive, read whole by
-// the weekly ingest and skipped by the watch.
-func compressed(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".gz", ".zst", ".bz2", ".xz", ".zip":
-		return true
-	}
-	return false
 }
 
 // readTail reads one file from its cursor (or, new to the watch, from at most
