@@ -40,9 +40,9 @@ type Input struct {
 	// Watch is what `finops watch` did in the window (nil: nothing).
 	Watch *WatchInput
 
-	// SkipHourly leaves Result.HourlyUtil (one row per GPU and hour: the
+	// SkipHourly leaves Result.HourlyUtil (a mean per GPU and hour: the
 	// heatmap and the Utilization sheet) empty, for callers that show no
-	// per-GPU hourly view. Over a quarter of 1,000 GPUs it is 2 million rows.
+	// per-GPU hourly view. Over a quarter of 1,000 GPUs it is 2 million hours.
 	SkipHourly bool
 	// SkipTrends analyses the window and its lookback only: no previous
 	// window and no month to date (their Result fields stay zero), so the
