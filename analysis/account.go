@@ -35,7 +35,7 @@ func (a *analyzer) resource(r *gpuResource) {
 	for _, s := range r.slots {
 		s.grid = a.grid(s)
 	}
-	rate, slots := r.rates(a.tl, a.conv)
+	rate, slots := r.rates(a.tl)
 	a.resolveResource(r)
 
 	runs := a.resourceRuns(r)
@@ -192,7 +192,7 @@ func (a *analyzer) resolveResource(r *gpuResource) {
 			return
 		}
 	}
-	r.team = a.team(r.lines[len(r.lines)-1].Tags["team"])
+	r.team = a.team(r.lastTeam)
 }
 
 // resourceRuns are the task runs on r that overlap the window.

@@ -62,9 +62,9 @@ func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 // are read once, by the window's analysis, not three times.
 func trends(ctx context.Context, in *Input, res *Result, p Params) error {
 	totals := func(w Window) (*Result, error) {
-		return analyzeWindow(ctx, &Input{Window: w, Lookback: w, Lines: in.Lines, GPUs: in.GPUs,
-			TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params, SkipHourly: true,
-			costsOnly: true})
+		return analyzeWindow(ctx, &Input{Window: w, Lookback: w, Lines: in.Lines, LineStream: in.LineStream,
+			GPUs: in.GPUs, TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params,
+			SkipHourly: true, costsOnly: true})
 	}
 	pres, err := totals(PreviousWindow(in.Window))
 	if err != nil {
@@ -110,7 +110,7 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 	if !in.Lookback.Start.IsZero() {
 		lbStart = minTime(in.Lookback.Start, lbStart)
 	}
-	conv, err := newConverter(p, in.Lines)
+	conv, err := newConverter(p, lineCurrencies(in))
 	if err != nil {
 		return nil, err
 	}
@@ -146,11 +146,18 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		Currency: conv.currency,
 	}
 	a.res = res
-	if err := a.lineTotals(); err != nil {
+	// One walk over the lines: a streamed quarter is read once per window.
+	var sums lineSums
+	group := newResourceGrouper(conv, false)
+	if err := eachLine(ctx, in, conv, func(l *finops.BillingLine) {
+		a.lineTotal(l, &sums)
+		group.add(l)
+	}); err != nil {
 		return nil, err
 	}
+	a.lineTotals(&sums)
 
-	resources := groupGPUResources(in.Lines)
+	resources := group.resources()
 	unmatched, overfull, ambiguous := matchGPUs(resources, a.cfg, in.GPUs)
 	for _, k := range overfull {
 		a.warn("%s: more GPUs report telemetry than the bill says it has; extra GPUs were left unmatched", k)
@@ -314,56 +321,63 @@ func (a *analyzer) teamCost(name string) *TeamCost {
 	return t
 }
 
-// lineTotals adds every line's share of the window to the totals, exactly:
+// lineSums are the window's totals over the lines, added up exactly.
+type lineSums struct {
+	cost, gpu, other, unused decimal.Decimal
+	nullCost                 int
+	unknownGPU               map[string]int
+}
+
+// lineTotal adds one line's share of the window to the totals, exactly:
 // cost × (overlap / charge period), in decimals. GPU usage lines' team split
 // happens minute by minute in resource(); all other lines go to the team of
 // their resource or tag here.
-func (a *analyzer) lineTotals() error {
-	ws, we := a.in.Window.Start, a.in.Window.End
-	var cost, gpu, other, unused decimal.Decimal
-	nullCost := 0
-	unknownGPU := map[string]int{}
-	for i := range a.in.Lines {
-		l := &a.in.Lines[i]
-		if u := l.Tags[UnknownGPUTag]; u != "" {
-			unknownGPU[u]++
+func (a *analyzer) lineTotal(l *finops.BillingLine, s *lineSums) {
+	if u := l.Tags[UnknownGPUTag]; u != "" {
+		if s.unknownGPU == nil {
+			s.unknownGPU = map[string]int{}
 		}
-		c, ok := l.Cost()
-		if !ok {
-			nullCost++
-			continue
-		}
-		share := LineShare(l.ChargeStart, l.ChargeEnd, ws, we)
-		if share.IsZero() {
-			continue
-		}
-		v := a.conv.amount(c, l.Currency).Mul(share)
-		cost = cost.Add(v)
-		switch {
-		case l.IsGPUUsage():
-			gpu = gpu.Add(v)
-			continue
-		case l.CommitmentStatus == "unused":
-			unused = unused.Add(v)
-		case l.ChargeCategory != finops.ChargeUsage:
-			other = other.Add(v)
-		}
-		team := a.lineTeam(l)
-		f := v.InexactFloat64()
-		a.teamCost(team).Cost += f
-		a.spreadDaily(l.ChargeStart, l.ChargeEnd, team, "", f)
+		s.unknownGPU[u]++
 	}
-	for _, u := range sortedKeys(unknownGPU) {
-		a.warn("%d billing lines look like GPU usage (%q) but name no GPU finops knows: they count as non-GPU cost; add the type under instance_types in the config", unknownGPU[u], u)
+	c, ok := l.Cost()
+	if !ok {
+		s.nullCost++
+		return
 	}
-	if nullCost > 0 {
-		a.warn("%d billing lines have neither EffectiveCost nor BilledCost and add nothing", nullCost)
+	share := LineShare(l.ChargeStart, l.ChargeEnd, a.in.Window.Start, a.in.Window.End)
+	if share.IsZero() {
+		return
+	}
+	v := a.conv.amount(c, l.Currency).Mul(share)
+	s.cost = s.cost.Add(v)
+	switch {
+	case l.IsGPUUsage():
+		s.gpu = s.gpu.Add(v)
+		return
+	case l.CommitmentStatus == "unused":
+		s.unused = s.unused.Add(v)
+	case l.ChargeCategory != finops.ChargeUsage:
+		s.other = s.other.Add(v)
+	}
+	team := a.lineTeam(l)
+	f := v.InexactFloat64()
+	a.teamCost(team).Cost += f
+	a.spreadDaily(l.ChargeStart, l.ChargeEnd, team, "", f)
+}
+
+// lineTotals sets the result's totals from the sums of every line, and warns
+// about the lines that added nothing.
+func (a *analyzer) lineTotals(s *lineSums) {
+	for _, u := range sortedKeys(s.unknownGPU) {
+		a.warn("%d billing lines look like GPU usage (%q) but name no GPU finops knows: they count as non-GPU cost; add the type under instance_types in the config", s.unknownGPU[u], u)
+	}
+	if s.nullCost > 0 {
+		a.warn("%d billing lines have neither EffectiveCost nor BilledCost and add nothing", s.nullCost)
 	}
 	t := &a.res.Totals
-	t.Cost, t.GPUCost = cost.InexactFloat64(), gpu.InexactFloat64()
-	t.NonGPUCost = cost.Sub(gpu).InexactFloat64()
-	t.OtherCharges, t.UnusedCommitmentCost = other.InexactFloat64(), unused.InexactFloat64()
-	return nil
+	t.Cost, t.GPUCost = s.cost.InexactFloat64(), s.gpu.InexactFloat64()
+	t.NonGPUCost = s.cost.Sub(s.gpu).InexactFloat64()
+	t.OtherCharges, t.UnusedCommitmentCost = s.other.InexactFloat64(), s.unused.InexactFloat64()
 }
 
 // lineTeam is the team of a non-GPU line: its configured resource's team,

@@ -53,8 +53,8 @@ func clipToData(in *Input, loc *time.Location) (*Input, string) {
 		asked, day(start), day(end.Add(-time.Nanosecond)))
 }
 
-// dataExtent is the earliest start and the latest end of in's lines, GPU
-// samples and task runs; ok is false when it has none.
+// dataExtent is the earliest start and the latest end of in's lines (held or
+// streamed), GPU samples and task runs; ok is false when it has none.
 func dataExtent(in *Input) (first, last time.Time, ok bool) {
 	add := func(s, e time.Time) {
 		if e.Before(s) {
@@ -68,8 +68,14 @@ func dataExtent(in *Input) (first, last time.Time, ok bool) {
 		}
 		ok = true
 	}
-	for i := range in.Lines {
-		add(in.Lines[i].ChargeStart, in.Lines[i].ChargeEnd)
+	if ls := in.LineStream; ls != nil {
+		if ls.HasLines {
+			add(ls.First, ls.Last)
+		}
+	} else {
+		for i := range in.Lines {
+			add(in.Lines[i].ChargeStart, in.Lines[i].ChargeEnd)
+		}
 	}
 	for i := range in.GPUs {
 		s := &in.GPUs[i]

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 )
 
@@ -17,11 +16,11 @@ type converter struct {
 
 // newConverter picks the reporting currency: the configured one, else the
 // data's single currency. Mixed currencies without rates are an error that
-// names them, never a silent 1.0.
-func newConverter(p Params, lines []finops.BillingLine) (*converter, error) {
+// names them, never a silent 1.0. currencies are the lines' (lineCurrencies).
+func newConverter(p Params, currencies []string) (*converter, error) {
 	seen := map[string]bool{}
-	for i := range lines {
-		if c := strings.ToUpper(lines[i].Currency); c != "" {
+	for _, c := range currencies {
+		if c = strings.ToUpper(c); c != "" {
 			seen[c] = true
 		}
 	}

@@ -16,7 +16,7 @@ type Input struct {
 	Window   Window // the report period
 	Lookback Window // recommendation lookback, ending at Window.End
 
-	Lines     []finops.BillingLine // every line overlapping Lookback ∪ Window
+	Lines     []finops.BillingLine // every line overlapping Lookback ∪ Window (nil with LineStream)
 	GPUs      []finops.GPUSeries   // utilization per GPU over Lookback ∪ Window
 	TaskRuns  []finops.TaskRun
 	Resources []Resource // configured resources (may be empty)
@@ -36,6 +36,12 @@ type Input struct {
 	// never in memory at once. It must give what a GPUs entry holding the
 	// minutes would: the numbers are the same either way.
 	LoadSeries func(ctx context.Context, outline *finops.GPUSeries) (finops.GPUSeries, error)
+
+	// LineStream, when set, gives the lines and Lines is not read: the analysis
+	// reads them as it goes and holds a few numbers of each GPU usage line,
+	// so a quarter of a fleet's lines is never in memory. The result is the
+	// same either way.
+	LineStream *LineStream
 
 	// Watch is what `finops watch` did in the window (nil: nothing).
 	Watch *WatchInput

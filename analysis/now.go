@@ -52,7 +52,10 @@ func Now(in *Input, from, now time.Time) ([]ResourceNow, []string, error) {
 		return nil, nil, errors.New("analysis: Now needs the GPUs' minutes in Input.GPUs, not outlines")
 	}
 	p := withDefaults(in.Params)
-	conv, err := newConverter(p, in.Lines)
+	if in.LineStream != nil {
+		return nil, nil, errors.New("analysis: Now needs the lines in Input.Lines, not a LineStream")
+	}
+	conv, err := newConverter(p, lineCurrencies(in))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -75,7 +78,7 @@ func Now(in *Input, from, now time.Time) ([]ResourceNow, []string, error) {
 		}
 	}
 	tl := newTimeline(from, now)
-	resources := groupGPUResources(in.Lines)
+	resources := groupGPUResources(in.Lines, conv)
 	_, overfull, ambiguous := matchGPUs(resources, a.cfg, in.GPUs)
 	for _, k := range overfull {
 		warnings = append(warnings, fmt.Sprintf("%s: more GPUs report telemetry than the bill says it has; extra GPUs were left unmatched", k))

@@ -7,22 +7,13 @@ package analysis
 // their costs add up on the same GPUs instead of inventing extra GPUs: slots
 // are capped at the resource's GPU count, so GPU-hours are never counted twice
 // and every unit of cost still lands on some minute.
-func (r *gpuResource) rates(tl timeline, conv *converter) (rate []float64, slots []uint16) {
+func (r *gpuResource) rates(tl timeline) (rate []float64, slots []uint16) {
 	total := make([]float64, tl.n) // cost of all GPUs in minute t
 	slots = make([]uint16, tl.n)
-	for _, l := range r.lines {
-		c, ok := l.Cost()
-		if !ok {
-			continue
-		}
-		minutes := ceilMinute(l.ChargeEnd) - floorMinute(l.ChargeStart)
-		if minutes <= 0 {
-			continue
-		}
-		per := conv.amount(c, l.Currency).InexactFloat64() / float64(minutes)
-		for t := tl.index(l.ChargeStart); t < tl.indexCeil(l.ChargeEnd); t++ {
-			total[t] += per
-			slots[t] += uint16(l.GPUCount)
+	for _, c := range r.charges {
+		for t := tl.clamp(c.m0 - tl.t0); t < tl.clamp(c.m1-tl.t0); t++ {
+			total[t] += c.per
+			slots[t] += uint16(c.gpus)
 		}
 	}
 	for t := range total {

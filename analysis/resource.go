@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/finops-oss/finops"
 )
 
-// gpuResource is one billed GPU resource with its lines and the GPUs that
-// serve it, in slot order.
+// gpuResource is one billed GPU resource with what the analysis reads of its
+// lines and the GPUs that serve it, in slot order.
 type gpuResource struct {
 	key           string // ResourceId, else ResourceName
 	name          string
@@ -19,9 +20,26 @@ type gpuResource struct {
 	gpuCount      int    // the most GPUs any of its lines bills
 	team          string
 	interruptible bool
-	lines         []*finops.BillingLine
-	slots         []*slot        // known GPUs, at most gpuCount
-	silent        map[string]int // GPUs task runs name that report no telemetry → their slot (runSlots)
+	lastTeam      string                // the "team" tag of its last line
+	charges       []charge              // its lines with a cost, for rates
+	lines         []*finops.BillingLine // its lines, for Now only (resourceGrouper.keepLines)
+	slots         []*slot               // known GPUs, at most gpuCount
+	silent        map[string]int        // GPUs task runs name that report no telemetry → their slot (runSlots)
+
+	// while grouping: the latest line's start and id, and the lines per GPU model
+	latestStart time.Time
+	latestKey   string
+	models      map[string]int
+}
+
+// charge is what rates reads of a GPU usage line with a cost: its minutes
+// [m0, m1) and what each costs in the reporting currency. It is 32 bytes
+// where the line is over 400, so a quarter's lines need not stay in memory
+// for the rates of the resource the analysis reaches last.
+type charge struct {
+	m0, m1 int64
+	per    float64
+	gpus   int
 }
 
 type slot struct {
@@ -50,55 +68,85 @@ func resourceKey(l *finops.BillingLine) string {
 	return l.ResourceName
 }
 
-// groupGPUResources collects GPU usage lines per resource, in a stable order.
-func groupGPUResources(lines []finops.BillingLine) []*gpuResource {
-	byKey := map[string]*gpuResource{}
-	var out []*gpuResource
-	for i := range lines {
-		l := &lines[i]
-		if !l.IsGPUUsage() {
-			continue
-		}
-		k := groupKey(l)
-		if k == "" {
-			k = "(no resource id) " + l.Provider + " " + l.GPUModel
-		}
-		r := byKey[k]
-		if r == nil {
-			r = &gpuResource{key: k}
-			byKey[k] = r
-			out = append(out, r)
-		}
+// resourceGrouper collects GPU usage lines per resource, one line at a
+// time, in a stable order.
+type resourceGrouper struct {
+	conv      *converter // converts each line's cost for its charge
+	keepLines bool       // keep each resource's lines (Now reads them)
+	byKey     map[string]*gpuResource
+	out       []*gpuResource
+}
+
+func newResourceGrouper(conv *converter, keepLines bool) *resourceGrouper {
+	return &resourceGrouper{conv: conv, keepLines: keepLines, byKey: map[string]*gpuResource{}}
+}
+
+// add takes one line; it keeps l itself only with keepLines.
+func (g *resourceGrouper) add(l *finops.BillingLine) {
+	if !l.IsGPUUsage() {
+		return
+	}
+	k := groupKey(l)
+	if k == "" {
+		k = "(no resource id) " + l.Provider + " " + l.GPUModel
+	}
+	r := g.byKey[k]
+	if r == nil {
+		r = &gpuResource{key: k, models: map[string]int{}}
+		g.byKey[k] = r
+		g.out = append(g.out, r)
+	}
+	if g.keepLines {
 		r.lines = append(r.lines, l)
-		if l.GPUCount > r.gpuCount {
-			r.gpuCount = l.GPUCount
+	}
+	if l.GPUCount > r.gpuCount {
+		r.gpuCount = l.GPUCount
+	}
+	if len(r.models) == 0 || !l.ChargeStart.Before(r.latestStart) {
+		r.latestStart, r.latestKey = l.ChargeStart, resourceKey(l)
+		r.name, r.provider, r.mode = l.ResourceName, l.Provider, l.PricingMode
+	}
+	r.models[l.GPUModel]++
+	r.lastTeam = l.Tags["team"]
+	if c, ok := l.Cost(); ok {
+		m0, m1 := floorMinute(l.ChargeStart), ceilMinute(l.ChargeEnd)
+		if m1 > m0 {
+			per := g.conv.amount(c, l.Currency).InexactFloat64() / float64(m1-m0)
+			r.charges = append(r.charges, charge{m0: m0, m1: m1, per: per, gpus: l.GPUCount})
 		}
 	}
-	for _, r := range out {
-		latest := r.lines[0]
-		models := map[string]int{}
-		for _, l := range r.lines {
-			if !l.ChargeStart.Before(latest.ChargeStart) {
-				latest = l
-			}
-			models[l.GPUModel]++
-		}
-		r.name, r.provider, r.mode = latest.ResourceName, latest.Provider, latest.PricingMode
-		if k := resourceKey(latest); k != "" {
-			r.key = k // as the latest line spells it (Azure ids change case)
+}
+
+// resources are the resources of the lines added, sorted by key.
+func (g *resourceGrouper) resources() []*gpuResource {
+	for _, r := range g.out {
+		if r.latestKey != "" {
+			r.key = r.latestKey // as the latest line spells it (Azure ids change case)
 		}
 		if r.mode == "" {
 			r.mode = finops.ModeHourly
 		}
 		best := 0
-		for _, m := range sortedKeys(models) {
-			if models[m] > best {
-				r.model, best = m, models[m]
+		for _, m := range sortedKeys(r.models) {
+			if r.models[m] > best {
+				r.model, best = m, r.models[m]
 			}
 		}
+		r.models = nil
 	}
+	out := g.out
 	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
 	return out
+}
+
+// groupGPUResources collects the GPU usage lines of lines per resource,
+// keeping them (what Now needs).
+func groupGPUResources(lines []finops.BillingLine, conv *converter) []*gpuResource {
+	g := newResourceGrouper(conv, true)
+	for i := range lines {
+		g.add(&lines[i])
+	}
+	return g.resources()
 }
 
 // matchGPUs assigns telemetry series to resources: GPUs named in the config,

@@ -179,6 +179,9 @@ func TestQueryPlans(t *testing.T) {
 	}{
 		{"line start bound", queryLineStartBound, 1, []string{"SEARCH billing_lines USING INDEX billing_lines_end (charge_end>?)"}},
 		{"lines", queryLines, 4, []string{"SEARCH billing_lines USING INDEX billing_lines_start (charge_start>? AND charge_start<?)"}},
+		// The temporary B-tree holds one row per currency and file, not a line.
+		{"line summary", queryLineSummary, 4, []string{"SEARCH b USING INDEX billing_lines_start (charge_start>? AND charge_start<?)",
+			"SEARCH f USING INTEGER PRIMARY KEY (rowid=?)", "USE TEMP B-TREE FOR GROUP BY"}},
 		{"series minutes", querySeriesMinutes, 3, []string{"SEARCH gpu_minutes USING PRIMARY KEY (gpu_id=? AND minute>? AND minute<?)"}},
 		{"series days", querySeriesDays, 3, []string{"SEARCH gpu_days USING INDEX sqlite_autoindex_gpu_days_1 (gpu_id=? AND day>? AND day<?)"}},
 		{"outline minutes", querySpanMinutes, 3, []string{"SEARCH gpu_minutes USING PRIMARY KEY (gpu_id=? AND minute>? AND minute<?)"}},

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/store"
 )
 
 // maxFilesNamed is how many files a currency error lists before "and N more".
@@ -21,11 +18,9 @@ const maxFilesNamed = 5
 // user's. Lines without a currency are refused too: ingest no longer stores
 // them, and counting an older database's as the reporting currency would be a
 // silent rate of 1.
-func checkCurrencies(ctx context.Context, st *store.Store, p analysis.Params, from, to time.Time) error {
-	byCur, err := st.CurrenciesBySource(ctx, from, to)
-	if err != nil {
-		return err
-	}
+//
+// byCur is store.LineSummary's Currencies, which checkCurrencies may change.
+func checkCurrencies(byCur map[string][]string, p analysis.Params) error {
 	if blank := byCur[""]; len(blank) > 0 {
 		return usagef("billing lines without a currency in %s (imported by an older finops, which counted them as the reporting currency): "+
 			"finops never assumes a currency; import the files into a new database with --currency CODE (or currency: on the billing source)", files(blank))

@@ -199,10 +199,11 @@ func missingSources(missing []string) error {
 }
 
 // analyze runs the analysis until ctx is done. Its refusals (a missing FX
-// rate, an empty window) are configuration errors; a signal is not.
+// rate, an empty window) are configuration errors; a signal is not, nor the
+// store failing under what it reads as it goes (storeReadError).
 func analyze(ctx context.Context, in *analysis.Input) (*analysis.Result, error) {
 	res, err := analysis.AnalyzeContext(ctx, in)
-	if err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && !errors.As(err, new(storeReadError)) {
 		err = usageError{err}
 	}
 	return res, err
@@ -218,6 +219,10 @@ type loadOptions struct {
 	// four-week lookback 2 GB. The trends read no minutes, so each GPU's are
 	// read once.
 	outlines bool
+	// streamLines has the analysis read the lines from the store as it goes
+	// (analysis.Input.LineStream), once per window it analyses: a quarter of
+	// a fleet's lines is hundreds of MB held whole.
+	streamLines bool
 }
 
 // loadInput reads what the analysis needs: the window and the lookback before
@@ -240,19 +245,23 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	}
 	in := &analysis.Input{Window: win, Lookback: lb, Params: params, Resources: c.AnalysisResources(),
 		Teams: c.AnalysisTeams(), Prices: c.AnalysisPrices(), SkipTrends: !opt.trends}
-	if err := checkCurrencies(ctx, st, params, from, win.End); err != nil {
+	sum, err := st.LineSummary(ctx, from, win.End)
+	if err != nil {
 		return nil, err
 	}
-	if in.Lines, err = st.Lines(ctx, from, win.End); err != nil {
+	if err := checkCurrencies(maps.Clone(sum.Currencies), params); err != nil {
+		return nil, err
+	}
+	if opt.streamLines {
+		in.LineStream = lineStream(st, sum, from, win.End)
+	} else if in.Lines, err = st.Lines(ctx, from, win.End); err != nil {
 		return nil, err
 	}
 	if opt.outlines {
 		if in.GPUs, err = st.GPUOutlines(ctx, from, win.End); err != nil {
 			return nil, err
 		}
-		in.LoadSeries = func(ctx context.Context, g *finops.GPUSeries) (finops.GPUSeries, error) {
-			return st.LoadSeries(ctx, g, from, win.End)
-		}
+		in.LoadSeries = loadSeries(st, from, win.End)
 	} else if in.GPUs, err = st.GPUSeries(ctx, from, win.End); err != nil {
 		return nil, err
 	}

@@ -80,6 +80,8 @@ func (m *Main) review(ctx context.Context, st *store.Store, c *config.Config, q,
 	if end := now.Truncate(time.Minute); end.Before(win.End) {
 		win.End = end.UTC()
 	}
+	// Each quarter's input lives only inside analyseWindow: the first is
+	// garbage, and its lines were never held, when the second is loaded.
 	cur, err := m.analyseWindow(ctx, st, c, win)
 	if err != nil {
 		return nil, err
@@ -106,8 +108,9 @@ func (m *Main) review(ctx context.Context, st *store.Store, c *config.Config, q,
 // analyseWindow loads a window from the store like report does and analyses it.
 func (m *Main) analyseWindow(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window) (*analysis.Result, error) {
 	// The review compares with the quarter before itself (RentOrBuy's
-	// PreviousResult), and has no per-GPU hourly view.
-	in, err := loadInput(ctx, st, c, win, loadOptions{outlines: true})
+	// PreviousResult), and has no per-GPU hourly view. Its quarter of lines
+	// is walked from the store, never held (BENCHMARKS.md §A year of history).
+	in, err := loadInput(ctx, st, c, win, loadOptions{outlines: true, streamLines: true})
 	if err != nil {
 		return nil, err
 	}

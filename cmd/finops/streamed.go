@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/store"
+)
+
+// What the analysis reads from the store as it goes — a GPU's minutes
+// (analysis.Input.LoadSeries), the lines (analysis.Input.LineStream) — fails
+// as the store fails, not as the configuration does: analyze leaves a
+// storeReadError as it is (exit 1) where it makes the analysis' own refusals
+// usage errors (exit 2).
+type storeReadError struct{ err error }
+
+func (e storeReadError) Error() string { return e.err.Error() }
+func (e storeReadError) Unwrap() error { return e.err }
+
+// readErr wraps a non-nil err as a storeReadError.
+func readErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return storeReadError{err}
+}
+
+// lineStream is the lines of st overlapping [from, to) as the analysis reads
+// them when it does not hold them (loadOptions.streamLines): sum, the same
+// range's summary, gives their currencies and extent before the first walk.
+func lineStream(st *store.Store, sum store.LineSummary, from, to time.Time) *analysis.LineStream {
+	return &analysis.LineStream{
+		Each: func(ctx context.Context, fn func(*finops.BillingLine) error) error {
+			return readErr(st.EachLine(ctx, from, to, fn))
+		},
+		Currencies: slices.Sorted(maps.Keys(sum.Currencies)),
+		First:      sum.First, Last: sum.Last, HasLines: sum.Count > 0,
+	}
+}
+
+// loadSeries is the minutes of a GPU of st's outlines over [from, to) as the
+// analysis reads them (loadOptions.outlines).
+func loadSeries(st *store.Store, from, to time.Time) func(context.Context, *finops.GPUSeries) (finops.GPUSeries, error) {
+	return func(ctx context.Context, g *finops.GPUSeries) (finops.GPUSeries, error) {
+		s, err := st.LoadSeries(ctx, g, from, to)
+		return s, readErr(err)
+	}
+}
