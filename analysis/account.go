@@ -32,9 +32,8 @@ func groupRuns(runs []finops.TaskRun) map[string][]*finops.TaskRun {
 // window's numbers, task and team attribution, idle spans, and the lookback
 // usage the recommendation needs.
 func (a *analyzer) resource(r *gpuResource) {
-	p := a.p
 	for _, s := range r.slots {
-		s.grid = buildGrid(a.tl, s.minutes(), p.IdleThreshold, p.IdleMinSpan, a.spareGrid())
+		s.grid = a.grid(s)
 	}
 	rate, slots := r.rates(a.tl)
 	a.resolveResource(r)
@@ -148,7 +147,7 @@ func (a *analyzer) resource(r *gpuResource) {
 
 // load fetches the minutes of slots whose series are outlines.
 func (a *analyzer) load(ctx context.Context, slots []*slot) error {
-	if a.in.LoadSeries == nil {
+	if a.in.LoadSeries == nil || a.in.costsOnly {
 		return nil
 	}
 	for _, s := range slots {
@@ -159,6 +158,17 @@ func (a *analyzer) load(ctx context.Context, slots []*slot) error {
 		s.loaded = &g
 	}
 	return nil
+}
+
+// grid lays a slot's minutes on the timeline, in a grid a finished resource
+// left when there is one. An analysis of costs only lays none: every minute
+// is unmonitored.
+func (a *analyzer) grid(s *slot) gpuGrid {
+	series := s.minutes()
+	if a.in.costsOnly {
+		series = &finops.GPUSeries{}
+	}
+	return buildGrid(a.tl, series, a.p.IdleThreshold, a.p.IdleMinSpan, a.spareGrid())
 }
 
 // spareGrid is a grid a finished resource left, or the zero gpuGrid.
@@ -423,6 +433,8 @@ func (a *analyzer) hourly(s *slot, resource string) {
 	if s.grid.util == nil || a.in.SkipHourly {
 		return
 	}
+	gh := GPUHours{GPU: s.series.Key, ResourceID: resource, Start: a.tl.time(a.win[0]),
+		Util: make([]float64, 0, (a.win[1]-a.win[0]+59)/60)}
 	for h := a.win[0]; h < a.win[1]; h += 60 {
 		sum, n := 0.0, 0
 		for t := h; t < min(h+60, a.win[1]); t++ {
@@ -431,13 +443,13 @@ func (a *analyzer) hourly(s *slot, resource string) {
 				n++
 			}
 		}
-		gh := GPUHour{GPU: s.series.Key, ResourceID: resource, Hour: a.tl.time(h)}
+		v := math.NaN()
 		if n > 0 {
-			v := sum / float64(n)
-			gh.Util = &v
+			v = sum / float64(n)
 		}
-		a.res.HourlyUtil = append(a.res.HourlyUtil, gh)
+		gh.Util = append(gh.Util, v)
 	}
+	a.res.HourlyUtil = append(a.res.HourlyUtil, gh)
 }
 
 // dayOf is the window's local-day index of grid minute t.

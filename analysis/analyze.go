@@ -54,12 +54,17 @@ func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 }
 
 // trends sets res's comparisons with the previous window and the month to
-// date. Those analyses give totals only: no hourly rows.
+// date. Those analyses give costs only (applyPrevious, applyMonth), and no
+// cost depends on utilization: a minute's cost is its line's, and who pays
+// it is decided by the tasks holding its GPU, whatever the GPU did. So they
+// match the GPUs to resources from in.GPUs as the window's analysis does but
+// never read a GPU's minutes (costsOnly): with outlines, a fleet's minutes
+// are read once, by the window's analysis, not three times.
 func trends(ctx context.Context, in *Input, res *Result, p Params) error {
 	totals := func(w Window) (*Result, error) {
 		return analyzeWindow(ctx, &Input{Window: w, Lookback: w, Lines: in.Lines, LineStream: in.LineStream,
-			GPUs: in.GPUs, LoadSeries: in.LoadSeries,
-			TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params, SkipHourly: true})
+			GPUs: in.GPUs, TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params,
+			SkipHourly: true, costsOnly: true})
 	}
 	pres, err := totals(PreviousWindow(in.Window))
 	if err != nil {
@@ -201,7 +206,7 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 		if err := a.load(ctx, []*slot{sl}); err != nil {
 			return nil, err
 		}
-		sl.grid = buildGrid(a.tl, sl.minutes(), p.IdleThreshold, p.IdleMinSpan, a.spareGrid())
+		sl.grid = a.grid(sl)
 		a.hourly(sl, "")
 		a.spare = append(a.spare, sl.grid)
 	}

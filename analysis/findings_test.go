@@ -179,8 +179,8 @@ func TestSkipTrendsAndHourly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(full.HourlyUtil) != 24 { // one GPU × 24 window hours
-		t.Fatalf("hourly rows = %d, want 24", len(full.HourlyUtil))
+	if len(full.HourlyUtil) != 1 || len(full.HourlyUtil[0].Util) != 24 { // one GPU × 24 window hours
+		t.Fatalf("hourly rows = %+v, want one GPU's 24 hours", full.HourlyUtil)
 	}
 	in.SkipTrends, in.SkipHourly = true, true
 	r, err := Analyze(in)

@@ -46,9 +46,9 @@ type Input struct {
 	// Watch is what `finops watch` did in the window (nil: nothing).
 	Watch *WatchInput
 
-	// SkipHourly leaves Result.HourlyUtil (one row per GPU and hour: the
+	// SkipHourly leaves Result.HourlyUtil (a mean per GPU and hour: the
 	// heatmap and the Utilization sheet) empty, for callers that show no
-	// per-GPU hourly view. Over a quarter of 1,000 GPUs it is 2 million rows.
+	// per-GPU hourly view. Over a quarter of 1,000 GPUs it is 2 million hours.
 	SkipHourly bool
 	// SkipTrends analyses the window and its lookback only: no previous
 	// window and no month to date (their Result fields stay zero), so the
@@ -56,6 +56,12 @@ type Input struct {
 	SkipTrends bool
 
 	Params Params
+
+	// costsOnly is set on the trends' analyses, whose results give only
+	// costs: the GPUs' minutes are neither loaded nor laid on the grid, and
+	// every minute reads as unmonitored (so their idle and utilization
+	// figures mean nothing).
+	costsOnly bool
 }
 
 // Window is a half-open interval [Start, End) with a display label.

@@ -11,7 +11,6 @@ import (
 // task on cv's 4090), cv owns the 4090 and a pool of L40S.
 func sliceResult() *Result {
 	day := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
-	u := func(v float64) *float64 { return &v }
 	budget := 20000.0
 	return &Result{
 		Period:   Period{Start: day, End: day.AddDate(0, 0, 7), TimeZone: "UTC", Label: "2026-W48"},
@@ -65,9 +64,9 @@ func sliceResult() *Result {
 			{Day: day, Team: "cv", GPUModel: "RTX 4090", Cost: 30},
 			{Day: day, Team: "nlp", GPUModel: "RTX 4090", Cost: 7},
 		},
-		HourlyUtil: []GPUHour{
-			{GPU: "g0", ResourceID: "a100", Hour: day, Util: u(5)},
-			{GPU: "g1", ResourceID: "4090", Hour: day, Util: u(80)},
+		HourlyUtil: []GPUHours{
+			{GPU: "g0", ResourceID: "a100", Start: day, Util: []float64{5}},
+			{GPU: "g1", ResourceID: "4090", Start: day, Util: []float64{80}},
 		},
 		GPUsByModel: []ModelUtil{{GPUModel: "A100", AvgUtilization: 40, GPUHours: 336}},
 		TaskDaily: []TaskDay{

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,14 +64,14 @@ func syntheticResult(gpus int) *analysis.Result {
 			gpu := fmt.Sprintf("GPU-%08d-%d", g/4, k)
 			r.IdleSpans = append(r.IdleSpans, analysis.IdleSpan{ResourceID: id, GPU: gpu, Start: start.Add(5 * 24 * time.Hour),
 				End: start.Add(7 * 24 * time.Hour), Hours: 48, Cost: 500})
-			for h := 0; h < 168; h++ {
-				gh := analysis.GPUHour{GPU: gpu, ResourceID: id, Hour: start.Add(time.Duration(h) * time.Hour)}
+			gh := analysis.GPUHours{GPU: gpu, ResourceID: id, Start: start, Util: make([]float64, 168)}
+			for h := range gh.Util {
+				gh.Util[h] = math.NaN()
 				if h%24 != 3 {
-					u := float64((g + h) % 100)
-					gh.Util = &u
+					gh.Util[h] = float64((g + h) % 100)
 				}
-				r.HourlyUtil = append(r.HourlyUtil, gh)
 			}
+			r.HourlyUtil = append(r.HourlyUtil, gh)
 		}
 	}
 	for d := 0; d < 7; d++ {

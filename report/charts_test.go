@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -35,11 +36,11 @@ func first(v any) map[string]any {
 func TestHeatmapRowsNameResourceAndGPUIndex(t *testing.T) {
 	u := 50.0
 	h := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
-	hours := []analysis.GPUHour{
-		{GPU: "GPU-b1c2d3e4-0000-1111-2222-333344445555", ResourceID: "autodl-a100x2", Hour: h, Util: &u},
-		{GPU: "GPU-a1000000-0000-1111-2222-333344445555", ResourceID: "autodl-a100x2", Hour: h, Util: &u},
-		{GPU: "GPU-40900000-0000-1111-2222-333344445555", ResourceID: "arn:aws:ec2:us-east-1:1:instance/i-0abc", Hour: h, Util: &u},
-		{GPU: "orphan-gpu", ResourceID: "", Hour: h, Util: &u},
+	hours := []analysis.GPUHours{
+		{GPU: "GPU-b1c2d3e4-0000-1111-2222-333344445555", ResourceID: "autodl-a100x2", Start: h, Util: []float64{u}},
+		{GPU: "GPU-a1000000-0000-1111-2222-333344445555", ResourceID: "autodl-a100x2", Start: h, Util: []float64{u}},
+		{GPU: "GPU-40900000-0000-1111-2222-333344445555", ResourceID: "arn:aws:ec2:us-east-1:1:instance/i-0abc", Start: h, Util: []float64{u}},
+		{GPU: "orphan-gpu", ResourceID: "", Start: h, Util: []float64{u}},
 	}
 	opt, _ := utilHeatmap(hours, time.UTC)
 	got := first(optionJSON(t, opt)["yAxis"])["data"]
@@ -49,6 +50,34 @@ func TestHeatmapRowsNameResourceAndGPUIndex(t *testing.T) {
 	want := []any{"autodl-a100x2 · GPU 0", "autodl-a100x2 · GPU 1", "i-0abc · GPU 0", "orphan-gpu"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("heatmap rows = %v, want %v", got, want)
+	}
+}
+
+// TestHeatmapCells: each monitored GPU-hour is one cell [hour column, GPU
+// row, utilization to 0.1] and an unmonitored one none, also where rows start
+// at different hours. By hand: the columns are the hours of all rows, sorted:
+// 00:00, 00:30, 01:00, 02:00; rows A, B, C. A (from 00:00: 10, —, 30.04) is
+// columns 0 and 3; B (from 01:00: 40, 50) columns 2 and 3; C (from 00:30:
+// 60) column 1.
+func TestHeatmapCells(t *testing.T) {
+	h0 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	hours := []analysis.GPUHours{
+		{GPU: "A", Start: h0, Util: []float64{10, math.NaN(), 30.04}},
+		{GPU: "B", Start: h0.Add(time.Hour), Util: []float64{40, 50}},
+		{GPU: "C", Start: h0.Add(30 * time.Minute), Util: []float64{60}},
+	}
+	opt, _ := utilHeatmap(hours, time.UTC)
+	m := optionJSON(t, opt)
+	var got [][]any
+	for _, c := range first(m["series"])["data"].([]any) {
+		got = append(got, c.(map[string]any)["value"].([]any))
+	}
+	want := [][]any{{0.0, 0.0, 10.0}, {3.0, 0.0, 30.0}, {2.0, 1.0, 40.0}, {3.0, 1.0, 50.0}, {1.0, 2.0, 60.0}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cells = %v, want %v", got, want)
+	}
+	if x := first(m["xAxis"])["data"]; !reflect.DeepEqual(x, []any{"11-23 00:00", "11-23 00:30", "11-23 01:00", "11-23 02:00"}) {
+		t.Errorf("columns = %v", x)
 	}
 }
 

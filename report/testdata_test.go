@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"testing"
 	"time"
 	_ "time/tzdata" // tests must not depend on the host's zoneinfo
@@ -146,13 +147,9 @@ func handResult(t testing.TB) *analysis.Result {
 			{Day: day(17), Team: hostileFormula, GPUModel: "L40S", Cost: 20},
 			{Day: day(19), Team: "ml-train", GPUModel: "H100", Cost: 100},
 		},
-		HourlyUtil: []analysis.GPUHour{
-			{GPU: "GPU-0001", ResourceID: "gpu-a100-1", Hour: hour(16, 0), Util: ptr(5.0)},
-			{GPU: "GPU-0001", ResourceID: "gpu-a100-1", Hour: hour(16, 1), Util: ptr(50.0)},
-			{GPU: "GPU-0001", ResourceID: "gpu-a100-1", Hour: hour(16, 2), Util: nil},
-			{GPU: "host-b:0", ResourceID: hostileScript, Hour: hour(16, 0), Util: ptr(85.0)},
-			{GPU: "host-b:0", ResourceID: hostileScript, Hour: hour(16, 1), Util: nil},
-			{GPU: "host-b:0", ResourceID: hostileScript, Hour: hour(16, 2), Util: ptr(97.0)},
+		HourlyUtil: []analysis.GPUHours{
+			{GPU: "GPU-0001", ResourceID: "gpu-a100-1", Start: hour(16, 0), Util: []float64{5, 50, math.NaN()}},
+			{GPU: "host-b:0", ResourceID: hostileScript, Start: hour(16, 0), Util: []float64{85, math.NaN(), 97}},
 		},
 		// train-llm: 1,000 per run on the 16th, 900 on the 17th, nothing on the
 		// 18th (a gap), two runs for 2,200 on the 19th (1,100 each); the hostile

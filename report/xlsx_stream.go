@@ -92,19 +92,22 @@ func (b *book) utilization() error {
 		return err
 	}
 	row := make([]any, 5)
-	for _, h := range b.r.HourlyUtil {
-		row[0] = excelize.Cell{StyleID: st.text, Value: sanitize.Cell(h.ResourceID)}
-		row[1] = excelize.Cell{StyleID: st.text, Value: sanitize.Cell(h.GPU)}
-		row[2] = excelize.Cell{StyleID: st.date, Value: h.Hour.In(b.loc)}
-		if h.Util != nil && !math.IsNaN(*h.Util) && !math.IsInf(*h.Util, 0) {
-			row[3] = excelize.Cell{StyleID: st.percent, Value: *h.Util / 100}
-			row[4] = excelize.Cell{StyleID: st.text, Value: utilBand(*h.Util)}
-		} else {
-			row[3] = nil
-			row[4] = excelize.Cell{StyleID: st.text, Value: "unmonitored"}
-		}
-		if err := add(row); err != nil {
-			return err
+	for i := range b.r.HourlyUtil {
+		g := &b.r.HourlyUtil[i]
+		row[0] = excelize.Cell{StyleID: st.text, Value: sanitize.Cell(g.ResourceID)}
+		row[1] = excelize.Cell{StyleID: st.text, Value: sanitize.Cell(g.GPU)}
+		for h, u := range g.Util {
+			row[2] = excelize.Cell{StyleID: st.date, Value: g.Hour(h).In(b.loc)}
+			if !math.IsNaN(u) && !math.IsInf(u, 0) {
+				row[3] = excelize.Cell{StyleID: st.percent, Value: u / 100}
+				row[4] = excelize.Cell{StyleID: st.text, Value: utilBand(u)}
+			} else {
+				row[3] = nil
+				row[4] = excelize.Cell{StyleID: st.text, Value: "unmonitored"}
+			}
+			if err := add(row); err != nil {
+				return err
+			}
 		}
 	}
 	return done()
