@@ -114,8 +114,9 @@ func (w *writer) flushBilling() error {
 // writing one chunk (a core) overlaps the parser reading the next rows
 // (another core); an import of a large export takes about the longer of the
 // two instead of their sum. At most inserterQueue chunks wait, so memory
-// stays bounded; chunks are reused. The transaction is used by this
-// goroutine alone until stop returns.
+// stays bounded; chunks are reused. database/sql serialises the import's
+// connection between this goroutine (Conn.Raw, a chunk at a time) and the
+// writer's statements on the transaction.
 type billingInserter struct {
 	ctx  context.Context
 	conn *sql.Conn // the import's, its transaction open
