@@ -55,7 +55,7 @@ func TestImportManyBillingLines(t *testing.T) {
 	}
 }
 
-// TestImportCancelledAmidBatches: a cancel while batches are on their way to
+// TestImportCancelledAmidBatches: a cancel while chunks are on their way to
 // the inserter fails the import and leaves the database as it was.
 func TestImportCancelledAmidBatches(t *testing.T) {
 	s := openTest(t)
@@ -64,10 +64,10 @@ func TestImportCancelledAmidBatches(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	parse := func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
-		for i := range 10 * billingBatchRows {
+		for i := range 4 * billingChunkRows {
 			l := fixtureLines()[i%3]
 			l.Line = i + 2
-			if i == 7*billingBatchRows+3 {
+			if i == 2*billingChunkRows+3 { // two chunks sent, a third being filled
 				cancel()
 			}
 			if err := sink.Billing(l); err != nil {
