@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -384,56 +386,20 @@ ALTER TABLE watch_cursors ADD COLUMN header TEXT NOT NULL DEFAULT '';
 	// able to undo a statement that fails the check halfway), a tenth of the
 	// inserter's time. The store deletes a replaced source's lines itself
 	// (deleteSource), which is all ON DELETE CASCADE did for this table.
-	// SQLite drops a foreign key only by rebuilding the table: copy, drop,
-	// rename, indexes again, in this migration's transaction.
+	// A foreign key is not part of the file format, so the table's CREATE
+	// statement is edited in place (sqlite.org/lang_altertable.html, "making
+	// other kinds of table schema changes": removing a FOREIGN KEY
+	// constraint) instead of copying the table: instant on a year of a
+	// fleet's lines (tens of GB), where a copy would take minutes and need as
+	// much free disk again. afterMigration bumps schema_version, as that
+	// procedure requires, and checks that the key is gone.
 	`
-CREATE TABLE billing_lines_v10 (
-	id                INTEGER PRIMARY KEY,
-	source_id         INTEGER NOT NULL,  -- source_files.id; deleted with it by deleteSource
-	line              INTEGER NOT NULL,
-	provider          TEXT,
-	billing_account   TEXT,
-	sub_account       TEXT,
-	charge_start      INTEGER NOT NULL,  -- unix seconds, inclusive
-	charge_end        INTEGER NOT NULL,  -- unix seconds, exclusive
-	charge_category   TEXT NOT NULL,
-	charge_class      TEXT,
-	charge_frequency  TEXT,
-	pricing_category  TEXT,
-	pricing_mode      TEXT,
-	commitment_status TEXT,
-	commitment_id     TEXT,
-	resource_id       TEXT,
-	resource_name     TEXT,
-	resource_type     TEXT,
-	service           TEXT,
-	sku               TEXT,
-	instance_type     TEXT,
-	region            TEXT,
-	gpu_model         TEXT,
-	gpu_count         INTEGER NOT NULL DEFAULT 0,
-	billed_cost       TEXT,              -- exact decimals; NULL is a null cell
-	effective_cost    TEXT,
-	list_cost         TEXT,
-	currency          TEXT,
-	usage_quantity    TEXT,
-	usage_unit        TEXT,
-	tags              TEXT               -- JSON object
-);
-INSERT INTO billing_lines_v10 (id, source_id, line, provider, billing_account, sub_account,
-	charge_start, charge_end, charge_category, charge_class, charge_frequency, pricing_category, pricing_mode,
-	commitment_status, commitment_id, resource_id, resource_name, resource_type, service, sku, instance_type,
-	region, gpu_model, gpu_count, billed_cost, effective_cost, list_cost, currency, usage_quantity, usage_unit, tags)
-SELECT id, source_id, line, provider, billing_account, sub_account,
-	charge_start, charge_end, charge_category, charge_class, charge_frequency, pricing_category, pricing_mode,
-	commitment_status, commitment_id, resource_id, resource_name, resource_type, service, sku, instance_type,
-	region, gpu_model, gpu_count, billed_cost, effective_cost, list_cost, currency, usage_quantity, usage_unit, tags
-FROM billing_lines ORDER BY id;
-DROP TABLE billing_lines;
-ALTER TABLE billing_lines_v10 RENAME TO billing_lines;
-CREATE INDEX billing_lines_start ON billing_lines(charge_start);
-CREATE INDEX billing_lines_source ON billing_lines(source_id);
-CREATE INDEX billing_lines_end ON billing_lines(charge_end);
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema SET sql = replace(sql,
+	'source_id         INTEGER NOT NULL REFERENCES source_files(id) ON DELETE CASCADE,',
+	'source_id         INTEGER NOT NULL,  -- source_files.id; its lines are deleted with it by deleteSource (migration 10)')
+WHERE type = 'table' AND name = 'billing_lines';
+PRAGMA writable_schema = OFF;
 `,
 }
 
@@ -461,6 +427,10 @@ func (s *Store) migrate(ctx context.Context) error {
 			tx.Rollback()
 			return fmt.Errorf("store: migration %d: %w", version+1, err)
 		}
+		if err := afterMigration(ctx, tx, version+1); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("store: migration %d: %w", version+1, err)
+		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version+1)); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("store: migration %d: %w", version+1, err)
@@ -472,6 +442,31 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if version > len(migrations) {
 		return fmt.Errorf("store: %s has schema version %d, newer than this finops (%d): upgrade finops", s.path, version, len(migrations))
+	}
+	return nil
+}
+
+// afterMigration does what the SQL of the migration to version cannot say
+// itself.
+func afterMigration(ctx context.Context, tx *sql.Tx, version int) error {
+	if version != 10 {
+		return nil
+	}
+	// sqlite_schema was written directly: a new schema_version makes every
+	// connection (this one included) read the schema again.
+	var v int64
+	if err := tx.QueryRowContext(ctx, "PRAGMA schema_version").Scan(&v); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA schema_version = %d", v+1)); err != nil {
+		return err
+	}
+	var fks int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_foreign_key_list('billing_lines')`).Scan(&fks); err != nil {
+		return err
+	}
+	if fks != 0 {
+		return errors.New("billing_lines still has its foreign key: its CREATE statement is not the one finops wrote; report this database's `.schema billing_lines`")
 	}
 	return nil
 }

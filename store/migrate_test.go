@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// TestMigrateBillingLinesForeignKey: migration 10 rebuilds billing_lines
+// TestMigrateBillingLinesForeignKey: migration 10 drops the foreign key of billing_lines
 // without the foreign key on source_id, on a database written by schema 9,
 // and keeps every row (id and every column), the indexes, and the
 // restatement's deletes: a replaced source leaves no line behind.
@@ -123,5 +124,48 @@ func assertNoOrphanLines(t *testing.T, s *Store) {
 	}
 	if n > 0 {
 		t.Errorf("%d billing lines whose source file is gone", n)
+	}
+}
+
+// TestMigrateRefusesForeignSchema: where billing_lines' CREATE statement is
+// not the one finops wrote (here its spacing differs), migration 10 cannot
+// find the key to drop: Open refuses with the reason and the database stays
+// at schema 9, key and all.
+func TestMigrateRefusesForeignSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v9.db")
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range migrations[:9] {
+		if _, err := db.Exec(m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
+		}
+	}
+	for _, q := range []string{`PRAGMA user_version = 9`, `PRAGMA writable_schema = ON`,
+		`UPDATE sqlite_schema SET sql = replace(sql, 'source_id         INTEGER', 'source_id INTEGER') WHERE name = 'billing_lines'`,
+		`PRAGMA writable_schema = OFF`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	if s, err := Open(ctx, path); err == nil {
+		s.Close()
+		t.Fatal("Open migrated a billing_lines it did not write")
+	} else if !strings.Contains(err.Error(), "migration 10") || !strings.Contains(err.Error(), "foreign key") {
+		t.Errorf("error %q: want migration 10 and the foreign key named", err)
+	}
+	db, err = sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v := tableRows(t, db, `PRAGMA user_version`); !slices.Equal(v, []string{"[9]"}) {
+		t.Errorf("user_version %v after the refusal, want 9", v)
+	}
+	if fks := tableRows(t, db, `SELECT "table" FROM pragma_foreign_key_list('billing_lines')`); len(fks) != 1 {
+		t.Errorf("foreign keys after the refusal: %v, want the one", fks)
 	}
 }
