@@ -33,11 +33,13 @@ func readErr(err error) error {
 // memory (loadOptions.holdLines); above it they are streamed. Held, a line
 // is a finops.BillingLine of 424 bytes, and the collector lets the heap grow
 // to twice what is live: 500,000 lines are ≈ 210 MB live, ≈ 420 MB of heap,
-// the most that leaves room under 1 GB for the rest of a 10,000-GPU report
-// (whose week alone is 1,000,000 lines). Below it holding is kept because
-// it is what the 1,000-GPU benchmarks measure (a week: 200,000 lines; over
-// a year's database the report's range: 368,000); streamed, those cost
-// about as much CPU (docs/BENCHMARKS.md §A year of history).
+// from where on they would be most of a report's memory (a 10,000-GPU week
+// is 1,000,000 lines against a 1 GB target). Below it holding costs little
+// on the 1,000-GPU benchmarks (a week, 200,000 lines: the same peak RSS
+// either way; a year's database, whose report range holds 326,000: ≈ 360 MB
+// held, 290 MB streamed, the same CPU), and they, the comparison with pandas
+// among them, keep measuring the path they always did (docs/BENCHMARKS.md
+// §A year of history).
 const reportHoldLines = 500_000
 
 // lineStream is the lines of st overlapping [from, to) as the analysis reads
