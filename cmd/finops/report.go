@@ -114,9 +114,6 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 // neither the summary nor the files: the caller's result names them.
 func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
 	ingested []sourceResult, dir string, formats []string, team string) (*analysis.Result, []string, error) {
-	if m.holdLines < 0 {
-		return nil, nil, usagef("--hold-lines %d: want 0 or more billing lines (0 streams them all)", m.holdLines)
-	}
 	in, err := loadInput(ctx, st, c, win, loadOptions{trends: true, outlines: true, holdLines: m.holdLines})
 	if err != nil {
 		return nil, nil, err

@@ -108,6 +108,9 @@ func (m *Main) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if m.holdLines < 0 {
+				return usagef("--hold-lines %d: want 0 or more billing lines (0 streams them all)", m.holdLines)
+			}
 			if err := m.setupLogging(); err != nil {
 				return err
 			}
