@@ -173,11 +173,15 @@ func blankRecord(rec []string) bool {
 func checkUTF8(file string, line int, header, rec []string) *ParseError {
 	for i, f := range rec {
 		if !utf8.ValidString(f) {
-			return &ParseError{File: file, Line: line, Field: columnName(header, i),
-				Msg: "not UTF-8 (found " + found(f) + "); convert the file to UTF-8 (e.g. iconv -f GBK -t UTF-8) or set the mapping's encoding"}
+			return utf8Error(file, line, header, i, f)
 		}
 	}
 	return nil
+}
+
+func utf8Error(file string, line int, header []string, i int, f string) *ParseError {
+	return &ParseError{File: file, Line: line, Field: columnName(header, i),
+		Msg: "not UTF-8 (found " + found(f) + "); convert the file to UTF-8 (e.g. iconv -f GBK -t UTF-8) or set the mapping's encoding"}
 }
 
 // maxFound is how much of a bad value an error quotes.

@@ -155,10 +155,7 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 		if blankRecord(rec) {
 			return nil
 		}
-		perr := checkUTF8(name, line, setup.header, rec)
-		if perr == nil {
-			perr = checkControl(name, line, setup.header, rec)
-		}
+		perr := checkText(name, line, setup.header, rec)
 		if perr == nil && encoding != EncodingUTF8 {
 			perr = checkDecoded(name, line, setup.header, rec, encoding)
 		}

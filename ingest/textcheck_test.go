@@ -186,3 +186,61 @@ func TestControlCharacters(t *testing.T) {
 		t.Errorf("TAB in JSON text: %v", err)
 	}
 }
+
+// TestScanText checks the word-at-a-time scan against a byte-by-byte one
+// (isControl and utf8.RuneSelf, written out here): every interesting byte at
+// every position around the eight-byte words, in ASCII text and after a
+// multi-byte character.
+func TestScanText(t *testing.T) {
+	naive := func(s string) (int, bool) {
+		ctl, high := -1, false
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if ctl < 0 && (c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f) {
+				ctl = i
+			}
+			high = high || c >= 0x80
+		}
+		return ctl, high
+	}
+	var cases []string
+	for _, b := range []byte{0x00, '\t', '\n', '\r', 0x1b, 0x1f, ' ', '~', 0x7f, 0x80, 0x9f, 0xc3, 0xff} {
+		for _, prefix := range []string{"", "é"} {
+			for pos := 0; pos < 19; pos++ {
+				s := []byte(prefix + strings.Repeat("x", 20))
+				s[len(prefix)+pos] = b
+				cases = append(cases, string(s), string(s[:len(prefix)+pos+1]))
+			}
+		}
+	}
+	cases = append(cases, "", "a\x00\x7f", "\t\n\r", strings.Repeat("\x1f", 9), "abcdefgh\x7fijklmnop\x01")
+	for _, s := range cases {
+		wantCtl, wantHigh := naive(s)
+		if ctl, high := scanText(s); ctl != wantCtl || high != wantHigh {
+			t.Errorf("scanText(%q) = %d, %v; want %d, %v", s, ctl, high, wantCtl, wantHigh)
+		}
+	}
+}
+
+// TestCheckText: one pass gives the errors the two passes gave, checkUTF8
+// then checkControl: bad UTF-8 anywhere before a control character anywhere.
+func TestCheckText(t *testing.T) {
+	header := []string{"a", "b", "c"}
+	for _, rec := range [][]string{
+		{"x", "y", "z"},
+		{"x\x00", "y", "z\xff"},
+		{"x", "y\x1b[31m", "z"},
+		{"é\x7f", "\xc3", "z"},
+		{"ok\ttab", "日本\r\n", "z"},
+		{"x", "y", "éé\x01"},
+	} {
+		want := checkUTF8("f.csv", 3, header, rec)
+		if want == nil {
+			want = checkControl("f.csv", 3, header, rec)
+		}
+		got := checkText("f.csv", 3, header, rec)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("checkText(%q) = %v, want %v", rec, got, want)
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -23,17 +26,19 @@ const billingArity = 30
 
 // billingBatchRows is how many billing lines one INSERT statement carries.
 // One statement per line spent most of an import in per-statement overhead
-// (database/sql, bind, step, reset). Bigger statements pay for it another
-// way: billing_lines references source_files, so SQLite keeps a statement
-// journal for a multi-row INSERT (the pages it changes, spilled to a
-// temporary file past 64 KiB). 64 rows × 30 columns = 1,920 parameters used
-// less CPU than 1, 12 or 32 rows in interleaved runs of BenchmarkImportFOCUS.
+// (database/sql, bind, step, reset). 64 rows × 30 columns = 1,920
+// parameters used less CPU than 1, 12 or 32 rows in interleaved runs of
+// BenchmarkImportFOCUS.
 const billingBatchRows = 64
 
-// billingInsert is the INSERT of rows billing lines.
+// billingInsert is the INSERT of rows billing lines. OR FAIL, with no
+// foreign key on the table (migration 10), spares SQLite the statement
+// journal it keeps for a multi-row INSERT that may have to undo itself
+// halfway; a failed INSERT fails the import, whose transaction is rolled
+// back whole.
 func billingInsert(rows int) string {
 	var b strings.Builder
-	b.WriteString("INSERT INTO billing_lines (" + billingColumns + ") VALUES ")
+	b.WriteString("INSERT OR FAIL INTO billing_lines (" + billingColumns + ") VALUES ")
 	row := "(" + strings.Repeat("?,", billingArity-1) + "?)"
 	for i := range rows {
 		if i > 0 {
@@ -44,64 +49,79 @@ func billingInsert(rows int) string {
 	return b.String()
 }
 
-// billingBatch collects the arguments of up to billingBatchRows lines.
+// billingChunkRows is how many billing lines are collected, then sorted by
+// charge start, before they are inserted. Exports list lines by resource or
+// in no order at all, so the keys of the charge_start and charge_end indexes
+// arrived scattered: each a search from the root to another page. Sorted,
+// consecutive keys go to the same pages, often after the last key, where
+// SQLite appends without a search (docs/BENCHMARKS.md §Billing ingest:
+// B-tree inserts 0.94 → 0.6 s, 10–15 % less CPU for the import; a chunk
+// of 2,048 lines costs about 16 MB of peak RSS, 8,192 cost 55 MB). Ids
+// follow the sorted order; the sort is stable, so lines of the same start
+// keep their file order and EachLine's ORDER BY charge_start, id reads
+// them as an insert in file order did.
+const billingChunkRows = 2048
+
+// billingBatch collects the arguments of up to billingChunkRows lines, in
+// file order.
 type billingBatch struct {
-	args    []any
-	rows    int
-	source  any      // the source id, boxed once
-	keys    []string // scratch for sorting tag keys
-	tagsBuf []byte   // scratch for encoding tags
+	cur     *billingChunk // nil until the first line, and after a full one went to the inserter with none free
+	source  any           // the source id, boxed once
+	keys    []string      // scratch for sorting tag keys
+	tagsBuf []byte        // scratch for encoding tags
+}
+
+// billingChunk is the lines of one batch.
+type billingChunk struct {
+	args   []any   // billingArity per line
+	starts []int64 // each line's charge start
 }
 
 // add appends one line's arguments; it reports whether the batch is full.
 func (b *billingBatch) add(l *finops.BillingLine) bool {
+	if b.cur == nil {
+		b.cur = &billingChunk{args: make([]any, 0, billingChunkRows*billingArity), starts: make([]int64, 0, billingChunkRows)}
+	}
 	var tags any
 	if len(l.Tags) > 0 {
 		tags = b.tagsJSON(l.Tags)
 	}
-	b.args = append(b.args, b.source, l.Line, nullString(l.Provider), nullString(l.BillingAccount),
-		nullString(l.SubAccount), l.ChargeStart.Unix(), l.ChargeEnd.Unix(), l.ChargeCategory,
+	c, start := b.cur, l.ChargeStart.Unix()
+	// Integers go as int64: database/sql converts an int through reflection.
+	c.args = append(c.args, b.source, int64(l.Line), nullString(l.Provider), nullString(l.BillingAccount),
+		nullString(l.SubAccount), start, l.ChargeEnd.Unix(), l.ChargeCategory,
 		nullString(l.ChargeClass), nullString(l.ChargeFrequency), nullString(l.PricingCategory),
 		nullString(l.PricingMode), nullString(l.CommitmentStatus), nullString(l.CommitmentID),
 		nullString(l.ResourceID), nullString(l.ResourceName), nullString(l.ResourceType), nullString(l.Service),
-		nullString(l.SKU), nullString(l.InstanceType), nullString(l.Region), nullString(l.GPUModel), l.GPUCount,
+		nullString(l.SKU), nullString(l.InstanceType), nullString(l.Region), nullString(l.GPUModel), int64(l.GPUCount),
 		decText(l.BilledCost), decText(l.EffectiveCost), decText(l.ListCost), nullString(l.Currency),
 		decText(l.UsageQuantity), nullString(l.UsageUnit), tags)
-	b.rows++
-	return b.rows == billingBatchRows
+	c.starts = append(c.starts, start)
+	return len(c.starts) == billingChunkRows
 }
 
-func (b *billingBatch) reset() {
-	clear(b.args) // drop references to the lines' strings
-	b.args = b.args[:0]
-	b.rows = 0
-}
-
-// flushBilling waits for the batches on their way and inserts the lines
-// still waiting in the current one.
-func (w *writer) flushBilling(ctx context.Context) error {
-	if err := w.inserter.stop(); err != nil {
-		return err
+// flushBilling sends the lines still waiting in the current batch and waits
+// until every line sent is inserted.
+func (w *writer) flushBilling() error {
+	if c := w.lines.cur; c != nil && len(c.starts) > 0 {
+		w.inserter.send(c)
+		w.lines.cur = nil
 	}
-	if w.lines.rows == 0 {
-		return nil
-	}
-	_, err := w.tx.ExecContext(ctx, billingInsert(w.lines.rows), w.lines.args...)
-	w.lines.reset()
-	return err
+	return w.inserter.stop()
 }
 
-// billingInserter runs the INSERTs of full batches on a goroutine of its
-// own, so that SQLite writing one batch (a core) overlaps the parser reading
-// the next rows (another core); an import of a large export takes about the
-// longer of the two instead of their sum. At most inserterQueue batches wait,
-// so memory stays bounded; batches are reused. The transaction is used by
-// this goroutine alone until stop returns.
+// billingInserter runs the INSERTs on a goroutine of its own, so that SQLite
+// writing one chunk (a core) overlaps the parser reading the next rows
+// (another core); an import of a large export takes about the longer of the
+// two instead of their sum. At most inserterQueue chunks wait, so memory
+// stays bounded; chunks are reused. database/sql serialises the import's
+// connection between this goroutine (Conn.Raw, a chunk at a time) and the
+// writer's statements on the transaction.
 type billingInserter struct {
 	ctx  context.Context
-	stmt *sql.Stmt
-	full chan []any
-	free chan []any
+	conn *sql.Conn // the import's, its transaction open
+	full chan *billingChunk
+	free chan *billingChunk
 	done chan struct{}
 
 	mu      sync.Mutex
@@ -110,42 +130,112 @@ type billingInserter struct {
 	stopped bool
 }
 
-const inserterQueue = 2
+const inserterQueue = 1
 
-// send hands a full batch over and returns an empty one to fill next.
-func (in *billingInserter) send(args []any) []any {
+// send hands a full chunk over and returns an empty one to fill next, or
+// nil when none is free yet.
+func (in *billingInserter) send(c *billingChunk) *billingChunk {
 	if !in.started {
 		in.started = true
-		in.full = make(chan []any, inserterQueue)
-		in.free = make(chan []any, inserterQueue+2)
+		in.full = make(chan *billingChunk, inserterQueue)
+		in.free = make(chan *billingChunk, inserterQueue+2)
 		in.done = make(chan struct{})
 		go in.run()
 	}
-	in.full <- args
+	in.full <- c
 	select {
-	case a := <-in.free:
-		return a
+	case c := <-in.free:
+		return c
 	default:
-		return make([]any, 0, cap(args))
+		return nil
 	}
 }
 
 func (in *billingInserter) run() {
 	defer close(in.done)
-	for args := range in.full {
+	var order []int32
+	args := make([]driver.NamedValue, 0, billingBatchRows*billingArity)
+	for c := range in.full {
 		if in.error() == nil {
-			if _, err := in.stmt.ExecContext(in.ctx, args...); err != nil {
+			order = sortedByStart(order, c.starts)
+			if err := in.insert(c, order, args); err != nil {
 				in.mu.Lock()
 				in.err = err
 				in.mu.Unlock()
 			}
 		}
-		clear(args) // drop the references to the lines' strings
+		clear(c.args) // drop the references to the lines' strings
+		c.args, c.starts = c.args[:0], c.starts[:0]
 		select {
-		case in.free <- args[:0]:
+		case in.free <- c:
 		default:
 		}
 	}
+}
+
+// insert writes the chunk's lines in the given order, billingBatchRows to a
+// statement. It talks to the driver's connection, within the import's
+// transaction: database/sql's check and conversion of every argument
+// (1,920 a statement) was a tenth of the inserter's time, and the
+// arguments are already what the driver takes (int64, string, nil).
+func (in *billingInserter) insert(c *billingChunk, order []int32, args []driver.NamedValue) error {
+	return in.conn.Raw(func(dc any) error {
+		prep, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("store: the SQLite driver's connection %T cannot prepare with a context", dc)
+		}
+		var full driver.Stmt
+		defer func() {
+			if full != nil {
+				full.Close()
+			}
+		}()
+		for len(order) > 0 {
+			n := min(len(order), billingBatchRows)
+			args = args[:0]
+			for _, r := range order[:n] {
+				for _, v := range c.args[int(r)*billingArity : int(r+1)*billingArity] {
+					args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
+				}
+			}
+			st := full
+			if n < billingBatchRows || full == nil {
+				var err error
+				if st, err = prep.PrepareContext(in.ctx, billingInsert(n)); err != nil {
+					return err
+				}
+				if n == billingBatchRows {
+					full = st
+				} else {
+					defer st.Close()
+				}
+			}
+			ex, ok := st.(driver.StmtExecContext)
+			if !ok {
+				return fmt.Errorf("store: the SQLite driver's statement %T cannot execute with a context", st)
+			}
+			_, err := ex.ExecContext(in.ctx, args)
+			clear(args)
+			if err != nil {
+				return err
+			}
+			order = order[n:]
+		}
+		return nil
+	})
+}
+
+// sortedByStart returns the indexes of starts in ascending order of start,
+// equal starts in file order (buf is reused).
+func sortedByStart(buf []int32, starts []int64) []int32 {
+	buf = buf[:0]
+	for i := range starts {
+		buf = append(buf, int32(i))
+	}
+	slices.SortFunc(buf, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(starts[a], starts[b]), cmp.Compare(a, b))
+	})
+	return buf
 }
 
 // error is the first INSERT that failed, if any.
@@ -155,7 +245,7 @@ func (in *billingInserter) error() error {
 	return in.err
 }
 
-// stop waits until every batch sent is inserted (or refused) and returns
+// stop waits until every chunk sent is inserted (or refused) and returns
 // the first error. It may be called more than once.
 func (in *billingInserter) stop() error {
 	if in.started && !in.stopped {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func TestImportManyBillingLines(t *testing.T) {
 	}
 }
 
-// TestImportCancelledAmidBatches: a cancel while batches are on their way to
+// TestImportCancelledAmidBatches: a cancel while chunks are on their way to
 // the inserter fails the import and leaves the database as it was.
 func TestImportCancelledAmidBatches(t *testing.T) {
 	s := openTest(t)
@@ -63,10 +64,10 @@ func TestImportCancelledAmidBatches(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	parse := func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
-		for i := range 10 * billingBatchRows {
+		for i := range 4 * billingChunkRows {
 			l := fixtureLines()[i%3]
 			l.Line = i + 2
-			if i == 7*billingBatchRows+3 {
+			if i == 2*billingChunkRows+3 { // two chunks sent, a third being filled
 				cancel()
 			}
 			if err := sink.Billing(l); err != nil {
@@ -137,5 +138,51 @@ func TestCurrenciesBySource(t *testing.T) {
 	want := map[string][]string{"USD": {"usd-and-cny.csv", "usd.csv"}, "CNY": {"usd-and-cny.csv"}, "": {"usd-and-cny.csv"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("CurrenciesBySource = %v, want %v (EUR is outside the window)", got, want)
+	}
+}
+
+// TestImportSortedChunks: lines are inserted a chunk at a time sorted by
+// charge start, and read back (ORDER BY charge_start, id) exactly as an
+// insert in file order reads: by start, then by line number for equal
+// starts. The expected order is computed independently, by a stable sort of
+// the input on its start; the file orders cross chunk boundaries and have
+// many equal starts.
+func TestImportSortedChunks(t *testing.T) {
+	const n = 2*billingChunkRows + 5
+	base := utc(2025, 3, 1, 0, 0, 0)
+	tests := []struct {
+		name  string
+		hours func(i int) int // the start of the i-th line of the file, in hours after base
+	}{
+		{"in order", func(i int) int { return i / 7 }},
+		{"reversed", func(i int) int { return (n - i) / 5 }},
+		{"scattered, many ties", func(i int) int { return i * 7919 % 97 }},
+		{"one start", func(int) int { return 3 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := openTest(t)
+			var lines []*finops.BillingLine
+			for i := range n {
+				start := base.Add(time.Duration(tt.hours(i)) * time.Hour)
+				lines = append(lines, usageLine(i+2, "r", start, start.Add(time.Hour), strconv.Itoa(i)))
+			}
+			want := slices.Clone(lines)
+			slices.SortStableFunc(want, func(a, b *finops.BillingLine) int { return a.ChargeStart.Compare(b.ChargeStart) })
+			mustImport(t, s, "sorted.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: n}, lines, nil, nil))
+			got, err := s.Lines(context.Background(), base, base.Add(1000*time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != n {
+				t.Fatalf("%d lines read, want %d", len(got), n)
+			}
+			for i := range got {
+				if got[i].Line != want[i].Line || !got[i].ChargeStart.Equal(want[i].ChargeStart) || !decEq(got[i].BilledCost, want[i].BilledCost) {
+					t.Fatalf("line %d read: line %d start %v cost %v, want line %d start %v cost %v", i, got[i].Line,
+						got[i].ChargeStart, got[i].BilledCost, want[i].Line, want[i].ChargeStart, want[i].BilledCost)
+				}
+			}
+		})
 	}
 }

@@ -77,7 +77,14 @@ func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*Im
 		return nil, errors.New("store: import: missing sha256")
 	}
 	fail := func(err error) (*ImportResult, error) { return nil, fmt.Errorf("store: import %s: %w", meta.URI, err) }
-	tx, err := s.db.BeginTx(ctx, nil)
+	// The import holds its connection: the billing inserter writes through
+	// the driver's connection underneath the transaction (billing_insert.go).
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: begin import of %s: %w", meta.URI, err)
+	}
+	defer conn.Close() // after the Rollback below
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("store: begin import of %s: %w", meta.URI, err)
 	}
@@ -131,7 +138,7 @@ func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*Im
 		return fail(err)
 	}
 
-	w, err := newWriter(ctx, tx, id, meta.CompactBefore)
+	w, err := newWriter(ctx, conn, tx, id, meta.CompactBefore)
 	if err != nil {
 		return fail(err)
 	}
@@ -189,8 +196,8 @@ func superseded(ctx context.Context, tx *sql.Tx, where string, args ...any) (uri
 }
 
 // replacePeriod deletes the sources of period that belong to a delivery other
-// than delivery (their records go with them: ON DELETE CASCADE), except keep,
-// and remembers them in replaced_files.
+// than delivery, with their records (deleteSource), except keep, and
+// remembers them in replaced_files.
 func replacePeriod(ctx context.Context, tx *sql.Tx, keep int64, period, delivery string, now int64) ([]ReplacedSource, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, uri, sha256, coalesce(delivery, ''), rows FROM source_files
 		WHERE period_key = ? AND coalesce(delivery, '') <> ? AND id <> ? ORDER BY id`, period, delivery, keep)
@@ -215,7 +222,7 @@ func replacePeriod(ctx context.Context, tx *sql.Tx, keep int64, period, delivery
 		return nil, err
 	}
 	for i, id := range ids {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM source_files WHERE id = ?`, id); err != nil {
+		if err := deleteSource(ctx, tx, id); err != nil {
 			return nil, err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO replaced_files (sha256, uri, period_key, delivery, replaced_by, replaced_at)
@@ -226,6 +233,17 @@ func replacePeriod(ctx context.Context, tx *sql.Tx, keep int64, period, delivery
 	return out, nil
 }
 
+// deleteSource deletes a source file and every record it brought. Billing
+// lines are deleted here, as their source_id has no foreign key (migration
+// 10); the rows of the other tables go by ON DELETE CASCADE.
+func deleteSource(ctx context.Context, tx *sql.Tx, id int64) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM billing_lines WHERE source_id = ?`, id); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM source_files WHERE id = ?`, id)
+	return err
+}
+
 // writer is the ingest.Sink that writes records into the open transaction
 // through prepared statements.
 type writer struct {
@@ -233,21 +251,20 @@ type writer struct {
 	tx       *sql.Tx
 	sourceID int64
 
-	line, gpu, task, run *sql.Stmt
-	minutes              *minuteWriter    // telemetry rollups (samples.go)
-	lines                billingBatch     // billing lines not yet inserted; line inserts billingBatchRows at once
-	inserter             billingInserter  // runs line on full batches, beside the parser
-	gpuIDs               map[string]int64 // bounded by the number of GPUs, not by rows
-	taskIDs              map[string]int64
+	gpu, task, run *sql.Stmt
+	minutes        *minuteWriter    // telemetry rollups (samples.go)
+	lines          billingBatch     // billing lines not yet sent to the inserter
+	inserter       billingInserter  // inserts full chunks, beside the parser
+	gpuIDs         map[string]int64 // bounded by the number of GPUs, not by rows
+	taskIDs        map[string]int64
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64, compactBefore time.Time) (*writer, error) {
+func newWriter(ctx context.Context, conn *sql.Conn, tx *sql.Tx, sourceID int64, compactBefore time.Time) (*writer, error) {
 	w := &writer{ctx: ctx, tx: tx, sourceID: sourceID, gpuIDs: map[string]int64{}, taskIDs: map[string]int64{}}
 	p := preparer{ctx: ctx, tx: tx}
 	prep := p.prep
-	w.line = prep(billingInsert(billingBatchRows))
-	w.lines = billingBatch{source: sourceID, args: make([]any, 0, billingBatchRows*billingArity)}
-	w.inserter = billingInserter{ctx: ctx, stmt: w.line}
+	w.lines = billingBatch{source: sourceID}
+	w.inserter = billingInserter{ctx: ctx, conn: conn}
 	w.gpu = prep(`INSERT INTO gpus (gpu_key, uuid, host, idx, model, memory_total_mib) VALUES (?,?,?,?,?,?)
 		ON CONFLICT (gpu_key) DO UPDATE SET
 			uuid = coalesce(excluded.uuid, uuid), host = coalesce(excluded.host, host),
@@ -274,7 +291,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, sourceID int64, compactBefore ti
 
 func (w *writer) close() {
 	_ = w.inserter.stop() // before the statement closes and the transaction ends
-	for _, st := range []*sql.Stmt{w.line, w.gpu, w.task, w.run} {
+	for _, st := range []*sql.Stmt{w.gpu, w.task, w.run} {
 		if st != nil {
 			st.Close()
 		}
@@ -284,7 +301,7 @@ func (w *writer) close() {
 	}
 }
 
-// Billing implements ingest.Sink. Lines are inserted billingBatchRows at a
+// Billing implements ingest.Sink. Lines are inserted billingChunkRows at a
 // time by the inserter goroutine; finish inserts the rest.
 func (w *writer) Billing(l *finops.BillingLine) error {
 	if err := w.ctx.Err(); err != nil {
@@ -294,7 +311,7 @@ func (w *writer) Billing(l *finops.BillingLine) error {
 		return err
 	}
 	if w.lines.add(l) {
-		w.lines.args, w.lines.rows = w.inserter.send(w.lines.args), 0
+		w.lines.cur = w.inserter.send(w.lines.cur)
 	}
 	return nil
 }
@@ -343,7 +360,7 @@ func (w *writer) finish(ctx context.Context, sum *ingest.Summary) error {
 	if err := w.minutes.finish(); err != nil {
 		return err
 	}
-	if err := w.flushBilling(ctx); err != nil {
+	if err := w.flushBilling(); err != nil {
 		return err
 	}
 	var start, end any

@@ -84,6 +84,7 @@ func TestImportRestatementReplaces(t *testing.T) {
 		t.Errorf("replaced: %+v, %+v", res[0].Replaced, res[1].Replaced)
 	}
 	assertCounts(t, s, wantCounts(map[string]int{"source_files": 2, "billing_lines": 3}))
+	assertNoOrphanLines(t, s)
 
 	// The same delivery again changes nothing.
 	for _, r := range importDelivery(t, s, p, "asm-2", deliveryFile{"b1", []string{"12", "5"}}, deliveryFile{"b2", []string{"2"}}) {
@@ -109,6 +110,7 @@ func TestImportRestatementReplaces(t *testing.T) {
 		t.Errorf("January: %v", src)
 	}
 	assertCounts(t, s, wantCounts(map[string]int{"source_files": 3, "billing_lines": 3}))
+	assertNoOrphanLines(t, s)
 }
 
 // TestImportRestatementKeepsUnchangedFile: a newer delivery that carries a
@@ -130,6 +132,7 @@ func TestImportRestatementKeepsUnchangedFile(t *testing.T) {
 	if src, total := periodState(t, s, p); !res[0].Duplicate || !slices.Equal(src, []string{"loose@run-3"}) || total.String() != "1" {
 		t.Errorf("after run-3: %v, total %s", src, total)
 	}
+	assertNoOrphanLines(t, s)
 }
 
 // TestImportRestatementRollsBack: a bad file of the newer delivery leaves the
@@ -192,6 +195,7 @@ func TestImportSummaryPeriod(t *testing.T) {
 	if r := imp("sub1-actual-v2", "actual", "11"); r.Superseded || len(r.Replaced) != 1 {
 		t.Errorf("a new actual export: %+v", r)
 	}
+	assertNoOrphanLines(t, s)
 	// A manifest's key wins over the parser's.
 	l := usageLine(2, "vm", utc(2026, 1, 3, 0, 0, 0), utc(2026, 1, 4, 0, 0, 0), "5")
 	sum := &ingest.Summary{Kind: ingest.KindBilling, Rows: 1, Period: "azure:acct:2026-01", Delivery: "actual"}

@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestMigrateBillingLinesForeignKey: migration 10 rebuilds billing_lines
+// without the foreign key on source_id, on a database written by schema 9,
+// and keeps every row (id and every column), the indexes, and the
+// restatement's deletes: a replaced source leaves no line behind.
+func TestMigrateBillingLinesForeignKey(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v9.db")
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range migrations[:9] {
+		if _, err := db.Exec(m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
+		}
+	}
+	// Rows as schema 9 stored them: ids with a gap, every column set on one
+	// line, every nullable column NULL on another, and a line of a source
+	// that belongs to a billing period (replaced below).
+	for _, q := range []string{
+		`PRAGMA user_version = 9`,
+		`INSERT INTO source_files (id, uri, sha256, format, kind, rows, imported_at, period_key, delivery) VALUES
+			(1, 'a.csv', 'sha-a', 'focus', 'billing', 2, 0, NULL, NULL),
+			(2, 'old.csv', 'sha-old', 'aws-cur', 'billing', 1, 0, 'aws-cur:1:2026-01', 'asm-1')`,
+		`INSERT INTO billing_lines VALUES
+			(3, 1, 2, 'AWS', 'acct', 'sub', 1767225600, 1767229200, 'Usage', 'Correction', 'Usage-Based', 'Standard',
+			 'OnDemand', 'Used', 'cm-1', 'i-1', 'gpu box', 'p4d', 'EC2', 'sku-1', 'p4d.24xlarge', 'us-east-1', 'A100',
+			 8, '32.77', '30.1', '40', 'USD', '1', 'Hours', '{"team":"ml"}'),
+			(7, 1, 3, NULL, NULL, NULL, 1767225600, 1767229200, 'Tax', NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+			 NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+			(8, 2, 2, 'AWS', NULL, NULL, 1767312000, 1767315600, 'Usage', NULL, NULL, NULL, NULL, NULL, NULL, 'i-2',
+			 NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, '5', NULL, NULL, 'USD', NULL, NULL, NULL)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := tableRows(t, db, `SELECT * FROM billing_lines ORDER BY id`)
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var version int
+	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 10 {
+		t.Fatalf("user_version = %d (%v), want 10", version, err)
+	}
+	if fks := tableRows(t, s.DB(), `SELECT "table" FROM pragma_foreign_key_list('billing_lines')`); len(fks) > 0 {
+		t.Errorf("billing_lines still has foreign keys: %v", fks)
+	}
+	if after := tableRows(t, s.DB(), `SELECT * FROM billing_lines ORDER BY id`); !slices.Equal(after, before) {
+		t.Errorf("rows after the migration:\n%v\nwant\n%v", after, before)
+	}
+	idx := tableRows(t, s.DB(), `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'billing_lines' ORDER BY name`)
+	if want := []string{"[billing_lines_end]", "[billing_lines_source]", "[billing_lines_start]"}; !slices.Equal(idx, want) {
+		t.Errorf("indexes %v, want %v", idx, want)
+	}
+	if ok := tableRows(t, s.DB(), `PRAGMA integrity_check`); !slices.Equal(ok, []string{"[ok]"}) {
+		t.Errorf("integrity_check: %v", ok)
+	}
+
+	// A new delivery of old.csv's period replaces it: its line goes, a.csv's
+	// two stay, the new file's one comes.
+	importDelivery(t, s, "aws-cur:1:2026-01", "asm-2", deliveryFile{"new.csv", []string{"6"}})
+	ids := tableRows(t, s.DB(), `SELECT source_id, line FROM billing_lines ORDER BY source_id, line`)
+	if want := []string{"[1 2]", "[1 3]", "[3 2]"}; !slices.Equal(ids, want) {
+		t.Errorf("lines (source, line) after the restatement: %v, want %v", ids, want)
+	}
+	assertNoOrphanLines(t, s)
+}
+
+// tableRows reads every row of a query, each formatted as one string.
+func tableRows(t *testing.T, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprint(vals))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// assertNoOrphanLines fails when a billing line's source is gone: nothing
+// but the store's own deletes keeps them together since migration 10.
+func assertNoOrphanLines(t *testing.T, s *Store) {
+	t.Helper()
+	var n int
+	if err := s.DB().QueryRow(`SELECT count(*) FROM billing_lines
+		WHERE source_id NOT IN (SELECT id FROM source_files)`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n > 0 {
+		t.Errorf("%d billing lines whose source file is gone", n)
+	}
+}
