@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -35,7 +36,21 @@ func Analyze(in *Input) (*Result, error) { return AnalyzeContext(context.Backgro
 func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 	p := withDefaults(in.Params)
 	in, clipped := clipToData(in, p.Location)
-	res, err := analyzeWindow(ctx, in)
+	win, err := newWindowAnalysis(in)
+	if err != nil {
+		return nil, err
+	}
+	var prev, month *windowAnalysis
+	if !in.SkipTrends {
+		if prev, month, err = trendAnalyses(in, p); err != nil {
+			return nil, err
+		}
+	}
+	resources, err := walkLines(ctx, in, win.a.conv, win, prev, month)
+	if err != nil {
+		return nil, err
+	}
+	res, err := win.finish(ctx, resources)
 	if err != nil {
 		return nil, err
 	}
@@ -43,42 +58,49 @@ func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 		res.DataQuality.Clipped = clipped
 		res.DataQuality.Warnings = append([]string{clipped}, res.DataQuality.Warnings...)
 	}
-	if !in.SkipTrends {
-		if err := trends(ctx, in, res, p); err != nil {
+	if prev != nil {
+		pres, err := prev.finish(ctx, resources)
+		if err != nil {
 			return nil, err
 		}
+		applyPrevious(res, pres)
+	}
+	if month != nil {
+		mres, err := month.finish(ctx, resources)
+		if err != nil {
+			return nil, err
+		}
+		applyMonth(res, mres, month.a.in.Window, p.Location)
 	}
 	res.Findings = findings(res, p)
 	res.DataQuality.Warnings = append(res.DataQuality.Warnings, suspectPrices(in.Prices)...)
 	return res, nil
 }
 
-// trends sets res's comparisons with the previous window and the month to
-// date. Those analyses give costs only (applyPrevious, applyMonth), and no
-// cost depends on utilization: a minute's cost is its line's, and who pays
-// it is decided by the tasks holding its GPU, whatever the GPU did. So they
-// match the GPUs to resources from in.GPUs as the window's analysis does but
-// never read a GPU's minutes (costsOnly): with outlines, a fleet's minutes
-// are read once, by the window's analysis, not three times.
-func trends(ctx context.Context, in *Input, res *Result, p Params) error {
-	totals := func(w Window) (*Result, error) {
-		return analyzeWindow(ctx, &Input{Window: w, Lookback: w, Lines: in.Lines, LineStream: in.LineStream,
+// trendAnalyses are the analyses of the previous window and of the month to
+// date (nil when the window starts a month at midnight: no month before it),
+// whose results give res's comparisons (applyPrevious, applyMonth). They give
+// costs only, and no cost depends on utilization: a minute's cost is its
+// line's, and who pays it is decided by the tasks holding its GPU, whatever
+// the GPU did. So they match the GPUs to resources from in.GPUs as the
+// window's analysis does but never read a GPU's minutes (costsOnly): with
+// outlines, a fleet's minutes are read once, by the window's analysis, not
+// three times.
+func trendAnalyses(in *Input, p Params) (prev, month *windowAnalysis, err error) {
+	totals := func(w Window) (*windowAnalysis, error) {
+		return newWindowAnalysis(&Input{Window: w, Lookback: w, Lines: in.Lines, LineStream: in.LineStream,
 			GPUs: in.GPUs, TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params,
 			SkipHourly: true, costsOnly: true})
 	}
-	pres, err := totals(PreviousWindow(in.Window))
-	if err != nil {
-		return err
+	if prev, err = totals(PreviousWindow(in.Window)); err != nil {
+		return nil, nil, err
 	}
-	applyPrevious(res, pres)
-	if month := MonthWindow(in.Window, p.Location); month.End.After(month.Start) {
-		mres, err := totals(month)
-		if err != nil {
-			return err
+	if mw := MonthWindow(in.Window, p.Location); mw.End.After(mw.Start) {
+		if month, err = totals(mw); err != nil {
+			return nil, nil, err
 		}
-		applyMonth(res, mres, month, p.Location)
 	}
-	return nil
+	return prev, month, nil
 }
 
 // suspectPrices flags catalog rows whose spot price is not below on-demand:
@@ -101,7 +123,17 @@ func suspectPrices(prices []Price) []string {
 	return out
 }
 
-func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
+// windowAnalysis is the analysis of one window, split around the walk over
+// the lines so that the window and its trends share one: a streamed year is
+// read from the store once, not three times. newWindowAnalysis sets it up,
+// add takes each line's share of the window's totals, and finish analyses
+// the resources the walk grouped.
+type windowAnalysis struct {
+	a    *analyzer
+	sums lineSums
+}
+
+func newWindowAnalysis(in *Input) (*windowAnalysis, error) {
 	p := withDefaults(in.Params)
 	if !in.Window.End.After(in.Window.Start) {
 		return nil, errors.New("analysis: empty report window")
@@ -139,25 +171,48 @@ func analyzeWindow(ctx context.Context, in *Input) (*Result, error) {
 			a.teamTag[strings.ToLower(t.Tag)] = t.Name
 		}
 	}
-
-	res := &Result{
+	a.res = &Result{
 		Period: Period{Start: in.Window.Start, End: in.Window.End, TimeZone: p.Location.String(),
 			Label: in.Window.Label},
 		Currency: conv.currency,
 	}
-	a.res = res
-	// One walk over the lines: a streamed quarter is read once per window.
-	var sums lineSums
+	return &windowAnalysis{a: a}, nil
+}
+
+func (w *windowAnalysis) add(l *finops.BillingLine) { w.a.lineTotal(l, &w.sums) }
+
+// walkLines walks in's lines once (held or streamed), giving each to every
+// window's analysis (nil: none) and to one grouper, whose resources are the
+// same for every window: what it keeps of a line (its charge, the latest
+// name, the last team tag) does not depend on the window. Its conv is the
+// window's; the trends' are made from the same parameters and currencies.
+func walkLines(ctx context.Context, in *Input, conv *converter, ws ...*windowAnalysis) ([]*gpuResource, error) {
+	ws = slices.DeleteFunc(ws, func(w *windowAnalysis) bool { return w == nil })
 	group := newResourceGrouper(conv, false)
 	if err := eachLine(ctx, in, conv, func(l *finops.BillingLine) {
-		a.lineTotal(l, &sums)
+		for _, w := range ws {
+			w.add(l)
+		}
 		group.add(l)
 	}); err != nil {
 		return nil, err
 	}
-	a.lineTotals(&sums)
+	return group.resources(), nil
+}
 
-	resources := group.resources()
+// finish analyses the window from its line totals and the resources the walk
+// grouped. The analysis fills in a resource's GPUs, team and tasks, so it
+// works on copies: the resources serve every window, and their charges,
+// which it only reads, are shared rather than copied.
+func (w *windowAnalysis) finish(ctx context.Context, grouped []*gpuResource) (*Result, error) {
+	a, in, res := w.a, w.a.in, w.a.res
+	a.lineTotals(&w.sums)
+
+	resources := make([]*gpuResource, len(grouped))
+	for i, r := range grouped {
+		c := *r
+		resources[i] = &c
+	}
 	unmatched, overfull, ambiguous := matchGPUs(resources, a.cfg, in.GPUs)
 	for _, k := range overfull {
 		a.warn("%s: more GPUs report telemetry than the bill says it has; extra GPUs were left unmatched", k)

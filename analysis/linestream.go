@@ -11,9 +11,9 @@ import (
 
 // LineStream gives an Input's billing lines one at a time from where they
 // are kept, instead of Input.Lines holding them all: a quarter of a fleet's
-// lines is hundreds of MB as finops.BillingLine. The analysis walks Each once
-// per window it analyses (with trends, three times) and keeps of each line
-// only what it adds up and, for a GPU usage line, a few numbers (charge).
+// lines is hundreds of MB as finops.BillingLine. The analysis walks Each once,
+// for the window and its trends together, and keeps of each line only what
+// it adds up and, for a GPU usage line, a few numbers (charge).
 type LineStream struct {
 	// Each calls fn for every line Lines would hold, in the same order, and
 	// returns fn's error as is. fn does not keep the line after it returns,

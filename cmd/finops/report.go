@@ -114,7 +114,7 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 // neither the summary nor the files: the caller's result names them.
 func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
 	ingested []sourceResult, dir string, formats []string, team string) (*analysis.Result, []string, error) {
-	in, err := loadInput(ctx, st, c, win, loadOptions{trends: true, outlines: true})
+	in, err := loadInput(ctx, st, c, win, loadOptions{trends: true, outlines: true, holdLines: m.holdLines})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -219,10 +219,13 @@ type loadOptions struct {
 	// four-week lookback 2 GB. The trends read no minutes, so each GPU's are
 	// read once.
 	outlines bool
-	// streamLines has the analysis read the lines from the store as it goes
-	// (analysis.Input.LineStream), once per window it analyses: a quarter of
-	// a fleet's lines is hundreds of MB held whole.
-	streamLines bool
+	// holdLines is the most billing lines loadInput holds (analysis.Input.Lines);
+	// a range with more has the analysis read them from the store as it goes
+	// (analysis.Input.LineStream), in one walk for the window and its trends:
+	// a week of a 10,000-GPU fleet's lines is hundreds of MB held whole. Zero
+	// streams any lines (the review: a quarter's are always many); the
+	// report's is reportHoldLines unless --hold-lines says otherwise.
+	holdLines int
 }
 
 // loadInput reads what the analysis needs: the window and the lookback before
@@ -252,7 +255,7 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	if err := checkCurrencies(maps.Clone(sum.Currencies), params); err != nil {
 		return nil, err
 	}
-	if opt.streamLines {
+	if sum.Count > opt.holdLines {
 		in.LineStream = lineStream(st, sum, from, win.End)
 	} else if in.Lines, err = st.Lines(ctx, from, win.End); err != nil {
 		return nil, err

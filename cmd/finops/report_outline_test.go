@@ -21,30 +21,10 @@ import (
 // compaction cut, and its trends (the week before, November to date) have
 // task runs and idle GPUs to get wrong.
 func TestReportOutlinesGiveTheSameResult(t *testing.T) {
-	out := t.TempDir()
-	if code, stdout, stderr := cli(t, "demo", "--out", out); code != 0 {
-		t.Fatalf("demo exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	c, err := config.Load(filepath.Join(out, "demo-data", "finops.yaml"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc, err := c.Location()
-	if err != nil {
-		t.Fatal(err)
-	}
-	win, err := windowFlags{week: "2026-W48"}.resolve(now, loc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(out, "demo-data", "finops.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	c, win, st, _ := demoWeek(t)
 	var res []*analysis.Result
-	for _, opt := range []loadOptions{{trends: true}, {trends: true, outlines: true}} {
+	for _, opt := range []loadOptions{{trends: true, holdLines: math.MaxInt}, {trends: true, outlines: true, holdLines: math.MaxInt}} {
 		in, err := loadInput(ctx, st, c, win, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -69,16 +49,52 @@ func TestReportOutlinesGiveTheSameResult(t *testing.T) {
 	}) {
 		t.Fatalf("the demo's week has no trends or hourly rows to compare: %+v", whole.Totals)
 	}
-	// NaN (an unmonitored hour) is equal to nothing for reflect.DeepEqual:
-	// the hourly rows are compared bit for bit, the rest as it is.
-	if !slices.EqualFunc(whole.HourlyUtil, outlined.HourlyUtil, func(a, b analysis.GPUHours) bool {
+	sameResult(t, "with outlines", outlined, whole)
+}
+
+// demoWeek is the demo's configuration and database (closed with the test)
+// and the week its golden reports show, 2026-W48, which spans the
+// compaction cut and has trends (the week before, November to date) with
+// task runs and idle GPUs to get wrong. dir holds the demo's files.
+func demoWeek(t *testing.T) (c *config.Config, win analysis.Window, st *store.Store, dir string) {
+	t.Helper()
+	out := t.TempDir()
+	if code, stdout, stderr := cli(t, "demo", "--out", out); code != 0 {
+		t.Fatalf("demo exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	dir = filepath.Join(out, "demo-data")
+	c, err := config.Load(filepath.Join(dir, "finops.yaml"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := c.Location()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if win, err = (windowFlags{week: "2026-W48"}).resolve(now, loc); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = store.Open(context.Background(), filepath.Join(dir, "finops.db")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return c, win, st, dir
+}
+
+// sameResult fails t unless got is want. NaN (an unmonitored hour) is equal
+// to nothing for reflect.DeepEqual: the hourly rows are compared bit for
+// bit, the rest as it is.
+func sameResult(t *testing.T, what string, got, want *analysis.Result) {
+	t.Helper()
+	if !slices.EqualFunc(want.HourlyUtil, got.HourlyUtil, func(a, b analysis.GPUHours) bool {
 		return a.GPU == b.GPU && a.ResourceID == b.ResourceID && a.Start.Equal(b.Start) &&
 			slices.EqualFunc(a.Util, b.Util, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 	}) {
-		t.Error("hourly utilization differs with outlines")
+		t.Errorf("%s: hourly utilization differs", what)
 	}
-	whole.HourlyUtil, outlined.HourlyUtil = nil, nil
-	if !reflect.DeepEqual(outlined, whole) {
-		t.Errorf("with outlines:\n%+v\nwant\n%+v", outlined, whole)
+	g, w := *got, *want
+	g.HourlyUtil, w.HourlyUtil = nil, nil
+	if !reflect.DeepEqual(&g, &w) {
+		t.Errorf("%s:\n%+v\nwant\n%+v", what, &g, &w)
 	}
 }

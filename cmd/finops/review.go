@@ -110,7 +110,7 @@ func (m *Main) analyseWindow(ctx context.Context, st *store.Store, c *config.Con
 	// The review compares with the quarter before itself (RentOrBuy's
 	// PreviousResult), and has no per-GPU hourly view. Its quarter of lines
 	// is walked from the store, never held (BENCHMARKS.md §A year of history).
-	in, err := loadInput(ctx, st, c, win, loadOptions{outlines: true, streamLines: true})
+	in, err := loadInput(ctx, st, c, win, loadOptions{outlines: true, holdLines: 0})
 	if err != nil {
 		return nil, err
 	}

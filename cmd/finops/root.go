@@ -63,6 +63,7 @@ type Main struct {
 
 	cpuProfile, memProfile string
 	stopProfiles           func() error
+	holdLines              int // --hold-lines: loadOptions.holdLines of the weekly report
 }
 
 // NewMain returns a Main wired to the process. Standard output goes through
@@ -107,6 +108,9 @@ func (m *Main) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if m.holdLines < 0 {
+				return usagef("--hold-lines %d: want 0 or more billing lines (0 streams them all)", m.holdLines)
+			}
 			if err := m.setupLogging(); err != nil {
 				return err
 			}
@@ -128,8 +132,10 @@ func (m *Main) rootCommand() *cobra.Command {
 	pf.BoolVarP(&m.quiet, "quiet", "q", false, "no progress bars and no summaries: only errors (and, with --log-format json, the JSON results)")
 	pf.StringVar(&m.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
 	pf.StringVar(&m.memProfile, "memprofile", "", "write a heap profile at the end of the command to this file")
+	pf.IntVar(&m.holdLines, "hold-lines", reportHoldLines, "the most billing lines a report holds in memory; more are read from the database as the analysis goes (0: always)")
 	pf.MarkHidden("cpuprofile")
 	pf.MarkHidden("memprofile")
+	pf.MarkHidden("hold-lines")
 	root.AddCommand(m.demoCommand(), m.ingestCommand(), m.reportCommand(), m.runCommand(), m.reviewCommand(), m.versionCommand())
 	root.AddCommand(m.collectCommand())
 	root.AddCommand(m.planCommand())
