@@ -96,7 +96,7 @@ func TestReportHoldsOrStreamsItsLines(t *testing.T) {
 		t.Error("the report's JSON differs with --hold-lines 0")
 	}
 	code, _, stderr := cli(t, "--config", filepath.Join(dir, "finops.yaml"), "--db", filepath.Join(dir, "finops.db"),
-		"--hold-lines", "-1", "report", "--week", "2026-W48")
+		"--hold-lines", "-1", "report", "--week", "2026-W48", "--out", t.TempDir())
 	if code != ExitUsage || !strings.Contains(stderr, "--hold-lines -1") {
 		t.Errorf("--hold-lines -1: exit %d, %q; want %d naming the flag", code, stderr, ExitUsage)
 	}
