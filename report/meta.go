@@ -31,4 +31,7 @@ type Meta struct {
 	// Sheet is told each workbook sheet filled (done of total), for a
 	// progress bar; nil tells nothing.
 	Sheet func(name string, done, total int)
+	// sheetRows, in tests, caps a streamed sheet's rows below Excel's limit
+	// so that its continuation sheets can be seen (book.sheetRows).
+	sheetRows int
 }

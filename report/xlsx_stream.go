@@ -11,6 +11,7 @@ import (
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/workbook"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 )
@@ -32,52 +33,85 @@ type streamColumn struct {
 
 // streamSheet writes the header of a streamed sheet and returns a function
 // that appends one row and a function that finishes the sheet (autofilter
-// over the rows written, then the single Flush).
+// over the rows written, then the single Flush). A sheet holds at most
+// Excel's 1,048,576 rows (book.sheetRows): past them the rows go on in
+// continuation sheets "<sheet> (2)", "(3)" …, each with the header, placed
+// right after it, so no row is dropped (a week of 10,000 GPUs is 1.68 million
+// GPU-hours; a month of a large fleet's bill is millions of lines).
 func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) error, done func() error, err error) {
-	sw, err := b.f.NewStreamWriter(sheet)
+	limit := b.sheetRows
+	if limit == 0 {
+		limit = excelize.TotalRows
+	}
+	name, part, row := sheet, 1, 1
+	sw, err := b.openStream(name, cols)
 	if err != nil {
 		return nil, nil, err
 	}
+	done = func() error {
+		// The autofilter is worksheet metadata that Flush writes after the
+		// rows, so it can cover exactly the rows written.
+		last, _ := excelize.ColumnNumberToName(len(cols))
+		if err := b.f.AutoFilter(name, fmt.Sprintf("A1:%s%d", last, max(row, 2)), nil); err != nil {
+			return err
+		}
+		return sw.Flush()
+	}
+	add = func(values []any) error {
+		if err := b.ctx.Err(); err != nil {
+			return err
+		}
+		if row == limit {
+			if err := done(); err != nil {
+				return err
+			}
+			part++
+			name, row = fmt.Sprintf("%s (%d)", sheet, part), 1
+			if _, err := b.f.NewSheet(name); err != nil {
+				return err
+			}
+			if err := workbook.PrintSetup(b.f, name); err != nil {
+				return err
+			}
+			if sw, err = b.openStream(name, cols); err != nil {
+				return err
+			}
+		}
+		row++
+		cell, err := excelize.CoordinatesToCellName(1, row)
+		if err != nil {
+			return err
+		}
+		return sw.SetRow(cell, values)
+	}
+	return add, done, nil
+}
+
+// openStream starts a streamed sheet: column widths, the frozen header row.
+func (b *book) openStream(sheet string, cols []streamColumn) (*excelize.StreamWriter, error) {
+	sw, err := b.f.NewStreamWriter(sheet)
+	if err != nil {
+		return nil, err
+	}
 	for i, c := range cols {
 		if err := sw.SetColWidth(i+1, i+1, c.width); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if err := sw.SetPanes(&excelize.Panes{
 		Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft",
 		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}},
 	}); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	header := make([]any, len(cols))
 	for i, c := range cols {
 		header[i] = excelize.Cell{StyleID: b.st.header, Value: c.title}
 	}
 	if err := sw.SetRow("A1", header, excelize.RowOpts{Height: 30}); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	row := 1
-	add = func(values []any) error {
-		if err := b.ctx.Err(); err != nil {
-			return err
-		}
-		row++
-		cell, err := excelize.CoordinatesToCellName(1, row)
-		if err != nil {
-			return err // past Excel's 1,048,576 rows
-		}
-		return sw.SetRow(cell, values)
-	}
-	done = func() error {
-		// The autofilter is worksheet metadata that Flush writes after the
-		// rows, so it can cover exactly the rows written.
-		last, _ := excelize.ColumnNumberToName(len(cols))
-		if err := b.f.AutoFilter(sheet, fmt.Sprintf("A1:%s%d", last, max(row, 2)), nil); err != nil {
-			return err
-		}
-		return sw.Flush()
-	}
-	return add, done, nil
+	return sw, nil
 }
 
 // utilization writes one row per GPU and hour: the heatmap's data, for

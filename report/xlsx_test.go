@@ -471,3 +471,51 @@ func TestWriteXLSXLineSourceError(t *testing.T) {
 		t.Fatalf("err = %v, want the line source's error", err)
 	}
 }
+
+// TestStreamedSheetsContinue: past a sheet's row limit (Excel's 1,048,576;
+// 3 here: the header and two rows) the rows go on in "<sheet> (2)", "(3)" …,
+// right after it, each with the header, none lost. handResult has 6
+// GPU-hours (three sheets of two) and handLines 3 lines (two sheets: two and
+// one).
+func TestStreamedSheetsContinue(t *testing.T) {
+	meta := testMeta()
+	meta.Lines = linesOf(handLines(t))
+	_, whole := writeBookMeta(t, handResult(t), meta)
+	meta.sheetRows = 3
+	_, f := writeBookMeta(t, handResult(t), meta)
+
+	sheets := f.GetSheetList()
+	at := slices.Index(sheets, sheetUtil)
+	want := []string{sheetUtil, sheetUtil + " (2)", sheetUtil + " (3)", sheetLines, sheetLines + " (2)"}
+	if at < 0 || len(sheets) != at+len(want) || !slices.Equal(sheets[at:], want) {
+		t.Fatalf("sheets %q: want %q at the end", sheets, want)
+	}
+	for _, s := range [][]string{want[:3], want[3:]} {
+		all, err := whole.GetRows(s[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [][]string
+		for i, name := range s {
+			rows, err := f.GetRows(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) == 0 || !slices.Equal(rows[0], all[0]) {
+				t.Errorf("%s: header %q, want %q", name, rows[0], all[0])
+			}
+			if n := len(rows) - 1; n > 2 || n == 0 || i < len(s)-1 && n != 2 {
+				t.Errorf("%s: %d data rows", name, n)
+			}
+			got = append(got, rows[1:]...)
+		}
+		if len(got) != len(all)-1 {
+			t.Errorf("%s: %d rows in its sheets, want %d", s[0], len(got), len(all)-1)
+		}
+		for i := range min(len(got), len(all)-1) {
+			if !slices.Equal(got[i], all[i+1]) {
+				t.Errorf("%s row %d: %q, want %q", s[0], i+1, got[i], all[i+1])
+			}
+		}
+	}
+}
