@@ -145,8 +145,7 @@ func writeWorkbook(f *excelize.File, w io.Writer, props *excelize.DocProperties,
 	if err := f.SetDocProps(props); err != nil {
 		return fmt.Errorf("report: xlsx properties: %w", err)
 	}
-	f.SetZipWriter(workbook.NewZipWriter) // deflate on every core
-	if err := f.Write(w); err != nil {
+	if err := workbook.Write(f, w); err != nil { // deflated on every core, straight to w
 		return fmt.Errorf("report: write xlsx: %w", err)
 	}
 	return nil

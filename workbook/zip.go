@@ -37,12 +37,26 @@ const zipChunk = 2 << 20
 const zipLevel = 6
 
 // ZipWriter is an excelize.ZipWriter that deflates parts on every core. Use
-// it with (*excelize.File).SetZipWriter(workbook.NewZipWriter).
+// it through Write, or with (*excelize.File).SetZipWriter(workbook.NewZipWriter).
 type ZipWriter struct {
 	zw      *zip.Writer
 	part    *zipPart
 	workers int
 	free    [][]byte // chunk buffers compressed and written out, for reuse
+}
+
+// Write writes f to w, its parts deflated on every core (ZipWriter) and the
+// archive going straight to w. excelize's own Write assembles the whole
+// archive in a bytes.Buffer and copies it to w after: with the buffer's
+// doubling, up to three times the file in memory at the end (≈ 400 MB for
+// the 148 MB workbook of a 10,000-GPU week, docs/BENCHMARKS.md §10,000
+// GPUs). Here the ZipWriter ignores the buffer excelize hands it, which stays
+// empty. (excelize also patches zip64 local headers in that buffer, for
+// parts over 4 GiB of XML; archive/zip records zip64 in the central
+// directory and data descriptors itself, which is what readers use.)
+func Write(f *excelize.File, w io.Writer) error {
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return NewZipWriter(w) })
+	return f.Write(w)
 }
 
 // NewZipWriter returns a ZipWriter writing the archive to w.

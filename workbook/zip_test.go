@@ -122,11 +122,16 @@ func TestZipWriterWorkbook(t *testing.T) {
 	}
 	f.Close()
 	f = build()
-	f.SetZipWriter(NewZipWriter)
-	if err := f.Write(&par); err != nil {
+	cw := &countingWriter{w: &par}
+	if err := Write(f, cw); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
+	// Straight to the destination as parts are deflated: excelize's own path
+	// hands it the whole archive in one write at the end.
+	if cw.writes < 2 || cw.n != int64(par.Len()) {
+		t.Errorf("%d writes of %d bytes in all: want the archive written as it is made", cw.writes, cw.n)
+	}
 	g, err := excelize.OpenReader(&par)
 	if err != nil {
 		t.Fatal(err)
@@ -140,4 +145,17 @@ func TestZipWriterWorkbook(t *testing.T) {
 	if ratio := float64(par.Len()) / float64(plain.Len()); ratio > 1.05 {
 		t.Errorf("workbook is %d bytes through NewZipWriter, %d through excelize's: %.2f×, want ≤ 1.05×", par.Len(), plain.Len(), ratio)
 	}
+}
+
+type countingWriter struct {
+	w      io.Writer
+	writes int
+	n      int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.writes++
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
