@@ -128,9 +128,15 @@ report report-year "$db"
 bin/finops --db "$db" --quiet report --week "$week" --format xlsx,html,json --out "$dir/out" --cpuprofile "$dir/cpu.out" >/dev/null
 # A function's cumulative share of the profile (EachLine is inlined: "(inline)" follows its name).
 share() { $go tool pprof -top -cum bin/finops "$dir/cpu.out" 2>/dev/null | awk -v f="$1" 'index($0, " " f) { print $5; exit }'; }
+# Held lines (store.Lines) below the report's hold threshold, streamed
+# (store.EachLine, also what the Billing lines sheet reads) above it.
 s_lines=$(share 'github.com/finops-oss/finops/store.(*Store).Lines')
 s_each=$(share 'github.com/finops-oss/finops/store.(*Store).EachLine')
+s_sum=$(share 'github.com/finops-oss/finops/store.(*Store).LineSummary')
 s_series=$(share 'github.com/finops-oss/finops/store.(*Store).LoadSeries')
+s_mutex=$($go tool pprof -top -cum bin/finops "$dir/cpu.out" 2>/dev/null | awk '/modernc.org\/libc.Xpthread_mutex_(lock|unlock)$/ { sub("%", "", $5); s += $5 } END { printf "%.1f%%", s }')
+s_an=$(share 'github.com/finops-oss/finops/analysis.AnalyzeContext')
+s_xlsx=$(share 'github.com/finops-oss/finops/report.writeXLSX')
 
 q() { sqlite3 "$db" "$1"; }
 nlines=$(q "SELECT count(*) FROM billing_lines")
@@ -159,7 +165,7 @@ table=$(
 | \`finops report --week $week\`, the year ($(awk -v b="$year_db" 'BEGIN { printf "%.1f GB", b / 1e9 }'), $nlines lines, $days GPU-days ≈ $gpuyears GPU-years) | **$(median 2 report-year) s** | **$(mib "$(median 3 report-year)")** | $(median 4 report-year) s |
 
 - Targets, report under 60 s and 1 GB: over the week $(verdict "$(median 2 report-week)" "$(median 3 report-week)"); over the year $(verdict "$(median 2 report-year)" "$(median 3 report-year)").
-- SQLite's part of the report over the year (CPU profile, cumulative): \`store.Lines\` (the lines the analysis needs) $s_lines, \`store.EachLine\` (the Billing lines sheet) $s_each, \`store.LoadSeries\` (the lookback's telemetry, a GPU at a time) $s_series.
+- Where the report over the year spends its CPU (profile, cumulative): the analysis $s_an, the workbook $s_xlsx. SQLite's part: \`store.EachLine\` (the lines streamed to the analysis and to the Billing lines sheet) $s_each, \`store.Lines\` (lines held, below the report's hold threshold) ${s_lines:-0%}, \`store.LineSummary\` (their count, extent and currencies) $s_sum, \`store.LoadSeries\` (the lookback's telemetry, a GPU at a time) $s_series; of these, the driver's per-call connection mutex (modernc \`Xpthread_mutex_lock\`/\`unlock\`) $s_mutex.
 <!-- bench:fleet:end -->
 EOT
 )
