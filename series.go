@@ -110,6 +110,17 @@ func (g *GPUSeries) Span() (first, last int64, ok bool) {
 	return g.Start, g.last, len(g.util) > 0 || g.outline
 }
 
+// Identity is g without its minutes: what names the GPU and how it was
+// sampled, for a series to be filled again (store.LoadSeries reads an
+// outline's minutes into it). A copy of the whole struct, so a field added
+// to GPUSeries is kept without anyone listing it.
+func (g *GPUSeries) Identity() GPUSeries {
+	c := *g
+	c.Start, c.last, c.outline = 0, 0, false
+	c.steps, c.far, c.util = nil, nil, nil
+	return c
+}
+
 // SetSpan makes g an outline: its first and last minute, without the
 // minutes. A quarter of a fleet's minutes is hundreds of MB; matching GPUs
 // to resources and clipping a window need only this, and the analysis loads

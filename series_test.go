@@ -81,3 +81,45 @@ func TestGPUSeriesSpan(t *testing.T) {
 		t.Errorf("outline: Span %d, %d, %v, Len %d, Minutes %v; want 90, 500, true, 0, none", first, last, ok, g.Len(), g.Minutes())
 	}
 }
+
+// TestGPUSeriesIdentity: Identity keeps every exported field (each set to a
+// non-zero value by reflection, so a new field is covered without being
+// named here) and drops the minutes and the span.
+func TestGPUSeriesIdentity(t *testing.T) {
+	var g GPUSeries
+	v := reflect.ValueOf(&g).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !v.Type().Field(i).IsExported() {
+			continue
+		}
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("x" + v.Type().Field(i).Name)
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(i + 7))
+		default:
+			t.Fatalf("field %s of kind %s: teach this test its non-zero value", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	want := g
+	g.Add(g.Start+1, 50)
+	g.Add(g.Start+3, 60)
+	c := g.Identity()
+	cv, wv := reflect.ValueOf(c), reflect.ValueOf(want)
+	for i := range cv.NumField() {
+		name := cv.Type().Field(i).Name
+		if !cv.Type().Field(i).IsExported() || name == "Start" {
+			continue
+		}
+		if !reflect.DeepEqual(cv.Field(i).Interface(), wv.Field(i).Interface()) {
+			t.Errorf("Identity().%s = %v, want %v", name, cv.Field(i).Interface(), wv.Field(i).Interface())
+		}
+	}
+	if _, _, ok := c.Span(); ok || c.Len() != 0 || c.Start != 0 {
+		t.Errorf("Identity kept minutes: len %d, start %d", c.Len(), c.Start)
+	}
+	if g.Len() != 2 {
+		t.Errorf("Identity changed the series it copied: len %d", g.Len())
+	}
+}

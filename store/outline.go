@@ -35,8 +35,7 @@ func (s *Store) GPUOutlines(ctx context.Context, from, to time.Time) ([]finops.G
 // LoadSeries reads the minutes in [from, to) of the GPU an outline of
 // GPUOutlines describes: what GPUSeries over the same range has for it.
 func (s *Store) LoadSeries(ctx context.Context, outline *finops.GPUSeries, from, to time.Time) (finops.GPUSeries, error) {
-	g := finops.GPUSeries{Key: outline.Key, Host: outline.Host, UUID: outline.UUID, Index: outline.Index,
-		Model: outline.Model, Interval: outline.Interval}
+	g := outline.Identity()
 	var id int64
 	if err := s.db.QueryRowContext(ctx, queryGPUByKey, g.Key).Scan(&id); err != nil {
 		return g, fmt.Errorf("store: load samples of GPU %s: %w", g.Key, err)
