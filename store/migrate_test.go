@@ -10,22 +10,14 @@ import (
 	"testing"
 )
 
-// TestMigrateBillingLinesForeignKey: migration 10 drops the foreign key of billing_lines
-// without the foreign key on source_id, on a database written by schema 9,
+// TestMigrateBillingLinesForeignKey: migration 10 drops billing_lines' foreign
+// key on source_id, on a database written by schema 9,
 // and keeps every row (id and every column), the indexes, and the
 // restatement's deletes: a replaced source leaves no line behind.
 func TestMigrateBillingLinesForeignKey(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v9.db")
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range migrations[:9] {
-		if _, err := db.Exec(m); err != nil {
-			t.Fatalf("migration %d: %v", i+1, err)
-		}
-	}
+	db := oldSchema(t, path, 9)
 	// Rows as schema 9 stored them: ids with a gap, every column set on one
 	// line, every nullable column NULL on another, and a line of a source
 	// that belongs to a billing period (replaced below).
@@ -134,15 +126,7 @@ func assertNoOrphanLines(t *testing.T, s *Store) {
 func TestMigrateRefusesForeignSchema(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "v9.db")
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range migrations[:9] {
-		if _, err := db.Exec(m); err != nil {
-			t.Fatalf("migration %d: %v", i+1, err)
-		}
-	}
+	db := oldSchema(t, path, 9)
 	for _, q := range []string{`PRAGMA user_version = 9`, `PRAGMA writable_schema = ON`,
 		`UPDATE sqlite_schema SET sql = replace(sql, 'source_id         INTEGER', 'source_id INTEGER') WHERE name = 'billing_lines'`,
 		`PRAGMA writable_schema = OFF`} {
@@ -157,15 +141,29 @@ func TestMigrateRefusesForeignSchema(t *testing.T) {
 	} else if !strings.Contains(err.Error(), "migration 10") || !strings.Contains(err.Error(), "foreign key") {
 		t.Errorf("error %q: want migration 10 and the foreign key named", err)
 	}
-	db, err = sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = oldSchema(t, path, 0) // the same file, as it was left
 	if v := tableRows(t, db, `PRAGMA user_version`); !slices.Equal(v, []string{"[9]"}) {
 		t.Errorf("user_version %v after the refusal, want 9", v)
 	}
 	if fks := tableRows(t, db, `SELECT "table" FROM pragma_foreign_key_list('billing_lines')`); len(fks) != 1 {
 		t.Errorf("foreign keys after the refusal: %v, want the one", fks)
 	}
+}
+
+// oldSchema opens a new database at path as finops at schema version left
+// it: the first version migrations applied, user_version still 0 for the
+// caller to set with the rows it writes.
+func oldSchema(t *testing.T, path string, version int) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for i, m := range migrations[:version] {
+		if _, err := db.Exec(m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
+		}
+	}
+	return db
 }

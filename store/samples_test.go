@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -17,13 +16,7 @@ import (
 func TestMigrateSamplesToMinutes(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(migrations[0]); err != nil {
-		t.Fatal(err)
-	}
+	db := oldSchema(t, path, 1)
 	t0 := utc(2025, 3, 1, 10, 0, 0) // minute 29013720
 	ms := t0.UnixMilli()
 	for _, q := range []string{
