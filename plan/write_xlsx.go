@@ -61,7 +61,7 @@ func WriteXLSX(w io.Writer, r *Result) error {
 	}); err != nil {
 		return fmt.Errorf("plan: xlsx properties: %w", err)
 	}
-	if err := f.Write(w); err != nil {
+	if err := workbook.Write(f, w); err != nil {
 		return fmt.Errorf("plan: write xlsx: %w", err)
 	}
 	return nil
