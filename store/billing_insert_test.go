@@ -119,7 +119,9 @@ func TestTagsJSON(t *testing.T) {
 	}
 }
 
-func TestCurrenciesBySource(t *testing.T) {
+// TestLineSummaryCurrencies: the currencies of the lines overlapping a day,
+// upper case, each with its files.
+func TestLineSummaryCurrencies(t *testing.T) {
 	s := openTest(t)
 	day := utc(2025, 3, 1, 0, 0, 0)
 	l := func(cur string, start time.Time) *finops.BillingLine {
@@ -131,13 +133,14 @@ func TestCurrenciesBySource(t *testing.T) {
 	mustImport(t, s, "usd-and-cny.csv", feed(sum, []*finops.BillingLine{l("USD", day), l("cny", day), l("", day)}, nil, nil))
 	mustImport(t, s, "eur.csv", feed(sum, []*finops.BillingLine{l("EUR", day.Add(48*time.Hour))}, nil, nil))
 	mustImport(t, s, "usd.csv", feed(sum, []*finops.BillingLine{l("USD", day.Add(time.Hour))}, nil, nil))
-	got, err := s.CurrenciesBySource(context.Background(), day, day.Add(24*time.Hour))
+	sum2, err := s.LineSummary(context.Background(), day, day.Add(24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := sum2.Currencies
 	want := map[string][]string{"USD": {"usd-and-cny.csv", "usd.csv"}, "CNY": {"usd-and-cny.csv"}, "": {"usd-and-cny.csv"}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("CurrenciesBySource = %v, want %v (EUR is outside the window)", got, want)
+		t.Errorf("currencies = %v, want %v (EUR is outside the window)", got, want)
 	}
 }
 

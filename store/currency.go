@@ -7,19 +7,13 @@ import (
 	"time"
 )
 
-// CurrenciesBySource lists the currencies of the billing lines that overlap
-// [from, to) (the lines Lines returns), each with the URIs of the files that
-// carry lines in it, sorted. Lines without a currency are listed under "".
-// A report checks it against its exchange rates before it adds anything up.
-func (s *Store) CurrenciesBySource(ctx context.Context, from, to time.Time) (map[string][]string, error) {
-	sum, err := s.LineSummary(ctx, from, to)
-	return sum.Currencies, err
-}
-
 // LineSummary is what a report needs to know of its lines before it reads
-// them: their currencies (CurrenciesBySource) and their extent.
+// them: their currencies, checked against its exchange rates before anything
+// is added up, and their extent.
 type LineSummary struct {
-	Currencies map[string][]string // currency → the files with lines in it
+	// Currencies lists each currency (upper case; "" for lines without one)
+	// with the URIs of the files that carry lines in it, sorted.
+	Currencies map[string][]string
 	// First and Last are the earliest charge start and the latest charge end
 	// (or start, where a line ends before it starts); Count is how many lines
 	// there are.
@@ -27,8 +21,8 @@ type LineSummary struct {
 	Count       int
 }
 
-// LineSummary summarises the billing lines that overlap [from, to) in one
-// query, the same scan CurrenciesBySource's list takes.
+// LineSummary summarises the billing lines that overlap [from, to) (the
+// lines Lines returns) in one query.
 func (s *Store) LineSummary(ctx context.Context, from, to time.Time) (LineSummary, error) {
 	sum := LineSummary{Currencies: map[string][]string{}}
 	o, err := s.overlap(ctx, from, to)

@@ -11,7 +11,7 @@ import (
 )
 
 // LineSummary gives, in its one query, what Lines would return for the same
-// range: the currencies by file (CurrenciesBySource), how many lines and
+// range: the currencies by file, how many lines and
 // their extent. The expectations are read off the lines below by hand.
 func TestLineSummary(t *testing.T) {
 	s := openTest(t)
