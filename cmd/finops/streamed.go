@@ -43,7 +43,7 @@ func readErr(err error) error {
 const reportHoldLines = 500_000
 
 // lineStream is the lines of st overlapping [from, to) as the analysis reads
-// them when it does not hold them (loadOptions.streamLines): sum, the same
+// them when it does not hold them (past loadOptions.holdLines): sum, the same
 // range's summary, gives their currencies and extent before the first walk.
 func lineStream(st *store.Store, sum store.LineSummary, from, to time.Time) *analysis.LineStream {
 	return &analysis.LineStream{

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -156,13 +155,6 @@ func TestWatchTailsLog(t *testing.T) {
 			os.Truncate(log, 0)
 			appendFile(t, log, smiHeader+smiRows(31, 32, 95))
 		}, 32, 0, &tailLine{1, 0, h + r, true}, 32},
-		{"replaced by a gzip archive of itself under the same name: skipped, not read as text", func() {
-			var gz bytes.Buffer
-			w := gzip.NewWriter(&gz)
-			w.Write([]byte(smiHeader + smiRows(31, 40, 95) + strings.Repeat(smiRow(40, 95), 500)))
-			w.Close()
-			os.WriteFile(log, gz.Bytes(), 0o644)
-		}, 40, 0, nil, 32},
 	} {
 		step.change()
 		e.rec.take()
