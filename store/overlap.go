@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"strings"
 	"time"
-
-	"github.com/finops-oss/finops"
 )
 
 // A line overlaps [from, to) when it starts before to and ends after from; a
@@ -23,16 +21,6 @@ const overlapWhere = `charge_start >= ? AND charge_start < ? AND (charge_end > ?
 var overlapWhereB = strings.NewReplacer("charge_start", "b.charge_start", "charge_end", "b.charge_end").Replace(overlapWhere)
 
 const queryLineStartBound = `SELECT min(charge_start) FROM billing_lines INDEXED BY billing_lines_end WHERE charge_end >= ?`
-
-// Overlaps is overlapWhere for a line in memory: whether Lines(from, to)
-// and EachLine(from, to) return l (the lower bound of the scan only skips
-// lines that end before from). A caller holding the lines of a wider range
-// picks a window's lines with it instead of reading them again.
-func Overlaps(l *finops.BillingLine, from, to time.Time) bool {
-	s, e := l.ChargeStart.Unix(), l.ChargeEnd.Unix()
-	f := from.Unix()
-	return s < to.Unix() && (e > f || e == s && s >= f)
-}
 
 // lineOverlap holds the arguments of overlapWhere.
 type lineOverlap struct{ lo, from, to int64 }

@@ -71,21 +71,6 @@ func TestLinesRange(t *testing.T) {
 			if !slices.Equal(ids, tt.want) {
 				t.Errorf("Lines(%s) = %v\nwant %v", tt.name, ids, tt.want)
 			}
-			// Overlaps picks the same lines, in the same order, out of the
-			// lines of a wider range held in memory.
-			all, err := s.Lines(ctx, h(0, 0, 0), utc(2025, 6, 1, 0, 0, 0))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids = nil
-			for i := range all {
-				if Overlaps(&all[i], tt.from, tt.to) {
-					ids = append(ids, all[i].ResourceID)
-				}
-			}
-			if !slices.Equal(ids, tt.want) {
-				t.Errorf("Overlaps(%s) picks %v\nwant %v", tt.name, ids, tt.want)
-			}
 		})
 	}
 

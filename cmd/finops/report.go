@@ -164,9 +164,8 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 		meta.Team = slice.ByTeam[0].Team
 		keep = c.TeamLineFilter(slice)
 	}
-	// The workbook's raw Billing lines sheet: the window's lines out of those
-	// the analysis held, or, where it streamed them, straight from the store.
-	meta.Lines = windowLines(ctx, st, in.Lines, win, keep)
+	// The workbook's raw Billing lines sheet streams straight from the store.
+	meta.Lines = st.LineStream(ctx, win.Start, win.End, keep)
 	paths, err := report.WriteAllContext(ctx, dir, res, formats, meta)
 	if err != nil {
 		return res, nil, err

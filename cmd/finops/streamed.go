@@ -8,7 +8,6 @@ import (
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/store"
 )
 
@@ -62,27 +61,5 @@ func loadSeries(st *store.Store, from, to time.Time) func(context.Context, *fino
 	return func(ctx context.Context, g *finops.GPUSeries) (finops.GPUSeries, error) {
 		s, err := st.LoadSeries(ctx, g, from, to)
 		return s, readErr(err)
-	}
-}
-
-// windowLines is the lines of win for the workbook's Billing lines sheet, in
-// the store's order, those keep keeps (nil: all): picked out of held (the
-// analysis' lines of a range that contains win, in that order) when it holds
-// them, so they are not read from SQLite a second time; else streamed.
-func windowLines(ctx context.Context, st *store.Store, held []finops.BillingLine, win analysis.Window, keep func(*finops.BillingLine) bool) report.LineSource {
-	if held == nil {
-		return st.LineStream(ctx, win.Start, win.End, keep)
-	}
-	return func(yield func(*finops.BillingLine) error) error {
-		for i := range held {
-			l := &held[i]
-			if !store.Overlaps(l, win.Start, win.End) || keep != nil && !keep(l) {
-				continue
-			}
-			if err := yield(l); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
 }
