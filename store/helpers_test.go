@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"maps"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -157,5 +159,31 @@ func checkOutlines(t *testing.T, s *Store, from, to time.Time, want []finops.GPU
 		if !reflect.DeepEqual(got, *w) {
 			t.Errorf("LoadSeries(%s) =\n%+v\nwant\n%+v", o.Key, got, *w)
 		}
+	}
+}
+
+// damagePage overwrites page n (counted from 1; 0: the page in the middle)
+// of the SQLite file at path with 0xA5 bytes, whatever its page size (bytes
+// 16–17 of the file header).
+func damagePage(tb testing.TB, path string, n int) {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	page := int(b[16])<<8 | int(b[17])
+	if page == 1 {
+		page = 65536
+	}
+	pages := len(b) / page
+	if n == 0 {
+		n = pages/2 + 1
+	}
+	if n < 2 || n > pages {
+		tb.Fatalf("%s: page %d of %d (%d bytes each) cannot be damaged", path, n, pages, page)
+	}
+	copy(b[(n-1)*page:n*page], bytes.Repeat([]byte{0xA5}, page))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		tb.Fatal(err)
 	}
 }

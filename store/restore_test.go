@@ -33,12 +33,7 @@ func TestRestore(t *testing.T) {
 			newDB(t, snap)
 			if tc.damaged {
 				// A page of the file overwritten: SQLite's header stays, its b-tree does not.
-				f, err := os.OpenFile(snap, os.O_WRONLY, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f.WriteAt([]byte(strings.Repeat("\xff", 4096)), 4096)
-				f.Close()
+				damagePage(t, snap, 2)
 			}
 			if tc.existing {
 				os.WriteFile(db, []byte("old"), 0o644)

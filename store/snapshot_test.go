@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,17 +71,8 @@ func TestCheckIntegrityRejectsDamage(t *testing.T) {
 	if err := s.Snapshot(ctx, path); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Scribble over the middle of the file, past the header page.
-	for i := len(b) / 2; i < len(b)/2+8192 && i < len(b); i++ {
-		b[i] = 0xA5
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// The page in the middle of the file overwritten.
+	damagePage(t, path, 0)
 	if err := CheckIntegrity(ctx, path); err == nil {
 		t.Error("integrity check passed a damaged file")
 	}

@@ -247,3 +247,66 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 		}
 	}
 }
+
+// A database finops creates has 32 KiB pages; one created before (4 KiB, in
+// WAL mode) keeps its pages and its rows, and its snapshot is written with
+// 32 KiB pages.
+func TestPageSize(t *testing.T) {
+	ctx := context.Background()
+	pageSizeOf := func(t *testing.T, path string) int {
+		t.Helper()
+		db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int
+		if err := db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	t.Run("new", func(t *testing.T) {
+		s := openTest(t)
+		if got := pageSizeOf(t, s.Path()); got != 32768 {
+			t.Errorf("page_size = %d, want 32768", got)
+		}
+	})
+
+	t.Run("existing", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "old.db")
+		old, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"CREATE TABLE kept (v TEXT)", "INSERT INTO kept VALUES ('before')"} {
+			if _, err := old.ExecContext(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		old.Close()
+		if got := pageSizeOf(t, path); got != 4096 {
+			t.Fatalf("the old database has page_size %d, want SQLite's default 4096", got)
+		}
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		defer s.Close()
+		var v string
+		if err := s.DB().QueryRowContext(ctx, "SELECT v FROM kept").Scan(&v); err != nil || v != "before" {
+			t.Fatalf("the old row: %q, %v", v, err)
+		}
+		if got := pageSizeOf(t, path); got != 4096 {
+			t.Errorf("after Open: page_size = %d, want 4096 (kept)", got)
+		}
+		snap := filepath.Join(t.TempDir(), "snap.db")
+		if err := s.Snapshot(ctx, snap); err != nil {
+			t.Fatal(err)
+		}
+		if got := pageSizeOf(t, snap); got != 32768 {
+			t.Errorf("snapshot: page_size = %d, want 32768", got)
+		}
+	})
+}
