@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/finops-oss/finops"
@@ -88,70 +89,103 @@ func (c *lineCache) str(p *string) {
 	if v, ok := c.strs[*p]; ok {
 		*p = v
 	} else if len(c.strs) < lineCacheMax {
-		c.strs[*p] = *p
+		// A copy: the field is a slice of its row's text, which the cache
+		// would otherwise keep alive whole.
+		v := strings.Clone(*p)
+		c.strs[v] = v
+		*p = v
 	}
 }
 
-// scan decodes one row of the billing_lines SELECT used by EachLine into l.
+// The text fields of a line come from queryLines as one column, joined by
+// fieldSep; nullField stands for a NULL decimal or tag set.
+const (
+	fieldSep   = '\x1f'
+	nullField  = "\x1e"
+	lineFields = 25
+)
+
+// scan decodes one row of queryLines into l.
 func (c *lineCache) scan(rows *sql.Rows, l *finops.BillingLine) error {
 	var start, end int64
-	var billed, effective, list, qty, tags sql.NullString
-	if err := rows.Scan(&l.Line, &l.Provider, &l.BillingAccount, &l.SubAccount, &start, &end,
-		&l.ChargeCategory, &l.ChargeClass, &l.ChargeFrequency, &l.PricingCategory, &l.PricingMode,
-		&l.CommitmentStatus, &l.CommitmentID, &l.ResourceID, &l.ResourceName, &l.ResourceType, &l.Service,
-		&l.SKU, &l.InstanceType, &l.Region, &l.GPUModel, &l.GPUCount, &billed, &effective, &list,
-		&l.Currency, &qty, &l.UsageUnit, &tags); err != nil {
+	var text string
+	if err := rows.Scan(&l.Line, &start, &end, &l.GPUCount, &text); err != nil {
 		return fmt.Errorf("store: stream billing lines: %w", err)
 	}
-	for _, p := range []*string{&l.Provider, &l.BillingAccount, &l.SubAccount, &l.ChargeCategory, &l.ChargeClass,
+	var f [lineFields]string
+	n := 0
+	for n < lineFields-1 {
+		i := strings.IndexByte(text, fieldSep)
+		if i < 0 {
+			break
+		}
+		f[n], text = text[:i], text[i+1:]
+		n++
+	}
+	f[n] = text
+	if n != lineFields-1 || strings.IndexByte(text, fieldSep) >= 0 {
+		// Ingest refuses control characters in any field, so this is a
+		// database finops did not write: refused, never read shifted.
+		return fmt.Errorf("store: corrupt billing line (source line %d): a field holds the separator U+001F or is missing; "+
+			"export the file again and ingest it", l.Line)
+	}
+	strs := [...]*string{&l.Provider, &l.BillingAccount, &l.SubAccount, &l.ChargeCategory, &l.ChargeClass,
 		&l.ChargeFrequency, &l.PricingCategory, &l.PricingMode, &l.CommitmentStatus, &l.CommitmentID,
 		&l.ResourceID, &l.ResourceName, &l.ResourceType, &l.Service, &l.SKU, &l.InstanceType, &l.Region,
-		&l.GPUModel, &l.Currency, &l.UsageUnit} {
+		&l.GPUModel, &l.Currency, &l.UsageUnit}
+	for i, p := range strs {
+		*p = f[i]
 		c.str(p)
 	}
 	l.ChargeStart, l.ChargeEnd = time.Unix(start, 0).UTC(), time.Unix(end, 0).UTC()
-	for _, p := range []struct {
-		src sql.NullString
-		dst **decimal.Decimal
-	}{{billed, &l.BilledCost}, {effective, &l.EffectiveCost}, {list, &l.ListCost}, {qty, &l.UsageQuantity}} {
-		if !p.src.Valid {
+	for i, dst := range [...]**decimal.Decimal{&l.BilledCost, &l.EffectiveCost, &l.ListCost, &l.UsageQuantity} {
+		src := f[len(strs)+i]
+		if src == nullField {
 			continue
 		}
-		if d, ok := c.decs[p.src.String]; ok {
-			*p.dst = d
+		if d, ok := c.decs[src]; ok {
+			*dst = d
 			continue
 		}
-		d, err := decimal.NewFromString(p.src.String)
+		d, err := decimal.NewFromString(src)
 		if err != nil {
-			return fmt.Errorf("store: corrupt decimal %q in billing_lines: %w", p.src.String, err)
+			return fmt.Errorf("store: corrupt decimal %q in billing_lines: %w", src, err)
 		}
-		*p.dst = &d
+		*dst = &d
 		if len(c.decs) < lineCacheMax {
-			c.decs[p.src.String] = &d
+			c.decs[strings.Clone(src)] = &d
 		}
 	}
-	if tags.Valid {
-		if m, ok := c.tags[tags.String]; ok {
+	if tags := f[lineFields-1]; tags != nullField {
+		if m, ok := c.tags[tags]; ok {
 			l.Tags = m
 			return nil
 		}
-		if err := json.Unmarshal([]byte(tags.String), &l.Tags); err != nil {
+		if err := json.Unmarshal([]byte(tags), &l.Tags); err != nil {
 			return fmt.Errorf("store: corrupt tags in billing_lines: %w", err)
 		}
 		if len(c.tags) < lineCacheMax {
-			c.tags[tags.String] = l.Tags
+			c.tags[strings.Clone(tags)] = l.Tags
 		}
 	}
 	return nil
 }
 
 // queryLines is EachLine's SELECT (TestQueryPlans checks it walks indexes).
-const queryLines = `SELECT line, coalesce(provider,''), coalesce(billing_account,''),
-		coalesce(sub_account,''), charge_start, charge_end, charge_category, coalesce(charge_class,''),
-		coalesce(charge_frequency,''), coalesce(pricing_category,''), coalesce(pricing_mode,''),
-		coalesce(commitment_status,''), coalesce(commitment_id,''), coalesce(resource_id,''),
-		coalesce(resource_name,''), coalesce(resource_type,''), coalesce(service,''), coalesce(sku,''),
-		coalesce(instance_type,''), coalesce(region,''), coalesce(gpu_model,''), gpu_count,
-		billed_cost, effective_cost, list_cost, coalesce(currency,''), usage_quantity, coalesce(usage_unit,''), tags
+// The text fields come as one column, joined by fieldSep, in lineCache.scan's
+// order: the driver makes two calls for each column of each row (its type,
+// then its text), each under the connection's mutex, and with 29 columns
+// those calls were most of the time a report spent reading its lines
+// (docs/BENCHMARKS.md §Reports). Ingest refuses control characters in every
+// field (ingest/textcheck.go), so the separator cannot occur inside one.
+const queryLines = `SELECT line, charge_start, charge_end, gpu_count, concat_ws(char(31),
+		coalesce(provider,''), coalesce(billing_account,''), coalesce(sub_account,''), charge_category,
+		coalesce(charge_class,''), coalesce(charge_frequency,''), coalesce(pricing_category,''),
+		coalesce(pricing_mode,''), coalesce(commitment_status,''), coalesce(commitment_id,''),
+		coalesce(resource_id,''), coalesce(resource_name,''), coalesce(resource_type,''), coalesce(service,''),
+		coalesce(sku,''), coalesce(instance_type,''), coalesce(region,''), coalesce(gpu_model,''),
+		coalesce(currency,''), coalesce(usage_unit,''),
+		coalesce(billed_cost, char(30)), coalesce(effective_cost, char(30)), coalesce(list_cost, char(30)),
+		coalesce(usage_quantity, char(30)), coalesce(tags, char(30)))
 		FROM billing_lines WHERE ` + overlapWhere + `
 		ORDER BY charge_start, id`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +47,10 @@ func TestEachLine(t *testing.T) {
 		var got []string
 		err := s.EachLine(ctx, tc.from, tc.to, func(l *finops.BillingLine) error {
 			got = append(got, l.ResourceID)
+			if l.ResourceID == "null-cost" && (l.BilledCost != nil || l.EffectiveCost != nil || l.ListCost != nil ||
+				l.UsageQuantity != nil || l.Tags != nil || l.Provider != "" || l.UsageUnit != "") {
+				t.Errorf("a line without costs, tags or a provider came back with some: %+v", *l)
+			}
 			if l.ResourceID == "i-1" {
 				want := *full
 				want.Line = l.Line
@@ -60,6 +65,30 @@ func TestEachLine(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("[%v, %v): lines %v, want %v", tc.from, tc.to, got, tc.want)
+		}
+	}
+}
+
+// TestEachLineRefusesShiftedFields: the text fields travel as one column
+// joined by U+001F, which ingest refuses inside a field; a database that holds
+// one anyway fails the read, naming the line, instead of giving every later
+// field the previous one's value.
+func TestEachLineRefusesShiftedFields(t *testing.T) {
+	ctx := context.Background()
+	h := func(hour int) time.Time { return utc(2025, 3, 1, hour, 0, 0) }
+	s := openTest(t)
+	mustImport(t, s, "lines.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: 1},
+		[]*finops.BillingLine{usageLine(7, "r", h(9), h(10), "2")}, nil, nil))
+	for _, v := range []string{"a\x1fb", "\x1f"} {
+		if _, err := s.DB().ExecContext(ctx, `UPDATE billing_lines SET resource_name = ?`, v); err != nil {
+			t.Fatal(err)
+		}
+		err := s.EachLine(ctx, h(0), h(24), func(l *finops.BillingLine) error {
+			t.Errorf("resource name %q: a line came back: %+v", v, *l)
+			return nil
+		})
+		if err == nil || !strings.Contains(err.Error(), "corrupt billing line (source line 7)") {
+			t.Errorf("resource name %q: err = %v, want a corrupt billing line naming source line 7", v, err)
 		}
 	}
 }
