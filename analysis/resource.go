@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -160,6 +161,13 @@ func groupGPUResources(lines []finops.BillingLine, conv *converter) []*gpuResour
 func matchGPUs(resources []*gpuResource, cfg *resourceConfig, series []finops.GPUSeries) (unmatched []*finops.GPUSeries, overfull, ambiguous []string) {
 	claimed := make([]bool, len(series))
 	auto := autoHosts(resources, cfg, series)
+	// The series each resource is the only automatic owner of, in order.
+	owned := map[*gpuResource][]int{}
+	for i := range series {
+		if owners := auto[strings.ToLower(series[i].Host)]; len(owners) == 1 {
+			owned[owners[0]] = append(owned[owners[0]], i)
+		}
+	}
 	for _, r := range resources {
 		c, configured := cfg.lookup(r.key, r.name)
 		// An entry that only sets the team leaves the matching automatic.
@@ -181,8 +189,8 @@ func matchGPUs(resources []*gpuResource, cfg *resourceConfig, series []finops.GP
 				}
 			}
 		} else {
-			for i := range series {
-				if owners := auto[strings.ToLower(series[i].Host)]; !claimed[i] && len(owners) == 1 && owners[0] == r {
+			for _, i := range owned[r] {
+				if !claimed[i] {
 					picks, claimed[i] = append(picks, i), true
 				}
 			}
@@ -226,13 +234,25 @@ func matchGPUs(resources []*gpuResource, cfg *resourceConfig, series []finops.GP
 }
 
 // autoHosts maps each telemetry host (lower case) to the unconfigured
-// resources one of whose aliases it equals, whole or by its first DNS label. A
-// host the config gives to a resource is nobody else's.
+// resources one of whose aliases it equals, whole or by its first DNS label,
+// in the order of resources. A host the config gives to a resource is nobody
+// else's. The aliases are indexed once: comparing every host with every
+// resource took seconds at 10,000 GPUs.
 func autoHosts(resources []*gpuResource, cfg *resourceConfig, series []finops.GPUSeries) map[string][]*gpuResource {
 	out := map[string][]*gpuResource{}
 	for _, h := range cfg.hosts() {
 		out[h] = nil
 	}
+	byAlias := map[string][]int{} // alias → indexes into resources, ascending
+	for i, r := range resources {
+		if c, ok := cfg.lookup(r.key, r.name); ok && (len(c.GPUs) > 0 || len(c.Hosts) > 0) {
+			continue
+		}
+		for _, n := range resourceAliases(r.key, r.name) {
+			byAlias[n] = append(byAlias[n], i)
+		}
+	}
+	var idx []int
 	for i := range series {
 		h := strings.ToLower(series[i].Host)
 		if h == "" {
@@ -242,16 +262,15 @@ func autoHosts(resources []*gpuResource, cfg *resourceConfig, series []finops.GP
 			continue
 		}
 		short, _, _ := strings.Cut(h, ".")
+		idx = append(idx[:0], byAlias[h]...)
+		if short != h {
+			idx = append(idx, byAlias[short]...)
+		}
+		slices.Sort(idx)
 		var owners []*gpuResource
-		for _, r := range resources {
-			if c, ok := cfg.lookup(r.key, r.name); ok && (len(c.GPUs) > 0 || len(c.Hosts) > 0) {
-				continue
-			}
-			for _, n := range resourceAliases(r.key, r.name) {
-				if n == h || n == short {
-					owners = append(owners, r)
-					break
-				}
+		for j, r := range idx {
+			if j == 0 || r != idx[j-1] { // a resource whose aliases give h and its short name
+				owners = append(owners, resources[r])
 			}
 		}
 		out[h] = owners

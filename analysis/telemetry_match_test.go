@@ -17,15 +17,22 @@ func TestAutoMatchOnlyWhenUnambiguous(t *testing.T) {
 	in.Lines = append(hourlyLines("gpu-1", "2.40", day0, 24), hourlyLines("box-2", "2.40", day0, 24)...)
 	// box-2's name is also gpu-2: two resources name host gpu-2.
 	in.Lines = append(in.Lines, hourlyLines("gpu-2", "2.40", day0, 24)...)
+	// node-3's id is its host and its name the host's first label: one
+	// resource, named twice, is still the only one.
+	in.Lines = append(in.Lines, hourlyLines("node-3.lab.internal", "2.40", day0, 24)...)
 	for i := range in.Lines {
-		if in.Lines[i].ResourceID == "box-2" {
+		switch in.Lines[i].ResourceID {
+		case "box-2":
 			in.Lines[i].ResourceName = "gpu-2"
+		case "node-3.lab.internal":
+			in.Lines[i].ResourceName = "node-3"
 		}
 	}
 	in.GPUs = []finops.GPUSeries{
-		series("GPU-1", "gpu-1.lab.internal", day0, seg{1440, 0}), // first DNS label matches gpu-1
-		series("GPU-2", "gpu-2", day0, seg{1440, 0}),              // gpu-2 and box-2 (name gpu-2): ambiguous
-		series("GPU-9", "spare", day0, seg{1440, 50}),             // nobody's
+		series("GPU-1", "gpu-1.lab.internal", day0, seg{1440, 0}),  // first DNS label matches gpu-1
+		series("GPU-2", "gpu-2", day0, seg{1440, 0}),               // gpu-2 and box-2 (name gpu-2): ambiguous
+		series("GPU-9", "spare", day0, seg{1440, 50}),              // nobody's
+		series("GPU-3", "node-3.lab.internal", day0, seg{1440, 0}), // node-3's, by its id and by its name
 	}
 	in.GPUs[2].Model = "L4"
 	r, err := Analyze(in)
@@ -36,8 +43,8 @@ func TestAutoMatchOnlyWhenUnambiguous(t *testing.T) {
 	for _, rc := range r.ByResource {
 		idle[rc.ResourceID] = rc.GPUHoursIdle
 	}
-	if idle["gpu-1"] != 24 || idle["gpu-2"] != 0 || idle["box-2"] != 0 {
-		t.Errorf("idle hours per resource %v: want gpu-1 matched by its short host name, gpu-2 left alone", idle)
+	if idle["gpu-1"] != 24 || idle["gpu-2"] != 0 || idle["box-2"] != 0 || idle["node-3.lab.internal"] != 24 {
+		t.Errorf("idle hours per resource %v: want gpu-1 matched by its short host name, node-3 by its id, gpu-2 left alone", idle)
 	}
 	dq := r.DataQuality
 	wantGPUs := []UnmatchedGPU{{GPU: "GPU-2", Host: "gpu-2"}, {GPU: "GPU-9", Host: "spare", Model: "L4"}}
