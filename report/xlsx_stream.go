@@ -200,7 +200,10 @@ func (b *book) billingLines() error {
 			}
 			return excelize.Cell{StyleID: st.date, Value: t.In(b.loc)}
 		}
-		err = b.meta.Lines.prefetch(b.ctx, func(l *finops.BillingLine) error {
+		err = b.meta.Lines(func(l *finops.BillingLine) error {
+			if err := b.ctx.Err(); err != nil {
+				return err
+			}
 			row[0], row[1], row[2] = text(l.Provider), text(l.BillingAccount), text(l.SubAccount)
 			row[3], row[4] = instant(l.ChargeStart), instant(l.ChargeEnd)
 			row[5], row[6], row[7] = text(l.ChargeCategory), text(l.ChargeClass), text(l.ChargeFrequency)

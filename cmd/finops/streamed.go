@@ -48,7 +48,7 @@ const reportHoldLines = 500_000
 func lineStream(st *store.Store, sum store.LineSummary, from, to time.Time) *analysis.LineStream {
 	return &analysis.LineStream{
 		Each: func(ctx context.Context, fn func(*finops.BillingLine) error) error {
-			return readErr(st.EachLine(ctx, from, to, fn))
+			return readErr(st.EachLineAhead(ctx, from, to, fn))
 		},
 		Currencies: slices.Sorted(maps.Keys(sum.Currencies)),
 		First:      sum.First, Last: sum.Last, HasLines: sum.Count > 0,

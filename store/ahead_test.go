@@ -1,4 +1,4 @@
-package report
+package store
 
 import (
 	"context"
@@ -8,16 +8,16 @@ import (
 	"github.com/finops-oss/finops"
 )
 
-// TestPrefetch: prefetch hands over every line of the source in the
+// TestReadAhead: readAhead hands over every line of the source in the
 // source's order, even from a source that reuses one line for all (values
 // copied); the first error comes back, the source's or the consumer's; and a
 // consumer that stops stops the source (it sees no more than the lines in
 // flight: two batches queued and the one being filled, far below n).
-func TestPrefetch(t *testing.T) {
-	const n = 10*prefetchBatch + 17 // whole batches and a partial one
+func TestReadAhead(t *testing.T) {
+	const n = 10*aheadBatch + 17 // whole batches and a partial one
 	boom := errors.New("boom")
-	reuse := func(failAt int, sent *int) LineSource {
-		return func(yield func(*finops.BillingLine) error) error {
+	reuse := func(failAt int, sent *int) func(context.Context, func(*finops.BillingLine) error) error {
+		return func(_ context.Context, yield func(*finops.BillingLine) error) error {
 			var l finops.BillingLine // one line, rewritten for every call
 			for i := 1; i <= n; i++ {
 				if i == failAt {
@@ -39,12 +39,12 @@ func TestPrefetch(t *testing.T) {
 		wantGot          int // lines the consumer saw
 	}{
 		{"all lines", 0, 0, nil, n},
-		{"source fails", 3*prefetchBatch + 5, 0, boom, 3 * prefetchBatch}, // the partial batch is not sent
+		{"source fails", 3*aheadBatch + 5, 0, boom, 3 * aheadBatch}, // the partial batch is not sent
 		{"consumer fails", 0, 100, boom, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sent, got := 0, 0
-			err := reuse(tc.srcFail, &sent).prefetch(context.Background(), func(l *finops.BillingLine) error {
+			err := readAhead(context.Background(), reuse(tc.srcFail, &sent), func(l *finops.BillingLine) error {
 				got++
 				if l.Line != got {
 					t.Fatalf("line %d came as number %d: order or copy lost", l.Line, got)
@@ -57,7 +57,7 @@ func TestPrefetch(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) || got != tc.wantGot {
 				t.Errorf("err %v after %d lines, want %v after %d", err, got, tc.wantErr, tc.wantGot)
 			}
-			if tc.useFail > 0 && sent > tc.useFail+4*prefetchBatch {
+			if tc.useFail > 0 && sent > tc.useFail+4*aheadBatch {
 				t.Errorf("source went on to line %d after the consumer stopped at %d", sent, tc.useFail)
 			}
 		})
@@ -65,7 +65,7 @@ func TestPrefetch(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		sent, got := 0, 0
-		err := reuse(0, &sent).prefetch(ctx, func(*finops.BillingLine) error {
+		err := readAhead(ctx, reuse(0, &sent), func(*finops.BillingLine) error {
 			if got++; got == 10 {
 				cancel()
 			}
