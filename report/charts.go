@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/finops-oss/finops/amount"
@@ -51,9 +52,9 @@ func buildCharts(r *analysis.Result, loc *time.Location) []chartSpec {
 		out = append(out, chartSpec{ID: "chart-daily-model", Title: "Daily spend by GPU model", Height: 360,
 			Option: stackedBar(m, r.Currency)})
 	}
-	if hm, rows := utilHeatmap(r.HourlyUtil, loc); hm != nil {
+	if hm, rows, note := utilHeatmap(r.HourlyUtil, loc); hm != nil {
 		out = append(out, chartSpec{ID: "chart-util-heatmap", Title: "GPU utilization by hour",
-			Note:   "Empty cells are hours without telemetry (unmonitored).",
+			Note:   strings.TrimSpace(note + " Empty cells are hours without telemetry (unmonitored)."),
 			Height: min(1600, max(260, 110+22*rows)), Option: hm})
 	}
 	if idle := idleByResource(r.ByResource, 30); len(idle) > 0 {
@@ -298,20 +299,15 @@ func idleBar(items []labelled, currency string) map[string]any {
 // utilHeatmap is GPU × hour utilization. Hours without telemetry get no data
 // point, so they show as empty cells rather than as 0 % (which would read as
 // idle). The colour bands are metrics.md's utilization bands.
-func utilHeatmap(hoursIn []analysis.GPUHours, loc *time.Location) (map[string]any, int) {
+// A fleet past maxHeatmapGPUs shows its maxHeatmapGPUs most idle GPUs (the
+// note says so; the workbook's Utilization sheet has all): 10,000 GPUs'
+// week was a 45 MB page whose chart no browser could draw, nor anyone read.
+func utilHeatmap(hoursIn []analysis.GPUHours, loc *time.Location) (_ map[string]any, rows int, note string) {
 	if len(hoursIn) == 0 {
-		return nil, 0
+		return nil, 0, ""
 	}
-	gpuLabel := func(h *analysis.GPUHours) string {
-		id := analysis.ShortResourceID(h.ResourceID)
-		switch {
-		case h.GPU == "":
-			return id
-		case id == "" || id == h.GPU:
-			return h.GPU
-		}
-		return id + " / " + h.GPU
-	}
+	gpuLabel := heatLabel
+	hoursIn, note = mostIdleGPUs(hoursIn, maxHeatmapGPUs)
 	var instants []time.Time
 	seenHour := map[time.Time]bool{}
 	seenGPU := map[string]bool{}
@@ -417,7 +413,79 @@ func utilHeatmap(hoursIn []analysis.GPUHours, loc *time.Location) (map[string]an
 		}
 	})
 	hm.Validate()
-	return hm.JSON(), len(gpus)
+	return hm.JSON(), len(gpus), note
+}
+
+// maxHeatmapGPUs is the most GPUs the utilization heatmap shows.
+const maxHeatmapGPUs = 1000
+
+// heatLabel is a heatmap row's GPU: its resource's short id and the GPU.
+func heatLabel(h *analysis.GPUHours) string {
+	id := analysis.ShortResourceID(h.ResourceID)
+	switch {
+	case h.GPU == "":
+		return id
+	case id == "" || id == h.GPU:
+		return h.GPU
+	}
+	return id + " / " + h.GPU
+}
+
+// mostIdleGPUs is the rows of hours' limit GPUs with the most idle hours (a
+// mean under 10 %, the heatmap's idle band), then the lowest mean
+// utilization, then by name; all of them, and no note, when there are no
+// more than limit.
+func mostIdleGPUs(hours []analysis.GPUHours, limit int) ([]analysis.GPUHours, string) {
+	type tally struct {
+		idle, n int
+		sum     float64
+	}
+	by := map[string]*tally{}
+	var labels []string
+	for i := range hours {
+		l := heatLabel(&hours[i])
+		t := by[l]
+		if t == nil {
+			t = &tally{}
+			by[l] = t
+			labels = append(labels, l)
+		}
+		for _, u := range hours[i].Util {
+			if math.IsNaN(u) {
+				continue
+			}
+			t.n++
+			t.sum += u
+			if u < 10 {
+				t.idle++
+			}
+		}
+	}
+	if len(labels) <= limit {
+		return hours, ""
+	}
+	mean := func(t *tally) float64 {
+		if t.n == 0 {
+			return math.Inf(1) // no telemetry at all: nothing to show
+		}
+		return t.sum / float64(t.n)
+	}
+	slices.SortFunc(labels, func(a, b string) int {
+		ta, tb := by[a], by[b]
+		return cmp.Or(cmp.Compare(tb.idle, ta.idle), cmp.Compare(mean(ta), mean(tb)), cmp.Compare(a, b))
+	})
+	keep := make(map[string]bool, limit)
+	for _, l := range labels[:limit] {
+		keep[l] = true
+	}
+	out := make([]analysis.GPUHours, 0, limit)
+	for i := range hours {
+		if keep[heatLabel(&hours[i])] {
+			out = append(out, hours[i])
+		}
+	}
+	return out, fmt.Sprintf("The %s of %s GPUs with the most idle hours (under 10 %%); the workbook's Utilization (hourly) sheet has every GPU.",
+		amount.Group(float64(limit), 0), amount.Group(float64(len(labels)), 0))
 }
 
 // heatCell is a heatmap cell as opts.HeatMapData marshals it,

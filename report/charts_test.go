@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -42,7 +43,7 @@ func TestHeatmapRowsNameResourceAndGPUIndex(t *testing.T) {
 		{GPU: "GPU-40900000-0000-1111-2222-333344445555", ResourceID: "arn:aws:ec2:us-east-1:1:instance/i-0abc", Start: h, Util: []float64{u}},
 		{GPU: "orphan-gpu", ResourceID: "", Start: h, Util: []float64{u}},
 	}
-	opt, _ := utilHeatmap(hours, time.UTC)
+	opt, _, _ := utilHeatmap(hours, time.UTC)
 	got := first(optionJSON(t, opt)["yAxis"])["data"]
 	// By hand: rows sorted by "resource / GPU id"; within autodl-a100x2 the
 	// a1… UUID sorts before b1…, so it is GPU 0. A GPU without a resource
@@ -66,7 +67,7 @@ func TestHeatmapCells(t *testing.T) {
 		{GPU: "B", Start: h0.Add(time.Hour), Util: []float64{40, 50}},
 		{GPU: "C", Start: h0.Add(30 * time.Minute), Util: []float64{60}},
 	}
-	opt, _ := utilHeatmap(hours, time.UTC)
+	opt, _, _ := utilHeatmap(hours, time.UTC)
 	m := optionJSON(t, opt)
 	var got [][]any
 	for _, c := range first(m["series"])["data"].([]any) {
@@ -118,5 +119,45 @@ func TestCurrencyAxisNamesHaveRoom(t *testing.T) {
 	m := optionJSON(t, stackedBar(matrix{Days: []string{"2026-11-23"}, Series: []string{"nlp"}, Values: [][]float64{{1}}}, "CNY"))
 	if g := first(m["grid"])["left"]; g != axisNameRoom {
 		t.Errorf("stacked bar grid left = %v, want %s so the centred axis name is not cut", g, axisNameRoom)
+	}
+}
+
+// TestHeatmapShowsTheMostIdleGPUs: past maxHeatmapGPUs the heatmap keeps the
+// GPUs with the most idle hours (then the lowest mean), says how many it
+// shows of how many, and leaves smaller fleets whole. By hand: 1,003 GPUs of
+// two hours each; g0000–g0002 are busy both hours (0 idle hours), g0003 is
+// idle one hour at 9 % (mean 49.5), every other GPU idle one hour at 5 %
+// (mean 47.5). The 1,000 kept are g0003–g1002; g0000–g0002 go.
+func TestHeatmapShowsTheMostIdleGPUs(t *testing.T) {
+	h0 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	var hours []analysis.GPUHours
+	for i := range maxHeatmapGPUs + 3 {
+		util := []float64{5, 90}
+		switch {
+		case i < 3:
+			util = []float64{90, 90}
+		case i == 3:
+			util = []float64{9, 90}
+		}
+		hours = append(hours, analysis.GPUHours{GPU: fmt.Sprintf("g%04d", i), Start: h0, Util: util})
+	}
+	opt, rows, note := utilHeatmap(hours, time.UTC)
+	labels := first(optionJSON(t, opt)["yAxis"])["data"].([]any)
+	if rows != maxHeatmapGPUs || len(labels) != maxHeatmapGPUs || labels[0] != "g0003" || labels[len(labels)-1] != "g1002" {
+		t.Errorf("%d rows, %d labels from %v to %v; want 1000, g0003 to g1002", rows, len(labels), labels[0], labels[len(labels)-1])
+	}
+	if want := "The 1,000 of 1,003 GPUs with the most idle hours"; !strings.HasPrefix(note, want) {
+		t.Errorf("note %q, want it to start %q", note, want)
+	}
+	// Ranked by mean where idle hours tie: with room for 1,000 − 1 of the
+	// 1,000 idle-once GPUs, g0003 (the highest mean of them) is the one left out.
+	kept, _ := mostIdleGPUs(hours, maxHeatmapGPUs-1)
+	for _, h := range kept {
+		if h.GPU == "g0003" || h.GPU < "g0003" {
+			t.Errorf("kept %s with room for %d", h.GPU, maxHeatmapGPUs-1)
+		}
+	}
+	if all, note := mostIdleGPUs(hours[:maxHeatmapGPUs], maxHeatmapGPUs); len(all) != maxHeatmapGPUs || note != "" {
+		t.Errorf("1,000 GPUs: %d kept, note %q; want all and none", len(all), note)
 	}
 }
