@@ -32,6 +32,6 @@ type Meta struct {
 	// progress bar; nil tells nothing.
 	Sheet func(name string, done, total int)
 	// sheetRows, in tests, caps a streamed sheet's rows below Excel's limit
-	// so that its continuation sheets can be seen (book.sheetRows).
+	// (0: the limit) so that its continuation sheets can be seen.
 	sheetRows int
 }

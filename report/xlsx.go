@@ -62,7 +62,7 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 	if err != nil {
 		return fmt.Errorf("report: xlsx styles: %w", err)
 	}
-	b := &book{ctx: ctx, f: f, st: st, r: r, loc: loc, meta: meta, sheetRows: meta.sheetRows}
+	b := &book{ctx: ctx, f: f, st: st, r: r, loc: loc, meta: meta}
 
 	if err := f.SetSheetName("Sheet1", sheetSummary); err != nil {
 		return fmt.Errorf("report: xlsx: %w", err)
@@ -162,9 +162,6 @@ type book struct {
 	// moneyIn holds the style of amounts in each currency the raw billing
 	// lines are in, made on first use.
 	moneyIn map[string]int
-	// sheetRows is the most rows a streamed sheet takes before it goes on in
-	// a continuation sheet: Excel's limit (0), fewer in tests.
-	sheetRows int
 }
 
 // currencyStyle is the style of an amount in currency code (a line's own),

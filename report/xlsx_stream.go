@@ -34,12 +34,12 @@ type streamColumn struct {
 // streamSheet writes the header of a streamed sheet and returns a function
 // that appends one row and a function that finishes the sheet (autofilter
 // over the rows written, then the single Flush). A sheet holds at most
-// Excel's 1,048,576 rows (book.sheetRows): past them the rows go on in
+// Excel's 1,048,576 rows (Meta.sheetRows in tests): past them the rows go on in
 // continuation sheets "<sheet> (2)", "(3)" …, each with the header, placed
 // right after it, so no row is dropped (a week of 10,000 GPUs is 1.68 million
 // GPU-hours; a month of a large fleet's bill is millions of lines).
 func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) error, done func() error, err error) {
-	limit := b.sheetRows
+	limit := b.meta.sheetRows
 	if limit == 0 {
 		limit = excelize.TotalRows
 	}
@@ -200,10 +200,7 @@ func (b *book) billingLines() error {
 			}
 			return excelize.Cell{StyleID: st.date, Value: t.In(b.loc)}
 		}
-		err = b.meta.Lines(func(l *finops.BillingLine) error {
-			if err := b.ctx.Err(); err != nil {
-				return err
-			}
+		err = b.meta.Lines(func(l *finops.BillingLine) error { // add stops on b.ctx
 			row[0], row[1], row[2] = text(l.Provider), text(l.BillingAccount), text(l.SubAccount)
 			row[3], row[4] = instant(l.ChargeStart), instant(l.ChargeEnd)
 			row[5], row[6], row[7] = text(l.ChargeCategory), text(l.ChargeClass), text(l.ChargeFrequency)
