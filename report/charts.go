@@ -307,13 +307,12 @@ func utilHeatmap(hoursIn []analysis.GPUHours, loc *time.Location) (_ map[string]
 		return nil, 0, ""
 	}
 	gpuLabel := heatLabel
+	names := rowNames(hoursIn) // over every GPU: a resource's GPU 3 stays GPU 3 when GPU 2 is not shown
 	hoursIn, note = mostIdleGPUs(hoursIn, maxHeatmapGPUs)
 	var instants []time.Time
 	seenHour := map[time.Time]bool{}
 	seenGPU := map[string]bool{}
 	var gpus []string
-	type idGPU struct{ id, gpu string }
-	parts := map[string]idGPU{}
 	for i := range hoursIn {
 		h := &hoursIn[i]
 		for k := range h.Util {
@@ -325,7 +324,6 @@ func utilHeatmap(hoursIn []analysis.GPUHours, loc *time.Location) (_ map[string]
 		if g := gpuLabel(h); !seenGPU[g] {
 			seenGPU[g] = true
 			gpus = append(gpus, g)
-			parts[g] = idGPU{analysis.ShortResourceID(h.ResourceID), h.GPU}
 		}
 	}
 	slices.SortFunc(instants, func(a, b time.Time) int { return a.Compare(b) })
@@ -336,25 +334,11 @@ func utilHeatmap(hoursIn []analysis.GPUHours, loc *time.Location) (_ map[string]
 		xIndex[t] = i
 		xLabels[i] = t.In(loc).Format("01-02 15:04")
 	}
-	// A row is named by its resource and the GPU's index within it ("a100x2
-	// · GPU 1"): a GPU UUID cut to fit says nothing; the tooltip has no room
-	// either, so the index is by the GPUs' sorted ids, stable run to run.
-	index, perResource := map[string]int{}, map[string]int{}
-	for _, g := range gpus { // sorted: ids of one resource are in order
-		if p := parts[g]; p.id != "" && p.gpu != "" && p.id != p.gpu {
-			index[g] = perResource[p.id]
-			perResource[p.id]++
-		}
-	}
 	yIndex := make(map[string]int, len(gpus))
 	yLabels := make([]string, len(gpus))
 	for i, g := range gpus {
 		yIndex[g] = i
-		label := g
-		if n, ok := index[g]; ok {
-			label = parts[g].id + " · GPU " + strconv.Itoa(n)
-		}
-		yLabels[i] = chartText(label)
+		yLabels[i] = chartText(names[g])
 	}
 	n := 0
 	for i := range hoursIn {
@@ -414,6 +398,35 @@ func utilHeatmap(hoursIn []analysis.GPUHours, loc *time.Location) (_ map[string]
 	})
 	hm.Validate()
 	return hm.JSON(), len(gpus), note
+}
+
+// rowNames names each heatmap row (by heatLabel) by its resource and the
+// GPU's index within it ("a100x2 · GPU 1"): a GPU UUID cut to fit says
+// nothing, and the tooltip has no room either. The index is by the GPUs'
+// sorted ids, stable run to run; a GPU without a resource, or a resource
+// that is its own GPU, keeps its label.
+func rowNames(hours []analysis.GPUHours) map[string]string {
+	type idGPU struct{ id, gpu string }
+	parts := map[string]idGPU{}
+	var gpus []string
+	for i := range hours {
+		h := &hours[i]
+		g := heatLabel(h)
+		if _, seen := parts[g]; !seen {
+			parts[g] = idGPU{analysis.ShortResourceID(h.ResourceID), h.GPU}
+			gpus = append(gpus, g)
+		}
+	}
+	slices.Sort(gpus) // ids of one resource in order
+	names, perResource := make(map[string]string, len(gpus)), map[string]int{}
+	for _, g := range gpus {
+		names[g] = g
+		if p := parts[g]; p.id != "" && p.gpu != "" && p.id != p.gpu {
+			names[g] = p.id + " · GPU " + strconv.Itoa(perResource[p.id])
+			perResource[p.id]++
+		}
+	}
+	return names
 }
 
 // maxHeatmapGPUs is the most GPUs the utilization heatmap shows.

@@ -127,7 +127,8 @@ func TestCurrencyAxisNamesHaveRoom(t *testing.T) {
 // shows of how many, and leaves smaller fleets whole. By hand: 1,003 GPUs of
 // two hours each; g0000–g0002 are busy both hours (0 idle hours), g0003 is
 // idle one hour at 9 % (mean 49.5), every other GPU idle one hour at 5 %
-// (mean 47.5). The 1,000 kept are g0003–g1002; g0000–g0002 go.
+// (mean 47.5). The 1,000 kept are g0003–g1002; g0000–g0002 go. g0000–g0003
+// are the GPUs of one resource, box.
 func TestHeatmapShowsTheMostIdleGPUs(t *testing.T) {
 	h0 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
 	var hours []analysis.GPUHours
@@ -140,11 +141,16 @@ func TestHeatmapShowsTheMostIdleGPUs(t *testing.T) {
 			util = []float64{9, 90}
 		}
 		hours = append(hours, analysis.GPUHours{GPU: fmt.Sprintf("g%04d", i), Start: h0, Util: util})
+		if i < 4 {
+			hours[i].ResourceID = "box" // its GPU 3 (g0003) is shown, GPUs 0–2 are not
+		}
 	}
 	opt, rows, note := utilHeatmap(hours, time.UTC)
 	labels := first(optionJSON(t, opt)["yAxis"])["data"].([]any)
-	if rows != maxHeatmapGPUs || len(labels) != maxHeatmapGPUs || labels[0] != "g0003" || labels[len(labels)-1] != "g1002" {
-		t.Errorf("%d rows, %d labels from %v to %v; want 1000, g0003 to g1002", rows, len(labels), labels[0], labels[len(labels)-1])
+	// The rows are named among all of box's GPUs, not the shown ones: g0003
+	// stays "box · GPU 3" (and sorts first: "box / …" before "g…").
+	if rows != maxHeatmapGPUs || len(labels) != maxHeatmapGPUs || labels[0] != "box · GPU 3" || labels[len(labels)-1] != "g1002" {
+		t.Errorf("%d rows, %d labels from %v to %v; want 1000, box · GPU 3 to g1002", rows, len(labels), labels[0], labels[len(labels)-1])
 	}
 	if want := "The 1,000 of 1,003 GPUs with the most idle hours"; !strings.HasPrefix(note, want) {
 		t.Errorf("note %q, want it to start %q", note, want)
