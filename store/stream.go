@@ -31,7 +31,19 @@ func (s *Store) EachLine(ctx context.Context, from, to time.Time, fn func(*finop
 // copies what it keeps.
 func (s *Store) EachLineAhead(ctx context.Context, from, to time.Time, fn func(*finops.BillingLine) error) error {
 	return readAhead(ctx, func(ctx context.Context, yield func(*finops.BillingLine) error) error {
-		return s.EachLine(ctx, from, to, yield)
+		return s.eachLineReused(ctx, from, to, yield)
+	}, fn)
+}
+
+// eachLineReused is EachLine decoding every row into one line, zeroed
+// first: readAhead copies each line into its batch, so a line allocated per
+// row (EachLine's) would only be garbage (5 million of them, 2 GB, in the
+// 10,000-GPU year's report).
+func (s *Store) eachLineReused(ctx context.Context, from, to time.Time, fn func(*finops.BillingLine) error) error {
+	var l finops.BillingLine
+	return s.scanLines(ctx, from, to, func() *finops.BillingLine {
+		l = finops.BillingLine{}
+		return &l
 	}, fn)
 }
 
@@ -42,7 +54,7 @@ func (s *Store) EachLineAhead(ctx context.Context, from, to time.Time, fn func(*
 func (s *Store) LineStream(ctx context.Context, from, to time.Time, keep func(*finops.BillingLine) bool) func(yield func(*finops.BillingLine) error) error {
 	return func(yield func(*finops.BillingLine) error) error {
 		return readAhead(ctx, func(ctx context.Context, ahead func(*finops.BillingLine) error) error {
-			return s.EachLine(ctx, from, to, func(l *finops.BillingLine) error {
+			return s.eachLineReused(ctx, from, to, func(l *finops.BillingLine) error {
 				if keep != nil && !keep(l) {
 					return nil
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,18 @@ func TestEachLine(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("[%v, %v): lines %v, want %v", tc.from, tc.to, got, tc.want)
+		}
+		// Read ahead into one reused line, the same lines field by field:
+		// the line without costs or tags after the one with them included.
+		var each, ahead []finops.BillingLine
+		if err := s.EachLine(ctx, tc.from, tc.to, func(l *finops.BillingLine) error { each = append(each, *l); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.EachLineAhead(ctx, tc.from, tc.to, func(l *finops.BillingLine) error { ahead = append(ahead, *l); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(each, ahead, linesEqual) {
+			t.Errorf("[%v, %v): read ahead\n%+v\nwant\n%+v", tc.from, tc.to, ahead, each)
 		}
 	}
 }
