@@ -69,6 +69,7 @@ type billingBatch struct {
 	source  any           // the source id, boxed once
 	keys    []string      // scratch for sorting tag keys
 	tagsBuf []byte        // scratch for encoding tags
+	scopes  scopeStats    // what the file's lines cover, per scope (scope.go)
 }
 
 // billingChunk is the lines of one batch.
@@ -87,17 +88,25 @@ func (b *billingBatch) add(l *finops.BillingLine) bool {
 		tags = b.tagsJSON(l.Tags)
 	}
 	c, start := b.cur, l.ChargeStart.Unix()
+	c.args = appendLineArgs(c.args, b.source, l, tags)
+	c.starts = append(c.starts, start)
+	b.scopes.add(l.Provider, l.BillingAccount, start, l.ChargeEnd.Unix(), contentHash(c.args[len(c.args)-billingArity:]))
+	return len(c.starts) == billingChunkRows
+}
+
+// appendLineArgs appends the billingColumns of one line. The scope
+// comparison (scope.go) builds the same arguments for a stored line, so that
+// a line hashes alike whether it is being imported or read back.
+func appendLineArgs(args []any, source any, l *finops.BillingLine, tags any) []any {
 	// Integers go as int64: database/sql converts an int through reflection.
-	c.args = append(c.args, b.source, int64(l.Line), nullString(l.Provider), nullString(l.BillingAccount),
-		nullString(l.SubAccount), start, l.ChargeEnd.Unix(), l.ChargeCategory,
+	return append(args, source, int64(l.Line), nullString(l.Provider), nullString(l.BillingAccount),
+		nullString(l.SubAccount), l.ChargeStart.Unix(), l.ChargeEnd.Unix(), l.ChargeCategory,
 		nullString(l.ChargeClass), nullString(l.ChargeFrequency), nullString(l.PricingCategory),
 		nullString(l.PricingMode), nullString(l.CommitmentStatus), nullString(l.CommitmentID),
 		nullString(l.ResourceID), nullString(l.ResourceName), nullString(l.ResourceType), nullString(l.Service),
 		nullString(l.SKU), nullString(l.InstanceType), nullString(l.Region), nullString(l.GPUModel), int64(l.GPUCount),
 		decText(l.BilledCost), decText(l.EffectiveCost), decText(l.ListCost), nullString(l.Currency),
 		decText(l.UsageQuantity), nullString(l.UsageUnit), tags)
-	c.starts = append(c.starts, start)
-	return len(c.starts) == billingChunkRows
 }
 
 // flushBilling sends the lines still waiting in the current batch and waits

@@ -35,6 +35,10 @@ type FileMeta struct {
 	// compacts at, utilization.hot_days ago). Zero: every minute is written
 	// as a minute row.
 	CompactBefore time.Time
+	// Replace imports the file again on purpose (ingest --replace): its
+	// earlier import goes, a delivery that replaced it is ignored, and
+	// where its charges overlap another file's, its own win.
+	Replace bool
 }
 
 // ImportResult says what an import did.
@@ -50,8 +54,12 @@ type ImportResult struct {
 	Replaced []ReplacedSource
 	// Superseded: the file belongs to a delivery that a later one replaced;
 	// nothing changed (Duplicate is set too, DuplicateOf names the file as
-	// first imported and Delivery the delivery that replaced it).
+	// first imported and Delivery the delivery that replaced it). Also a
+	// snapshot older than one imported before (Overlaps says which).
 	Superseded bool
+	// Overlaps says what happened where the file's charges met another
+	// file's (scope.go): whose lines were kept.
+	Overlaps []OverlapNote
 }
 
 // ReplacedSource is an earlier import that a newer delivery of its billing
@@ -66,70 +74,151 @@ type ReplacedSource struct {
 // transaction, so an error leaves the database exactly as it was.
 type ParseFunc func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error)
 
+// FileImport is one file of ImportGroup.
+type FileImport struct {
+	Meta  FileMeta
+	Parse ParseFunc
+}
+
 // Import stores one file in one immediate write transaction. Re-importing the
 // same bytes (same sha256) is a no-op reported as Duplicate. A file with a
 // restatement key (FileMeta.Period, else the parser's Summary.Period)
 // replaces the earlier sources of its period that belong to another delivery;
 // a replaced delivery stays replaced (importing it again is a no-op reported
 // as Superseded), so a folder holding several deliveries settles on one.
+// Billing lines another file already holds are counted once (scope.go).
 func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*ImportResult, error) {
-	if meta.SHA256 == "" {
-		return nil, errors.New("store: import: missing sha256")
+	res, err := s.ImportGroup(ctx, []FileImport{{meta, parse}})
+	if err != nil {
+		return nil, err
 	}
-	fail := func(err error) (*ImportResult, error) { return nil, fmt.Errorf("store: import %s: %w", meta.URI, err) }
+	return res[0], nil
+}
+
+// ImportGroup imports files in one transaction: all of them or none. A
+// delivery of a billing period is imported so, so that a delivery with one
+// bad file never replaces the good one before it (the error names the file
+// that failed; RecordFailedImport remembers it for the reports).
+func (s *Store) ImportGroup(ctx context.Context, files []FileImport) ([]*ImportResult, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
 	// The import holds its connection: the billing inserter writes through
 	// the driver's connection underneath the transaction (billing_insert.go).
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("store: begin import of %s: %w", meta.URI, err)
+		return nil, fmt.Errorf("store: begin import of %s: %w", files[0].Meta.URI, err)
 	}
 	defer conn.Close() // after the Rollback below
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("store: begin import of %s: %w", meta.URI, err)
+		return nil, fmt.Errorf("store: begin import of %s: %w", files[0].Meta.URI, err)
 	}
 	defer tx.Rollback() // no-op after Commit
+	out := make([]*ImportResult, 0, len(files))
+	for _, f := range files {
+		res, err := s.importSaved(ctx, conn, tx, f.Meta, f.Parse)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("store: commit import of %s: %w", files[len(files)-1].Meta.URI, err)
+	}
+	return out, nil
+}
 
-	if meta.Period != "" {
+// importSaved imports one file of the transaction under a savepoint, so
+// that a file found to change nothing after it was parsed (its lines all
+// held by other files) leaves no trace, whatever the group does next.
+func (s *Store) importSaved(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta, parse ParseFunc) (*ImportResult, error) {
+	if meta.SHA256 == "" {
+		return nil, errors.New("store: import: missing sha256")
+	}
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT import_file`); err != nil {
+		return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
+	}
+	res, keep, err := s.importFile(ctx, conn, tx, meta, parse)
+	if err != nil {
+		return nil, err // the group's transaction is rolled back whole
+	}
+	if !keep {
+		if _, err := tx.ExecContext(ctx, `ROLLBACK TO import_file`); err != nil {
+			return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `RELEASE import_file`); err != nil {
+		return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
+	}
+	return res, nil
+}
+
+// importFile is one file's import; keep is false when what it wrote is to
+// be undone (the file changes nothing).
+func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta, parse ParseFunc) (*ImportResult, bool, error) {
+	fail := func(err error) (*ImportResult, bool, error) {
+		return nil, false, fmt.Errorf("store: import %s: %w", meta.URI, err)
+	}
+	now := s.now().Unix()
+	switch {
+	case meta.Replace:
+		// On purpose: the file comes in again, whatever replaced it, and
+		// its earlier import (the same bytes) goes.
+		var prev int64
+		err := tx.QueryRowContext(ctx, `SELECT id FROM source_files WHERE sha256 = ?`, meta.SHA256).Scan(&prev)
+		switch {
+		case err == nil:
+			if err := deleteSource(ctx, tx, prev); err != nil {
+				return fail(err)
+			}
+		case !errors.Is(err, sql.ErrNoRows):
+			return fail(err)
+		}
+	case meta.Period != "":
 		// A delivery that a later one replaced does not come back.
 		if uri, by, err := superseded(ctx, tx, `period_key = ? AND delivery = ?`, meta.Period, meta.Delivery); err != nil {
 			return fail(err)
 		} else if uri != "" {
-			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: meta.Period, Delivery: by}, nil
+			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: meta.Period, Delivery: by}, false, nil
+		}
+	default:
+		// Nor do the bytes of a file whose charges another replaced.
+		if uri, by, err := superseded(ctx, tx, `sha256 = ?`, meta.SHA256); err != nil {
+			return fail(err)
+		} else if uri != "" {
+			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Delivery: by}, false, nil
 		}
 	}
 	var prevID int64
 	var prevURI, prevPeriod, prevDelivery string
-	err = tx.QueryRowContext(ctx, `SELECT id, uri, coalesce(period_key, ''), coalesce(delivery, '')
+	err := tx.QueryRowContext(ctx, `SELECT id, uri, coalesce(period_key, ''), coalesce(delivery, '')
 		FROM source_files WHERE sha256 = ?`, meta.SHA256).Scan(&prevID, &prevURI, &prevPeriod, &prevDelivery)
 	switch {
 	case err == nil:
 		res := &ImportResult{Duplicate: true, DuplicateOf: prevURI, Period: prevPeriod, Delivery: prevDelivery}
 		if meta.Period == "" || (prevPeriod != "" && prevPeriod != meta.Period) ||
 			(prevPeriod == meta.Period && prevDelivery == meta.Delivery) {
-			return res, nil
+			return res, false, nil
 		}
 		// A newer delivery carries this file unchanged: the stored copy now
 		// belongs to it, and the rest of the older delivery goes.
-		if res.Replaced, err = replacePeriod(ctx, tx, prevID, meta.Period, meta.Delivery, s.now().Unix()); err != nil {
+		if res.Replaced, err = replacePeriod(ctx, tx, prevID, meta.Period, meta.Delivery, now); err != nil {
 			return fail(err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
 			meta.Period, meta.Delivery, prevID); err != nil {
 			return fail(err)
 		}
-		if err := tx.Commit(); err != nil {
-			return nil, fmt.Errorf("store: commit import of %s: %w", meta.URI, err)
-		}
 		res.Period, res.Delivery = meta.Period, meta.Delivery
-		return res, nil
+		return res, true, nil
 	case !errors.Is(err, sql.ErrNoRows):
 		return fail(err)
 	}
 
 	res, err := tx.ExecContext(ctx,
 		`INSERT INTO source_files (uri, sha256, format, kind, host, rows, imported_at) VALUES (?, ?, '', '', ?, 0, ?)`,
-		meta.URI, meta.SHA256, nullString(meta.Host), s.now().Unix())
+		meta.URI, meta.SHA256, nullString(meta.Host), now)
 	if err != nil {
 		return fail(err)
 	}
@@ -146,10 +235,10 @@ func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*Im
 
 	sum, err := parse(ctx, w)
 	if err != nil {
-		return nil, err // the parser's error already names the file and line
+		return nil, false, err // the parser's error already names the file and line
 	}
 	if sum == nil {
-		return nil, fmt.Errorf("store: import %s: the parser returned no summary", meta.URI)
+		return nil, false, fmt.Errorf("store: import %s: the parser returned no summary", meta.URI)
 	}
 	if err := w.finish(ctx, sum); err != nil {
 		return fail(err)
@@ -161,13 +250,13 @@ func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*Im
 		if uri, by, err := superseded(ctx, tx, `sha256 = ? AND period_key = ? AND delivery = ?`,
 			meta.SHA256, sum.Period, sum.Delivery); err != nil {
 			return fail(err)
-		} else if uri != "" {
-			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: sum.Period, Delivery: by}, nil
+		} else if uri != "" && !meta.Replace {
+			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: sum.Period, Delivery: by}, false, nil
 		}
 		result.Period, result.Delivery = sum.Period, sum.Delivery
 	}
 	if result.Period != "" {
-		if result.Replaced, err = replacePeriod(ctx, tx, id, result.Period, result.Delivery, s.now().Unix()); err != nil {
+		if result.Replaced, err = replacePeriod(ctx, tx, id, result.Period, result.Delivery, now); err != nil {
 			return fail(err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
@@ -175,13 +264,39 @@ func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*Im
 			return fail(err)
 		}
 	}
+	if sum.Kind == ingest.KindBilling {
+		notes, err := resolveOverlaps(ctx, tx, overlapInput{id: id, uri: meta.URI, format: sum.Format,
+			period: result.Period, delivery: result.Delivery, replace: meta.Replace, stats: w.lines.scopes.m, now: now})
+		var oe *OverlapError
+		if errors.As(err, &oe) {
+			return nil, false, fmt.Errorf("store: import %w", err)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		result.Overlaps = notes
+		if len(notes) > 0 && sum.Rows > 0 {
+			var left int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM billing_lines WHERE source_id = ?`, id).Scan(&left); err != nil {
+				return fail(err)
+			}
+			if left == 0 {
+				// Every charge of the file is held by others: it changes
+				// nothing, as the same bytes imported again would not.
+				other := notes[len(notes)-1]
+				return &ImportResult{Duplicate: true, Superseded: other.Action == OverlapKept, DuplicateOf: other.Other,
+					Summary: sum, Overlaps: notes}, false, nil
+			}
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM replaced_files WHERE sha256 = ?`, meta.SHA256); err != nil {
 		return fail(err)
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("store: commit import of %s: %w", meta.URI, err)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM failed_imports WHERE uri = ? OR (period_key <> '' AND period_key = ?)`,
+		meta.URI, result.Period); err != nil {
+		return fail(err)
 	}
-	return result, nil
+	return result, true, nil
 }
 
 // superseded looks for a replaced file matching where; it returns the file's

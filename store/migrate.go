@@ -401,6 +401,41 @@ UPDATE sqlite_schema SET sql = replace(sql,
 WHERE type = 'table' AND name = 'billing_lines';
 PRAGMA writable_schema = OFF;
 `,
+	// 11: a bill is counted once (store/scope.go). Each billing file's lines
+	// are summarised per scope — provider, billing account and the UTC month
+	// of the charge — with the range they cover and an order-free hash of
+	// their content, so that a file whose charges another file already
+	// holds (a month-to-date snapshot downloaded again, the same export as
+	// CSV and Parquet) is found without reading either file's lines.
+	// scoped marks the sources summarised; those imported before this
+	// migration are summarised the first time a file of their period comes.
+	// failed_imports remembers deliveries and files that did not import, for
+	// the data-quality box of later reports, until the same file or another
+	// delivery of the period imports.
+	`
+ALTER TABLE source_files ADD COLUMN scoped INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE source_scopes (
+	source_id   INTEGER NOT NULL REFERENCES source_files(id) ON DELETE CASCADE,
+	scope       TEXT NOT NULL,     -- provider U+001F billing account U+001F YYYY-MM
+	first_start INTEGER NOT NULL,  -- unix seconds: the earliest charge start
+	last_start  INTEGER NOT NULL,  -- the latest charge start: how far a snapshot reaches
+	last_end    INTEGER NOT NULL,  -- the latest charge end
+	lines       INTEGER NOT NULL,
+	content     INTEGER NOT NULL,  -- sum of the lines' content hashes (mod 2^64)
+	PRIMARY KEY (source_id, scope)
+);
+CREATE INDEX source_scopes_scope ON source_scopes(scope);
+
+CREATE TABLE failed_imports (
+	uri        TEXT NOT NULL,
+	period_key TEXT NOT NULL DEFAULT '',
+	delivery   TEXT NOT NULL DEFAULT '',
+	error      TEXT NOT NULL,
+	failed_at  INTEGER NOT NULL,
+	PRIMARY KEY (uri, period_key, delivery)
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

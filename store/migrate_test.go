@@ -48,8 +48,8 @@ func TestMigrateBillingLinesForeignKey(t *testing.T) {
 	}
 	defer s.Close()
 	var version int
-	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != 10 {
-		t.Fatalf("user_version = %d (%v), want 10", version, err)
+	if err := s.DB().QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != SchemaVersion() {
+		t.Fatalf("user_version = %d (%v), want %d", version, err, SchemaVersion())
 	}
 	if fks := tableRows(t, s.DB(), `SELECT "table" FROM pragma_foreign_key_list('billing_lines')`); len(fks) > 0 {
 		t.Errorf("billing_lines still has foreign keys: %v", fks)

@@ -137,6 +137,11 @@ func (c *lineCache) scan(rows *sql.Rows, l *finops.BillingLine) error {
 	if err := rows.Scan(&l.Line, &start, &end, &l.GPUCount, &text); err != nil {
 		return fmt.Errorf("store: stream billing lines: %w", err)
 	}
+	return c.decode(l, start, end, text)
+}
+
+// decode fills l from a row's charge period and its joined text fields.
+func (c *lineCache) decode(l *finops.BillingLine, start, end int64, text string) error {
 	var f [lineFields]string
 	n := 0
 	for n < lineFields-1 {
@@ -203,7 +208,12 @@ func (c *lineCache) scan(rows *sql.Rows, l *finops.BillingLine) error {
 // those calls were most of the time a report spent reading its lines
 // (docs/BENCHMARKS.md §Reports). Ingest refuses control characters in every
 // field (ingest/textcheck.go), so the separator cannot occur inside one.
-const queryLines = `SELECT line, charge_start, charge_end, gpu_count, concat_ws(char(31),
+const queryLines = `SELECT line, charge_start, charge_end, gpu_count, ` + lineText + `
+		FROM billing_lines WHERE ` + overlapWhere + `
+		ORDER BY charge_start, id`
+
+// lineText is the joined text fields of queryLines.
+const lineText = `concat_ws(char(31),
 		coalesce(provider,''), coalesce(billing_account,''), coalesce(sub_account,''), charge_category,
 		coalesce(charge_class,''), coalesce(charge_frequency,''), coalesce(pricing_category,''),
 		coalesce(pricing_mode,''), coalesce(commitment_status,''), coalesce(commitment_id,''),
@@ -211,6 +221,4 @@ const queryLines = `SELECT line, charge_start, charge_end, gpu_count, concat_ws(
 		coalesce(sku,''), coalesce(instance_type,''), coalesce(region,''), coalesce(gpu_model,''),
 		coalesce(currency,''), coalesce(usage_unit,''),
 		coalesce(billed_cost, char(30)), coalesce(effective_cost, char(30)), coalesce(list_cost, char(30)),
-		coalesce(usage_quantity, char(30)), coalesce(tags, char(30)))
-		FROM billing_lines WHERE ` + overlapWhere + `
-		ORDER BY charge_start, id`
+		coalesce(usage_quantity, char(30)), coalesce(tags, char(30)))`

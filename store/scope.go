@@ -1,0 +1,561 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/ingest"
+	"github.com/shopspring/decimal"
+)
+
+// A bill is counted once. The same charges reach finops more than once: a
+// month-to-date export downloaded on the 10th and again on the 20th, one
+// export as CSV and as Parquet, or gzipped, or piped in. Their bytes differ,
+// so the sha256 that catches a file imported twice does not catch these.
+//
+// Every billing file's lines are summarised per scope — provider, billing
+// account and UTC month of the charge start, the unit a cloud restates —
+// with the range they cover and an order-free hash of their content
+// (migration 11). When a new file's scope meets another file's scope over
+// an overlapping range, the two are compared (resolveOverlaps):
+//
+//   - the same content: the new file's lines of the scope are dropped;
+//   - no charge in common (the same resource, period, SKU and kind of
+//     charge): two halves of a bill, such as two sub-accounts' exports or
+//     two accounts of a rental platform whose files name none; both kept;
+//   - cloud exports (FOCUS, CUR, Azure, GCP) are snapshots of their
+//     period: the one that reaches further (from the same or an earlier
+//     start to a later charge) replaces the other's lines of the scope;
+//   - otherwise, when one file's lines all appear in the other, the larger
+//     one is kept;
+//   - otherwise finops cannot tell which is right and refuses the new file,
+//     naming both and the overlap; ingest --replace makes the new file win.
+//
+// A file that another delivery of its billing period replaced is not
+// compared (replacePeriod already removed it), nor are two files of one
+// delivery (the parts of one CUR).
+
+// scopeKey is one scope of billing lines.
+type scopeKey struct {
+	provider, account string
+	month             int32 // year*12 + month-1 of the charge start, UTC
+}
+
+func monthOf(unix int64) int32 {
+	y, m, _ := time.Unix(unix, 0).UTC().Date()
+	return int32(y*12 + int(m) - 1)
+}
+
+// String is the scope as source_scopes stores it.
+func (k scopeKey) String() string {
+	return fmt.Sprintf("%s\x1f%s\x1f%04d-%02d", k.provider, k.account, k.month/12, k.month%12+1)
+}
+
+// scopeText words a stored scope for messages: "AWS account 1234, 2026-11".
+func scopeText(scope string) string {
+	p := strings.SplitN(scope, "\x1f", 3)
+	if len(p) != 3 {
+		return scope
+	}
+	provider, account := p[0], p[1]
+	if provider == "" {
+		provider = "provider not named"
+	}
+	if account == "" {
+		return fmt.Sprintf("%s (no billing account), %s", provider, p[2])
+	}
+	return fmt.Sprintf("%s account %s, %s", provider, account, p[2])
+}
+
+// scopeStat is what one file's lines of one scope cover.
+type scopeStat struct {
+	first, lastStart, lastEnd int64
+	lines                     int64
+	content                   uint64 // the sum of the lines' contentHash
+}
+
+func (s *scopeStat) add(start, end int64, h uint64) {
+	if s.lines == 0 {
+		s.first, s.lastStart, s.lastEnd = start, start, end
+	}
+	s.first, s.lastStart, s.lastEnd = min(s.first, start), max(s.lastStart, start), max(s.lastEnd, end)
+	s.lines++
+	s.content += h
+}
+
+// scopeStats collects a file's scopes while it is imported: a map lookup
+// only when a line's scope differs from the one before (exports list their
+// lines by account and day).
+type scopeStats struct {
+	m      map[scopeKey]*scopeStat
+	cur    *scopeStat
+	curKey scopeKey
+}
+
+func (s *scopeStats) add(provider, account string, start, end int64, h uint64) {
+	month := monthOf(start)
+	if s.cur == nil || s.curKey.month != month || s.curKey.provider != provider || s.curKey.account != account {
+		k := scopeKey{provider, account, month}
+		if s.m == nil {
+			s.m = map[scopeKey]*scopeStat{}
+		}
+		st := s.m[k]
+		if st == nil {
+			k.provider, k.account = strings.Clone(provider), strings.Clone(account)
+			st = &scopeStat{}
+			s.m[k] = st
+		}
+		s.cur, s.curKey = st, k
+	}
+	s.cur.add(start, end, h)
+}
+
+// The billingColumns that make a line's content and its identity. The
+// content leaves out what finops derives (GPU model and count from its
+// catalog, the pricing mode) and the tags (a Parquet map and a CSV's JSON
+// need not list the same keys), so one export in two containers hashes
+// alike. The identity is what makes two lines the same charge: the same
+// account, resource, period, SKU and kind of charge, whatever it cost.
+var (
+	contentColumns  = []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25, 26, 27, 28}
+	identityColumns = []int{2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 17, 18, 20, 26, 28}
+)
+
+func contentHash(args []any) uint64  { return hashColumns(args, contentColumns) }
+func identityHash(args []any) uint64 { return hashColumns(args, identityColumns) }
+
+// hashColumns is FNV-1a over the chosen columns, each closed by a byte no
+// text holds (ingest refuses control characters), then mixed so that sums
+// of hashes (scopeStat.content) do not cancel out.
+func hashColumns(args []any, cols []int) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for _, c := range cols {
+		switch v := args[c].(type) {
+		case string:
+			for i := 0; i < len(v); i++ {
+				h = (h ^ uint64(v[i])) * prime
+			}
+			h = (h ^ 0x1f) * prime
+		case int64:
+			for i := range 8 {
+				h = (h ^ uint64(byte(v>>(8*i)))) * prime
+			}
+			h = (h ^ 0x1d) * prime
+		default: // nil: a NULL field
+			h = (h ^ 0x1e) * prime
+		}
+	}
+	// splitmix64's finaliser.
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// snapshotFormat reports whether a format's files are snapshots of their
+// billing period, delivered again and again until the period is final.
+func snapshotFormat(f string) bool {
+	switch f {
+	case ingest.FormatFOCUS, ingest.FormatCUR, ingest.FormatCUR2, ingest.FormatAzure, ingest.FormatGCP:
+		return true
+	}
+	return false
+}
+
+// saveScopes records a source's scopes and marks it scoped.
+func saveScopes(ctx context.Context, tx *sql.Tx, id int64, stats map[scopeKey]*scopeStat) error {
+	for k, st := range stats {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO source_scopes (source_id, scope, first_start, last_start, last_end, lines, content)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, id, k.String(), st.first, st.lastStart, st.lastEnd, st.lines, int64(st.content)); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE source_files SET scoped = 1 WHERE id = ?`, id)
+	return err
+}
+
+// storedLine is a billing line read back within an import, with its row id.
+type storedLine struct {
+	id         int64
+	start, end int64
+	scope      scopeKey
+	content    uint64
+	identity   uint64
+	cost       decimal.Decimal
+	currency   string
+}
+
+// sourceLines reads the billing lines of a source, those of one scope when
+// only is not nil.
+func sourceLines(ctx context.Context, tx *sql.Tx, source int64, only *scopeKey) ([]storedLine, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, line, charge_start, charge_end, gpu_count, `+lineText+`
+		FROM billing_lines WHERE source_id = ?`, source)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	c := newLineCache()
+	var out []storedLine
+	args := make([]any, 0, billingArity)
+	for rows.Next() {
+		var l finops.BillingLine
+		var id, start, end int64
+		var text string
+		if err := rows.Scan(&id, &l.Line, &start, &end, &l.GPUCount, &text); err != nil {
+			return nil, err
+		}
+		if err := c.decode(&l, start, end, text); err != nil {
+			return nil, err
+		}
+		k := scopeKey{l.Provider, l.BillingAccount, monthOf(start)}
+		if only != nil && k != *only {
+			continue
+		}
+		args = appendLineArgs(args[:0], nil, &l, nil)
+		cost, _ := l.Cost()
+		out = append(out, storedLine{id: id, start: start, end: end, scope: k, content: contentHash(args), identity: identityHash(args),
+			cost: cost, currency: l.Currency})
+	}
+	return out, rows.Err()
+}
+
+// scopeSource summarises a source imported before migration 11.
+func scopeSource(ctx context.Context, tx *sql.Tx, id int64) error {
+	lines, err := sourceLines(ctx, tx, id, nil)
+	if err != nil {
+		return err
+	}
+	stats := map[scopeKey]*scopeStat{}
+	for _, l := range lines {
+		st := stats[l.scope]
+		if st == nil {
+			st = &scopeStat{}
+			stats[l.scope] = st
+		}
+		st.add(l.start, l.end, l.content)
+	}
+	return saveScopes(ctx, tx, id, stats)
+}
+
+// OverlapNote is what resolving one overlap did.
+type OverlapNote struct {
+	Scope  string // "AWS account 1234, 2026-11"
+	Other  string // the other file's URI
+	Action string // OverlapReplaced, OverlapKept or OverlapSame
+	Lines  int    // lines removed: the other file's (replaced), or this file's (kept, same)
+}
+
+// Overlap actions.
+const (
+	OverlapReplaced = "replaced" // this file's lines replace the other's in the scope
+	OverlapKept     = "kept"     // the other file's lines are newer or a superset: this file's are left out
+	OverlapSame     = "same"     // the other file holds the same charges: this file's are left out
+)
+
+// OverlapError is an overlap finops cannot resolve: the new file is refused.
+type OverlapError struct {
+	URI, Other           string
+	Scope                string
+	From, To             time.Time // the overlap
+	Lines, OtherLines    int
+	Cost, OtherCost      string
+	Shared               int // charges in both files
+	NewRange, OtherRange [2]time.Time
+}
+
+func (e *OverlapError) Error() string {
+	day := func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }
+	return fmt.Sprintf("%s: its charges of %s (%s .. %s, %d lines, %s) overlap those of %s, imported before (%s .. %s, %d lines, %s), "+
+		"from %s to %s with %d charges in both, and neither file holds all of the other's: finops will not add them up "+
+		"or guess which is right. If %s restates the other, import it with `finops ingest --replace %s` (its lines win where "+
+		"the two overlap); if the other is right, leave this file out",
+		e.URI, e.Scope, day(e.NewRange[0]), day(e.NewRange[1]), e.Lines, e.Cost, e.Other, day(e.OtherRange[0]), day(e.OtherRange[1]),
+		e.OtherLines, e.OtherCost, day(e.From), day(e.To), e.Shared, e.URI, e.URI)
+}
+
+// overlapInput is the new file of resolveOverlaps.
+type overlapInput struct {
+	id               int64
+	uri              string
+	format           string
+	period, delivery string
+	replace          bool
+	stats            map[scopeKey]*scopeStat
+	now              int64
+}
+
+type candidate struct {
+	id                        int64
+	first, lastStart, lastEnd int64
+	lines                     int64
+	content                   uint64
+	uri, sha, format          string
+	period, delivery          string
+}
+
+// resolveOverlaps compares a new billing file with the files that cover
+// its scopes, as the comment at the top of this file says, within its
+// transaction. It returns what it did, and how many of the new file's lines
+// are left.
+func resolveOverlaps(ctx context.Context, tx *sql.Tx, in overlapInput) ([]OverlapNote, error) {
+	if err := saveScopes(ctx, tx, in.id, in.stats); err != nil {
+		return nil, err
+	}
+	if len(in.stats) == 0 {
+		return nil, nil
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	keys := make([]scopeKey, 0, len(in.stats))
+	for k, st := range in.stats {
+		lo, hi = min(lo, st.first), max(hi, st.lastEnd, st.first+1)
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b scopeKey) int { return strings.Compare(a.String(), b.String()) })
+	if err := scopeOlderSources(ctx, tx, in.id, lo, hi); err != nil {
+		return nil, err
+	}
+	var notes []OverlapNote
+	for _, k := range keys {
+		ns := in.stats[k]
+		cands, err := scopeCandidates(ctx, tx, in.id, k.String(), ns)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cands {
+			if in.period != "" && c.period == in.period && c.delivery == in.delivery {
+				continue // two parts of one delivery
+			}
+			note, dropped, err := resolveOne(ctx, tx, in, k, ns, c)
+			if err != nil {
+				return nil, err
+			}
+			if note != nil {
+				notes = append(notes, *note)
+			}
+			if dropped {
+				break // this file has no lines of the scope left
+			}
+		}
+	}
+	return notes, nil
+}
+
+// scopeOlderSources summarises the billing sources imported before
+// migration 11 whose period meets [lo, hi).
+func scopeOlderSources(ctx context.Context, tx *sql.Tx, id, lo, hi int64) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM source_files WHERE kind = ? AND scoped = 0 AND id <> ?
+		AND (period_start IS NULL OR period_start < ? AND period_end >= ?)`, ingest.KindBilling, id, hi, lo)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	for rows.Next() {
+		var i int64
+		if err := rows.Scan(&i); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, i)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, i := range ids {
+		if err := scopeSource(ctx, tx, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scopeCandidates lists the other sources of a scope whose range meets ns's.
+// A range is [first, max(last end, first+1)): one-time charges last no time.
+func scopeCandidates(ctx context.Context, tx *sql.Tx, id int64, scope string, ns *scopeStat) ([]candidate, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT s.source_id, s.first_start, s.last_start, s.last_end, s.lines, s.content,
+		f.uri, f.sha256, f.format, coalesce(f.period_key, ''), coalesce(f.delivery, '')
+		FROM source_scopes s JOIN source_files f ON f.id = s.source_id
+		WHERE s.scope = ? AND s.source_id <> ? AND s.first_start < ? AND max(s.last_end, s.first_start + 1) > ?
+		ORDER BY s.source_id`, scope, id, max(ns.lastEnd, ns.first+1), ns.first)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		var c candidate
+		var content int64
+		if err := rows.Scan(&c.id, &c.first, &c.lastStart, &c.lastEnd, &c.lines, &content, &c.uri, &c.sha, &c.format,
+			&c.period, &c.delivery); err != nil {
+			return nil, err
+		}
+		c.content = uint64(content)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// resolveOne settles one overlap of the new file's scope k with candidate
+// c. dropped says the new file's lines of the scope are gone.
+func resolveOne(ctx context.Context, tx *sql.Tx, in overlapInput, k scopeKey, ns *scopeStat, c candidate) (*OverlapNote, bool, error) {
+	scope := scopeText(k.String())
+	newLines, err := sourceLines(ctx, tx, in.id, &k)
+	if err != nil {
+		return nil, false, err
+	}
+	if c.lines == ns.lines && c.content == ns.content && !in.replace {
+		if err := dropLines(ctx, tx, in.id, k, newLines, nil, "", in.now); err != nil {
+			return nil, false, err
+		}
+		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapSame, Lines: len(newLines)}, true, nil
+	}
+	oldLines, err := sourceLines(ctx, tx, c.id, &k)
+	if err != nil {
+		return nil, false, err
+	}
+	oldIDs := map[uint64]int{}
+	oldContent := map[uint64]int{}
+	for _, l := range oldLines {
+		oldIDs[l.identity]++
+		oldContent[l.content]++
+	}
+	shared := 0
+	newContent := map[uint64]int{}
+	for _, l := range newLines {
+		if oldIDs[l.identity] > 0 {
+			shared++
+		}
+		newContent[l.content]++
+	}
+	if shared == 0 {
+		return nil, false, nil // two parts of a bill: nothing in common
+	}
+	replaceOld := func() (*OverlapNote, bool, error) {
+		drop := oldLines
+		if in.replace {
+			// The new file wins where it reaches, not beyond.
+			drop = slices.DeleteFunc(slices.Clone(oldLines), func(l storedLine) bool {
+				return l.start < ns.first || l.start > ns.lastStart
+			})
+		}
+		if err := dropLines(ctx, tx, c.id, k, drop, oldLines, in.uri, in.now); err != nil {
+			return nil, false, err
+		}
+		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapReplaced, Lines: len(drop)}, false, nil
+	}
+	keepOld := func() (*OverlapNote, bool, error) {
+		if err := dropLines(ctx, tx, in.id, k, newLines, nil, "", in.now); err != nil {
+			return nil, false, err
+		}
+		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapKept, Lines: len(newLines)}, true, nil
+	}
+	reaches := func(aFirst, aLast, bFirst, bLast int64) bool {
+		return aFirst <= bFirst && aLast >= bLast && (aFirst < bFirst || aLast > bLast)
+	}
+	snapshots := snapshotFormat(in.format) && snapshotFormat(c.format)
+	switch {
+	case in.replace:
+		return replaceOld()
+	case snapshots && reaches(ns.first, ns.lastStart, c.first, c.lastStart):
+		return replaceOld()
+	case snapshots && reaches(c.first, c.lastStart, ns.first, ns.lastStart):
+		return keepOld()
+	case contains(newContent, oldContent):
+		return replaceOld()
+	case contains(oldContent, newContent):
+		return keepOld()
+	}
+	sum := func(ls []storedLine) string {
+		total := decimal.Zero
+		var cur []string
+		for _, l := range ls {
+			total = total.Add(l.cost)
+			if l.currency != "" && !slices.Contains(cur, l.currency) {
+				cur = append(cur, l.currency)
+			}
+		}
+		return strings.TrimSpace(total.StringFixed(2) + " " + strings.Join(cur, "+"))
+	}
+	at := func(u int64) time.Time { return time.Unix(u, 0).UTC() }
+	return nil, false, &OverlapError{URI: in.uri, Other: c.uri, Scope: scope,
+		From: at(max(ns.first, c.first)), To: at(min(ns.lastEnd, c.lastEnd)),
+		Lines: len(newLines), OtherLines: len(oldLines), Cost: sum(newLines), OtherCost: sum(oldLines), Shared: shared,
+		NewRange: [2]time.Time{at(ns.first), at(ns.lastEnd)}, OtherRange: [2]time.Time{at(c.first), at(c.lastEnd)}}
+}
+
+// contains reports whether the multiset big holds every element of small.
+func contains(big, small map[uint64]int) bool {
+	for h, n := range small {
+		if big[h] < n {
+			return false
+		}
+	}
+	return true
+}
+
+// dropLines deletes drop, lines of source's scope k (all of them, scope),
+// and brings the source's scope row and row count up to date. A source left
+// without lines goes, remembered in replaced_files as replaced by
+// replacedBy, so that importing it again changes nothing unless --replace.
+func dropLines(ctx context.Context, tx *sql.Tx, source int64, k scopeKey, drop, scope []storedLine, replacedBy string, now int64) error {
+	if scope == nil {
+		scope = drop
+	}
+	gone := make(map[int64]bool, len(drop))
+	for i := 0; i < len(drop); i += 500 {
+		part := drop[i:min(i+500, len(drop))]
+		args := make([]any, len(part))
+		for j, l := range part {
+			args[j] = l.id
+			gone[l.id] = true
+		}
+		q := `DELETE FROM billing_lines WHERE id IN (?` + strings.Repeat(",?", len(part)-1) + `)`
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	// What is left of the scope, summarised again.
+	left := &scopeStat{}
+	for _, l := range scope {
+		if gone[l.id] {
+			continue
+		}
+		left.add(l.start, l.end, l.content)
+	}
+	if left.lines == 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM source_scopes WHERE source_id = ? AND scope = ?`, source, k.String()); err != nil {
+			return err
+		}
+	} else if err := saveScopes(ctx, tx, source, map[scopeKey]*scopeStat{k: left}); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE source_files SET rows = max(rows - ?, 0) WHERE id = ?`, len(drop), source); err != nil {
+		return err
+	}
+	if replacedBy == "" {
+		return nil
+	}
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM billing_lines WHERE source_id = ? LIMIT 1)`, source).Scan(&n)
+	if err != nil || n > 0 {
+		return err
+	}
+	var uri, sha string
+	if err := tx.QueryRowContext(ctx, `SELECT uri, sha256 FROM source_files WHERE id = ?`, source).Scan(&uri, &sha); err != nil {
+		return err
+	}
+	if err := deleteSource(ctx, tx, source); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO replaced_files (sha256, uri, period_key, delivery, replaced_by, replaced_at)
+		VALUES (?, ?, ?, '', ?, ?)`, sha, uri, k.String(), replacedBy, now)
+	return err
+}
