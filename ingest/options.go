@@ -44,7 +44,9 @@ type ColumnMapping struct {
 	// Columns maps a field to the header name in the file. Fields:
 	//   resource_id (required), resource_name, start (required), end (required),
 	//   cost (required; the amount actually paid), list_cost, currency,
-	//   gpu (model and count in one cell: "RTX 4090 * 2"), gpu_model, gpu_count,
+	//   gpu (model and count in one cell: "RTX 4090 * 2"), gpu_model, gpu_count
+	//   (when unmapped, a column named like a GPU count, GPU数量 or num_gpus, is
+	//   read as it),
 	//   pricing_mode (raw billing mode: 按量/包日/包周/包月/竞价, hourly, monthly, ...),
 	//   region, sku, team, task, usage_quantity, usage_unit,
 	//   account (billing account), service (product name),
@@ -63,4 +65,9 @@ type ColumnMapping struct {
 	// evidently UTF-8 (BOM, or valid UTF-8 Chinese text) is read as UTF-8 even
 	// under a GBK mapping.
 	Encoding string
+
+	// documented is the header a built-in mapping was written for (nil for a
+	// configured mapping): a matching file's other columns that change what
+	// a row means are warned about (rentalParser.headerWarning).
+	documented []string
 }

@@ -141,6 +141,9 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 	sum := newSummarizer(setup.format, setup.kind)
 	if rp, ok := setup.p.(*rentalParser); ok {
 		sum.sum.Mapping = rp.mapping
+		if w := rp.headerWarning(line); w != nil {
+			sum.sum.Warn(w)
+		}
 	}
 	if encoding != EncodingUTF8 {
 		sum.sum.Encoding = encoding

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -41,8 +42,9 @@ func BuiltinMappings() []ColumnMapping {
 			"cost":          "应付金额",
 			"list_cost":     "原价",
 		},
-		Location: chinaTime(),
-		Encoding: EncodingGB18030,
+		Location:   chinaTime(),
+		Encoding:   EncodingGB18030,
+		documented: strings.Split(autodlHeader, ","),
 	}, {
 		// Alibaba Cloud's 计费项账单明细 (BillingItemDetail) CSV, China site:
 		// amounts in CNY, times in China time. The GPU comes from 实例规格
@@ -68,8 +70,9 @@ func BuiltinMappings() []ColumnMapping {
 			"usage_quantity":  "用量",
 			"usage_unit":      "用量单位",
 		},
-		Location: chinaTime(),
-		Encoding: EncodingGB18030,
+		Location:   chinaTime(),
+		Encoding:   EncodingGB18030,
+		documented: strings.Split(alibabaHeader, ","),
 	}, {
 		// Tencent Cloud International's bill CSV with English headers, as
 		// delivered to COS and exported for partner customers: the field names
@@ -96,8 +99,18 @@ func BuiltinMappings() []ColumnMapping {
 			"usage_quantity": "Component Usage",
 			"usage_unit":     "Component Usage Unit",
 		},
+		documented: strings.Split(tencentHeader, ","),
 	}}
 }
+
+// The headers the built-in mappings were written for (docs/INGEST.md says
+// where each comes from). A matching file's other columns that change what a
+// row means are warned about.
+const (
+	autodlHeader  = "实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价"
+	alibabaHeader = "账期,财务单元,账号ID,账号,Owner账号,产品Code,产品,产品明细Code,产品明细,消费类型,消费时间,账单开始时间,账单结束时间,服务时长,订单号/账单号,账单类型,计费方式,实例ID,实例昵称,资源组,实例标签,实例配置,实例规格,公网IP,私网IP,地域,可用区,计费项,单价,单价单位,用量,用量单位,资源包抵扣,原价,优惠金额,优惠券抵扣,应付金额,现金支付,代金券抵扣,储值卡支付金额,欠费金额"
+	tencentHeader = "Payer Account ID,Owner Account ID,Operator Account ID,ProductName,BillingMode,ProjectName,Region,Availability Zone,InstanceID,InstanceName,SubproductName,TransactionType,TransactionID,TransactionTime,Usage Start Time,Usage End Time,ComponentType,ComponentName,Component List Price,Component Contracted Price,Component Price Measurement Unit,Component Usage,Component Usage Unit,Usage Duration,Duration Unit,Reserved Instances,OriginalCost,DiscountRate,Currency,Total Amount After Discount (Excluding Tax),Voucher Deduction,Amount Before Tax,TaxRate,TaxAmount,Total Cost (Including Tax)"
+)
 
 // chinaTime is Asia/Shanghai; without tzdata it is the same fixed UTC+8 (China
 // has had no daylight saving time since 1991).
@@ -143,6 +156,12 @@ type rentalParser struct {
 	modes    map[string]string
 
 	cols map[string]int // mapping field → column, only fields present in the header
+	// autoCount is the column read as gpu_count by its name (GPU数量,
+	// num_gpus …) when the mapping maps none; -1 when none is.
+	autoCount int
+	// builtin is the built-in mapping the file is read through, nil for a
+	// configured one (headerWarning).
+	builtin *ColumnMapping
 
 	ambiguous int // lines read with a first-pass guess at a DST fall-back (resolveSpan)
 }
@@ -156,10 +175,13 @@ func newRentalParser(idx *columns, m ColumnMapping, opt Options) *rentalParser {
 	p := &rentalParser{
 		file: opt.Name, mapping: m.Name, hdr: hdr, cat: opt.Catalog, loc: m.Location, in: newInterner(),
 		provider: m.Provider, currency: strings.ToUpper(strings.TrimSpace(m.Currency)),
-		modes: builtinModes(), cols: map[string]int{},
+		modes: builtinModes(), cols: map[string]int{}, autoCount: -1,
 	}
 	if p.loc == nil {
 		p.loc = opt.Location
+	}
+	if len(m.documented) > 0 {
+		p.builtin = &m
 	}
 	if p.provider == "" {
 		p.provider = m.Name
@@ -170,6 +192,15 @@ func newRentalParser(idx *columns, m ColumnMapping, opt Options) *rentalParser {
 	for field, name := range m.Columns {
 		if i := idx.col(strings.TrimSpace(name)); i >= 0 && strings.TrimSpace(name) != "" {
 			p.cols[field] = i
+		}
+	}
+	if strings.TrimSpace(m.Columns["gpu_count"]) == "" {
+		used := map[int]bool{}
+		for _, i := range p.cols {
+			used[i] = true
+		}
+		if i := findGPUCountColumn(hdr, used); i >= 0 {
+			p.cols["gpu_count"], p.autoCount = i, i
 		}
 	}
 	return p
@@ -385,22 +416,15 @@ func (p *rentalParser) tags(v string) (map[string]string, bool) {
 // (ecs.gn9x-…) is reported the same way but makes no GPU line, as its count
 // is unknown.
 func (p *rentalParser) gpu(rec []string, line int, l *finops.BillingLine) *ParseError {
-	if v, _ := p.get(rec, "gpu"); v != "" {
+	if v, gi := p.get(rec, "gpu"); v != "" {
 		p.gpuText(l, v)
-		return nil
+		return p.gpuCount(rec, line, l, v, gi)
 	}
 	if v, _ := p.get(rec, "gpu_model"); v != "" {
 		p.gpuText(l, v)
 	}
-	if v, i := p.get(rec, "gpu_count"); v != "" {
-		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimRight(v, "卡张")))
-		if err != nil || n < 0 || n > gpu.MaxPerMachine {
-			return p.err(line, i, "a GPU count like 2", v)
-		}
-		l.GPUCount = n
-		if n == 0 {
-			l.GPUModel = ""
-		}
+	if perr := p.gpuCount(rec, line, l, "", -1); perr != nil {
+		return perr
 	}
 	if l.GPUModel == "" && l.SKU != "" {
 		if m, n, ok := p.cat.Instance(l.SKU); ok {
@@ -416,6 +440,36 @@ func (p *rentalParser) gpu(rec []string, line int, l *finops.BillingLine) *Parse
 	}
 	if l.GPUModel == "" {
 		l.GPUCount = 0
+	}
+	return nil
+}
+
+// gpuCount reads the gpu_count cell, when there is one, as the line's GPU
+// count. GPU text of column textCol that gave a count of its own ("RTX 4090
+// * 2") must agree with it: finops cannot tell which of two counts is right.
+// A count of 0 makes the line no GPU line.
+func (p *rentalParser) gpuCount(rec []string, line int, l *finops.BillingLine, text string, textCol int) *ParseError {
+	v, i := p.get(rec, "gpu_count")
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimRight(v, "卡张个")))
+	if err != nil || n < 0 || n > gpu.MaxPerMachine {
+		expected := "a GPU count like 2"
+		if i == p.autoCount {
+			expected += " (the column is read as the GPU count by its name; if it holds something else, " +
+				"map gpu_count to the right column in a mapping of the config)"
+		}
+		return p.err(line, i, expected, v)
+	}
+	if text != "" && l.GPUModel != "" && l.GPUCount > 1 && l.GPUCount != n {
+		return &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, i), Msg: fmt.Sprintf(
+			"expected the GPU count of column %q (%q: %d GPUs), found %q: finops cannot tell which of the two is right; "+
+				"correct the export, or read it through a mapping in the config that maps only one of the columns", columnName(p.hdr, textCol), text, l.GPUCount, v)}
+	}
+	l.GPUCount = n
+	if n == 0 {
+		l.GPUModel = ""
 	}
 	return nil
 }
