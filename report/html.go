@@ -387,7 +387,7 @@ func statusTone(s string) string {
 		return "ok"
 	case "stale", "partial":
 		return "warn"
-	case "missing":
+	case "missing", "failed":
 		return "bad"
 	}
 	return "unknown"

@@ -183,11 +183,19 @@ func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta
 			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: meta.Period, Delivery: by}, false, nil
 		}
 	default:
-		// Nor do the bytes of a file whose charges another replaced.
-		if uri, by, err := superseded(ctx, tx, `sha256 = ?`, meta.SHA256); err != nil {
-			return fail(err)
-		} else if uri != "" {
+		// Nor do the bytes of a file that a later delivery, or a file that
+		// holds its charges, replaced.
+		var uri, period, delivery, by string
+		err := tx.QueryRowContext(ctx, `SELECT uri, period_key, delivery, replaced_by FROM replaced_files WHERE sha256 = ?`,
+			meta.SHA256).Scan(&uri, &period, &delivery, &by)
+		switch {
+		case err == nil && delivery != "":
+			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: period, Delivery: by}, false, nil
+		case err == nil:
+			// period is a scope (scope.go) and by the file that replaced it.
 			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Delivery: by}, false, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return fail(err)
 		}
 	}
 	var prevID int64

@@ -139,6 +139,9 @@ func hashColumns(args []any, cols []int) uint64 {
 	for _, c := range cols {
 		switch v := args[c].(type) {
 		case string:
+			if decimalColumn(c) {
+				v = hashDecimal(v)
+			}
 			for i := 0; i < len(v); i++ {
 				h = (h ^ uint64(v[i])) * prime
 			}
@@ -158,6 +161,33 @@ func hashColumns(args []any, cols []int) uint64 {
 	h ^= h >> 27
 	h *= 0x94d049bb133111eb
 	return h ^ h>>31
+}
+
+// decimalColumn reports whether billingColumns[c] is a decimal: costs and
+// the usage quantity.
+func decimalColumn(c int) bool { return c >= 23 && c <= 25 || c == 27 }
+
+// hashDecimalPlaces is how many decimal places of a cost or quantity make
+// its content: a Parquet export's DECIMAL(38,10) costs and DECIMAL(18,14)
+// quantities hold fewer digits than the CSV they were written from, and the
+// two are still the same charges. Below a millionth is no money.
+const hashDecimalPlaces = 6
+
+// hashDecimal truncates a decimal's text (decimal.String: no exponent, no
+// trailing zeros) to hashDecimalPlaces, without trailing zeros, "-0" as "0".
+func hashDecimal(v string) string {
+	dot := strings.IndexByte(v, '.')
+	if dot < 0 {
+		return v
+	}
+	if len(v) > dot+1+hashDecimalPlaces {
+		v = v[:dot+1+hashDecimalPlaces]
+	}
+	v = strings.TrimRight(strings.TrimRight(v, "0"), ".")
+	if v == "-0" || v == "" || v == "-" {
+		return "0"
+	}
+	return v
 }
 
 // snapshotFormat reports whether a format's files are snapshots of their

@@ -384,3 +384,15 @@ func TestImportGroupAllOrNothing(t *testing.T) {
 		t.Errorf("total = %s, want 120.00", got)
 	}
 }
+
+// TestHashDecimal: the decimal text a content hash reads, by hand.
+func TestHashDecimal(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.000004255212843": "0.000004", "0.00000425521284": "0.000004", "12": "12", "12.5": "12.5",
+		"0.0000003702": "0", "-0.0000001": "0", "-1.2345678": "-1.234567", "100.000001": "100.000001", "3.10": "3.1",
+	} {
+		if got := hashDecimal(in); got != want {
+			t.Errorf("hashDecimal(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

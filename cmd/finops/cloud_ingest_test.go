@@ -183,7 +183,7 @@ func TestIngestCloudSampleFolders(t *testing.T) {
 	if code != ExitFailed || strings.Count(out, "FAILED") != 1 || !strings.Contains(out, "koku/manifest.json") {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
 	}
-	for _, w := range []string{"test_cur.csv: aws-cur, 19 rows", "test_cur.csv.gz: aws-cur, 19 rows", "2022-07-01-alt-columns.csv: aws-cur, 2 rows",
+	for _, w := range []string{"test_cur.csv: aws-cur, 19 rows", "test_cur.csv.gz: already imported (the same charges as", "2022-07-01-alt-columns.csv: aws-cur, 2 rows",
 		"gpu-export-00001.csv.gz: aws-cur2, 5 rows", "German.csv: azure, 1 rows", "EA_AmortizedCost_Small.csv: azure, 28 rows",
 		"gpu_billing.json: gcp, 9 rows", "2022-08-01_5.csv: gcp, 9 rows", "GPU lines"} {
 		if !strings.Contains(out, w) {

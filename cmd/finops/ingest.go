@@ -20,8 +20,8 @@ import (
 )
 
 func (m *Main) ingestCommand() *cobra.Command {
-	var format, host, tz, currency, fieldList string
-	var check bool
+	var format, host, tz, currency, fieldList, at string
+	var check, replace bool
 	var maxBad int
 	cmd := &cobra.Command{
 		Use:   "ingest [flags] PATH...",
@@ -80,8 +80,31 @@ func (m *Main) ingestCommand() *cobra.Command {
 						return usagef("standard input (- or /dev/stdin) is named twice; it can be read once")
 					}
 				}
-				specs = append(specs, sourceSpec{name: a, format: format, host: host, location: loc, mappings: mappings,
-					currency: strings.ToUpper(strings.TrimSpace(currency)), smiFields: fields})
+				spec := sourceSpec{name: a, format: format, host: host, location: loc, mappings: mappings,
+					currency: strings.ToUpper(strings.TrimSpace(currency)), smiFields: fields, replace: replace}
+				if replace {
+					// A file of a configured source is read again as the
+					// source reads it: its mapping, format and currency.
+					if cs, ok, err := configuredSourceOf(c, a); err != nil {
+						return err
+					} else if ok {
+						cs.replace = true
+						if format != "" {
+							cs.format = format
+						}
+						if currency != "" {
+							cs.currency = spec.currency
+						}
+						cs.name, spec = a, cs
+					}
+				}
+				specs = append(specs, spec)
+			}
+			if replace && check {
+				return usagef("--replace imports; --check writes nothing: use one of them")
+			}
+			if err := setScrapeTime(specs, at, m.Stderr); err != nil {
+				return err
 			}
 			if check {
 				return m.checkFiles(cmd.Context(), c, specs)
@@ -103,9 +126,12 @@ func (m *Main) ingestCommand() *cobra.Command {
 		"or json: one JSON object per file on stdout, as --log-format json")
 	f.StringVar(&fieldList, "fields", "", "the --query-gpu list of nvidia-smi logs written with noheader, in nvidia-smi's spelling (timestamp,name,uuid,utilization.gpu,…); without it the fields are told from the values")
 	f.StringVar(&host, "host", "", "GPU host of telemetry files that do not name it (nvidia-smi logs)")
+	f.StringVar(&at, "at", "", "when scrapes without sample timestamps were taken (RFC 3339, 2026-11-02T08:00:00Z); default: a time in the file name, else its modification time")
 	f.StringVar(&tz, "tz", "", "time zone of local timestamps (default: the config's)")
 	f.StringVar(&currency, "currency", "", "currency (USD, CNY, …) of billing lines whose file leaves it blank; without it such a line is a bad row")
 	f.BoolVar(&check, "check", false, "parse and validate only; write nothing")
+	f.BoolVar(&replace, "replace", false, "import the files again on purpose (after a mapping change, or to bring back a delivery or snapshot that a later one replaced):\n"+
+		"each replaces its own earlier import, and its lines win where they overlap another file's; a path of a configured billing source is read with that source's mapping")
 	f.IntVar(&maxBad, "max-bad-rows", 0, "bad rows a file may have before it is refused (they are counted and reported)")
 	cmd.AddCommand(m.ingestPrometheusCommand())
 	return cmd
@@ -190,38 +216,104 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 		}
 	}
 	bars := m.bars()
-	for n, j := range jobs {
-		res, err := m.ingestFile(ctx, st, c, j.spec.spec, j.file, j.uri, bars, fmt.Sprintf("[%d/%d] %s", n+1, len(jobs), j.uri))
-		j.spec.files++
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return results, err
-			}
-			j.spec.failed++
-			if j.spec.err == nil {
-				j.spec.err = err
-			}
-			errs = append(errs, err)
-			printFailed(perFile, asJSON, j.uri+": ", j.uri, err)
-			continue
-		}
+	handle := func(j job, res *store.ImportResult) {
 		if asJSON {
 			emitJSON(perFile, importResult(j.uri, res))
-			continue
+			return
 		}
 		if res.Superseded {
-			fmt.Fprintf(done, "%s: an earlier delivery of %s, since replaced by %s: nothing changed\n", j.uri, res.Period, res.Delivery)
-		} else if res.Duplicate {
-			if len(res.Replaced) > 0 {
-				fmt.Fprintf(done, "%s: already imported (same bytes as %s), now part of delivery %s\n", j.uri, res.DuplicateOf, res.Delivery)
+			if res.Period != "" {
+				fmt.Fprintf(done, "%s: an earlier delivery of %s, since replaced by %s: nothing changed\n", j.uri, res.Period, res.Delivery)
 			} else {
+				fmt.Fprintf(done, "%s: an older copy of charges that %s holds: nothing changed (finops ingest --replace %s brings it back)\n",
+					j.uri, supersededBy(res), j.uri)
+			}
+		} else if res.Duplicate {
+			switch {
+			case len(res.Replaced) > 0:
+				fmt.Fprintf(done, "%s: already imported (same bytes as %s), now part of delivery %s\n", j.uri, res.DuplicateOf, res.Delivery)
+			case len(res.Overlaps) > 0:
+				fmt.Fprintf(done, "%s: already imported (the same charges as %s, in other bytes): nothing changed\n", j.uri, res.DuplicateOf)
+			default:
 				fmt.Fprintf(done, "%s: already imported (same bytes as %s): nothing changed\n", j.uri, res.DuplicateOf)
 			}
 		} else {
 			fmt.Fprintf(done, "%s: %s\n", j.uri, describe(res.Summary))
 			printWarnings(done, res.Summary)
+			printOverlaps(done, res)
 		}
 		printReplaced(done, j.uri, res)
+	}
+	fail := func(j job, name string, err error) {
+		j.spec.failed++
+		if j.spec.err == nil {
+			j.spec.err = err
+		}
+		errs = append(errs, err)
+		printFailed(perFile, asJSON, name+": ", name, err)
+		// A delivery that did not import, or a file refused for sharing
+		// charges with another, leaves a bill missing: later reports say so
+		// too, until the file (or another delivery of its period) imports.
+		// A malformed lone file is this command's failure only.
+		var overlap *store.OverlapError
+		if j.file.Delivery == "" && !errors.As(err, &overlap) {
+			return
+		}
+		if rerr := st.RecordFailedImport(ctx, store.FailedImport{URI: name, Period: j.file.Period, Delivery: j.file.Delivery,
+			Error: err.Error(), At: m.Now()}); rerr != nil {
+			errs = append(errs, rerr)
+		}
+	}
+	done0 := 0
+	for _, u := range deliveryUnits(jobs, func(j job) string { return j.file.Manifest + "\x00" + j.file.Delivery }) {
+		label := func(i int) string { return fmt.Sprintf("[%d/%d] %s", done0+i+1, len(jobs), u[i].uri) }
+		if len(u) == 1 && u[0].file.Delivery == "" {
+			j := u[0]
+			res, err := m.ingestFile(ctx, st, c, j.spec.spec, j.file, j.uri, bars, label(0))
+			done0++
+			j.spec.files++
+			if err != nil {
+				if errors.Is(err, context.Canceled) {
+					return results, err
+				}
+				fail(j, j.uri, err)
+				continue
+			}
+			handle(j, res)
+			continue
+		}
+		// A delivery's files import together or not at all: one bad file
+		// must not leave the period half restated.
+		files := make([]store.FileImport, 0, len(u))
+		var prepErr error
+		for i, j := range u {
+			fi, err := m.prepareFile(ctx, c, j.spec.spec, j.file, j.uri, bars, label(i))
+			if err != nil {
+				prepErr = err
+				break
+			}
+			files = append(files, fi)
+		}
+		var res []*store.ImportResult
+		err := prepErr
+		if err == nil {
+			res, err = st.ImportGroup(ctx, files)
+		}
+		done0 += len(u)
+		u[0].spec.files += len(u)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return results, err
+			}
+			j := u[0]
+			j.spec.failed += len(u) - 1
+			fail(j, j.file.Manifest, fmt.Errorf("delivery %s of %s (%d files) not imported, the period's earlier delivery stays: %w",
+				j.file.Delivery, j.file.Period, len(u), err))
+			continue
+		}
+		for i, j := range u {
+			handle(j, res[i])
+		}
 	}
 	if len(errs) > 0 {
 		for _, err := range errs {
@@ -246,6 +338,16 @@ func parseOptions(c *config.Config, s sourceSpec, path string) ingest.Options {
 // Its bar, labelled label, shows the file's bytes read and rows stored.
 func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config, s sourceSpec, file ingest.PlannedFile, uri string,
 	bars bars, label string) (*store.ImportResult, error) {
+	fi, err := m.prepareFile(ctx, c, s, file, uri, bars, label)
+	if err != nil {
+		return nil, err
+	}
+	return st.Import(ctx, fi.Meta, fi.Parse)
+}
+
+// prepareFile hashes one planned file and returns what imports it.
+func (m *Main) prepareFile(ctx context.Context, c *config.Config, s sourceSpec, file ingest.PlannedFile, uri string,
+	bars bars, label string) (store.FileImport, error) {
 	path := file.Path
 	var size int64 = -1 // no bar when it cannot be known
 	if fi, err := os.Stat(path); err == nil {
@@ -267,32 +369,31 @@ func (m *Main) ingestFile(ctx context.Context, st *store.Store, c *config.Config
 		if uri != path {
 			err = fmt.Errorf("%s: %w", uri, err)
 		}
-		return nil, err
+		return store.FileImport{}, err
 	}
 	meta := store.FileMeta{URI: uri, SHA256: sum, Host: s.host, Period: file.Period, Delivery: file.Delivery,
-		CompactBefore: m.compactBefore(c)}
-	return st.Import(ctx, meta,
-		func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
-			var progress *bar
-			if size >= 0 {
-				progress = bars.file(label, size)
-			}
-			defer progress.done()
-			var read func(int)
-			if progress != nil {
-				read, sink = progress.add, rowSink{sink, progress}
-			}
-			rc, err := ingest.OpenCounted(path, read)
-			if err != nil {
-				return nil, err
-			}
-			defer rc.Close()
-			sm, err := parseInput(ctx, rc, c, s, uri, sink)
-			if err == nil && s.kind != "" && sm.Kind != s.kind {
-				return nil, fmt.Errorf("%s: configured as %s but the file is %s (%s)", uri, s.kind, sm.Kind, sm.Format)
-			}
-			return sm, err
-		})
+		CompactBefore: m.compactBefore(c), Replace: s.replace}
+	return store.FileImport{Meta: meta, Parse: func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
+		var progress *bar
+		if size >= 0 {
+			progress = bars.file(label, size)
+		}
+		defer progress.done()
+		var read func(int)
+		if progress != nil {
+			read, sink = progress.add, rowSink{sink, progress}
+		}
+		rc, err := ingest.OpenCounted(path, read)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		sm, err := parseInput(ctx, rc, c, s, uri, sink)
+		if err == nil && s.kind != "" && sm.Kind != s.kind {
+			return nil, fmt.Errorf("%s: configured as %s but the file is %s (%s)", uri, s.kind, sm.Kind, sm.Format)
+		}
+		return sm, err
+	}}, nil
 }
 
 // checkFiles parses without writing and prints what a real import would
@@ -487,6 +588,48 @@ func printPlanNotes(w io.Writer, source string, plan *ingest.DeliveryPlan) {
 	if len(plan.Skipped) > 0 {
 		fmt.Fprintf(w, "%s: %d file(s) of older deliveries (or listed in no manifest) left out, e.g. %s\n",
 			source, len(plan.Skipped), plan.Skipped[0])
+	}
+}
+
+// deliveryUnits groups jobs into what imports in one transaction: a lone
+// file, or every file of one delivery (key names it; jobs of a delivery
+// are planned together, so a group is a run of neighbours).
+func deliveryUnits[J any](jobs []J, key func(J) string) [][]J {
+	var out [][]J
+	for i, j := range jobs {
+		k := key(j)
+		if i > 0 && k != "\x00" && len(out) > 0 && key(out[len(out)-1][0]) == k {
+			out[len(out)-1] = append(out[len(out)-1], j)
+			continue
+		}
+		out = append(out, []J{j})
+	}
+	return out
+}
+
+// supersededBy names the file whose charges made an import change nothing.
+func supersededBy(res *store.ImportResult) string {
+	if n := len(res.Overlaps); n > 0 {
+		return res.Overlaps[n-1].Other
+	}
+	if res.Delivery != "" {
+		return res.Delivery // the file that replaced it
+	}
+	return res.DuplicateOf
+}
+
+// printOverlaps says where an imported file's charges met another file's,
+// and whose lines were kept: never a silent sum, never a silent loss.
+func printOverlaps(w io.Writer, res *store.ImportResult) {
+	for _, o := range res.Overlaps {
+		switch o.Action {
+		case store.OverlapReplaced:
+			fmt.Fprintf(w, "  replaces %d lines of %s (%s): this file reaches further or restates them\n", o.Lines, o.Other, o.Scope)
+		case store.OverlapKept:
+			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds them, newer or more\n", o.Lines, o.Scope, o.Other)
+		case store.OverlapSame:
+			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds the same charges\n", o.Lines, o.Scope, o.Other)
+		}
 	}
 }
 

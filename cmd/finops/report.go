@@ -140,6 +140,14 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 			in.Sources = append(in.Sources, st)
 		}
 	}
+	failed, err := st.FailedImports(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, st := range failedStatuses(failed, win, ingested) {
+		in.Sources = append(in.Sources, st)
+		missing = append(missing, st.Name)
+	}
 	res, err := analyze(ctx, in)
 	if err != nil {
 		return nil, nil, err
@@ -189,6 +197,36 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 		fmt.Fprintf(m.Stdout, "wrote %s\n", p)
 	}
 	return res, paths, missingSources(missing)
+}
+
+// failedLookback is how long before a report's window a failed import is
+// still named in its data-quality box: a bill of last month that did not
+// import still leaves this month's report without its lines.
+const failedLookback = 31 * 24 * time.Hour
+
+// failedStatuses words the failed imports no later import made good (a
+// delivery with a bad file, a file refused for overlapping another) for
+// the data-quality box; each makes the report partial (exit 3). A failure
+// this run's own sources already name is not named twice.
+func failedStatuses(failed []store.FailedImport, win analysis.Window, ingested []sourceResult) []analysis.SourceStatus {
+	var out []analysis.SourceStatus
+	for _, f := range failed {
+		if f.At.Before(win.Start.Add(-failedLookback)) {
+			continue
+		}
+		named := false
+		for _, s := range ingested {
+			if s.err != nil && strings.Contains(s.err.Error(), f.URI) {
+				named = true
+			}
+		}
+		if named {
+			continue
+		}
+		out = append(out, analysis.SourceStatus{Name: redact(f.URI), Kind: "billing", Status: "failed",
+			Detail: redact(fmt.Sprintf("did not import (%s): %s", f.At.Format(time.RFC3339), f.Error))})
+	}
+	return out
 }
 
 // missingSources is the partial result (exit 3) of a report written

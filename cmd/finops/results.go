@@ -33,23 +33,35 @@ type fileResult struct {
 	File   string `json:"file"`
 	Status string `json:"status"` // ingest: imported, duplicate, superseded, failed; --check: ok, invalid
 	// What the file holds, when it could be read.
-	Format       string     `json:"format,omitempty"`
-	Mapping      string     `json:"mapping,omitempty"`
-	Kind         string     `json:"kind,omitempty"`
-	Rows         int        `json:"rows"`
-	Rejected     int        `json:"rejected"`
-	Skipped      int        `json:"skipped,omitempty"`
-	PeriodStart  *time.Time `json:"period_start,omitempty"`
-	PeriodEnd    *time.Time `json:"period_end,omitempty"`
-	Currencies   []string   `json:"currencies,omitempty"`
-	TotalCost    string     `json:"total_cost,omitempty"` // decimal text, rounded to the currency's minor unit
-	GPULines     *int       `json:"gpu_lines,omitempty"`
-	UnknownGPUs  []string   `json:"unknown_gpus,omitempty"` // --check: GPU names the catalog does not know (the first few)
-	DuplicateOf  string     `json:"duplicate_of,omitempty"`
-	Replaced     []string   `json:"replaced,omitempty"` // earlier deliveries of the period this import replaced
-	RejectedRows []string   `json:"rejected_rows,omitempty"`
-	Warnings     []string   `json:"warnings,omitempty"`
-	Error        string     `json:"error,omitempty"`
+	Format      string     `json:"format,omitempty"`
+	Mapping     string     `json:"mapping,omitempty"`
+	Kind        string     `json:"kind,omitempty"`
+	Rows        int        `json:"rows"`
+	Rejected    int        `json:"rejected"`
+	Skipped     int        `json:"skipped,omitempty"`
+	PeriodStart *time.Time `json:"period_start,omitempty"`
+	PeriodEnd   *time.Time `json:"period_end,omitempty"`
+	Currencies  []string   `json:"currencies,omitempty"`
+	TotalCost   string     `json:"total_cost,omitempty"` // decimal text, rounded to the currency's minor unit
+	GPULines    *int       `json:"gpu_lines,omitempty"`
+	UnknownGPUs []string   `json:"unknown_gpus,omitempty"` // --check: GPU names the catalog does not know (the first few)
+	DuplicateOf string     `json:"duplicate_of,omitempty"`
+	Replaced    []string   `json:"replaced,omitempty"` // earlier deliveries of the period this import replaced
+	// Overlaps: where the file's charges met another file's, and whose won.
+	Overlaps     []overlapResult `json:"overlaps,omitempty"`
+	RejectedRows []string        `json:"rejected_rows,omitempty"`
+	Warnings     []string        `json:"warnings,omitempty"`
+	Error        string          `json:"error,omitempty"`
+}
+
+// overlapResult is one store.OverlapNote: action is replaced (this file's
+// lines replace the other's in the scope), kept (the other's are newer or
+// hold more: this file's were left out) or same (the same charges).
+type overlapResult struct {
+	Scope  string `json:"scope"`
+	Other  string `json:"other"`
+	Action string `json:"action"`
+	Lines  int    `json:"lines"`
 }
 
 // newFileResult describes file from its parse summary (nil: not read).
@@ -116,6 +128,9 @@ func importResult(file string, res *store.ImportResult) fileResult {
 	}
 	r := newFileResult(file, status, res.Summary, nil)
 	r.DuplicateOf = res.DuplicateOf
+	for _, o := range res.Overlaps {
+		r.Overlaps = append(r.Overlaps, overlapResult{Scope: o.Scope, Other: o.Other, Action: o.Action, Lines: o.Lines})
+	}
 	for _, x := range res.Replaced {
 		r.Replaced = append(r.Replaced, x.URI)
 	}

@@ -30,9 +30,16 @@ type sourceSpec struct {
 	interval time.Duration // telemetry files that do not say how often they are written (dcgm scrapes)
 	// smiFields is the --query-gpu list of headerless nvidia-smi logs (--fields, fields:).
 	smiFields []string
+	// scrapeAt is when scrapes without sample timestamps were taken (ingest
+	// --at); notes gets the line saying a scrape's time is its file's
+	// modification time (scrapeTime).
+	scrapeAt time.Time
+	notes    io.Writer
 	// inProgress globs the files still being written (an NVML spool's
 	// .csv.part): only the watch reads them, by their tail.
 	inProgress string
+	// replace imports its files again on purpose (ingest --replace).
+	replace bool
 }
 
 // configSources lists every source in the config.
@@ -81,6 +88,31 @@ func configSources(c *config.Config) ([]sourceSpec, error) {
 		out = append(out, sourceSpec{name: t.Path, kind: ingest.KindTasks, format: ingest.FormatTasks, location: loc})
 	}
 	return out, nil
+}
+
+// configuredSourceOf finds the configured billing source that reads path:
+// the same path, or a glob of the config that matches it.
+func configuredSourceOf(c *config.Config, path string) (sourceSpec, bool, error) {
+	specs, err := configSources(c)
+	if err != nil {
+		return sourceSpec{}, false, err
+	}
+	clean := filepath.Clean(path)
+	for _, s := range specs {
+		if s.kind != ingest.KindBilling {
+			continue
+		}
+		if s.name == path || filepath.Clean(s.name) == clean {
+			return s, true, nil
+		}
+		if ok, _ := filepath.Match(s.name, path); ok {
+			return s, true, nil
+		}
+		if ok, _ := filepath.Match(filepath.Clean(s.name), clean); ok {
+			return s, true, nil
+		}
+	}
+	return sourceSpec{}, false, nil
 }
 
 // sourceFiles expands a source and plans its deliveries: where the files
