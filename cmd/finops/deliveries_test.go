@@ -51,6 +51,13 @@ func storedEffective(t *testing.T, db string) (n int, sum decimal.Decimal) {
 // day) to dir/name.
 func writeFOCUSUntil(t *testing.T, dir, name, day string) string {
 	t.Helper()
+	return writeFOCUSBetween(t, dir, name, "", day)
+}
+
+// writeFOCUSBetween writes the FOCUS sample's rows whose ChargePeriodStart
+// is in [from, to) to dir/name.
+func writeFOCUSBetween(t *testing.T, dir, name, from, to string) string {
+	t.Helper()
 	b, err := os.ReadFile(cloudTestdata(t, "focus_sample.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +77,7 @@ func writeFOCUSUntil(t *testing.T, dir, name, day string) string {
 	w := csv.NewWriter(&out)
 	w.Write(recs[0])
 	for _, rec := range recs[1:] {
-		if rec[col] < day {
+		if rec[col] >= from && rec[col] < to {
 			w.Write(rec)
 		}
 	}
@@ -332,5 +339,48 @@ func TestIngestRestatedCURWithBadFile(t *testing.T) {
 	}
 	if _, billed, _ := storedTotals(t, db); !billed.Equal(oldTotal) {
 		t.Errorf("after --replace of the first delivery: billed %s, want %s", billed, oldTotal)
+	}
+}
+
+// TestIngestPartialOverlapRefused: a FOCUS file of days 5–20 after one of
+// days 1–10 of the same accounts: neither reaches the other's start, so
+// finops cannot tell which is right. The second is refused (exit 1), the
+// report names it and exits 3; with --replace it wins from day 5 on.
+func TestIngestPartialOverlapRefused(t *testing.T) {
+	dir := t.TempDir()
+	first := writeFOCUSUntil(t, dir, "focus-days-1-10.csv", "2024-09-11")
+	second := writeFOCUSBetween(t, dir, "focus-days-5-20.csv", "2024-09-05", "2024-09-21")
+	db := filepath.Join(t.TempDir(), "f.db")
+	if code, out, errOut := cli(t, "--db", db, "ingest", first); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	firstCost, _, _ := csvColumnSum(t, first, "EffectiveCost")
+	code, out, _ := cli(t, "--db", db, "ingest", second)
+	if code != ExitFailed || !strings.Contains(out, "neither file holds all of the other's") ||
+		!strings.Contains(out, "finops ingest --replace "+second) {
+		t.Fatalf("partial overlap: exit %d, want %d and the refusal:\n%s", code, ExitFailed, out)
+	}
+	if _, got := storedEffective(t, db); !got.Equal(firstCost) {
+		t.Errorf("after the refusal: %s, want the first file's %s", got, firstCost)
+	}
+	outDir := t.TempDir()
+	report := func() int {
+		code, _, _ := cli(t, "--db", db, "report", "--from", "2024-09-01", "--to", "2024-09-30", "--out", outDir, "--format", "json")
+		return code
+	}
+	if code := report(); code != ExitPartial {
+		t.Errorf("report after the refusal: exit %d, want %d", code, ExitPartial)
+	}
+	if code, out, errOut := cli(t, "--db", db, "ingest", "--replace", second); code != 0 {
+		t.Fatalf("--replace: exit %d: %s %s", code, out, errOut)
+	}
+	// Days 1–4 of the first file, then days 5–20 of the second.
+	head, _, _ := csvColumnSum(t, writeFOCUSUntil(t, dir, "focus-days-1-4.csv", "2024-09-05"), "EffectiveCost")
+	tail, _, _ := csvColumnSum(t, second, "EffectiveCost")
+	if _, got := storedEffective(t, db); !got.Equal(head.Add(tail)) {
+		t.Errorf("after --replace: %s, want %s + %s", got, head, tail)
+	}
+	if code := report(); code != 0 {
+		t.Errorf("report after --replace: exit %d, want 0", code)
 	}
 }
