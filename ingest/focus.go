@@ -17,7 +17,8 @@ const (
 	focusDecimalExample = "a decimal number like 12.34 or 1.5E-7 (or NULL)"
 )
 
-// focusParser reads FOCUS 1.0–1.3 rows. Columns are found by name, so extra
+// focusParser reads FOCUS 1.0–1.3 rows, and 0.5 and 1.0-preview rows as
+// their 1.x successors (focusversion.go). Columns are found by name, so extra
 // and missing optional columns (and any order) are fine.
 type focusParser struct {
 	file string
@@ -44,6 +45,8 @@ type focusParser struct {
 	instanceCols []int // columns that hold an instance type as such
 	textCols     []int // free text that may mention one
 	xCols        []int // x_* custom columns, kept in Tags
+
+	legacy legacyFOCUS // what an older version's header says
 }
 
 // newFOCUSParser returns the parser and the required columns the header lacks.
@@ -58,17 +61,18 @@ func newFOCUSParser(idx *columns, opt Options) (*focusParser, []string) {
 		start:        idx.col("ChargePeriodStart"),
 		end:          idx.col("ChargePeriodEnd"),
 		billed:       idx.col("BilledCost"),
-		effective:    idx.col("EffectiveCost"),
+		effective:    idx.col("EffectiveCost", "AmortizedCost"),
 		list:         idx.col("ListCost"),
-		currency:     idx.col("BillingCurrency"),
-		category:     idx.col("ChargeCategory"),
+		currency:     idx.col("BillingCurrency", "BilledCurrency"),
+		category:     idx.col("ChargeCategory", "ChargeType"),
 		class:        idx.col("ChargeClass"),
 		frequency:    idx.col("ChargeFrequency"),
 		pricing:      idx.col("PricingCategory"),
 		commitStatus: idx.col("CommitmentDiscountStatus"),
 		commitID:     idx.col("CommitmentDiscountId"),
 		// FOCUS 1.3 renamed ProviderName to ServiceProviderName.
-		provider:     idx.col("ProviderName", "ServiceProviderName", "PublisherName", "HostProviderName", "InvoiceIssuerName"),
+		// Provider, Publisher and InvoiceIssuer are the draft 0.5 names.
+		provider:     idx.col("ProviderName", "ServiceProviderName", "PublisherName", "HostProviderName", "InvoiceIssuerName", "Provider", "Publisher", "InvoiceIssuer"),
 		account:      idx.col("BillingAccountId"),
 		subAccount:   idx.col("SubAccountId"),
 		resourceID:   idx.col("ResourceId"),
@@ -76,11 +80,12 @@ func newFOCUSParser(idx *columns, opt Options) (*focusParser, []string) {
 		resourceTyp:  idx.col("ResourceType"),
 		service:      idx.col("ServiceName"),
 		sku:          idx.col("SkuId"),
-		region:       idx.col("RegionId", "RegionName"),
-		usageQty:     idx.col("ConsumedQuantity", "PricingQuantity"),
-		usageUnit:    idx.col("ConsumedUnit", "PricingUnit"),
+		region:       idx.col("RegionId", "RegionName", "Region"),
+		usageQty:     idx.col("ConsumedQuantity", "UsageQuantity", "PricingQuantity"),
+		usageUnit:    idx.col("ConsumedUnit", "UsageUnit", "PricingUnit"),
 		tags:         idx.col("Tags"),
 		priceDetails: idx.col("SkuPriceDetails"),
+		legacy:       focusLegacy(idx),
 	}
 	for _, n := range []string{"x_InstanceType", "x_instance_type", "InstanceType", "x_ArmSkuName", "x_VmSize"} {
 		if i := idx.col(n); i >= 0 {
@@ -160,7 +165,7 @@ func (p *focusParser) parse(rec []string, line int) (parsed, *ParseError) {
 		ChargeCategory:   p.in.getLower(p.text(rec, p.category)),
 		ChargeClass:      p.in.getLower(p.text(rec, p.class)),
 		ChargeFrequency:  p.in.getLower(p.text(rec, p.frequency)),
-		PricingCategory:  p.in.getLower(p.text(rec, p.pricing)),
+		PricingCategory:  focusPricingCategory(p.in.getLower(p.text(rec, p.pricing))),
 		CommitmentStatus: p.in.getLower(p.text(rec, p.commitStatus)),
 		CommitmentID:     p.in.get(p.text(rec, p.commitID)),
 		ResourceID:       strings.Clone(p.text(rec, p.resourceID)),
@@ -172,6 +177,12 @@ func (p *focusParser) parse(rec []string, line int) (parsed, *ParseError) {
 		Currency:         p.in.get(strings.ToUpper(p.text(rec, p.currency))),
 		UsageUnit:        p.in.get(p.text(rec, p.usageUnit)),
 	}
+	if p.legacy.chargeType {
+		if l.ChargeCategory, perr = p.legacyCategory(rec, line); perr != nil {
+			return parsed{}, perr
+		}
+	}
+	p.applySubcategory(rec, l)
 	for _, c := range []struct {
 		dst **decimal.Decimal
 		col int

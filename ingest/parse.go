@@ -69,6 +69,9 @@ type Summary struct {
 	// the text encoding the file was decoded from ("" for UTF-8).
 	Mapping  string
 	Encoding string
+	// FormatVersion is the version of an older format the file was read
+	// as its current one: "0.5" or "1.0-preview" for FOCUS ("" for 1.x).
+	FormatVersion string
 	// Skipped counts records read and deliberately left out because they are
 	// not charges (Vast.ai balance deposits and payouts).
 	Skipped int

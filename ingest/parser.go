@@ -145,6 +145,9 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 			sum.sum.Warn(w)
 		}
 	}
+	if fp, ok := setup.p.(*focusParser); ok {
+		fp.noteHeader(sum.sum, line)
+	}
 	if encoding != EncodingUTF8 {
 		sum.sum.Encoding = encoding
 	}
