@@ -34,6 +34,16 @@ func FuzzParse(f *testing.F) {
 		"DCGM_FI_DEV_FB_USED{uuid=\"20c56d28-0da5-6d26-a36a-e7af1ce2586e\",index=\"0\",hostname=\"h\"} 1e3\nDCGM_FI_DEV_FB_FREE{uuid=\"20c56d28-0da5-6d26-a36a-e7af1ce2586e\"} 2\nDCGM_FI_DEV_FB_RESERVED{uuid=\"20c56d28-0da5-6d26-a36a-e7af1ce2586e\"} 3\n",
 		"",
 		"timestamp, name, utilization.gpu [%]\n2026/07/14 08:12:38.696, NVIDIA H100, 5 %\n",
+		// OpenMetrics (seconds, # EOF), a unit refused, an exemplar, an
+		// OpenMetrics-only type.
+		stampedScrape("1793001600", "1793001630.5", "# EOF\n"),
+		stampedScrape("1793001600", "1793001630500", ""),
+		"# TYPE x unknown\nx{UUID=\"GPU-a\"} 1 1793001600 # {a=\"b\"} 1\n# EOF\n",
+		// nvidia_gpu_exporter.
+		"nvidia_smi_gpu_info{index=\"0\",name=\"NVIDIA H100 80GB HBM3\",uuid=\"6d3f8a2e-0000-0000-0000-000000000000\"} 1\n" +
+			"nvidia_smi_utilization_gpu_ratio{uuid=\"6d3f8a2e-0000-0000-0000-000000000000\"} 0.37\n" +
+			"nvidia_smi_memory_used_bytes{uuid=\"6d3f8a2e-0000-0000-0000-000000000000\"} 2.0780679168e+10\n" +
+			"nvidia_smi_power_draw_instant_watts{uuid=\"6d3f8a2e-0000-0000-0000-000000000000\"} 111.5\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -57,13 +67,17 @@ func FuzzParse(f *testing.F) {
 				}
 				continue
 			}
-			// Every GPU series is a sample or a dropped reading (counted).
-			if sum.Rows != len(sink.samples) || sum.Rows+sum.SamplesDropped == 0 || sum.Format != Format || sum.PeriodEnd.Before(sum.PeriodStart) {
+			// Every GPU series is a sample or a dropped reading (counted);
+			// an nvidia_gpu_exporter GPU without measures is skipped (counted),
+			// and a file of those only is refused.
+			if sum.Rows != len(sink.samples) || sum.Rows+sum.SamplesDropped == 0 || sum.Format != Format && sum.Format != ExporterFormat || sum.PeriodEnd.Before(sum.PeriodStart) {
 				t.Fatalf("summary %+v for %d samples", sum, len(sink.samples))
 			}
 			keys := map[string]bool{}
 			for i, s := range sink.samples {
-				if s.Line != i+1 || s.Time.IsZero() || s.Time.Location() != time.UTC || s.Host == "" && s.UUID == "" {
+				// A sample's time is the scrape time or a timestamp of 2000–2100.
+				if s.Line != i+1 || s.Time.IsZero() || s.Time.Location() != time.UTC || s.Host == "" && s.UUID == "" ||
+					!s.Time.Equal(scrape) && (s.Time.Year() < 2000 || s.Time.Year() >= 2100) {
 					t.Fatalf("sample %d: %+v", i, *s)
 				}
 				if s.Util != nil && !(*s.Util >= 0 && *s.Util <= 100) {
@@ -74,9 +88,10 @@ func FuzzParse(f *testing.F) {
 						t.Fatalf("sample %d: a missing value leaked: %+v", i, *s)
 					}
 				}
-				k := GPU{Host: s.Host, Index: s.Index, UUID: s.UUID}.Key()
+				// One sample per GPU and time (a backfill file has many times).
+				k := GPU{Host: s.Host, Index: s.Index, UUID: s.UUID}.Key() + "@" + s.Time.String()
 				if keys[k] {
-					t.Fatalf("GPU %s sampled twice in one scrape", k)
+					t.Fatalf("GPU %s sampled twice at one time", k)
 				}
 				keys[k] = true
 			}

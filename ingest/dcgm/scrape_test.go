@@ -103,7 +103,7 @@ DCGM_FI_DEV_POWER_USAGE{gpu="1",UUID="GPU-bbbb",Hostname="node-a"} 9223372036854
 
 	for _, bad := range []struct{ name, in, want string }{
 		{"no time", `DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-a"} 1` + "\n", "no timestamps"},
-		{"no GPUs", "DCGM_FI_DEV_GPU_UTIL 1 1000\n", "no GPU series"},
+		{"no GPUs", "DCGM_FI_DEV_GPU_UTIL 1 1793001600000\n", "no GPU series"},
 		{"not exposition", "timestamp, name\n2026/01/01 00:00:00, x\n", "not a Prometheus text exposition"},
 	} {
 		_, err := Parse(t.Context(), strings.NewReader(bad.in), Options{Name: "bad.prom"}, &recSink{})

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestIngestOpenMetricsBackfillWeek: the week's promtool backfill file
+// (OpenMetrics: timestamps in seconds, ending in # EOF) ingested as a file
+// gives the hand-computed numbers of the week that TestPrometheusWeek gets
+// from a real Prometheus fed the same file — not "2 rows, 1970-01-21".
+func TestIngestOpenMetricsBackfillWeek(t *testing.T) {
+	dir := t.TempDir()
+	om := filepath.Join(dir, "dcgm-week.om")
+	if err := os.WriteFile(om, weekOpenMetrics(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// One reading per GPU and minute: 2 × 7 × 1440 = 20,160, from Monday
+	// 00:00 to Sunday 23:59 UTC.
+	code, out, errs := cli(t, "ingest", "--check", om)
+	if code != 0 || !strings.Contains(out, ": OK\n  format:     dcgm\n  rows:       20160 good") ||
+		!strings.Contains(out, "2026-11-23T00:00:00Z .. 2026-11-29T23:59:00Z") {
+		t.Fatalf("--check: exit %d\n%s%s", code, out, errs)
+	}
+	if strings.Contains(errs, "modification time") {
+		t.Errorf("a file with timestamps got a note about its modification time: %s", errs)
+	}
+	db := filepath.Join(dir, "f.db")
+	for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", om}} {
+		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	rep := filepath.Join(dir, "out")
+	if code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep); code != 0 {
+		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
+	}
+	checkWeek(t, readSummary(t, filepath.Join(rep, "finops-2026-W48.json")), false)
+}
+
+// TestIngestScrapeTime: a scrape without sample timestamps is stamped with
+// --at, else a time in its name, else its modification time — and then
+// standard error says so, naming the file and the time.
+func TestIngestScrapeTime(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "telemetry", "metrics.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name, file string
+		args       []string
+		want       string // the period start --check prints
+		noted      bool
+	}{
+		{"--at", "scrape.prom", []string{"--at", "2026-11-25T10:30:00+08:00"}, "2026-11-25T02:30:00Z", false},
+		{"--at wins over the name", "gpu-a-20261126T090000Z.prom", []string{"--at", "2026-11-25T02:30:00Z"}, "2026-11-25T02:30:00Z", false},
+		{"compact stamp in the name", "gpu-a-20261126T090000Z.prom", nil, "2026-11-26T09:00:00Z", false},
+		{"RFC 3339 stamp with dashes for colons", "gpu-a_2026-11-26T09-00-00Z.prom", nil, "2026-11-26T09:00:00Z", false},
+		{"RFC 3339 stamp with an offset", "gpu-a_2026-11-26T17:00:00+08:00.prom", nil, "2026-11-26T09:00:00Z", false},
+		{"modification time", "scrape-0800.prom", nil, "2026-11-24T08:00:00Z", true},
+		{"two different stamps: modification time", "20261126T090000Z-20261127T090000Z.prom", nil, "2026-11-24T08:00:00Z", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), c.file)
+			if err := os.WriteFile(p, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(p, mtime, mtime); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := cli(t, append(append([]string{"ingest", "--check"}, c.args...), p)...)
+			if code != 0 || !strings.Contains(out, "period:     "+c.want+" .. "+c.want) {
+				t.Fatalf("exit %d, want period %s\n%s%s", code, c.want, out, errs)
+			}
+			noted := strings.Contains(errs, p+": no sample timestamps, no --at and no time in the file name: read as scraped at "+
+				c.want+", the file's modification time\n")
+			if noted != c.noted || !c.noted && strings.Contains(errs, "modification time") {
+				t.Errorf("stderr %q: want the note %v", errs, c.noted)
+			}
+		})
+	}
+	code, _, errs := cli(t, "ingest", "--check", "--at", "2026-11-25 10:30", "x.prom")
+	if code != ExitUsage || !strings.Contains(errs, `--at "2026-11-25 10:30": want an RFC 3339 time`) {
+		t.Errorf("bad --at: exit %d, %s", code, errs)
+	}
+}
