@@ -29,7 +29,8 @@ func knownMappingFields() []string {
 // export (AWS CUR or CUR 2.0, GCP, Azure: detectCloudFormat), or the first of
 // mappings whose required columns are all present (format FormatRental; the
 // mapping is returned). Parse passes the configured mappings followed by
-// BuiltinMappings.
+// BuiltinMappings. An Oracle Cloud cost or usage report of OCI's own format
+// is refused naming it (ociNativeReport).
 func DetectFormat(header []string, mappings []ColumnMapping) (format string, mapping *ColumnMapping, err error) {
 	h := cleanHeader(header)
 	idx := headerIndex(h)
@@ -50,6 +51,9 @@ func DetectFormat(header []string, mappings []ColumnMapping) (format string, map
 			m := mappings[i]
 			return FormatRental, &m, nil
 		}
+	}
+	if msg := ociNativeReport(idx); msg != "" {
+		return "", nil, errors.New(msg)
 	}
 	return "", nil, errors.New(unrecognisedHeader(h, idx, mappings))
 }
