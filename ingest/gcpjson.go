@@ -107,6 +107,9 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 	if sum.sum.Rows == 0 && len(sum.sum.Rejected) == 0 {
 		return sum.finish(), &ParseError{File: name, Msg: "the JSON holds no billing records: nothing to ingest; check the export's query and time range"}
 	}
+	if perr := noGoodRow(name, sum.sum); perr != nil {
+		return sum.finish(), perr
+	}
 	return sum.finish(), nil
 }
 

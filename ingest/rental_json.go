@@ -100,7 +100,11 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 			sum.sum.Format = FormatRunPod
 		}
 	}
-	return sum.finish(), nil
+	s := sum.finish()
+	if perr := noGoodRow(name, s); perr != nil {
+		return s, perr
+	}
+	return s, nil
 }
 
 // detectJSONRecord names the format of a record from its keys.

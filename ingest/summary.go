@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -76,6 +77,26 @@ func (s *summarizer) reject(perr *ParseError, maxBad int) error {
 		return perr
 	}
 	return nil
+}
+
+// noGoodRow refuses a file that had rows and read not one of them: every
+// one was bad. --max-bad-rows allows a few bad rows in a good file; it never
+// turns a file of bad rows into "imported, 0 rows". nil when a row was read,
+// or when none was bad (an empty export, a month without usage).
+func noGoodRow(name string, s *Summary) *ParseError {
+	if s == nil || s.Rows > 0 || len(s.Rejected) == 0 {
+		return nil
+	}
+	n := fmt.Sprintf("all %d rows are bad", len(s.Rejected))
+	if len(s.Rejected) == 1 {
+		n = "its one row is bad"
+	}
+	if s.Skipped > 0 {
+		n += fmt.Sprintf(" (and %d skipped: not charges)", s.Skipped)
+	}
+	return &ParseError{File: name, Msg: fmt.Sprintf("not one row could be read: %s (the first: %v); "+
+		"finops refuses a file without one good row, whatever --max-bad-rows allows: fix the rows (each is listed) or the export",
+		n, s.Rejected[0])}
 }
 
 func (s *summarizer) finish() *Summary {
