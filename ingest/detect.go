@@ -29,7 +29,8 @@ func knownMappingFields() []string {
 // export (AWS CUR or CUR 2.0, GCP, Azure: detectCloudFormat), or the first of
 // mappings whose required columns are all present (format FormatRental; the
 // mapping is returned). Parse passes the configured mappings followed by
-// BuiltinMappings. An Oracle Cloud cost or usage report of OCI's own format
+// BuiltinMappings. A header no mapping reads with resource_id for resource
+// is a tasks file; an Oracle Cloud cost or usage report of OCI's own format
 // is refused naming it (ociNativeReport).
 func DetectFormat(header []string, mappings []ColumnMapping) (format string, mapping *ColumnMapping, err error) {
 	h := cleanHeader(header)
@@ -52,6 +53,11 @@ func DetectFormat(header []string, mappings []ColumnMapping) (format string, map
 			return FormatRental, &m, nil
 		}
 	}
+	// A tasks file may call its resource resource_id, as the mappings'
+	// field is called: only a header no mapping reads is taken for one.
+	if len(missingTaskColumns(idx)) == 0 {
+		return FormatTasks, nil, nil
+	}
 	if msg := ociNativeReport(idx); msg != "" {
 		return "", nil, errors.New(msg)
 	}
@@ -68,7 +74,7 @@ func unrecognisedHeader(h []string, idx *columns, mappings []ColumnMapping) stri
 		msg += ", ..."
 	}
 	msg += "): expected a FOCUS export (BilledCost, ChargePeriodStart, ...), an nvidia-smi --query-gpu CSV, " +
-		"a finops tasks file (task, resource, start, end, ...), or a configured column mapping; " +
+		"a finops tasks file (task, resource or resource_id, start, end, ...), or a configured column mapping; " +
 		"pass --format or add a mapping to the config"
 	if hint := foreignHint(idx); hint != "" {
 		msg += "; " + hint

@@ -10,7 +10,8 @@ import (
 const taskTimeExample = "a time like 2026-11-02T09:00:00Z or 2026-11-02 09:00"
 
 // tasksParser reads the finops tasks file:
-// task,team,kind,resource,gpus,start,end,units,unit in any order.
+// task,team,kind,resource,gpus,start,end,units,unit in any order
+// (resource_id for resource).
 type tasksParser struct {
 	file string
 	hdr  []string
@@ -27,15 +28,39 @@ func (p *tasksParser) finishSummary(s *Summary) { warnAmbiguous(s, p.file, p.amb
 // newTasksParser returns the parser and the required columns the header lacks.
 func newTasksParser(idx *columns, opt Options) (*tasksParser, []string) {
 	hdr := idx.hdr
-	if miss := missing(idx, "task", "resource", "start", "end"); len(miss) > 0 {
+	if miss := missingTaskColumns(idx); len(miss) > 0 {
 		return nil, miss
 	}
 	return &tasksParser{
 		file: opt.Name, hdr: hdr, loc: opt.Location, in: newInterner(),
 		task: idx.col("task"), team: idx.col("team"), kind: idx.col("kind"),
-		resource: idx.col("resource"), gpus: idx.col("gpus"), start: idx.col("start"),
+		resource: taskResourceColumn(idx), gpus: idx.col("gpus"), start: idx.col("start"),
 		end: idx.col("end"), units: idx.col("units"), unit: idx.col("unit"),
 	}, nil
+}
+
+// missingTaskColumns lists the required columns of a tasks file the header
+// lacks: task, resource (or resource_id), start and end.
+func missingTaskColumns(idx *columns) []string {
+	miss := missing(idx, "task")
+	if idx.col("resource", "resource_id") < 0 {
+		miss = append(miss, "resource")
+	}
+	return append(miss, missing(idx, "start", "end")...)
+}
+
+// taskResourceColumn is the resource column: resource, or resource_id as
+// the resources of the config and the billing lines call it. A header with
+// both names one field twice and is refused (columns.duplicate).
+func taskResourceColumn(idx *columns) int {
+	i, j := idx.col("resource"), idx.col("resource_id")
+	switch {
+	case i < 0:
+		return j
+	case j >= 0:
+		idx.noteDuplicate(min(i, j), max(i, j))
+	}
+	return i
 }
 
 func (p *tasksParser) err(line, col int, expected, value string) *ParseError {

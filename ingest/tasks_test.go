@@ -51,3 +51,58 @@ func TestTasksRowErrors(t *testing.T) {
 		})
 	}
 }
+
+// A tasks file may call its resource column resource_id, as the config's
+// resources and the rental mappings do; both names at once is one field
+// twice; a header a configured mapping reads stays a bill.
+func TestTasksResourceID(t *testing.T) {
+	bill := ColumnMapping{Name: "mine", Currency: "USD", Columns: map[string]string{
+		"resource_id": "resource_id", "start": "start", "end": "end", "cost": "cost", "task": "task"}}
+	for _, c := range []struct {
+		name, csv string
+		mappings  []ColumnMapping
+		format    string   // when it parses
+		resource  string   // of the one task
+		want      []string // parts of the refusal
+	}{
+		{
+			name: "resource_id", csv: "task,resource_id,start,end,gpus\nllama-ft,i-0abc,2026-11-02T01:00:00Z,2026-11-02T05:00:00Z,GPU-a\n",
+			format: FormatTasks, resource: "i-0abc",
+		},
+		{
+			name: "Resource_ID, any case", csv: "Task,Resource_ID,Start,End\nembed,autodl-b2,2026-11-03 08:00,2026-11-03 20:00\n",
+			format: FormatTasks, resource: "autodl-b2",
+		},
+		{
+			name: "resource and resource_id", csv: "task,resource,resource_id,start,end\nt,a,b,2026-11-03 08:00,2026-11-03 20:00\n",
+			want: []string{"tasks.csv:1", `columns 2 "resource" and 3 "resource_id" name the same field`},
+		},
+		{
+			name: "a bill with a task column, read by a configured mapping", mappings: []ColumnMapping{bill},
+			csv:    "resource_id,start,end,cost,task\nvm-1,2026-11-03 08:00,2026-11-03 20:00,12.00,train\n",
+			format: FormatRental,
+		},
+		{
+			name: "no resource at all", csv: "task,start,end\nt,2026-11-03 08:00,2026-11-03 20:00\n",
+			want: []string{"tasks.csv:1", "unrecognised header", "task, resource or resource_id, start, end"},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sink := &recSink{}
+			sum, err := Parse(t.Context(), strings.NewReader(c.csv), Options{Name: "tasks.csv", Mappings: c.mappings}, sink)
+			if c.want != nil {
+				wantErrParts(t, err, c.want...)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Format != c.format || sum.Rows != 1 {
+				t.Fatalf("format %q rows %d, want %s and 1", sum.Format, sum.Rows, c.format)
+			}
+			if c.format == FormatTasks && sink.tasks[0].Resource != c.resource {
+				t.Errorf("resource %q, want %q", sink.tasks[0].Resource, c.resource)
+			}
+		})
+	}
+}
