@@ -95,7 +95,7 @@ func noGoodRow(name string, s *Summary) *ParseError {
 		n += fmt.Sprintf(" (and %d skipped: not charges)", s.Skipped)
 	}
 	return &ParseError{File: name, Msg: fmt.Sprintf("not one row could be read: %s (the first: %v); "+
-		"finops refuses a file without one good row, whatever --max-bad-rows allows: fix the rows (each is listed) or the export",
+		"finops refuses a file without one good row, whatever --max-bad-rows allows: correct the rows or the export",
 		n, s.Rejected[0])}
 }
 
