@@ -13,6 +13,9 @@ type GPUSample struct {
 	Host  string
 	Index int    // GPU index on the host, -1 when unknown
 	UUID  string // "GPU-…" (or "MIG-…"); "" when unknown
+	// BusID is the GPU's PCI bus id (00000000:00:09.0), which keys it on its
+	// host when a log has neither uuid nor index; "" otherwise.
+	BusID string
 	Model string // canonical model when recognised, else the raw name
 
 	Time time.Time // UTC
@@ -23,8 +26,14 @@ type GPUSample struct {
 	PowerWatt *float64
 }
 
-// GPUKey is the sample's GPU key (see GPUKey).
-func (s *GPUSample) GPUKey() string { return GPUKey(s.UUID, s.Host, s.Index) }
+// GPUKey is the sample's GPU key (see GPUKey): with neither UUID nor index,
+// host/PCI bus id.
+func (s *GPUSample) GPUKey() string {
+	if s.UUID == "" && s.Index < 0 && s.BusID != "" {
+		return s.Host + "/" + s.BusID
+	}
+	return GPUKey(s.UUID, s.Host, s.Index)
+}
 
 // GPUKey is the stable GPU identity of metrics.md: UUID when known, else
 // host/index.

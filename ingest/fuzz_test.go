@@ -53,7 +53,9 @@ func fuzzParse(t *testing.T, data []byte, format string) {
 			}
 		}
 		for _, s := range sink.samples {
-			if s.Util != nil && (*s.Util < 0 || *s.Util > 100) || s.Time.Location() != time.UTC || s.Host == "" {
+			// A GPU is told apart by its uuid, index or (neither) PCI bus id.
+			if s.Util != nil && (*s.Util < 0 || *s.Util > 100) || s.Time.Location() != time.UTC || s.Host == "" ||
+				s.UUID == "" && s.Index < 0 && s.BusID == "" {
 				t.Fatalf("sample %+v", *s)
 			}
 		}
@@ -72,7 +74,8 @@ func FuzzParseFOCUS(f *testing.F) {
 }
 
 func FuzzParseNvidiaSMI(f *testing.F) {
-	seed(f, "derived_query-gpu_subset.csv", "smi_shanghai.csv", "smi_noheader.csv", "smi_logger_h100x2.csv", "bad/smi_as_focus.csv")
+	seed(f, "derived_query-gpu_subset.csv", "smi_shanghai.csv", "smi_noheader.csv", "smi_logger_h100x2.csv", "bad/smi_as_focus.csv",
+		"smi_logger_h100x2_busid.csv", "derived_query-gpu_power.csv")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, data, FormatNvidiaSMI) })
 }
 

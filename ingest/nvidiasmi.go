@@ -34,7 +34,9 @@ type smiParser struct {
 	lastText [4]string // the previous text and value of each measure
 	lastVal  [4]float64
 
-	ts, name, index, uuid, util, memUsed, memTotal, power, hostname int
+	ts, name, index, uuid, bus, util, memUsed, memTotal, hostname int
+	// powers are the power columns the log has, best first (newSMIParser).
+	powers []int
 }
 
 func newSMIParser(idx *columns, opt Options) *smiParser {
@@ -48,10 +50,43 @@ func newSMIParser(idx *columns, opt Options) *smiParser {
 	return &smiParser{
 		file: opt.Name, hdr: hdr, cat: opt.Catalog, loc: opt.Location, host: host, clock: logClock{loc: opt.Location},
 		in: newInterner(), models: memo[string]{},
-		ts: at("timestamp"), name: at("name"), index: at("index"), uuid: at("uuid"),
+		ts: at("timestamp"), name: at("name"), index: at("index"), uuid: at("uuid"), bus: at("pci.bus_id"),
 		util: at("utilization.gpu"), memUsed: at("memory.used"), memTotal: at("memory.total"),
-		power: at("power.draw"), hostname: at("hostname"),
+		hostname: at("hostname"), powers: powerColumns(idx),
 	}
+}
+
+// powerColumns are the columns of a log's power fields, best first.
+// Drivers 535 and later have power.draw.average (the board's mean over the
+// last second) and power.draw.instant (one reading) besides power.draw,
+// which is one of the two depending on the GPU. A log sampled every 30 s or
+// so is best served by the mean: an instant reading of a bursty load swings
+// by a hundred watts from one sample to the next (the H100 captures: 631.95
+// W average beside 625.68 W instant). So average first, then instant, then
+// power.draw; per row, as a GPU without the average (GA100, older boards)
+// reports [N/A] there.
+func powerColumns(idx *columns) []int {
+	var out []int
+	for _, f := range []string{"power.draw.average", "power.draw.instant", "power.draw"} {
+		if c := idx.col(f); c >= 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// powerColumn is the column a row's power is read from: the first of the
+// power columns with a value, else the first (whose null says no power).
+func (p *smiParser) powerColumn(rec []string) int {
+	for _, c := range p.powers {
+		if !isNullNumber(cell(rec, c)) {
+			return c
+		}
+	}
+	if len(p.powers) > 0 {
+		return p.powers[0]
+	}
+	return -1
 }
 
 func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
@@ -85,8 +120,17 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		s.UUID = p.in.get(v)
 	}
 	if s.UUID == "" && s.Index < 0 {
-		return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.uuid),
-			"a GPU uuid or index to tell the GPUs apart; log uuid or index", cell(rec, p.uuid))
+		// Neither uuid nor index: the GPU is its host's PCI bus id.
+		if v := cell(rec, p.bus); !isNullNumber(v) {
+			s.BusID = p.in.get(v)
+		} else {
+			col := p.uuid
+			if col < 0 && p.bus >= 0 {
+				col = p.bus
+			}
+			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, col),
+				"a GPU uuid, index or pci.bus_id to tell the GPUs apart; log uuid", cell(rec, col))
+		}
 	}
 	if v := cell(rec, p.name); !isNullNumber(v) {
 		s.Model = p.model(v)
@@ -100,7 +144,7 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		{&s.Util, p.util, "a utilization like 87 %", true},
 		{&s.MemUsed, p.memUsed, "memory in MiB like 19818 MiB", false},
 		{&s.MemTotal, p.memTotal, "memory in MiB like 81559 MiB", false},
-		{&s.PowerWatt, p.power, "power in watts like 631.95 W", false},
+		{&s.PowerWatt, p.powerColumn(rec), "power in watts like 631.95 W", false},
 	} {
 		v := cell(rec, m.col)
 		if isNullNumber(v) {

@@ -160,8 +160,8 @@ func detectSMIFields(rows [][]string) ([]string, string) {
 			return nil, fmt.Sprintf("column %d holds whole numbers (%s) that could be more than one field", i+1, fmtRange(c))
 		}
 	}
-	if uuid < 0 && !slices.Contains(names, "index") {
-		return nil, "no column holds a GPU uuid (GPU-…) or a GPU index that tells the GPUs apart"
+	if uuid < 0 && bus < 0 && !slices.Contains(names, "index") {
+		return nil, "no column holds a GPU uuid (GPU-…), a GPU index or a pci.bus_id (00000000:00:09.0) that tells the GPUs apart"
 	}
 	return names, ""
 }

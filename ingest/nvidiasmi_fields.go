@@ -26,7 +26,8 @@ func canonicalSMIField(name string) string {
 // nvidia-smi's own --query-gpu spelling ("timestamp,name,uuid,utilization.gpu"):
 // aliases become canonical names, fields finops does not read are kept (their
 // columns are skipped). A name nvidia-smi does not know, a field given twice,
-// or a list without timestamp or a GPU uuid or index is an error naming it.
+// or a list without timestamp or a GPU uuid, index or pci.bus_id is an error
+// naming it. (With neither uuid nor index a GPU is its host and PCI bus id.)
 func ParseSMIFields(list string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -47,8 +48,8 @@ func ParseSMIFields(list string) ([]string, error) {
 	if !seen["timestamp"] {
 		return nil, fmt.Errorf("%q has no timestamp: finops needs each row's time; log timestamp", list)
 	}
-	if !seen["uuid"] && !seen["index"] {
-		return nil, fmt.Errorf("%q has neither uuid nor index: finops needs them to tell the GPUs apart; log uuid", list)
+	if !seen["uuid"] && !seen["index"] && !seen["pci.bus_id"] {
+		return nil, fmt.Errorf("%q has neither uuid, index nor pci.bus_id: finops needs one to tell the GPUs apart; log uuid", list)
 	}
 	return out, nil
 }

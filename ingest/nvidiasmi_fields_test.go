@@ -217,7 +217,7 @@ func TestParseSMIFields(t *testing.T) {
 		{"timestamp,uuid,,power.draw", "an empty field"},
 		{"timestamp,uuid,gpu_uuid", `field "gpu_uuid" is given twice`},
 		{"name,uuid,utilization.gpu", "has no timestamp"},
-		{"timestamp,name,utilization.gpu", "neither uuid nor index"},
+		{"timestamp,name,utilization.gpu", "neither uuid, index nor pci.bus_id"},
 	} {
 		if _, err := ParseSMIFields(c.list); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.list, err, c.want)

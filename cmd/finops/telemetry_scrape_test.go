@@ -88,3 +88,19 @@ func TestIngestScrapeTime(t *testing.T) {
 		t.Errorf("bad --at: exit %d, %s", code, errs)
 	}
 }
+
+// TestIngestSMIKeyedByBusID: a headerless log keyed by pci.bus_id (no index,
+// no uuid) is read with its own field list, two GPUs of host gpu-a: rows of
+// smi_logger_h100x2_busid.csv, 08:12:38 to 08:13:38 local time.
+func TestIngestSMIKeyedByBusID(t *testing.T) {
+	log := filepath.Join(repoRoot(t), "testdata", "ingest", "smi_logger_h100x2_busid.csv")
+	fields := "timestamp,name,pci.bus_id,utilization.gpu,memory.total,memory.used,power.draw"
+	db := filepath.Join(t.TempDir(), "f.db")
+	code, out, errs := cli(t, "--db", db, "ingest", "--host", "gpu-a", "--tz", "UTC", "--fields", fields, log)
+	if code != 0 || !strings.Contains(out, "nvidia-smi, 6 rows, 2026-07-14T08:12:38Z") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	if c := counts(t, db); c["gpus"] != 2 {
+		t.Errorf("counts %v: want 2 GPUs (gpu-a/00000000:00:09.0 and gpu-a/00000000:00:0A.0)", c)
+	}
+}
