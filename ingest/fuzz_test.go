@@ -68,7 +68,8 @@ func fuzzParse(t *testing.T, data []byte, format string) {
 }
 
 func FuzzParseFOCUS(f *testing.F) {
-	seed(f, "focus_sample.csv", "focus_features.csv", "focus-spec-examples/commitment_discount_usage_scenario_3.csv")
+	seed(f, "focus_sample.csv", "focus_features.csv", "focus-spec-examples/commitment_discount_usage_scenario_3.csv",
+		"focus_0.5.csv", "focus-validator/all_pass_0.5.csv")
 	seedBad(f)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, data, FormatFOCUS) })
 }
@@ -80,7 +81,7 @@ func FuzzParseNvidiaSMI(f *testing.F) {
 }
 
 func FuzzParseRental(f *testing.F) {
-	seed(f, "autodl_sample.csv", "bad/not_utf8_header.csv")
+	seed(f, "autodl_sample.csv", "bad/not_utf8_header.csv", "rental/autodl_gpu_count.csv")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, data, FormatRental) })
 }
 
