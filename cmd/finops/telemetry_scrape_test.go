@@ -104,3 +104,16 @@ func TestIngestSMIKeyedByBusID(t *testing.T) {
 		t.Errorf("counts %v: want 2 GPUs (gpu-a/00000000:00:09.0 and gpu-a/00000000:00:0A.0)", c)
 	}
 }
+
+// TestIngestNvidiaGPUExporterScrape: a saved nvidia_gpu_exporter answer
+// (the exporter's H100 golden under load) is told from its first bytes and
+// read as that exporter's telemetry — one GPU with its measures, not a
+// dcgm scrape of an empty GPU.
+func TestIngestNvidiaGPUExporterScrape(t *testing.T) {
+	src := filepath.Join(repoRoot(t), "testdata", "telemetry", "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__load.metrics")
+	code, out, errs := cli(t, "ingest", "--check", "--host", "gpu-b", "--at", "2026-11-24T08:00:00Z", src)
+	if code != 0 || !strings.Contains(out, ": OK\n  format:     nvidia_gpu_exporter\n  rows:       1 good") ||
+		!strings.Contains(out, "2026-11-24T08:00:00Z .. 2026-11-24T08:00:00Z") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+}
