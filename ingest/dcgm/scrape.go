@@ -56,10 +56,12 @@ type Options struct {
 	UsedScrapeTime func()
 }
 
-// DefaultMaxBytes bounds one scrape file. dcgm-exporter's answer for a host
-// is kilobytes (every field of a 16-GPU node is about 200 KB); a file far
-// larger is not one scrape, and parsing it whole would take its size several
-// times over in memory.
+// DefaultMaxBytes bounds one scrape or backfill file. dcgm-exporter's answer
+// for a host is kilobytes (every field of a 16-GPU node is about 200 KB); a
+// backfill file of one day of 8 GPUs at 30 s, five series each, is about
+// 23 MB (115,200 lines of some 200 bytes). The file is held in memory while
+// it is read (an OpenMetrics file says so, and so its timestamps' unit, only
+// at its end), so a larger one is refused: split it by day.
 const DefaultMaxBytes = 64 << 20
 
 // cappedReader reads at most max bytes and says when there was more.
