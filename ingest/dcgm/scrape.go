@@ -164,6 +164,9 @@ func Parse(ctx context.Context, r io.Reader, opt Options, sink ingest.Sink) (*in
 	if err != nil {
 		return nil, &ingest.ParseError{File: name, Msg: "read: " + err.Error()}
 	}
+	// A UTF-8 BOM (a scrape saved by an editor on Windows) is no part of
+	// the exposition.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	info, err := decideUnit(name, data)
 	if err != nil {
 		return nil, err

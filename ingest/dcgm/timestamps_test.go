@@ -35,6 +35,7 @@ func TestParseTimestampUnits(t *testing.T) {
 		{"Prometheus text, milliseconds", stampedScrape("1793001600000", "1793001630500", "")},
 		{"no marker, seconds by magnitude", stampedScrape("1793001600", "1793001630.5", "")},
 		{"OpenMetrics, exponent", stampedScrape("1.7930016e9", "1.7930016305e9", "# EOF\n")},
+		{"UTF-8 BOM", "\ufeff" + stampedScrape("1793001600", "1793001630.5", "# EOF\n")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sink := &recSink{}
