@@ -384,3 +384,19 @@ func TestIngestPartialOverlapRefused(t *testing.T) {
 		t.Errorf("report after --replace: exit %d, want 0", code)
 	}
 }
+
+// TestCheckNamesFOCUSVersion: a FOCUS 0.5 file is read as 1.x and its
+// version is on the check's format line and the import's summary, where
+// the reader looks, not only in a warning.
+func TestCheckNamesFOCUSVersion(t *testing.T) {
+	f := cloudTestdata(t, "focus_0.5.csv")
+	code, out, errOut := cli(t, "ingest", "--check", f)
+	if code != 0 || !strings.Contains(out, "  format:     focus 0.5\n") {
+		t.Errorf("--check: exit %d: %s %s", code, out, errOut)
+	}
+	db := filepath.Join(t.TempDir(), "f.db")
+	code, out, errOut = cli(t, "--db", db, "ingest", f)
+	if code != 0 || !strings.Contains(out, f+": focus 0.5, ") {
+		t.Errorf("ingest: exit %d: %s %s", code, out, errOut)
+	}
+}

@@ -494,6 +494,9 @@ func (m *Main) checkOne(ctx context.Context, c *config.Config, s sourceSpec, pat
 	}
 	fmt.Fprintf(out, "%s: %s\n", f, verdict)
 	format := sum.Format
+	if sum.FormatVersion != "" {
+		format += " " + sum.FormatVersion
+	}
 	if sum.Mapping != "" {
 		format += fmt.Sprintf(" (mapping %q)", sum.Mapping)
 	}
@@ -662,6 +665,9 @@ func costBasis(delivery string) string {
 func describe(s *ingest.Summary) string {
 	var b strings.Builder
 	b.WriteString(s.Format)
+	if s.FormatVersion != "" {
+		b.WriteString(" " + s.FormatVersion)
+	}
 	if s.Mapping != "" {
 		fmt.Fprintf(&b, " (mapping %s)", s.Mapping)
 	}
