@@ -115,7 +115,7 @@ const ExporterFormat = "nvidia_gpu_exporter"
 const mib = 1 << 20
 
 // chunkBytes is how much exposition text one run of the text parser holds:
-// a backfill file of a week is tens of MiB, and the parser builds a
+// a backfill file of a day is tens of MiB, and the parser builds a
 // structure per sample, so it reads the file a few MiB at a time.
 const chunkBytes = 4 << 20
 
@@ -125,7 +125,7 @@ type reading struct {
 	prof, util, used, free, reserved, tot *float64
 	smiUtil                               *float64
 	// power of each metric, best first: DCGM's POWER_USAGE, then
-	// nvidia-smi's power.draw.average, .instant, power.draw (see powerOrder).
+	// nvidia-smi's power.draw.average, .instant, power.draw (send says why).
 	power [4]*float64
 }
 
