@@ -560,5 +560,14 @@ func (a *analyzer) finish() {
 	}
 	dq.Warnings = append(dq.Warnings, a.in.IngestWarnings...)
 	dq.UnmonitoredShare = a.total.unmonitoredShare()
+	for i := range r.ByTeam {
+		for _, rc := range r.ByResource {
+			if rc.Team == r.ByTeam[i].Team {
+				r.ByTeam[i].GPUHoursBilled += rc.GPUHoursBilled
+				r.ByTeam[i].GPUHoursMonitored += rc.GPUHoursBilled - rc.GPUHoursUnmonitored
+			}
+		}
+	}
+	markCoverage(dq, r.Totals, a.in.Params.MinCoverage)
 	sortResults(r)
 }

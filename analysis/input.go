@@ -100,16 +100,20 @@ type Price struct {
 
 // Params are the thresholds of metrics.md, all with defaults (DefaultParams).
 type Params struct {
-	Location       *time.Location // days and weeks are cut here
-	Currency       string         // reporting currency; "" = the data's single currency
-	FX             map[string]decimal.Decimal
-	IdleThreshold  float64       // utilization below this is an idle candidate (percent)
-	IdleMinSpan    time.Duration // idle candidate runs at least this long are idle
-	ReleaseSlack   float64       // hourly option overhead: nobody releases the minute work ends
-	SpotInflation  float64       // runtime inflation on spot (interruptions, restarts)
-	ReleaseBelow   float64       // active GPU-hours per month below which a resource is released
-	MinSavingsPct  float64       // a saving below this share of current cost is not worth an action
-	MinSavingsAbs  float64       // nor below this amount per month
+	Location      *time.Location // days and weeks are cut here
+	Currency      string         // reporting currency; "" = the data's single currency
+	FX            map[string]decimal.Decimal
+	IdleThreshold float64       // utilization below this is an idle candidate (percent)
+	IdleMinSpan   time.Duration // idle candidate runs at least this long are idle
+	ReleaseSlack  float64       // hourly option overhead: nobody releases the minute work ends
+	SpotInflation float64       // runtime inflation on spot (interruptions, restarts)
+	ReleaseBelow  float64       // active GPU-hours per month below which a resource is released
+	MinSavingsPct float64       // a saving below this share of current cost is not worth an action
+	MinSavingsAbs float64       // nor below this amount per month
+	// MinCoverage is the share of billed GPU-hours telemetry must cover
+	// (0–1) before the report's idle figures are more than lower bounds
+	// (coverage.go).
+	MinCoverage    float64
 	TargetBandLow  float64
 	TargetBandHigh float64
 	// ForgottenSpan: an idle run at least this long is a "forgotten instance" finding.
@@ -134,6 +138,7 @@ func DefaultParams() Params {
 		ReleaseBelow:   5,
 		MinSavingsPct:  0.05,
 		MinSavingsAbs:  1,
+		MinCoverage:    0.8,
 		TargetBandLow:  80,
 		TargetBandHigh: 95,
 		ForgottenSpan:  12 * time.Hour,

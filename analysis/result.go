@@ -71,6 +71,10 @@ type TeamCost struct {
 	// to the window end; MonthForecast extends its daily rate to the month end.
 	MonthToDate   float64 `json:"month_to_date"`
 	MonthForecast float64 `json:"month_forecast"`
+	// GPU-hours of the team's resources: billed, and monitored by telemetry
+	// (coverage = monitored ÷ billed).
+	GPUHoursBilled    float64 `json:"gpu_hours_billed"`
+	GPUHoursMonitored float64 `json:"gpu_hours_monitored"`
 }
 
 // ResourceCost is one GPU resource over the window.
@@ -210,7 +214,15 @@ type DataQuality struct {
 	Sources          []SourceStatus `json:"sources"`
 	RowsRejected     int            `json:"rows_rejected"`
 	UnmonitoredShare float64        `json:"unmonitored_share"` // of billed GPU-hours, 0–1
-	Warnings         []string       `json:"warnings"`
+	// Coverage is monitored ÷ billed GPU-hours, 0–1 (1 when nothing was
+	// billed); MinCoverage the share below which the report is incomplete.
+	Coverage    float64 `json:"coverage"`
+	MinCoverage float64 `json:"min_coverage"`
+	// Incomplete says why the numbers may be wrong — a source stale,
+	// missing or failed, telemetry covering too little — first in every
+	// output; not empty makes the run exit 3 (coverage.go).
+	Incomplete []string `json:"incomplete"`
+	Warnings   []string `json:"warnings"`
 	// Clipped, when the window asked for was far longer than the data, says
 	// which days the report covers instead (also first in Warnings).
 	Clipped string `json:"clipped,omitempty"`

@@ -134,6 +134,8 @@ func (r *Result) ForTeam(team string) *Result {
 	if t.GPUHoursBilled > 0 {
 		out.DataQuality.UnmonitoredShare = t.GPUHoursUnmonitored / t.GPUHoursBilled
 	}
+	// The team's own coverage decides whether its slice is incomplete.
+	markCoverage(&out.DataQuality, *t, dq.MinCoverage)
 	for _, tk := range out.Tasks {
 		t.AllocatedIdleCost += tk.IdleCost
 	}

@@ -57,6 +57,7 @@ type Thresholds struct {
 	MinSavingsPercent *float64  `yaml:"min_savings_percent"`
 	MinSavingsAmount  *float64  `yaml:"min_savings_amount"`
 	StaleAfter        Duration  `yaml:"stale_after"`
+	MinCoverage       *float64  `yaml:"min_coverage"`
 }
 
 // Source is a billing or tasks source: a file, folder or glob.

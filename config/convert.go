@@ -79,6 +79,9 @@ func (c *Config) AnalysisParams() (analysis.Params, error) {
 	if t.MinSavingsAmount != nil {
 		p.MinSavingsAbs = *t.MinSavingsAmount
 	}
+	if t.MinCoverage != nil {
+		p.MinCoverage = *t.MinCoverage / 100
+	}
 	return p, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -114,7 +115,10 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 	}
 	parts = append(parts, oneLine(orDefault(r.Period.Label, period), 40),
 		"· "+amount.Format(cur, t.Cost, 0),
-		"· idle "+amount.Format(cur, t.IdleCost, 0)+" ("+percentWhole(idleShare(t))+")")
+		"· idle "+idleSubject(cur, t))
+	if incomplete(r.DataQuality) {
+		parts = append(parts, "· data incomplete")
+	}
 	v.Subject = strings.Join(parts, " ")
 
 	util := emailKPI{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: hours(t.GPUHoursBilled) + " billed"}
@@ -123,7 +127,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 	}
 	v.KPIs = []emailKPI{
 		{Label: "Total cost", Value: money(cur, t.Cost), Note: changeText(t.Cost, r.Totals.PreviousCost)},
-		{Label: "Idle cost", Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)},
+		{Label: "Idle cost", Value: idleMoney(cur, t), Note: idleNote(t), Tone: idleTone(t)},
 		util,
 		{Label: "Savings available", Value: money(cur, t.MonthlySavings), Note: "per month", Tone: toneIf(t.MonthlySavings > 0, "good")},
 	}
@@ -183,9 +187,12 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		}
 		v.Teams = append(v.Teams, row)
 	}
+	// Why the numbers may be wrong comes first: the sources not ok are
+	// among the reasons (a result not made by analysis may lack them).
+	v.Warnings = append(v.Warnings, r.DataQuality.Incomplete...)
 	for _, s := range r.DataQuality.Sources {
-		if s.Status != "" && s.Status != "ok" {
-			v.Warnings = append(v.Warnings, "Source "+s.Name+" is "+s.Status+dashDetail(s.Detail))
+		if w := "Source " + s.Name + " is " + s.Status + dashDetail(s.Detail); s.Status != "" && s.Status != "ok" && !slices.Contains(v.Warnings, w) {
+			v.Warnings = append(v.Warnings, w)
 		}
 	}
 	return v
@@ -342,4 +349,18 @@ func withOverlap(text, overlap string) string {
 		return overlap
 	}
 	return strings.TrimSuffix(text, ".") + ". " + overlap
+}
+
+// incomplete reports whether the numbers may be wrong: a reason the
+// analysis gave, or a source that is not ok (a result made elsewhere).
+func incomplete(dq analysis.DataQuality) bool {
+	if len(dq.Incomplete) > 0 {
+		return true
+	}
+	for _, s := range dq.Sources {
+		if s.Status != "" && s.Status != "ok" {
+			return true
+		}
+	}
+	return false
 }

@@ -15,8 +15,9 @@ func TestEmailSubject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 830 / 4500 = 18.4 % idle.
-	if want := "[finops] 2026-W47 · ¥4,500 · idle ¥830 (18%)"; subject != want {
+	// 830 / 4500 = 18.4 % idle; 44 of 1,494 GPU-hours unmonitored (≥), and
+	// the dcgm source missing (data incomplete).
+	if want := "[finops] 2026-W47 · ¥4,500 · idle ≥ ¥830 (18%) · data incomplete"; subject != want {
 		t.Errorf("subject = %q, want %q", subject, want)
 	}
 
@@ -29,13 +30,13 @@ func TestEmailSubject(t *testing.T) {
 	if strings.ContainsAny(subject, "\r\n\u2028\u2029\x00") {
 		t.Errorf("subject carries a line break: %q", subject)
 	}
-	if want := "[finops] nlp X-Evil: 1 · 2026-W47 Bcc: victim@example.com · ¥4,500 · idle ¥830 (18%)"; subject != want {
+	if want := "[finops] nlp X-Evil: 1 · 2026-W47 Bcc: victim@example.com · ¥4,500 · idle ≥ ¥830 (18%) · data incomplete"; subject != want {
 		t.Errorf("subject = %q, want %q", subject, want)
 	}
 	// A currency without a symbol is spelled as its ASCII code.
 	r = handResult(t)
 	r.Currency = "chf\r\n"
-	if subject, _, _, _ = EmailBody(r, EmailOptions{}); subject != "[finops] 2026-W47 · 4,500 CHF · idle 830 CHF (18%)" {
+	if subject, _, _, _ = EmailBody(r, EmailOptions{}); subject != "[finops] 2026-W47 · 4,500 CHF · idle ≥ 830 CHF (18%) · data incomplete" {
 		t.Errorf("subject = %q", subject)
 	}
 }
@@ -109,9 +110,12 @@ func TestEmailHTML(t *testing.T) {
 		t.Errorf("email HTML has markup mail clients strip, or that would run: %q", p)
 	}
 	for _, w := range []string{
-		"<title>[finops] 2026-W47 · ¥4,500 · idle ¥830 (18%)</title>",
-		// The page's headline opens the email too (idle 830 of 4,500 = 18 %).
-		"This week cost ¥4,500; ¥830 (18%) of it paid for idle GPUs.",
+		// 44 of 1,494 billed GPU-hours unmonitored: idle is a lower bound,
+		// and a source is missing.
+		"<title>[finops] 2026-W47 · ¥4,500 · idle ≥ ¥830 (18%) · data incomplete</title>",
+		// The page's headline opens the email too (idle 830 of 4,500 = 18 %;
+		// 1,450 of 1,494 GPU-hours monitored = 97 %).
+		"This week cost ¥4,500; at least ¥830 (18%) of it paid for idle GPUs (97% of GPU-hours monitored).",
 		"¥4,500.00",
 		"Switch to hourly: gpu-a100-1",
 		"¥4,800.00/mo",
@@ -150,7 +154,9 @@ func TestEmailOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(subject, "[finops] ml-train · 2026-W47 · ¥4,160 · idle ¥750 (18%)") {
+	// The team's 44 unmonitored GPU-hours make its idle a lower bound; the
+	// missing source makes its slice incomplete too.
+	if subject != "[finops] ml-train · 2026-W47 · ¥4,160 · idle ≥ ¥750 (18%) · data incomplete" {
 		t.Errorf("team subject = %q", subject)
 	}
 	for _, w := range []string{"team ml-train", "Whole organisation: ¥4,500.00, idle ¥830.00 (18.4%)", "… and 2 more"} {
@@ -175,5 +181,44 @@ func TestEmailWithoutFindingsListsActions(t *testing.T) {
 	}
 	if _, _, _, err := EmailBody(&analysis.Result{}, EmailOptions{}); err != nil {
 		t.Errorf("empty result: %v", err)
+	}
+}
+
+// TestEmailSubjectCoverage: the subject never says "idle ¥0" of GPUs
+// nobody monitored, marks a lower bound, and says when data is incomplete.
+func TestEmailSubjectCoverage(t *testing.T) {
+	tests := []struct {
+		name                string
+		billed, unmonitored float64
+		idle                float64
+		incomplete          []string
+		want                string
+	}{
+		// 0 of 100 GPU-hours monitored: idle unknown, whatever IdleCost holds.
+		{"no telemetry", 100, 100, 0, nil, "[finops] 2026-W47 · ¥4,500 · idle unknown (no telemetry)"},
+		// 40 of 100 monitored, telemetry source stopped: ≥ and incomplete.
+		{"stopped", 100, 60, 450, []string{"Source dcgm gpu-a is stale"}, "[finops] 2026-W47 · ¥4,500 · idle ≥ ¥450 (10%) · data incomplete"},
+		// Every billed GPU-hour monitored: the amount as it is (450 / 4500).
+		{"all monitored", 100, 0, 450, nil, "[finops] 2026-W47 · ¥4,500 · idle ¥450 (10%)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := handResult(t)
+			r.Totals.GPUHoursBilled, r.Totals.GPUHoursUnmonitored, r.Totals.IdleCost = tt.billed, tt.unmonitored, tt.idle
+			r.DataQuality.Incomplete = tt.incomplete
+			r.DataQuality.Sources = nil // the reasons are tt.incomplete's alone
+			subject, text, _, err := EmailBody(r, EmailOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if subject != tt.want {
+				t.Errorf("subject = %q, want %q", subject, tt.want)
+			}
+			for _, w := range tt.incomplete {
+				if !strings.Contains(text, w) {
+					t.Errorf("body lacks %q", w)
+				}
+			}
+		})
 	}
 }

@@ -241,3 +241,40 @@ const noneMonitored = "no GPU-hour was monitored"
 
 // anyMonitored reports whether some billed GPU-hour of t had telemetry.
 func anyMonitored(t analysis.Totals) bool { return t.GPUHoursBilled-t.GPUHoursUnmonitored > 0 }
+
+// idleMoney is the idle cost as a reader may take it: "unknown" when no
+// billed GPU-hour was monitored, "≥ ¥1,234" when only some were (the
+// unmonitored hours may have been idle too), else the amount.
+func idleMoney(cur string, t analysis.Totals) string {
+	switch {
+	case !t.IdleKnown():
+		return "unknown"
+	case t.IdleLowerBound():
+		return "≥ " + money(cur, t.IdleCost)
+	}
+	return money(cur, t.IdleCost)
+}
+
+// idleNote is the idle KPI's note: its share of cost, and how much of the
+// GPU time telemetry saw when not all of it.
+func idleNote(t analysis.Totals) string {
+	switch {
+	case !t.IdleKnown():
+		return noneMonitored
+	case t.IdleLowerBound():
+		return percent(idleShare(t)) + " of total cost; " + percent(t.Coverage()) + " of GPU-hours monitored"
+	}
+	return percent(idleShare(t)) + " of total cost"
+}
+
+// idleSubject is the idle part of an email subject: never "¥0 (0%)" for
+// GPUs nobody monitored.
+func idleSubject(cur string, t analysis.Totals) string {
+	switch {
+	case !t.IdleKnown():
+		return "unknown (no telemetry)"
+	case t.IdleLowerBound():
+		return "≥ " + amount.Format(cur, t.IdleCost, 0) + " (" + percentWhole(idleShare(t)) + ")"
+	}
+	return amount.Format(cur, t.IdleCost, 0) + " (" + percentWhole(idleShare(t)) + ")"
+}

@@ -27,9 +27,18 @@ func headline(r *analysis.Result) string {
 	name := periodName(r.Period)
 	var b strings.Builder
 	b.WriteString(strings.ToUpper(name[:1]) + name[1:] + " cost " + amount.Rounded(cur, t.Cost))
-	if t.IdleCost > 0 {
+	switch {
+	case !t.IdleKnown():
+		// No telemetry covered a billed GPU-hour: idle is unknown, not 0.
+		b.WriteString("; idle unknown: no telemetry covered the billed GPUs.")
+	case t.IdleCost > 0 && t.IdleLowerBound():
+		b.WriteString("; at least " + amount.Rounded(cur, t.IdleCost) + " (" + percentWhole(idleShare(t)) + ") of it paid for idle GPUs (" +
+			percentWhole(t.Coverage()) + " of GPU-hours monitored).")
+	case t.IdleCost > 0:
 		b.WriteString("; " + amount.Rounded(cur, t.IdleCost) + " (" + percentWhole(idleShare(t)) + ") of it paid for idle GPUs.")
-	} else {
+	case t.IdleLowerBound():
+		b.WriteString("; no monitored GPU sat idle (" + percentWhole(t.Coverage()) + " of GPU-hours monitored).")
+	default:
 		b.WriteString("; no billed GPU sat idle.")
 	}
 	if top := topActions(r.Recommendations, 1); len(top) > 0 {

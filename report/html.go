@@ -59,23 +59,25 @@ type page struct {
 	Team                                     string
 	GeneratedAt, Version                     string
 	Banner                                   string
-	Headline                                 string
-	HasCharts                                bool
-	ECharts                                  template.JS
-	ChartsJSON                               template.JS
-	Charts                                   []chartSpec
-	EmptyCharts                              []string
-	KPIs                                     []kpiCard
-	Findings                                 []findingItem
-	MoreFindings                             int
-	Actions                                  []actionItem
-	Recommendations                          []recRow
-	Resources                                []resourceRow
-	Teams                                    []teamRow
-	Tasks                                    []taskRow
-	Pools                                    []poolRow
-	Watch                                    *watchView // nil: the watch did nothing in the period
-	Quality                                  qualityView
+	// Incomplete: why the numbers may be wrong, first on the page.
+	Incomplete      []string
+	Headline        string
+	HasCharts       bool
+	ECharts         template.JS
+	ChartsJSON      template.JS
+	Charts          []chartSpec
+	EmptyCharts     []string
+	KPIs            []kpiCard
+	Findings        []findingItem
+	MoreFindings    int
+	Actions         []actionItem
+	Recommendations []recRow
+	Resources       []resourceRow
+	Teams           []teamRow
+	Tasks           []taskRow
+	Pools           []poolRow
+	Watch           *watchView // nil: the watch did nothing in the period
+	Quality         qualityView
 }
 
 type findingItem struct{ Severity, SevTone, Kind, Team, Resource, Money, Text, Overlap string }
@@ -188,7 +190,11 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	}
 	p.Headline = headline(r)
 	week := periodName(r.Period)
-	idle := kpiCard{Label: "Idle cost", Period: week, Value: money(cur, t.IdleCost), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)}
+	idle := kpiCard{Label: "Idle cost", Period: week, Value: idleMoney(cur, t), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)}
+	if !t.IdleKnown() {
+		idle.Note, idle.Tone = noneMonitored, "warn"
+	}
+	p.Incomplete = r.DataQuality.Incomplete
 	if t.UnallocatedCost != 0 || t.AllocatedIdleCost != 0 {
 		// The idle cost's two parts: shown inside its card, since they add
 		// up to it rather than to more waste.

@@ -60,6 +60,7 @@ func normalised(r *analysis.Result) analysis.Result {
 	n.Pools = nonNil(n.Pools)
 	n.DataQuality.Sources = nonNil(n.DataQuality.Sources)
 	n.DataQuality.Warnings = nonNil(n.DataQuality.Warnings)
+	n.DataQuality.Incomplete = nonNil(n.DataQuality.Incomplete)
 	if n.Watch != nil {
 		w := *n.Watch
 		w.Alerts, w.Actions = nonNil(w.Alerts), nonNil(w.Actions)

@@ -37,6 +37,13 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		title += " · " + pt + " (" + loc.String() + ")"
 	}
 	b.WriteString(p.paint(styleBold, title) + "\n\n")
+	if inc := r.DataQuality.Incomplete; len(inc) > 0 {
+		b.WriteString(p.paint(styleRed, "Data incomplete: these figures may be wrong") + "\n")
+		for _, x := range inc {
+			b.WriteString("  - " + sanitize.Terminal(x, 300) + "\n")
+		}
+		b.WriteString("\n")
+	}
 
 	idleStyle := map[string]termStyle{"bad": styleRed, "warn": styleYellow}[idleTone(t)]
 	savingsStyle := styleNone
@@ -46,7 +53,7 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 	kpis := [][]cell{
 		{{"Total cost", styleNone}, {money(cur, t.Cost), styleBold}, {changeText(t.Cost, r.Totals.PreviousCost), styleNone}},
 		{{"GPU cost", styleNone}, {money(cur, t.GPUCost), styleNone}, {hours(t.GPUHoursBilled) + " billed", styleNone}},
-		{{"Idle cost", styleNone}, {money(cur, t.IdleCost), idleStyle}, {percent(idleShare(t)) + " of total, " + hours(t.GPUHoursIdle), styleNone}},
+		{{"Idle cost", styleNone}, {idleMoney(cur, t), idleStyle}, {percent(idleShare(t)) + " of total, " + hours(t.GPUHoursIdle), styleNone}},
 		{{"Unmonitored cost", styleNone}, {money(cur, t.UnmonitoredCost), styleNone}, {percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours", styleNone}},
 		{{"Unallocated cost", styleNone}, {money(cur, t.UnallocatedCost), styleNone}, {"GPU time no task held", styleNone}},
 		{{"Allocated but idle", styleNone}, {money(cur, t.AllocatedIdleCost), styleNone}, {"tasks held GPUs they did not use", styleNone}},

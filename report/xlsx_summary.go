@@ -28,6 +28,15 @@ func (b *book) summary() error {
 	if c, ok := change(t.Cost, prev); ok {
 		chg = c
 	}
+	// Whether the figures can be trusted comes before them.
+	complete := "yes"
+	if inc := r.DataQuality.Incomplete; len(inc) > 0 {
+		complete = "NO: " + strings.Join(inc, "; ")
+	}
+	idle := any(t.IdleCost)
+	if !t.IdleKnown() {
+		idle = "unknown: no GPU-hour was monitored"
+	}
 	rows := []kpi{
 		{"Period", r.Period.Label, st.text},
 		{"From", r.Period.Start, st.date},
@@ -35,13 +44,15 @@ func (b *book) summary() error {
 		{"Time zone", b.loc.String(), st.text},
 		{"Currency", r.Currency, st.text},
 		{"Scope", scope, st.text},
+		{"Data complete", complete, st.text},
+		{"Telemetry coverage (monitored ÷ billed GPU-hours; idle is a lower bound below 100 %)", r.DataQuality.Coverage, st.percent},
 		{"Total cost", t.Cost, st.money},
 		{"Previous period cost", blankIfZero(prev), st.money},
 		{"Change vs previous period", chg, st.percent},
 		{"GPU cost", t.GPUCost, st.money},
 		{"Non-GPU cost", t.NonGPUCost, st.money},
 		{"Other charges (tax, credits, adjustments)", t.OtherCharges, st.money},
-		{"Idle cost", t.IdleCost, st.money},
+		{"Idle cost", idle, st.money},
 		{"Idle share of total cost", idleShare(t), st.percent},
 		{"Allocated but idle cost (fix the job)", t.AllocatedIdleCost, st.money},
 		{"Unallocated cost (no task held the GPU)", t.UnallocatedCost, st.money},

@@ -184,19 +184,19 @@ func TestWriteXLSXValues(t *testing.T) {
 		{sheetSummary, "B5", txt("Asia/Shanghai")},
 		{sheetSummary, "B6", txt("CNY")},
 		{sheetSummary, "B7", txt("All teams")},
-		{sheetSummary, "A8", txt("Total cost")},
-		{sheetSummary, "B8", num(4500)},
-		{sheetSummary, "B9", num(4000)},            // previous period: 3700 + 300
-		{sheetSummary, "B10", num(0.125)},          // 4500 / 4000 − 1
-		{sheetSummary, "B14", num(830)},            // idle cost
-		{sheetSummary, "B15", num(830.0 / 4500.0)}, // idle share of total
-		{sheetSummary, "B16", num(600)},            // allocated but idle
-		{sheetSummary, "B24", num(0.52)},           // 52 % utilization stored as a fraction
-		{sheetSummary, "B25", num(5040)},           // monthly savings
-		{sheetSummary, "B26", num(4)},              // findings
-		{sheetSummary, "B28", num(2)},              // rows rejected
-		{sheetSummary, "A29", txt("Generated at")},
-		{sheetSummary, "B29", num(46349 + 9.5/24)}, // 2026-11-23 09:30 local
+		{sheetSummary, "A10", txt("Total cost")},
+		{sheetSummary, "B10", num(4500)},
+		{sheetSummary, "B11", num(4000)},           // previous period: 3700 + 300
+		{sheetSummary, "B12", num(0.125)},          // 4500 / 4000 − 1
+		{sheetSummary, "B16", num(830)},            // idle cost
+		{sheetSummary, "B17", num(830.0 / 4500.0)}, // idle share of total
+		{sheetSummary, "B18", num(600)},            // allocated but idle
+		{sheetSummary, "B26", num(0.52)},           // 52 % utilization stored as a fraction
+		{sheetSummary, "B27", num(5040)},           // monthly savings
+		{sheetSummary, "B28", num(4)},              // findings
+		{sheetSummary, "B30", num(2)},              // rows rejected
+		{sheetSummary, "A31", txt("Generated at")},
+		{sheetSummary, "B31", num(46349 + 9.5/24)}, // 2026-11-23 09:30 local
 		{sheetSummary, "O2", txt("2026-11-16")},    // daily helper table
 		{sheetSummary, "P1", txt("ml-train")},      // largest team first
 		{sheetSummary, "P2", num(520)},             // 480 A100 + 40 non-GPU
@@ -299,12 +299,12 @@ func TestWriteXLSXNumberFormats(t *testing.T) {
 	tests := []struct {
 		currency, sheet, cell, want string
 	}{
-		{"CNY", sheetSummary, "B8", `"¥"#,##0.00`},
+		{"CNY", sheetSummary, "B10", `"¥"#,##0.00`},
 		{"USD", sheetTeams, "B2", `"$"#,##0.00`},
 		{"EUR", sheetResources, "H2", `"€"#,##0.00`},
 		{"CHF", sheetRecs, "H2", `#,##0.00 "CHF"`},
 		{"CNY", sheetTasks, "I2", `"¥"#,##0.0000`},
-		{"CNY", sheetSummary, "B15", `0.0%`},
+		{"CNY", sheetSummary, "B17", `0.0%`},
 		{"CNY", sheetSummary, "B3", `yyyy-mm-dd hh:mm`},
 		{"CNY", sheetTeams, "K2", `0.0%`},
 		{"CNY", sheetResources, "I2", `#,##0.0`},

@@ -109,7 +109,11 @@ func TestHostileURLCredentials(t *testing.T) {
 			url, shown := credentialsIn(fakeProm(t, tc.down))
 			dir := t.TempDir()
 			cfg := filepath.Join(dir, "finops.yaml")
+			// The fake answers with no series of the bill's GPUs: coverage 0,
+			// which min_coverage 0 accepts, so only the source's fate sets
+			// the exit code here.
 			yaml := fmt.Sprintf("database: %s\nout: %s\nformats: [json, html]\nbilling:\n  - path: %s\n    mapping: autodl\n"+
+				"thresholds:\n  min_coverage: 0\n"+
 				"utilization:\n  prometheus:\n    - url: %s\n      timeout: 2s\n      retries: 0\n",
 				filepath.Join(dir, "f.db"), filepath.Join(dir, "out"), writeWeekBill(t, dir), url)
 			if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {

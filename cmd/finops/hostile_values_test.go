@@ -33,7 +33,9 @@ func weekJSON(t *testing.T, db string) (totals map[string]float64, dq struct {
 }) {
 	t.Helper()
 	out := t.TempDir()
-	if code, so, se := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", out); code != 0 {
+	// These weeks hold a day or so of telemetry: exit 3 (incomplete) is
+	// expected too; their values are what the tests check.
+	if code, so, se := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", out); code != 0 && code != ExitPartial {
 		t.Fatalf("report: exit %d: %s %s", code, so, se)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "finops-2026-W48.json"))

@@ -120,6 +120,9 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	}
 	var missing []string
 	if ingested != nil {
+		// The run's own sources say how this run's ingest went; the
+		// database says which telemetry stopped, whatever this run read.
+		stale := slices.DeleteFunc(slices.Clone(in.Sources), func(s analysis.SourceStatus) bool { return s.Status != "stale" })
 		in.Sources = nil
 		for _, s := range ingested {
 			// The data-quality box is uploaded and emailed: no address in
@@ -139,6 +142,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 			}
 			in.Sources = append(in.Sources, st)
 		}
+		in.Sources = append(in.Sources, stale...)
 	}
 	failed, err := st.FailedImports(ctx)
 	if err != nil {
@@ -182,7 +186,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 		return res, nil, err
 	}
 	if m.jsonResults() || m.quiet {
-		return res, paths, missingSources(missing)
+		return res, paths, incompleteReport(missing, res)
 	}
 	// Colour only on a terminal, and never when NO_COLOR is set (no-color.org).
 	color := interactive(m.Stdout) && m.Getenv("NO_COLOR") == ""
@@ -196,7 +200,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	for _, p := range paths {
 		fmt.Fprintf(m.Stdout, "wrote %s\n", p)
 	}
-	return res, paths, missingSources(missing)
+	return res, paths, incompleteReport(missing, res)
 }
 
 // failedLookback is how long before a report's window a failed import is
@@ -227,6 +231,20 @@ func failedStatuses(failed []store.FailedImport, win analysis.Window, ingested [
 			Detail: redact(fmt.Sprintf("did not import (%s): %s", f.At.Format(time.RFC3339), f.Error))})
 	}
 	return out
+}
+
+// incompleteReport is the partial result (exit 3) of a report written
+// without some of its sources, or whose data the analysis found incomplete
+// (a telemetry source that stopped, coverage below thresholds.min_coverage);
+// nil when it is whole.
+func incompleteReport(missing []string, res *analysis.Result) error {
+	if err := missingSources(missing); err != nil {
+		return err
+	}
+	if inc := res.DataQuality.Incomplete; len(inc) > 0 {
+		return partialError{fmt.Errorf("report written, but its data is incomplete: %s", strings.Join(inc, "; "))}
+	}
+	return nil
 }
 
 // missingSources is the partial result (exit 3) of a report written
@@ -396,6 +414,10 @@ func ingestWarnings(warns []store.Warning) []string {
 	return out
 }
 
+// staleLookback is how long before a report's window a telemetry source that
+// stopped is still named, stale, in its data-quality box.
+const staleLookback = 35 * 24 * time.Hour
+
 // sourceStatuses groups the imported files that overlap the window by kind,
 // format and host for the data-quality box.
 func sourceStatuses(srcs []store.Source, win analysis.Window, staleAfter time.Duration) []analysis.SourceStatus {
@@ -406,7 +428,12 @@ func sourceStatuses(srcs []store.Source, win analysis.Window, staleAfter time.Du
 	}
 	groups := map[string]*group{}
 	for _, s := range srcs {
-		if !inWindow(s, win) {
+		// Telemetry that stopped before the window is named too, as stale:
+		// a source that died last week must not vanish from this week's
+		// box while its GPUs read as unmonitored.
+		stoppedBefore := s.Kind == "utilization" && !s.PeriodEnd.IsZero() && !s.PeriodEnd.After(win.Start) &&
+			s.PeriodEnd.After(win.Start.Add(-staleLookback))
+		if !inWindow(s, win) && !stoppedBefore {
 			continue
 		}
 		name := sourceGroup(s)

@@ -116,10 +116,11 @@ func TestIngestS3(t *testing.T) {
 		t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
 	}
 
-	// Independently: the FOCUS file twice (plain and gzipped: different
-	// bytes, the same rows) and the latest January and February deliveries.
+	// Independently: the FOCUS file once (plain and gzipped: different
+	// bytes, the same charges, counted once — issue #24) and the latest
+	// January and February deliveries.
 	focusBilled, focusRows, _ := csvColumnSum(t, focus, "BilledCost")
-	wantRows, wantBilled := 2*focusRows, focusBilled.Add(focusBilled)
+	wantRows, wantBilled := focusRows, focusBilled
 	jan := filepath.Join(delivery, "cur", "gpu-report", "20260101-20260201", "bbbb-2222")
 	feb := filepath.Join(delivery, "cur", "gpu-report", "20260201-20260301", "cccc-3333")
 	for _, f := range []string{filepath.Join(jan, "gpu-report-1.csv.gz"), filepath.Join(jan, "gpu-report-2.csv.gz"),
@@ -130,8 +131,7 @@ func TestIngestS3(t *testing.T) {
 	if n, billed, _ := storedTotals(t, db); n != wantRows || !billed.Equal(wantBilled) {
 		t.Errorf("stored %d lines, billed %s; the objects have %d rows, %s\n%s", n, billed, wantRows, wantBilled, out)
 	}
-	wantURIs := []string{"s3://billing/archive/2026-11/focus_sample.csv.gz",
-		"s3://billing/exports/cur/gpu-report/20260101-20260201/bbbb-2222/gpu-report-1.csv.gz",
+	wantURIs := []string{"s3://billing/exports/cur/gpu-report/20260101-20260201/bbbb-2222/gpu-report-1.csv.gz",
 		"s3://billing/exports/cur/gpu-report/20260101-20260201/bbbb-2222/gpu-report-2.csv.gz",
 		"s3://billing/exports/cur/gpu-report/20260201-20260301/cccc-3333/gpu-report-1.csv.gz",
 		"s3://billing/exports/focus/focus_sample.csv"}
@@ -139,7 +139,8 @@ func TestIngestS3(t *testing.T) {
 		t.Errorf("stored URIs %q, want %q", got, wantURIs)
 	}
 	for _, w := range []string{"s3://billing/exports/focus/focus_sample.csv: focus", "delivery bbbb-2222", "delivery cccc-3333",
-		"2 file(s) of older deliveries"} {
+		"2 file(s) of older deliveries",
+		"s3://billing/archive/2026-11/focus_sample.csv.gz: already imported (the same charges as s3://billing/exports/focus/focus_sample.csv"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}

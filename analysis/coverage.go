@@ -1,0 +1,70 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+)
+
+// Coverage (metrics.md §Decided after the third review): monitored GPU-hours
+// ÷ billed GPU-hours. What telemetry did not see cannot be called idle or
+// busy, so below full coverage the idle figures are lower bounds, and with
+// none they are unknown, never 0. When a telemetry source stopped, or
+// telemetry covers less than Params.MinCoverage of the billed hours, the
+// report is incomplete: it says so first (DataQuality.Incomplete), the
+// email's subject says so, and the run exits 3.
+
+// coverage is monitored ÷ billed GPU-hours; 1 when nothing was billed (no
+// GPU-hour went unseen).
+func coverage(billed, unmonitored float64) float64 {
+	if billed <= 0 {
+		return 1
+	}
+	return math.Min(1, math.Max(0, (billed-unmonitored)/billed))
+}
+
+// Coverage is the report's (or a team slice's) monitored share of billed
+// GPU-hours.
+func (t Totals) Coverage() float64 { return coverage(t.GPUHoursBilled, t.GPUHoursUnmonitored) }
+
+// IdleKnown reports whether the idle figures mean anything: some billed
+// GPU-hour was monitored, or none was billed.
+func (t Totals) IdleKnown() bool {
+	return t.GPUHoursBilled <= 0 || t.GPUHoursUnmonitored < t.GPUHoursBilled-1e-9
+}
+
+// IdleLowerBound reports whether the idle figures are only lower bounds:
+// some billed GPU-hours were not monitored.
+func (t Totals) IdleLowerBound() bool { return t.GPUHoursUnmonitored > 1e-9 }
+
+// markCoverage sets the data quality's coverage and the reasons the report
+// is incomplete: every source not ok, and coverage below minCoverage where
+// telemetry exists at all (a fleet with no telemetry source is billing-only
+// by design: its idle is "unknown", but nothing stopped).
+func markCoverage(dq *DataQuality, t Totals, minCoverage float64) {
+	dq.Coverage = t.Coverage()
+	dq.MinCoverage = minCoverage
+	dq.Incomplete = nil
+	telemetry := false
+	for _, s := range dq.Sources {
+		if s.Kind == "utilization" {
+			telemetry = true
+		}
+		if s.Status != "" && s.Status != "ok" {
+			r := fmt.Sprintf("Source %s is %s", s.Name, s.Status)
+			if s.Detail != "" {
+				r += ": " + s.Detail
+			}
+			dq.Incomplete = append(dq.Incomplete, r)
+		}
+	}
+	switch {
+	case !telemetry || t.GPUHoursBilled <= 0 || dq.Coverage >= minCoverage:
+	case !t.IdleKnown():
+		dq.Incomplete = append(dq.Incomplete, fmt.Sprintf("No telemetry covered any of the %.1f billed GPU-hours: idle cost is unknown "+
+			"and no advice rests on utilization", t.GPUHoursBilled))
+	default:
+		dq.Incomplete = append(dq.Incomplete, fmt.Sprintf("Telemetry covers %.0f%% of the %.1f billed GPU-hours (at least %.0f%% "+
+			"is needed): idle cost and savings are at least what is shown, and may be more", 100*dq.Coverage, t.GPUHoursBilled,
+			100*minCoverage))
+	}
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/report"
+)
+
+// writeSMIDays writes the week's nvidia-smi logs (weekUtil's values, UTC
+// timestamps) for days [0, days): an exporter that died after them.
+func writeSMIDays(t *testing.T, dir string, days int) string {
+	t.Helper()
+	logs := filepath.Join(dir, "logs")
+	if err := os.Mkdir(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for day := range days {
+		var b strings.Builder
+		b.WriteString("timestamp, name, pci.bus_id, index, uuid, utilization.gpu [%], memory.total [MiB], memory.used [MiB]\n")
+		for m := day * 1440; m < (day+1)*1440; m++ {
+			for g := range 2 {
+				util := "[N/A]"
+				if u, ok := weekUtil(g, m); ok {
+					util = strconv.FormatFloat(u, 'f', -1, 64) + " %"
+				}
+				fmt.Fprintf(&b, "%s, NVIDIA A100-SXM4-80GB, 00000000:%02X:00.0, %d, %s, %s, 81920 MiB, 40000 MiB\n",
+					weekStart.Add(time.Duration(m)*time.Minute).Format("2006/01/02 15:04:05.000"), 7+g, g, weekUUIDs[g], util)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(logs, fmt.Sprintf("gpu-a-%d.csv", day)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return logs
+}
+
+// TestExporterDiedMidWeek: the week's bill (2 × A100, 336 GPU-hours at
+// 2.40 a GPU-hour) with nvidia-smi logs that stop on Thursday 00:00. The
+// report says the data is incomplete at the top of every output, calls
+// idle a lower bound, never "idle ¥0", and exits 3.
+//
+// By hand, from weekUtil:
+//   - a sample covers the minute after it too when the next one is missing
+//     (which makes TestNvidiaSMIWeekSameNumbers' 7 × 120 [N/A] minutes 833
+//     unmonitored: 119 a day), so the last samples, Wed 23:59, also cover
+//     Thu 00:00 on both GPUs;
+//   - monitored: 3 days × 2 GPUs × 1,440 = 8,640 minutes, less 3 × 119 of
+//     GPU 0's [N/A], plus the 2 carried minutes: 8,285 min = 138.0833 h;
+//   - unmonitored: 336 h − 138.0833 = 197.9167 h; coverage 8,285 / 20,160 =
+//     41.1 %;
+//   - idle: GPU 0 Mon 00–08 (8 h), Mon 20:00–Tue 08:00 (12 h), Tue 20:00–Wed
+//     08:00 (12 h), Wed 20:00–Thu 00:01 (4 h 1 min, the carried minute at
+//     1 %); GPU 1 02:00–03:00 on each of 3 days (3 h): 39 h 1 min, × 2.40 =
+//     93.64.
+func TestExporterDiedMidWeek(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "f.db")
+	for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", "--host", "gpu-a", "--tz", "UTC", writeSMIDays(t, dir, 3)}} {
+		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	rep := filepath.Join(dir, "out")
+	code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json,html", "--out", rep)
+	if code != ExitPartial {
+		t.Fatalf("report: exit %d, want %d\n%s%s", code, ExitPartial, out, errs)
+	}
+	r := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))
+	tot := r.Totals
+	approx(t, "gpu_hours_billed", tot.GPUHoursBilled, 336)
+	approx(t, "gpu_hours_unmonitored", tot.GPUHoursUnmonitored, 336-8285.0/60)
+	approx(t, "coverage", r.DataQuality.Coverage, 8285.0/20160)
+	approx(t, "gpu_hours_idle", tot.GPUHoursIdle, 39+1.0/60)
+	approx(t, "idle_cost", tot.IdleCost, 93.64)
+	inc := strings.Join(r.DataQuality.Incomplete, "\n")
+	for _, w := range []string{"Source nvidia-smi gpu-a is stale: 3 files, data until 2026-11-25T23:59:00Z",
+		"Telemetry covers 41% of the 336.0 billed GPU-hours (at least 80% is needed)"} {
+		if !strings.Contains(inc, w) {
+			t.Errorf("data_quality.incomplete lacks %q:\n%s", w, inc)
+		}
+	}
+	// The terminal summary starts with it.
+	if i, j := strings.Index(out, "Data incomplete"), strings.Index(out, "Total cost"); i < 0 || i > j {
+		t.Errorf("the summary does not open with the incomplete data:\n%s", out)
+	}
+	page, err := os.ReadFile(filepath.Join(rep, "finops-2026-W48.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The page opens with it, before the headline and the figures.
+	p := string(page)
+	if i, j := strings.Index(p, `class="incomplete"`), strings.Index(p, `class="headline"`); i < 0 || i > j {
+		t.Errorf("the page does not open with the incomplete data")
+	}
+	if !strings.Contains(p, "≥ ¥93.64") || !strings.Contains(p, "at least ¥93.64 (12%) of it paid for idle GPUs (41% of GPU-hours monitored)") {
+		i := strings.Index(p, "93.6")
+		t.Errorf("the page does not call idle a lower bound: %q", p[max(i-200, 0):min(i+100, len(p))])
+	}
+	// Every email: the whole report's and each team's.
+	for _, team := range append([]string{""}, teamsOf(r)...) {
+		res := &r
+		if team != "" {
+			res = r.ForTeam(team)
+		}
+		subject, text, _, err := report.EmailBody(res, report.EmailOptions{Team: team})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(subject, "· data incomplete") || strings.Contains(subject, "idle ¥0") || !strings.Contains(subject, "idle ≥ ¥94") {
+			t.Errorf("team %q: subject %q", team, subject)
+		}
+		if !strings.Contains(text, "is stale") {
+			t.Errorf("team %q: the body does not say the telemetry stopped:\n%s", team, text)
+		}
+	}
+}
+
+// TestNoTelemetryIdleUnknown: the bill with no telemetry at all but a
+// source that stopped the week before: idle is "unknown", not ¥0.
+func TestNoTelemetryIdleUnknown(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "f.db")
+	// Last week's Monday only: 1,440 minutes ending Nov 17 00:00, before the window.
+	logs := filepath.Join(dir, "old.csv")
+	var b strings.Builder
+	b.WriteString("timestamp, name, pci.bus_id, index, uuid, utilization.gpu [%], memory.total [MiB], memory.used [MiB]\n")
+	for m := range 60 {
+		fmt.Fprintf(&b, "%s, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 0, %s, 50 %%, 81920 MiB, 40000 MiB\n",
+			weekStart.AddDate(0, 0, -7).Add(time.Duration(m)*time.Minute).Format("2006/01/02 15:04:05.000"), weekUUIDs[0])
+	}
+	if err := os.WriteFile(logs, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", "--host", "gpu-a", "--tz", "UTC", logs}} {
+		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	rep := filepath.Join(dir, "out")
+	code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep)
+	if code != ExitPartial {
+		t.Fatalf("report: exit %d, want %d\n%s%s", code, ExitPartial, out, errs)
+	}
+	r := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))
+	// The source did not vanish from the box: it is there, stale.
+	stale := false
+	for _, s := range r.DataQuality.Sources {
+		stale = stale || s.Status == "stale" && s.Name == "nvidia-smi gpu-a"
+	}
+	if !stale {
+		t.Errorf("the source that stopped is not in the data-quality box: %+v", r.DataQuality.Sources)
+	}
+	subject, _, _, err := report.EmailBody(&r, report.EmailOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(subject, "idle unknown (no telemetry)") || !strings.Contains(out, "Idle cost            unknown") {
+		t.Errorf("subject %q / summary:\n%s", subject, out)
+	}
+}
+
+// teamsOf lists the report's teams.
+func teamsOf(r analysis.Result) []string {
+	var out []string
+	for _, t := range r.ByTeam {
+		out = append(out, t.Team)
+	}
+	return out
+}
