@@ -109,7 +109,12 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 	if len(r.slots) > 0 && len(r.slots) < r.gpuCount {
 		k, partial = float64(len(r.slots)), fmt.Sprintf("%d of %d GPUs report; ", len(r.slots), r.gpuCount)
 	}
-	a30 := lu.active / 60 / k * 30 / days
+	// Minutes the reporting GPUs were billed but not monitored may have been
+	// busy: advice counts them as busy, so that a saving is never made up
+	// from missing telemetry (metrics.md §Coverage) — with an exporter that
+	// died mid-month, "release" would otherwise grow with the gap.
+	gap := max(0, lu.unmonitored-lu.billed*(n-k)/n)
+	a30 := (lu.active + gap) / 60 / k * 30 / days
 	rec.ActiveHoursPerMonth = a30
 	pr := a.lookupPrices(r, lu, days)
 	slack := 1 + p.ReleaseSlack
@@ -117,6 +122,9 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 		rec.BreakevenHoursPerMonth = pr.monthly / (pr.hourly * slack)
 	}
 	busy := fmt.Sprintf("%sbusy %.0f h/month per GPU", partial, a30)
+	if gap >= 1 {
+		busy = fmt.Sprintf("%sbusy at most %.0f h/month per GPU (its %.0f unmonitored GPU-hours counted as busy)", partial, a30, gap/60)
+	}
 
 	if a30 < p.ReleaseBelow {
 		rec.Action, rec.RecommendedMonthlyCost, rec.MonthlySavings = ActionRelease, 0, rec.CurrentMonthlyCost

@@ -188,3 +188,35 @@ func TestSuspectSpotPrice(t *testing.T) {
 		t.Errorf("suspect spot warnings = %d in %v, want 1", n, r.DataQuality.Warnings)
 	}
 }
+
+// TestRecommendationCountsGapsAsBusy: a monthly card (3,000) whose
+// telemetry stopped after a week, busy 3 h a day while it was watched. The
+// 23 unwatched days may have been busy: advice counts them so (metrics.md
+// §Coverage) and keeps the card, with low confidence, instead of switching
+// it to hourly for the 21 h it saw (21 × 11 = 231: a made-up saving of
+// 2,769).
+//
+// By hand: active 7 × 180 = 1,260 min; unmonitored 23 × 1,440 − 1 = 33,119
+// min (the last sample, day 7 23:59, covers the next minute too); A30 =
+// (1,260 + 33,119) / 60 = 572.98 h (D = 30). Hourly 572.98 × 11 = 6,302.8 >
+// monthly 3,000 → keep.
+func TestRecommendationCountsGapsAsBusy(t *testing.T) {
+	r, err := Analyze(thirtyDays(monthly("3000"), series("G", "host", month0, repeatDays(7, seg{180, 90}, seg{1260, 0})...), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Recommendations) != 1 {
+		t.Fatalf("recommendations = %d", len(r.Recommendations))
+	}
+	got := r.Recommendations[0]
+	if got.Action != ActionKeep || got.MonthlySavings != 0 {
+		t.Errorf("action = %s saving %.2f, want keep (%s)", got.Action, got.MonthlySavings, got.Reason)
+	}
+	near(t, "A30", got.ActiveHoursPerMonth, (1260+33119)/60.0)
+	if got.Confidence != "low" {
+		t.Errorf("confidence = %s, want low (77 %% unmonitored)", got.Confidence)
+	}
+	if want := "busy at most 573 h/month per GPU (its 552 unmonitored GPU-hours counted as busy)"; !strings.Contains(got.Reason, want) {
+		t.Errorf("reason %q lacks %q", got.Reason, want)
+	}
+}
