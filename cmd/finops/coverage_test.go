@@ -174,3 +174,35 @@ func teamsOf(r analysis.Result) []string {
 	}
 	return out
 }
+
+// TestIngestHostClockAhead: an nvidia-smi log from a host whose clock runs
+// a year ahead. A log of only such samples is refused naming the clock; a
+// log with some is imported without them, and the warning reaches the
+// report's data-quality box.
+func TestIngestHostClockAhead(t *testing.T) {
+	dir := t.TempDir()
+	line := func(at time.Time) string {
+		return fmt.Sprintf("%s, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 0, %s, 50 %%, 81920 MiB, 40000 MiB\n",
+			at.Format("2006/01/02 15:04:05.000"), weekUUIDs[0])
+	}
+	head := "timestamp, name, pci.bus_id, index, uuid, utilization.gpu [%], memory.total [MiB], memory.used [MiB]\n"
+	ahead := now.AddDate(1, 0, 0) // the test clock's now, a year on
+	allAhead := filepath.Join(dir, "ahead.csv")
+	mixed := filepath.Join(dir, "mixed.csv")
+	os.WriteFile(allAhead, []byte(head+line(ahead)+line(ahead.Add(time.Minute))), 0o644)
+	os.WriteFile(mixed, []byte(head+line(weekStart)+line(weekStart.Add(time.Minute))+line(ahead)), 0o644)
+	db := filepath.Join(dir, "f.db")
+	code, out, _ := cli(t, "--db", db, "ingest", "--host", "gpu-a", "--tz", "UTC", allAhead)
+	if code != ExitFailed || !strings.Contains(out, "every sample is refused: 2 samples dated after 2026-11-30T04:00:00Z, up to 2027-11-30T03:01:00Z: the host's clock runs ahead") {
+		t.Errorf("a log a year ahead: exit %d:\n%s", code, out)
+	}
+	code, out, _ = cli(t, "--db", db, "ingest", "--host", "gpu-a", "--tz", "UTC", mixed)
+	if code != 0 || !strings.Contains(out, "warning: "+mixed+":4: field \"timestamp\": 1 samples dated after") {
+		t.Errorf("a log with one sample a year ahead: exit %d:\n%s", code, out)
+	}
+	// The good samples (Nov 23) are older than utilization.hot_days: one
+	// compacted GPU-day. The refused one would be a minute row of 2027.
+	if c := counts(t, db); c["gpu_days"] != 1 || c["gpu_minutes"] != 0 {
+		t.Errorf("stored %d GPU-days and %d minute rows, want the good samples' one day only", c["gpu_days"], c["gpu_minutes"])
+	}
+}

@@ -388,7 +388,13 @@ func (m *Main) prepareFile(ctx context.Context, c *config.Config, s sourceSpec, 
 			return nil, err
 		}
 		defer rc.Close()
-		sm, err := parseInput(ctx, rc, c, s, uri, sink)
+		// Samples no clock could have written (a year ahead, before 2000)
+		// are refused with a warning, never trusted.
+		guard := ingest.NewClockGuard(sink, uri, m.Now())
+		sm, err := parseInput(ctx, rc, c, s, uri, guard)
+		if err == nil {
+			err = guard.Finish(sm)
+		}
 		if err == nil && s.kind != "" && sm.Kind != s.kind {
 			return nil, fmt.Errorf("%s: configured as %s but the file is %s (%s)", uri, s.kind, sm.Kind, sm.Format)
 		}

@@ -289,7 +289,13 @@ func (m *Main) storeTail(ctx context.Context, st *store.Store, c *config.Config,
 	var fields []string
 	_, err := st.Import(ctx, store.FileMeta{URI: uri, SHA256: hex.EncodeToString(h.Sum(nil)), Host: s.host},
 		func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
-			sm, err := parseInput(ctx, in, c, s, uri, sink)
+			// A host clock far ahead would make its GPU read as busy next
+			// year and never idle now: refused, as in ingest.
+			guard := ingest.NewClockGuard(sink, uri, m.Now())
+			sm, err := parseInput(ctx, in, c, s, uri, guard)
+			if err == nil {
+				err = guard.Finish(sm)
+			}
 			if err == nil && sm.Kind != s.kind {
 				return nil, fmt.Errorf("%s: configured as %s but the file is %s (%s)", uri, s.kind, sm.Kind, sm.Format)
 			}
