@@ -206,3 +206,30 @@ func TestIngestHostClockAhead(t *testing.T) {
 		t.Errorf("stored %d GPU-days and %d minute rows, want the good samples' one day only", c["gpu_days"], c["gpu_minutes"])
 	}
 }
+
+// TestRunExporterDiedMidWeek: the same week through the scheduled run,
+// whose data-quality box lists its configured sources: the run reads the
+// logs, names the telemetry that stopped, and exits 3.
+func TestRunExporterDiedMidWeek(t *testing.T) {
+	dir := t.TempDir()
+	logs := writeSMIDays(t, dir, 3)
+	cfg := filepath.Join(dir, "finops.yaml")
+	yaml := fmt.Sprintf("database: %s\nout: %s\nformats: [json]\nbilling:\n  - path: %s\n    mapping: autodl\n"+
+		"utilization:\n  nvidia_smi:\n    - path: %s/*.csv\n      host: gpu-a\n      timezone: UTC\n",
+		filepath.Join(dir, "f.db"), filepath.Join(dir, "out"), writeWeekBill(t, dir), logs)
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "--config", cfg, "run", "--week", "2026-W48", "--no-upload", "--no-email")
+	if code != ExitPartial {
+		t.Fatalf("run: exit %d, want %d\n%s%s", code, ExitPartial, out, errs)
+	}
+	r := readSummary(t, filepath.Join(dir, "out", "finops-2026-W48.json"))
+	inc := strings.Join(r.DataQuality.Incomplete, "\n")
+	// 8,285 of 20,160 GPU-minutes monitored (TestExporterDiedMidWeek).
+	for _, w := range []string{"Source nvidia-smi gpu-a is stale", "Telemetry covers 41% of the 336.0 billed GPU-hours"} {
+		if !strings.Contains(inc, w) {
+			t.Errorf("incomplete lacks %q:\n%s", w, inc)
+		}
+	}
+}
