@@ -47,6 +47,15 @@ const DefaultMarginPoints = 15
 // commitment; a few weeks of data are not evidence for it.
 const MinReviewCoverage = 2.0 / 3
 
+// DefaultMinTelemetryCoverage is the share of a quarter's hours telemetry must
+// have seen (TelemetryCoverage) before that quarter's utilization may support
+// or veto a verdict: at least half of what the utilization claims is then
+// observed rather than assumed. Below it an unmonitored hour, counted as not
+// busy, could hide most of the usage: 4 hours of data must not veto a pair
+// busy all of the next quarter, nor may a lower bound over 46% of the hours
+// pass for a measurement.
+const DefaultMinTelemetryCoverage = 0.5
+
 // Review verdicts.
 const (
 	VerdictBuy              = "buy"
@@ -72,6 +81,9 @@ type PurchaseAssumption struct {
 	OpsPerGPUMonth     float64 // people, support contracts, spares
 	Currency           string
 	MarginPoints       *float64 // nil: DefaultMarginPoints
+	// MinCoverage is the TelemetryCoverage (0–1) each quarter needs to vote;
+	// nil: DefaultMinTelemetryCoverage.
+	MinCoverage *float64
 }
 
 // ReviewInput is everything the review needs. The caller analyses the quarter
@@ -109,19 +121,40 @@ type ModelReview struct {
 	GPUs      int      `json:"gpus"`      // Σ GPU counts: the cards a purchase would replace
 
 	// Observed over the quarter.
-	RentCost            float64  `json:"rent_cost"` // what the quarter's rentals cost, all GPUs
-	GPUHoursBilled      float64  `json:"gpu_hours_billed"`
-	GPUHoursActive      float64  `json:"gpu_hours_active"`
-	GPUHoursUnmonitored float64  `json:"gpu_hours_unmonitored"`
-	QuarterDays         float64  `json:"quarter_days"`
-	CoveredDays         float64  `json:"covered_days"`            // first to last day with billed GPU time
-	Coverage            float64  `json:"coverage"`                // covered share of the quarter, 0–1
-	Months              float64  `json:"months"`                  // covered hours / 730
-	ObservedUtilization float64  `json:"observed_utilization"`    // active / (GPUs × covered hours), 0–100
-	ActiveHoursPerMonth float64  `json:"active_hours_per_month"`  // per GPU: observed share × 730
-	CurrentMonthlyCost  float64  `json:"current_monthly_per_gpu"` // rent cost / (GPUs × months)
-	PreviousUtilization *float64 `json:"previous_utilization"`    // nil: no data for the previous quarter
-	PreviousCoverage    *float64 `json:"previous_coverage"`
+	RentCost            float64 `json:"rent_cost"` // what the quarter's rentals cost, all GPUs
+	GPUHoursBilled      float64 `json:"gpu_hours_billed"`
+	GPUHoursActive      float64 `json:"gpu_hours_active"`
+	GPUHoursUnmonitored float64 `json:"gpu_hours_unmonitored"`
+	QuarterDays         float64 `json:"quarter_days"`
+	CoveredDays         float64 `json:"covered_days"`            // first to last day with billed GPU time
+	Coverage            float64 `json:"coverage"`                // covered share of the quarter, 0–1
+	Months              float64 `json:"months"`                  // covered hours / 730
+	ObservedUtilization float64 `json:"observed_utilization"`    // active / (GPUs × covered hours), 0–100
+	ActiveHoursPerMonth float64 `json:"active_hours_per_month"`  // per GPU: observed share × 730
+	CurrentMonthlyCost  float64 `json:"current_monthly_per_gpu"` // rent cost / (GPUs × months)
+	// Telemetry (metrics.md §Coverage): an unmonitored GPU-hour counts as not
+	// busy above, so with gaps the observed utilization is a lower bound and
+	// ObservedUpperBound is what it would be had every gap been busy.
+	MonitoredShare     float64 `json:"monitored_share"`         // monitored ÷ billed GPU-hours, 0–1
+	TelemetryCoverage  float64 `json:"telemetry_coverage"`      // coverage × monitored_share: the quarter's hours telemetry saw, 0–1
+	ObservedLowerBound bool    `json:"observed_is_lower_bound"` // some, not all, billed GPU-hours were unmonitored
+	ObservedUpperBound float64 `json:"observed_upper_bound"`    // (active + unmonitored) / (GPUs × covered hours), 0–100
+	ObservedText       string  `json:"observed_text"`           // e.g. "≥ 19.1% (46% of billed GPU-hours monitored)"
+	// QuarterVotes: TelemetryCoverage ≥ MinTelemetryCoverage, so the
+	// quarter's utilization may decide the verdict; otherwise it is
+	// insufficient_data.
+	QuarterVotes         bool     `json:"quarter_votes"`
+	MinTelemetryCoverage float64  `json:"min_telemetry_coverage"`
+	PreviousUtilization  *float64 `json:"previous_utilization"` // nil: no data for the previous quarter
+	PreviousCoverage     *float64 `json:"previous_coverage"`
+	// The previous quarter's telemetry, as above. PreviousVotes: it had
+	// enough (PreviousTelemetryCoverage ≥ MinTelemetryCoverage) to confirm
+	// or veto a buy; without it the verdict rests on this quarter alone.
+	PreviousMonitoredShare    *float64 `json:"previous_monitored_share"`
+	PreviousTelemetryCoverage *float64 `json:"previous_telemetry_coverage"`
+	PreviousLowerBound        bool     `json:"previous_is_lower_bound"`
+	PreviousVotes             bool     `json:"previous_votes"`
+	PreviousText              string   `json:"previous_text"` // e.g. "8.3%; not counted: 1.1% of 2026Q2's hours monitored, 50% needed"
 
 	// Renting.
 	HourlyPrice       float64  `json:"hourly_price"` // p_h; 0 when unknown
@@ -242,11 +275,20 @@ func RentOrBuy(in *ReviewInput) (*Review, error) {
 		o := models[k]
 		seen[k] = true
 		mr := o.review()
-		if po := prev[k]; po != nil && po.coveredHours > 0 {
-			u, c := po.utilization(), po.coverage
-			mr.PreviousUtilization, mr.PreviousCoverage = &u, &c
-		}
 		a, ok := purchases[k]
+		mr.MinTelemetryCoverage = DefaultMinTelemetryCoverage
+		if ok && a.MinCoverage != nil {
+			mr.MinTelemetryCoverage = *a.MinCoverage
+		}
+		mr.QuarterVotes = mr.TelemetryCoverage >= mr.MinTelemetryCoverage
+		if po := prev[k]; po != nil && po.coveredHours > 0 {
+			u, c, ms, tc := po.utilization(), po.coverage, po.monitoredShare(), po.telemetryCoverage()
+			mr.PreviousUtilization, mr.PreviousCoverage = &u, &c
+			mr.PreviousMonitoredShare, mr.PreviousTelemetryCoverage = &ms, &tc
+			mr.PreviousLowerBound = po.lowerBound()
+			mr.PreviousVotes = tc >= mr.MinTelemetryCoverage
+		}
+		mr.ObservedText, mr.PreviousText = mr.readings(in.Previous.Label)
 		if !ok {
 			mr.Verdict, mr.Confidence = VerdictNoAssumptions, "low"
 			mr.Reason = fmt.Sprintf("no purchase assumptions for %s: add it under purchase in the config to review it", o.model)
@@ -299,6 +341,28 @@ func (o *observed) utilization() float64 {
 	return o.active / (float64(o.gpus) * o.coveredHours) * 100
 }
 
+// upperBound is the utilization had every unmonitored GPU-hour been busy.
+func (o *observed) upperBound() float64 {
+	if o.gpus == 0 || o.coveredHours <= 0 {
+		return 0
+	}
+	return math.Min(100, (o.active+o.unmonitored)/(float64(o.gpus)*o.coveredHours)*100)
+}
+
+// lowerBound: some billed GPU-hours went unmonitored, so the utilization is
+// only a lower bound; with none monitored it is unknown instead.
+func (o *observed) lowerBound() bool { return o.unmonitored > 1e-9 && o.unmonitored < o.billed }
+
+// monitoredShare is metrics.md's coverage, monitored ÷ billed GPU-hours.
+func (o *observed) monitoredShare() float64 { return coverage(o.billed, o.unmonitored) }
+
+// telemetryCoverage is the share of the quarter's hours telemetry saw: the
+// covered part of the quarter times the monitored share of its billed hours.
+// Unbilled hours inside the covered span count as seen (a card not rented
+// was not busy); hours outside it, before the first or after the last day of
+// data, do not: 4 hours of data in a day of a 91-day quarter is 1.1%.
+func (o *observed) telemetryCoverage() float64 { return o.coverage * o.monitoredShare() }
+
 func (o *observed) unmonitoredShare() float64 {
 	if o.billed == 0 {
 		return 0
@@ -312,6 +376,8 @@ func (o *observed) review() ModelReview {
 		GPUHoursBilled: o.billed, GPUHoursActive: o.active, GPUHoursUnmonitored: o.unmonitored,
 		QuarterDays: o.quarterDays, CoveredDays: o.coveredDays, Coverage: o.coverage,
 		Months: o.coveredHours / HoursPerMonth, ObservedUtilization: o.utilization(),
+		MonitoredShare: o.monitoredShare(), TelemetryCoverage: o.telemetryCoverage(),
+		ObservedLowerBound: o.lowerBound(), ObservedUpperBound: o.upperBound(),
 	}
 	mr.ActiveHoursPerMonth = mr.ObservedUtilization / 100 * HoursPerMonth
 	if mr.Months > 0 && o.gpus > 0 {
@@ -537,6 +603,22 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 	sens("price +20%", capex*1.2, y)
 
 	busy := fmt.Sprintf("busy %.1f%% of the hours", u)
+	if mr.ObservedLowerBound {
+		busy = fmt.Sprintf("busy at least %.1f%% of the hours", u)
+	}
+	// The previous quarter confirms or vetoes only with enough telemetry: a
+	// buy is never vetoed by a quarter with too little data (nor confirmed by
+	// one), and the reason says that quarter was left out.
+	prevU := mr.PreviousUtilization
+	prevNote := ""
+	if prevU != nil && !mr.PreviousVotes {
+		prevU = nil
+		prevNote = "; " + notEnoughTelemetry(previous, *mr.PreviousTelemetryCoverage, mr.MinTelemetryCoverage) + " to compare"
+	}
+	prevBound := ""
+	if prevU != nil && mr.PreviousLowerBound {
+		prevBound = " or more"
+	}
 	be := fmt.Sprintf("the %.1f%% breakeven", mr.BreakevenUtilization)
 	switch {
 	case o.billed > 0 && o.unmonitored >= o.billed:
@@ -552,6 +634,17 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 		mr.Reason = fmt.Sprintf("the data covers %.0f of the %.0f days of %s%s and a purchase needs at least %.0f days of evidence; so far %s it covers, against %s",
 			mr.CoveredDays, mr.QuarterDays, quarter, why, math.Ceil(mr.QuarterDays*MinReviewCoverage), busy, be)
 		return
+	case !mr.QuarterVotes:
+		// The observed utilization is only a lower bound over too few of
+		// the hours: it can neither support a purchase nor rule one out.
+		mr.Verdict, mr.Confidence = VerdictInsufficientData, "low"
+		monitored := "" // the same figure as the quarter's hours when the data covers all of it
+		if shareText(mr.MonitoredShare) != shareText(mr.TelemetryCoverage) {
+			monitored = " (" + shareText(mr.MonitoredShare) + " of the billed GPU-hours monitored)"
+		}
+		mr.Reason = fmt.Sprintf("%s to judge: busy between %.1f%% and %.1f%% of the hours%s, against %s and the %.1f%% a purchase needs",
+			notEnoughTelemetry(quarter, mr.TelemetryCoverage, mr.MinTelemetryCoverage), u, mr.ObservedUpperBound, monitored, be, need)
+		return
 	}
 	mr.Verdict = VerdictKeepRenting
 	owning := fmt.Sprintf("owning costs %s/GPU-month", amount.Rounded(cur, mr.OwnedMonthlyPerGPU))
@@ -564,20 +657,20 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 	case u < need:
 		mr.Reason = fmt.Sprintf("%s, %.1f points above %s but short of the %s-point margin: keep renting and review next quarter",
 			busy, mr.HeadroomPoints, be, trimNum(margin))
-	case mr.PreviousUtilization != nil && *mr.PreviousUtilization < mr.BreakevenUtilization:
-		mr.Reason = fmt.Sprintf("%s, but only %.1f%% in %s, below %s: keep renting until the usage holds for two quarters",
-			busy, *mr.PreviousUtilization, previous, be)
-	case mr.PreviousUtilization != nil && *mr.PreviousUtilization < need:
-		mr.Reason = fmt.Sprintf("%s, but %.1f%% in %s, short of %s plus the %s-point margin: keep renting until the usage holds for two quarters",
-			busy, *mr.PreviousUtilization, previous, be, trimNum(margin))
+	case prevU != nil && *prevU < mr.BreakevenUtilization:
+		mr.Reason = fmt.Sprintf("%s, but only %.1f%%%s in %s, below %s: keep renting until the usage holds for two quarters",
+			busy, *prevU, prevBound, previous, be)
+	case prevU != nil && *prevU < need:
+		mr.Reason = fmt.Sprintf("%s, but %.1f%%%s in %s, short of %s plus the %s-point margin: keep renting until the usage holds for two quarters",
+			busy, *prevU, prevBound, previous, be, trimNum(margin))
 	case mr.MonthlySavingsPerGPU <= 0:
 		mr.Reason = fmt.Sprintf("%s, above %s plus the margin, but renting %s at %s/GPU-month is cheaper than owning (%s/GPU-month): keep renting",
 			busy, be, mr.RentOption, amount.Rounded(cur, mr.RentMonthlyPerGPU), amount.Rounded(cur, mr.OwnedMonthlyPerGPU))
 	default:
 		mr.Verdict = VerdictBuy
 		prevText := ""
-		if mr.PreviousUtilization != nil {
-			prevText = fmt.Sprintf(" (%.1f%% in %s)", *mr.PreviousUtilization, previous)
+		if prevU != nil {
+			prevText = fmt.Sprintf(" (%.1f%%%s in %s)", *prevU, prevBound, previous)
 		}
 		payback := "never pays back"
 		if mr.PaybackMonths != nil {
@@ -587,19 +680,93 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 			busy, prevText, mr.HeadroomPoints, be, trimNum(margin), amount.Rounded(cur, mr.OwnedMonthlyPerGPU), mr.RentOption,
 			amount.Rounded(cur, mr.RentMonthlyPerGPU), amount.Rounded(cur, mr.MonthlySavingsPerGPU), payback)
 	}
+	mr.Reason += prevNote
 	if unmon > 0.10 {
 		mr.Reason += fmt.Sprintf("; %.0f%% of the billed GPU-hours were unmonitored, so the utilization is a lower bound", unmon*100)
 	}
 }
 
+// notEnoughTelemetry says why a quarter's utilization does not vote, e.g.
+// "not enough telemetry in 2026Q2 (1.1% of its hours monitored, 50% needed)".
+// Just below the minimum both would print alike ("50%, 50% needed"), so the
+// figure then says it falls short.
+func notEnoughTelemetry(quarter string, tc, need float64) string {
+	got := shareText(tc)
+	if got == shareText(need) {
+		got = "just under " + got
+	}
+	return fmt.Sprintf("not enough telemetry in %s (%s of its hours monitored, %s needed)", quarter, got, shareText(need))
+}
+
+// UtilizationReading is how a quarter's observed utilization u (0–100) reads,
+// given the monitored share of its billed GPU-hours (0–1): exact with full
+// telemetry; below it a lower bound, "≥ 19.1%" with note "46% of billed
+// GPU-hours monitored", because an unmonitored hour counts as not busy but may
+// have been busy; "unknown" with no telemetry at all, never 0%.
+func UtilizationReading(u, monitored float64) (value, note string) {
+	switch {
+	case monitored <= 0:
+		return "unknown", "no telemetry"
+	case monitored >= 1:
+		return fmt.Sprintf("%.1f%%", u), ""
+	}
+	return fmt.Sprintf("≥ %.1f%%", u), shareText(monitored) + " of billed GPU-hours monitored"
+}
+
+// readings are ObservedText and PreviousText: each quarter's utilization as it
+// reads, and for the previous quarter whether it counted.
+func (mr *ModelReview) readings(previous string) (cur, prev string) {
+	join := func(v, note string) string {
+		if note == "" {
+			return v
+		}
+		return v + " (" + note + ")"
+	}
+	cur = join(UtilizationReading(mr.ObservedUtilization, mr.MonitoredShare))
+	if mr.PreviousUtilization == nil || mr.PreviousMonitoredShare == nil || mr.PreviousTelemetryCoverage == nil {
+		return cur, "no data"
+	}
+	prev = join(UtilizationReading(*mr.PreviousUtilization, *mr.PreviousMonitoredShare))
+	if !mr.PreviousVotes {
+		prev += fmt.Sprintf("; not counted: %s of %s's hours monitored, %s needed", shareText(*mr.PreviousTelemetryCoverage),
+			previous, shareText(mr.MinTelemetryCoverage))
+	}
+	return cur, prev
+}
+
+// shareText formats a 0–1 share as a percentage that never rounds a gap
+// away: 0.46 → "46%", 0.011 → "1.1%", 0.9996 → ">99.9%", 0.0004 → "<0.1%".
+func shareText(f float64) string {
+	p := f * 100
+	switch {
+	case p <= 0:
+		return "0%"
+	case p >= 100:
+		return "100%"
+	case p < 0.05:
+		return "<0.1%"
+	case p < 10:
+		return strconv.FormatFloat(p, 'f', 1, 64) + "%"
+	case p < 99.5:
+		return strconv.FormatFloat(p, 'f', 0, 64) + "%"
+	case p < 99.95:
+		return strconv.FormatFloat(p, 'f', 1, 64) + "%"
+	}
+	return ">99.9%"
+}
+
 // reviewConfidence: high with ≥ 90% of the quarter covered, < 10% unmonitored
-// and a previous quarter of data (two thirds covered) to confirm it; low with
-// less than MinReviewCoverage or > 30% unmonitored; else medium.
+// and a previous quarter that votes (enough telemetry, two thirds covered,
+// < 10% unmonitored: its figure is no mere lower bound) to confirm it; low
+// with less than MinReviewCoverage, > 30% unmonitored or too little telemetry
+// to vote; else medium. A previous quarter that does not vote leaves the
+// verdict resting on this quarter alone: medium at best.
 func reviewConfidence(mr *ModelReview, unmon float64) string {
 	switch {
-	case mr.Coverage < MinReviewCoverage || unmon > 0.30:
+	case mr.Coverage < MinReviewCoverage || unmon > 0.30 || !mr.QuarterVotes:
 		return "low"
-	case mr.Coverage >= 0.9 && unmon < 0.10 && mr.PreviousCoverage != nil && *mr.PreviousCoverage >= MinReviewCoverage:
+	case mr.Coverage >= 0.9 && unmon < 0.10 && mr.PreviousVotes && mr.PreviousCoverage != nil &&
+		*mr.PreviousCoverage >= MinReviewCoverage && mr.PreviousMonitoredShare != nil && *mr.PreviousMonitoredShare > 0.90:
 		return "high"
 	}
 	return "medium"

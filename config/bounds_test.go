@@ -95,6 +95,7 @@ func boundCases() []boundCase {
 		{"purchase[0].hosting_per_gpu_month", pur("hosting_per_gpu_month"), []string{"0"}, []string{"-1", "1000000000001"}},
 		{"purchase[0].ops_per_gpu_month", pur("ops_per_gpu_month"), []string{"0"}, []string{"-1", "1000000000001"}},
 		{"purchase[0].margin_points", pur("margin_points"), []string{"0", "99.9"}, []string{"-1", "100"}},
+		{"purchase[0].min_coverage", pur("min_coverage"), []string{"0", "0.5", "1"}, []string{"-0.1", "1.01"}},
 		{"purchase[0].currency", pur("currency"), []string{"CNY"}, []string{"yuan"}},
 	}
 }

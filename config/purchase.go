@@ -25,6 +25,9 @@ type Purchase struct {
 	OpsPerGPUMonth     float64  `yaml:"ops_per_gpu_month"`     // people, support, spares
 	Currency           string   `yaml:"currency"`
 	MarginPoints       *float64 `yaml:"margin_points"` // default 15
+	// MinCoverage is the share of a quarter's hours telemetry must have seen
+	// for its utilization to vote (analysis.DefaultMinTelemetryCoverage, 0.5).
+	MinCoverage *float64 `yaml:"min_coverage"`
 }
 
 // validatePurchase checks the purchase block: the required assumptions are
@@ -72,6 +75,7 @@ func (c *Config) validatePurchase() []error {
 		e.add(numRange{lo: 0, hi: maxMoney}.check(key+".hosting_per_gpu_month", p.HostingPerGPUMonth))
 		e.add(numRange{lo: 0, hi: maxMoney}.check(key+".ops_per_gpu_month", p.OpsPerGPUMonth))
 		e.add(numRange{lo: 0, hi: 100, hiOpen: true}.optional(key+".margin_points", p.MarginPoints))
+		e.add(numRange{lo: 0, hi: 1}.optional(key+".min_coverage", p.MinCoverage))
 		e.add(checkCurrency(key+".currency", p.Currency))
 		errs = append(errs, e...)
 	}
@@ -99,7 +103,7 @@ func (c *Config) PurchaseAssumptions() []analysis.PurchaseAssumption {
 			DepreciationYears: val(p.DepreciationYears), Residual: p.Residual, PowerWatts: val(p.PowerWatts),
 			PUE: val(p.PUE), ElectricityPrice: val(p.ElectricityPrice), Load: val(p.Load),
 			HostingPerGPUMonth: p.HostingPerGPUMonth, OpsPerGPUMonth: p.OpsPerGPUMonth,
-			Currency: strings.ToUpper(p.Currency), MarginPoints: &margin,
+			Currency: strings.ToUpper(p.Currency), MarginPoints: &margin, MinCoverage: p.MinCoverage,
 		})
 	}
 	return out

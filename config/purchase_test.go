@@ -40,7 +40,10 @@ func TestExamplePurchaseBlock(t *testing.T) {
 		t.Fatalf("assumptions = %+v", got)
 	}
 	g := got[0]
-	g.MarginPoints, want.MarginPoints = nil, nil
+	if g.MinCoverage == nil || *g.MinCoverage != analysis.DefaultMinTelemetryCoverage {
+		t.Errorf("min_coverage = %v, want the example's %v", g.MinCoverage, analysis.DefaultMinTelemetryCoverage)
+	}
+	g.MarginPoints, want.MarginPoints, g.MinCoverage = nil, nil, nil
 	if g != want {
 		t.Errorf("assumptions = %+v\nwant %+v", g, want)
 	}
@@ -60,12 +63,21 @@ func TestPurchaseDefaultsAndErrors(t *testing.T) {
 	if err != nil || *c.PurchaseAssumptions()[0].MarginPoints != 0 {
 		t.Errorf("explicit margin 0: %v", err)
 	}
+	// min_coverage is passed on as given; unset, the review's default applies.
+	if a.MinCoverage != nil {
+		t.Errorf("min_coverage unset = %v, want nil (analysis.DefaultMinTelemetryCoverage)", *a.MinCoverage)
+	}
+	c, err = Parse("f.yaml", []byte("purchase: [{gpu_model: H100, price_per_gpu: 1, depreciation_years: 4, power_watts: 0, pue: 1, electricity_price: 0, load: 1, min_coverage: 0.3}]"))
+	if err != nil || c.PurchaseAssumptions()[0].MinCoverage == nil || *c.PurchaseAssumptions()[0].MinCoverage != 0.3 {
+		t.Errorf("min_coverage 0.3: %v", err)
+	}
 	const ok = "price_per_gpu: 1, depreciation_years: 3, power_watts: 400, pue: 1.2, electricity_price: 1, load: 0.8"
 	for _, tc := range []struct{ yaml, want string }{
 		{"purchase: [{price_per_gpu: 1}]", "gpu_model is required"},
 		{"purchase: [{gpu_model: A100}]", "price_per_gpu, depreciation_years, power_watts, pue, electricity_price, load required"},
 		{"purchase: [{gpu_model: A100, " + ok + ", residual: 1}]", "residual"},
 		{"purchase: [{gpu_model: A100, " + ok + ", margin_points: -1}]", "margin_points"},
+		{"purchase: [{gpu_model: A100, " + ok + ", min_coverage: 1.5}]", "min_coverage"},
 		{"purchase: [{gpu_model: A100, price_per_gpu: 1, depreciation_years: 0, power_watts: 400, pue: 1.2, electricity_price: 1, load: 0.8}]", "depreciation_years"},
 		{"purchase: [{gpu_model: A100, price_per_gpu: 1, depreciation_years: 3, power_watts: 400, pue: 0.9, electricity_price: 1, load: 0.8}]", "pue"},
 		{"purchase: [{gpu_model: A100, price_per_gpu: 1, depreciation_years: 3, power_watts: 400, pue: 1.2, electricity_price: 1, load: 1.5}]", "load"},

@@ -52,6 +52,7 @@ type reviewPage struct {
 type reviewModel struct {
 	GPU, GPUs, Verdict, VerdictTone, Confidence, ConfTone, Reason          string
 	Observed, Previous, Breakeven, Margin, Headroom                        string
+	ObservedNote, PreviousNote, ObservedText, PreviousText, Telemetry      string
 	Owned, Rent, RentOption, Spent, Savings, SavingsAll, Purchase, Payback string
 	Coverage, CoveredDays, QuarterDays, Resources, Billed, Active          string
 	Unmonitored, ActivePerMonth, RentCost                                  string
@@ -67,8 +68,9 @@ type reviewSens struct{ Case, Years, Capex, Owned, Breakeven, Clears string }
 type reviewBar struct {
 	Title, Label                    string
 	X0, Now, Prev, BE, Need         float64
+	GapX, Gap                       float64 // the unmonitored hours that may have been busy: Now to the upper bound
 	Y, PrevY, TextY, LineY0, LineY1 int
-	HasPrev, HasBreakeven           bool
+	HasPrev, HasBreakeven, HasGap   bool
 }
 
 type reviewTick struct {
@@ -127,13 +129,20 @@ func newReviewPage(rv *analysis.Review, meta Meta, loc *time.Location) *reviewPa
 	for _, m := range rv.Models {
 		p.Models = append(p.Models, reviewModelView(m, cur))
 		b := reviewBar{
-			Title: fmt.Sprintf("%s: %s observed", sanitize.Control(m.GPUModel), percent(m.ObservedUtilization/100)),
+			Title: fmt.Sprintf("%s: %s observed", sanitize.Control(m.GPUModel), sanitize.Control(m.ObservedText)),
 			Label: sanitize.Terminal(m.GPUModel, 20), X0: barLabelW, Now: barWidth(m.ObservedUtilization),
 			Y: y, PrevY: y + 16, TextY: y + 12, LineY0: y - 4, LineY1: y + 26,
 		}
+		// A lower bound is drawn with its gap: the bar to what telemetry saw
+		// busy, a pale extension to what the unmonitored hours could add.
+		if m.ObservedLowerBound && m.ObservedUpperBound > m.ObservedUtilization {
+			b.HasGap, b.GapX = true, barLabelW+b.Now
+			b.Gap = math.Max(0, barWidth(m.ObservedUpperBound)-b.Now)
+			b.Title += fmt.Sprintf(", at most %s had every unmonitored hour been busy", percent(m.ObservedUpperBound/100))
+		}
 		if m.PreviousUtilization != nil {
 			b.HasPrev, b.Prev = true, barWidth(*m.PreviousUtilization)
-			b.Title += fmt.Sprintf(", %s previous quarter", percent(*m.PreviousUtilization/100))
+			b.Title += fmt.Sprintf(", %s previous quarter", sanitize.Control(m.PreviousText))
 		}
 		if m.BreakevenUtilization > 0 {
 			b.HasBreakeven = true
@@ -177,6 +186,7 @@ func reviewModelView(m analysis.ModelReview, cur string) reviewModel {
 		GPU: sanitize.Control(m.GPUModel), GPUs: strconv.Itoa(m.GPUs), Verdict: verdictText(m.Verdict), VerdictTone: verdictTone(m.Verdict),
 		Confidence: m.Confidence, ConfTone: confTone(m.Confidence), Reason: sanitize.Control(m.Reason),
 		Observed: pct(m.ObservedUtilization), Previous: "no data",
+		ObservedText: sanitize.Control(m.ObservedText), PreviousText: sanitize.Control(m.PreviousText),
 		Breakeven: orBlank(priced, pct(m.BreakevenUtilization)), Margin: orBlank(hasOwned, points(m.MarginPoints)),
 		Headroom: orBlank(priced, points(m.HeadroomPoints)),
 		Owned:    orBlank(hasOwned, money(cur, m.OwnedMonthlyPerGPU)), Rent: orBlank(priced, money(cur, m.RentMonthlyPerGPU)),
@@ -190,8 +200,32 @@ func reviewModelView(m analysis.ModelReview, cur string) reviewModel {
 		HourlyPrice: orBlank(priced, unitMoney(cur, m.HourlyPrice)), HourlySource: sanitize.Control(m.HourlyPriceSource),
 		MonthlyPrice: "—", SpotPrice: "—", HasOwned: hasOwned,
 	}
+	// The table reads "≥ 19.1%" over a short note ("46% monitored"); the
+	// facts give the whole reading. Reviews written before issue #25 have no
+	// texts: they fall back to the bare figures.
+	if m.ObservedText != "" {
+		val, note := analysis.UtilizationReading(m.ObservedUtilization, m.MonitoredShare)
+		v.Observed, v.ObservedNote = val, shortMonitored(note, m.MonitoredShare)
+	} else {
+		v.ObservedText = v.Observed
+	}
 	if m.PreviousUtilization != nil {
 		v.Previous = pct(*m.PreviousUtilization)
+		if m.PreviousMonitoredShare != nil {
+			val, note := analysis.UtilizationReading(*m.PreviousUtilization, *m.PreviousMonitoredShare)
+			v.Previous, v.PreviousNote = val, shortMonitored(note, *m.PreviousMonitoredShare)
+			if !m.PreviousVotes {
+				v.PreviousNote = "not counted"
+			}
+		}
+	}
+	if v.PreviousText == "" {
+		v.PreviousText = v.Previous
+	}
+	v.Telemetry = fmt.Sprintf("%s of the billed GPU-hours monitored, %s of the quarter's hours (%s needed for the quarter to count)",
+		percentWhole(m.MonitoredShare), percentWhole(m.TelemetryCoverage), percentWhole(m.MinTelemetryCoverage))
+	if m.ObservedLowerBound {
+		v.Telemetry += fmt.Sprintf("; had every unmonitored hour been busy, utilization would be %s", pct(m.ObservedUpperBound))
 	}
 	if m.PaybackMonths != nil {
 		v.Payback = strconv.FormatFloat(*m.PaybackMonths, 'f', 1, 64) + " months"
@@ -219,6 +253,14 @@ func reviewModelView(m analysis.ModelReview, cur string) reviewModel {
 		})
 	}
 	return v
+}
+
+// shortMonitored is the table's note under a lower bound: "46% monitored".
+func shortMonitored(note string, share float64) string {
+	if note == "" || share <= 0 {
+		return note
+	}
+	return percentWhole(share) + " monitored"
 }
 
 // verdictTone maps a verdict to a CSS class suffix from a fixed set, so data

@@ -84,8 +84,13 @@ func WriteReviewSummary(w io.Writer, rv *analysis.Review) error {
 			if m.OwnedMonthlyPerGPU != 0 {
 				own = money(cur, m.OwnedMonthlyPerGPU)
 			}
+			// "≥ 19.1%" where telemetry had gaps: the reason line says how much.
+			obs := percent(m.ObservedUtilization / 100)
+			if m.ObservedText != "" {
+				obs, _ = analysis.UtilizationReading(m.ObservedUtilization, m.MonitoredShare)
+			}
 			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", sanitize.Terminal(m.GPUModel, 24), m.GPUs,
-				percent(m.ObservedUtilization/100), be, own, rent, verdictText(m.Verdict), sanitize.Terminal(m.Confidence, 8))
+				obs, be, own, rent, verdictText(m.Verdict), sanitize.Terminal(m.Confidence, 8))
 		}
 		if err := tw.Flush(); err != nil {
 			return err

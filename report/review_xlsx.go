@@ -110,19 +110,35 @@ func reviewVerdicts(b *book, rv *analysis.Review) error {
 		{Title: "Spent per GPU-month", Style: st.money}, {Title: "Savings per GPU-month", Style: st.money},
 		{Title: "Savings per month (all GPUs)", Style: st.money}, {Title: "Purchase cost", Style: st.money},
 		{Title: "Payback (months)", Style: st.hours}, {Title: "Coverage", Style: st.percent},
+		// Telemetry (issue #25): the utilization above is a lower bound where
+		// hours went unmonitored, and a quarter counts only with enough of
+		// its hours seen.
+		{Title: "Observed utilization reads", Width: 40}, {Title: "Observed at most", Style: st.percent},
+		{Title: "Billed GPU-hours monitored", Style: st.percent}, {Title: "Quarter hours monitored", Style: st.percent},
+		{Title: "Needed to count", Style: st.percent}, {Title: "Quarter counts"},
+		{Title: "Previous quarter reads", Width: 40}, {Title: "Previous quarter hours monitored", Style: st.percent},
+		{Title: "Previous quarter counts"},
 		{Title: "Reason", Width: 80},
 	}
 	var rows [][]any
 	for _, m := range rv.Models {
 		p, o := rvPriced(m), rvOwned(m)
 		payback := optional(m.PaybackMonths)
+		var prevCounts any // blank without a previous quarter of data
+		if m.PreviousUtilization != nil {
+			prevCounts = yesNo(m.PreviousVotes)
+		}
 		rows = append(rows, []any{
 			m.GPUModel, m.GPUs, verdictText(m.Verdict), m.Confidence,
 			m.ObservedUtilization / 100, rvPct(m.PreviousUtilization),
 			rvKnown(p, m.BreakevenUtilization/100), rvKnown(o, m.MarginPoints), rvKnown(p, m.HeadroomPoints),
 			rvKnown(o, m.OwnedMonthlyPerGPU), rvKnown(p, m.RentMonthlyPerGPU), m.RentOption,
 			m.CurrentMonthlyCost, rvKnown(p, m.MonthlySavingsPerGPU), rvKnown(p, m.MonthlySavings),
-			rvKnown(o, m.PurchaseCost), payback, m.Coverage, m.Reason,
+			rvKnown(o, m.PurchaseCost), payback, m.Coverage,
+			m.ObservedText, rvKnown(m.ObservedLowerBound, m.ObservedUpperBound/100), m.MonitoredShare, m.TelemetryCoverage,
+			m.MinTelemetryCoverage, yesNo(m.QuarterVotes),
+			m.PreviousText, optional(m.PreviousTelemetryCoverage), prevCounts,
+			m.Reason,
 		})
 	}
 	return b.table(sheetRentOrBuy, cols, rows)
@@ -207,7 +223,9 @@ func reviewNotes(b *book, rv *analysis.Review, meta Meta) error {
 		[]any{"Observed utilization", "active GPU-hours / (GPUs × covered hours): the share of all hours a card was busy"},
 		[]any{"Rent per GPU-month", "the cheapest of hourly (active h × hourly price × (1 + release slack)), monthly, and spot for interruptible work, at the observed usage"},
 		[]any{"Payback", "purchase cost per GPU / (rent per GPU-month − power − hosting − operations)"},
-		[]any{"Verdict", "buy only when the observed utilization beats breakeven by the margin, in this quarter and in the previous one where it has data, with at least two thirds of the quarter covered"},
+		[]any{"Lower bound", "an unmonitored GPU-hour counts as not busy, so with gaps in telemetry the observed utilization is at least what is shown (≥); 'observed at most' is what it would be had every unmonitored hour been busy"},
+		[]any{"Quarter hours monitored", "covered share of the quarter × monitored share of the billed GPU-hours: a quarter counts (supports or vetoes a verdict) only at or above the purchase's min_coverage (default 50%)"},
+		[]any{"Verdict", "buy only when the observed utilization beats breakeven by the margin, in this quarter and in the previous one where it counts, with at least two thirds of the quarter covered; this quarter not counting is 'not enough data', the previous one not counting is left out of the verdict"},
 	)
 	for _, w := range rv.Warnings {
 		rows = append(rows, []any{"Warning", w})

@@ -21,7 +21,9 @@ func (m *Main) reviewCommand() *cobra.Command {
 		Short: "Write the quarterly rent-or-buy review per GPU model",
 		Long: "review compares, per GPU model, what owning a card would cost a month (purchase assumptions under\n" +
 			"purchase in the config) with renting it at the utilization observed over the quarter, and says whether\n" +
-			"to buy: only when utilization beat breakeven by the margin this quarter and the one before. It writes\n" +
+			"to buy: only when utilization beat breakeven by the margin this quarter and the one before. A quarter\n" +
+			"counts only when telemetry saw enough of its hours (min_coverage under purchase, default 0.5); with\n" +
+			"gaps, utilization is a lower bound (\"≥ 19.1%\"). It writes\n" +
 			"finops-review-<quarter>.xlsx, .html and .json and prints a summary.",
 		Example: "  finops review --quarter 2026Q4\n  finops review --quarter 2026Q4 --out reports/",
 		Args:    usageArgs(cobra.NoArgs),

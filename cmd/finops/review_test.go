@@ -93,6 +93,16 @@ func TestReviewDemo(t *testing.T) {
 	approx(t, "A100 owned per GPU-month", a100.OwnedMonthlyPerGPU, 3792)
 	approx(t, "A100 breakeven", a100.BreakevenUtilization, 3792.0/(15*730)*100)
 	approx(t, "A100 observed", a100.ObservedUtilization, a100.GPUHoursActive/(2*a100.CoveredDays*24)*100)
+	// Telemetry coverage (issue #25): monitored ÷ billed GPU-hours, times the
+	// covered share of the quarter; the default minimum, as no min_coverage
+	// is configured.
+	monitored := (a100.GPUHoursBilled - a100.GPUHoursUnmonitored) / a100.GPUHoursBilled
+	approx(t, "A100 monitored share", a100.MonitoredShare, monitored)
+	approx(t, "A100 telemetry coverage", a100.TelemetryCoverage, a100.Coverage*monitored)
+	approx(t, "A100 minimum to count", a100.MinTelemetryCoverage, analysis.DefaultMinTelemetryCoverage)
+	if want, _ := analysis.UtilizationReading(a100.ObservedUtilization, monitored); !strings.HasPrefix(a100.ObservedText, want) {
+		t.Errorf("A100 observed text %q, want it to start %q", a100.ObservedText, want)
+	}
 	for _, model := range []string{"RTX 4090", "L40S", "A10G"} {
 		if m := verdicts[model]; m.Verdict != analysis.VerdictNoAssumptions {
 			t.Errorf("%s: verdict %q, want %q", model, m.Verdict, analysis.VerdictNoAssumptions)
