@@ -14,9 +14,9 @@ import (
 // GPU reported lately), which the caller words as it sees fit.
 func (c *Client) Check(ctx context.Context, now time.Time) (series int, err error) {
 	end := now.Truncate(c.src.Step)
-	q := rangeQuery{expr: c.src.Queries.Util, start: end.Add(-5 * time.Minute), end: end}
+	q := rangeQuery{expr: c.q.Util, start: end.Add(-5 * time.Minute), end: end}
 	if _, err := c.answer(ctx, q, func(*model.SampleStream) { series++ }); err != nil {
-		return 0, fmt.Errorf("prometheus %s: query %q: %w", c.src.Name, q.expr, err)
+		return 0, fmt.Errorf("prometheus %s: query %q: %w%s", c.src.Name, c.src.Queries.Util, err, sentAs(c.src.Queries.Util, q.expr, err))
 	}
 	return series, nil
 }

@@ -43,7 +43,10 @@ const maxPoints = 11000
 // Queries are the PromQL expressions of a source. Each must return one series
 // per GPU (or MIG instance) whose labels identify it (see dcgm.Identify), in
 // the unit named: utilization in percent 0–100, memory in MiB, power in W.
-// Only Util is required.
+// Only Util is required. Each instant vector selector in them is read over
+// its own step before it is sent, so that no step follows a series' last
+// sample (window.go); selectors with a window of their own are sent as
+// written.
 type Queries struct {
 	Util     string `yaml:"util"`
 	MemUsed  string `yaml:"memory_used"`
@@ -111,7 +114,8 @@ type Source struct {
 // Client fetches days from one source.
 type Client struct {
 	src      Source
-	endpoint string // the query_range URL
+	q        Queries // what is sent: src.Queries with each selector read over its own step (window.go)
+	endpoint string  // the query_range URL
 	http     *http.Client
 }
 
@@ -136,6 +140,17 @@ func New(src Source) (*Client, error) {
 	}
 	if src.Step < time.Second || src.Step%time.Second != 0 {
 		return nil, fmt.Errorf("prometheus %s: step %v: want whole seconds", src.Name, src.Step)
+	}
+	sent := src.Queries
+	for _, q := range []*string{&sent.Util, &sent.MemUsed, &sent.MemTotal, &sent.Power} {
+		if strings.TrimSpace(*q) == "" {
+			continue
+		}
+		w, err := windowed(*q, src.Step)
+		if err != nil {
+			return nil, fmt.Errorf("prometheus %s: query %q: %w", src.Name, *q, err)
+		}
+		*q = w
 	}
 	if src.Timeout <= 0 {
 		src.Timeout = 2 * time.Minute
@@ -180,7 +195,7 @@ func New(src Source) (*Client, error) {
 	}
 	// The answer is streamed (answer.go), so the request is ours; the
 	// transport, its TLS and the credentials are the client library's.
-	return &Client{src: src, endpoint: u.JoinPath("api", "v1", "query_range").String(),
+	return &Client{src: src, q: sent, endpoint: u.JoinPath("api", "v1", "query_range").String(),
 		http: &http.Client{Transport: a, Timeout: src.Timeout}}, nil
 }
 
@@ -229,11 +244,15 @@ type Day struct {
 	gpus []*gpuDay // sorted by GPU key
 	runs []finops.TaskRun
 	step time.Duration
+	// interval is the median spacing of a GPU's points, at least step: a
+	// step finer than the scrape interval has points only where samples are
+	// (window.go), and each covers up to the next.
+	interval time.Duration
 }
 
 // Replay sends the day's records to sink; it is a store.ParseFunc.
 func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
-	sum := &ingest.Summary{Format: Format, Kind: ingest.KindUtilization, SampleInterval: d.step, SamplesDropped: d.Dropped}
+	sum := &ingest.Summary{Format: Format, Kind: ingest.KindUtilization, SampleInterval: d.interval, SamplesDropped: d.Dropped}
 	for _, gd := range d.gpus {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -270,12 +289,24 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 type FetchError struct {
 	Source string
 	Day    time.Time
-	Query  string
+	Query  string // as configured
+	Sent   string // as sent: each selector read over its own step (window.go)
 	Err    error
 }
 
 func (e *FetchError) Error() string {
-	return fmt.Sprintf("prometheus %s: %s: query %q: %v", e.Source, e.Day.Format("2006-01-02"), e.Query, e.Err)
+	return fmt.Sprintf("prometheus %s: %s: query %q: %v%s", e.Source, e.Day.Format("2006-01-02"), e.Query, e.Err,
+		sentAs(e.Query, e.Sent, e.Err))
+}
+
+// sentAs names the query as sent when the server could not run it: a parse
+// error's position is in that text, not in the configured one.
+func sentAs(conf, sent string, err error) string {
+	var apiErr *v1.Error
+	if sent != "" && sent != conf && errors.As(err, &apiErr) && apiErr.Type == v1.ErrBadData {
+		return fmt.Sprintf(" (sent as %q)", sent)
+	}
+	return ""
 }
 
 func (e *FetchError) Unwrap() error { return e.Err }
@@ -337,7 +368,7 @@ func (c *Client) FetchRange(ctx context.Context, from, to time.Time) (*Day, erro
 // fetchSpan queries [day, end) — day is any step-aligned start — into a Day
 // named uri ("#partial" added when not complete).
 func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete bool, uri string) (*Day, error) {
-	d := &Day{Start: day, step: c.src.Step, Complete: complete}
+	d := &Day{Start: day, step: c.src.Step, interval: c.src.Step, Complete: complete}
 	if !end.After(day) {
 		d.URI = uri + "#partial"
 		return d, nil
@@ -349,9 +380,10 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 	// split in two (`or` of two metrics), so spans are cut after the join.
 	held := map[labelRun][]bool{}
 	for _, q := range []struct {
-		k    metricKind
-		expr string
-	}{{kUtil, c.src.Queries.Util}, {kMemUsed, c.src.Queries.MemUsed}, {kMemTotal, c.src.Queries.MemTotal}, {kPower, c.src.Queries.Power}} {
+		k          metricKind
+		expr, conf string
+	}{{kUtil, c.q.Util, c.src.Queries.Util}, {kMemUsed, c.q.MemUsed, c.src.Queries.MemUsed},
+		{kMemTotal, c.q.MemTotal, c.src.Queries.MemTotal}, {kPower, c.q.Power, c.src.Queries.Power}} {
 		if strings.TrimSpace(q.expr) == "" {
 			continue
 		}
@@ -407,7 +439,7 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 			}
 		})
 		if err != nil {
-			return nil, &FetchError{Source: c.src.Name, Day: day, Query: q.expr, Err: err}
+			return nil, &FetchError{Source: c.src.Name, Day: day, Query: q.conf, Sent: q.expr, Err: err}
 		}
 		d.Warnings = append(d.Warnings, warns...)
 	}
@@ -433,17 +465,20 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 	}
 
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%+v\n%s\n%s\n", c.src.URL, c.src.Name, c.src.Queries, c.src.Step, day.Format(time.RFC3339))
+	fmt.Fprintf(h, "%s\n%s\n%+v\n%s\n%s\n", c.src.URL, c.src.Name, c.q, c.src.Step, day.Format(time.RFC3339))
 	keys := make([]string, 0, len(gpus))
 	for k := range gpus {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	samples := 0
+	// Spacings between a GPU's consecutive points, in steps: how many of each.
+	spacings := map[int]int{}
 	for _, k := range keys {
 		gd := gpus[k]
 		gd.model = c.src.Catalog.Model(gd.gpu.Name)
 		d.gpus = append(d.gpus, gd)
+		prev := -1
 		for i := range gd.points {
 			p := &gd.points[i]
 			if p.has == 0 {
@@ -454,6 +489,10 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 				d.Dropped++
 				continue
 			}
+			if prev >= 0 {
+				spacings[i-prev]++
+			}
+			prev = i
 			samples++
 			fmt.Fprintf(h, "%s %d", k, day.UnixMilli()+int64(i)*stepMs)
 			for m := range p.vals {
@@ -466,6 +505,7 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 			fmt.Fprintln(h)
 		}
 	}
+	d.interval = time.Duration(medianSpacing(spacings)) * c.src.Step
 	d.runs = mergeRuns(runs, c.src.Step)
 	for _, r := range d.runs {
 		fmt.Fprintf(h, "run %s %s %s %s %v %d %d\n", r.Task, r.Team, r.Kind, r.Resource, r.GPUs, r.Start.UnixMilli(), r.End.UnixMilli())
@@ -481,6 +521,27 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 	fmt.Fprintln(h, d.URI)
 	d.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return d, nil
+}
+
+// medianSpacing is the lower median of spacings (spacing in steps → how
+// many), 1 when there is none: a step finer than the scrape interval has a
+// point only every few steps, and each point stands for the steps up to the
+// next (the sample interval of the minute grid, docs/METRICS.md).
+func medianSpacing(spacings map[int]int) int {
+	keys := make([]int, 0, len(spacings))
+	total := 0
+	for k, n := range spacings {
+		keys = append(keys, k)
+		total += n
+	}
+	sort.Ints(keys)
+	acc := 0
+	for _, k := range keys {
+		if acc += spacings[k]; 2*acc >= total {
+			return k
+		}
+	}
+	return 1
 }
 
 // queryRange runs one query over [start, end) in chunks the server accepts,

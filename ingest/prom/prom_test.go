@@ -106,8 +106,14 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatalf("5 s step over a day: %v", err)
 	}
-	if fd.Samples == 0 {
-		t.Fatal("5 s step over a day: no samples")
+	// Each 5 s step holds only its own samples, [t, t+5 s): of a minute's
+	// twelve steps only the one on the minute has GPU-a0's and GPU-a1's
+	// sample, so 2 × 1,440 points (GPU-a0's NaN minutes keep memory and
+	// power), twelve steps apart: each stands for a minute, as before when
+	// the lookback repeated it over all twelve.
+	fsum, err := fd.Replay(t.Context(), &recSink{})
+	if err != nil || fd.Samples != 2*1440 || fsum.SampleInterval != time.Minute {
+		t.Fatalf("5 s step over a day: %v, %d samples every %s, want 2880 every 1m0s", err, fd.Samples, fsum.SampleInterval)
 	}
 	sink := &recSink{}
 	sum, err := d.Replay(t.Context(), sink)
@@ -138,10 +144,12 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	}
 	for m, s := range a1 {
 		want := 99.0
-		// PROF 0.25 × 100 wins over GPU_UTIL 99 while it is there: from 02:00,
-		// and five minutes past its last sample at 11:59 (Prometheus' lookback;
-		// a live server would mark the series stale when the exporter drops it).
-		if m >= 120 && m < 725 {
+		// PROF 0.25 × 100 wins over GPU_UTIL 99 while it is there: from its
+		// first sample at 02:00 (minute 120) to its last at 11:59 (minute
+		// 719). Not five minutes past it (Prometheus' lookback repeats the
+		// last value until 12:04 when, as here, no staleness marker ends the
+		// series: issue #25); from 12:00 GPU_UTIL's 99 is back.
+		if m >= 120 && m < 720 {
 			want = 25
 		}
 		if s.Util == nil || *s.Util != want || s.Host != "gpu-a" || s.MemUsed != nil {
@@ -176,9 +184,10 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	if _, err := ds.Replay(t.Context(), smi); err != nil {
 		t.Fatal(err)
 	}
-	// 60 scrapes, then Prometheus' 5-minute lookback: 65 steps.
-	if len(smi.samples) != 65 {
-		t.Fatalf("nvidia_gpu_exporter: %d samples, want 65", len(smi.samples))
+	// 60 scrapes, 00:00–00:59: 60 steps, none of the 5 after the last that
+	// Prometheus' lookback would fill with its value (issue #25).
+	if len(smi.samples) != 60 || !smi.samples[59].Time.Equal(day0.Add(59*time.Minute)) {
+		t.Fatalf("nvidia_gpu_exporter: %d samples, want 60, the last at 00:59", len(smi.samples))
 	}
 	if s := smi.samples[0]; s.UUID != "GPU-6d5c0f2e-0000-0000-0000-00000000abcd" || s.Host != "gpu-b" || s.Index != -1 ||
 		*s.Util != 42 || *s.MemUsed != 2048 || *s.MemTotal != 46068 || *s.PowerWatt != 110.23 {
