@@ -49,12 +49,13 @@ const MinReviewCoverage = 2.0 / 3
 
 // DefaultMinTelemetryCoverage is the share of a quarter's hours telemetry must
 // have seen (TelemetryCoverage) before that quarter's utilization may support
-// or veto a verdict: at least half of what the utilization claims is then
+// or veto a verdict: two thirds (metrics.md §Decided after the third review,
+// "Review coverage"), so that most of what the utilization claims is
 // observed rather than assumed. Below it an unmonitored hour, counted as not
 // busy, could hide most of the usage: 4 hours of data must not veto a pair
 // busy all of the next quarter, nor may a lower bound over 46% of the hours
 // pass for a measurement.
-const DefaultMinTelemetryCoverage = 0.5
+const DefaultMinTelemetryCoverage = 2.0 / 3
 
 // Review verdicts.
 const (

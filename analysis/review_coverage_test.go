@@ -18,7 +18,7 @@ import (
 // margin 15, so a purchase needs 49.630%; the pair is 2 × A100-80GB.
 //
 // telemetry coverage = covered share of the quarter × monitored ÷ billed
-// GPU-hours; each quarter needs ≥ 50% (DefaultMinTelemetryCoverage) to vote.
+// GPU-hours; each quarter needs ≥ 2/3 (DefaultMinTelemetryCoverage, 67%) to vote.
 func TestRentOrBuyTelemetryCoverage(t *testing.T) {
 	// 2026Q3: 2026-07-01 → 2026-10-01, 92 days = 2,208 h; 2026Q2: 2026-04-01 →
 	// 2026-07-01, 91 days = 2,184 h.
@@ -61,12 +61,12 @@ func TestRentOrBuyTelemetryCoverage(t *testing.T) {
 			// The issue's first case: 2026Q1 busy 19.1% of the hours while 54% of
 			// the billed GPU-hours had no telemetry. Billed 4,320 GPU-hours,
 			// active 0.191 × 4,320 = 825.12, unmonitored 0.54 × 4,320 = 2,332.8:
-			// monitored 46%, telemetry coverage 1 × 46% = 46% < 50%. Had every
+			// monitored 46%, telemetry coverage 1 × 46% = 46% < 66.7%. Had every
 			// gap been busy: (825.12 + 2,332.8) / 4,320 = 73.1%. The quarter
 			// cannot vote: 19.1% is a lower bound, not "below breakeven".
 			name: "54% unmonitored: a lower bound, too little to judge", cur: rvObs{util: 19.1, unmonitored: 0.54}, prev: &rvObs{util: 60},
 			verdict: VerdictInsufficientData, confidence: "low",
-			reason:   "not enough telemetry in 2026Q1 (46% of its hours monitored, 50% needed) to judge: busy between 19.1% and 73.1% of the hours",
+			reason:   "not enough telemetry in 2026Q1 (46% of its hours monitored, 67% needed) to judge: busy between 19.1% and 73.1% of the hours",
 			observed: "≥ 19.1% (46% of billed GPU-hours monitored)", previous: "60.0%",
 			monitored: 0.46, telemetry: 0.46, upper: 73.1, votes: false, prevVotes: true,
 		},
@@ -90,7 +90,7 @@ func TestRentOrBuyTelemetryCoverage(t *testing.T) {
 			name: "previous quarter at 1.1% coverage no longer vetoes", edit: issueQ3,
 			verdict: VerdictBuy, confidence: "medium",
 			reason:   "busy 62.5% of the hours, 27.9 points above the 34.6% breakeven (margin 15)",
-			observed: "62.5%", previous: "4.2%; not counted: 1.1% of 2026Q2's hours monitored, 50% needed",
+			observed: "62.5%", previous: "4.2%; not counted: 1.1% of 2026Q2's hours monitored, 67% needed",
 			monitored: 1, telemetry: 1, upper: 62.5, votes: true, prevVotes: false,
 		},
 		{
@@ -103,33 +103,33 @@ func TestRentOrBuyTelemetryCoverage(t *testing.T) {
 			monitored: 1, telemetry: 1, upper: 62.5, votes: true, prevVotes: true,
 		},
 		{
-			// 2025Q4 busy 30% with 51% unmonitored: telemetry coverage 49% < 50%,
+			// 2025Q4 busy 30% with 51% unmonitored: telemetry coverage 49% < 66.7%,
 			// so its 30% does not veto; 2026Q1 at 60% buys, medium.
 			name: "previous quarter 49% monitored does not veto", cur: rvObs{util: 60}, prev: &rvObs{util: 30, unmonitored: 0.51},
 			verdict: VerdictBuy, confidence: "medium",
-			reason:   "; not enough telemetry in 2025Q4 (49% of its hours monitored, 50% needed) to compare",
-			observed: "60.0%", previous: "≥ 30.0% (49% of billed GPU-hours monitored); not counted: 49% of 2025Q4's hours monitored, 50% needed",
+			reason:   "; not enough telemetry in 2025Q4 (49% of its hours monitored, 67% needed) to compare",
+			observed: "60.0%", previous: "≥ 30.0% (49% of billed GPU-hours monitored); not counted: 49% of 2025Q4's hours monitored, 67% needed",
 			monitored: 1, telemetry: 1, upper: 60, votes: true, prevVotes: false,
 		},
 		{
-			// At exactly 50% monitored 2025Q4 votes: its lower bound 30% < 34.630
-			// vetoes (cautious: renting is reversible, a purchase is not); a
-			// lower bound is no confirmation, so medium, not high.
-			name: "previous quarter 50% monitored vetoes as a lower bound", cur: rvObs{util: 60}, prev: &rvObs{util: 30, unmonitored: 0.5},
+			// At 70% monitored (≥ 66.7%) 2025Q4 votes: its lower bound 30% <
+			// 34.630 vetoes (cautious: renting is reversible, a purchase is
+			// not); a lower bound is no confirmation, so medium, not high.
+			name: "previous quarter 70% monitored vetoes as a lower bound", cur: rvObs{util: 60}, prev: &rvObs{util: 30, unmonitored: 0.3},
 			verdict: VerdictKeepRenting, confidence: "medium",
 			reason:   "but only 30.0% or more in 2025Q4, below the 34.6% breakeven",
-			observed: "60.0%", previous: "≥ 30.0% (50% of billed GPU-hours monitored)",
+			observed: "60.0%", previous: "≥ 30.0% (70% of billed GPU-hours monitored)",
 			monitored: 1, telemetry: 1, upper: 60, votes: true, prevVotes: true,
 		},
 		{
-			// 2026Q1 exactly 50% monitored and busy at least 60%: the lower bound
-			// alone clears 49.630, so it buys; 50% > 30% unmonitored → low.
-			// Upper: (0.6 + 0.5) × 4,320 / 4,320 = 110% → capped at 100%.
-			name: "current quarter 50% monitored buys on its lower bound", cur: rvObs{util: 60, unmonitored: 0.5}, prev: &rvObs{util: 60},
+			// 2026Q1 68% monitored (≥ 66.7%) and busy at least 60%: the lower
+			// bound alone clears 49.630, so it buys; 32% > 30% unmonitored → low.
+			// Upper: (0.6 + 0.32) × 4,320 / 4,320 = 92%.
+			name: "current quarter 68% monitored buys on its lower bound", cur: rvObs{util: 60, unmonitored: 0.32}, prev: &rvObs{util: 60},
 			verdict: VerdictBuy, confidence: "low",
 			reason:   "busy at least 60.0% of the hours (60.0% in 2025Q4)",
-			observed: "≥ 60.0% (50% of billed GPU-hours monitored)", previous: "60.0%",
-			monitored: 0.5, telemetry: 0.5, upper: 100, votes: true, prevVotes: true,
+			observed: "≥ 60.0% (68% of billed GPU-hours monitored)", previous: "60.0%",
+			monitored: 0.68, telemetry: 0.68, upper: 92, votes: true, prevVotes: true,
 		},
 		{
 			// No telemetry: utilization unknown, never 0%.
@@ -223,10 +223,10 @@ func TestRentOrBuyIssue25PreviousTelemetry(t *testing.T) {
 	}
 }
 
-// TestNotEnoughTelemetryJustUnder: 49.96% of the hours would print as the
-// 50% needed; the reason says it falls just short instead.
+// TestNotEnoughTelemetryJustUnder: 66.63% of the hours would print as the
+// 67% needed; the reason says it falls just short instead.
 func TestNotEnoughTelemetryJustUnder(t *testing.T) {
-	if got, want := notEnoughTelemetry("2026Q2", 0.4996, 0.5), "not enough telemetry in 2026Q2 (just under 50% of its hours monitored, 50% needed)"; got != want {
+	if got, want := notEnoughTelemetry("2026Q2", 0.6663, 2.0/3), "not enough telemetry in 2026Q2 (just under 67% of its hours monitored, 67% needed)"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

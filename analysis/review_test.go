@@ -206,7 +206,8 @@ func TestRentOrBuyVerdicts(t *testing.T) {
 			reason: "no utilization data"},
 		{name: "no purchase assumptions", cur: rvObs{util: 60}, edit: func(in *ReviewInput) { in.Purchases[0].GPUModel = "H100" },
 			verdict: VerdictNoAssumptions, confidence: "low", reason: "no purchase assumptions for A100-80GB"},
-		{name: "mostly unmonitored", cur: rvObs{util: 60, unmonitored: 0.35}, prev: &rvObs{util: 60}, verdict: VerdictBuy, confidence: "low",
+		// 32% unmonitored: 68% monitored still counts (≥ 2/3), > 30% → low.
+		{name: "mostly unmonitored", cur: rvObs{util: 60, unmonitored: 0.32}, prev: &rvObs{util: 60}, verdict: VerdictBuy, confidence: "low",
 			reason: "utilization is a lower bound"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -80,7 +80,7 @@ func (c *Config) AnalysisParams() (analysis.Params, error) {
 		p.MinSavingsAbs = *t.MinSavingsAmount
 	}
 	if t.MinCoverage != nil {
-		p.MinCoverage = *t.MinCoverage / 100
+		p.MinCoverage = *t.MinCoverage
 	}
 	return p, nil
 }

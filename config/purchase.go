@@ -26,7 +26,7 @@ type Purchase struct {
 	Currency           string   `yaml:"currency"`
 	MarginPoints       *float64 `yaml:"margin_points"` // default 15
 	// MinCoverage is the share of a quarter's hours telemetry must have seen
-	// for its utilization to vote (analysis.DefaultMinTelemetryCoverage, 0.5).
+	// for its utilization to vote (analysis.DefaultMinTelemetryCoverage, 2/3).
 	MinCoverage *float64 `yaml:"min_coverage"`
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -40,7 +41,7 @@ func TestExamplePurchaseBlock(t *testing.T) {
 		t.Fatalf("assumptions = %+v", got)
 	}
 	g := got[0]
-	if g.MinCoverage == nil || *g.MinCoverage != analysis.DefaultMinTelemetryCoverage {
+	if g.MinCoverage == nil || math.Abs(*g.MinCoverage-analysis.DefaultMinTelemetryCoverage) > 0.001 {
 		t.Errorf("min_coverage = %v, want the example's %v", g.MinCoverage, analysis.DefaultMinTelemetryCoverage)
 	}
 	g.MarginPoints, want.MarginPoints, g.MinCoverage = nil, nil, nil

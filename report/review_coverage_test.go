@@ -73,32 +73,32 @@ func TestWriteReviewCoverage(t *testing.T) {
 		{
 			// 54% unmonitored: 0.54 × 4,320 = 2,332.8; active 0.191 × 4,320 =
 			// 825.12 → ≥ 19.1% with 46% monitored, at most (825.12 + 2,332.8) /
-			// 4,320 = 73.1%; 46% < 50%: 2026Q1 does not count. 2025Q4 whole and
+			// 4,320 = 73.1%; 46% < 66.7%: 2026Q1 does not count. 2025Q4 whole and
 			// busy 50% (2,208 of 4,416): it counts.
 			name: "54% unmonitored", active: 825.12, unmonitored: 2332.8, prevDays: 92, prevActive: 2208,
 			html: []string{"≥ 19.1%", "46% monitored", "≥ 19.1% (46% of billed GPU-hours monitored)",
-				"46% of the billed GPU-hours monitored, 46% of the quarter&#39;s hours (50% needed for the quarter to count)",
-				"utilization would be 73.1%", "not enough telemetry in 2026Q1 (46% of its hours monitored, 50% needed)",
+				"46% of the billed GPU-hours monitored, 46% of the quarter&#39;s hours (67% needed for the quarter to count)",
+				"utilization would be 73.1%", "not enough telemetry in 2026Q1 (46% of its hours monitored, 67% needed)",
 				`fill-opacity="0.25"`, "Not enough data"},
 			cells: map[string]string{"Observed utilization reads": "≥ 19.1% (46% of billed GPU-hours monitored)",
 				"Quarter counts": "no", "Previous quarter reads": "50.0%", "Previous quarter counts": "yes", "Verdict": "Not enough data"},
 			numbers: map[string]float64{"Observed utilization": 0.191, "Observed at most": (825.12 + 2332.8) / 4320,
-				"Billed GPU-hours monitored": 0.46, "Quarter hours monitored": 0.46, "Needed to count": 0.5,
+				"Billed GPU-hours monitored": 0.46, "Quarter hours monitored": 0.46, "Needed to count": 2.0 / 3,
 				"Previous quarter hours monitored": 1},
 			json: map[string]any{"observed_is_lower_bound": true, "monitored_share": 0.46, "telemetry_coverage": 0.46,
 				"quarter_votes": false, "observed_text": "≥ 19.1% (46% of billed GPU-hours monitored)", "verdict": analysis.VerdictInsufficientData,
-				"previous_votes": true, "min_telemetry_coverage": 0.5},
+				"previous_votes": true, "min_telemetry_coverage": 2.0 / 3},
 		},
 		{
 			// 2026Q1 busy 62.5% (2,700 of 4,320), all monitored; 2025Q4 one day
 			// (24 of 2,208 h = 1.087%) at 2 of 48 GPU-hours = 4.2%: it does not
 			// count, so it no longer vetoes the buy.
 			name: "previous quarter 1.1%", active: 2700, prevDays: 1, prevActive: 2,
-			html: []string{"62.5%", "4.2%", "not counted", "4.2%; not counted: 1.1% of 2025Q4&#39;s hours monitored, 50% needed",
-				"not enough telemetry in 2025Q4 (1.1% of its hours monitored, 50% needed) to compare",
+			html: []string{"62.5%", "4.2%", "not counted", "4.2%; not counted: 1.1% of 2025Q4&#39;s hours monitored, 67% needed",
+				"not enough telemetry in 2025Q4 (1.1% of its hours monitored, 67% needed) to compare",
 				`<span class="verdict verdict-buy">Buy</span>`},
 			cells: map[string]string{"Observed utilization reads": "62.5%", "Quarter counts": "yes",
-				"Previous quarter reads":  "4.2%; not counted: 1.1% of 2025Q4's hours monitored, 50% needed",
+				"Previous quarter reads":  "4.2%; not counted: 1.1% of 2025Q4's hours monitored, 67% needed",
 				"Previous quarter counts": "no", "Verdict": "Buy", "Observed at most": ""},
 			numbers: map[string]float64{"Observed utilization": 0.625, "Billed GPU-hours monitored": 1,
 				"Quarter hours monitored": 1, "Previous quarter hours monitored": 24.0 / 2208},
