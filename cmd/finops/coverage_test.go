@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/report"
 )
 
@@ -231,5 +232,45 @@ func TestRunExporterDiedMidWeek(t *testing.T) {
 		if !strings.Contains(inc, w) {
 			t.Errorf("incomplete lacks %q:\n%s", w, inc)
 		}
+	}
+}
+
+// TestPrometheusExporterDiedMidWeek: the same week and death as
+// TestExporterDiedMidWeek, served by a real Prometheus whose dcgm-exporter
+// series end on Wednesday 23:59. The minutes Prometheus' lookback would
+// repeat after them are not samples, so the figures are the nvidia-smi
+// logs' to the minute: 8,285 of 20,160 GPU-minutes monitored, idle 39 h
+// 1 min (¥93.64); the report is incomplete and exits 3.
+func TestPrometheusExporterDiedMidWeek(t *testing.T) {
+	srv := promtest.Start(t, weekOpenMetricsUntil(3*1440))
+	dir := t.TempDir()
+	db := filepath.Join(dir, "f.db")
+	if code, out, errs := cli(t, "--db", db, "ingest", writeWeekBill(t, dir)); code != 0 {
+		t.Fatalf("ingest bill: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := cli(t, "--db", db, "ingest", "prometheus", "--url", srv.URL, "--name", "lab",
+		"--from", "2026-11-23", "--to", "2026-11-29"); code != 0 {
+		t.Fatalf("ingest prometheus: exit %d\n%s%s", code, out, errs)
+	}
+	rep := filepath.Join(dir, "out")
+	code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep)
+	if code != ExitPartial {
+		t.Fatalf("report: exit %d, want %d\n%s%s", code, ExitPartial, out, errs)
+	}
+	r := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))
+	approx(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 336-8285.0/60)
+	approx(t, "coverage", r.DataQuality.Coverage, 8285.0/20160)
+	approx(t, "gpu_hours_idle", r.Totals.GPUHoursIdle, 39+1.0/60)
+	approx(t, "idle_cost", r.Totals.IdleCost, 93.64)
+	inc := strings.Join(r.DataQuality.Incomplete, "\n")
+	if !strings.Contains(inc, "is stale") || !strings.Contains(inc, "Telemetry covers 41% of the 336.0 billed GPU-hours") {
+		t.Errorf("data_quality.incomplete:\n%s", inc)
+	}
+	subject, _, _, err := report.EmailBody(&r, report.EmailOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(subject, "idle ≥ ¥94 (12%) · data incomplete") {
+		t.Errorf("subject %q", subject)
 	}
 }

@@ -116,7 +116,11 @@ func checkWeek(t *testing.T, r analysis.Result, withTask bool) {
 // DCGM_FI_DEV_GPU_UTIL with the old Hostname label (NaN where it had no
 // value), GPU-a1 DCGM_FI_PROF_GR_ENGINE_ACTIVE (a ratio) with the new
 // hostname label and pod labels Prometheus renamed to exported_*.
-func weekOpenMetrics() []byte {
+func weekOpenMetrics() []byte { return weekOpenMetricsUntil(weekMinutes) }
+
+// weekOpenMetricsUntil is the week's history for its first minutes only: an
+// exporter that died then.
+func weekOpenMetricsUntil(minutes int) []byte {
 	var om promtest.OpenMetrics
 	l0 := []string{"gpu", "0", "UUID", weekUUIDs[0], "device", "nvidia0", "modelName", "NVIDIA A100-SXM4-80GB",
 		"Hostname", "gpu-a", "DCGM_FI_DRIVER_VERSION", "550.54.15", "instance", "10.0.0.7:9400", "job", "dcgm"}
@@ -124,7 +128,7 @@ func weekOpenMetrics() []byte {
 		"hostname", "gpu-a", "exported_pod", "train-7", "exported_namespace", "nlp", "instance", "10.0.0.7:9400", "job", "dcgm"}
 	at := func(m int) time.Time { return weekStart.Add(time.Duration(m) * time.Minute) }
 	om.Family(dcgm.GPUUtil)
-	for m := 0; m < weekMinutes; m++ {
+	for m := 0; m < minutes; m++ {
 		v := "NaN" // what a scrape with no value reads as
 		if u, ok := weekUtil(0, m); ok {
 			v = strconv.FormatFloat(u, 'f', -1, 64)
@@ -132,12 +136,12 @@ func weekOpenMetrics() []byte {
 		om.Sample(l0, at(m), v)
 	}
 	om.Family(dcgm.GREngineActive)
-	for m := 0; m < weekMinutes; m++ {
+	for m := 0; m < minutes; m++ {
 		u, _ := weekUtil(1, m)
 		om.Sample(l1, at(m), strconv.FormatFloat(u/100, 'f', -1, 64))
 	}
 	om.Family(dcgm.FBUsed)
-	for m := 0; m < weekMinutes; m++ {
+	for m := 0; m < minutes; m++ {
 		om.Sample(l0, at(m), "40000")
 	}
 	return om.Bytes()
