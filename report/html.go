@@ -190,9 +190,9 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	}
 	p.Headline = headline(r)
 	week := periodName(r.Period)
-	idle := kpiCard{Label: "Idle cost", Period: week, Value: idleMoney(cur, t), Note: percent(idleShare(t)) + " of total cost", Tone: idleTone(t)}
+	idle := kpiCard{Label: "Idle cost", Period: week, Value: idleMoney(cur, t), Note: idleNote(t), Tone: idleTone(t)}
 	if !t.IdleKnown() {
-		idle.Note, idle.Tone = noneMonitored, "warn"
+		idle.Tone = "warn"
 	}
 	p.Incomplete = r.DataQuality.Incomplete
 	if t.UnallocatedCost != 0 || t.AllocatedIdleCost != 0 {
