@@ -102,7 +102,7 @@ func WriteAllContext(ctx context.Context, dir string, r *analysis.Result, format
 func BaseName(r *analysis.Result, meta Meta) string {
 	base := "finops-" + sanitize.FileLabel(r.Period.Label, "report")
 	if meta.Team != "" {
-		base += "-" + sanitize.FileLabel(meta.Team, "report")
+		base += "-" + sanitize.FileLabelUnique(meta.Team, "team")
 	}
 	return base
 }

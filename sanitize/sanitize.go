@@ -3,6 +3,8 @@
 package sanitize
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -89,4 +91,26 @@ func FileLabel(label, fallback string) string {
 		return fallback
 	}
 	return s
+}
+
+// maxFileLabel is the longest label FileLabelUnique keeps whole: a file
+// name is at most 255 bytes, and the label shares it with a prefix, the
+// period and an extension.
+const maxFileLabel = 64
+
+// FileLabelUnique is FileLabel for labels that must stay apart: team
+// names. Where FileLabel loses something — "." and ".." both read
+// "report"; 视觉 and 语音 both "__" — or the label is longer than
+// maxFileLabel, eight hex digits of the label's SHA-256 follow, so two
+// teams never write the same file and no name is too long.
+func FileLabelUnique(label, fallback string) string {
+	s := FileLabel(label, fallback)
+	if s == label && len(s) <= maxFileLabel {
+		return s
+	}
+	if len(s) > maxFileLabel-9 {
+		s = s[:maxFileLabel-9]
+	}
+	sum := sha256.Sum256([]byte(label))
+	return s + "-" + hex.EncodeToString(sum[:4])
 }

@@ -77,3 +77,24 @@ func TestTruncate(t *testing.T) {
 		}
 	}
 }
+
+// TestFileLabelUnique: team names that FileLabel would merge or that are
+// too long get a hash of their own; plain names stay as they are.
+func TestFileLabelUnique(t *testing.T) {
+	got := map[string]string{}
+	for _, team := range []string{"nlp", "ml-train", ".", "..", "视觉", "语音", strings.Repeat("x", 300), strings.Repeat("x", 299)} {
+		l := FileLabelUnique(team, "team")
+		if prev, ok := got[l]; ok {
+			t.Errorf("%q and %q share the file label %q", prev, team, l)
+		}
+		got[l] = team
+		if len(l) > 64 || strings.ContainsAny(l, "/\\") || strings.HasPrefix(l, ".") {
+			t.Errorf("FileLabelUnique(%q) = %q: too long or not a plain name", team, l)
+		}
+	}
+	for _, plain := range []string{"nlp", "ml-train", "team_7"} {
+		if l := FileLabelUnique(plain, "team"); l != plain {
+			t.Errorf("FileLabelUnique(%q) = %q, want it unchanged", plain, l)
+		}
+	}
+}
