@@ -114,6 +114,13 @@ func BaseName(r *analysis.Result, meta Meta) string {
 // is untouched. Every file finops writes goes through it (the several files
 // of one report through a fileSet).
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	// The rename replaces whatever path names: a device or pipe given by
+	// mistake (--textfile /dev/full) would become a regular file. Only a
+	// regular file, or nothing, is replaced.
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
+		return fmt.Errorf("report: %s is %s, not a regular file: finops writes only regular files; name a file (its folder must be writable)",
+			path, fileKind(fi.Mode()))
+	}
 	tmp, err := writeTemp(path, write)
 	if err != nil {
 		return err
@@ -158,4 +165,19 @@ func writeTemp(path string, write func(io.Writer) error) (name string, err error
 		return "", fmt.Errorf("report: close %s: %w", path, err)
 	}
 	return tmp.Name(), nil
+}
+
+// fileKind words what a path that is not a regular file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0, m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file (" + m.Type().String() + ")"
 }

@@ -4,10 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/finops-oss/finops"
@@ -123,5 +125,43 @@ func TestWriteAllTeamFileNames(t *testing.T) {
 	sum := sha256.Sum256([]byte("../nlp team"))
 	if want := filepath.Join(dir, "finops-2026-W47-_nlp_team-"+hex.EncodeToString(sum[:4])+".json"); len(paths) != 1 || paths[0] != want {
 		t.Errorf("paths = %q, want %q", paths, want)
+	}
+}
+
+// TestWriteFileAtomicOnlyOverRegularFiles: a device, a pipe or a folder
+// named as the output is refused and left as it was, never replaced by a
+// regular file (run --textfile /dev/full did; issue #26).
+func TestWriteFileAtomicOnlyOverRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	cases := []struct{ path, kind string }{{fifo, "a named pipe"}, {dir, "a folder"}}
+	// A device node of its own (/dev/full's numbers, 1:7), so that a
+	// regression replaces a file in the test's folder, not /dev/full.
+	dev := filepath.Join(dir, "full")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|7); err == nil {
+		cases = append(cases, struct{ path, kind string }{dev, "a device"})
+	} else {
+		t.Logf("no device node (%v): the device case is left out", err)
+	}
+	for _, tc := range cases {
+		err := WriteFileAtomic(tc.path, func(w io.Writer) error { _, err := io.WriteString(w, "x 1\n"); return err })
+		if err == nil || !strings.Contains(err.Error(), tc.kind) {
+			t.Errorf("%s: err = %v, want it refused as %s", tc.path, err, tc.kind)
+		}
+		if fi, err := os.Lstat(tc.path); err != nil || fi.Mode().IsRegular() {
+			t.Errorf("%s: now %v (%v)", tc.path, fi.Mode(), err)
+		}
+	}
+	// A regular file is still replaced.
+	p := filepath.Join(dir, "metrics.prom")
+	os.WriteFile(p, []byte("old"), 0o644)
+	if err := WriteFileAtomic(p, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Errorf("regular file holds %q", b)
 	}
 }
