@@ -121,7 +121,7 @@ func TestHostileSpecialFileRun(t *testing.T) {
 	}
 }
 
-// TestHostileSignal: SIGTERM ends `finops ingest` within a second while it
+// TestHostileSignal: SIGTERM (and SIGHUP) ends `finops ingest` within a second while it
 // hashes a 64 GiB file (sparse: no disk) and while it parses and imports a
 // bill of 4 million rows; each takes a minute or more whole. The database is
 // left as it was.
@@ -153,7 +153,10 @@ func TestHostileSignal(t *testing.T) {
 	bill := filepath.Join(dir, "autodl.csv.gz")
 	os.WriteFile(bill, big, 0o644)
 
-	for _, tc := range []struct{ name, file string }{{"hash", huge}, {"parse", bill}} {
+	for _, tc := range []struct {
+		name, file string
+		sig        syscall.Signal
+	}{{"hash", huge, syscall.SIGTERM}, {"parse", bill, syscall.SIGTERM}, {"parse SIGHUP", bill, syscall.SIGHUP}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			cmd := exec.Command(os.Args[0], "--db", db, "ingest", tc.file)
@@ -173,16 +176,16 @@ func TestHostileSignal(t *testing.T) {
 			case <-time.After(700 * time.Millisecond):
 			}
 			signalled := time.Now()
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
 			select {
 			case <-exited:
 			case <-time.After(5 * time.Second):
-				t.Fatal("still running 5 s after SIGTERM")
+				t.Fatalf("still running 5 s after %v", tc.sig)
 			}
 			if took := time.Since(signalled); took > time.Second {
-				t.Errorf("exited %v after SIGTERM, want under a second", took)
+				t.Errorf("exited %v after %v, want under a second", took, tc.sig)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != ExitFailed || !strings.Contains(stderr.String(), "context canceled") {
 				t.Errorf("exit %d, want %d naming the cancellation:\n%s%s", code, ExitFailed, stdout.String(), stderr.String())
