@@ -21,9 +21,12 @@ func (m *Main) restoreCommand() *cobra.Command {
 		Use:   "restore --period 2026-W47 [--from s3://bucket/prefix] [--force]",
 		Short: "Bring back a database snapshot that `finops run` uploaded",
 		Long: "restore downloads the gzipped database snapshot of a period from S3 (the config's publish.s3\n" +
-			"bucket and prefix, or --from), checks its sha256 and its integrity (PRAGMA integrity_check) and\n" +
-			"puts it in place of the database (--db, else the config's). An existing database is replaced only\n" +
-			"with --force, and is kept beside it as <db>.before-restore-<time>. The endpoint, region, path\n" +
+			"bucket and prefix, or --from), checks its sha256, its integrity (PRAGMA integrity_check) and that it\n" +
+			"is a database finops wrote (no application_id; a schema version this finops knows, never a newer\n" +
+			"one; exactly the tables and indexes finops's migrations create, no trigger, no view) and puts it in\n" +
+			"place of the database (--db, else the config's); an older schema is migrated first. A refused\n" +
+			"snapshot replaces nothing. An existing database is replaced only with --force, and is kept beside\n" +
+			"it as <db>.before-restore-<time>; --force never lets a refused snapshot in. The endpoint, region, path\n" +
 			"style and credentials come from the config's publish.s3 block.",
 		Example: "  finops restore --period 2026-W47\n  finops restore --from s3://finops-reports/weekly --period 2026-W47 --db restored.db",
 		Args:    usageArgs(cobra.NoArgs),
@@ -59,7 +62,7 @@ func (m *Main) restoreCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&from, "from", "", "where the snapshots are, s3://bucket/prefix (default: the config's publish.s3)")
 	f.StringVar(&period, "period", "", "the period whose snapshot to restore, e.g. 2026-W47")
-	f.BoolVar(&force, "force", false, "replace an existing database (kept as <db>.before-restore-<time>)")
+	f.BoolVar(&force, "force", false, "replace an existing database (kept as <db>.before-restore-<time>); the snapshot is checked all the same")
 	return cmd
 }
 
