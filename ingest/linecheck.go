@@ -70,6 +70,9 @@ func checkLine(file string, f lineFields, currency string, l *finops.BillingLine
 			return nil, fieldErr(file, l.Line, a.field, implausibleAmount, a.d.String())
 		}
 	}
+	if perr := checkTags(file, l); perr != nil {
+		return nil, perr
+	}
 	if strings.TrimSpace(l.Currency) == "" {
 		if currency == "" {
 			fix := "pass --currency CODE (or set currency: on the billing source in the config) to say which currency the file's blank ones are"
@@ -98,6 +101,27 @@ func checkLine(file string, f lineFields, currency string, l *finops.BillingLine
 				l.ChargeStart.UTC().Format(time.RFC3339), l.ChargeEnd.UTC().Format(time.RFC3339), d.Hours()/24)}
 	}
 	return warn, nil
+}
+
+// checkTags refuses a tag key or value with a control character or a line
+// break. A CSV field is checked for them as read, but a Tags JSON string
+// ("\u0000", "\u001b[2J", "\r\n") or a Parquet map reaches the tags decoded,
+// and from there the team CSV, the page and the email: a tag is one line of
+// text.
+func checkTags(file string, l *finops.BillingLine) *ParseError {
+	for k, v := range l.Tags {
+		for _, s := range [2]string{k, v} {
+			if j, _ := scanText(s); j >= 0 {
+				return &ParseError{File: file, Line: l.Line, Field: "Tags",
+					Msg: fmt.Sprintf("tag %q: %s", k, controlMsg(rune(s[j])))}
+			}
+			if i := strings.IndexAny(s, "\r\n\t"); i >= 0 {
+				return &ParseError{File: file, Line: l.Line, Field: "Tags",
+					Msg: fmt.Sprintf("tag %q holds a line break or tab (U+%04X): a tag is one line of text; fix the export", k, s[i])}
+			}
+		}
+	}
+	return nil
 }
 
 // lineChecker applies checkLine for one file's reader and counts what it

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -241,6 +242,43 @@ func TestCheckText(t *testing.T) {
 		got := checkText("f.csv", 3, header, rec)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("checkText(%q) = %v, want %v", rec, got, want)
+		}
+	}
+}
+
+// TestTagsJSONControlCharacters: the control characters a CSV field may not
+// hold are refused in a Tags JSON string too, where they arrive escaped
+// ("\u0000", "\u001b", "\r\n"), naming the tag; an ordinary tag passes.
+func TestTagsJSONControlCharacters(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "ingest", "focus_sample.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagCol := slices.Index(recs[0], "Tags")
+	for _, tc := range []struct{ tags, want string }{
+		{`{"team": "nlp"}`, ""},
+		{`{"team": "nl\u0000p"}`, `f.csv:2: field "Tags": tag "team": a control character NUL (U+0000)`},
+		// The message quotes the key: the escape is shown, never sent raw.
+		{`{"te\u001b[2Jam": "nlp"}`, `f.csv:2: field "Tags": tag "te\x1b[2Jam": a control character U+001B`},
+		{`{"owner": "a\r\nBcc: x@y"}`, `f.csv:2: field "Tags": tag "owner" holds a line break or tab (U+000D)`},
+	} {
+		row := slices.Clone(recs[1])
+		row[tagCol] = tc.tags
+		var buf bytes.Buffer
+		w := csv.NewWriter(&buf)
+		w.Write(recs[0])
+		w.Write(row)
+		w.Flush()
+		_, _, err := parseString(buf.String(), "f.csv")
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.tags, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: err = %v, want %q", tc.tags, err, tc.want)
 		}
 	}
 }

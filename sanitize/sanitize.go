@@ -46,11 +46,19 @@ func Text(s string) string { return replaceControl(s, "\n\t") }
 func replaceControl(s, keep string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && !strings.ContainsRune(keep, r) {
+		if unicode.IsControl(r) && !strings.ContainsRune(keep, r) || isBidiControl(r) {
 			return '\uFFFD'
 		}
 		return r
 	}, s)
+}
+
+// isBidiControl reports the invisible characters that reorder the text
+// around them (U+202E RIGHT-TO-LEFT OVERRIDE makes "gpu-a\u202Egnp.exe"
+// read as "gpu-aexe.png"): in a resource id from a bill they can only
+// disguise it, in a terminal and in a chat message alike.
+func isBidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C
 }
 
 // Terminal makes a string safe for a terminal table: control characters

@@ -98,3 +98,21 @@ func TestFileLabelUnique(t *testing.T) {
 		}
 	}
 }
+
+// TestBidiControlsReplaced: the overrides and isolates that reorder text
+// never reach a terminal or a chat message (Terminal, Text).
+func TestBidiControlsReplaced(t *testing.T) {
+	for _, r := range []rune{0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C} {
+		in := "gpu-a" + string(r) + "gnp.exe"
+		if got := Text(in); got != "gpu-a\uFFFDgnp.exe" {
+			t.Errorf("Text(%q) = %q", in, got)
+		}
+		if got := Terminal(in, 0); got != "gpu-a\uFFFDgnp.exe" {
+			t.Errorf("Terminal(%q) = %q", in, got)
+		}
+	}
+	// Right-to-left text itself is kept: only the invisible controls go.
+	if got := Text("مرحبا gpu"); got != "مرحبا gpu" {
+		t.Errorf("Text of Arabic = %q", got)
+	}
+}
