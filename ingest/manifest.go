@@ -375,7 +375,10 @@ func resolveKey(dir, key, within string) (string, error) {
 			if fi, err := os.Stat(cand); err == nil {
 				// A FIFO or device under the listed name is refused, not
 				// passed over for a file higher up.
-				return cand, checkMode(cand, fi.Mode())
+				if err := checkMode(cand, fi.Mode()); err != nil {
+					return cand, err
+				}
+				return cand, linkWithin(cand, within)
 			}
 			if len(tried) < 2 {
 				tried = append(tried, cand)
@@ -387,6 +390,28 @@ func resolveKey(dir, key, within string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("looked for %s", strings.Join(tried, " and "))
+}
+
+// linkWithin refuses a listed file that is a symbolic link leading out of
+// the folder the source names: a manifest is bucket data, and a link in a
+// synced folder (to /etc/passwd, to ~/.aws/credentials) must not make
+// finops read, and quote in its errors, a local file.
+func linkWithin(p, within string) error {
+	if within == "" {
+		return nil
+	}
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return err
+	}
+	root, err := filepath.EvalSymlinks(within)
+	if err != nil {
+		return err
+	}
+	if !isWithin(filepath.Dir(target), root) {
+		return fmt.Errorf("%s leads to %s, outside %s: a delivery's files must be inside the folder the source names; copy the file there", p, target, within)
+	}
+	return nil
 }
 
 // isWithin reports whether folder d is root or inside it.

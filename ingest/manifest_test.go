@@ -213,3 +213,40 @@ func TestPlanDeliveriesWithin(t *testing.T) {
 		t.Errorf("within %s: files %+v, errors %v; want none imported and one error", synced, plan.Files, plan.Errs)
 	}
 }
+
+// TestPlanDeliveriesLinkOutside: a data file the manifest lists inside the
+// synced folder that is a symbolic link out of it (to /etc/passwd in the
+// issue) is refused, naming where it leads; a link within the folder is
+// followed.
+func TestPlanDeliveriesLinkOutside(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "outside", "passwd")
+	synced := filepath.Join(dir, "synced")
+	mdir := filepath.Join(synced, "rep", "20260301-20260401")
+	for _, d := range []string{filepath.Dir(secret), mdir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(secret, []byte("root:x:0:0:root:/root:/bin/bash\n"), 0o600)
+	inside := filepath.Join(synced, "real.csv")
+	os.WriteFile(inside, []byte("x"), 0o600)
+	if err := os.Symlink(secret, filepath.Join(mdir, "rep-1.csv")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	os.Symlink(inside, filepath.Join(mdir, "rep-2.csv"))
+	manifest := filepath.Join(mdir, "rep-Manifest.json")
+	body := func(key string) []byte {
+		return []byte(`{"assemblyId":"a1","account":"1","reportName":"rep",
+		"billingPeriod":{"start":"20260301T000000.000Z","end":"20260401T000000.000Z"},"reportKeys":["` + key + `"]}`)
+	}
+	os.WriteFile(manifest, body("rep/20260301-20260401/rep-1.csv"), 0o600)
+	plan := PlanDeliveriesWithin([]string{manifest}, synced)
+	if len(plan.Files) != 0 || len(plan.Errs) != 1 || !strings.Contains(plan.Errs[0].Error(), "leads to "+secret+", outside "+synced) {
+		t.Errorf("a link out of the folder: files %+v, errors %v", plan.Files, plan.Errs)
+	}
+	os.WriteFile(manifest, body("rep/20260301-20260401/rep-2.csv"), 0o600)
+	if plan := PlanDeliveriesWithin([]string{manifest}, synced); len(plan.Files) != 1 || len(plan.Errs) != 0 {
+		t.Errorf("a link within the folder: files %+v, errors %v", plan.Files, plan.Errs)
+	}
+}
