@@ -262,6 +262,14 @@ func (o *OnIdle) validate(key string) []error {
 	case strings.ContainsAny(o.Command.Args[0], " \t"):
 		errs.add(keyErr(ck+"[0]", "%q holds spaces: give each argument as its own list item", sanitizeValue(o.Command.Args[0])))
 	}
+	if len(o.Command.Args) > 0 && hasPlaceholder(o.Command.Args[0]) {
+		errs.add(keyErr(ck+"[0]", "%q: the program to run cannot come from a bill; name it, and pass the value as its own argument, e.g. [/usr/local/bin/stop-gpu, --, \"{resource_id}\"]", sanitizeValue(o.Command.Args[0])))
+	}
+	if i, name := scriptPlaceholder(o.Command.Args); i > 0 {
+		errs.add(keyErr(fmt.Sprintf("%s[%d]", ck, i), "%q puts a placeholder into the script %s runs: a value from a bill would be read as code "+
+			"(a resource id \"gpu-x; touch PWNED\" as two commands). Pass the value as its own argv element to a program, "+
+			"after -- so it cannot be an option: e.g. [/usr/local/bin/stop-gpu, --, \"{resource_id}\"]", sanitizeValue(o.Command.Args[i]), name))
+	}
 	for i, a := range o.Command.Args {
 		if strings.ContainsAny(a, shellChars+"\n\r") {
 			errs.add(keyErr(fmt.Sprintf("%s[%d]", ck, i), "%q holds a shell character (one of %s or a newline): finops runs no shell; put the pipeline in a script and name the script", sanitizeValue(a), shellChars))

@@ -200,6 +200,14 @@ func act(now time.Time, p Params, t *Target, s Spell, after time.Duration, actio
 	case !pol.Allowed:
 		reason = "not in watch.allow"
 	}
+	// A value from the bill that a shell or the program's option parser
+	// could read as more than one argument is never put in a command: the
+	// action is refused (and so gets no grace alert), with the template
+	// recorded instead of the expanded argv.
+	argv, err := Expand(pol.Command, &t.ResourceNow)
+	if reason == "" && err != nil {
+		reason, argv = UnsafeReason+err.Error(), pol.Command
+	}
 	real := reason == "" && p.Act
 	if real && s.Graced.IsZero() {
 		if idleFor < after-p.Grace {
@@ -221,7 +229,7 @@ func act(now time.Time, p Params, t *Target, s Spell, after time.Duration, actio
 	}
 	d := decision(Act, "action", now, s, &t.ResourceNow)
 	d.Reason, d.Action, d.DryRun = reason, pol.Action, !p.Act && reason == ""
-	d.Command = Expand(pol.Command, &t.ResourceNow)
+	d.Command = argv
 	d.Message = actMessage(t, d)
 	return d, true
 }

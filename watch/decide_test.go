@@ -172,24 +172,48 @@ func TestDecide(t *testing.T) {
 }
 
 // TestDecideAct checks what an action carries: the argv with the fields
-// substituted (a hostile id stays one argument), and dry run marked.
+// substituted, and dry run marked. A hostile id ("i-0abc; rm -rf /", an
+// option such as "--help") is refused whether or not act is on: recorded
+// as not acted on with why, with the template instead of the expanded
+// argv, and without a grace alert for an action that will not run.
 func TestDecideAct(t *testing.T) {
-	tg := withPolicy(res("i-0abc; rm -rf /", ptr(-60)), stopPolicy())
-	s := open("i-0abc; rm -rf /", -60, -30, -30)
-	s.Graced = at(-15)
-	for _, act := range []bool{true, false} {
-		p := params()
-		p.Act = act
-		got := Decide(t0, p, []Target{tg}, []Spell{s})
-		if len(got) != 1 || got[0].Kind != Act {
-			t.Fatalf("act=%v: %+v", act, got)
-		}
-		want := []string{"/bin/stop", "i-0abc; rm -rf /", "--team=nlp"}
-		if strings.Join(got[0].Command, "\x00") != strings.Join(want, "\x00") {
-			t.Errorf("act=%v: argv %q, want %q", act, got[0].Command, want)
-		}
-		if got[0].DryRun == act {
-			t.Errorf("act=%v: dry run %v", act, got[0].DryRun)
+	for _, tc := range []struct {
+		id, reason string
+		want       []string
+	}{
+		{id: "i-0abc", want: []string{"/bin/stop", "i-0abc", "--team=nlp"}},
+		{id: "i-0abc; rm -rf /", reason: `unsafe for its command: {resource_id} "i-0abc; rm -rf /" holds the shell character ';'`,
+			want: []string{"/bin/stop", "{resource_id}", "--team={team}"}},
+		{id: "--help", reason: `unsafe for its command: {resource_id} "--help" starts with "-": the program would read it as an option`,
+			want: []string{"/bin/stop", "{resource_id}", "--team={team}"}},
+	} {
+		tg := withPolicy(res(tc.id, ptr(-60)), stopPolicy())
+		s := open(tc.id, -60, -30, -30)
+		s.Graced = at(-15)
+		for _, act := range []bool{true, false} {
+			p := params()
+			p.Act = act
+			got := Decide(t0, p, []Target{tg}, []Spell{s})
+			if len(got) != 1 || got[0].Kind != Act {
+				t.Fatalf("%s act=%v: %+v", tc.id, act, got)
+			}
+			if strings.Join(got[0].Command, "\x00") != strings.Join(tc.want, "\x00") {
+				t.Errorf("%s act=%v: argv %q, want %q", tc.id, act, got[0].Command, tc.want)
+			}
+			if got[0].Reason != tc.reason || got[0].DryRun != (!act && tc.reason == "") {
+				t.Errorf("%s act=%v: reason %q dry run %v, want %q", tc.id, act, got[0].Reason, got[0].DryRun, tc.reason)
+			}
+			if tc.reason != "" && !strings.Contains(got[0].Message.Title, "not acted on (unsafe for its command") {
+				t.Errorf("%s: title %q", tc.id, got[0].Message.Title)
+			}
+			// Before the grace alert: none for an unsafe id (nothing will run).
+			s2 := s
+			s2.Graced = time.Time{}
+			s2.Since = at(-50)
+			pre := Decide(t0, p, []Target{tg}, []Spell{s2})
+			if act && tc.reason != "" && len(pre) != 0 {
+				t.Errorf("%s: a grace alert or action before after: %+v", tc.id, pre)
+			}
 		}
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/watch"
 	"github.com/spf13/cobra"
@@ -139,6 +141,11 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	}
 	for _, d := range decisions {
 		fmt.Fprintf(notes, "watch: %s\n", d.Message.Title)
+		if d.Kind == watch.Act && strings.HasPrefix(d.Reason, watch.UnsafeReason) {
+			// Even with --quiet: a bill naming a resource like a shell
+			// command or an option is worth a person's look.
+			fmt.Fprintf(m.Stdout, "watch: %s %s: refused: %s\n", d.Action, sanitize.Control(d.Spell.Resource), d.Reason)
+		}
 	}
 	fmt.Fprintf(m.Stdout, "watch: %d resources, %d decisions, %d new log lines\n", len(obs.resources), len(decisions), lines)
 	var errs []error

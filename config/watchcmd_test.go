@@ -1,0 +1,85 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestWatchCommandShellRefused: the brief's case, [/bin/sh, -c, "echo
+// stopping {resource_id}"], is refused at load, naming the key, its line and
+// the way out (the value as its own argv element, after --).
+func TestWatchCommandShellRefused(t *testing.T) {
+	yaml := watchBase + "watch:\n  on_idle:\n    after: 2h\n    action: stop\n    command: [/bin/sh, -c, \"echo stopping {resource_id}\"]\n"
+	_, err := Parse("finops.yaml", []byte(yaml))
+	if err == nil {
+		t.Fatal("accepted [/bin/sh, -c, \"echo stopping {resource_id}\"]")
+	}
+	for _, want := range []string{"line 11: watch.on_idle.command[2]:", "into the script sh runs",
+		`[/usr/local/bin/stop-gpu, --, "{resource_id}"]`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	// The same under a team's and a resource's on_idle.
+	for _, y := range []string{
+		"teams:\n  - name: nlp\n    on_idle: {after: 2h, action: stop, command: [bash, -lc, \"stop {team}\"]}\n",
+		"resources:\n  - id: gpu-a\n    on_idle: {after: 2h, action: stop, command: [python3, -c, \"print('{short_id}')\"]}\n",
+	} {
+		if _, err := Parse("finops.yaml", []byte(y)); err == nil || !strings.Contains(err.Error(), "on_idle.command[2]") {
+			t.Errorf("%s: err = %v, want on_idle.command[2] refused", y, err)
+		}
+	}
+}
+
+// TestScriptPlaceholder: which argvs put a placeholder into an
+// interpreter's script (refused: the index named) and which pass it as a
+// separate argument (accepted: -1).
+func TestScriptPlaceholder(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want int
+	}{
+		{[]string{"/bin/sh", "-c", "echo stopping {resource_id}"}, 2},
+		{[]string{"/bin/sh", "-e", "-c", "echo {resource_id}"}, 3},
+		{[]string{"bash", "-lc", "stop {team}"}, 2},
+		{[]string{"/usr/bin/dash", "-c", "stop", "sh", "{resource_id}"}, -1}, // $1 of the script: one argument
+		{[]string{"zsh", "/opt/stop.zsh", "{resource_id}"}, -1},
+		{[]string{"sh", "{resource_id}"}, 1}, // a script file named by the bill
+		{[]string{"ksh", "-c", "x", "{resource_id}"}, -1},
+		{[]string{"fish", "--command", "stop {resource_id}"}, 2},
+		{[]string{"fish", "--command=stop {resource_id}"}, 1},
+		{[]string{"python3.12", "-c", "import os; os.system('{resource_id}')"}, 2},
+		{[]string{"python3", "-cprint('{resource_id}')"}, 1},
+		{[]string{"python", "-u", "-m", "stopper", "{resource_id}"}, -1},
+		{[]string{"python", "/opt/stop.py", "--", "{resource_id}"}, -1},
+		{[]string{"perl", "-e", "x", "-e", "system '{resource_id}'"}, 4},
+		{[]string{"perl", "-lne", "print", "{resource_id}"}, -1},
+		{[]string{"perl", "-Mstrict", "-e", "system '{resource_id}'"}, 3},
+		{[]string{"ruby", "-e", "system('{resource_id}')"}, 2},
+		{[]string{"node", "-e", "require('child_process').execSync('{resource_id}')"}, 2},
+		{[]string{"node", "-pe", "'{resource_id}'"}, 2},
+		{[]string{"nodejs", "--eval=x('{resource_id}')"}, 1},
+		{[]string{"node", "/opt/stop.js", "{resource_id}"}, -1},
+		{[]string{"env", "-S", "sh -c 'echo {resource_id}'"}, 2},
+		{[]string{"/usr/bin/env", "--split-string=sh -c", "echo {resource_id}"}, 2},
+		{[]string{"env", "FOO=1", "sh", "-c", "echo {resource_id}"}, 4},
+		{[]string{"env", "-i", "/opt/stop", "{resource_id}"}, -1},
+		{[]string{"busybox", "sh", "-c", "echo {resource_id}"}, 3},
+		{[]string{"sudo", "-u", "ops", "/bin/sh", "-c", "echo {resource_id}"}, 5},
+		{[]string{"timeout", "-s", "KILL", "30", "bash", "-c", "echo {resource_id}"}, 6},
+		{[]string{"sudo", "kubectl", "drain", "node", "{resource_id}"}, -1}, // "node" is an argument here
+		{[]string{"kubectl", "delete", "node", "{resource_id}"}, -1},
+		{[]string{"flock", "/run/l", "-c", "stop {resource_id}"}, 3},
+		{[]string{"cmd.exe", "/c", "stop", "{resource_id}"}, 3},
+		{[]string{"pwsh", "-Command", "Stop-VM", "{resource_id}"}, 3},
+		{[]string{"powershell", "-File", "stop.ps1", "{resource_id}"}, 3},
+		{[]string{"awk", "BEGIN{system(\"stop {resource_id}\")}"}, 1},
+		{[]string{"awk", "-f", "/opt/x.awk", "{resource_id}"}, -1},
+		{[]string{"/usr/local/bin/stop-gpu", "--", "{resource_id}"}, -1},
+		{[]string{"aws", "ec2", "stop-instances", "--instance-ids", "{short_id}"}, -1},
+	} {
+		if got, _ := scriptPlaceholder(tc.argv); got != tc.want {
+			t.Errorf("%q: %d, want %d", tc.argv, got, tc.want)
+		}
+	}
+}
