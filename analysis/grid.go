@@ -90,8 +90,9 @@ func coverMinutes(interval time.Duration) int {
 // own samples takes their mean; a sample also covers the following minutes up
 // to the sampling interval (coverMinutes: whole minutes, at most 5), because a
 // sample taken late in minute m still describes the GPU until m+interval.
-// Then idle runs: consecutive idle candidates (util < threshold) at least
-// minSpan long are idle; shorter runs are active.
+// Then idle runs: consecutive idle candidates (util < threshold), across
+// unmonitored minutes, at least minSpan of candidates long are idle; shorter
+// runs are active.
 //
 // reuse is a grid no longer needed whose memory it may take (every minute of
 // the result is written); the zero gpuGrid makes a new one.
@@ -132,29 +133,38 @@ func buildGrid(tl timeline, s *finops.GPUSeries, threshold float64, minSpan time
 		lay(math.MaxInt64)
 	}
 	span := int(math.Ceil(minSpan.Minutes()))
-	runStart := -1
+	// A run is its candidate minutes from runStart on; unmonitored minutes
+	// inside it neither end it nor count in its length (metrics.md, decided
+	// after the third review, §Gaps: "a telemetry gap inside an idle run
+	// neither ends the run nor makes the minutes around it busy; the gap's
+	// minutes are unmonitored"): 20 idle minutes, an exporter down for an
+	// hour, 20 more are one 40-minute idle run, not two active dips.
+	runStart, runLen := -1, 0
 	closeRun := func(end int) {
 		if runStart < 0 {
 			return
 		}
 		c := active
-		if end-runStart >= span {
+		if runLen >= span {
 			c = idle
 		}
 		for k := runStart; k < end; k++ {
-			g.class[k] = c
+			if g.class[k] != unmonitored {
+				g.class[k] = c
+			}
 		}
-		runStart = -1
+		runStart, runLen = -1, 0
 	}
 	for i, u := range g.util {
 		switch {
-		case u != u: // NaN: unmonitored breaks a run
-			closeRun(i)
+		case u != u: // NaN: unmonitored, inside a run or not
 			g.class[i] = unmonitored
 		case float64(u) < threshold:
 			if runStart < 0 {
 				runStart = i
 			}
+			runLen++
+			g.class[i] = idle // a candidate until closeRun decides
 		default:
 			closeRun(i)
 			g.class[i] = active

@@ -328,11 +328,16 @@ type point struct {
 }
 
 // gpuDay is one GPU's day, a point per step from the day's start: dense, so
-// a day of a large fleet costs 40 bytes a GPU-step and no map.
+// a day of a large fleet costs 40 bytes a GPU-step, and a map only for the
+// few steps two series of a GPU share.
 type gpuDay struct {
 	gpu    dcgm.GPU
 	model  string
 	points []point
+	// shared counts the further series with a value at a step, by
+	// step×4 + measure: rare (a pod handing over within a minute), so a map
+	// made only when needed rather than a count in every point.
+	shared map[int]int
 }
 
 // sample is a GPU sample with room for its measures (one allocation).
@@ -428,10 +433,29 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 				if dcgm.Missing(v) || off < 0 || off%stepMs != 0 || off/stepMs >= int64(nSteps) {
 					continue
 				}
-				p := &gd.points[off/stepMs]
+				i := int(off / stepMs)
+				p := &gd.points[i]
 				if bit := uint8(1) << q.k; p.has&bit == 0 {
 					p.vals[q.k] = v
 					p.has |= bit
+				} else if q.k != kUtil || finops.ValidUtil(p.vals[q.k]) && finops.ValidUtil(v) {
+					// A second series of the GPU at this step: its pod
+					// labels changed within the minute (a pod's last
+					// sample at 10:17:07, the next pod's or the unlabelled
+					// series' first at 10:17:37). The minute is the mean of
+					// all its samples (metrics.md §Utilization), not the
+					// first series' alone: the series' means are averaged,
+					// which is that mean when each holds as many samples
+					// (one each at a handover of 30 s scrapes). An
+					// out-of-range utilization is not averaged into a
+					// valid one: the first is kept, and judged below.
+					if gd.shared == nil {
+						gd.shared = map[int]int{}
+					}
+					key := i*4 + int(q.k)
+					c := float64(1 + gd.shared[key])
+					p.vals[q.k] = (p.vals[q.k]*c + v) / (c + 1)
+					gd.shared[key]++
 				}
 				if steps != nil {
 					steps[off/stepMs] = true // the task holds the GPU for the steps its series has values
