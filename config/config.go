@@ -202,7 +202,7 @@ type SMTP struct {
 // Load reads and validates the file at path. A missing file is an error only
 // when required is true: ad hoc use needs no config.
 func Load(path string, required bool) (*Config, error) {
-	b, err := readFile(path)
+	b, err := readFile(path, "the config (--config, $FINOPS_CONFIG)")
 	if errors.Is(err, os.ErrNotExist) && !required {
 		c := &Config{}
 		return c, c.Validate()

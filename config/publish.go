@@ -1,13 +1,14 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/sanitize"
 )
 
@@ -183,16 +184,18 @@ func (m SMTP) Password(getenv func(string) string) (string, error) {
 	return "", nil
 }
 
-// readSecretFile reads a one-line secret (a trailing newline is dropped).
+// readSecretFile reads a one-line secret (a trailing newline is dropped)
+// from a regular file of at most MaxSecretBytes; a FIFO, a device or a
+// folder is refused from its stat, before any open (readFile).
 func readSecretFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := capped.ReadRegular(context.Background(), path, MaxSecretBytes)
 	if err != nil {
-		// os errors name the path and the reason, not the contents.
-		return "", err
+		// The errors name the path and the reason, never the contents.
+		return "", withFix(err, "a secret")
 	}
 	s := strings.TrimRight(string(b), "\r\n")
 	if s == "" {
-		return "", fmt.Errorf("%s is empty", path)
+		return "", fmt.Errorf("%s is empty: write the secret into it", path)
 	}
 	return s, nil
 }

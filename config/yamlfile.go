@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,10 +19,34 @@ import (
 // parse, so a 50 MB file would take well over a gigabyte before any check.
 const MaxFileBytes = 4 << 20
 
-// readFile reads a config or price catalog file, refusing one over
-// MaxFileBytes before reading more than that.
-func readFile(path string) ([]byte, error) {
-	return capped.ReadFile(path, MaxFileBytes)
+// readFile reads a config or price catalog file: a regular file only (a
+// FIFO would block in open, holding the run lock, and /dev/zero never ends),
+// refused from its stat, and one over MaxFileBytes before reading more than
+// that (the cap is on the bytes read, so a file growing after its stat is
+// refused too).
+// what is the file's part for people ("the config", "a price catalog"),
+// named in what to do about a refused one.
+func readFile(path, what string) ([]byte, error) {
+	b, err := capped.ReadRegular(context.Background(), path, MaxFileBytes)
+	return b, withFix(err, what)
+}
+
+// MaxSecretBytes is the most a secret file (url_file, secret_file,
+// secret_key_file, password_file) may hold: a token or a password is a
+// line, and a bigger file is the wrong one.
+const MaxSecretBytes = 64 << 10
+
+// withFix adds to a refused file what to do about it; other errors are
+// returned as they are (os errors name the path and the reason).
+func withFix(err error, what string) error {
+	var nr *capped.NotRegularError
+	if !errors.As(err, &nr) {
+		return err
+	}
+	if nr.Mode.IsDir() {
+		return fmt.Errorf("%w: name the file itself, not its folder", err)
+	}
+	return fmt.Errorf("%w: finops reads %s only from a regular file (a link to one is fine), never a pipe, socket or device: write it into a file and name that file", err, what)
 }
 
 // decodeStrict decodes one YAML document into v: an unknown key is an

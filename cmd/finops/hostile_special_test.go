@@ -198,14 +198,16 @@ func TestHostileSignal(t *testing.T) {
 }
 
 // TestHostileSignalStuck: where nothing looks at the context — finops blocked
-// reading a FIFO given as --config — SIGTERM still ends it: after
-// signalGrace with exit 1 and a message, or at once on a second signal.
+// opening a FIFO given as `plan`'s scenario file (the config and secret
+// files are refused from their stat now: TestHostileConfigNotRegular) —
+// SIGTERM still ends it: after signalGrace with exit 1 and a message, or at
+// once on a second signal.
 func TestHostileSignalStuck(t *testing.T) {
-	cfg := fifotest.Make(t, filepath.Join(t.TempDir(), "finops.yaml"))
+	scenarios := fifotest.Make(t, filepath.Join(t.TempDir(), "scenarios.yaml"))
 	for _, signals := range []int{1, 2} {
 		t.Run(fmt.Sprintf("%d signals", signals), func(t *testing.T) {
 			var stderr bytes.Buffer
-			cmd := exec.Command(os.Args[0], "--config", cfg, "report")
+			cmd := exec.Command(os.Args[0], "plan", scenarios)
 			cmd.Env = append(os.Environ(), "FINOPS_TEST_MAIN=1")
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
