@@ -128,9 +128,14 @@ func tailState(tl timeline, r *gpuResource, p Params) (lastSeen, idleSince time.
 			allIdle = false
 			continue
 		}
+		// A gap inside the run neither ends it (metrics.md §Gaps, as the
+		// grid counts it): the spell began at the first idle minute before
+		// it, not where telemetry came back.
 		start := last
-		for start > 0 && g.class[start-1] == idle {
-			start--
+		for i := last - 1; i >= 0 && g.class[i] != active; i-- {
+			if g.class[i] == idle {
+				start = i
+			}
 		}
 		since = max(since, start)
 	}

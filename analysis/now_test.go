@@ -65,3 +65,24 @@ func TestNow(t *testing.T) {
 		t.Errorf("warnings %q: want one about gpu-b/0's sample at 12:10", warnings)
 	}
 }
+
+// TestNowIdleAcrossGap: a GPU idle from 10:00, its exporter down 10:40–11:20,
+// idle again until 12:00: the spell began at 10:00, not when telemetry came
+// back (metrics.md §Gaps), and it was last seen at 12:00.
+func TestNowIdleAcrossGap(t *testing.T) {
+	from := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	s := series("gpu-a/0", "gpu-a", from, seg{40, 2}, seg{40, -1}, seg{40, 3})
+	in := &Input{
+		Lines:     []finops.BillingLine{gpuLine("a", finops.ModeHourly, "8", from.Add(-2*time.Hour), from, 1)},
+		GPUs:      []finops.GPUSeries{s},
+		Resources: []Resource{{ID: "a", Hosts: []string{"gpu-a"}}},
+		Params:    DefaultParams(),
+	}
+	got, _, err := Now(in, from, from.Add(2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0].IdleSince.Equal(from) || !got[0].LastSeen.Equal(from.Add(2*time.Hour)) {
+		t.Errorf("%+v: want idle since 10:00, last seen 12:00", got)
+	}
+}
