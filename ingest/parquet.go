@@ -73,6 +73,12 @@ func parseParquet(ctx context.Context, ra randomAccess, opt Options, sink Sink) 
 	if perr != nil {
 		return nil, perr
 	}
+	if perr := checkParquetCodecs(f, opt.Name); perr != nil {
+		return nil, perr
+	}
+	if perr := checkParquetPages(ra, f, opt.Name); perr != nil {
+		return nil, perr
+	}
 	sum, err = parseRecords(ctx, src, hdr, 0, EncodingUTF8, nil, nil, opt, sink)
 	if sum != nil {
 		for _, w := range warnings {
@@ -134,10 +140,37 @@ func (p *parquetRows) next([]string) ([]string, int, *ParseError, error) {
 		}
 		return true
 	})
+	if perr := p.checkRow(); perr != nil {
+		return nil, p.row, nil, perr
+	}
 	for i, c := range p.cols {
 		p.rec[i] = c.cell(p.values)
 	}
 	return p.rec, p.row, nil, nil
+}
+
+// checkRow refuses the current row when its text would be longer than a
+// CSV record may be (maxRecordBytes), or a map or list cell holds more than
+// maxParquetMapEntries entries, before any of its text is built: the whole
+// file is refused, as a CSV with a runaway record is.
+func (p *parquetRows) checkRow() *ParseError {
+	total, largest, at := 0, 0, 0
+	for i, c := range p.cols {
+		n, entries := c.size(p.values)
+		if c.kind != parquetScalar && entries > maxParquetMapEntries {
+			return &ParseError{File: p.name, Line: p.row, Row: true, Field: c.name,
+				Msg: fmt.Sprintf("%d entries in one cell; a map or list cell holds at most %d (no cloud allows that many tags on a resource): the file is not a billing export (or is corrupt); check where it came from and export it again", entries, maxParquetMapEntries)}
+		}
+		total += n
+		if n > largest {
+			largest, at = n, i
+		}
+	}
+	if total > maxRecordBytes {
+		return &ParseError{File: p.name, Line: p.row, Row: true, Field: p.cols[at].name,
+			Msg: fmt.Sprintf("the row is %d bytes long (this column %d); a row is at most %d MiB, as a CSV record: the file is not a billing export (or is corrupt); check where it came from and export it again", total, largest, maxRecordBytes>>20)}
+	}
+	return nil
 }
 
 // fill reads the next batch of rows, opening the next row group when the

@@ -62,6 +62,10 @@ func parquetColumns(s *parquet.Schema, name string) (cols []parquetColumn, leave
 			}
 		}
 		leaves += len(leafNodes)
+		if leaves > maxParquetColumns {
+			return nil, 0, nil, &ParseError{File: name, Field: f.Name(),
+				Msg: fmt.Sprintf("the Parquet schema has more than %d columns (%d top-level fields): no billing export has that many; the file is not an export, or its tags are columns by mistake: check where it came from", maxParquetColumns, len(s.Fields()))}
+		}
 		cols = append(cols, c)
 	}
 	return cols, leaves, warnings, nil
@@ -102,6 +106,41 @@ func repeatedInside(n parquet.Node) bool {
 		}
 	}
 	return false
+}
+
+// size is how many bytes the column's text in the current row will take
+// at least, and how many entries a map or list holds: counted from the
+// decoded values' lengths, before any text is built.
+func (c *parquetColumn) size(values [][]parquet.Value) (bytes, entries int) {
+	switch c.kind {
+	case parquetScalar:
+		if v := values[c.leaf]; len(v) > 0 {
+			return valueBytes(v[0]), 1
+		}
+	case parquetMap:
+		for i, k := range values[c.key] {
+			bytes += valueBytes(k) + 6 // "k":"v",
+			if i < len(values[c.value]) {
+				bytes += valueBytes(values[c.value][i])
+			}
+		}
+		return bytes, len(values[c.key])
+	case parquetList:
+		for _, v := range values[c.value] {
+			bytes += valueBytes(v) + 3
+		}
+		return bytes, len(values[c.value])
+	}
+	return 0, 0
+}
+
+// valueBytes is the length of a byte array value; other kinds are short.
+func valueBytes(v parquet.Value) int {
+	switch v.Kind() {
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		return len(v.ByteArray())
+	}
+	return 24
 }
 
 // cell is the column's text in the current row; values holds the row's
