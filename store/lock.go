@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -49,13 +50,86 @@ func (e *LockedError) Error() string {
 
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
-// LockPath is the lock file of the database at dbPath.
-func LockPath(dbPath string) string { return dbPath + ".lock" }
+// LockPath is the lock file of the database at dbPath: next to the file
+// itself, its path resolved through symbolic links (RealPath), so that every
+// name of the database takes the same lock.
+func LockPath(dbPath string) string { return RealPath(dbPath) + ".lock" }
+
+// RealPath is dbPath with every symbolic link in it resolved, the way SQLite
+// resolves it before naming the -wal and -shm files: a database reached
+// through a link and through its real path is one database, and must have
+// one lock (before, each name had its own, and two runs overlapped). It
+// resolves a link to a database not created yet too, and gives dbPath as it
+// is when it cannot be resolved (a missing folder: the open then fails).
+func RealPath(dbPath string) string {
+	if p, err := filepath.EvalSymlinks(dbPath); err == nil {
+		return p
+	}
+	// Not there yet (the first run creates it), maybe through a link that
+	// points at nothing yet: follow the links by hand, then resolve the
+	// folder.
+	p := dbPath
+	for range 40 { // the kernel's own limit on links in a path
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		p = target
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(dir, filepath.Base(p))
+	}
+	return dbPath
+}
+
+// LinkedError is a database file with more than one hard link. SQLite keeps
+// a database's write-ahead log (-wal) and shared memory (-shm) next to the
+// name it was opened by, so two names of one file are two databases to it:
+// writes through one are not seen through the other, and a checkpoint
+// through one overwrites the other's (a 200,000-row import reported success
+// and was gone after a checkpoint). The run lock, taken per name, cannot
+// keep them apart either. A symbolic link is fine: SQLite and the lock
+// resolve it (RealPath).
+type LinkedError struct {
+	Path  string
+	Links uint64
+}
+
+func (e *LinkedError) Error() string {
+	return fmt.Sprintf("store: %s has %d hard links: SQLite keeps the -wal and -shm files per name, so two names of one "+
+		"database file corrupt it; use one path: remove the other names (`find / -xdev -samefile %s` lists them), "+
+		"or reach it through a symbolic link instead", e.Path, e.Links, e.Path)
+}
+
+// checkOneName refuses a database file that has more than one hard link
+// (*LinkedError). A database that does not exist yet passes.
+func checkOneName(dbPath string) error {
+	fi, err := os.Stat(dbPath)
+	if err != nil {
+		return nil // not there yet, or the open says why
+	}
+	if n := linkCount(fi); fi.Mode().IsRegular() && n > 1 {
+		return &LinkedError{Path: dbPath, Links: n}
+	}
+	return nil
+}
 
 // AcquireRunLock takes the run lock of the database at dbPath without
 // waiting: if another process holds it, it returns a *LockedError at once.
 // what names the holder's job in the lock file ("run 2026-W48", "restore").
+// The lock is the database file's, whatever link it is reached through; a
+// database file with more than one hard link is refused (*LinkedError).
 func AcquireRunLock(dbPath, what string, now time.Time) (*RunLock, error) {
+	if err := checkOneName(dbPath); err != nil {
+		return nil, err
+	}
 	path := LockPath(dbPath)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

@@ -51,8 +51,12 @@ func dsn(path string) string {
 }
 
 // Open opens (creating if needed) the database at path and migrates it to
-// the current schema.
+// the current schema. A database file with more than one hard link is
+// refused (*LinkedError): SQLite would keep a WAL per name and lose writes.
 func Open(ctx context.Context, path string) (*Store, error) {
+	if err := checkOneName(path); err != nil {
+		return nil, err
+	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
