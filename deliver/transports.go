@@ -1,12 +1,14 @@
 package deliver
 
 import (
+	"context"
 	"crypto/x509"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/sanitize"
 )
@@ -58,13 +60,19 @@ func S3Settings(s config.S3, getenv func(string) string) (_ publish.S3Config, se
 		PathStyle: s.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok}, []string{ak, sk, tok}, nil
 }
 
+// maxCAFileBytes bounds publish.smtp.ca_file: a system's whole CA bundle is
+// a few hundred KB.
+const maxCAFileBytes = 4 << 20
+
 // SMTPSettings is the transport settings of a publish.smtp block with its
 // password (read by config.SMTP.Password) and its CA file, if any.
 func SMTPSettings(m config.SMTP, password string) (*publish.SMTPConfig, error) {
 	sc := &publish.SMTPConfig{Host: m.Host, Port: m.Port, TLS: m.TLS, Username: m.User, Password: password,
 		Timeout: m.Timeout.Duration}
 	if m.CAFile != "" {
-		pem, err := os.ReadFile(m.CAFile)
+		// A regular file only, and bounded: a FIFO or /dev/zero named here
+		// would hang the run, or fill its memory, holding the run lock.
+		pem, err := capped.ReadRegular(context.Background(), m.CAFile, maxCAFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("publish.smtp.ca_file: %w", err)
 		}
