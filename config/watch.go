@@ -22,6 +22,7 @@ type Watch struct {
 	Act            bool                `yaml:"act"`             // false: dry run
 	MaxActions     *int                `yaml:"max_actions"`     // per pass (default 1)
 	CommandTimeout Duration            `yaml:"command_timeout"` // default 5m
+	PassTimeout    Duration            `yaml:"pass_timeout"`    // a pass's sending, all channels (default 60s)
 	Allow          WatchAllow          `yaml:"allow"`
 	OnIdle         *OnIdle             `yaml:"on_idle"`      // for every resource without its own or its team's
 	MaxLifetime    map[string]Duration `yaml:"max_lifetime"` // per pricing mode: hourly: 72h
@@ -120,23 +121,24 @@ const (
 	DefaultGrace         = 15 * time.Minute
 	DefaultMaxActions    = 1
 	DefaultCmdTimeout    = 5 * time.Minute
+	DefaultPassTimeout   = time.Minute
 )
 
 // WatchSettings are the watch's settings with defaults applied.
 type WatchSettings struct {
-	Lookback, AlertAfter, RemindEvery, Grace, CommandTimeout time.Duration
-	MaxActions                                               int
+	Lookback, AlertAfter, RemindEvery, Grace, CommandTimeout, PassTimeout time.Duration
+	MaxActions                                                            int
 }
 
 // Settings applies the defaults.
 func (w Watch) Settings() WatchSettings {
 	s := WatchSettings{Lookback: DefaultWatchLookback, AlertAfter: DefaultAlertAfter, RemindEvery: DefaultRemindEvery,
-		Grace: DefaultGrace, CommandTimeout: DefaultCmdTimeout, MaxActions: DefaultMaxActions}
+		Grace: DefaultGrace, CommandTimeout: DefaultCmdTimeout, PassTimeout: DefaultPassTimeout, MaxActions: DefaultMaxActions}
 	for _, o := range []struct {
 		d   Duration
 		dst *time.Duration
 	}{{w.Lookback, &s.Lookback}, {w.AlertAfter, &s.AlertAfter}, {w.RemindEvery, &s.RemindEvery}, {w.Grace, &s.Grace},
-		{w.CommandTimeout, &s.CommandTimeout}} {
+		{w.CommandTimeout, &s.CommandTimeout}, {w.PassTimeout, &s.PassTimeout}} {
 		if o.d.set {
 			*o.dst = o.d.Duration
 		}
@@ -183,6 +185,9 @@ func (c *Config) validateWatch() []error {
 	errs.add(asKey(durRange{lo: 5 * time.Minute, hi: 30 * day}.check("watch.remind_every", w.RemindEvery)))
 	errs.add(asKey(durRange{lo: time.Minute, hi: day}.check("watch.grace", w.Grace)))
 	errs.add(asKey(durRange{lo: time.Second, hi: time.Hour}.check("watch.command_timeout", w.CommandTimeout)))
+	// At most 4 minutes: the deploy units end a pass at 240 s (deploy/), and
+	// a pass is every 5 minutes.
+	errs.add(asKey(durRange{lo: time.Second, hi: 4 * time.Minute}.check("watch.pass_timeout", w.PassTimeout)))
 	if w.MaxActions != nil && (*w.MaxActions < 0 || *w.MaxActions > 1000) {
 		errs.add(keyErr("watch.max_actions", "%d is not between 0 and 1000", *w.MaxActions))
 	}

@@ -83,3 +83,21 @@ func TestScriptPlaceholder(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchPassTimeout: watch.pass_timeout defaults to 60 s and is refused
+// outside [1s, 4m] (a pass runs every 5 minutes; the units end it at 240 s).
+func TestWatchPassTimeout(t *testing.T) {
+	if got := (Watch{}).Settings().PassTimeout; got != DefaultPassTimeout || got.Seconds() != 60 {
+		t.Errorf("default %s, want 60s", got)
+	}
+	c, err := Parse("finops.yaml", []byte(watchBase+"watch:\n  pass_timeout: 90s\n"))
+	if err != nil || c.Watch.Settings().PassTimeout.Seconds() != 90 {
+		t.Fatalf("90s: %v", err)
+	}
+	for _, v := range []string{"5m", "500ms"} {
+		_, err := Parse("finops.yaml", []byte(watchBase+"watch:\n  pass_timeout: "+v+"\n"))
+		if err == nil || !strings.Contains(err.Error(), "line 8: watch.pass_timeout:") || !strings.Contains(err.Error(), "is not between 1s and 4m") {
+			t.Errorf("%s: err = %v", v, err)
+		}
+	}
+}

@@ -55,6 +55,19 @@ type Webhook struct {
 	Now func() time.Time
 }
 
+// ErrTimedOut marks a send that ran out of time: no answer before its
+// deadline, or retries (timeouts, 429, 5xx, an unreachable host) until the
+// next would pass it. A caller sending many messages to one channel can
+// stop trying that channel for now instead of paying the deadline again
+// for each (errors.Is).
+var ErrTimedOut = errors.New("publish: the send ran out of time")
+
+// timedOut wraps err so that errors.Is finds ErrTimedOut too; the text is
+// err's.
+type timedOut struct{ error }
+
+func (e timedOut) Unwrap() []error { return []error{e.error, ErrTimedOut} }
+
 // maxReply is as much of a reply as is read: the platforms answer with a
 // few dozen bytes of JSON.
 const maxReply = 64 << 10
@@ -100,14 +113,18 @@ func (w Webhook) Send(ctx context.Context, a Alert) error {
 			wait = after
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return fmt.Errorf("%w; gave up after %s: the next one (in %s) would pass the send's deadline of %s",
-				err, tries(attempt), wait.Round(time.Millisecond), w.timeout())
+			return timedOut{fmt.Errorf("%w; gave up after %s: the next one (in %s) would pass the send's deadline of %s",
+				err, tries(attempt), wait.Round(time.Millisecond), w.timeout())}
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("%w; gave up after %s: %w", err, tries(attempt), ctx.Err())
+			err = fmt.Errorf("%w; gave up after %s: %w", err, tries(attempt), ctx.Err())
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return timedOut{err}
+			}
+			return err
 		case <-t.C:
 		}
 		if after == 0 {
@@ -152,7 +169,7 @@ func (w Webhook) attempt(ctx context.Context, u *url.URL, header http.Header, bo
 	if err != nil {
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return false, 0, w.errorf("no answer before the send's deadline of %s: %w", w.timeout(), ctx.Err())
+			return false, 0, timedOut{w.errorf("no answer before the send's deadline: %w", ctx.Err())}
 		case ctx.Err() != nil:
 			return false, 0, w.errorf("%w", ctx.Err()) // the caller cancelled
 		case actx.Err() != nil:

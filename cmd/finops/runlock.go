@@ -9,10 +9,11 @@ import (
 )
 
 // defaultWatchLockWait is how long a weekly run waits for a watch pass that
-// holds the run lock. A pass takes seconds, at most its unit's four-minute
-// limit (deploy/finops-watch.service); without the wait, a run whose start
-// meets a pass (both are on the clock: Monday 08:00 and every five minutes)
-// would give up until next week.
+// holds the run lock. A pass holds it for seconds (its database work and
+// commands; it lets go before sending its messages), at most its unit's
+// four-minute limit (deploy/finops-watch.service); without the wait, a run
+// whose start meets a pass (both are on the clock: Monday 08:00 and every
+// five minutes) would give up until next week.
 const defaultWatchLockWait = 10 * time.Minute
 
 // acquireRunLock takes the database's run lock for what. When a watch pass

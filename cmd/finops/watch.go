@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -79,9 +80,10 @@ func (m *Main) watchCommand() *cobra.Command {
 	return cmd
 }
 
-// watchPass is one pass: take the run lock, read the new telemetry, decide,
+// watchPass is one pass: take the locks, read the new telemetry, decide,
 // record the decisions (before anything is sent or run), run the allowed
-// commands, deliver the messages.
+// commands, let go of the run lock, deliver the messages and record how
+// they fared.
 func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) error {
 	st, err := m.openStore(ctx, c)
 	if err != nil {
@@ -89,6 +91,26 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	}
 	defer st.Close()
 	now := m.Now().UTC()
+	// Two locks. The run lock, shared with the weekly run and restore, is
+	// held only while the pass works on the database — reading, deciding,
+	// recording, running the commands (whose outcomes are written as they
+	// end) — and released before the messages go out: sending is network
+	// I/O, up to watch.pass_timeout, and a weekly run that meets a pass
+	// waits for the run lock, so it would wait for a hung webhook too
+	// (issue #26: 660 s for 22 messages, and the run gave up). What was
+	// sent is recorded after (recordDeliveries). The pass lock
+	// (<db>.watch.lock, taken by passes only) is held for the whole pass,
+	// so that a pass starting while another still sends never sends the
+	// same pending messages; it is named after the database file, links
+	// resolved, as the run lock is.
+	passLock, err := store.AcquireRunLock(store.RealPath(st.Path())+".watch", watchLockJob, now)
+	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return busyError{fmt.Errorf("watch: another watch pass is still running: %w", err)}
+		}
+		return err
+	}
+	defer passLock.Release()
 	lock, err := store.AcquireRunLock(st.Path(), watchLockJob, now)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
@@ -152,7 +174,20 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	if len(pending) > 0 {
 		errs = append(errs, m.runActions(ctx, st, c, pending))
 	}
-	if err := m.deliver(ctx, st, c); err != nil {
+	msgs, err := st.PendingWatchMessages(ctx)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	dbFile, err := os.Stat(st.Path())
+	if err != nil {
+		return errors.Join(append(errs, fmt.Errorf("watch: %w", err))...)
+	}
+	lock.Release() // see above: the database work is done; recordDeliveries takes it again
+	sent, err := m.sendAlerts(ctx, c, msgs)
+	if err != nil {
+		errs = append(errs, publishError{err})
+	}
+	if err := m.recordDeliveries(ctx, st, dbFile, sent); err != nil {
 		errs = append(errs, publishError{err})
 	}
 	if !obs.telemetryOK {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -84,29 +85,54 @@ func quiet(c *config.Config, team string, now time.Time) bool {
 	return err == nil && q.Contains(now, loc)
 }
 
-// deliver sends every pending message whose team is not in its quiet hours
-// (held ones wait for a later pass) and marks each as it is accepted. A
-// failure leaves the message pending for the next pass.
-func (m *Main) deliver(ctx context.Context, st *store.Store, c *config.Config) error {
-	msgs, err := st.PendingWatchMessages(ctx)
-	if err != nil || len(msgs) == 0 {
-		return err
-	}
+// delivery is how one message fared in a pass's sending, recorded after
+// it (recordDeliveries): sent at a time, or failed with the error text.
+type delivery struct {
+	id     int64
+	sentAt time.Time // zero: failed
+	err    string    // redacted, for the ledger
+}
+
+// sendAlerts sends the pending messages whose team is not in its quiet
+// hours (held ones wait for a later pass) and says how each fared. It
+// touches no database: the caller has released the run lock (watchPass).
+//
+// The whole sending has watch.pass_timeout, and one send at most half of
+// it (30 s by default, publish's own limit): a channel whose send runs
+// out of time (no answer, or retried until its deadline) is not tried
+// again this pass, so one hung webhook costs one send, not one per
+// message. What is not tried stays pending for the next pass, as a
+// message a channel refused does (exit 4).
+func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.WatchMessage) ([]delivery, error) {
+	budget := c.Watch.Settings().PassTimeout
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	perSend := min(30*time.Second, budget/2)
 	senders := map[string]alertSender{}
+	timedOut := map[string]int{} // channel → messages left untried after it ran out of time
+	var out []delivery
 	var errs []error
-	held := 0
+	held, late := 0, 0
 	for _, msg := range msgs {
 		now := m.Now().UTC()
 		if quiet(c, msg.Team, now) {
 			held++
 			continue
 		}
+		if ctx.Err() != nil {
+			late++ // the pass's sending deadline has passed
+			continue
+		}
+		if n, ok := timedOut[msg.Channel]; ok {
+			timedOut[msg.Channel] = n + 1
+			continue
+		}
 		s, ok := senders[msg.Channel]
 		if !ok {
+			var err error
 			s, err = m.watchSender(c, msg.Channel)
 			if err != nil {
-				err = fmt.Errorf("watch: channel %s: %w", msg.Channel, err)
-				errs = append(errs, err)
+				errs = append(errs, fmt.Errorf("watch: channel %s: %w", msg.Channel, err))
 				s = nil
 			}
 			senders[msg.Channel] = s
@@ -119,20 +145,66 @@ func (m *Main) deliver(ctx context.Context, st *store.Store, c *config.Config) e
 		if msg.BurntKnown {
 			a.Burnt = strconv.FormatFloat(amount.RoundMinor(msg.Currency, msg.Burnt), 'f', -1, 64)
 		}
-		if err := s.Send(ctx, a); err != nil {
+		sctx, scancel := context.WithTimeout(ctx, perSend)
+		err := s.Send(sctx, a)
+		ranOut := sctx.Err() != nil
+		scancel()
+		if err != nil {
 			text := redact(err.Error())
 			errs = append(errs, fmt.Errorf("watch: channel %s: %s", msg.Channel, text))
-			if err := st.MessageFailed(ctx, msg.ID, text); err != nil {
-				errs = append(errs, err)
+			out = append(out, delivery{id: msg.ID, err: text})
+			if ranOut || errors.Is(err, publish.ErrTimedOut) || errors.Is(err, context.DeadlineExceeded) {
+				timedOut[msg.Channel] = 0
 			}
 			continue
 		}
-		if err := st.MessageSent(ctx, msg.ID, m.Now().UTC()); err != nil {
-			errs = append(errs, err)
+		out = append(out, delivery{id: msg.ID, sentAt: m.Now().UTC()})
+	}
+	for ch, n := range timedOut {
+		if n > 0 {
+			errs = append(errs, fmt.Errorf("watch: channel %s ran out of time: its %d other message(s) were not tried this pass and stay pending", ch, n))
 		}
+	}
+	if late > 0 {
+		errs = append(errs, fmt.Errorf("watch: %d message(s) not tried: the pass's sending took watch.pass_timeout (%s); they stay pending for the next pass", late, budget))
 	}
 	if held > 0 && !m.quiet {
 		fmt.Fprintf(m.Stdout, "watch: %d message(s) held for quiet hours\n", held)
+	}
+	return out, errors.Join(errs...)
+}
+
+// recordDeliveries writes how the pass's sends fared. The pass released
+// the run lock before sending, so it takes it again here. A weekly run
+// that took it meanwhile does not stop the record: a run never replaces
+// the database file, and SQLite orders these few row updates with the
+// run's writes. A restore does (it renames its snapshot over the file):
+// then, or when the file is no longer the one read before sending, the
+// ids may name other messages, so nothing is recorded, and the next pass
+// sends the messages again (a duplicate rather than a wrong mark).
+func (m *Main) recordDeliveries(ctx context.Context, st *store.Store, before os.FileInfo, ds []delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	lock, err := store.AcquireRunLock(st.Path(), watchLockJob, m.Now())
+	var le *store.LockedError
+	switch {
+	case err == nil:
+		defer lock.Release()
+	case errors.As(err, &le) && strings.HasPrefix(le.Job(), "run "):
+	default:
+		return fmt.Errorf("watch: what this pass sent is not recorded, so it is sent again next pass: %w", err)
+	}
+	if now, err := os.Stat(st.Path()); err != nil || !os.SameFile(before, now) {
+		return fmt.Errorf("watch: the database was replaced while this pass was sending (a restore): what it sent is not recorded, so it is sent again next pass")
+	}
+	var errs []error
+	for _, d := range ds {
+		if d.sentAt.IsZero() {
+			errs = append(errs, st.MessageFailed(ctx, d.id, d.err))
+		} else {
+			errs = append(errs, st.MessageSent(ctx, d.id, d.sentAt))
+		}
 	}
 	return errors.Join(errs...)
 }
