@@ -77,6 +77,11 @@ func TestScriptPlaceholder(t *testing.T) {
 		{[]string{"awk", "-f", "/opt/x.awk", "{resource_id}"}, -1},
 		{[]string{"/usr/local/bin/stop-gpu", "--", "{resource_id}"}, -1},
 		{[]string{"aws", "ec2", "stop-instances", "--instance-ids", "{short_id}"}, -1},
+		// Truncated or odd argvs: an answer, no panic.
+		{nil, -1}, {[]string{""}, -1}, {[]string{"sh"}, -1}, {[]string{"sh", "-c"}, -1}, {[]string{"env", "-S"}, -1},
+		{[]string{"env", "--"}, -1}, {[]string{"perl", "-", "{resource_id}"}, -1}, {[]string{"node", "-e"}, -1},
+		{[]string{"timeout"}, -1}, {[]string{"python", "-c"}, -1}, {[]string{"sudo", "--", "sh", "-c", "{team}"}, 4},
+		{[]string{"sh", "-c", "-"}, -1}, {[]string{"bash", "-o"}, -1}, {[]string{"env", "-u"}, -1},
 	} {
 		if got, _ := scriptPlaceholder(tc.argv); got != tc.want {
 			t.Errorf("%q: %d, want %d", tc.argv, got, tc.want)
