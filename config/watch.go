@@ -304,6 +304,19 @@ func (ch Channel) validate(key string, teams map[string]bool) []error {
 		if ch.SecretEnv != "" && ch.SecretFile != "" {
 			errs.add(keyErr(key, "give at most one of secret_env and secret_file"))
 		}
+		// WeCom and Slack bots are not signed (publish.Signs): the URL is
+		// their only credential. A secret given for one would be read and
+		// then refused by every send, so each message would stay pending
+		// until someone read the pass's errors; refuse it here, at load,
+		// where the key and line say what to remove.
+		if ch.Type == "wecom" || ch.Type == "slack" {
+			if ch.SecretEnv != "" {
+				errs.add(keyErr(key+".secret_env", "%s bots are not signed (the URL is their only credential): remove secret_env", ch.Type))
+			}
+			if ch.SecretFile != "" {
+				errs.add(keyErr(key+".secret_file", "%s bots are not signed (the URL is their only credential): remove secret_file", ch.Type))
+			}
+		}
 	}
 	for i, t := range ch.Teams {
 		if !teams[strings.ToLower(t)] {
