@@ -55,7 +55,15 @@ func unknownKeys(n *yaml.Node, t reflect.Type, path string) []error {
 		}
 	case n.Kind == yaml.SequenceNode && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
 		for i, c := range n.Content {
-			errs = append(errs, unknownKeys(c, t.Elem(), path+"["+strconv.Itoa(i)+"]")...)
+			p := path + "[" + strconv.Itoa(i) + "]"
+			// An empty entry (teams: [~]) decodes to nothing, or to a zero
+			// entry, without a word: a team, source or lead silently
+			// missing. Refused, as a key finops does not know is.
+			if c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
+				errs = append(errs, fmt.Errorf("line %d: %s is empty (~ or null): remove the entry or fill it in", c.Line, p))
+				continue
+			}
+			errs = append(errs, unknownKeys(c, t.Elem(), p)...)
 		}
 	}
 	return errs

@@ -20,6 +20,10 @@ func TestUnknownKeys(t *testing.T) {
 		{"teams", "teams: [{name: a, lead: [x@y.z]}]", "line 1: unknown key teams[0].lead; did you mean teams[0].leads?"},
 		{"purchase", "purchase: [{gpu_modle: A100}]", "line 1: unknown key purchase[0].gpu_modle; did you mean purchase[0].gpu_model?"},
 		{"no near key", "colour: red", "line 1: unknown key colour; the keys at the top level are billing, currency, database, formats, fx, instance_types, mappings, max_bad_rows, out, price_catalog, prices, publish, purchase, resources, tasks, teams, thresholds, timezone, utilization"},
+		// An empty entry is refused, not read as no team (issue #26).
+		{"empty team", "teams: [~]", "line 1: teams[0] is empty (~ or null): remove the entry or fill it in"},
+		{"empty lead", "teams:\n  - name: a\n    leads:\n      - x@y.z\n      - null", "line 5: teams[0].leads[1] is empty (~ or null)"},
+		{"empty source", "billing:\n  - path: a.csv\n  -", "line 3: billing[1] is empty"},
 		{"two typos", "timezon: UTC\ncurency: USD", "2 unknown keys:\n  line 1: unknown key timezon; did you mean timezone?\n  line 2: unknown key curency; did you mean currency?"},
 	} {
 		_, err := Parse("f.yaml", []byte(tc.yaml))
