@@ -3,6 +3,7 @@ package publish
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -181,6 +182,9 @@ func (w Webhook) attempt(ctx context.Context, u *url.URL, header http.Header, bo
 	defer resp.Body.Close()
 	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
 	if err != nil {
+		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+			return w.cutReply(reply)
+		}
 		return true, 0, w.errorf("HTTP %d, reading the reply: %v", resp.StatusCode, unwrapURL(err))
 	}
 	switch code := resp.StatusCode; {
@@ -192,6 +196,23 @@ func (w Webhook) attempt(ctx context.Context, u *url.URL, header http.Header, bo
 		return false, 0, w.errorf("HTTP %d %s: %s", code, quoteReply(reply), refusalHint(code))
 	}
 	return w.checkReply(reply)
+}
+
+// cutReply decides a 2xx answer whose body was cut (the connection closed
+// before Content-Length, or the attempt's time ran out while reading).
+// The platform took the request: retrying it would post the alert again
+// (issue #26: five copies of one alert). Slack and the JSON schema say
+// "delivered" with the status alone. Feishu, DingTalk and WeCom answer 200
+// for refusals too and put the result in the body; when what arrived of it
+// is whole JSON, it is read as usual, else the result is unknown and the
+// message is taken as delivered: the common case is a reply lost on the
+// way back from a bot that posted it, and a refusal (a bad key, a revoked
+// bot) shows on the next message, whose reply arrives whole.
+func (w Webhook) cutReply(partial []byte) (retry bool, after time.Duration, err error) {
+	if w.Kind != KindSlack && w.Kind != KindJSON && json.Valid(partial) {
+		return w.checkReply(partial)
+	}
+	return false, 0, nil
 }
 
 // client is the caller's, or one that refuses redirects: a POST redirected
