@@ -113,6 +113,11 @@ func TestOpenRefusesHardLinkedDatabase(t *testing.T) {
 				l.Release()
 				return err
 			},
+			// finops doctor's look says so too.
+			"Diagnose": func() error {
+				_, err := Diagnose(context.Background(), name)
+				return err
+			},
 		} {
 			err := try()
 			var le *LinkedError

@@ -51,6 +51,11 @@ func CheckIntegrity(ctx context.Context, path string) error {
 // on a large database) and returns its schema version. It never creates or
 // migrates the database: it is finops doctor's look at it.
 func Diagnose(ctx context.Context, path string) (version int, err error) {
+	// A second name of the file is as much a fault as a broken page: every
+	// other command refuses it (*LinkedError), so doctor says so first.
+	if err := checkOneName(path); err != nil {
+		return 0, err
+	}
 	return checkFile(ctx, path, "quick_check(20)", "quick check")
 }
 
