@@ -34,6 +34,8 @@ import (
 //     start to a later charge) replaces the other's lines of the scope;
 //   - otherwise, when one file's lines all appear in the other, the larger
 //     one is kept;
+//   - a file of the same name (the export rewritten where it lay) wins
+//     where it reaches, its lines replacing the old file's there;
 //   - otherwise finops cannot tell which is right and refuses the new file,
 //     naming both and the overlap; ingest --replace makes the new file win.
 //
@@ -468,9 +470,13 @@ func resolveOne(ctx context.Context, tx *sql.Tx, in overlapInput, k scopeKey, ns
 	if shared == 0 {
 		return nil, false, nil // two parts of a bill: nothing in common
 	}
+	// The same name: the export was rewritten where it lay (a month's file
+	// downloaded again after its invoice closed). The new file is the
+	// truth where it reaches, as with --replace.
+	rewritten := c.uri == in.uri
 	replaceOld := func() (*OverlapNote, bool, error) {
 		drop := oldLines
-		if in.replace {
+		if in.replace || rewritten {
 			// The new file wins where it reaches, not beyond.
 			drop = slices.DeleteFunc(slices.Clone(oldLines), func(l storedLine) bool {
 				return l.start < ns.first || l.start > ns.lastStart
@@ -492,7 +498,7 @@ func resolveOne(ctx context.Context, tx *sql.Tx, in overlapInput, k scopeKey, ns
 	}
 	snapshots := snapshotFormat(in.format) && snapshotFormat(c.format)
 	switch {
-	case in.replace:
+	case in.replace, rewritten:
 		return replaceOld()
 	case snapshots && reaches(ns.first, ns.lastStart, c.first, c.lastStart):
 		return replaceOld()

@@ -46,7 +46,8 @@ func (f dailyFile) lines() ([]*finops.BillingLine, decimal.Decimal) {
 }
 
 func (f dailyFile) meta(replace bool) FileMeta {
-	return FileMeta{URI: f.name, SHA256: shaOf(f.name), Period: f.period, Delivery: f.delivery, Replace: replace}
+	// The bytes differ with the restated costs, as a rewritten file's do.
+	return FileMeta{URI: f.name, SHA256: shaOf(f.name + fmt.Sprint(f.costs)), Period: f.period, Delivery: f.delivery, Replace: replace}
 }
 
 func (f dailyFile) parse() ParseFunc {
@@ -176,6 +177,15 @@ func TestImportCountsEachChargeOnce(t *testing.T) {
 		a:         dailyFile{name: "x.csv", account: "111", resources: r1, first: 1, last: 10, cost: "10"},
 		b:         dailyFile{name: "y.csv", account: "111", resources: r1, first: 1, last: 10, cost: "11"},
 		wantTotal: "100.00", wantStored: "x.csv:10", wantErr: "neither file holds all of the other's",
+	}, {
+		// The same month's file rewritten at the same path with days 3–4
+		// restated (10 → 12.50): not refused, the new bytes win: 8 × 10 +
+		// 2 × 12.50 = 105.00.
+		name: "rewritten at the same path",
+		a:    dailyFile{name: "focus-2026-11.csv", account: "111", resources: r1, first: 1, last: 10, cost: "10"},
+		b: dailyFile{name: "focus-2026-11.csv", account: "111", resources: r1, first: 1, last: 10, cost: "10",
+			costs: map[int]string{3: "12.50", 4: "12.50"}},
+		wantTotal: "105.00", wantStored: "focus-2026-11.csv:10", wantAction: OverlapReplaced,
 	}, {
 		// Two parts of one delivery (a CUR in two files) that share
 		// charges: never compared, 100 + 110.
