@@ -277,6 +277,10 @@ func scopeSource(ctx context.Context, tx *sql.Tx, id int64) error {
 	return saveScopes(ctx, tx, id, stats)
 }
 
+// StdinURI is what an import of standard input is recorded as (cmd/finops
+// names it so).
+const StdinURI = "stdin"
+
 // OverlapNote is what resolving one overlap did.
 type OverlapNote struct {
 	Scope  string // "AWS account 1234, 2026-11"
@@ -472,8 +476,9 @@ func resolveOne(ctx context.Context, tx *sql.Tx, in overlapInput, k scopeKey, ns
 	}
 	// The same name: the export was rewritten where it lay (a month's file
 	// downloaded again after its invoice closed). The new file is the
-	// truth where it reaches, as with --replace.
-	rewritten := c.uri == in.uri
+	// truth where it reaches, as with --replace. Standard input has no
+	// name of its own: two different pipes are two files.
+	rewritten := c.uri == in.uri && in.uri != StdinURI
 	replaceOld := func() (*OverlapNote, bool, error) {
 		drop := oldLines
 		if in.replace || rewritten {

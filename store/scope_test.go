@@ -187,6 +187,14 @@ func TestImportCountsEachChargeOnce(t *testing.T) {
 			costs: map[int]string{3: "12.50", 4: "12.50"}},
 		wantTotal: "105.00", wantStored: "focus-2026-11.csv:10", wantAction: OverlapReplaced,
 	}, {
+		// Two different pipes are two files, though both are recorded as
+		// stdin: the overlap of days 5–10 is refused, a's 80.00 stays.
+		name: "standard input twice",
+		a:    dailyFile{name: StdinURI, format: ingest.FormatRental, resources: r1, first: 1, last: 10, cost: "8"},
+		b: dailyFile{name: StdinURI, format: ingest.FormatRental, resources: r1, first: 5, last: 15, cost: "9",
+			costs: map[int]string{15: "9"}},
+		wantTotal: "80.00", wantStored: "stdin:10", wantErr: "neither file holds all of the other's",
+	}, {
 		// Two parts of one delivery (a CUR in two files) that share
 		// charges: never compared, 100 + 110.
 		name: "parts of one delivery",

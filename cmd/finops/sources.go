@@ -15,6 +15,7 @@ import (
 	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/store"
 )
 
 // sourceSpec is one configured (or command-line) source: a path, folder or
@@ -326,7 +327,7 @@ func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*
 }
 
 // stdinName is what standard input is called in messages and the database.
-const stdinName = "stdin"
+const stdinName = store.StdinURI
 
 // isStdin reports the names of standard input: "-" and /dev/stdin, which
 // can be read only once, so it is never opened as a file (hashed, then
