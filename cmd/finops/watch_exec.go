@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -30,25 +31,35 @@ func (m *Main) runActions(ctx context.Context, st *store.Store, c *config.Config
 		// for the next pass to take for a crash.
 		errs = append(errs, recheckErr)
 	}
+	// The outcomes are written even when finops is being stopped: a
+	// command that ran, or was ended, is recorded as what happened to it,
+	// not left pending for the next pass to call interrupted (issue #26).
+	rec := context.WithoutCancel(ctx)
 	for _, id := range ids {
+		now := m.Now().UTC()
+		if ctx.Err() != nil {
+			why := "not run: finops watch was told to stop before it"
+			fmt.Fprintf(m.Stdout, "watch: action %d: %s\n", id, why)
+			errs = append(errs, st.FinishAction(rec, id, store.ActionFailed, why, nil, "", now))
+			continue
+		}
 		a, err := st.Action(ctx, id)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		now := m.Now().UTC()
 		why := "the re-check could not read the telemetry"
 		if recheckErr == nil {
 			why = stillIdle(obs, a.Resource, now)
 		}
 		if why != "" {
 			fmt.Fprintf(m.Stdout, "watch: %s %s: not run: %s\n", a.Action, a.Resource, why)
-			errs = append(errs, st.FinishAction(ctx, id, store.ActionBusy, why, nil, "", now))
+			errs = append(errs, st.FinishAction(rec, id, store.ActionBusy, why, nil, "", now))
 			continue
 		}
 		outcome, reason, code, out := m.execAction(ctx, c, a)
 		fmt.Fprintf(m.Stdout, "watch: %s %s: %s%s\n", a.Action, a.Resource, outcome, suffix(reason))
-		if err := st.FinishAction(ctx, id, outcome, reason, code, out, m.Now().UTC()); err != nil {
+		if err := st.FinishAction(rec, id, outcome, reason, code, out, m.Now().UTC()); err != nil {
 			errs = append(errs, err)
 		}
 		if outcome != store.ActionDone {
@@ -82,32 +93,102 @@ func stillIdle(obs *observation, id string, now time.Time) string {
 	return "no longer billed or seen"
 }
 
+// How a command and what it started are ended. The group gets SIGTERM and
+// killGrace to exit before SIGKILL; stopping (finops was sent a signal and
+// main exits signalGrace after it), the command gets stopWait to finish on
+// its own and the group a shorter grace, so that its outcome is recorded
+// before main gives up. outputWait bounds reading the output once the
+// group is gone: a child that left the group (setsid) and kept the pipe
+// open must not hold the pass.
+const (
+	killGrace     = 3 * time.Second
+	stopWait      = 500 * time.Millisecond
+	stopKillGrace = 500 * time.Millisecond
+	outputWait    = time.Second
+)
+
 // execAction runs the argv directly (no shell) under watch.command_timeout,
-// in its own process group so a timeout also ends what it started. Its
+// in its own process group. Its outcome is its own exit status when it
+// exits: a child it left running (a "sleep 300 &", a daemon) does not make
+// the pass wait for it or call the command timed out (issue #26); the
+// group is ended after the command (SIGTERM, then SIGKILL), so nothing it
+// started outlives the pass. When ctx is cancelled (finops was told to
+// stop), the command gets stopWait to finish, then its group is ended, and
+// what happened is the outcome, not "interrupted" by the next pass. Its
 // environment is finops's without the secrets the config names (webhook
 // URLs, signing secrets, the SMTP password), plus the resource's fields.
 func (m *Main) execAction(ctx context.Context, c *config.Config, a *store.WatchAction) (outcome, reason string, code *int, output string) {
-	ctx, cancel := context.WithTimeout(ctx, c.Watch.Settings().CommandTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, a.Argv[0], a.Argv[1:]...)
+	timeout := c.Watch.Settings().CommandTimeout
+	cmd := exec.Command(a.Argv[0], a.Argv[1:]...)
 	cmd.Env = append(commandEnv(c, os.Environ()),
 		"FINOPS_RESOURCE_ID="+a.Resource, "FINOPS_TEAM="+a.Team, "FINOPS_ACTION="+a.Action,
 		"FINOPS_IDLE_SINCE="+a.IdleSince.UTC().Format(time.RFC3339))
-	var tail tailBuffer
-	cmd.Stdout, cmd.Stderr = &tail, &tail
+	// An *os.File, not a Writer: exec would copy a Writer's pipe until
+	// EOF inside Wait, and a left-over child holding the pipe kept Wait
+	// (and the pass) until the timeout. Here the copy is ours, bounded.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return store.ActionFailed, fmt.Sprintf("not run: %v", err), nil, ""
+	}
+	cmd.Stdout, cmd.Stderr = w, w
 	setProcessGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	err = cmd.Start()
+	w.Close() // the child has its copy; ours would keep the pipe open forever
+	if err != nil {
+		r.Close()
+		return store.ActionFailed, err.Error(), nil, ""
+	}
+	var tail tailBuffer
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		io.Copy(&tail, r) // ends at EOF, or when r is closed below
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var waitErr error
+	var ended string // why finops ended the command; "" when it exited by itself
+	select {
+	case waitErr = <-exited:
+	case <-timer.C:
+		ended = store.ActionTimeout
+		killGroup(cmd.Process, killGrace)
+		waitErr = <-exited
+	case <-ctx.Done():
+		select {
+		case waitErr = <-exited:
+		case <-time.After(stopWait):
+			ended = "stopped"
+			killGroup(cmd.Process, stopKillGrace)
+			waitErr = <-exited
+		}
+	}
+	// The command is done: what it left in its group goes too.
+	grace := killGrace
+	if ctx.Err() != nil {
+		grace = stopKillGrace
+	}
+	killGroup(cmd.Process, grace)
+	select {
+	case <-copied:
+	case <-time.After(outputWait):
+	}
+	r.Close()
+	<-copied
 	output = sanitize.Text(strings.ToValidUTF8(string(tail.bytes()), "\uFFFD"))
 	if cmd.ProcessState != nil && cmd.ProcessState.Exited() {
 		c := cmd.ProcessState.ExitCode()
 		code = &c
 	}
 	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		return store.ActionTimeout, fmt.Sprintf("killed after watch.command_timeout (%s)", c.Watch.Settings().CommandTimeout), code, output
-	case err != nil && code == nil:
-		return store.ActionFailed, err.Error(), nil, output
+	case ended == store.ActionTimeout:
+		return store.ActionTimeout, fmt.Sprintf("killed after watch.command_timeout (%s)", timeout), code, output
+	case ended != "":
+		return store.ActionFailed, "killed: finops watch was told to stop while it ran, and ended its process group", code, output
+	case waitErr != nil && code == nil:
+		return store.ActionFailed, waitErr.Error(), nil, output
 	case *code != 0:
 		return store.ActionFailed, fmt.Sprintf("exit code %d", *code), code, output
 	}
