@@ -165,12 +165,15 @@ func (m *Main) execAction(ctx context.Context, c *config.Config, a *store.WatchA
 			waitErr = <-exited
 		}
 	}
-	// The command is done: what it left in its group goes too.
-	grace := killGrace
-	if ctx.Err() != nil {
-		grace = stopKillGrace
+	// The command is done: what it left in its group goes too (unless
+	// the group was just ended above).
+	if ended == "" {
+		grace := killGrace
+		if ctx.Err() != nil {
+			grace = stopKillGrace
+		}
+		killGroup(cmd.Process, grace)
 	}
-	killGroup(cmd.Process, grace)
 	select {
 	case <-copied:
 	case <-time.After(outputWait):

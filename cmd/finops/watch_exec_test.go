@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/store"
 )
@@ -127,4 +129,120 @@ func TestWatchCommandLeavesChild(t *testing.T) {
 		!strings.Contains(acts[0].Output, "stopping gpu-a") {
 		t.Errorf("actions %+v: want one, done with exit code 0 and its output", acts)
 	}
+}
+
+// TestWatchStoppedWhileActing sends SIGTERM to a real finops watch while
+// its stop command sleeps. The command used to be left pending, and the
+// next pass called it interrupted. Now the pass gives it a moment, ends
+// its process group and records what happened (failed: killed) before
+// finops exits, within main's signal grace; the command and its sleep are
+// gone, and the next pass finds nothing interrupted. The pass is a
+// separate process on the real clock, so the fleet is laid out around the
+// real now, as in TestWatchKilledWhileActing.
+func TestWatchStoppedWhileActing(t *testing.T) {
+	e, started, log := realClockFleet(t, "sleep 30 &\necho $! > SLEEP.tmp && mv SLEEP.tmp SLEEP\nwait\n")
+	sleepPid := filepath.Join(e.dir, "SLEEP")
+	cmd := exec.Command(os.Args[0], "--config", e.cfg, "watch")
+	cmd.Dir = e.dir
+	cmd.Env = append(os.Environ(), "FINOPS_TEST_MAIN=1")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	pid := waitPid(t, started, exited)
+	spid := waitPid(t, sleepPid, exited)
+	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) })
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("finops watch did not exit within 10 s of SIGTERM")
+	}
+	if !strings.Contains(out.String(), "watch: stop gpu-a: failed (killed: finops watch was told to stop while it ran") {
+		t.Errorf("the pass does not say the command was killed:\n%s", out.String())
+	}
+	for _, p := range []int{pid, spid} {
+		if !goneWithin(p, 3*time.Second) {
+			t.Errorf("process %d of the command is alive after the pass", p)
+		}
+	}
+	acts := actionsOf(t, e.db)
+	if len(acts) != 1 || acts[0].Outcome != store.ActionFailed || !strings.HasPrefix(acts[0].Reason, "killed:") {
+		t.Errorf("actions %+v: want one, failed (killed)", acts)
+	}
+	code, next, errs := e.run(t, time.Now().UTC(), "watch")
+	if code != 0 || strings.Contains(next, "interrupted") {
+		t.Errorf("the pass after: exit %d\n%s%s", code, next, errs)
+	}
+	if l := readLog(t, log); l != "gpu-a\n" {
+		t.Errorf("the command ran %q, want once with gpu-a", l)
+	}
+}
+
+// realClockFleet is TestWatchKilledWhileActing's fleet: gpu-a idle (2 %)
+// for three hours around the real now, allowed, its spell opened and its
+// grace alert given 16 and 15 minutes ago, so the next pass runs its stop
+// command: a script that logs its argument, writes its pid to the file
+// started, then runs body.
+func realClockFleet(t *testing.T, body string) (e *watchEnv, started, log string) {
+	t.Helper()
+	real := time.Now().UTC().Truncate(time.Minute)
+	var om promtest.OpenMetrics
+	om.Family(dcgm.GPUUtil)
+	for g := 0; g < 2; g++ {
+		l := []string{"gpu", strconv.Itoa(g), "UUID", fmt.Sprintf("GPU-stop-%d", g), "modelName", "NVIDIA A100-SXM4-80GB",
+			"Hostname", "gpu-a", "job", "dcgm"}
+		for at := real.Add(-3 * time.Hour); at.Before(real.Add(10 * time.Minute)); at = at.Add(time.Minute) {
+			om.Sample(l, at, "2")
+		}
+	}
+	srv := promtest.Start(t, om.Bytes())
+	dir := t.TempDir()
+	sh, _ := time.LoadLocation("Asia/Shanghai")
+	bill := filepath.Join(dir, "autodl.csv")
+	csv := "实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价\n" +
+		fmt.Sprintf("gpu-a,训练机,A100-SXM4-80GB * 2,按量计费,%s,%s,¥38.40,¥38.40\n",
+			real.Add(-8*time.Hour).In(sh).Format("2006-01-02 15:04:05"), real.In(sh).Format("2006-01-02 15:04:05"))
+	if err := os.WriteFile(bill, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log, started = filepath.Join(dir, "calls.log"), filepath.Join(dir, "started")
+	script := stopScript(t, dir, "cd "+dir+" || exit 9\necho \"$@\" >> "+log+"\necho $$ > "+started+".tmp && mv "+started+".tmp "+started+"\n"+body)
+	e = &watchEnv{dir: dir, db: filepath.Join(dir, "f.db"), cfg: filepath.Join(dir, "finops.yaml"), rec: &recorder{}}
+	yaml := fmt.Sprintf(`database: %s
+timezone: Asia/Shanghai
+utilization:
+  prometheus:
+    - {url: %s, name: lab, timeout: 5s, retries: 0}
+resources:
+  - id: gpu-a
+    team: nlp
+teams:
+  - name: nlp
+watch:
+  act: true
+  allow:
+    resources: [gpu-a]
+  on_idle:
+    after: 1h
+    action: stop
+    command: [%s, "{resource_id}"]
+`, e.db, srv.URL, script)
+	if err := os.WriteFile(e.cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := e.run(t, real, "ingest", bill); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s%s", code, out, errs)
+	}
+	e.pass(t, real.Add(-16*time.Minute), 0)
+	if _, out := e.pass(t, real.Add(-15*time.Minute), 0); !strings.Contains(out, "stop in 15m unless it gets busy") {
+		t.Fatalf("no grace alert 15 minutes ago:\n%s", out)
+	}
+	return e, started, log
 }
