@@ -55,6 +55,10 @@ type Params struct {
 	TelemetryOK bool
 	Act         bool // false: dry run, commands are recorded, never run
 	MaxActions  int  // commands run (or dry-run) per pass, at most
+	// Zone is the report's time zone (the config's timezone): the times in
+	// the messages are written in it, as docs/WATCH.md promises, since the
+	// people reading them live there (nil: UTC).
+	Zone *time.Location
 }
 
 // Policy is what applies to one resource, resolved by the caller from the
@@ -113,6 +117,11 @@ type Decision struct {
 // closes before opens. A resource appears in at most one Open, Remind or
 // Close per spell kind, plus at most one Grace or Act.
 func Decide(now time.Time, p Params, targets []Target, open []Spell) []Decision {
+	if p.Zone != nil {
+		// The same instant; the messages write times in now's location
+		// (stamp), so this is all that carries the zone to them.
+		now = now.In(p.Zone)
+	}
 	spells := map[[2]string]Spell{}
 	for _, s := range open {
 		spells[[2]string{s.Resource, s.Kind}] = s
@@ -230,7 +239,7 @@ func act(now time.Time, p Params, t *Target, s Spell, after time.Duration, actio
 	d := decision(Act, "action", now, s, &t.ResourceNow)
 	d.Reason, d.Action, d.DryRun = reason, pol.Action, !p.Act && reason == ""
 	d.Command = argv
-	d.Message = actMessage(t, d)
+	d.Message = actMessage(now, t, d)
 	return d, true
 }
 

@@ -32,7 +32,7 @@ func message(now time.Time, d Decision) Message {
 	}
 	team := label(cmp.Or(r.Team, s.Team))
 	var b strings.Builder
-	since := s.Since.UTC().Format("2006-01-02 15:04 UTC")
+	since := stamp(s.Since, now.Location())
 	burnt := burntText(d, r.Currency)
 	var title string
 	switch d.Event {
@@ -58,7 +58,7 @@ func message(now time.Time, d Decision) Message {
 	case "lifetime":
 		title = fmt.Sprintf("GPU resource %s running longer than its maximum lifetime", id)
 		fmt.Fprintf(&b, "Resource %s (team %s, %s) has been billed since %s, past its max_lifetime at %s.\n", id, team,
-			label(r.Mode), r.FirstBilled.UTC().Format("2006-01-02 15:04 UTC"), since)
+			label(r.Mode), stamp(r.FirstBilled, now.Location()), since)
 		fmt.Fprintf(&b, "%s burnt since. Release it, or raise max_lifetime for it in the config if it is meant to run.\n", burnt)
 	}
 	return Message{Title: title, Text: b.String()}
@@ -70,25 +70,36 @@ func graceMessage(now time.Time, p Params, t *Target, s Spell, d Decision) Messa
 		Title: fmt.Sprintf("GPU resource %s: %s in %s unless it gets busy", id, t.Policy.Action, span(p.Grace)),
 		Text: fmt.Sprintf("Resource %s (team %s) has been %s since %s (%s burnt). finops watch will %s it in %s "+
 			"unless its GPUs get busy; to keep it, start work on it or set protect: true for it in the config.\n",
-			id, label(t.Team), state(s), s.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), t.Policy.Action, span(p.Grace)),
+			id, label(t.Team), state(s), stamp(s.Since, now.Location()), burntText(d, t.Currency), t.Policy.Action, span(p.Grace)),
 	}
 }
 
-func actMessage(t *Target, d Decision) Message {
+func actMessage(now time.Time, t *Target, d Decision) Message {
 	id := label(t.ID)
 	switch {
 	case d.Reason != "":
 		return Message{Title: fmt.Sprintf("GPU resource %s: not acted on (%s)", id, d.Reason),
 			Text: fmt.Sprintf("Resource %s would be %s now (%s since %s, %s burnt), but it is %s.\n", id,
-				past(d.Action), state(d.Spell), d.Spell.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), d.Reason)}
+				past(d.Action), state(d.Spell), stamp(d.Spell.Since, now.Location()), burntText(d, t.Currency), d.Reason)}
 	case d.DryRun:
 		return Message{Title: fmt.Sprintf("GPU resource %s: would %s (dry run)", id, d.Action),
 			Text: fmt.Sprintf("Resource %s has been %s since %s (%s burnt). With watch.act: true, finops watch would now run: %s\n",
-				id, state(d.Spell), d.Spell.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), label(strings.Join(d.Command, " ")))}
+				id, state(d.Spell), stamp(d.Spell.Since, now.Location()), burntText(d, t.Currency), label(strings.Join(d.Command, " ")))}
 	}
 	return Message{Title: fmt.Sprintf("GPU resource %s: %s", id, d.Action),
 		Text: fmt.Sprintf("Resource %s has been %s since %s (%s burnt); finops watch runs its %s command now.\n",
-			id, state(d.Spell), d.Spell.Since.UTC().Format("2006-01-02 15:04 UTC"), burntText(d, t.Currency), d.Action)}
+			id, state(d.Spell), stamp(d.Spell.Since, now.Location()), burntText(d, t.Currency), d.Action)}
+}
+
+// stamp writes a time for the messages in the report's zone (Decide gives
+// now in it), naming the zone: "2026-11-30 09:00 Asia/Shanghai (UTC+08:00)",
+// or "2026-11-30 01:00 UTC". The zone's name, not its abbreviation: "CST"
+// is China's and America's.
+func stamp(t time.Time, loc *time.Location) string {
+	if loc == nil || loc == time.UTC || loc.String() == "UTC" {
+		return t.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	return t.In(loc).Format("2006-01-02 15:04 ") + loc.String() + t.In(loc).Format(" (UTC-07:00)")
 }
 
 // state is what a spell is about, for a sentence.

@@ -145,6 +145,9 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	p := watch.Params{AlertAfter: set.AlertAfter, RemindEvery: set.RemindEvery, Grace: set.Grace,
 		Stale: staleAfter, From: obs.from, TelemetryOK: obs.telemetryOK, Act: c.Watch.Act && !dryRun,
 		MaxActions: set.MaxActions}
+	if loc, err := c.Location(); err == nil {
+		p.Zone = loc // the messages' times in the report's zone (config validation checked it)
+	}
 	targets := watchTargets(c, obs.resources)
 	decisions := watch.Decide(now, p, targets, fromLedger(spells))
 	events := m.watchEvents(c, decisions)
