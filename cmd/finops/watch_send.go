@@ -85,6 +85,14 @@ func quiet(c *config.Config, team string, now time.Time) bool {
 	return err == nil && q.Contains(now, loc)
 }
 
+// inZone is t in loc; the zero time stays zero ("not applicable").
+func inZone(t time.Time, loc *time.Location) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.In(loc)
+}
+
 // delivery is how one message fared in a pass's sending, recorded after
 // it (recordDeliveries): sent at a time, or failed with the error text.
 type delivery struct {
@@ -113,6 +121,12 @@ func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.Wa
 	var out []delivery
 	var errs []error
 	held, late := 0, 0
+	// The facts line's "since" and the JSON schema's since are in the
+	// report's zone (docs/WATCH.md), as the text's times are (watch.Params.Zone).
+	zone, err := c.Location()
+	if err != nil {
+		zone = time.UTC
+	}
 	for _, msg := range msgs {
 		now := m.Now().UTC()
 		if quiet(c, msg.Team, now) {
@@ -141,7 +155,7 @@ func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.Wa
 			continue
 		}
 		a := watchAlert{Alert: publish.Alert{Event: msg.Event, Title: msg.Title, Text: msg.Body, Resource: msg.Resource,
-			Team: msg.Team, Since: msg.Since, Currency: msg.Currency}, MessageID: "watch-" + strconv.FormatInt(msg.ID, 10)}
+			Team: msg.Team, Since: inZone(msg.Since, zone), Currency: msg.Currency}, MessageID: "watch-" + strconv.FormatInt(msg.ID, 10)}
 		if msg.BurntKnown {
 			a.Burnt = strconv.FormatFloat(amount.RoundMinor(msg.Currency, msg.Burnt), 'f', -1, 64)
 		}
