@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
@@ -20,16 +22,21 @@ import (
 // day from the configured servers (or --url), one transaction per day.
 func (m *Main) ingestPrometheusCommand() *cobra.Command {
 	var wf windowFlags
-	var fc config.Prometheus
+	var fl config.Prometheus
 	var step, timeout, backoff string
-	var retries int
+	var retries, concurrent int
 	var task, team, kind string
 	cmd := &cobra.Command{
 		Use:   "prometheus [--url URL] [--since 35d | --from DATE --to DATE]",
 		Short: "Import GPU utilization from Prometheus (dcgm-exporter, nvidia_gpu_exporter or your PromQL)",
 		Long: "Query each day of the period from the Prometheus servers under utilization.prometheus in the\n" +
 			"config, or from --url. Days already stored are not fetched again; a day the server does not\n" +
-			"answer is missing (never zero), and one answered with warnings is partial and fetched again next time.",
+			"answer is missing (never zero), and one answered with warnings is partial and fetched again next time.\n\n" +
+			"With --url, a server the config lists under that URL keeps its settings (name, queries, step,\n" +
+			"timeout, retries, max_response_bytes, concurrent_days, credentials, labels); the flags given\n" +
+			"replace them. A URL the config does not list gets the defaults, but the smallest\n" +
+			"max_response_bytes and concurrent_days of the configured servers (the memory this machine\n" +
+			"is allowed), unless --max-response-bytes or --concurrent-days say otherwise.",
 		Example: "  finops ingest prometheus --url http://prometheus:9090 --since 7d\n" +
 			"  finops ingest prometheus --url http://prom:9090 --exporter nvidia_gpu_exporter --from 2026-11-01 --to 2026-11-30\n" +
 			"  finops ingest prometheus    # every configured server, the lookback and the last week",
@@ -48,30 +55,10 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 				return err
 			}
 			srcs := c.Telemetry.Prometheus
-			if fc.URL != "" {
-				f := cmd.Flags()
-				for _, d := range []struct {
-					flag string
-					v    string
-					dst  *config.Duration
-				}{{"step", step, &fc.Step}, {"timeout", timeout, &fc.Timeout}, {"retry-backoff", backoff, &fc.RetryBackoff}} {
-					if d.v == "" {
-						continue
-					}
-					v, err := config.ParseDuration(d.v)
-					if err != nil {
-						return usagef("--%s: %v", d.flag, err)
-					}
-					d.dst.Duration = v
-				}
-				if f.Changed("retries") {
-					fc.Retries = &retries
-				}
-				fc.Labels = map[string]string{}
-				for role, v := range map[string]string{"task": task, "team": team, "kind": kind} {
-					if v != "" {
-						fc.Labels[role] = v
-					}
+			if fl.URL != "" {
+				fc, err := urlServer(cmd, c.Telemetry.Prometheus, fl, durations{step, timeout, backoff}, retries, concurrent, labels{task, team, kind})
+				if err != nil {
+					return err
 				}
 				one := config.Config{Telemetry: config.Telemetry{Prometheus: []config.Prometheus{fc}}}
 				if err := one.Validate(); err != nil {
@@ -102,21 +89,112 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 	f.StringVar(&wf.since, "since", "", "import the last duration, e.g. 7d (default: the lookback and a week)")
 	f.StringVar(&wf.from, "from", "", "first day (with --to)")
 	f.StringVar(&wf.to, "to", "", "last day, inclusive")
-	f.StringVar(&fc.URL, "url", "", "Prometheus base URL, e.g. http://prometheus:9090 (default: the config's servers)")
-	f.StringVar(&fc.Name, "name", "", "short name of the server in the database and reports (default: its host)")
-	f.StringVar(&fc.Exporter, "exporter", "", "default queries: dcgm (dcgm-exporter) or nvidia_gpu_exporter")
-	f.StringVar(&fc.Query, "query", "", "utilization PromQL (percent 0-100 per GPU) instead of the exporter's")
+	f.StringVar(&fl.URL, "url", "", "Prometheus base URL, e.g. http://prometheus:9090 (default: the config's servers)")
+	f.StringVar(&fl.Name, "name", "", "short name of the server in the database and reports (default: its host)")
+	f.StringVar(&fl.Exporter, "exporter", "", "default queries: dcgm (dcgm-exporter) or nvidia_gpu_exporter")
+	f.StringVar(&fl.Query, "query", "", "utilization PromQL (percent 0-100 per GPU) instead of the exporter's")
 	f.StringVar(&step, "step", "", "query resolution (default 60s)")
 	f.StringVar(&timeout, "timeout", "", "per-request timeout (default 2m)")
 	f.StringVar(&backoff, "retry-backoff", "", "wait before the first retry, doubled each time (default 2s)")
 	f.IntVar(&retries, "retries", 3, "retries of a request that failed with 5xx, a timeout or a network error")
-	f.StringVar(&fc.BearerTokenEnv, "bearer-token-env", "", "environment variable holding a bearer token")
-	f.StringVar(&fc.BasicAuthUser, "basic-auth-user", "", "basic-auth user")
-	f.StringVar(&fc.BasicAuthPasswordEnv, "basic-auth-password-env", "", "environment variable holding the basic-auth password")
+	f.Int64Var(&fl.MaxResponseBytes, "max-response-bytes", 0, "cap on one answer; a larger one is fetched in parts (default: the config's, else 256 MiB)")
+	f.IntVar(&concurrent, "concurrent-days", 0, "days asked for at once, and held in memory (default: the config's, else 4)")
+	f.StringVar(&fl.BearerTokenEnv, "bearer-token-env", "", "environment variable holding a bearer token")
+	f.StringVar(&fl.BasicAuthUser, "basic-auth-user", "", "basic-auth user")
+	f.StringVar(&fl.BasicAuthPasswordEnv, "basic-auth-password-env", "", "environment variable holding the basic-auth password")
 	f.StringVar(&task, "task-label", "", "labels naming the task holding a GPU, e.g. pod,exported_pod (default: none)")
 	f.StringVar(&team, "team-label", "", "labels naming its team, e.g. namespace,exported_namespace")
 	f.StringVar(&kind, "kind-label", "", "labels naming its kind, e.g. container")
 	return cmd
+}
+
+// durations are --step, --timeout and --retry-backoff as given.
+type durations struct{ step, timeout, backoff string }
+
+// labels are --task-label, --team-label and --kind-label as given.
+type labels struct{ task, team, kind string }
+
+// urlServer is the server `finops ingest prometheus --url` reads: the
+// configured server with that URL (so a day is stored under the name and
+// read with the limits `finops run` uses), else one with the defaults and
+// the configured servers' smallest max_response_bytes and concurrent_days
+// (the caps bound this machine's memory, whichever server it reads); the
+// flags given replace either.
+func urlServer(cmd *cobra.Command, conf []config.Prometheus, fl config.Prometheus, d durations, retries, concurrent int,
+	l labels) (config.Prometheus, error) {
+	f := cmd.Flags()
+	fc, found := config.Prometheus{URL: fl.URL}, false
+	for _, p := range conf {
+		if strings.TrimRight(p.URL, "/") == strings.TrimRight(fl.URL, "/") {
+			fc, found = p, true
+			fc.Labels = maps.Clone(p.Labels)
+			break
+		}
+	}
+	if !found {
+		for _, p := range conf {
+			if mrb := cmp.Or(p.MaxResponseBytes, prom.DefaultMaxResponseBytes); fc.MaxResponseBytes == 0 || mrb < fc.MaxResponseBytes {
+				fc.MaxResponseBytes = mrb
+			}
+			if cd := p.ConcurrentDays; cd != nil && *cd > 0 && (fc.ConcurrentDays == nil || *cd < *fc.ConcurrentDays) {
+				fc.ConcurrentDays = cd
+			}
+		}
+	}
+	if f.Changed("exporter") {
+		// The exporter names a query set: the configured queries were
+		// written for the other one.
+		fc.Exporter, fc.Query, fc.Queries = fl.Exporter, "", config.PromQueries{}
+	}
+	if f.Changed("query") {
+		fc.Query, fc.Queries.Util = fl.Query, "" // queries.util would win over it (config.PromSource)
+	}
+	for _, s := range []struct {
+		flag     string
+		from, to *string
+	}{{"name", &fl.Name, &fc.Name}, {"bearer-token-env", &fl.BearerTokenEnv, &fc.BearerTokenEnv},
+		{"basic-auth-user", &fl.BasicAuthUser, &fc.BasicAuthUser}, {"basic-auth-password-env", &fl.BasicAuthPasswordEnv, &fc.BasicAuthPasswordEnv}} {
+		if f.Changed(s.flag) {
+			*s.to = *s.from
+		}
+	}
+	for _, dur := range []struct {
+		flag string
+		v    string
+		dst  *config.Duration
+	}{{"step", d.step, &fc.Step}, {"timeout", d.timeout, &fc.Timeout}, {"retry-backoff", d.backoff, &fc.RetryBackoff}} {
+		if !f.Changed(dur.flag) {
+			continue
+		}
+		v, err := config.ParseDuration(dur.v)
+		if err != nil {
+			return fc, usagef("--%s: %v", dur.flag, err)
+		}
+		dur.dst.Duration = v
+	}
+	if f.Changed("retries") || !found {
+		fc.Retries = &retries // the flag's default, 3, is the config's
+	}
+	if f.Changed("max-response-bytes") {
+		fc.MaxResponseBytes = fl.MaxResponseBytes
+	}
+	if f.Changed("concurrent-days") {
+		fc.ConcurrentDays = &concurrent
+	}
+	if fc.Labels == nil {
+		fc.Labels = map[string]string{}
+	}
+	for _, r := range []struct{ flag, role, v string }{{"task-label", "task", l.task}, {"team-label", "team", l.team}, {"kind-label", "kind", l.kind}} {
+		if !f.Changed(r.flag) {
+			continue
+		}
+		if r.v == "" {
+			delete(fc.Labels, r.role)
+		} else {
+			fc.Labels[r.role] = r.v
+		}
+	}
+	return fc, nil
 }
 
 // promName is a server's name in messages, the data-quality box and the

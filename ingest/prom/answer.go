@@ -1,6 +1,7 @@
 package prom
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,13 +33,17 @@ type rangeQuery struct {
 }
 
 // answer runs one query_range request and streams the answer's series to
-// each, one at a time, so memory follows one series and not the answer
-// (client_golang's API client reads the whole body, then decodes it whole: a
-// 200 MB answer cost 1.4 GB). An answer longer than MaxResponseBytes stops
-// with errTooLarge; series already passed to each are whole, and each must
-// take a series passed again (after a split) as the same data. Errors are
-// client_golang's *v1.Error where it would give one, so retries and messages
-// stay as they were.
+// each, so memory follows a batch of points and not the answer: the body is
+// read token by token (decodeMatrix), a series' points are passed on
+// maxBatch at a time, and no single JSON value (a series' labels, a warning)
+// may be buffered past maxValueBytes, whatever the cap. client_golang's API
+// client reads the whole body and decodes it whole (a 200 MB answer cost 1.4
+// GB); decoding each series whole still cost the longest series several
+// times over (TestFetchLargeAnswerPeakRSS). An answer longer than
+// MaxResponseBytes stops with errTooLarge; each must take points passed again
+// (after a split, or a retry) as the same data. Errors are client_golang's
+// *v1.Error where it would give one, so retries and messages stay as they
+// were.
 func (c *Client) answer(ctx context.Context, q rangeQuery, each func(*model.SampleStream)) ([]string, error) {
 	form := url.Values{}
 	form.Set("query", q.expr)
@@ -59,11 +64,46 @@ func (c *Client) answer(ctx context.Context, q rangeQuery, each func(*model.Samp
 		return nil, errTooLarge
 	}
 	lr := &io.LimitedReader{R: resp.Body, N: max + 1}
-	warns, err := decodeMatrix(json.NewDecoder(lr), each)
+	br := &boundedValues{r: lr, max: maxValueBytes}
+	br.dec = json.NewDecoder(br)
+	warns, err := decodeMatrix(br.dec, each)
 	if lr.N <= 0 {
 		return warns, errTooLarge
 	}
 	return warns, err
+}
+
+// maxValueBytes bounds what the decoder may buffer of one JSON value it has
+// not finished: a series' labels, a warning, one point. The result array and
+// a series' values are never read whole, so a real answer never comes near.
+const maxValueBytes = 1 << 20
+
+// maxBatch is how many points of a series are passed to each at once: a
+// series longer than that (a server ignoring the 11,000-point limit, or
+// answering one series for many days) comes in parts with the same labels.
+const maxBatch = 4096
+
+// errValueTooLarge is one JSON value of an answer over maxValueBytes.
+var errValueTooLarge = fmt.Errorf("one value of the answer (a series' labels, a warning) is over %d bytes", maxValueBytes)
+
+// boundedValues feeds the decoder, refusing to read on while the decoder
+// holds more than max bytes it has not consumed: json.Decoder buffers the
+// whole of the value it is decoding (a Token's string too), so without this
+// one 200 MB label would be held whole, and the buffer's doublings with it.
+type boundedValues struct {
+	r   io.Reader
+	dec *json.Decoder
+	n   int64 // bytes handed to dec
+	max int64
+}
+
+func (b *boundedValues) Read(p []byte) (int, error) {
+	if b.n-b.dec.InputOffset() > b.max {
+		return 0, errValueTooLarge
+	}
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	return n, err
 }
 
 // post sends the query as a form, falling back to GET where a proxy refuses
@@ -203,7 +243,11 @@ func decodeMatrix(dec *json.Decoder, each func(*model.SampleStream)) ([]string, 
 	return warns, nil
 }
 
-// eachSeries decodes the result array one series at a time.
+// eachSeries decodes the result array one series at a time, and each
+// series' values maxBatch points at a time: each gets a series' labels with
+// every batch of its points (and once with none, for a series without
+// points), and must not keep ss.Values, which the next batch reuses.
+// Histograms are skipped: finops reads float samples only.
 func eachSeries(dec *json.Decoder, each func(*model.SampleStream)) error {
 	t, err := dec.Token()
 	if err != nil {
@@ -215,15 +259,107 @@ func eachSeries(dec *json.Decoder, each func(*model.SampleStream)) error {
 	if t != json.Delim('[') {
 		return fmt.Errorf("result: want an array, got %v", t)
 	}
+	ss := &model.SampleStream{Values: make([]model.SamplePair, 0, maxBatch)}
 	for dec.More() {
-		var ss model.SampleStream
-		if err := dec.Decode(&ss); err != nil {
+		if err := expectDelim(dec, '{'); err != nil {
 			return err
 		}
-		each(&ss)
+		ss.Metric, ss.Values = nil, ss.Values[:0]
+		passed := false
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			switch key {
+			case "metric":
+				err = dec.Decode(&ss.Metric)
+			case "values":
+				err = eachPoint(dec, func(p model.SamplePair) error {
+					if len(ss.Values) == maxBatch {
+						if ss.Metric == nil {
+							// Prometheus and VictoriaMetrics write the labels
+							// first; points before them would have to be
+							// held, without bound.
+							return fmt.Errorf("a series' values before its metric, over %d points", maxBatch)
+						}
+						each(ss)
+						passed, ss.Values = true, ss.Values[:0]
+					}
+					ss.Values = append(ss.Values, p)
+					return nil
+				})
+			default:
+				err = skipValue(dec)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := expectDelim(dec, '}'); err != nil {
+			return err
+		}
+		if len(ss.Values) > 0 || !passed {
+			each(ss)
+		}
 	}
 	_, err = dec.Token()
 	return err
+}
+
+// eachPoint passes each point of a series' values array to add.
+func eachPoint(dec *json.Decoder, add func(model.SamplePair) error) error {
+	t, err := dec.Token()
+	if err != nil || t == nil {
+		return err // "values": null is a series without points
+	}
+	if t != json.Delim('[') {
+		return fmt.Errorf("values: want an array, got %v", t)
+	}
+	for dec.More() {
+		var p pair
+		if err := dec.Decode(&p); err != nil {
+			return err
+		}
+		if !p.null {
+			if err := add(p.SamplePair); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// pair is one [timestamp, "value"] point, parsed by hand: model.SamplePair
+// decodes each point through json.Unmarshal of a two-element array, which
+// costs more than the rest of the decoding together.
+type pair struct {
+	model.SamplePair
+	null bool
+}
+
+func (p *pair) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		p.null = true // as model.SamplePair, which leaves the point zero: never at a step
+		return nil
+	}
+	if len(b) < 2 || b[0] != '[' || b[len(b)-1] != ']' {
+		return fmt.Errorf("a point: want [timestamp, \"value\"], got %.40q", b)
+	}
+	// A number holds no comma: the first one ends the timestamp.
+	ts, v, ok := bytes.Cut(b[1:len(b)-1], []byte(","))
+	if !ok {
+		return fmt.Errorf("a point: want [timestamp, \"value\"], got %.40q", b)
+	}
+	if err := p.Timestamp.UnmarshalJSON(bytes.TrimSpace(ts)); err != nil {
+		return fmt.Errorf("a point's timestamp: %w", err)
+	}
+	if err := p.Value.UnmarshalJSON(bytes.TrimSpace(v)); err != nil {
+		return fmt.Errorf("a point's value: %w", err)
+	}
+	return nil
 }
 
 func expectDelim(dec *json.Decoder, d json.Delim) error {
