@@ -257,8 +257,7 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		for i := range gd.points {
-			p := &gd.points[i]
+		for i, p := range gd.points.all() {
 			if p.has == 0 {
 				continue
 			}
@@ -327,13 +326,13 @@ type point struct {
 	has  uint8
 }
 
-// gpuDay is one GPU's day, a point per step from the day's start: dense, so
-// a day of a large fleet costs 40 bytes a GPU-step, and a map only for the
+// gpuDay is one GPU's day, a point per step from the day's start, in blocks
+// made when a step of theirs gets a value (points), and a map only for the
 // few steps two series of a GPU share.
 type gpuDay struct {
 	gpu    dcgm.GPU
 	model  string
-	points []point
+	points points
 	// shared counts the further series with a value at a step, by
 	// step×4 + measure: rare (a pod handing over within a minute), so a map
 	// made only when needed rather than a count in every point.
@@ -383,7 +382,8 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 	gpus := map[string]*gpuDay{}
 	// Steps at which each task label held each GPU; one GPU's series may
 	// split in two (`or` of two metrics), so spans are cut after the join.
-	held := map[labelRun][]bool{}
+	held := map[labelRun][]uint64{} // a bit per step: a pod-labelled series each
+	tooMany := 0                    // series of GPUs past maxGPUsPerDay
 	for _, q := range []struct {
 		k          metricKind
 		expr, conf string
@@ -404,7 +404,11 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 			k := g.Key()
 			gd := gpus[k]
 			if gd == nil {
-				gd = &gpuDay{gpu: g, points: make([]point, nSteps)}
+				if len(gpus) >= maxGPUsPerDay {
+					tooMany++ // the rest of the answer is read, not kept
+					return
+				}
+				gd = &gpuDay{gpu: g, points: newPoints(nSteps)}
 				gpus[k] = gd
 			}
 			if gd.gpu.Name == "" {
@@ -414,11 +418,11 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 			if q.k == kUtil && !c.src.TaskLabels.Empty() {
 				task, team, kind = c.src.TaskLabels.Of(labels)
 			}
-			var steps []bool
+			var steps []uint64
 			if task != "" {
 				lr := labelRun{task: task, team: team, kind: kind, host: g.Host, key: k}
 				if steps = held[lr]; steps == nil {
-					steps = make([]bool, nSteps)
+					steps = make([]uint64, (nSteps+63)/64)
 					held[lr] = steps
 				}
 			}
@@ -434,7 +438,7 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 					continue
 				}
 				i := int(off / stepMs)
-				p := &gd.points[i]
+				p := gd.points.at(i)
 				if bit := uint8(1) << q.k; p.has&bit == 0 {
 					p.vals[q.k] = v
 					p.has |= bit
@@ -458,10 +462,15 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 					gd.shared[key]++
 				}
 				if steps != nil {
-					steps[off/stepMs] = true // the task holds the GPU for the steps its series has values
+					si := off / stepMs
+					steps[si/64] |= 1 << (si % 64) // the task holds the GPU for the steps its series has values
 				}
 			}
 		})
+		if err == nil && tooMany > 0 {
+			err = fmt.Errorf("the answer names more than %d GPUs for one day (%d more series were left out): finops keeps a day of "+
+				"each GPU in memory; narrow the query (a label matcher per cluster) and configure one source for each part", maxGPUsPerDay, tooMany)
+		}
 		if err != nil {
 			return nil, &FetchError{Source: c.src.Name, Day: day, Query: q.conf, Sent: q.expr, Err: err}
 		}
@@ -470,7 +479,8 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 	var runs []labelRun
 	for lr, steps := range held {
 		open := false
-		for i, on := range steps {
+		for i := range nSteps {
+			on := steps[i/64]>>(i%64)&1 == 1
 			ms := day.UnixMilli() + int64(i)*stepMs
 			switch {
 			case on && !open:
@@ -503,8 +513,7 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 		gd.model = c.src.Catalog.Model(gd.gpu.Name)
 		d.gpus = append(d.gpus, gd)
 		prev := -1
-		for i := range gd.points {
-			p := &gd.points[i]
+		for i, p := range gd.points.all() {
 			if p.has == 0 {
 				continue
 			}
@@ -674,4 +683,58 @@ func mergeRuns(in []labelRun, step time.Duration) []finops.TaskRun {
 		out = append(out, *t)
 	}
 	return out
+}
+
+// maxGPUsPerDay bounds the GPUs one source's day may name: each costs a
+// block of points at least (and a day of them when reported all day), so
+// an answer of countless GPUs seen once would grow memory with the answer
+// whatever its byte cap. Five times the largest fleet measured (10,000
+// GPUs, docs/SCALE.md); a larger fleet is fetched as several sources (a
+// label matcher each), as its days would not fit one machine's memory
+// either (57.6 KB a GPU-day).
+const maxGPUsPerDay = 50000
+
+// pointBlock is how many steps of a GPU's day are allocated at once. A day
+// held densely cost every GPU an answer names 1,440 points (57.6 KB) even
+// for one point: an answer of 281,000 GPUs seen once each (20 MB) took
+// 17.7 GB. In blocks of 32 steps (1.3 KB) a GPU seen once costs one block
+// and its index; a GPU reported all day costs what the dense day did, and
+// 45 pointers more.
+const pointBlock = 32
+
+// points is a GPU's day of steps, its blocks made on first use.
+type points struct {
+	blocks []*[pointBlock]point
+	n      int
+}
+
+func newPoints(n int) points {
+	return points{blocks: make([]*[pointBlock]point, (n+pointBlock-1)/pointBlock), n: n}
+}
+
+// at is step i's point, its block made if need be.
+func (ps *points) at(i int) *point {
+	b := ps.blocks[i/pointBlock]
+	if b == nil {
+		b = new([pointBlock]point)
+		ps.blocks[i/pointBlock] = b
+	}
+	return &b[i%pointBlock]
+}
+
+// all yields every step that has a block, in order: steps of blocks never
+// made hold nothing (a zero point's has is 0).
+func (ps *points) all() func(yield func(int, *point) bool) {
+	return func(yield func(int, *point) bool) {
+		for bi, b := range ps.blocks {
+			if b == nil {
+				continue
+			}
+			for j := range b {
+				if i := bi*pointBlock + j; i >= ps.n || !yield(i, &b[j]) {
+					return
+				}
+			}
+		}
+	}
 }
