@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,29 +87,29 @@ func TestPublishSecrets(t *testing.T) {
 	env := map[string]string{"K": "AKIAKEY", "S": "the-secret", "P": "the-password"}
 	getenv := func(k string) string { return env[k] }
 	s3 := S3{AccessKeyEnv: "K", SecretKeyEnv: "S"}
-	if ak, sk, _, err := s3.Credentials(getenv); err != nil || ak != "AKIAKEY" || sk != "the-secret" {
+	if ak, sk, _, err := s3.Credentials(context.Background(), getenv); err != nil || ak != "AKIAKEY" || sk != "the-secret" {
 		t.Errorf("Credentials = %q, %q, %v", ak, sk, err)
 	}
-	if ak, sk, tok, err := (S3{}).Credentials(getenv); ak+sk+tok != "" || err != nil {
+	if ak, sk, tok, err := (S3{}).Credentials(context.Background(), getenv); ak+sk+tok != "" || err != nil {
 		t.Error("no env names should mean the default AWS chain")
 	}
 	file := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(file, []byte("from-a-file\n"), 0o600)
-	if _, sk, _, err := (S3{AccessKeyEnv: "K", SecretKeyFile: file}).Credentials(getenv); err != nil || sk != "from-a-file" {
+	if _, sk, _, err := (S3{AccessKeyEnv: "K", SecretKeyFile: file}).Credentials(context.Background(), getenv); err != nil || sk != "from-a-file" {
 		t.Errorf("secret_key_file: %q, %v", sk, err)
 	}
-	if _, _, _, err := (S3{AccessKeyEnv: "K", SecretKeyEnv: "MISSING"}).Credentials(getenv); err == nil ||
+	if _, _, _, err := (S3{AccessKeyEnv: "K", SecretKeyEnv: "MISSING"}).Credentials(context.Background(), getenv); err == nil ||
 		!strings.Contains(err.Error(), "MISSING is not set") {
 		t.Errorf("missing variable: %v", err)
 	}
-	if p, err := (SMTP{PasswordEnv: "P"}).Password(getenv); err != nil || p != "the-password" {
+	if p, err := (SMTP{PasswordEnv: "P"}).Password(context.Background(), getenv); err != nil || p != "the-password" {
 		t.Errorf("Password = %q, %v", p, err)
 	}
-	if p, err := (SMTP{PasswordFile: file}).Password(getenv); err != nil || p != "from-a-file" {
+	if p, err := (SMTP{PasswordFile: file}).Password(context.Background(), getenv); err != nil || p != "from-a-file" {
 		t.Errorf("password_file = %q, %v", p, err)
 	}
 	os.WriteFile(file, nil, 0o600)
-	if _, err := (SMTP{PasswordFile: file}).Password(getenv); err == nil {
+	if _, err := (SMTP{PasswordFile: file}).Password(context.Background(), getenv); err == nil {
 		t.Error("an empty password file is accepted")
 	}
 }

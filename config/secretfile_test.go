@@ -8,6 +8,8 @@ package config
 // and capped: a secret at 64 KiB, the config at 4 MiB of bytes read.
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,13 +70,17 @@ func TestSecretFileNotRegular(t *testing.T) {
 		key  string
 		read func(path string) (string, error)
 	}{
-		{"url_file", func(p string) (string, error) { return Channel{Type: "slack", URLFile: p}.URL(getenv) }},
-		{"secret_file", func(p string) (string, error) { return Channel{Type: "feishu", SecretFile: p}.Secret(getenv) }},
+		{"url_file", func(p string) (string, error) {
+			return Channel{Type: "slack", URLFile: p}.URL(context.Background(), getenv)
+		}},
+		{"secret_file", func(p string) (string, error) {
+			return Channel{Type: "feishu", SecretFile: p}.Secret(context.Background(), getenv)
+		}},
 		{"publish.s3.secret_key_file", func(p string) (string, error) {
-			_, sk, _, err := S3{AccessKeyEnv: "AK", SecretKeyFile: p}.Credentials(getenv)
+			_, sk, _, err := S3{AccessKeyEnv: "AK", SecretKeyFile: p}.Credentials(context.Background(), getenv)
 			return sk, err
 		}},
-		{"publish.smtp.password_file", func(p string) (string, error) { return SMTP{PasswordFile: p}.Password(getenv) }},
+		{"publish.smtp.password_file", func(p string) (string, error) { return SMTP{PasswordFile: p}.Password(context.Background(), getenv) }},
 	}
 	for _, k := range keys {
 		t.Run(k.key, func(t *testing.T) {
@@ -137,5 +143,22 @@ func TestConfigFileNotRegular(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(dir, "missing.yaml"), false); err != nil {
 		t.Errorf("a missing optional config: %v", err)
+	}
+}
+
+// TestSecretFileReadWithContext: a secret file is read under the caller's
+// context: once the run is told to stop, no secret is read.
+func TestSecretFileReadWithContext(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(p, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if v, err := (SMTP{PasswordFile: p}).Password(ctx, func(string) string { return "" }); err != nil || v != "s3cret" {
+		t.Fatalf("live context: %q, %v", v, err)
+	}
+	cancel()
+	if _, err := (SMTP{PasswordFile: p}).Password(ctx, func(string) string { return "" }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: err = %v, want context.Canceled", err)
 	}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -86,19 +87,19 @@ func channelTypes() []string {
 func (c Channel) Name(i int) string { return fmt.Sprintf("%s#%d", c.Type, i) }
 
 // URL reads the webhook's address from its variable or file.
-func (c Channel) URL(getenv func(string) string) (string, error) {
-	return secretFrom(getenv, c.URLEnv, c.URLFile, "url")
+func (c Channel) URL(ctx context.Context, getenv func(string) string) (string, error) {
+	return secretFrom(ctx, getenv, c.URLEnv, c.URLFile, "url")
 }
 
 // Secret reads the signing secret ("" when none is configured).
-func (c Channel) Secret(getenv func(string) string) (string, error) {
+func (c Channel) Secret(ctx context.Context, getenv func(string) string) (string, error) {
 	if c.SecretEnv == "" && c.SecretFile == "" {
 		return "", nil
 	}
-	return secretFrom(getenv, c.SecretEnv, c.SecretFile, "secret")
+	return secretFrom(ctx, getenv, c.SecretEnv, c.SecretFile, "secret")
 }
 
-func secretFrom(getenv func(string) string, env, file, what string) (string, error) {
+func secretFrom(ctx context.Context, getenv func(string) string, env, file, what string) (string, error) {
 	if env != "" {
 		v := strings.TrimSpace(getenv(env))
 		if v == "" {
@@ -106,7 +107,7 @@ func secretFrom(getenv func(string) string, env, file, what string) (string, err
 		}
 		return v, nil
 	}
-	v, err := readSecretFile(file)
+	v, err := readSecretFile(ctx, file)
 	if err != nil {
 		return "", fmt.Errorf("%s_file: %w", what, err)
 	}

@@ -24,10 +24,10 @@ type Transports struct {
 
 // NewTransports turns the config's publish block into transport settings.
 // getenv reads the secrets' variables.
-func NewTransports(p config.Publish, opts Options, getenv func(string) string) (Transports, error) {
+func NewTransports(ctx context.Context, p config.Publish, opts Options, getenv func(string) string) (Transports, error) {
 	var t Transports
 	if p.S3.Bucket != "" && !opts.NoUpload {
-		sc, secrets, err := S3Settings(p.S3, getenv)
+		sc, secrets, err := S3Settings(ctx, p.S3, getenv)
 		if err != nil {
 			return Transports{}, err
 		}
@@ -35,12 +35,12 @@ func NewTransports(p config.Publish, opts Options, getenv func(string) string) (
 		t.S3 = &sc
 	}
 	if p.SMTP.Host != "" && !opts.NoEmail {
-		pass, err := p.SMTP.Password(getenv)
+		pass, err := p.SMTP.Password(ctx, getenv)
 		if err != nil {
 			return Transports{}, err
 		}
 		t.Secrets = append(t.Secrets, pass)
-		sc, err := SMTPSettings(p.SMTP, pass)
+		sc, err := SMTPSettings(ctx, p.SMTP, pass)
 		if err != nil {
 			return Transports{}, err
 		}
@@ -51,8 +51,8 @@ func NewTransports(p config.Publish, opts Options, getenv func(string) string) (
 
 // S3Settings is the client settings of a publish.s3 block, its keys read
 // from the environment or files; secrets lists them, for redaction.
-func S3Settings(s config.S3, getenv func(string) string) (_ publish.S3Config, secrets []string, err error) {
-	ak, sk, tok, err := s.Credentials(getenv)
+func S3Settings(ctx context.Context, s config.S3, getenv func(string) string) (_ publish.S3Config, secrets []string, err error) {
+	ak, sk, tok, err := s.Credentials(ctx, getenv)
 	if err != nil {
 		return publish.S3Config{}, nil, err
 	}
@@ -66,13 +66,13 @@ const maxCAFileBytes = 4 << 20
 
 // SMTPSettings is the transport settings of a publish.smtp block with its
 // password (read by config.SMTP.Password) and its CA file, if any.
-func SMTPSettings(m config.SMTP, password string) (*publish.SMTPConfig, error) {
+func SMTPSettings(ctx context.Context, m config.SMTP, password string) (*publish.SMTPConfig, error) {
 	sc := &publish.SMTPConfig{Host: m.Host, Port: m.Port, TLS: m.TLS, Username: m.User, Password: password,
 		Timeout: m.Timeout.Duration}
 	if m.CAFile != "" {
 		// A regular file only, and bounded: a FIFO or /dev/zero named here
 		// would hang the run, or fill its memory, holding the run lock.
-		pem, err := capped.ReadRegular(context.Background(), m.CAFile, maxCAFileBytes)
+		pem, err := capped.ReadRegular(ctx, m.CAFile, maxCAFileBytes)
 		if err != nil {
 			return nil, fmt.Errorf("publish.smtp.ca_file: %w", err)
 		}

@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -22,7 +23,7 @@ func TestSMTPSettingsCAFileNotRegular(t *testing.T) {
 	for _, p := range []string{fifo, "/dev/zero", dir} {
 		done := make(chan error, 1)
 		go func() {
-			_, err := SMTPSettings(config.SMTP{Host: "smtp.example.com", CAFile: p}, "")
+			_, err := SMTPSettings(context.Background(), config.SMTP{Host: "smtp.example.com", CAFile: p}, "")
 			done <- err
 		}()
 		select {

@@ -190,7 +190,7 @@ func (d *doctorRun) s3(ctx context.Context, s config.S3) {
 		d.line(checkSkip, "s3", "publish.s3.bucket is not set: reports are not uploaded")
 		return
 	}
-	sc, secrets, err := deliver.S3Settings(s, d.m.Getenv)
+	sc, secrets, err := deliver.S3Settings(ctx, s, d.m.Getenv)
 	if err != nil {
 		d.line(checkFail, "s3", err.Error())
 		return
@@ -225,12 +225,12 @@ func (d *doctorRun) smtp(ctx context.Context, s config.SMTP, sendTo string) {
 		d.line(checkSkip, "smtp", "publish.smtp.host is not set: no email is sent")
 		return
 	}
-	pass, err := s.Password(d.m.Getenv)
+	pass, err := s.Password(ctx, d.m.Getenv)
 	if err != nil {
 		d.line(checkFail, "smtp", err.Error())
 		return
 	}
-	sc, err := deliver.SMTPSettings(s, pass)
+	sc, err := deliver.SMTPSettings(ctx, s, pass)
 	if err != nil {
 		d.line(checkFail, "smtp", err.Error(), pass)
 		return

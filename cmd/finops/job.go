@@ -62,7 +62,7 @@ func (m *Main) startJob(ctx context.Context, st *store.Store, c *config.Config, 
 	j := &job{m: m, st: st, c: c, flags: flags, stdout: m.Stdout, started: time.Now(),
 		res: runResult{Command: "run", Period: win.Label, StartedAt: m.Now(), DryRun: flags.DryRun,
 			Result: deliver.Result{Stages: map[string]string{}}}}
-	tr, err := deliver.NewTransports(c.Publish, flags.Options, m.Getenv)
+	tr, err := deliver.NewTransports(ctx, c.Publish, flags.Options, m.Getenv)
 	if err != nil {
 		return nil, usageError{err}
 	}

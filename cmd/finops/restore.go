@@ -48,7 +48,7 @@ func (m *Main) restoreCommand() *cobra.Command {
 			if s3c.Bucket == "" {
 				return usagef("no bucket: give --from s3://bucket/prefix or set publish.s3.bucket in the config")
 			}
-			sc, secrets, err := deliver.S3Settings(s3c, m.Getenv)
+			sc, secrets, err := deliver.S3Settings(ctx, s3c, m.Getenv)
 			if err != nil {
 				return usageError{err}
 			}

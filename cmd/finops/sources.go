@@ -280,7 +280,7 @@ func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*
 		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
 	}
 	// The publish.s3 settings, on the source's bucket and from its root.
-	sc, secrets, err := deliver.S3Settings(c.Publish.S3, m.Getenv)
+	sc, secrets, err := deliver.S3Settings(ctx, c.Publish.S3, m.Getenv)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w (the s3:// sources use the publish.s3 settings)", name, err)}
 	}

@@ -144,7 +144,7 @@ func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.Wa
 		s, ok := senders[msg.Channel]
 		if !ok {
 			var err error
-			s, err = m.watchSender(c, msg.Channel)
+			s, err = m.watchSender(ctx, c, msg.Channel)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("watch: channel %s: %w", msg.Channel, err))
 				s = nil
@@ -224,7 +224,7 @@ func (m *Main) recordDeliveries(ctx context.Context, st *store.Store, before os.
 }
 
 // watchSender builds the sender of a channel named by config.Channel.Name.
-func (m *Main) watchSender(c *config.Config, name string) (alertSender, error) {
+func (m *Main) watchSender(ctx context.Context, c *config.Config, name string) (alertSender, error) {
 	typ, idx, _ := strings.Cut(name, "#")
 	i, err := strconv.Atoi(idx)
 	if err != nil || i < 0 || i >= len(c.Watch.Channels) || c.Watch.Channels[i].Type != typ {
@@ -237,13 +237,13 @@ func (m *Main) watchSender(c *config.Config, name string) (alertSender, error) {
 		}
 	}
 	if ch.Type == "email" {
-		return m.emailSender(c)
+		return m.emailSender(ctx, c)
 	}
-	url, err := ch.URL(m.Getenv)
+	url, err := ch.URL(ctx, m.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("watch.channels[%d]: %w", i, err)
 	}
-	secret, err := ch.Secret(m.Getenv)
+	secret, err := ch.Secret(ctx, m.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("watch.channels[%d]: %w", i, err)
 	}
@@ -257,16 +257,16 @@ type emailSender struct {
 	m  *Main
 }
 
-func (m *Main) emailSender(c *config.Config) (alertSender, error) {
+func (m *Main) emailSender(ctx context.Context, c *config.Config) (alertSender, error) {
 	s := c.Publish.SMTP
 	if s.Host == "" || s.From == "" {
 		return nil, errors.New("an email channel needs publish.smtp.host and publish.smtp.from")
 	}
-	pass, err := s.Password(m.Getenv)
+	pass, err := s.Password(ctx, m.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := deliver.SMTPSettings(s, pass)
+	sc, err := deliver.SMTPSettings(ctx, s, pass)
 	if err != nil {
 		return nil, err
 	}
