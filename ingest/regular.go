@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/finops-oss/finops/internal/capped"
 )
 
 // Inputs are regular files. A FIFO blocks in open until a writer comes (and
@@ -30,7 +32,7 @@ func (e *NotRegularError) Error() string {
 		fix = "a file was expected here; to read the files in a folder, name the folder itself"
 	}
 	return fmt.Sprintf("%s: %s, not a regular file: finops reads only regular files (and .gz/.zip of them); %s",
-		e.Path, fileType(e.Mode), fix)
+		e.Path, capped.FileType(e.Mode), fix)
 }
 
 // CheckRegular refuses, from its stat alone, a path that is not a regular
@@ -54,25 +56,6 @@ func checkMode(name string, mode fs.FileMode) error {
 		return nil
 	}
 	return &NotRegularError{Path: name, Mode: mode}
-}
-
-// fileType names a file's type for people.
-func fileType(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "an irregular file"
 }
 
 // openRegular opens a regular file for reading. The stat check comes first;

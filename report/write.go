@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/capped"
 )
 
 // formatNames are the report formats WriteAll accepts, in the order it writes
@@ -119,7 +120,7 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	// regular file, or nothing, is replaced.
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
 		return fmt.Errorf("report: %s is %s, not a regular file: finops writes only regular files; name a file (its folder must be writable)",
-			path, fileKind(fi.Mode()))
+			path, capped.FileType(fi.Mode()))
 	}
 	tmp, err := writeTemp(path, write)
 	if err != nil {
@@ -165,19 +166,4 @@ func writeTemp(path string, write func(io.Writer) error) (name string, err error
 		return "", fmt.Errorf("report: close %s: %w", path, err)
 	}
 	return tmp.Name(), nil
-}
-
-// fileKind words what a path that is not a regular file is.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeCharDevice != 0, m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file (" + m.Type().String() + ")"
 }

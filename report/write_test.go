@@ -142,7 +142,7 @@ func TestWriteFileAtomicOnlyOverRegularFiles(t *testing.T) {
 	// regression replaces a file in the test's folder, not /dev/full.
 	dev := filepath.Join(dir, "full")
 	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|7); err == nil {
-		cases = append(cases, struct{ path, kind string }{dev, "a device"})
+		cases = append(cases, struct{ path, kind string }{dev, "a character device"})
 	} else {
 		t.Logf("no device node (%v): the device case is left out", err)
 	}
