@@ -59,8 +59,6 @@ func (s *slot) minutes() *finops.GPUSeries {
 	return s.series
 }
 
-func (s *slot) key() string { return s.series.Key }
-
 // resourceKey names a line's resource: ResourceId, else ResourceName.
 func resourceKey(l *finops.BillingLine) string {
 	if l.ResourceID != "" {

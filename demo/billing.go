@@ -109,8 +109,6 @@ type cell struct {
 func str(s string) cell { return cell{s, 's'} }
 func num(s string) cell { return cell{s, 'n'} }
 
-var null = cell{}
-
 // focusRow builds rows keyed by column name.
 type focusRow map[string]cell
 

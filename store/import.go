@@ -540,14 +540,3 @@ func floatOrNil(f *float64) any {
 	}
 	return *f
 }
-
-func jsonOrNil(m map[string]string) (any, error) {
-	if len(m) == 0 {
-		return nil, nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
-}

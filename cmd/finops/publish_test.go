@@ -1,7 +1,6 @@
 package main
 
 import (
-	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -769,25 +768,6 @@ func testNoSecrets(t *testing.T, w *pubWorld) {
 	if len(haystack) < 10 {
 		t.Errorf("only %d places searched", len(haystack))
 	}
-}
-
-// unzipAll is every member of a zip file, decompressed, one after the other.
-func unzipAll(t *testing.T, b []byte) []byte {
-	t.Helper()
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(&out, rc)
-		rc.Close()
-	}
-	return out.Bytes()
 }
 
 func mustRead(t *testing.T, path string) []byte {
