@@ -98,7 +98,7 @@ func scanLine(no int, text []byte) expoLine {
 	for i < len(text) && text[i] != '{' && text[i] != ' ' && text[i] != '\t' {
 		i++
 	}
-	if t[0] != '{' && !model.IsValidLegacyMetricName(string(text[nameStart:i])) {
+	if t[0] != '{' && !model.LegacyValidation.IsValidMetricName(string(text[nameStart:i])) {
 		// Not a sample line (CSV, say): the text parser says what it is.
 		l.sample = false
 		return l
