@@ -14,6 +14,16 @@ import (
 	"github.com/finops-oss/finops/report"
 )
 
+// smiHead is the header of the nvidia-smi logs these tests write, and
+// smiLine one of its rows: GPU g of gpu-a at t, with util ("[N/A]" or
+// "85 %").
+const smiHead = "timestamp, name, pci.bus_id, index, uuid, utilization.gpu [%], memory.total [MiB], memory.used [MiB]\n"
+
+func smiLine(at time.Time, g int, util string) string {
+	return fmt.Sprintf("%s, NVIDIA A100-SXM4-80GB, 00000000:%02X:00.0, %d, %s, %s, 81920 MiB, 40000 MiB\n",
+		at.Format("2006/01/02 15:04:05.000"), 7+g, g, weekUUIDs[g], util)
+}
+
 // writeSMIDays writes the week's nvidia-smi logs (weekUtil's values, UTC
 // timestamps) for days [0, days): an exporter that died after them.
 func writeSMIDays(t *testing.T, dir string, days int) string {
@@ -24,15 +34,14 @@ func writeSMIDays(t *testing.T, dir string, days int) string {
 	}
 	for day := range days {
 		var b strings.Builder
-		b.WriteString("timestamp, name, pci.bus_id, index, uuid, utilization.gpu [%], memory.total [MiB], memory.used [MiB]\n")
+		b.WriteString(smiHead)
 		for m := day * 1440; m < (day+1)*1440; m++ {
 			for g := range 2 {
 				util := "[N/A]"
 				if u, ok := weekUtil(g, m); ok {
 					util = strconv.FormatFloat(u, 'f', -1, 64) + " %"
 				}
-				fmt.Fprintf(&b, "%s, NVIDIA A100-SXM4-80GB, 00000000:%02X:00.0, %d, %s, %s, 81920 MiB, 40000 MiB\n",
-					weekStart.Add(time.Duration(m)*time.Minute).Format("2006/01/02 15:04:05.000"), 7+g, g, weekUUIDs[g], util)
+				b.WriteString(smiLine(weekStart.Add(time.Duration(m)*time.Minute), g, util))
 			}
 		}
 		if err := os.WriteFile(filepath.Join(logs, fmt.Sprintf("gpu-a-%d.csv", day)), []byte(b.String()), 0o644); err != nil {
@@ -62,18 +71,8 @@ func writeSMIDays(t *testing.T, dir string, days int) string {
 //     93.64.
 func TestExporterDiedMidWeek(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "f.db")
-	for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", "--host", "gpu-a", "--tz", "UTC", writeSMIDays(t, dir, 3)}} {
-		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
-			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
-		}
-	}
+	r, out := reportWeek(t, dir, "json,html", ExitPartial, []string{"ingest", "--host", "gpu-a", "--tz", "UTC", writeSMIDays(t, dir, 3)})
 	rep := filepath.Join(dir, "out")
-	code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json,html", "--out", rep)
-	if code != ExitPartial {
-		t.Fatalf("report: exit %d, want %d\n%s%s", code, ExitPartial, out, errs)
-	}
-	r := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))
 	tot := r.Totals
 	approx(t, "gpu_hours_billed", tot.GPUHoursBilled, 336)
 	approx(t, "gpu_hours_unmonitored", tot.GPUHoursUnmonitored, 336-8285.0/60)
@@ -127,29 +126,17 @@ func TestExporterDiedMidWeek(t *testing.T) {
 // source that stopped the week before: idle is "unknown", not ¥0.
 func TestNoTelemetryIdleUnknown(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "f.db")
-	// Last week's Monday only: 1,440 minutes ending Nov 17 00:00, before the window.
+	// One hour of last week's Monday (Nov 16 00:00–00:59), before the window.
 	logs := filepath.Join(dir, "old.csv")
 	var b strings.Builder
-	b.WriteString("timestamp, name, pci.bus_id, index, uuid, utilization.gpu [%], memory.total [MiB], memory.used [MiB]\n")
+	b.WriteString(smiHead)
 	for m := range 60 {
-		fmt.Fprintf(&b, "%s, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 0, %s, 50 %%, 81920 MiB, 40000 MiB\n",
-			weekStart.AddDate(0, 0, -7).Add(time.Duration(m)*time.Minute).Format("2006/01/02 15:04:05.000"), weekUUIDs[0])
+		b.WriteString(smiLine(weekStart.AddDate(0, 0, -7).Add(time.Duration(m)*time.Minute), 0, "50 %"))
 	}
 	if err := os.WriteFile(logs, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", "--host", "gpu-a", "--tz", "UTC", logs}} {
-		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
-			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
-		}
-	}
-	rep := filepath.Join(dir, "out")
-	code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep)
-	if code != ExitPartial {
-		t.Fatalf("report: exit %d, want %d\n%s%s", code, ExitPartial, out, errs)
-	}
-	r := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))
+	r, out := reportWeek(t, dir, "json", ExitPartial, []string{"ingest", "--host", "gpu-a", "--tz", "UTC", logs})
 	// The source did not vanish from the box: it is there, stale.
 	stale := false
 	for _, s := range r.DataQuality.Sources {
@@ -182,16 +169,12 @@ func teamsOf(r analysis.Result) []string {
 // report's data-quality box.
 func TestIngestHostClockAhead(t *testing.T) {
 	dir := t.TempDir()
-	line := func(at time.Time) string {
-		return fmt.Sprintf("%s, NVIDIA A100-SXM4-80GB, 00000000:07:00.0, 0, %s, 50 %%, 81920 MiB, 40000 MiB\n",
-			at.Format("2006/01/02 15:04:05.000"), weekUUIDs[0])
-	}
-	head := "timestamp, name, pci.bus_id, index, uuid, utilization.gpu [%], memory.total [MiB], memory.used [MiB]\n"
+	line := func(at time.Time) string { return smiLine(at, 0, "50 %") }
 	ahead := now.AddDate(1, 0, 0) // the test clock's now, a year on
 	allAhead := filepath.Join(dir, "ahead.csv")
 	mixed := filepath.Join(dir, "mixed.csv")
-	os.WriteFile(allAhead, []byte(head+line(ahead)+line(ahead.Add(time.Minute))), 0o644)
-	os.WriteFile(mixed, []byte(head+line(weekStart)+line(weekStart.Add(time.Minute))+line(ahead)), 0o644)
+	os.WriteFile(allAhead, []byte(smiHead+line(ahead)+line(ahead.Add(time.Minute))), 0o644)
+	os.WriteFile(mixed, []byte(smiHead+line(weekStart)+line(weekStart.Add(time.Minute))+line(ahead)), 0o644)
 	db := filepath.Join(dir, "f.db")
 	code, out, _ := cli(t, "--db", db, "ingest", "--host", "gpu-a", "--tz", "UTC", allAhead)
 	if code != ExitFailed || !strings.Contains(out, "every sample is refused: 2 samples dated after 2026-11-30T04:00:00Z, up to 2027-11-30T03:01:00Z: the host's clock runs ahead") {
@@ -205,6 +188,15 @@ func TestIngestHostClockAhead(t *testing.T) {
 	// compacted GPU-day. The refused one would be a minute row of 2027.
 	if c := counts(t, db); c["gpu_days"] != 1 || c["gpu_minutes"] != 0 {
 		t.Errorf("stored %d GPU-days and %d minute rows, want the good samples' one day only", c["gpu_days"], c["gpu_minutes"])
+	}
+	// The week's report repeats the warning in its data-quality box.
+	rep := filepath.Join(dir, "out")
+	if code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep); code != 0 && code != ExitPartial {
+		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
+	}
+	r := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))
+	if w := strings.Join(r.DataQuality.Warnings, "\n"); !strings.Contains(w, "1 samples dated after 2026-11-30T04:00:00Z") {
+		t.Errorf("the report's warnings do not repeat the clock's:\n%s", w)
 	}
 }
 
@@ -243,21 +235,8 @@ func TestRunExporterDiedMidWeek(t *testing.T) {
 // 1 min (¥93.64); the report is incomplete and exits 3.
 func TestPrometheusExporterDiedMidWeek(t *testing.T) {
 	srv := promtest.Start(t, weekOpenMetricsUntil(3*1440))
-	dir := t.TempDir()
-	db := filepath.Join(dir, "f.db")
-	if code, out, errs := cli(t, "--db", db, "ingest", writeWeekBill(t, dir)); code != 0 {
-		t.Fatalf("ingest bill: exit %d\n%s%s", code, out, errs)
-	}
-	if code, out, errs := cli(t, "--db", db, "ingest", "prometheus", "--url", srv.URL, "--name", "lab",
-		"--from", "2026-11-23", "--to", "2026-11-29"); code != 0 {
-		t.Fatalf("ingest prometheus: exit %d\n%s%s", code, out, errs)
-	}
-	rep := filepath.Join(dir, "out")
-	code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep)
-	if code != ExitPartial {
-		t.Fatalf("report: exit %d, want %d\n%s%s", code, ExitPartial, out, errs)
-	}
-	r := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))
+	r, _ := reportWeek(t, t.TempDir(), "json", ExitPartial,
+		[]string{"ingest", "prometheus", "--url", srv.URL, "--name", "lab", "--from", "2026-11-23", "--to", "2026-11-29"})
 	approx(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 336-8285.0/60)
 	approx(t, "coverage", r.DataQuality.Coverage, 8285.0/20160)
 	approx(t, "gpu_hours_idle", r.Totals.GPUHoursIdle, 39+1.0/60)

@@ -28,17 +28,8 @@ func TestIngestOpenMetricsBackfillWeek(t *testing.T) {
 	if strings.Contains(errs, "modification time") {
 		t.Errorf("a file with timestamps got a note about its modification time: %s", errs)
 	}
-	db := filepath.Join(dir, "f.db")
-	for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", om}} {
-		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
-			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
-		}
-	}
-	rep := filepath.Join(dir, "out")
-	if code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep); code != 0 {
-		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
-	}
-	checkWeek(t, readSummary(t, filepath.Join(rep, "finops-2026-W48.json")), false)
+	r, _ := reportWeek(t, dir, "json", 0, []string{"ingest", om})
+	checkWeek(t, r, false)
 }
 
 // TestIngestScrapeTime: a scrape without sample timestamps is stamped with

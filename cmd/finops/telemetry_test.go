@@ -82,6 +82,27 @@ func writeWeekBill(t *testing.T, dir string) string {
 	return p
 }
 
+
+// reportWeek imports the week's bill (writeWeekBill) and then each telemetry
+// ingest's arguments into a new database in dir, reports 2026-W48 in the
+// formats given (json among them) into dir/out, checks the report's exit
+// code and returns its JSON summary and standard output.
+func reportWeek(t *testing.T, dir, formats string, wantCode int, telemetry ...[]string) (analysis.Result, string) {
+	t.Helper()
+	db := filepath.Join(dir, "f.db")
+	for _, args := range append([][]string{{"ingest", writeWeekBill(t, dir)}}, telemetry...) {
+		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	rep := filepath.Join(dir, "out")
+	code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", formats, "--out", rep)
+	if code != wantCode {
+		t.Fatalf("report: exit %d, want %d\n%s%s", code, wantCode, out, errs)
+	}
+	return readSummary(t, filepath.Join(rep, "finops-2026-W48.json")), out
+}
+
 // checkWeek asserts the hand-computed numbers of the week.
 func checkWeek(t *testing.T, r analysis.Result, withTask bool) {
 	t.Helper()
@@ -393,17 +414,8 @@ func TestNvidiaSMIWeekSameNumbers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db := filepath.Join(dir, "f.db")
-	for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", "--host", "gpu-a", "--tz", "Asia/Shanghai", logs}} {
-		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
-			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
-		}
-	}
-	rep := filepath.Join(dir, "out")
-	if code, out, errs := cli(t, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", rep); code != 0 {
-		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
-	}
-	checkWeek(t, readSummary(t, filepath.Join(rep, "finops-2026-W48.json")), false)
+	r, _ := reportWeek(t, dir, "json", 0, []string{"ingest", "--host", "gpu-a", "--tz", "Asia/Shanghai", logs})
+	checkWeek(t, r, false)
 }
 
 // The same week as NVML spool files, written by the collector's own spool
