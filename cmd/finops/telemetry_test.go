@@ -82,7 +82,6 @@ func writeWeekBill(t *testing.T, dir string) string {
 	return p
 }
 
-
 // reportWeek imports the week's bill (writeWeekBill) and then each telemetry
 // ingest's arguments into a new database in dir, reports 2026-W48 in the
 // formats given (json among them) into dir/out, checks the report's exit
