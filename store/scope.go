@@ -228,15 +228,24 @@ type storedLine struct {
 // sourceLines reads the billing lines of a source, those of one scope when
 // only is not nil.
 func sourceLines(ctx context.Context, tx *sql.Tx, source int64, only *scopeKey) ([]storedLine, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, line, charge_start, charge_end, gpu_count, `+lineText+`
-		FROM billing_lines WHERE source_id = ?`, source)
+	q := `SELECT id, line, charge_start, charge_end, gpu_count, ` + lineText + ` FROM billing_lines WHERE source_id = ?`
+	args := []any{source}
+	if only != nil {
+		// The scope's month and names in SQL: a file of many months and
+		// accounts is not decoded whole for each of its scopes.
+		y, m := int(only.month/12), time.Month(only.month%12+1)
+		from := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+		q += ` AND charge_start >= ? AND charge_start < ? AND coalesce(provider, '') = ? AND coalesce(billing_account, '') = ?`
+		args = append(args, from.Unix(), from.AddDate(0, 1, 0).Unix(), only.provider, only.account)
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	c := newLineCache()
 	var out []storedLine
-	args := make([]any, 0, billingArity)
+	cols := make([]any, 0, billingArity)
 	for rows.Next() {
 		var l finops.BillingLine
 		var id, start, end int64
@@ -251,9 +260,9 @@ func sourceLines(ctx context.Context, tx *sql.Tx, source int64, only *scopeKey) 
 		if only != nil && k != *only {
 			continue
 		}
-		args = appendLineArgs(args[:0], nil, &l, nil)
+		cols = appendLineArgs(cols[:0], nil, &l, nil)
 		cost, _ := l.Cost()
-		out = append(out, storedLine{id: id, start: start, end: end, scope: k, content: contentHash(args), identity: identityHash(args),
+		out = append(out, storedLine{id: id, start: start, end: end, scope: k, content: contentHash(cols), identity: identityHash(cols),
 			cost: cost, currency: l.Currency})
 	}
 	return out, rows.Err()
@@ -333,7 +342,7 @@ type candidate struct {
 	first, lastStart, lastEnd int64
 	lines                     int64
 	content                   uint64
-	uri, sha, format          string
+	uri, format               string
 	period, delivery          string
 }
 
@@ -417,7 +426,7 @@ func scopeOlderSources(ctx context.Context, tx *sql.Tx, id, lo, hi int64) error 
 // A range is [first, max(last end, first+1)): one-time charges last no time.
 func scopeCandidates(ctx context.Context, tx *sql.Tx, id int64, scope string, ns *scopeStat) ([]candidate, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT s.source_id, s.first_start, s.last_start, s.last_end, s.lines, s.content,
-		f.uri, f.sha256, f.format, coalesce(f.period_key, ''), coalesce(f.delivery, '')
+		f.uri, f.format, coalesce(f.period_key, ''), coalesce(f.delivery, '')
 		FROM source_scopes s JOIN source_files f ON f.id = s.source_id
 		WHERE s.scope = ? AND s.source_id <> ? AND s.first_start < ? AND max(s.last_end, s.first_start + 1) > ?
 		ORDER BY s.source_id`, scope, id, max(ns.lastEnd, ns.first+1), ns.first)
@@ -429,7 +438,7 @@ func scopeCandidates(ctx context.Context, tx *sql.Tx, id int64, scope string, ns
 	for rows.Next() {
 		var c candidate
 		var content int64
-		if err := rows.Scan(&c.id, &c.first, &c.lastStart, &c.lastEnd, &c.lines, &content, &c.uri, &c.sha, &c.format,
+		if err := rows.Scan(&c.id, &c.first, &c.lastStart, &c.lastEnd, &c.lines, &content, &c.uri, &c.format,
 			&c.period, &c.delivery); err != nil {
 			return nil, err
 		}
