@@ -2,6 +2,8 @@ package dcgm
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +141,33 @@ func deref(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// TestPromtoolDumpIsSeconds: a real `promtool tsdb dump-openmetrics` file
+// (Prometheus' own test data, testdata/README) is read in seconds — its
+// first sample at 1700215884.373 s, 2023-11-17 10:11:24.373 UTC, not a
+// moment of 1970-01-20 — and each timestamp is rewritten to the
+// milliseconds the text parser takes.
+func TestPromtoolDumpIsSeconds(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "telemetry", "promtool-dump-openmetrics-roundtrip.prom"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := decideUnit("dump.prom", data)
+	if err != nil || info.unit != unitSeconds {
+		t.Fatalf("unit %v, %v; want seconds", info.unit, err)
+	}
+	var first []byte
+	eachLine(data, func(l expoLine) error {
+		if first == nil && l.ts != nil {
+			first = appendLine(nil, l, info.unit)
+		}
+		return nil
+	})
+	if want := "1700215884373"; !strings.HasSuffix(strings.TrimSpace(string(first)), " "+want) {
+		t.Errorf("first sample rewritten as %q, want it to end in %s ms", first, want)
+	}
+	if got := time.UnixMilli(1700215884373).UTC().Format(time.RFC3339Nano); got != "2023-11-17T10:11:24.373Z" {
+		t.Errorf("the expected instant is %s", got)
+	}
 }
