@@ -156,14 +156,22 @@ func (r *Run) Stage(name, status string) {
 	}
 }
 
-// ReportFiles are the paths of a result's report files in dir, one per
-// format, in the order given.
+// ReportFiles are the paths of a result's report files in dir, in the
+// order of formats: one per format, and csv's one per table.
 func ReportFiles(res *analysis.Result, dir string, formats []string) []string {
 	base := report.BaseName(res, report.Meta{})
 	var reports []string
 	for _, f := range formats {
-		if p := filepath.Join(dir, base+"."+f); !slices.Contains(reports, p) {
-			reports = append(reports, p)
+		// As report.WriteAll names them.
+		f = strings.ToLower(strings.TrimSpace(f))
+		names := []string{base + "." + f}
+		if f == "csv" {
+			names = report.CSVNames(base)
+		}
+		for _, n := range names {
+			if p := filepath.Join(dir, n); !slices.Contains(reports, p) {
+				reports = append(reports, p)
+			}
 		}
 	}
 	return reports

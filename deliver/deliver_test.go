@@ -45,8 +45,8 @@ func week48Result() *analysis.Result {
 	}
 }
 
-// TestReportFiles: one path per format, in the order given, a format named
-// twice written once; the base name is report.BaseName's for the week.
+// TestReportFiles: one path per format (csv: one per table), in the order
+// given, a format named twice written once; the base name is report.BaseName's for the week.
 func TestReportFiles(t *testing.T) {
 	res := week48Result()
 	for _, tc := range []struct {
@@ -56,6 +56,10 @@ func TestReportFiles(t *testing.T) {
 		{nil, nil},
 		{[]string{"xlsx"}, []string{"out/finops-2026-W48.xlsx"}},
 		{[]string{"html", "xlsx", "html", "json"}, []string{"out/finops-2026-W48.html", "out/finops-2026-W48.xlsx", "out/finops-2026-W48.json"}},
+		// csv is a file per table (report.WriteAll), never finops-2026-W48.csv.
+		{[]string{"json", " CSV"}, []string{"out/finops-2026-W48.json", "out/finops-2026-W48-by-resource.csv",
+			"out/finops-2026-W48-by-team.csv", "out/finops-2026-W48-tasks.csv", "out/finops-2026-W48-recommendations.csv",
+			"out/finops-2026-W48-daily.csv"}},
 	} {
 		if got := ReportFiles(res, "out", tc.formats); !slices.Equal(got, tc.want) {
 			t.Errorf("ReportFiles(%q) = %q, want %q", tc.formats, got, tc.want)

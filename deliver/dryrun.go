@@ -25,6 +25,23 @@ func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, repo
 		*list = append(*list, line)
 		fmt.Fprintln(out, "dry run: would "+line)
 	}
+	for _, m := range r.Transports.Missing {
+		// Redacted: a secret file's error names its path, never its bytes,
+		// but a library's wording is not ours to trust.
+		m = r.redact(m)
+		fmt.Fprintf(out, "dry run: note: %s; a real run needs it\n", m)
+		if r.LogFailures {
+			r.log().Warn("dry run: a secret a real run needs is missing", "missing", m)
+		}
+	}
+	// The teams' emails, workbooks and pages: made only when emailing.
+	var scopes []mailScope
+	if r.Transports.SMTP != nil {
+		var err error
+		if scopes, err = r.scopes(ctx, res, dir, reports, false); err != nil {
+			return err
+		}
+	}
 	if s3c := r.Transports.S3; s3c == nil {
 		reason := "no publish.s3.bucket configured"
 		if r.Options.NoUpload {
@@ -62,6 +79,14 @@ func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, repo
 			}
 			would(&result.WouldUpload, "upload %s (%d bytes, %s)", url(period, filepath.Base(p)), size, publish.ContentType(p))
 		}
+		// Written at delivery, beside the reports: no bytes to count yet.
+		for _, sc := range scopes {
+			if sc.scope == "" {
+				continue
+			}
+			would(&result.WouldUpload, "upload %s (%s's workbook)", url(period, filepath.Base(sc.workbook)), scopeName(sc.scope))
+			would(&result.WouldUpload, "upload %s (%s's page)", url(period, filepath.Base(sc.page)), scopeName(sc.scope))
+		}
 		pending, err := r.Store.PendingArtifacts(ctx)
 		if err != nil {
 			return err
@@ -86,10 +111,6 @@ func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, repo
 		r.Stage(store.StageEmail, store.StageSkipped)
 		return nil
 	}
-	scopes, err := r.scopes(ctx, res, dir, reports, false)
-	if err != nil {
-		return err
-	}
 	for _, s := range scopes {
 		sent, err := r.Store.EmailSent(ctx, period, s.scope)
 		if err != nil {
@@ -108,8 +129,12 @@ func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, repo
 				result.EmailsAlreadySent++
 				fmt.Fprintf(out, "dry run: %s already has the %s email (--resend sends it again)\n", to, period)
 			default:
-				would(&result.WouldEmail, "email %s (%s): %q with %s attached", to, scopeName(s.scope),
-					publish.SafeHeader(subject), publish.SafeName(filepath.Base(s.workbook)))
+				link := ""
+				if s.reportURL != "" {
+					link = ", linking " + s.reportURL
+				}
+				would(&result.WouldEmail, "email %s (%s): %q with %s attached%s", to, scopeName(s.scope),
+					publish.SafeHeader(subject), publish.SafeName(filepath.Base(s.workbook)), link)
 			}
 		}
 	}

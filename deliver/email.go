@@ -26,13 +26,15 @@ type mailScope struct {
 	scope      string // team name; "" for admins
 	result     *analysis.Result
 	workbook   string // path of the attached workbook
+	page       string // path of a team's own HTML page; "" for admins (theirs is a report)
 	recipients []string
 	reportURL  string
 }
 
 // scopes lists this period's emails: one per team with leads and a row in
-// the result, one for the admins. With write, team workbooks are written
-// into dir (and recorded as artifacts when uploading).
+// the result, one for the admins. With write, each team's workbook and HTML
+// page are written into dir (and recorded as artifacts when uploading); a
+// lead's email links the team's page as the admins' links the report.
 func (r *Run) scopes(ctx context.Context, res *analysis.Result, dir string, reports []string, write bool) ([]mailScope, error) {
 	var out []mailScope
 	used := map[string]bool{}
@@ -59,19 +61,25 @@ func (r *Run) scopes(ctx context.Context, res *analysis.Result, dir string, repo
 			base += "-" + hex.EncodeToString(h[:3])
 		}
 		used[base] = true
-		wb := filepath.Join(dir, base+".xlsx")
+		wb, page := filepath.Join(dir, base+".xlsx"), filepath.Join(dir, base+".html")
 		if write {
+			if err := report.WriteFileAtomic(page, func(w io.Writer) error { return report.WriteHTML(w, slice, meta) }); err != nil {
+				return nil, err
+			}
 			meta.Lines = r.Store.LineStream(ctx, r.Window.Start, r.Window.End, r.Config.TeamLineFilter(slice))
 			if err := report.WriteFileAtomic(wb, func(w io.Writer) error { return report.WriteXLSX(w, slice, meta) }); err != nil {
 				return nil, err
 			}
 			if r.Transports.S3 != nil {
-				if err := r.recordArtifact(ctx, wb); err != nil {
-					return nil, err
+				for _, p := range []string{wb, page} {
+					if err := r.recordArtifact(ctx, p); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
-		out = append(out, mailScope{scope: t.Name, result: slice, workbook: wb, recipients: t.Leads})
+		out = append(out, mailScope{scope: t.Name, result: slice, workbook: wb, page: page, recipients: t.Leads,
+			reportURL: r.link(filepath.Base(page))})
 	}
 	if admins := r.Config.Publish.SMTP.Admins; len(admins) > 0 {
 		s := mailScope{result: res, recipients: admins}

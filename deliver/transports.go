@@ -20,33 +20,100 @@ type Transports struct {
 	SMTP    *publish.SMTPConfig // nil: no email
 	From    string
 	Secrets []string // every secret read, for Redact
+	// Missing are the secrets a dry run could not read (a variable not set,
+	// a file not there), each naming its config key: a dry run says what it
+	// would do without them, and what a real run would lack.
+	Missing []string
 }
 
 // NewTransports turns the config's publish block into transport settings.
-// getenv reads the secrets' variables.
+// getenv reads the secrets' variables. With opts.DryRun a secret that
+// cannot be read is listed in Missing instead of failing: nothing is sent.
 func NewTransports(ctx context.Context, p config.Publish, opts Options, getenv func(string) string) (Transports, error) {
 	var t Transports
+	if opts.DryRun {
+		getenv = t.standIn(p, getenv)
+	}
+	// A secret error is fatal, except in a dry run, which notes it.
+	secretErr := func(err error) error {
+		if !opts.DryRun {
+			return err
+		}
+		t.Missing = append(t.Missing, err.Error())
+		return nil
+	}
 	if p.S3.Bucket != "" && !opts.NoUpload {
 		sc, secrets, err := S3Settings(ctx, p.S3, getenv)
 		if err != nil {
-			return Transports{}, err
+			if err := secretErr(err); err != nil {
+				return Transports{}, err
+			}
+			sc = publish.S3Config{Bucket: p.S3.Bucket, Prefix: p.S3.Prefix, Region: p.S3.Region, Endpoint: p.S3.Endpoint,
+				PathStyle: p.S3.PathStyle}
 		}
-		t.Secrets = append(t.Secrets, secrets...)
+		t.Secrets = append(t.Secrets, realSecrets(secrets...)...)
+		sc.AccessKeyID, sc.SecretAccessKey, sc.SessionToken = realSecret(sc.AccessKeyID), realSecret(sc.SecretAccessKey), realSecret(sc.SessionToken)
 		t.S3 = &sc
 	}
 	if p.SMTP.Host != "" && !opts.NoEmail {
 		pass, err := p.SMTP.Password(ctx, getenv)
 		if err != nil {
-			return Transports{}, err
+			if err := secretErr(err); err != nil {
+				return Transports{}, err
+			}
 		}
-		t.Secrets = append(t.Secrets, pass)
-		sc, err := SMTPSettings(ctx, p.SMTP, pass)
+		t.Secrets = append(t.Secrets, realSecrets(pass)...)
+		sc, err := SMTPSettings(ctx, p.SMTP, realSecret(pass))
 		if err != nil {
 			return Transports{}, err
 		}
 		t.SMTP, t.From = sc, p.SMTP.From
 	}
 	return t, nil
+}
+
+// notSet stands in, in a dry run, for a secret variable that is not set. It
+// is never sent anywhere: a dry run connects to nothing.
+const notSet = "\x00finops-dry-run-not-set"
+
+// standIn is getenv for a dry run: each configured secret variable that is
+// not set is listed in Missing and reads as notSet, so that every missing
+// one is named, not only the first, and the settings are still made.
+func (t *Transports) standIn(p config.Publish, getenv func(string) string) func(string) string {
+	keys := map[string]string{}
+	for key, name := range map[string]string{"publish.s3.access_key_env": p.S3.AccessKeyEnv,
+		"publish.s3.secret_key_env": p.S3.SecretKeyEnv, "publish.smtp.password_env": p.SMTP.PasswordEnv} {
+		if name != "" {
+			keys[name] = key
+		}
+	}
+	return func(name string) string {
+		v := getenv(name)
+		if key, ok := keys[name]; ok && v == "" {
+			t.Missing = append(t.Missing, fmt.Sprintf("%s: environment variable %s is not set", key, name))
+			return notSet
+		}
+		return v
+	}
+}
+
+// realSecrets drops the dry run's stand-ins and empty values.
+func realSecrets(secrets ...string) []string {
+	var out []string
+	for _, s := range secrets {
+		if realSecret(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// realSecret is a secret, or "" for the dry run's stand-in.
+func realSecret(secret string) string {
+	if secret == notSet {
+		return ""
+	}
+	return secret
 }
 
 // S3Settings is the client settings of a publish.s3 block, its keys read

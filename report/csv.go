@@ -25,6 +25,17 @@ var csvTables = []string{"by-resource", "by-team", "tasks", "recommendations", "
 // csvSuffix is the file-name tail of a CSV table after the report's base name.
 func csvSuffix(table string) string { return "-" + table + ".csv" }
 
+// CSVNames are the files of the CSV export of the report named base
+// (BaseName), in the order WriteAll writes them: csv is one file per table,
+// so a delivery listing a report's files cannot name it base+".csv".
+func CSVNames(base string) []string {
+	names := make([]string, len(csvTables))
+	for i, t := range csvTables {
+		names[i] = base + csvSuffix(t)
+	}
+	return names
+}
+
 // WriteCSV writes one table of the CSV export (one of csvTables).
 func WriteCSV(w io.Writer, r *analysis.Result, table string) error {
 	if r == nil {
