@@ -146,10 +146,14 @@ func testS3KilledMidUpload(t *testing.T, w *pubWorld) {
 	if !strings.Contains(stdout, "upload of finops-2026-W48.html failed") || !strings.Contains(stderr, "the next run retries") {
 		t.Errorf("the run does not say what failed and what to do:\n%s\n%s", stdout, stderr)
 	}
-	teamKeys := []string{"weekly/2026-W48/finops-2026-W48-cv.xlsx", "weekly/2026-W48/finops-2026-W48-nlp.xlsx",
-		"weekly/2026-W48/finops-2026-W48-platform.xlsx", "weekly/2026-W48/finops-2026-W48-search.xlsx"}
+	var teamKeys []string // the team workbooks and pages, uploaded before the report
+	for _, k := range week48Keys(true) {
+		if strings.HasPrefix(k, "weekly/2026-W48/finops-2026-W48-") {
+			teamKeys = append(teamKeys, k)
+		}
+	}
 	if keys := e.keys(t); !slices.Equal(keys, teamKeys) {
-		t.Errorf("bucket after the kill holds %v, want exactly the team workbooks %v", keys, teamKeys)
+		t.Errorf("bucket after the kill holds %v, want exactly the team workbooks and pages %v", keys, teamKeys)
 	}
 	if _, err := os.Stat(filepath.Join(w.s3.Dir, e.bucket, filepath.FromSlash(target))); !os.IsNotExist(err) {
 		t.Errorf("the server's folder has a file under the cut key: %v", err)
@@ -164,7 +168,8 @@ func testS3KilledMidUpload(t *testing.T, w *pubWorld) {
 		status[a.Name] = a.Status
 	}
 	for name, uploaded := range map[string]bool{"finops-2026-W48-cv.xlsx": true, "finops-2026-W48-nlp.xlsx": true,
-		"finops-2026-W48-platform.xlsx": true, "finops-2026-W48-search.xlsx": true,
+		"finops-2026-W48-platform.xlsx": true, "finops-2026-W48-search.xlsx": true, "finops-2026-W48-cv.html": true,
+		"finops-2026-W48-nlp.html": true, "finops-2026-W48-platform.html": true, "finops-2026-W48-search.html": true,
 		"finops-2026-W48.html": false, "finops-2026-W48.json": false, "finops-2026-W48.xlsx": false} {
 		if (status[name] == store.ArtifactUploaded) != uploaded || status[name] == "" {
 			t.Errorf("ledger: %s is %q, want uploaded %v", name, status[name], uploaded)

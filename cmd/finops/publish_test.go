@@ -215,7 +215,7 @@ func week48Keys(teams bool) []string {
 		"weekly/2026-W48/finops-2026-W48.json", "weekly/2026-W48/finops-2026-W48.xlsx"}
 	if teams {
 		for _, t := range []string{"cv", "nlp", "platform", "search"} {
-			keys = append(keys, "weekly/2026-W48/finops-2026-W48-"+t+".xlsx")
+			keys = append(keys, "weekly/2026-W48/finops-2026-W48-"+t+".xlsx", "weekly/2026-W48/finops-2026-W48-"+t+".html")
 		}
 	}
 	slices.Sort(keys)
@@ -487,6 +487,9 @@ func checkTeamEmails(t *testing.T, mp *publishtest.Mailpit, s analysis.Result) {
 		}
 		if att.FileName != "finops-2026-W48-"+team+".xlsx" {
 			t.Errorf("%s: attachment %q", to, att.FileName)
+		}
+		if link := "https://reports.example.com/finops/weekly/2026-W48/finops-2026-W48-" + team + ".html"; !strings.Contains(msg.HTML, link) {
+			t.Errorf("%s: the email does not link the team's page %s", to, link)
 		}
 		if !strings.Contains(msg.Text, money(cost[team])) || !strings.Contains(msg.HTML, money(cost[team])) {
 			t.Errorf("%s: body lacks the team's cost %s:\n%s", to, money(cost[team]), msg.Text)
