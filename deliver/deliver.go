@@ -8,7 +8,8 @@
 // Order of a delivery, after the report:
 //
 //  1. the run's reports are recorded in the ledger as artifacts;
-//  2. the emails are built (a team workbook each) and queued in the ledger,
+//  2. the emails are built (a team workbook and HTML page each, the page
+//     linked when link_base_url is set) and queued in the ledger,
 //     each recipient pending unless it already has this period's email;
 //  3. every pending artifact is uploaded — this run's and any an earlier run
 //     failed to upload;
