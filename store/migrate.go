@@ -371,7 +371,7 @@ CREATE TABLE watch_cursors (
 	`
 CREATE INDEX watch_messages_sent ON watch_messages(sent_at) WHERE sent_at IS NOT NULL;
 `,
-	// 9: the watch reads log files by their tail (cmd/finops/watch_tail.go):
+	// 9: the watch reads log files by their tail (ingest/tail, watch/pass):
 	// a log's cursor also says which file it was read from (a fingerprint of
 	// its first bytes, so a rotated, truncated or replaced file is read from
 	// the start), the byte after the last complete line read, and the header

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/finops-oss/finops/watch/pass"
 	"github.com/spf13/cobra"
 )
 
@@ -52,13 +53,13 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &busy):
+	case errors.As(err, &busy), errors.As(err, new(pass.BusyError)):
 		return ExitBusy
-	case errors.As(err, &u):
+	case errors.As(err, &u), errors.As(err, new(pass.ConfigError)):
 		return ExitUsage
-	case errors.As(err, &pub):
+	case errors.As(err, &pub), errors.As(err, new(pass.UndeliveredError)):
 		return ExitPublish
-	case errors.As(err, &p):
+	case errors.As(err, &p), errors.As(err, new(pass.PartialError)):
 		return ExitPartial
 	default:
 		return ExitFailed

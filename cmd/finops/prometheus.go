@@ -13,8 +13,8 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/prom"
-	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/telemetry"
 	"github.com/spf13/cobra"
 )
 
@@ -197,137 +197,32 @@ func urlServer(cmd *cobra.Command, conf []config.Prometheus, fl config.Prometheu
 	return fc, nil
 }
 
-// promName is a server's name in messages, the data-quality box and the
-// run ledger: its URL without credentials when it has no name.
-func promName(p config.Prometheus) string {
-	if p.Name != "" {
-		return "prometheus " + p.Name
-	}
-	return "prometheus " + sanitize.URL(p.URL)
-}
+// promName is a server's name in messages (telemetry.ServerName).
+func promName(p config.Prometheus) string { return telemetry.ServerName(p) }
 
 // ingestPrometheus fetches and stores every UTC day overlapping [from, to)
-// from each server, one transaction per day. A day already stored complete
-// is not fetched again; a day that is not over, or came with warnings, is
-// stored as partial and fetched again next time. A server that fails is
-// reported (missing when nothing came, partial when some days did) and the
-// others go on. perDay gets one line per day (io.Discard when quiet).
+// from each server (telemetry.Fetch), with a progress bar of its days.
+// perDay gets one line per day (io.Discard when quiet).
 func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.Config, srcs []config.Prometheus,
 	from, to time.Time, perDay io.Writer) []sourceResult {
-	now := m.Now().UTC()
-	var out []sourceResult
-	for _, p := range srcs {
-		res := sourceResult{spec: sourceSpec{name: promName(p), kind: ingest.KindUtilization, format: prom.Format}}
-		fail := func(err error) {
-			res.failed++
-			if res.err == nil {
-				res.err = err
-			}
-		}
-		src, err := c.PromSource(p, m.Getenv)
-		var client *prom.Client
-		if err == nil {
-			client, err = prom.New(src)
-		}
-		if err != nil {
-			res.files = 1
-			fail(err)
-			out = append(out, res)
-			continue
-		}
-		var ok, skipped, empty int
-		var warnings []string
-		// Days already stored complete are not asked again; the others are
-		// fetched a few at a time (concurrent_days) and stored in day order.
-		var todo []time.Time
-		for day := from.UTC().Truncate(24 * time.Hour); day.Before(to) && day.Before(now); day = day.Add(24 * time.Hour) {
-			if !day.Add(24 * time.Hour).After(now) {
-				if done, err := st.HasSource(ctx, client.DayURI(day)); err != nil {
-					fail(err)
-					break
-				} else if done {
-					skipped++
-					continue
-				}
-			}
-			todo = append(todo, day)
-		}
-		progress := m.bars().steps(res.spec.name, skipped+len(todo), "days")
-		progress.add(skipped)
-		perDay := progress.above(perDay)
-		err = client.FetchDays(ctx, todo, now, func(d *prom.Day) error {
-			defer progress.add(1)
-			res.files++
-			if d.Samples == 0 {
-				// Nothing for that day (no exporter yet, or a query that
-				// matches nothing): not stored, so it is asked again.
-				empty++
-				res.files--
-				return nil
-			}
-			if len(d.Warnings) > 0 {
-				warnings = append(warnings, d.Warnings...)
-				res.partial = true
-			}
-			r, err := st.Import(ctx, store.FileMeta{URI: d.URI, SHA256: d.SHA256, CompactBefore: m.compactBefore(c)}, d.Replay)
-			if err != nil {
-				fail(err)
-				return nil
-			}
-			ok++
-			what := fmt.Sprintf("%d samples, %d task runs", d.Samples, d.Runs)
-			if d.Dropped > 0 {
-				what += fmt.Sprintf(", %d samples dropped (utilization outside 0–100 %%)", d.Dropped)
-			}
-			if r.Duplicate {
-				what = "unchanged since the last fetch"
-			}
-			if !d.Complete {
-				what += " (partial: fetched again next time)"
-			}
-			fmt.Fprintf(perDay, "%s %s: %s\n", res.spec.name, d.Start.Format("2006-01-02"), what)
-			return nil
-		})
-		// The server is down or refusing after its retries: FetchDays stops
-		// at the first day it did not answer, since the days after it are
-		// missing too; do not hammer it with each.
-		if fe := (*prom.FetchError)(nil); errors.As(err, &fe) {
-			fmt.Fprintf(perDay, "%s %s: FAILED: %v\n", res.spec.name, fe.Day.Format("2006-01-02"), err)
-			res.files++
-			fail(err)
-		} else if err != nil && ctx.Err() == nil {
-			fail(err)
-		}
-		switch {
-		case res.err != nil && (ok > 0 || skipped > 0):
-			res.partial = true
-		case res.err == nil && len(warnings) > 0:
-			res.err = fmt.Errorf("%s answered with warnings (partial data): %s", res.spec.name, strings.Join(dedupe(warnings), "; "))
-		case res.err == nil && ok == 0 && skipped == 0:
-			res.err = fmt.Errorf("%s returned no GPU series for %s .. %s: check the queries and that the exporter is scraped",
-				res.spec.name, from.Format("2006-01-02"), to.Format("2006-01-02"))
-			res.files = max(res.files, 1)
-			res.failed = res.files
-		}
-		progress.done()
-		res.detail = fmt.Sprintf("%d days fetched, %d already stored, %d empty", ok, skipped, empty)
-		fmt.Fprintf(perDay, "%s: %s\n", res.spec.name, res.detail)
-		out = append(out, res)
+	bars := m.bars()
+	rs := telemetry.Fetch(ctx, st, telemetry.Options{Config: c, Servers: srcs, Getenv: m.Getenv, Now: m.Now, PerDay: perDay,
+		Progress:      func(server string, days int) telemetry.Progress { return dayBar{bars.steps(server, days, "days")} },
+		CompactBefore: m.compactBefore(c)}, from, to)
+	out := make([]sourceResult, len(rs))
+	for i, r := range rs {
+		out[i] = sourceResult{spec: sourceSpec{name: r.Server, kind: ingest.KindUtilization, format: prom.Format},
+			files: r.Days, failed: r.Failed, err: r.Err, partial: r.Partial, detail: r.Detail}
 	}
 	return out
 }
 
-func dedupe(s []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, v := range s {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	return out
-}
+// dayBar is a bar of days for telemetry.Fetch.
+type dayBar struct{ b *bar }
+
+func (d dayBar) Add(n int)                   { d.b.add(n) }
+func (d dayBar) Done()                       { d.b.done() }
+func (d dayBar) Above(w io.Writer) io.Writer { return d.b.above(w) }
 
 // promError is the exit of `finops ingest prometheus`: 3 when some data came
 // but a server was partial, 1 when a server gave nothing.

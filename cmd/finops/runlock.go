@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/watch/pass"
 )
 
 // defaultWatchLockWait is how long a weekly run waits for a watch pass that
@@ -41,4 +42,4 @@ func (m *Main) acquireRunLock(ctx context.Context, db, what string) (*store.RunL
 }
 
 // watchLockJob is how a watch pass names itself in the lock file.
-const watchLockJob = "watch"
+const watchLockJob = pass.LockJob

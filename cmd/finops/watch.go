@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/store"
-	"github.com/finops-oss/finops/watch"
+	"github.com/finops-oss/finops/watch/pass"
 	"github.com/spf13/cobra"
 )
 
@@ -80,176 +77,66 @@ func (m *Main) watchCommand() *cobra.Command {
 	return cmd
 }
 
-// watchPass is one pass: take the locks, read the new telemetry, decide,
-// record the decisions (before anything is sent or run), run the allowed
-// commands, let go of the run lock, deliver the messages and record how
-// they fared.
+// alertSender and watchAlert are a watch channel and its message
+// (pass.Sender, pass.Alert): Main.watchChannels gives tests a recording one.
+type (
+	alertSender = pass.Sender
+	watchAlert  = pass.Alert
+)
+
+// watchPass is one pass (pass.Run) over the config's telemetry sources; it
+// prints the pass's one-line summary.
 func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) error {
+	specs, err := configSources(c)
+	if err != nil {
+		return err
+	}
 	st, err := m.openStore(ctx, c)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	now := m.Now().UTC()
-	// Two locks. The run lock, shared with the weekly run and restore, is
-	// held only while the pass works on the database — reading, deciding,
-	// recording, running the commands (whose outcomes are written as they
-	// end) — and released before the messages go out: sending is network
-	// I/O, up to watch.pass_timeout, and a weekly run that meets a pass
-	// waits for the run lock, so it would wait for a hung webhook too
-	// (issue #26: 660 s for 22 messages, and the run gave up). What was
-	// sent is recorded after (recordDeliveries). The pass lock
-	// (<db>.watch.lock, taken by passes only) is held for the whole pass,
-	// so that a pass starting while another still sends never sends the
-	// same pending messages; it is named after the database file, links
-	// resolved, as the run lock is.
-	passLock, err := store.AcquireRunLock(store.RealPath(st.Path())+".watch", watchLockJob, now)
-	if err != nil {
-		if errors.Is(err, store.ErrLocked) {
-			return busyError{fmt.Errorf("watch: another watch pass is still running: %w", err)}
-		}
-		return err
-	}
-	defer passLock.Release()
-	lock, err := store.AcquireRunLock(st.Path(), watchLockJob, now)
-	if err != nil {
-		if errors.Is(err, store.ErrLocked) {
-			return busyError{err}
-		}
-		return err
-	}
-	defer lock.Release()
-	if n, err := st.InterruptPendingActions(ctx, now); err != nil {
-		return err
-	} else if n > 0 {
-		fmt.Fprintf(m.Stdout, "watch: %d command(s) of an earlier pass were interrupted while running; they are not run again (finops watch --history)\n", n)
-	}
-	set := c.Watch.Settings()
-	obs, err := m.observe(ctx, st, c, now)
-	if err != nil {
-		return err
-	}
-	// --quiet: the problems and the one-line summary only.
-	notes := m.Stdout
-	if m.quiet {
-		notes = io.Discard
-	}
-	for _, w := range obs.warnings {
-		fmt.Fprintf(notes, "watch: %s\n", w)
-	}
-	lines := printTails(notes, obs.tails)
-	spells, err := st.OpenSpells(ctx)
-	if err != nil {
-		return err
-	}
-	p := watch.Params{AlertAfter: set.AlertAfter, RemindEvery: set.RemindEvery, Grace: set.Grace,
-		Stale: staleAfter, From: obs.from, TelemetryOK: obs.telemetryOK, Act: c.Watch.Act && !dryRun,
-		MaxActions: set.MaxActions}
-	if loc, err := c.Location(); err == nil {
-		p.Zone = loc // the messages' times in the report's zone (config validation checked it)
-	}
-	targets := watchTargets(c, obs.resources)
-	decisions := watch.Decide(now, p, targets, fromLedger(spells))
-	events := m.watchEvents(c, decisions)
-	var cursors []store.FileCursor
-	for _, r := range obs.tails {
-		cursors = append(cursors, r.cursor)
-	}
-	if m.watchBeforeLedger != nil {
-		if err := m.watchBeforeLedger(); err != nil {
-			return err
+	o := pass.Options{Config: c, Store: st, DryRun: dryRun, Now: m.Now, Getenv: m.Getenv, Out: m.Stdout, Quiet: m.quiet,
+		Expand: expandFiles, Channel: m.watchChannels, BeforeLedger: m.watchBeforeLedger, TailReader: m.watchTailReader,
+		Decided: func(r pass.Outcome) {
+			fmt.Fprintf(m.Stdout, "watch: %d resources, %d decisions, %d new log lines\n", r.Resources, r.Decisions, r.Lines)
+		}}
+	var whole []sourceSpec
+	for _, s := range specs {
+		switch {
+		case s.kind != ingest.KindUtilization:
+		case s.format == ingest.FormatNvidiaSMI: // logs and NVML spools, read by their tail
+			o.Tails = append(o.Tails, pass.Tail{Pattern: s.name, InProgress: s.inProgress, Parse: parseOptions(c, s, s.name)})
+		default: // dcgm-exporter scrapes are snapshots: an unchanged one is skipped by its digest
+			whole = append(whole, s)
 		}
 	}
-	pending, err := st.RecordWatch(ctx, now, events, cursors)
-	if err != nil {
-		return err
-	}
-	for _, d := range decisions {
-		fmt.Fprintf(notes, "watch: %s\n", d.Message.Title)
-		if d.Kind == watch.Act && strings.HasPrefix(d.Reason, watch.UnsafeReason) {
-			// Even with --quiet: a bill naming a resource like a shell
-			// command or an option is worth a person's look.
-			fmt.Fprintf(m.Stdout, "watch: %s %s: refused: %s\n", d.Action, sanitize.Control(d.Spell.Resource), d.Reason)
-		}
-	}
-	fmt.Fprintf(m.Stdout, "watch: %d resources, %d decisions, %d new log lines\n", len(obs.resources), len(decisions), lines)
-	var errs []error
-	if len(pending) > 0 {
-		errs = append(errs, m.runActions(ctx, st, c, pending))
-	}
-	msgs, err := st.PendingWatchMessages(ctx)
-	if err != nil {
-		return errors.Join(append(errs, err)...)
-	}
-	dbFile, err := os.Stat(st.Path())
-	if err != nil {
-		return errors.Join(append(errs, fmt.Errorf("watch: %w", err))...)
-	}
-	lock.Release() // see above: the database work is done; recordDeliveries takes it again
-	sent, err := m.sendAlerts(ctx, c, msgs)
-	if err != nil {
-		errs = append(errs, publishError{err})
-	}
-	if err := m.recordDeliveries(ctx, st, dbFile, sent); err != nil {
-		errs = append(errs, publishError{err})
-	}
-	if !obs.telemetryOK {
-		errs = append(errs, partialError{fmt.Errorf("watch: %s", obs.telemetryErr)})
-	}
-	return errors.Join(errs...)
-}
-
-// staleAfter: telemetry older than this says nothing about now. Three
-// scrapes of a 5-minute sampler, with room for a late Prometheus.
-const staleAfter = 15 * time.Minute
-
-// fromLedger turns the store's open spells into the decision logic's.
-func fromLedger(in []store.WatchSpell) []watch.Spell {
-	out := make([]watch.Spell, len(in))
-	for i, s := range in {
-		out[i] = watch.Spell{ID: s.ID, Resource: s.Resource, Team: s.Team, Kind: s.Kind, Since: s.Since,
-			Opened: s.Opened, Reminded: s.Reminded, Graced: s.Graced, Acted: s.Acted, Rate: s.Rate, RateKnown: s.RateKnown, Currency: s.Currency}
-	}
-	return out
-}
-
-// watchEvents turns decisions into what the ledger records: each message
-// goes to the channels that take its team; an action is pending when it is
-// to run, else recorded with its outcome (dry run, refused) at once.
-func (m *Main) watchEvents(c *config.Config, ds []watch.Decision) []store.WatchEvent {
-	out := make([]store.WatchEvent, 0, len(ds))
-	for _, d := range ds {
-		r := d.Resource
-		e := store.WatchEvent{SpellID: d.Spell.ID, Kind: d.Kind, SpellKind: d.Spell.Kind, Event: d.Event,
-			Resource: d.Spell.Resource, Team: d.Spell.Team, Since: d.Spell.Since, Rate: r.HourlyRate, RateKnown: r.RateKnown,
-			Currency: r.Currency, Title: d.Message.Title, Body: d.Message.Text, Burnt: d.Burnt, BurntKnown: d.RateKnown,
-			CloseReason: d.Reason}
-		if e.Team == "" {
-			e.Team = r.Team
-		}
-		e.Channels = channelsFor(c, e.Team)
-		if d.Kind == watch.Act {
-			a := &store.WatchAction{Action: d.Action, Argv: d.Command, IdleSince: d.Spell.Since, Rate: r.HourlyRate,
-				Currency: r.Currency, Outcome: store.ActionPending, Reason: d.Reason}
-			switch {
-			case d.Reason != "":
-				a.Outcome = store.ActionRefused
-			case d.DryRun:
-				a.Outcome = store.ActionDryRun
+	if len(whole) > 0 {
+		o.Whole = func(ctx context.Context) []string {
+			var failed []string
+			results, _ := m.ingestSources(ctx, st, c, whole, io.Discard)
+			for _, r := range results {
+				if r.err != nil {
+					failed = append(failed, fmt.Sprintf("%s: %s", r.spec.name, redact(r.err.Error())))
+				}
 			}
-			e.Action = a
+			return failed
 		}
-		out = append(out, e)
 	}
-	return out
+	_, err = pass.Run(ctx, o)
+	return err
 }
 
-// observation is what a pass knows about now.
-type observation struct {
-	from         time.Time
-	resources    []analysis.ResourceNow
-	warnings     []string
-	tails        []tailRead // the log files read, with their new cursors
-	telemetryOK  bool
-	telemetryErr string
+// expandFiles is expand for pass.Options.Expand.
+func expandFiles(pattern string) ([]string, []error, error) {
+	x, err := expand(pattern)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x.files, x.refused, nil
+}
+
+// watchActivity loads what the watch did in the report's window.
+func watchActivity(ctx context.Context, st *store.Store, win analysis.Window) (*analysis.WatchInput, error) {
+	return pass.Activity(ctx, st, win.Start, win.End)
 }

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
@@ -497,23 +496,6 @@ func seq(from, to int) []int {
 		out = append(out, i)
 	}
 	return out
-}
-
-// TestStillIdle: the re-check just before a command runs leaves alone a
-// resource that got busy, went silent or is gone.
-func TestStillIdle(t *testing.T) {
-	at := watchAt(2, 0)
-	obs := &observation{resources: []analysis.ResourceNow{
-		{ID: "idle", LastSeen: at, IdleSince: watchAt(1, 0)},
-		{ID: "busy", LastSeen: at},
-		{ID: "silent", LastSeen: watchAt(1, 44), IdleSince: watchAt(1, 0)},
-	}}
-	for id, want := range map[string]string{"idle": "", "busy": "its GPUs are busy again",
-		"silent": "no fresh telemetry to confirm it is idle", "gone": "no longer billed or seen"} {
-		if got := stillIdle(obs, id, at); got != want {
-			t.Errorf("%s: %q, want %q", id, got, want)
-		}
-	}
 }
 
 // TestWatchWebhookJSON: a json channel through publish's sender to a local

@@ -9,6 +9,7 @@ import (
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/watch/pass"
 )
 
 func TestWindowResolve(t *testing.T) {
@@ -102,6 +103,12 @@ func TestExitCodes(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", usageError{base}), ExitUsage},
 		{partialError{base}, ExitPartial},
 		{publishError{base}, ExitPublish},
+		// A watch pass's errors, and several of them joined: the table's order.
+		{pass.BusyError{Err: base}, ExitBusy},
+		{pass.ConfigError{Err: base}, ExitUsage},
+		{pass.UndeliveredError{Err: base}, ExitPublish},
+		{pass.PartialError{Err: base}, ExitPartial},
+		{errors.Join(pass.PartialError{Err: base}, pass.UndeliveredError{Err: base}), ExitPublish},
 	} {
 		if got := exitCode(tc.err); got != tc.code {
 			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.code)

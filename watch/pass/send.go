@@ -1,4 +1,4 @@
-package main
+package pass
 
 import (
 	"context"
@@ -16,14 +16,14 @@ import (
 	"github.com/finops-oss/finops/store"
 )
 
-// alertSender is one of watch.channels: it delivers one message or says why not.
-type alertSender interface {
-	Send(ctx context.Context, a watchAlert) error
+// Sender is one of watch.channels: it delivers one message or says why not.
+type Sender interface {
+	Send(ctx context.Context, a Alert) error
 }
 
-// watchAlert is one message as the channels take it, with an id that stays
+// Alert is one message as the channels take it, with an id that stays
 // the same when it is sent again after a failure (email's Message-ID).
-type watchAlert struct {
+type Alert struct {
 	publish.Alert
 	MessageID string
 }
@@ -103,7 +103,7 @@ type delivery struct {
 
 // sendAlerts sends the pending messages whose team is not in its quiet
 // hours (held ones wait for a later pass) and says how each fared. It
-// touches no database: the caller has released the run lock (watchPass).
+// touches no database: the caller has released the run lock (Run).
 //
 // The whole sending has watch.pass_timeout, and one send at most half of
 // it (30 s by default, publish's own limit): a channel whose send runs
@@ -111,12 +111,13 @@ type delivery struct {
 // again this pass, so one hung webhook costs one send, not one per
 // message. What is not tried stays pending for the next pass, as a
 // message a channel refused does (exit 4).
-func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.WatchMessage) ([]delivery, error) {
+func sendAlerts(ctx context.Context, o Options, msgs []store.WatchMessage) ([]delivery, error) {
+	c := o.Config
 	budget := c.Watch.Settings().PassTimeout
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	perSend := min(30*time.Second, budget/2)
-	senders := map[string]alertSender{}
+	senders := map[string]Sender{}
 	timedOut := map[string]int{} // channel → messages left untried after it ran out of time
 	var out []delivery
 	var errs []error
@@ -128,7 +129,7 @@ func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.Wa
 		zone = time.UTC
 	}
 	for _, msg := range msgs {
-		now := m.Now().UTC()
+		now := o.Now().UTC()
 		if quiet(c, msg.Team, now) {
 			held++
 			continue
@@ -144,7 +145,7 @@ func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.Wa
 		s, ok := senders[msg.Channel]
 		if !ok {
 			var err error
-			s, err = m.watchSender(ctx, c, msg.Channel)
+			s, err = sender(ctx, o, msg.Channel)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("watch: channel %s: %w", msg.Channel, err))
 				s = nil
@@ -154,7 +155,7 @@ func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.Wa
 		if s == nil {
 			continue
 		}
-		a := watchAlert{Alert: publish.Alert{Event: msg.Event, Title: msg.Title, Text: msg.Body, Resource: msg.Resource,
+		a := Alert{Alert: publish.Alert{Event: msg.Event, Title: msg.Title, Text: msg.Body, Resource: msg.Resource,
 			Team: msg.Team, Since: inZone(msg.Since, zone), Currency: msg.Currency}, MessageID: "watch-" + strconv.FormatInt(msg.ID, 10)}
 		if msg.BurntKnown {
 			a.Burnt = strconv.FormatFloat(amount.RoundMinor(msg.Currency, msg.Burnt), 'f', -1, 64)
@@ -164,7 +165,7 @@ func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.Wa
 		ranOut := sctx.Err() != nil
 		scancel()
 		if err != nil {
-			text := redact(err.Error())
+			text := deliver.Redact(err.Error())
 			errs = append(errs, fmt.Errorf("watch: channel %s: %s", msg.Channel, text))
 			out = append(out, delivery{id: msg.ID, err: text})
 			if ranOut || errors.Is(err, publish.ErrTimedOut) || errors.Is(err, context.DeadlineExceeded) {
@@ -172,7 +173,7 @@ func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.Wa
 			}
 			continue
 		}
-		out = append(out, delivery{id: msg.ID, sentAt: m.Now().UTC()})
+		out = append(out, delivery{id: msg.ID, sentAt: o.Now().UTC()})
 	}
 	for ch, n := range timedOut {
 		if n > 0 {
@@ -182,8 +183,8 @@ func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.Wa
 	if late > 0 {
 		errs = append(errs, fmt.Errorf("watch: %d message(s) not tried: the pass's sending took watch.pass_timeout (%s); they stay pending for the next pass", late, budget))
 	}
-	if held > 0 && !m.quiet {
-		fmt.Fprintf(m.Stdout, "watch: %d message(s) held for quiet hours\n", held)
+	if held > 0 && !o.Quiet {
+		fmt.Fprintf(o.Out, "watch: %d message(s) held for quiet hours\n", held)
 	}
 	return out, errors.Join(errs...)
 }
@@ -196,11 +197,12 @@ func (m *Main) sendAlerts(ctx context.Context, c *config.Config, msgs []store.Wa
 // then, or when the file is no longer the one read before sending, the
 // ids may name other messages, so nothing is recorded, and the next pass
 // sends the messages again (a duplicate rather than a wrong mark).
-func (m *Main) recordDeliveries(ctx context.Context, st *store.Store, before os.FileInfo, ds []delivery) error {
+func recordDeliveries(ctx context.Context, o Options, before os.FileInfo, ds []delivery) error {
+	st := o.Store
 	if len(ds) == 0 {
 		return nil
 	}
-	lock, err := store.AcquireRunLock(st.Path(), watchLockJob, m.Now())
+	lock, err := store.AcquireRunLock(st.Path(), LockJob, o.Now())
 	var le *store.LockedError
 	switch {
 	case err == nil:
@@ -223,46 +225,48 @@ func (m *Main) recordDeliveries(ctx context.Context, st *store.Store, before os.
 	return errors.Join(errs...)
 }
 
-// watchSender builds the sender of a channel named by config.Channel.Name.
-func (m *Main) watchSender(ctx context.Context, c *config.Config, name string) (alertSender, error) {
+// sender builds the sender of a channel named by config.Channel.Name.
+func sender(ctx context.Context, o Options, name string) (Sender, error) {
+	c := o.Config
 	typ, idx, _ := strings.Cut(name, "#")
 	i, err := strconv.Atoi(idx)
 	if err != nil || i < 0 || i >= len(c.Watch.Channels) || c.Watch.Channels[i].Type != typ {
 		return nil, fmt.Errorf("no such channel in watch.channels any more: its messages stay pending")
 	}
 	ch := c.Watch.Channels[i]
-	if m.watchChannels != nil {
-		if s := m.watchChannels(ch); s != nil {
+	if o.Channel != nil {
+		if s := o.Channel(ch); s != nil {
 			return s, nil
 		}
 	}
 	if ch.Type == "email" {
-		return m.emailSender(ctx, c)
+		return newEmailSender(ctx, o)
 	}
-	url, err := ch.URL(ctx, m.Getenv)
+	url, err := ch.URL(ctx, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("watch.channels[%d]: %w", i, err)
 	}
-	secret, err := ch.Secret(ctx, m.Getenv)
+	secret, err := ch.Secret(ctx, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("watch.channels[%d]: %w", i, err)
 	}
-	return webhookSender{publish.Webhook{Kind: ch.Type, URL: url, Secret: secret, Now: m.Now}}, nil
+	return webhookSender{publish.Webhook{Kind: ch.Type, URL: url, Secret: secret, Now: o.Now}}, nil
 }
 
 // emailSender writes to the team's leads through publish.smtp.
 type emailSender struct {
-	c  *config.Config
-	tr *publish.Transport
-	m  *Main
+	c   *config.Config
+	tr  *publish.Transport
+	now func() time.Time
 }
 
-func (m *Main) emailSender(ctx context.Context, c *config.Config) (alertSender, error) {
+func newEmailSender(ctx context.Context, o Options) (Sender, error) {
+	c := o.Config
 	s := c.Publish.SMTP
 	if s.Host == "" || s.From == "" {
 		return nil, errors.New("an email channel needs publish.smtp.host and publish.smtp.from")
 	}
-	pass, err := s.Password(ctx, m.Getenv)
+	pass, err := s.Password(ctx, o.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -274,14 +278,14 @@ func (m *Main) emailSender(ctx context.Context, c *config.Config) (alertSender, 
 	if err != nil {
 		return nil, err
 	}
-	return &emailSender{c: c, tr: tr, m: m}, nil
+	return &emailSender{c: c, tr: tr, now: o.Now}, nil
 }
 
-func (e *emailSender) Send(ctx context.Context, a watchAlert) error {
+func (e *emailSender) Send(ctx context.Context, a Alert) error {
 	from := e.c.Publish.SMTP.From
 	to := leadsOf(e.c, a.Team)
 	msg, err := publish.BuildMessage(publish.Mail{From: from, To: to, Subject: "finops watch: " + a.Title,
-		Text: a.Text, Date: e.m.Now(), MessageID: publish.MessageID(a.MessageID, a.Resource, 1, from)})
+		Text: a.Text, Date: e.now(), MessageID: publish.MessageID(a.MessageID, a.Resource, 1, from)})
 	if err != nil {
 		return err
 	}
@@ -295,4 +299,4 @@ func (e *emailSender) Send(ctx context.Context, a watchAlert) error {
 // webhookSender is a chat or JSON webhook of publish.
 type webhookSender struct{ w publish.Webhook }
 
-func (s webhookSender) Send(ctx context.Context, a watchAlert) error { return s.w.Send(ctx, a.Alert) }
+func (s webhookSender) Send(ctx context.Context, a Alert) error { return s.w.Send(ctx, a.Alert) }

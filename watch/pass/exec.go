@@ -1,4 +1,4 @@
-package main
+package pass
 
 import (
 	"context"
@@ -23,9 +23,10 @@ const outputTail = 4096
 // before (RecordWatch). Just before, telemetry is read again: a resource
 // that got busy since the decision, or that cannot be confirmed idle, is left
 // alone (outcome busy, with the reason).
-func (m *Main) runActions(ctx context.Context, st *store.Store, c *config.Config, ids []int64) error {
+func runActions(ctx context.Context, o Options, ids []int64) error {
+	st, c := o.Store, o.Config
 	var errs []error
-	obs, recheckErr := m.observe(ctx, st, c, m.Now().UTC())
+	obs, recheckErr := observe(ctx, o, o.Now().UTC())
 	if recheckErr != nil {
 		// Nothing runs unconfirmed; each is closed here, not left pending
 		// for the next pass to take for a crash.
@@ -36,10 +37,10 @@ func (m *Main) runActions(ctx context.Context, st *store.Store, c *config.Config
 	// not left pending for the next pass to call interrupted (issue #26).
 	rec := context.WithoutCancel(ctx)
 	for _, id := range ids {
-		now := m.Now().UTC()
+		now := o.Now().UTC()
 		if ctx.Err() != nil {
 			why := "not run: finops watch was told to stop before it"
-			fmt.Fprintf(m.Stdout, "watch: action %d: %s\n", id, why)
+			fmt.Fprintf(o.Out, "watch: action %d: %s\n", id, why)
 			errs = append(errs, st.FinishAction(rec, id, store.ActionFailed, why, nil, "", now))
 			continue
 		}
@@ -53,13 +54,13 @@ func (m *Main) runActions(ctx context.Context, st *store.Store, c *config.Config
 			why = stillIdle(obs, a.Resource, now)
 		}
 		if why != "" {
-			fmt.Fprintf(m.Stdout, "watch: %s %s: not run: %s\n", a.Action, a.Resource, why)
+			fmt.Fprintf(o.Out, "watch: %s %s: not run: %s\n", a.Action, a.Resource, why)
 			errs = append(errs, st.FinishAction(rec, id, store.ActionBusy, why, nil, "", now))
 			continue
 		}
-		outcome, reason, code, out := m.execAction(ctx, c, a)
-		fmt.Fprintf(m.Stdout, "watch: %s %s: %s%s\n", a.Action, a.Resource, outcome, suffix(reason))
-		if err := st.FinishAction(rec, id, outcome, reason, code, out, m.Now().UTC()); err != nil {
+		outcome, reason, code, out := execAction(ctx, c, a)
+		fmt.Fprintf(o.Out, "watch: %s %s: %s%s\n", a.Action, a.Resource, outcome, suffix(reason))
+		if err := st.FinishAction(rec, id, outcome, reason, code, out, o.Now().UTC()); err != nil {
 			errs = append(errs, err)
 		}
 		if outcome != store.ActionDone {
@@ -117,7 +118,7 @@ const (
 // what happened is the outcome, not "interrupted" by the next pass. Its
 // environment is finops's without the secrets the config names (webhook
 // URLs, signing secrets, the SMTP password), plus the resource's fields.
-func (m *Main) execAction(ctx context.Context, c *config.Config, a *store.WatchAction) (outcome, reason string, code *int, output string) {
+func execAction(ctx context.Context, c *config.Config, a *store.WatchAction) (outcome, reason string, code *int, output string) {
 	timeout := c.Watch.Settings().CommandTimeout
 	cmd := exec.Command(a.Argv[0], a.Argv[1:]...)
 	cmd.Env = append(commandEnv(c, os.Environ()),

@@ -1,17 +1,18 @@
-package main
+package pass
 
 import (
 	"context"
+	"time"
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/store"
 )
 
-// watchActivity loads what `finops watch` did in the window, for the
-// report's Watch section: nil when it sent and decided nothing, so a fleet
-// without the watch gets no section.
-func watchActivity(ctx context.Context, st *store.Store, win analysis.Window) (*analysis.WatchInput, error) {
-	act, err := st.WatchActivity(ctx, win.Start, win.End)
+// Activity loads what `finops watch` did in [start, end), for the report's
+// Watch section: nil when it sent and decided nothing, so a fleet without
+// the watch gets no section.
+func Activity(ctx context.Context, st *store.Store, start, end time.Time) (*analysis.WatchInput, error) {
+	act, err := st.WatchActivity(ctx, start, end)
 	if err != nil {
 		return nil, err
 	}
