@@ -244,3 +244,39 @@ func TestRoundToTotal(t *testing.T) {
 		}
 	}
 }
+
+// TestChargebackOwnIdleStays: gpu-ml, ml's own resource, idles 6 of its 24
+// hours (48.00 a day is 2.00 an hour: 12.00 idle). That idle is in ml's
+// direct cost and stays there: the report's idle is 12.00 + 12.00 = 24.00,
+// but the idle pool is still gpu-shared's 12.00 alone, spread evenly as
+// 400 cents a team, ml included, and ml's charged back is the same as
+// without its idle (5800 cents, as in TestChargeback's "even").
+func TestChargebackOwnIdleStays(t *testing.T) {
+	in := chargeBill("6.00")
+	in.GPUs = append(in.GPUs, series("GPU-M", "gpu-ml", day0, seg{360, 0}, seg{1080, 90}))
+	in.Params.Chargeback = ChargebackRules{Unallocated: SpreadEven, Idle: SpreadEven}
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cents(r.Totals.IdleCost); got != 2400 {
+		t.Errorf("totals.idle_cost = %d cents, want 2400", got)
+	}
+	cb := r.Chargeback
+	if got := cents(cb.IdlePool); got != 1200 {
+		t.Errorf("idle pool = %d cents, want 1200 (gpu-shared's only)", got)
+	}
+	for _, tr := range cb.Teams {
+		if tr.Team != "ml" {
+			continue
+		}
+		if got := [3]int64{cents(tr.Direct), cents(tr.Idle), cents(tr.ChargedBack)}; got != [3]int64{4800, 400, 5800} {
+			t.Errorf("ml (direct, idle share, charged back) = %v, want [4800 400 5800]", got)
+		}
+	}
+	for _, tc := range r.ByTeam {
+		if tc.Team == "ml" && cents(tc.IdleCost) != 1200 {
+			t.Errorf("ml's own idle = %d cents, want 1200", cents(tc.IdleCost))
+		}
+	}
+}

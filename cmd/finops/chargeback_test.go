@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -124,4 +125,22 @@ func sign(v float64) float64 {
 		return -1
 	}
 	return 1
+}
+
+// TestReportChargebackConfigRefused: a report whose config names an unknown
+// dimension or team stops before reading anything, with the hint.
+func TestReportChargebackConfigRefused(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"report: {group_by: [tags:project]}", "did you mean tag:project?"},
+		{"teams: [{name: ml}]\nchargeback: {idle: 'team:nlp'}", `chargeback.idle: team "nlp" is not configured under teams (ml)`},
+	} {
+		cfg := filepath.Join(t.TempDir(), "finops.yaml")
+		if err := os.WriteFile(cfg, []byte(tc.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := cli(t, "--config", cfg, "--db", filepath.Join(t.TempDir(), "f.db"), "report", "--week", "2026-W48")
+		if code != ExitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tc.yaml, code, errs, ExitUsage, tc.want)
+		}
+	}
 }
