@@ -30,10 +30,6 @@ const maxGroups = 500
 // otherGroup holds the groups past maxGroups.
 const otherGroup = "(other)"
 
-// Dimensions are the names GroupBy accepts, tag:<key> aside; config refuses
-// any other name with the nearest of these.
-func Dimensions() []string { return []string{DimTeam, DimAccount, DimProvider, DimTagPrefix + "<key>"} }
-
 // ValidDimension reports whether d names a dimension: team, account,
 // provider or tag:<key> with a key.
 func ValidDimension(d string) bool {

@@ -13,11 +13,6 @@ const (
 	SpreadTeamPrefix   = "team:"
 )
 
-// SpreadRules are the rule names config accepts, team:<name> aside.
-func SpreadRules() []string {
-	return []string{SpreadNone, SpreadProportional, SpreadEven, SpreadTeamPrefix + "<name>"}
-}
-
 // ChargebackRules say how the two pools are spread; "" is none.
 type ChargebackRules struct {
 	Unallocated string
