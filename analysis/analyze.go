@@ -54,6 +54,7 @@ func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	win.allocate()
 	if clipped != "" {
 		res.DataQuality.Clipped = clipped
 		res.DataQuality.Warnings = append([]string{clipped}, res.DataQuality.Warnings...)
@@ -404,6 +405,7 @@ type lineSums struct {
 	cost, gpu, other, unused decimal.Decimal
 	nullCost                 int
 	unknownGPU               map[string]int
+	groups                   groupSums // per GroupBy dimension and value (allocation.go)
 }
 
 // lineTotal adds one line's share of the window to the totals, exactly:
@@ -428,6 +430,12 @@ func (a *analyzer) lineTotal(l *finops.BillingLine, s *lineSums) {
 	}
 	v := a.conv.amount(c, l.Currency).Mul(share)
 	s.cost = s.cost.Add(v)
+	if len(a.p.GroupBy) > 0 && !a.in.costsOnly {
+		if s.groups == nil {
+			s.groups = groupSums{}
+		}
+		s.groups.addLine(a.p.GroupBy, l, v)
+	}
 	switch {
 	case l.IsGPUUsage():
 		s.gpu = s.gpu.Add(v)

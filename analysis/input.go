@@ -125,6 +125,11 @@ type Params struct {
 	// the window's total cost).
 	SpikePct   float64
 	SpikeFloor float64
+	// GroupBy are the dimensions the report's cost is also grouped by
+	// (allocation.go), and Chargeback how the cost no team owns is spread
+	// onto the teams (chargeback.go); none by default.
+	GroupBy    []string
+	Chargeback ChargebackRules
 }
 
 // DefaultParams returns the defaults of metrics.md.

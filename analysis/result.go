@@ -19,6 +19,11 @@ type Result struct {
 	// Watch is what `finops watch` did in the window and saved; nil (no
 	// key) when it did nothing.
 	Watch *WatchSummary `json:"watch,omitempty"`
+	// Allocation is the cost grouped by each report.group_by dimension, and
+	// Chargeback the teams' costs with the cost no team owns spread onto
+	// them (allocation.go, chargeback.go); absent unless configured.
+	Allocation []Allocation `json:"allocation,omitempty"`
+	Chargeback *Chargeback  `json:"chargeback,omitempty"`
 
 	// Series for charts and sheets; not part of the JSON contract.
 	Daily       []DailyCost `json:"-"`

@@ -37,6 +37,10 @@ type Config struct {
 	Publish      Publish    `yaml:"publish"`
 	Purchase     []Purchase `yaml:"purchase"`        // rent-or-buy review assumptions (purchase.go)
 	Watch        Watch      `yaml:"watch,omitempty"` // finops watch (watch.go)
+	// Report.GroupBy and Chargeback: allocation by tag and the spread of
+	// the cost no team owns (allocation.go).
+	Report     ReportSettings `yaml:"report,omitempty"`
+	Chargeback Chargeback     `yaml:"chargeback,omitempty"`
 
 	// catalogPath is the price_catalog file read, whose rows are
 	// Prices[catalogFrom:]: errors name them by that file.
@@ -313,6 +317,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Publish.validate()...)
 	errs = append(errs, c.validatePurchase()...)
 	errs = append(errs, c.validateWatch()...)
+	errs = append(errs, c.validateAllocation()...)
 	return errors.Join(errs...)
 }
 

@@ -39,7 +39,7 @@ func TestExampleConfigParses(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
-		{"idle_threshold: 5", "line 1: unknown key idle_threshold; the keys at the top level are billing, currency,"},
+		{"idle_threshold: 5", "line 1: unknown key idle_threshold; the keys at the top level are billing, chargeback, currency,"},
 		{"timezone: Mars/Olympus", "timezone"},
 		{"fx: {USD: abc}", "fx.USD"},
 		{"thresholds: {lookback: soon}", "duration"},

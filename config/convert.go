@@ -82,6 +82,7 @@ func (c *Config) AnalysisParams() (analysis.Params, error) {
 	if t.MinCoverage != nil {
 		p.MinCoverage = *t.MinCoverage
 	}
+	p.GroupBy, p.Chargeback = c.allocationParams()
 	return p, nil
 }
 

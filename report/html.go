@@ -78,6 +78,9 @@ type page struct {
 	Pools           []poolRow
 	Watch           *watchView // nil: the watch did nothing in the period
 	Quality         qualityView
+	// Chargeback (nil without rules) and Allocation (report.group_by): html_chargeback.go.
+	Chargeback *chargebackView
+	Allocation []allocationTable
 }
 
 type findingItem struct{ Severity, SevTone, Kind, Team, Resource, Money, Text, Overlap string }
@@ -304,6 +307,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	}
 
 	p.Watch = newWatchView(r, loc)
+	p.Chargeback, p.Allocation = allocationViews(r)
 
 	dq := r.DataQuality
 	p.Quality = qualityView{

@@ -70,6 +70,7 @@ func roundedMoney(n analysis.Result) analysis.Result {
 			m(v)
 		}
 	}
+	roundedAllocation(&n, m)
 	if n.Watch != nil {
 		w := *n.Watch
 		m(&w.Saved)

@@ -16,7 +16,7 @@ import (
 // TestRoundedMoneyCoversEveryField fails when a float field is neither
 // rounded nor listed here, so a new amount of money cannot be forgotten.
 var notMoney = []string{
-	"ByResource[].AvgUtilization", "ByResource[].Bands.Fair", "ByResource[].Bands.Idle", "ByResource[].Bands.Low",
+	"Allocation[].Groups[].Share", "ByResource[].AvgUtilization", "ByResource[].Bands.Fair", "ByResource[].Bands.Idle", "ByResource[].Bands.Low",
 	"ByResource[].Bands.Saturated", "ByResource[].Bands.Target", "ByResource[].GPUHoursActive",
 	"ByResource[].GPUHoursBilled", "ByResource[].GPUHoursIdle", "ByResource[].GPUHoursUnmonitored",
 	"ByResource[].SaturatedHours", "ByTeam[].GPUHoursBilled", "ByTeam[].GPUHoursMonitored", "DataQuality.Coverage",

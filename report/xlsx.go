@@ -88,6 +88,11 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 		steps = slices.Insert(steps, slices.IndexFunc(steps, func(s step) bool { return s.sheet == sheetUtil }),
 			step{sheetWatch, b.watch, false})
 	}
+	at := slices.IndexFunc(steps, func(s step) bool { return s.sheet == sheetTeams }) + 1
+	for _, x := range b.allocationSheets() {
+		steps = slices.Insert(steps, at, step{x.sheet, x.fill, false})
+		at++
+	}
 	for i, s := range steps {
 		if err := ctx.Err(); err != nil {
 			return err

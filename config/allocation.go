@@ -1,0 +1,100 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/spelling"
+)
+
+// ReportSettings are the report's own settings: group_by, the dimensions
+// the cost is also grouped by besides the team (docs/CONFIG.md).
+type ReportSettings struct {
+	GroupBy []string `yaml:"group_by"`
+}
+
+// Chargeback says how the cost no team owns is spread back onto the teams
+// (docs/METRICS.md §Chargeback): none (the default), proportional, even or
+// team:<name>, for each of the two pools.
+type Chargeback struct {
+	Unallocated string `yaml:"unallocated"`
+	Idle        string `yaml:"idle"`
+}
+
+// validateAllocation checks report.group_by and the chargeback rules: a
+// dimension or rule that is not one refuses with the nearest that is, and a
+// team:<name> must name a configured team.
+func (c *Config) validateAllocation() []error {
+	var errs refusals
+	seen := firstSeen{}
+	for i, d := range c.Report.GroupBy {
+		key := fmt.Sprintf("report.group_by[%d]", i)
+		if !analysis.ValidDimension(d) {
+			errs.add(fmt.Errorf("%s: %q is not a dimension; want team, account, provider or tag:<key> (a billing tag's key, e.g. tag:project)%s",
+				key, d, didYouMean(d, dimensionNames(d))))
+			continue
+		}
+		errs.add(seen.once(key, d, key))
+	}
+	for _, r := range []struct{ key, rule string }{
+		{"chargeback.unallocated", c.Chargeback.Unallocated}, {"chargeback.idle", c.Chargeback.Idle},
+	} {
+		errs.add(c.checkSpreadRule(r.key, r.rule))
+	}
+	return errs
+}
+
+// checkSpreadRule checks one chargeback rule; "" is none.
+func (c *Config) checkSpreadRule(key, rule string) error {
+	switch rule {
+	case "", analysis.SpreadNone, analysis.SpreadProportional, analysis.SpreadEven:
+		return nil
+	}
+	name, ok := strings.CutPrefix(rule, analysis.SpreadTeamPrefix)
+	if !ok {
+		known := []string{analysis.SpreadNone, analysis.SpreadProportional, analysis.SpreadEven}
+		if i := strings.IndexByte(rule, ':'); i >= 0 {
+			known = []string{analysis.SpreadTeamPrefix + rule[i+1:]}
+		}
+		return fmt.Errorf("%s: %q is not a rule; want none, proportional, even or team:<name>%s", key, rule,
+			didYouMean(rule, known))
+	}
+	var teams []string
+	for _, t := range c.Teams {
+		if strings.EqualFold(t.Name, name) {
+			return nil
+		}
+		teams = append(teams, t.Name)
+	}
+	if len(teams) == 0 {
+		return fmt.Errorf("%s: team %q is not configured: there are no teams; add it under teams, or pick proportional or even", key, name)
+	}
+	return fmt.Errorf("%s: team %q is not configured under teams (%s)%s", key, name, strings.Join(teams, ", "),
+		didYouMean(name, teams))
+}
+
+// dimensionNames are the names a misspelt dimension d is compared with: the
+// fixed ones, and tag:<its key> when d has a key after some other prefix
+// (tags:project, label:project).
+func dimensionNames(d string) []string {
+	names := []string{analysis.DimTeam, analysis.DimAccount, analysis.DimProvider}
+	if i := strings.IndexByte(d, ':'); i >= 0 && strings.TrimSpace(d[i+1:]) != "" {
+		names = append(names, analysis.DimTagPrefix+d[i+1:])
+	}
+	return names
+}
+
+// didYouMean is "; did you mean X?" with the nearest of known, or "".
+func didYouMean(got string, known []string) string {
+	if s := spelling.Nearest(got, known); s != "" {
+		return fmt.Sprintf("; did you mean %s?", s)
+	}
+	return ""
+}
+
+// allocationParams are the group_by dimensions and chargeback rules in the
+// analysis's terms.
+func (c *Config) allocationParams() ([]string, analysis.ChargebackRules) {
+	return c.Report.GroupBy, analysis.ChargebackRules{Unallocated: c.Chargeback.Unallocated, Idle: c.Chargeback.Idle}
+}
