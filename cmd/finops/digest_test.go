@@ -242,13 +242,25 @@ func TestRunChatDigest(t *testing.T) {
 	t.Run("RetriedAfter500", func(t *testing.T) { testDigestRetried(t, fixture) })
 }
 
-// testDigestOnce: two runs of the same week; each receiver gets its digest
-// exactly once, with the report JSON's numbers; a dry run then says each
-// channel has it; --resend sends it again.
+// testDigestOnce: a dry run says what it would send and sends nothing; two
+// runs of the same week then give each receiver its digest exactly once,
+// with the report JSON's numbers; a dry run then says each channel has it;
+// --resend sends it again.
 func testDigestOnce(t *testing.T, fixture string) {
 	feishu := newChatReceiver(t, `{"code":0,"msg":"success","data":{}}`)
 	generic := newChatReceiver(t, "")
 	e := newDigestEnv(t, fixture, feishu, generic)
+	// A dry run first: it says what it would send and sends nothing.
+	code, out := e.run(t, "--dry-run")
+	for _, w := range []string{"dry run: would send the 2026-W48 digest of team nlp to feishu#0: \"finops weekly digest 2026-W48 · team nlp\"",
+		"dry run: would send the 2026-W48 digest of admins to json#1: \"finops weekly digest 2026-W48\""} {
+		if !strings.Contains(out, w) {
+			t.Errorf("the dry run does not say %q:\n%s", w, out)
+		}
+	}
+	if code != ExitOK || len(feishu.bodies())+len(generic.bodies()) != 0 {
+		t.Fatalf("dry run: exit %d, %d+%d messages sent\n%s", code, len(feishu.bodies()), len(generic.bodies()), out)
+	}
 	for i := 1; i <= 2; i++ {
 		if code, out := e.run(t); code != ExitOK {
 			t.Fatalf("run %d: exit %d\n%s", i, code, out)
@@ -322,7 +334,7 @@ func testDigestOnce(t *testing.T, fixture string) {
 		t.Errorf("ledger %q, want %q", got, w)
 	}
 
-	code, out := e.run(t, "--dry-run")
+	code, out = e.run(t, "--dry-run")
 	if code != ExitOK || !strings.Contains(out, "dry run: feishu#0 already has the 2026-W48 digest of team nlp") ||
 		!strings.Contains(out, "dry run: json#1 already has the 2026-W48 digest of admins") {
 		t.Errorf("dry run: exit %d\n%s", code, out)
