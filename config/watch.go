@@ -31,6 +31,11 @@ type Watch struct {
 	// max_lifetime too (with the same safeguards, and only while idle).
 	ActOnLifetime bool      `yaml:"act_on_lifetime"`
 	Channels      []Channel `yaml:"channels"`
+	// Digest sends each `finops run`'s weekly digest to the chat channels
+	// too (deliver/digest.go): a team's to the channels that list the team
+	// under teams, the fleet's to those that list none. Off by default, so
+	// that channels set up for alerts get no weekly post they did not ask for.
+	Digest bool `yaml:"digest"`
 }
 
 // WatchAllow lists what an action may touch: nothing outside it is ever acted on.

@@ -15,7 +15,13 @@
 //     failed to upload;
 //  4. every pending email is sent — this run's and any an earlier run failed
 //     to send;
-//  5. a snapshot of the database (now holding the ledger of 1–4) is uploaded,
+//  5. with watch.digest, the weekly digest (report.Digest) of each team is
+//     queued for the chat channels that list the team under teams, and the
+//     fleet's for those that list none, each channel unless it already has
+//     this period's; then every pending digest is sent through
+//     publish.Webhook (escaped and cut per platform, as the watch's alerts)
+//     — this run's and any an earlier run failed to send (digest.go);
+//  6. a snapshot of the database (now holding the ledger of 1–5) is uploaded,
 //     and snapshots older than the retention are deleted.
 package deliver
 
@@ -68,6 +74,11 @@ type Result struct {
 	EmailsAlreadySent int               `json:"emails_already_sent"`
 	WouldUpload       []string          `json:"would_upload,omitempty"`
 	WouldEmail        []string          `json:"would_email,omitempty"`
+	// The chat stage (digest.go): each "digest of <scope> to <channel> (<period>)".
+	DigestsSent        []string `json:"digests_sent,omitempty"`
+	DigestsFailed      []string `json:"digests_failed,omitempty"`
+	DigestsAlreadySent int      `json:"digests_already_sent"`
+	WouldChat          []string `json:"would_chat,omitempty"`
 }
 
 // Run delivers one run's reports. Store, RunID, Config, Window and Options
@@ -81,10 +92,13 @@ type Run struct {
 	// Transports: nil S3 or SMTP means no upload or no email.
 	Transports Transports
 	Version    string // the program's, in the team workbooks
-	Now        func() time.Time
-	Out        io.Writer    // the run's lines: what went out, what failed
-	Quiet      bool         // Out gets the failures only (--quiet)
-	Log        *slog.Logger // ledger write failures; each delivery failure too with LogFailures
+	// Getenv reads the chat channels' URLs and secrets (url_env,
+	// secret_env); nil reads none.
+	Getenv func(string) string
+	Now    func() time.Time
+	Out    io.Writer    // the run's lines: what went out, what failed
+	Quiet  bool         // Out gets the failures only (--quiet)
+	Log    *slog.Logger // ledger write failures; each delivery failure too with LogFailures
 	// LogFailures also logs each failure as a record, for a run whose
 	// standard output carries only its JSON result.
 	LogFailures bool
@@ -249,6 +263,22 @@ func (r *Run) Deliver(ctx context.Context, res *analysis.Result, dir string, rep
 		r.Stage(store.StageEmail, status)
 	} else {
 		r.skipped(store.StageEmail, r.Options.NoEmail, "--no-email", "publish.smtp.host")
+	}
+	switch {
+	case !r.Config.Watch.Digest:
+		r.Stage(store.StageChat, store.StageSkipped)
+		fmt.Fprintln(r.said(), "chat: skipped (watch.digest is off in the config)")
+	case len(chatChannels(r.Config)) == 0:
+		r.Stage(store.StageChat, store.StageSkipped)
+		fmt.Fprintln(r.said(), "chat: skipped (no chat channel in watch.channels)")
+	default:
+		before := len(failures)
+		r.queueDigests(ctx, res, reports, fail)
+		status := r.sendDigests(ctx, fail)
+		if len(failures) > before {
+			status = store.StageFailed
+		}
+		r.Stage(store.StageChat, status)
 	}
 	if client != nil && uploadOK {
 		if !r.uploadSnapshot(ctx, client, fail) {

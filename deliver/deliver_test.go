@@ -67,15 +67,17 @@ func TestReportFiles(t *testing.T) {
 	}
 }
 
-// TestDeliverNothingConfigured: without S3 and SMTP a delivery touches no
-// server, records both stages skipped and says why, flag or config.
+// TestDeliverNothingConfigured: without S3, SMTP and watch.digest a delivery
+// touches no server, records the stages skipped and says why, flag or config.
 func TestDeliverNothingConfigured(t *testing.T) {
 	for _, tc := range []struct {
 		opts Options
 		want []string
 	}{
-		{Options{}, []string{"upload: skipped (no publish.s3.bucket in the config)", "email: skipped (no publish.smtp.host in the config)"}},
-		{Options{NoUpload: true, NoEmail: true}, []string{"upload: skipped (--no-upload)", "email: skipped (--no-email)"}},
+		{Options{}, []string{"upload: skipped (no publish.s3.bucket in the config)", "email: skipped (no publish.smtp.host in the config)",
+			"chat: skipped (watch.digest is off in the config)"}},
+		{Options{NoUpload: true, NoEmail: true}, []string{"upload: skipped (--no-upload)", "email: skipped (--no-email)",
+			"chat: skipped (watch.digest is off in the config)"}},
 	} {
 		r, out := newRun(t, &config.Config{}, Transports{}, tc.opts)
 		if err := r.Deliver(context.Background(), week48Result(), t.TempDir(), nil); err != nil {
@@ -84,15 +86,16 @@ func TestDeliverNothingConfigured(t *testing.T) {
 		if got := strings.Split(strings.TrimSpace(out.String()), "\n"); !slices.Equal(got, tc.want) {
 			t.Errorf("%+v: printed %q, want %q", tc.opts, got, tc.want)
 		}
-		if s := r.Result.Stages; s[store.StageUpload] != store.StageSkipped || s[store.StageEmail] != store.StageSkipped {
+		if s := r.Result.Stages; s[store.StageUpload] != store.StageSkipped || s[store.StageEmail] != store.StageSkipped ||
+			s[store.StageChat] != store.StageSkipped {
 			t.Errorf("%+v: stages %v", tc.opts, s)
 		}
 		runs, err := r.Store.Runs(context.Background(), week48.Label)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if runs[0].Upload != store.StageSkipped || runs[0].Email != store.StageSkipped {
-			t.Errorf("%+v: ledger stages upload %q email %q", tc.opts, runs[0].Upload, runs[0].Email)
+		if runs[0].Upload != store.StageSkipped || runs[0].Email != store.StageSkipped || runs[0].Chat != store.StageSkipped {
+			t.Errorf("%+v: ledger stages upload %q email %q chat %q", tc.opts, runs[0].Upload, runs[0].Email, runs[0].Chat)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // DryRun says what Deliver would upload and send, touching neither S3, the
-// mail server nor the ledger's delivery state.
+// mail server, the chat channels nor the ledger's delivery state.
 func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, reports []string) error {
 	result := r.result()
 	result.Reports = reports
@@ -101,6 +101,19 @@ func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, repo
 			fmt.Fprintf(out, "dry run: would delete snapshots under s3://%s/%s whose period ended more than %d weeks ago\n", s3c.Bucket, prefix, w)
 		}
 		r.Stage(store.StageUpload, store.StageDryRun)
+	}
+	switch {
+	case !r.Config.Watch.Digest:
+		fmt.Fprintln(out, "dry run: no chat digest (watch.digest is off)")
+		r.Stage(store.StageChat, store.StageSkipped)
+	case len(chatChannels(r.Config)) == 0:
+		fmt.Fprintln(out, "dry run: no chat digest (no chat channel in watch.channels)")
+		r.Stage(store.StageChat, store.StageSkipped)
+	default:
+		if err := r.dryRunChat(ctx, res, reports, would); err != nil {
+			return err
+		}
+		r.Stage(store.StageChat, store.StageDryRun)
 	}
 	if r.Transports.SMTP == nil {
 		reason := "no publish.smtp.host configured"

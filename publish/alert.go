@@ -12,7 +12,7 @@ import (
 // bill (resource names, tags, team labels) and is treated as untrusted by
 // each sender.
 type Alert struct {
-	Event    string // "idle", "reminder", "busy", "released", "grace", "action", "lifetime"
+	Event    string // "idle", "reminder", "busy", "released", "grace", "action", "lifetime"; "digest" for a run's weekly digest
 	Title    string // one line
 	Text     string // plain text, a few lines
 	Resource string
@@ -22,10 +22,14 @@ type Alert struct {
 	Currency string
 }
 
+// EventDigest is the event of a `finops run`'s weekly digest (deliver):
+// sent through the same channels, escaped and cut as the alerts are.
+const EventDigest = "digest"
+
 // alertEvents are the values Alert.Event may take; the generic JSON schema
 // documents them, so a receiver can switch on them.
 func alertEvents() []string {
-	return []string{"idle", "reminder", "busy", "released", "grace", "action", "lifetime"}
+	return []string{"idle", "reminder", "busy", "released", "grace", "action", "lifetime", EventDigest}
 }
 
 // plain is an alert's text as every chat sender starts from: one title

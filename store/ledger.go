@@ -33,6 +33,7 @@ const (
 	StageReport = "report"
 	StageUpload = "upload"
 	StageEmail  = "email"
+	StageChat   = "chat" // the weekly digest to the watch's chat channels (migration 13)
 
 	StageOK      = "ok"
 	StagePartial = "partial"
@@ -67,6 +68,7 @@ type Run struct {
 	Status             string
 	Ingest, Report     string // stage statuses; "" when the stage did not run
 	Upload, Email      string
+	Chat               string
 	Error              string
 	PID                int
 	Host               string
@@ -118,7 +120,7 @@ func (s *Store) BeginRun(ctx context.Context, period string) (*Run, error) {
 // SetStage records a stage's status for a run.
 func (s *Store) SetStage(ctx context.Context, runID int64, stage, status string) error {
 	col := map[string]string{StageIngest: "ingest_status", StageReport: "report_status",
-		StageUpload: "upload_status", StageEmail: "email_status"}[stage]
+		StageUpload: "upload_status", StageEmail: "email_status", StageChat: "chat_status"}[stage]
 	if col == "" {
 		return fmt.Errorf("store: unknown stage %q", stage)
 	}
@@ -141,7 +143,7 @@ func (s *Store) FinishRun(ctx context.Context, runID int64, status, errText stri
 // Runs lists the ledger's runs, oldest first; period "" lists all.
 func (s *Store) Runs(ctx context.Context, period string) ([]Run, error) {
 	q := `SELECT id, period, started_at, finished_at, status, ingest_status, report_status, upload_status,
-		email_status, error, pid, host FROM runs`
+		email_status, chat_status, error, pid, host FROM runs`
 	var args []any
 	if period != "" {
 		q += ` WHERE period = ?`
@@ -157,16 +159,16 @@ func (s *Store) Runs(ctx context.Context, period string) ([]Run, error) {
 		var r Run
 		var started int64
 		var finished, pid sql.NullInt64
-		var ingest, report, upload, email, errText, host sql.NullString
+		var ingest, report, upload, email, chat, errText, host sql.NullString
 		if err := rows.Scan(&r.ID, &r.Period, &started, &finished, &r.Status, &ingest, &report, &upload, &email,
-			&errText, &pid, &host); err != nil {
+			&chat, &errText, &pid, &host); err != nil {
 			return nil, fmt.Errorf("store: runs: %w", err)
 		}
 		r.StartedAt = time.Unix(started, 0)
 		if finished.Valid {
 			r.FinishedAt = time.Unix(finished.Int64, 0)
 		}
-		r.Ingest, r.Report, r.Upload, r.Email = ingest.String, report.String, upload.String, email.String
+		r.Ingest, r.Report, r.Upload, r.Email, r.Chat = ingest.String, report.String, upload.String, email.String, chat.String
 		r.Error, r.PID, r.Host = errText.String, int(pid.Int64), host.String
 		out = append(out, r)
 	}

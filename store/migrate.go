@@ -436,6 +436,40 @@ CREATE TABLE failed_imports (
 	PRIMARY KEY (uri, period_key, delivery)
 );
 `,
+	// 12: PLACEHOLDER (integrator): another branch adds the real migration 12;
+	// replace this no-op entry with it when merging. Migration 13 below must
+	// stay the 13th entry.
+	`
+-- placeholder for migration 12 (another branch)
+`,
+	// 13: the weekly digest in chat (deliver/digest.go, issue #27): one row
+	// per period, scope (a team's name; '' for the fleet digest to the admins'
+	// channels) and watch channel, so a run sends each digest once and
+	// retries the ones that failed. The watch's own ledger does not fit: its
+	// messages belong to an event of an idle spell (event_id and spell_id are
+	// NOT NULL), a watch pass sends every pending one, and the report's watch
+	// section counts them as alerts. runs.chat_status is the run's chat stage.
+	`
+ALTER TABLE runs ADD COLUMN chat_status TEXT;
+
+CREATE TABLE run_digests (
+	period     TEXT NOT NULL,               -- report label, e.g. 2026-W48
+	scope      TEXT NOT NULL,               -- a team's name; '' for the fleet digest
+	channel    TEXT NOT NULL,               -- watch.channels[i] as "type#i", as in watch_messages
+	generation INTEGER NOT NULL DEFAULT 1,  -- 1, then +1 per --resend
+	title      TEXT NOT NULL,
+	body       TEXT NOT NULL,               -- plain text: each channel's sender escapes it for its platform
+	currency   TEXT NOT NULL DEFAULT '',
+	status     TEXT NOT NULL,               -- pending, sent, failed, abandoned
+	attempts   INTEGER NOT NULL DEFAULT 0,
+	built_at   INTEGER NOT NULL,            -- unix seconds
+	sent_at    INTEGER,
+	run_id     INTEGER,                     -- the last run that queued or tried it
+	error      TEXT,
+	PRIMARY KEY (period, scope, channel)
+);
+CREATE INDEX run_digests_pending ON run_digests(status) WHERE status IN ('pending', 'failed');
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

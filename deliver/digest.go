@@ -1,0 +1,270 @@
+package deliver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/store"
+)
+
+// Deadlines of the chat stage: all its sends together, and one send with
+// its retries (publish.Webhook's own default).
+const (
+	ChatStageTimeout = 5 * time.Minute
+	ChatSendTimeout  = 30 * time.Second
+)
+
+// chatScope is one digest of this period: a team's (or the fleet's) slice
+// and the chat channels it goes to.
+type chatScope struct {
+	scope     string // the team's name as configured; "" for the fleet
+	result    *analysis.Result
+	channels  []string // config.Channel.Name, in watch.channels order
+	reportURL string
+}
+
+// chatChannels are the watch's webhook channels by name: email channels
+// are left out, the digest already goes by email.
+func chatChannels(c *config.Config) map[string]config.Channel {
+	out := map[string]config.Channel{}
+	for i, ch := range c.Watch.Channels {
+		if ch.Type != "email" {
+			out[ch.Name(i)] = ch
+		}
+	}
+	return out
+}
+
+// digestRoute names the channels that take a scope's digest. The watch
+// routes a team's alerts to the channels that list it under teams and to
+// those that list none; for the digest a channel that lists none is the
+// admins' channel: it gets the fleet digest, which has every team's cost,
+// and not one more digest per team.
+func digestRoute(c *config.Config, scope string) []string {
+	var out []string
+	for i, ch := range c.Watch.Channels {
+		if ch.Type == "email" {
+			continue
+		}
+		if scope == "" && len(ch.Teams) == 0 || scope != "" && containsFold(ch.Teams, scope) {
+			out = append(out, ch.Name(i))
+		}
+	}
+	return out
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// chatScopes lists this period's digests: one per team with a channel and
+// a row in the result, one for the fleet when a channel lists no team.
+func (r *Run) chatScopes(res *analysis.Result, reports []string) []chatScope {
+	var out []chatScope
+	for _, t := range r.Config.Teams {
+		chans := digestRoute(r.Config, t.Name)
+		if len(chans) == 0 {
+			continue
+		}
+		slice := res.ForTeam(t.Name)
+		if slice == nil {
+			fmt.Fprintf(r.said(), "chat: team %s has no costs in %s; no digest\n", t.Name, r.Window.Label)
+			continue
+		}
+		// TODO(integrator): link the team's own page here (the per-team pages
+		// of another branch), as the fleet digest links the report below.
+		out = append(out, chatScope{scope: t.Name, result: slice, channels: chans})
+	}
+	if chans := digestRoute(r.Config, ""); len(chans) > 0 {
+		s := chatScope{result: res, channels: chans}
+		for _, p := range reports {
+			if filepath.Ext(p) == ".html" {
+				s.reportURL = r.link(filepath.Base(p))
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// digest builds a scope's message: the team's name as the result spells it.
+func (s chatScope) digest() (report.DigestMessage, error) {
+	team := ""
+	if s.scope != "" {
+		team = s.result.ByTeam[0].Team
+	}
+	return report.Digest(s.result, report.DigestOptions{Team: team, ReportURL: s.reportURL})
+}
+
+func chatWhat(scope, channel string) string {
+	return "digest of " + scopeName(scope) + " to " + channel
+}
+
+// queueDigests builds this period's digests and queues them in the ledger
+// for the channels that do not have them yet.
+func (r *Run) queueDigests(ctx context.Context, res *analysis.Result, reports []string, fail func(string, ...any)) {
+	result, period := r.result(), r.Window.Label
+	for _, s := range r.chatScopes(res, reports) {
+		msg, err := s.digest()
+		if err != nil {
+			fail("chat: %s: %v", scopeName(s.scope), err)
+			continue
+		}
+		pending, err := r.Store.QueueDigest(ctx, r.RunID, period, s.scope, s.channels, r.Options.Resend,
+			store.DigestMessage{Title: msg.Title, Body: msg.Text, Currency: msg.Currency})
+		if err != nil {
+			fail("chat: %s: %v", scopeName(s.scope), err)
+			continue
+		}
+		result.DigestsAlreadySent += len(s.channels) - len(pending)
+	}
+	if n := result.DigestsAlreadySent; n > 0 {
+		fmt.Fprintf(r.said(), "chat: %d channels already have the %s digest; not sending again (--resend sends it again)\n", n, period)
+	}
+}
+
+// webhook is the sender of a channel, its URL and secret read from the
+// environment or files now; they join the secrets redacted from every
+// output.
+func (r *Run) webhook(ctx context.Context, ch config.Channel) (*publish.Webhook, error) {
+	getenv := r.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	url, err := ch.URL(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := ch.Secret(ctx, getenv)
+	if err != nil {
+		return nil, err
+	}
+	r.Transports.Secrets = append(r.Transports.Secrets, url, secret)
+	w := &publish.Webhook{Kind: ch.Type, URL: url, Secret: secret, Now: r.Now, Timeout: ChatSendTimeout}
+	if len(r.Backoff) > 0 {
+		w.Backoff = r.Backoff[0]
+	}
+	return w, nil
+}
+
+// sendDigests sends every digest some channel still needs, of any period,
+// and returns the stage's status. A channel whose send ran out of time is
+// not tried again this run (its other digests stay pending); a digest whose
+// channel left watch.channels, or no longer takes its scope, is abandoned.
+func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string {
+	pending, err := r.Store.PendingDigests(ctx)
+	if err != nil {
+		fail("chat: %v", err)
+		return store.StageFailed
+	}
+	ctx, cancel := context.WithTimeout(ctx, ChatStageTimeout)
+	defer cancel()
+	chans := chatChannels(r.Config)
+	senders := map[string]*publish.Webhook{}
+	broken := map[string]string{} // channel → why it is not tried (again) this run
+	result := r.result()
+	status := store.StageOK
+	failed := func(d store.Digest, text string) {
+		what := chatWhat(d.Scope, d.Channel) + " (" + d.Period + ")"
+		r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestFailed, r.redact(text))
+		result.DigestsFailed = append(result.DigestsFailed, what)
+		fail("chat: %s failed: %s", what, text)
+		status = store.StageFailed
+	}
+	for _, d := range pending {
+		ch, ok := chans[d.Channel]
+		if !ok || !slices.Contains(digestRoute(r.Config, d.Scope), d.Channel) {
+			why := "its channel is no longer in watch.channels, or no longer takes " + scopeName(d.Scope) + "'s messages"
+			r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestAbandoned, why)
+			fmt.Fprintf(r.said(), "chat: %s (%s) not sent: %s\n", chatWhat(d.Scope, d.Channel), d.Period, why)
+			continue
+		}
+		if why, ok := broken[d.Channel]; ok {
+			failed(d, "not tried: "+why)
+			continue
+		}
+		w, ok := senders[d.Channel]
+		if !ok {
+			var err error
+			if w, err = r.webhook(ctx, ch); err != nil {
+				broken[d.Channel] = "watch.channels: " + d.Channel + ": " + err.Error()
+				failed(d, broken[d.Channel])
+				continue
+			}
+			senders[d.Channel] = w
+		}
+		if ctx.Err() != nil {
+			failed(d, "not tried: the chat stage ran out of time")
+			continue
+		}
+		err := w.Send(ctx, publish.Alert{Event: publish.EventDigest, Title: d.Title, Text: d.Body, Team: d.Scope,
+			Currency: d.Currency})
+		if err != nil {
+			if errors.Is(err, publish.ErrTimedOut) || errors.Is(err, context.DeadlineExceeded) {
+				broken[d.Channel] = d.Channel + " ran out of time on an earlier digest"
+			}
+			failed(d, r.redact(err.Error()))
+			continue
+		}
+		if err := r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestSent, ""); err != nil {
+			fail("chat: %s: sent, but not recorded: %v", chatWhat(d.Scope, d.Channel), err)
+			status = store.StageFailed
+		}
+		result.DigestsSent = append(result.DigestsSent, chatWhat(d.Scope, d.Channel)+" ("+d.Period+")")
+		fmt.Fprintf(r.said(), "chat: sent the %s digest of %s to %s\n", d.Period, scopeName(d.Scope), d.Channel)
+	}
+	return status
+}
+
+// dryRunChat says which digests Deliver would send, touching no channel
+// and no ledger row.
+func (r *Run) dryRunChat(ctx context.Context, res *analysis.Result, reports []string,
+	would func(list *[]string, format string, args ...any)) error {
+	result, out, period := r.result(), r.out(), r.Window.Label
+	for _, s := range r.chatScopes(res, reports) {
+		msg, err := s.digest()
+		if err != nil {
+			return err
+		}
+		st, err := r.Store.DigestStatus(ctx, period, s.scope)
+		if err != nil {
+			return err
+		}
+		for _, ch := range s.channels {
+			if st[ch] == store.DigestSent && !r.Options.Resend {
+				result.DigestsAlreadySent++
+				fmt.Fprintf(out, "dry run: %s already has the %s digest of %s (--resend sends it again)\n", ch, period, scopeName(s.scope))
+				continue
+			}
+			would(&result.WouldChat, "send the %s digest of %s to %s: %s (%d lines)", period, scopeName(s.scope), ch,
+				strconv.Quote(sanitize.Control(msg.Title)), strings.Count(msg.Text, "\n")+1)
+		}
+	}
+	pending, err := r.Store.PendingDigests(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range pending {
+		if d.Period != period {
+			would(&result.WouldChat, "send the %s digest of %s to %s (left over from an earlier run)", d.Period,
+				scopeName(d.Scope), d.Channel)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+package report
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// DigestOptions says whom a chat digest is for and what it links to.
+type DigestOptions struct {
+	// Team is the team whose slice (analysis.Result.ForTeam) the Result is;
+	// "" for the fleet digest.
+	Team string
+	// ReportURL is the page to read the rest on; "" leaves the link out.
+	// Only http and https URLs are accepted.
+	ReportURL string
+	// MaxActions bounds the recommendations listed (default 5).
+	MaxActions int
+}
+
+// DigestMessage is a weekly digest as every chat channel starts from: one
+// title line and plain-text lines, without markup. Bill text in it (team
+// and resource names) is as written, reduced to one line each: the sender
+// of each platform escapes and defuses it, as it does an alert's.
+type DigestMessage struct {
+	Title    string
+	Text     string
+	Team     string // the team's name as the result has it; "" for the fleet
+	Currency string
+}
+
+// Bounds of the digest's bill text: with MaxActions lines of at most
+// digestNameRunes each, a digest stays well inside the smallest chat limit
+// (a Slack section's 3000 characters), so the platforms never cut it.
+const (
+	digestNameRunes   = 80
+	digestReasonRunes = 160
+	digestMaxReasons  = 3
+)
+
+// Digest renders the weekly digest of r for chat: the period's cost, the
+// idle cost and its share, the coverage and "data incomplete" when the
+// data is, the actions that save the most with their savings, and the
+// link. Its numbers are formatted as the email's (money, idleMoney,
+// idleNote), so the two say the same.
+func Digest(r *analysis.Result, opts DigestOptions) (DigestMessage, error) {
+	if r == nil {
+		return DigestMessage{}, fmt.Errorf("report: digest: nil result")
+	}
+	loc, err := reportZone(r)
+	if err != nil {
+		return DigestMessage{}, err
+	}
+	if opts.ReportURL != "" {
+		u, err := url.Parse(opts.ReportURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return DigestMessage{}, fmt.Errorf("report: digest: report URL %q is not an http(s) URL", oneLine(opts.ReportURL, 200))
+		}
+	}
+	if opts.MaxActions <= 0 {
+		opts.MaxActions = 5
+	}
+	cur, t := r.Currency, r.Totals
+	label := oneLine(orDefault(r.Period.Label, periodText(r.Period, loc)), 40)
+	title := "finops weekly digest " + label
+	if opts.Team != "" {
+		title += " · team " + oneLine(opts.Team, digestNameRunes)
+	}
+	var lines []string
+	add := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	if p := periodText(r.Period, loc); p != "" {
+		add("%s (%s)", p, loc.String())
+	}
+	cost := "Cost: " + money(cur, t.Cost)
+	if c := changeText(t.Cost, t.PreviousCost); c != "" {
+		cost += " (" + c + ")"
+	}
+	add("%s", cost)
+	add("Idle cost: %s (%s)", idleMoney(cur, t), idleNote(t))
+	if incomplete(r.DataQuality) || t.IdleLowerBound() {
+		add("Data incomplete: %s of GPU-hours monitored", percent(t.Coverage()))
+		for i, why := range r.DataQuality.Incomplete {
+			if i == digestMaxReasons {
+				add("- and %d more reasons (see the report)", len(r.DataQuality.Incomplete)-i)
+				break
+			}
+			add("- %s", oneLine(why, digestReasonRunes))
+		}
+	}
+	if opts.ReportURL != "" {
+		add("Report: %s", opts.ReportURL)
+	}
+	acts := topActions(r.Recommendations, 0)
+	if len(acts) > 0 {
+		add("Savings available: %s per month", money(cur, t.MonthlySavings))
+		add("Top recommendations:")
+		for i, a := range acts {
+			if i == opts.MaxActions {
+				add("… and %d more in the report", len(acts)-i)
+				break
+			}
+			add("%d. %s: %s, saves %s/month", i+1, actionText(a.Action),
+				oneLine(analysis.ShortResourceID(a.ResourceID), digestNameRunes), money(cur, a.MonthlySavings))
+		}
+	}
+	team := ""
+	if opts.Team != "" {
+		team = oneLine(opts.Team, digestNameRunes)
+	}
+	return DigestMessage{Title: title, Text: strings.Join(lines, "\n"), Team: team, Currency: cur}, nil
+}
