@@ -105,6 +105,8 @@ type Run struct {
 	Bytes       func(label string, size int64) Progress // a bar of size bytes; nil: no bars
 	Backoff     []time.Duration                         // nil: DefaultBackoff
 	Result      *Result                                 // filled as the delivery goes
+
+	pages map[string]*teamPage // each told team's files, named once (teamPages)
 }
 
 func (r *Run) now() time.Time {
@@ -233,6 +235,13 @@ func (r *Run) Deliver(ctx context.Context, res *analysis.Result, dir string, rep
 			if err := r.recordArtifact(ctx, p); err != nil {
 				fail("upload: %v", err)
 			}
+		}
+	}
+	// Every team's page and workbook before the upload: the leads' emails
+	// attach and link them, the teams' digests link them.
+	if smtp != nil || r.digestOn() {
+		if err := r.writeTeamPages(ctx, res, dir, reports); err != nil {
+			fail("team pages: %v", err)
 		}
 	}
 	emailFailures := 0

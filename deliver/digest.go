@@ -82,14 +82,13 @@ func (r *Run) chatScopes(res *analysis.Result, reports []string) []chatScope {
 		if len(chans) == 0 {
 			continue
 		}
-		slice := res.ForTeam(t.Name)
-		if slice == nil {
+		p := r.teamPages(res, "", reports)[t.Name]
+		if p == nil {
 			fmt.Fprintf(r.said(), "chat: team %s has no costs in %s; no digest\n", t.Name, r.Window.Label)
 			continue
 		}
-		// TODO(integrator): link the team's own page here (the per-team pages
-		// of another branch), as the fleet digest links the report below.
-		out = append(out, chatScope{scope: t.Name, result: slice, channels: chans})
+		// The team's own page, as the fleet digest links the report.
+		out = append(out, chatScope{scope: t.Name, result: p.result, channels: chans, reportURL: r.link(filepath.Base(p.page))})
 	}
 	if chans := digestRoute(r.Config, ""); len(chans) > 0 {
 		s := chatScope{result: res, channels: chans}

@@ -210,9 +210,22 @@ func TestDigestRouting(t *testing.T) {
 	for _, s := range r.chatScopes(week48Result(), []string{"out/finops-2026-W48.json", "out/finops-2026-W48.html"}) {
 		got = append(got, fmt.Sprintf("%s→%s %s", scopeName(s.scope), strings.Join(s.channels, ","), s.reportURL))
 	}
-	want := []string{"team 数据组→feishu#0 ", "admins→json#2 https://reports.example.com/finops/weekly/2026-W48/finops-2026-W48.html"}
+	// The team's digest links the team's own page (teamPages), the fleet's
+	// the whole report.
+	want := []string{"team 数据组→feishu#0 https://reports.example.com/finops/weekly/2026-W48/finops-2026-W48-___-0f8c4195.html",
+		"admins→json#2 https://reports.example.com/finops/weekly/2026-W48/finops-2026-W48.html"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("scopes %q, want %q", got, want)
+	}
+	// A lead of the same team is emailed the same link: one page, named once.
+	c.Teams[0].Leads = []string{"lead@example.com"}
+	r.pages = nil
+	mails, err := r.scopes(context.Background(), week48Result(), t.TempDir(), []string{"out/finops-2026-W48.html"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mails) != 1 || mails[0].reportURL != strings.Fields(want[0])[2] {
+		t.Errorf("the lead's email links %+v, want the digest's %s", mails, strings.Fields(want[0])[2])
 	}
 
 	ctx := context.Background()

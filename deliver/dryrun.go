@@ -80,12 +80,12 @@ func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, repo
 			would(&result.WouldUpload, "upload %s (%d bytes, %s)", url(period, filepath.Base(p)), size, publish.ContentType(p))
 		}
 		// Written at delivery, beside the reports: no bytes to count yet.
-		for _, sc := range scopes {
-			if sc.scope == "" {
-				continue
+		pages := r.teamPages(res, dir, reports)
+		for _, t := range r.Config.Teams {
+			if p := pages[t.Name]; p != nil {
+				would(&result.WouldUpload, "upload %s (%s's workbook)", url(period, filepath.Base(p.workbook)), scopeName(t.Name))
+				would(&result.WouldUpload, "upload %s (%s's page)", url(period, filepath.Base(p.page)), scopeName(t.Name))
 			}
-			would(&result.WouldUpload, "upload %s (%s's workbook)", url(period, filepath.Base(sc.workbook)), scopeName(sc.scope))
-			would(&result.WouldUpload, "upload %s (%s's page)", url(period, filepath.Base(sc.page)), scopeName(sc.scope))
 		}
 		pending, err := r.Store.PendingArtifacts(ctx)
 		if err != nil {

@@ -2,11 +2,8 @@ package deliver
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -37,49 +34,23 @@ type mailScope struct {
 // lead's email links the team's page as the admins' links the report.
 func (r *Run) scopes(ctx context.Context, res *analysis.Result, dir string, reports []string, write bool) ([]mailScope, error) {
 	var out []mailScope
-	used := map[string]bool{}
-	for _, p := range reports {
-		used[strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))] = true
-	}
+	pages := r.teamPages(res, dir, reports)
 	for _, t := range r.Config.Teams {
 		if len(t.Leads) == 0 {
 			continue
 		}
-		slice := res.ForTeam(t.Name)
-		if slice == nil {
+		p := pages[t.Name]
+		if p == nil {
 			fmt.Fprintf(r.said(), "email: team %s has no costs in %s; no email\n", t.Name, r.Window.Label)
 			continue
 		}
-		team := slice.ByTeam[0].Team
-		meta := report.Meta{GeneratedAt: r.now(), Version: r.Version, Team: team}
-		// File names keep only [A-Za-z0-9._-]: "数据组" and "平台组" would
-		// both be finops-<week>-___; a short hash of the name keeps each
-		// team's workbook (and its S3 key) its own.
-		base := report.BaseName(slice, meta)
-		if used[base] {
-			h := sha256.Sum256([]byte(team))
-			base += "-" + hex.EncodeToString(h[:3])
-		}
-		used[base] = true
-		wb, page := filepath.Join(dir, base+".xlsx"), filepath.Join(dir, base+".html")
 		if write {
-			if err := report.WriteFileAtomic(page, func(w io.Writer) error { return report.WriteHTML(w, slice, meta) }); err != nil {
+			if err := r.writeTeamPage(ctx, p); err != nil {
 				return nil, err
-			}
-			meta.Lines = r.Store.LineStream(ctx, r.Window.Start, r.Window.End, r.Config.TeamLineFilter(slice))
-			if err := report.WriteFileAtomic(wb, func(w io.Writer) error { return report.WriteXLSX(w, slice, meta) }); err != nil {
-				return nil, err
-			}
-			if r.Transports.S3 != nil {
-				for _, p := range []string{wb, page} {
-					if err := r.recordArtifact(ctx, p); err != nil {
-						return nil, err
-					}
-				}
 			}
 		}
-		out = append(out, mailScope{scope: t.Name, result: slice, workbook: wb, page: page, recipients: t.Leads,
-			reportURL: r.link(filepath.Base(page))})
+		out = append(out, mailScope{scope: t.Name, result: p.result, workbook: p.workbook, page: p.page, recipients: t.Leads,
+			reportURL: r.link(filepath.Base(p.page))})
 	}
 	if admins := r.Config.Publish.SMTP.Admins; len(admins) > 0 {
 		s := mailScope{result: res, recipients: admins}

@@ -1,0 +1,105 @@
+package deliver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/report"
+)
+
+// teamPage is one team's own files of the period: its slice of the result,
+// its workbook and its HTML page. The names are chosen once for the run, so
+// that the lead's email, the team's chat digest and the upload agree.
+type teamPage struct {
+	team     string // as configured
+	result   *analysis.Result
+	workbook string
+	page     string
+	written  bool
+}
+
+// digestOn reports whether this run sends chat digests.
+func (r *Run) digestOn() bool {
+	return r.Config.Watch.Digest && len(chatChannels(r.Config)) > 0
+}
+
+// teamPages names the files of every team that is told about its week: by
+// email (leads, with a mail server) or in chat (a channel listing it). A
+// team with no costs in the result has none. Names keep only
+// [A-Za-z0-9._-]: "数据组" and "平台组" would both be finops-<week>-___, so a
+// short hash of the name keeps each team's files (and S3 keys) its own.
+func (r *Run) teamPages(res *analysis.Result, dir string, reports []string) map[string]*teamPage {
+	if r.pages != nil {
+		return r.pages
+	}
+	r.pages = map[string]*teamPage{}
+	used := map[string]bool{}
+	for _, p := range reports {
+		used[strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))] = true
+	}
+	chat := r.digestOn()
+	for _, t := range r.Config.Teams {
+		byMail := len(t.Leads) > 0
+		byChat := chat && len(digestRoute(r.Config, t.Name)) > 0
+		if !byMail && !byChat {
+			continue
+		}
+		slice := res.ForTeam(t.Name)
+		if slice == nil {
+			continue
+		}
+		team := slice.ByTeam[0].Team
+		base := report.BaseName(slice, report.Meta{Team: team})
+		if used[base] {
+			h := sha256.Sum256([]byte(team))
+			base += "-" + hex.EncodeToString(h[:3])
+		}
+		used[base] = true
+		r.pages[t.Name] = &teamPage{team: t.Name, result: slice,
+			workbook: filepath.Join(dir, base+".xlsx"), page: filepath.Join(dir, base+".html")}
+	}
+	return r.pages
+}
+
+// writeTeamPage writes a team's page and workbook once, recorded for upload
+// when uploading.
+func (r *Run) writeTeamPage(ctx context.Context, p *teamPage) error {
+	if p.written {
+		return nil
+	}
+	meta := report.Meta{GeneratedAt: r.now(), Version: r.Version, Team: p.result.ByTeam[0].Team}
+	if err := report.WriteFileAtomic(p.page, func(w io.Writer) error { return report.WriteHTML(w, p.result, meta) }); err != nil {
+		return err
+	}
+	meta.Lines = r.Store.LineStream(ctx, r.Window.Start, r.Window.End, r.Config.TeamLineFilter(p.result))
+	if err := report.WriteFileAtomic(p.workbook, func(w io.Writer) error { return report.WriteXLSX(w, p.result, meta) }); err != nil {
+		return err
+	}
+	if r.Transports.S3 != nil {
+		for _, f := range []string{p.workbook, p.page} {
+			if err := r.recordArtifact(ctx, f); err != nil {
+				return err
+			}
+		}
+	}
+	p.written = true
+	return nil
+}
+
+// writeTeamPages writes every named team's files before the upload, so
+// that a page a digest links is in the bucket when the digest goes out.
+func (r *Run) writeTeamPages(ctx context.Context, res *analysis.Result, dir string, reports []string) error {
+	for _, t := range r.Config.Teams {
+		if p := r.teamPages(res, dir, reports)[t.Name]; p != nil {
+			if err := r.writeTeamPage(ctx, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
