@@ -105,6 +105,7 @@ func (a *analyzer) resource(r *gpuResource) {
 		}
 	}
 	a.attributeRuns(r, runs, held, rate, slots)
+	a.resourceEnergy(r, runs, held, slots)
 	a.idleSpans(r, rate, slots)
 	for _, s := range r.slots {
 		a.hourly(s, r.key)

@@ -125,6 +125,8 @@ type Params struct {
 	// the window's total cost).
 	SpikePct   float64
 	SpikeFloor float64
+	// Energy: the grid intensities and PUE that turn kWh into CO₂e (energy_params.go).
+	Energy EnergyParams
 }
 
 // DefaultParams returns the defaults of metrics.md.

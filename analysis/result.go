@@ -19,6 +19,9 @@ type Result struct {
 	// Watch is what `finops watch` did in the window and saved; nil (no
 	// key) when it did nothing.
 	Watch *WatchSummary `json:"watch,omitempty"`
+	// Energy is the GPUs' energy and CO₂e (energy.go); nil (no key) when
+	// no billed GPU-minute had a power reading.
+	Energy *Energy `json:"energy,omitempty"`
 
 	// Series for charts and sheets; not part of the JSON contract.
 	Daily       []DailyCost `json:"-"`
