@@ -82,6 +82,7 @@ func (c *Config) AnalysisParams() (analysis.Params, error) {
 	if t.MinCoverage != nil {
 		p.MinCoverage = *t.MinCoverage
 	}
+	p.Energy = c.Energy.params()
 	return p, nil
 }
 
