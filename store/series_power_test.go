@@ -10,6 +10,14 @@ import (
 	"github.com/finops-oss/finops/ingest"
 )
 
+// seriesPower is series (helpers_test.go) with each minute's power in watts.
+func seriesPower(g finops.GPUSeries, ms []finops.MinuteUtil, watts ...float64) finops.GPUSeries {
+	for i, m := range ms {
+		g.AddPower(m.Minute, m.Util, watts[i])
+	}
+	return g
+}
+
 // minutePower lists a series' minutes with their power (W), -1 for none.
 func minutePower(g *finops.GPUSeries) map[int64]float64 {
 	out := map[int64]float64{}
