@@ -74,7 +74,7 @@ func TestEnergyOutputs(t *testing.T) {
 				}
 			}
 			// The page: "≥" on the lower bounds, "unknown" where no intensity applies.
-			for _, want := range []string{"≥ 2.40 kWh", "≥ 1.046 kg", "436 g/kWh", "none configured", "0.525 kWh", "unknown"} {
+			for _, want := range []string{"≥ 2.40 kWh</strong>, ≥ 1.046 kg CO₂e at PUE 1", "436 g/kWh", "none configured", "0.525 kWh", "unknown"} {
 				if !strings.Contains(page, want) {
 					t.Errorf("page lacks %q", want)
 				}

@@ -13,7 +13,7 @@ import (
 // escaped by html/template like every other cell.
 type energyView struct {
 	Total, Coverage, CO2e, PUE string
-	LowerBound                 bool
+	LowerBound, CO2eKnown      bool
 	Rows                       []energyRow
 }
 
@@ -31,7 +31,7 @@ func newEnergyView(r *analysis.Result) *energyView {
 		return nil
 	}
 	v := &energyView{Total: kwhText(e.Total), Coverage: percent(e.Total.PowerCoverage), CO2e: co2Text(e.Total),
-		PUE: strconv.FormatFloat(e.PUE, 'f', -1, 64), LowerBound: e.Total.LowerBound}
+		PUE: strconv.FormatFloat(e.PUE, 'f', -1, 64), LowerBound: e.Total.LowerBound, CO2eKnown: e.Total.CO2eKg != nil}
 	row := func(scope, name string, u analysis.EnergyUse, intensity *float64) energyRow {
 		in := ""
 		if scope == "Resource" {
