@@ -26,6 +26,10 @@ type GPUSeries struct {
 	far   []uint32
 	util  []float32
 	last  int64
+	// power is each minute's mean power in whole watts (noPower: none), nil
+	// while no minute has one: two bytes a minute, none for a GPU whose
+	// telemetry has no power (series_power.go).
+	power []uint16
 	// outline: Start and last are known but the minutes between are not
 	// held (SetSpan), for a caller that loads them when it needs them.
 	outline bool
@@ -55,6 +59,9 @@ func (g *GPUSeries) Add(minute int64, util float64) {
 	g.steps = append(g.steps, step)
 	g.util = append(g.util, float32(util))
 	g.last = minute
+	if g.power != nil {
+		g.power = append(g.power, noPower)
+	}
 }
 
 // Grow makes room for n more minutes, so a series whose length is known
@@ -62,6 +69,9 @@ func (g *GPUSeries) Add(minute int64, util float64) {
 func (g *GPUSeries) Grow(n int) {
 	g.steps = growTo(g.steps, n)
 	g.util = growTo(g.util, n)
+	if g.power != nil {
+		g.power = growTo(g.power, n)
+	}
 }
 
 func growTo[T any](s []T, n int) []T {
@@ -117,7 +127,7 @@ func (g *GPUSeries) Span() (first, last int64, ok bool) {
 func (g *GPUSeries) Identity() GPUSeries {
 	c := *g
 	c.Start, c.last, c.outline = 0, 0, false
-	c.steps, c.far, c.util = nil, nil, nil
+	c.steps, c.far, c.util, c.power = nil, nil, nil, nil
 	return c
 }
 
@@ -127,5 +137,5 @@ func (g *GPUSeries) Identity() GPUSeries {
 // each GPU's minutes when it reaches it (analysis.Input.LoadSeries).
 func (g *GPUSeries) SetSpan(first, last int64) {
 	g.Start, g.last, g.outline = first, last, true
-	g.steps, g.far, g.util = nil, nil, nil
+	g.steps, g.far, g.util, g.power = nil, nil, nil, nil
 }

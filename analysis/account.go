@@ -105,6 +105,7 @@ func (a *analyzer) resource(r *gpuResource) {
 		}
 	}
 	a.attributeRuns(r, runs, held, rate, slots)
+	a.resourceEnergy(r, runs, held, slots)
 	a.idleSpans(r, rate, slots)
 	for _, s := range r.slots {
 		a.hourly(s, r.key)
@@ -135,8 +136,8 @@ func (a *analyzer) resource(r *gpuResource) {
 	a.res.Recommendations = append(a.res.Recommendations, a.recommend(r, &lu, days, len(weeks)))
 	a.watchResource(r)
 	// The grids are this resource's alone: five bytes per GPU-minute of the
-	// lookback, which for a fleet is most of the analysis's memory if every
-	// resource's stayed until the end. The next resource lays its GPUs on
+	// lookback (nine with power), which for a fleet is most of the analysis's
+	// memory if every resource's stayed until the end. The next resource lays its GPUs on
 	// them: made anew for each GPU they were as much garbage as a quarter's
 	// input, and the collector let the heap grow by that much.
 	for _, s := range r.slots {

@@ -296,6 +296,7 @@ func (w *windowAnalysis) finish(ctx context.Context, grouped []*gpuResource) (*R
 	}
 	a.finish()
 	a.finishWatch()
+	a.finishEnergy()
 	return res, nil
 }
 
@@ -330,6 +331,7 @@ type analyzer struct {
 	taskGPUWarned map[string]bool         // task + GPU already warned about (runSlots)
 	spare         []gpuGrid               // grids of finished resources, for the next (spareGrid)
 	watch         *watchAcc               // nil when the watch did nothing in the window
+	energy        *energyState            // energy.go; nil until a resource is reached
 
 	total         usage // window, all GPU resources
 	unallocated   float64

@@ -67,6 +67,9 @@ func (tl timeline) time(i int) time.Time { return time.Unix((tl.t0+int64(i))*60,
 type gpuGrid struct {
 	util  []float32
 	class []uint8
+	// power is the mean power (W) per minute, NaN where none, laid like
+	// util; empty when the series has no power (energy.go).
+	power []float32
 }
 
 // maxCover caps how far a sample reaches past its own minute (metrics.md).
@@ -106,10 +109,20 @@ func buildGrid(tl timeline, s *finops.GPUSeries, threshold float64, minSpan time
 	for i := range g.util {
 		g.util[i] = nan
 	}
+	g.power = g.power[:0]
+	if s.HasPower() {
+		if cap(g.power) < tl.n {
+			g.power = make([]float32, tl.n)
+		}
+		g.power = g.power[:tl.n]
+		for i := range g.power {
+			g.power[i] = nan
+		}
+	}
 	follow := coverMinutes(s.Interval)
 	// A minute's mean is laid down when the next minute is known, which
 	// ends the minutes it covers.
-	prev, pu := int64(-1), float32(0)
+	prev, pu, pp := int64(-1), float32(0), nan
 	lay := func(next int64) {
 		for j := int64(0); j <= int64(follow); j++ {
 			at := prev + j
@@ -118,16 +131,24 @@ func buildGrid(tl timeline, s *finops.GPUSeries, threshold float64, minSpan time
 			}
 			if at >= 0 && at < int64(tl.n) {
 				g.util[at] = pu
+				if len(g.power) > 0 {
+					g.power[at] = pp
+				}
 			}
 		}
 	}
-	started := false
+	started, k := false, 0
 	for m, u := range s.All() {
 		i := m - tl.t0
 		if started {
 			lay(i)
 		}
 		prev, pu, started = i, u, true
+		pp = nan
+		if w, ok := s.PowerAt(k); ok {
+			pp = w
+		}
+		k++
 	}
 	if started {
 		lay(math.MaxInt64)

@@ -130,6 +130,8 @@ type Params struct {
 	// onto the teams (chargeback.go); none by default.
 	GroupBy    []string
 	Chargeback ChargebackRules
+	// Energy: the grid intensities and PUE that turn kWh into CO₂e (energy_params.go).
+	Energy EnergyParams
 }
 
 // DefaultParams returns the defaults of metrics.md.

@@ -16,6 +16,7 @@ type gpuResource struct {
 	key           string // ResourceId, else ResourceName
 	name          string
 	provider      string
+	region        string // Region of its latest line, for its grid intensity (energy.go)
 	model         string
 	mode          string // pricing mode of its latest line
 	gpuCount      int    // the most GPUs any of its lines bills
@@ -104,6 +105,7 @@ func (g *resourceGrouper) add(l *finops.BillingLine) {
 	if len(r.models) == 0 || !l.ChargeStart.Before(r.latestStart) {
 		r.latestStart, r.latestKey = l.ChargeStart, resourceKey(l)
 		r.name, r.provider, r.mode = l.ResourceName, l.Provider, l.PricingMode
+		r.region = l.Region
 	}
 	r.models[l.GPUModel]++
 	r.lastTeam = l.Tags["team"]

@@ -24,6 +24,9 @@ type Result struct {
 	// them (allocation.go, chargeback.go); absent unless configured.
 	Allocation []Allocation `json:"allocation,omitempty"`
 	Chargeback *Chargeback  `json:"chargeback,omitempty"`
+	// Energy is the GPUs' energy and CO₂e (energy.go); nil (no key) when
+	// no billed GPU-minute had a power reading.
+	Energy *Energy `json:"energy,omitempty"`
 
 	// Series for charts and sheets; not part of the JSON contract.
 	Daily       []DailyCost `json:"-"`

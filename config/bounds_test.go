@@ -97,6 +97,10 @@ func boundCases() []boundCase {
 		{"purchase[0].margin_points", pur("margin_points"), []string{"0", "99.9"}, []string{"-1", "100"}},
 		{"purchase[0].min_coverage", pur("min_coverage"), []string{"0", "0.5", "1"}, []string{"-0.1", "1.01"}},
 		{"purchase[0].currency", pur("currency"), []string{"CNY"}, []string{"yuan"}},
+		{"energy.pue", "energy: {pue: %s}", []string{"1", "5"}, []string{"0", "0.99", "5.1"}},
+		{"energy.grid_intensity.default", "energy: {grid_intensity: {default: %s}}", []string{"0", "436", "2000"}, []string{"-1", "2001"}},
+		{"energy.grid_intensity.regions.eu-north-1", "energy: {grid_intensity: {regions: {eu-north-1: %s}}}", []string{"0", "2000"}, []string{"-0.5", "2000.5"}},
+		{"energy.grid_intensity.providers.aws", "energy: {grid_intensity: {providers: {aws: %s}}}", []string{"380"}, []string{"-1", "2001"}},
 	}
 }
 

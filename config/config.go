@@ -41,6 +41,7 @@ type Config struct {
 	// the cost no team owns (allocation.go).
 	Report     ReportSettings `yaml:"report,omitempty"`
 	Chargeback Chargeback     `yaml:"chargeback,omitempty"`
+	Energy     Energy         `yaml:"energy"` // kWh → CO₂e (energy.go)
 
 	// catalogPath is the price_catalog file read, whose rows are
 	// Prices[catalogFrom:]: errors name them by that file.
@@ -318,6 +319,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validatePurchase()...)
 	errs = append(errs, c.validateWatch()...)
 	errs = append(errs, c.validateAllocation()...)
+	errs = append(errs, c.Energy.validate()...)
 	return errors.Join(errs...)
 }
 

@@ -83,6 +83,7 @@ func (c *Config) AnalysisParams() (analysis.Params, error) {
 		p.MinCoverage = *t.MinCoverage
 	}
 	p.GroupBy, p.Chargeback = c.allocationParams()
+	p.Energy = c.Energy.params()
 	return p, nil
 }
 

@@ -76,7 +76,8 @@ type page struct {
 	Teams           []teamRow
 	Tasks           []taskRow
 	Pools           []poolRow
-	Watch           *watchView // nil: the watch did nothing in the period
+	Watch           *watchView  // nil: the watch did nothing in the period
+	Energy          *energyView // nil: no power was read (energy_view.go)
 	Quality         qualityView
 	// Chargeback (nil without rules) and Allocation (report.group_by): html_chargeback.go.
 	Chargeback *chargebackView
@@ -308,6 +309,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 
 	p.Watch = newWatchView(r, loc)
 	p.Chargeback, p.Allocation = allocationViews(r)
+	p.Energy = newEnergyView(r)
 
 	dq := r.DataQuality
 	p.Quality = qualityView{

@@ -66,6 +66,11 @@ func normalised(r *analysis.Result) analysis.Result {
 		w.Alerts, w.Actions = nonNil(w.Alerts), nonNil(w.Actions)
 		n.Watch = &w
 	}
+	if n.Energy != nil {
+		e := *n.Energy
+		e.ByTeam, e.ByResource, e.Tasks = nonNil(e.ByTeam), nonNil(e.ByResource), nonNil(e.Tasks)
+		n.Energy = &e
+	}
 	return n
 }
 

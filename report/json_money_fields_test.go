@@ -24,6 +24,12 @@ var notMoney = []string{
 	"Recommendations[].ActiveHoursPerMonth", "Recommendations[].BreakevenHoursPerMonth", "Tasks[].GPUHours",
 	"Tasks[].Units", "Totals.AvgGPUUtilization", "Totals.GPUHoursActive", "Totals.GPUHoursBilled",
 	"Totals.GPUHoursIdle", "Totals.GPUHoursUnmonitored", "Watch.Actions[].Hours",
+	// energy (kWh, shares, gCO₂e/kWh, kg CO₂e): metrics.md §Energy
+	"Energy.ByResource[].EnergyUse.CO2eKg", "Energy.ByResource[].EnergyUse.KWh",
+	"Energy.ByResource[].EnergyUse.PowerCoverage", "Energy.ByResource[].GridIntensity",
+	"Energy.ByTeam[].EnergyUse.CO2eKg", "Energy.ByTeam[].EnergyUse.KWh", "Energy.ByTeam[].EnergyUse.PowerCoverage",
+	"Energy.PUE", "Energy.Tasks[].EnergyUse.CO2eKg", "Energy.Tasks[].EnergyUse.KWh",
+	"Energy.Tasks[].EnergyUse.PowerCoverage", "Energy.Total.CO2eKg", "Energy.Total.KWh", "Energy.Total.PowerCoverage",
 }
 
 // TestRoundedMoneyCoversEveryField sets every float64 of a Result (each

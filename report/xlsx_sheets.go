@@ -32,6 +32,7 @@ func (b *book) teams() error {
 		rows = append(rows, []any{t.Team, t.Cost, t.GPUCost, t.IdleCost, share(t.IdleCost, t.Cost), optional(t.Budget),
 			blankIfZero(t.PreviousCost), chg, blankIfZero(t.MonthToDate), blankIfZero(t.MonthForecast), ofBudget})
 	}
+	cols, rows = b.withEnergy(cols, rows, func(i int) string { return b.r.ByTeam[i].Team }, teamEnergy)
 	return b.table(sheetTeams, cols, rows)
 }
 
@@ -56,6 +57,7 @@ func (b *book) tasks() error {
 		}
 		rows = append(rows, []any{t.Task, t.Team, t.Kind, t.Cost, t.GPUHours, t.IdleCost, t.Units, t.Unit, unitCost})
 	}
+	cols, rows = b.withEnergy(cols, rows, func(i int) string { return b.r.Tasks[i].Task }, taskEnergy)
 	return b.table(sheetTasks, cols, rows)
 }
 
@@ -95,6 +97,7 @@ func (b *book) resources() error {
 			bd.Idle, bd.Low, bd.Fair, bd.Target, bd.Saturated, rc.SaturatedHours,
 		})
 	}
+	cols, rows = b.withEnergy(cols, rows, func(i int) string { return b.r.ByResource[i].ResourceID }, resourceEnergy)
 	return b.table(sheetResources, cols, rows)
 }
 

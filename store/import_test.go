@@ -200,8 +200,9 @@ func TestImportRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		// 2025-03-01T10:00Z = 1740787200 + 36000 = 1740823200 s; / 60 = 29013720.
-		// Samples 20 and 40 in that minute: mean 30. Interval = the file's 30 s.
-		want := []finops.GPUSeries{series(finops.GPUSeries{Key: "GPU-1111", Host: "node-1", UUID: "GPU-1111", Index: 0, Model: "H100-80GB", Interval: 30 * time.Second}, []finops.MinuteUtil{{Minute: 29013720, Util: 30}})}
+		// Samples 20 and 40 in that minute: mean 30; power (300.5 + 310) / 2 =
+		// 305.25 W, kept in whole watts: 305. Interval = the file's 30 s.
+		want := []finops.GPUSeries{seriesPower(finops.GPUSeries{Key: "GPU-1111", Host: "node-1", UUID: "GPU-1111", Index: 0, Model: "H100-80GB", Interval: 30 * time.Second}, []finops.MinuteUtil{{Minute: 29013720, Util: 30}}, 305)}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("GPUSeries() = %+v, want %+v", got, want)
 		}

@@ -56,8 +56,9 @@ func TestMigrateSamplesToMinutes(t *testing.T) {
 	}
 	// (20 + 40) / 2 = 30 in 10:00, 7 in 10:01; the interval is the
 	// row-weighted median of the GPU's two files (30 s over 3 rows, 90 s
-	// over 1): 30 s.
-	want := []finops.GPUSeries{series(finops.GPUSeries{Key: "GPU-A", Host: "h", UUID: "GPU-A", Index: 0, Interval: 30 * time.Second}, []finops.MinuteUtil{{Minute: 29013720, Util: 30}, {Minute: 29013721, Util: 7}})}
+	// over 1): 30 s. Power: every sample's, the one without utilization too:
+	// (50 + 70 + 60) / 3 = 60 W in 10:00, 1 W in 10:01.
+	want := []finops.GPUSeries{seriesPower(finops.GPUSeries{Key: "GPU-A", Host: "h", UUID: "GPU-A", Index: 0, Interval: 30 * time.Second}, []finops.MinuteUtil{{Minute: 29013720, Util: 30}, {Minute: 29013721, Util: 7}}, 60, 1)}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("GPUSeries = %+v, want %+v", got, want)
 	}

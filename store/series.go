@@ -84,9 +84,10 @@ func newSeriesReader(s *Store, from, to time.Time) *seriesReader {
 
 // The two reads of a GPU's series, one range of its primary key each.
 const (
-	querySeriesMinutes = `SELECT minute, util_sum / util_n FROM gpu_minutes
+	querySeriesMinutes = `SELECT minute, util_sum / util_n, CASE WHEN power_n > 0 THEN power_sum / power_n END FROM gpu_minutes
 		WHERE gpu_id = ? AND minute >= ? AND minute < ? AND util_n > 0 ORDER BY minute`
-	querySeriesDays       = `SELECT day, util FROM gpu_days WHERE gpu_id = ? AND day >= ? AND day < ? ORDER BY day`
+	querySeriesDays = `SELECT day, util, minutes, power_sum, power_n FROM gpu_days
+		WHERE gpu_id = ? AND day >= ? AND day < ? ORDER BY day`
 	querySeriesDayMinutes = `SELECT coalesce(sum(minutes), 0) FROM gpu_days WHERE gpu_id = ? AND day >= ? AND day < ?`
 )
 
@@ -95,7 +96,13 @@ type seriesReader struct {
 	s      *Store
 	m0, m1 int64
 	day    [dayMinutes]float32
-	hot    []finops.MinuteUtil
+	hot    []hotMinute
+}
+
+// hotMinute is a minute row's mean utilization and mean power (NaN: none).
+type hotMinute struct {
+	minute      int64
+	util, power float64
 }
 
 func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) error {
@@ -106,10 +113,15 @@ func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) 
 		return err
 	}
 	for rows.Next() {
-		var m finops.MinuteUtil
-		if err := rows.Scan(&m.Minute, &m.Util); err != nil {
+		var m hotMinute
+		var power sql.NullFloat64
+		if err := rows.Scan(&m.minute, &m.util, &power); err != nil {
 			rows.Close()
 			return err
+		}
+		m.power = math.NaN()
+		if power.Valid {
+			m.power = power.Float64
 		}
 		r.hot = append(r.hot, m)
 	}
@@ -135,15 +147,18 @@ func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) 
 	defer days.Close()
 	h := 0 // next hot minute
 	addHot := func(upTo int64) {
-		for ; h < len(r.hot) && r.hot[h].Minute < upTo; h++ {
-			g.Add(r.hot[h].Minute, r.hot[h].Util)
+		for ; h < len(r.hot) && r.hot[h].minute < upTo; h++ {
+			g.AddPower(r.hot[h].minute, r.hot[h].util, r.hot[h].power)
 		}
 	}
 	for days.Next() {
-		day, err := r.scanDay(days)
+		var minutes, powerN int64
+		var powerSum float64
+		day, err := r.scanDay(days, &minutes, &powerSum, &powerN)
 		if err != nil {
 			return err
 		}
+		watts := dayPower(minutes, powerSum, powerN)
 		base := day * dayMinutes
 		addHot(base)
 		for i, u := range r.day {
@@ -151,12 +166,12 @@ func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) 
 			if m < r.m0 || m >= r.m1 {
 				continue
 			}
-			for ; h < len(r.hot) && r.hot[h].Minute < m; h++ {
-				g.Add(r.hot[h].Minute, r.hot[h].Util)
+			for ; h < len(r.hot) && r.hot[h].minute < m; h++ {
+				g.AddPower(r.hot[h].minute, r.hot[h].util, r.hot[h].power)
 			}
 			if u == u { // not NaN
-				g.Add(m, float64(u))
-				if h < len(r.hot) && r.hot[h].Minute == m {
+				g.AddPower(m, float64(u), watts)
+				if h < len(r.hot) && r.hot[h].minute == m {
 					h++ // the compacted minute wins
 				}
 			}
@@ -177,15 +192,29 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// scanDay decodes a (day, util) row of gpu_days into r.day.
-func (r *seriesReader) scanDay(rows *sql.Rows) (int64, error) {
+// scanDay decodes a (day, util, more...) row of gpu_days into r.day, and
+// the columns after util into more.
+func (r *seriesReader) scanDay(rows *sql.Rows, more ...any) (int64, error) {
 	var day int64
 	var blob sql.RawBytes // decoded before the next row: no copy of 5.6 KiB a GPU-day
-	if err := rows.Scan(&day, &blob); err != nil {
+	if err := rows.Scan(append([]any{&day, &blob}, more...)...); err != nil {
 		return 0, err
 	}
 	if err := decodeDay(blob, &r.day); err != nil {
 		return 0, fmt.Errorf("day %s: %w", time.Unix(day*86400, 0).UTC().Format(time.DateOnly), err)
 	}
 	return day, nil
+}
+
+// dayPower is the power (W) each minute of a compacted day is read with:
+// the day keeps only its power sum and count (dayrow.go), so every minute
+// with utilization takes the day's mean when the day has at least one power
+// reading per such minute. With fewer, some minutes had none and which is
+// unknown: no minute gets one (NaN), and the report's energy is a lower
+// bound there rather than a guess (docs/METRICS.md §Energy).
+func dayPower(minutes int64, powerSum float64, powerN int64) float64 {
+	if powerN <= 0 || powerN < minutes {
+		return math.NaN()
+	}
+	return powerSum / float64(powerN)
 }

@@ -12,7 +12,7 @@ import (
 // pages holds the page template and its stylesheet. They are parsed together so
 // the CSS stays a plain file that editors and linters understand.
 //
-//go:embed report.html.tmpl report.css email.html.tmpl review.html.tmpl
+//go:embed report.html.tmpl report.css email.html.tmpl review.html.tmpl energy.html.tmpl
 var pages embed.FS
 
 // assets holds the committed ECharts build and its pinned sha256. Naming the
@@ -33,7 +33,7 @@ const echartsPath = "assets/echarts.min.js"
 // The files are embedded and parsed by a test, so a parse error is a build
 // defect; it panics instead of burdening every caller with an impossible error.
 func Report() *template.Template {
-	return template.Must(template.New("report.html.tmpl").ParseFS(pages, "report.html.tmpl", "report.css"))
+	return template.Must(template.New("report.html.tmpl").ParseFS(pages, "report.html.tmpl", "report.css", "energy.html.tmpl"))
 }
 
 // Email parses and returns the HTML email body template (inline styles only:
