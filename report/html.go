@@ -195,11 +195,11 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		idle.Tone = "warn"
 	}
 	p.Incomplete = r.DataQuality.Incomplete
-	if t.UnallocatedCost != 0 || t.AllocatedIdleCost != 0 {
+	if t.IdleCost != 0 && (t.UnallocatedCost != 0 || t.AllocatedIdleCost != 0) {
 		// The idle cost's two parts: shown inside its card, since they add
 		// up to it rather than to more waste.
 		idle.Parts = []kpiPart{
-			{Label: "unallocated", Value: money(cur, t.UnallocatedCost), Note: "no task held the GPU: release the machine"},
+			{Label: "idle, no task held", Value: money(cur, unheldIdle(t)), Note: "no task held the idle GPU: release the machine"},
 			{Label: "allocated but idle", Value: money(cur, t.AllocatedIdleCost), Note: "a task held it unused: fix the job"},
 		}
 	}
