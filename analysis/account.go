@@ -565,6 +565,7 @@ func (a *analyzer) finish() {
 	}
 	dq.Warnings = append(dq.Warnings, a.in.IngestWarnings...)
 	dq.UnmonitoredShare = a.total.unmonitoredShare()
+	dq.ExchangeRates = a.conv.usedRates()
 	for i := range r.ByTeam {
 		for _, rc := range r.ByResource {
 			if rc.Team == r.ByTeam[i].Team {

@@ -226,6 +226,23 @@ func TestCurrencyConversionAndMissingRate(t *testing.T) {
 	if r.Currency != "CNY" {
 		t.Errorf("currency = %s", r.Currency)
 	}
+	// The rate it converted with is in the result for the reports to show;
+	// a configured rate nothing was in (EUR) is not.
+	in.Params.FX["EUR"] = *dec("7.8")
+	if r, err = Analyze(in); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.DataQuality.ExchangeRates; len(got) != 1 || got[0] != (ExchangeRate{Currency: "USD", Rate: 7.1}) {
+		t.Errorf("exchange rates = %+v, want USD 7.1 alone", got)
+	}
+	// One currency: no rate used.
+	in = oneDay()
+	if r, err = Analyze(in); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.DataQuality.ExchangeRates; len(got) != 0 {
+		t.Errorf("exchange rates of a bill in one currency = %+v, want none", got)
+	}
 }
 
 func TestOtherChargesAndUnusedCommitments(t *testing.T) {

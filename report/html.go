@@ -126,6 +126,7 @@ type qualityView struct {
 	UnmonitoredShare, UnmonitoredCost, RowsRejected string
 	Sources                                         []sourceRow
 	Warnings                                        []string
+	ExchangeRates                                   []string // "1 USD = 7.1 CNY"
 }
 
 type sourceRow struct{ Name, Kind, Status, Tone, Detail string }
@@ -311,6 +312,9 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		UnmonitoredCost:  money(cur, t.UnmonitoredCost),
 		RowsRejected:     strconv.Itoa(dq.RowsRejected),
 		Warnings:         dq.Warnings,
+	}
+	for _, x := range dq.ExchangeRates {
+		p.Quality.ExchangeRates = append(p.Quality.ExchangeRates, rateText(x, cur))
 	}
 	for _, s := range dq.Sources {
 		p.Quality.Sources = append(p.Quality.Sources, sourceRow{Name: s.Name, Kind: s.Kind, Status: s.Status, Tone: statusTone(s.Status), Detail: s.Detail})

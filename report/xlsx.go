@@ -195,6 +195,7 @@ type styles struct {
 	wrapped               int // long text, wrapped in its column rather than spilling past the print width
 	amount                int // a cost in the line's own currency (raw billing lines)
 	day                   int // a date without time
+	rate                  int // an exchange rate, to its last configured digit
 }
 
 func newStyles(f *excelize.File, currency string) (styles, error) {
@@ -221,6 +222,7 @@ func newStyles(f *excelize.File, currency string) (styles, error) {
 	add(&s.wrapped, &excelize.Style{Alignment: &excelize.Alignment{Vertical: "top", WrapText: true}})
 	add(&s.amount, custom("#,##0.00##"))
 	add(&s.day, custom("yyyy-mm-dd"))
+	add(&s.rate, custom("0.0#########"))
 	return s, err
 }
 
