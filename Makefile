@@ -105,14 +105,19 @@ clean:
 	rm -rf bin out
 
 ## screenshots: the demo's HTML report and email as PNGs (the first screen at 1400×900, desktop 1280 px and phone
-## 390 px wide) and the workbook's printed Summary page (LibreOffice), in out/screenshots/ (needs chromium; the
-## printed page needs soffice and pdftoppm); the ones the README shows are copied to docs/screenshots/
+## 390 px wide) and the workbook's printed Summary page (LibreOffice), in out/screenshots/, which git ignores
+## (needs chromium; the printed page needs soffice and pdftoppm). `make screenshots UPDATE=1` also copies the
+## ones the README shows over the tracked docs/screenshots/; without it nothing tracked changes.
 .PHONY: screenshots
 screenshots: demo
 	@bash scripts/screenshots.sh out
+ifeq ($(UPDATE),1)
 	@mkdir -p docs/screenshots
 	@for f in report-first-screen email-phone workbook-print-summary; do \
-		if [ -f out/screenshots/$$f.png ]; then cp out/screenshots/$$f.png docs/screenshots/; fi; done
+		if [ -f out/screenshots/$$f.png ]; then cp out/screenshots/$$f.png docs/screenshots/; echo "updated docs/screenshots/$$f.png"; fi; done
+else
+	@echo "screenshots: in out/screenshots/; run make screenshots UPDATE=1 to update the README's in docs/screenshots/"
+endif
 
 ## bench-report: the workbook over 1,000 GPUs and 200,000 billing lines: time, and peak RSS in child processes (docs/BENCHMARKS.md §Reports)
 .PHONY: bench-report

@@ -345,6 +345,12 @@ func (a *analyzer) holders(r *gpuResource, runs []*finops.TaskRun, slots []uint1
 // GPU-minute held by two runs is split evenly between them.
 func (a *analyzer) attributeRuns(r *gpuResource, runs []*finops.TaskRun, held [][]uint8, rate []float64, slots []uint16) {
 	for _, run := range runs {
+		s0, s1 := a.runRange(run)
+		if s1 <= s0 {
+			// A run of another week: the window's tasks are those that ran
+			// in it, not every task the store holds.
+			continue
+		}
 		acc := a.tasks[run.Task]
 		if acc == nil {
 			acc = &taskAcc{TaskCost: TaskCost{Task: run.Task, Kind: run.Kind, Unit: run.Unit}}
@@ -355,7 +361,6 @@ func (a *analyzer) attributeRuns(r *gpuResource, runs []*finops.TaskRun, held []
 			a.tasks[run.Task] = acc
 		}
 		tc := a.teamCost(acc.Team)
-		s0, s1 := a.runRange(run)
 		if run.Units != nil && run.End.After(run.Start) && s1 > s0 {
 			// Units of a run that straddles the window count in proportion to its time inside.
 			inside := a.tl.time(s1).Sub(a.tl.time(s0)).Seconds()
@@ -561,6 +566,7 @@ func (a *analyzer) finish() {
 	}
 	dq.Warnings = append(dq.Warnings, a.in.IngestWarnings...)
 	dq.UnmonitoredShare = a.total.unmonitoredShare()
+	dq.ExchangeRates = a.conv.usedRates()
 	for i := range r.ByTeam {
 		for _, rc := range r.ByResource {
 			if rc.Team == r.ByTeam[i].Team {

@@ -161,6 +161,39 @@ func TestTasksAndUnallocated(t *testing.T) {
 	}
 }
 
+// TestTasksOnlyOfTheWindow: the tasks are those with a run in the window,
+// not every task the store holds (issue #27: 39 of 52 tasks at 0 from other
+// weeks).
+func TestTasksOnlyOfTheWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		start, end time.Time
+		want       bool
+	}{
+		{"the week before", day0.Add(-7 * 24 * time.Hour), day0.Add(-6 * 24 * time.Hour), false},
+		{"ends as the window starts", day0.Add(-2 * time.Hour), day0, false},
+		{"the next day", day0.Add(24 * time.Hour), day0.Add(26 * time.Hour), false},
+		// By hand: 23:00 the day before to 01:00 holds the window's first 60 idle minutes, 60 × 0.04 = 2.40.
+		{"straddles the window's start", day0.Add(-time.Hour), day0.Add(time.Hour), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := oneDay()
+			in.Lookback.Start = day0.Add(-14 * 24 * time.Hour)
+			in.TaskRuns = []finops.TaskRun{{Task: "other", Resource: "gpu-1", Start: tc.start, End: tc.end}}
+			r, err := Analyze(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(r.Tasks) == 1; got != tc.want {
+				t.Fatalf("tasks = %+v, want listed %v", r.Tasks, tc.want)
+			}
+			if tc.want {
+				near(t, "straddling run's cost", r.Tasks[0].Cost, 2.40)
+			}
+		})
+	}
+}
+
 func TestSharedGPUMinutesSplitEvenly(t *testing.T) {
 	// Two runs hold 08:00–09:00 together: each gets 60 × 0.04 / 2 = 1.20.
 	in := oneDay()
@@ -192,6 +225,23 @@ func TestCurrencyConversionAndMissingRate(t *testing.T) {
 	near(t, "cost in CNY", r.Totals.Cost, 57.60*7.1)
 	if r.Currency != "CNY" {
 		t.Errorf("currency = %s", r.Currency)
+	}
+	// The rate it converted with is in the result for the reports to show;
+	// a configured rate nothing was in (EUR) is not.
+	in.Params.FX["EUR"] = *dec("7.8")
+	if r, err = Analyze(in); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.DataQuality.ExchangeRates; len(got) != 1 || got[0] != (ExchangeRate{Currency: "USD", Rate: 7.1}) {
+		t.Errorf("exchange rates = %+v, want USD 7.1 alone", got)
+	}
+	// One currency: no rate used.
+	in = oneDay()
+	if r, err = Analyze(in); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.DataQuality.ExchangeRates; len(got) != 0 {
+		t.Errorf("exchange rates of a bill in one currency = %+v, want none", got)
 	}
 }
 

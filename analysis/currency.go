@@ -12,6 +12,7 @@ import (
 type converter struct {
 	currency string
 	rates    map[string]decimal.Decimal // 1 unit of key = rate units of currency
+	used     map[string]bool            // the currencies converted from, for the reports to show their rates
 }
 
 // newConverter picks the reporting currency: the configured one, else the
@@ -37,7 +38,7 @@ func newConverter(p Params, currencies []string) (*converter, error) {
 			return nil, fmt.Errorf("analysis: the data has several currencies (%s): set currency and fx rates in the config", strings.Join(sortedKeys(seen), ", "))
 		}
 	}
-	conv := &converter{currency: cur, rates: map[string]decimal.Decimal{cur: decimal.NewFromInt(1)}}
+	conv := &converter{currency: cur, rates: map[string]decimal.Decimal{cur: decimal.NewFromInt(1)}, used: map[string]bool{}}
 	for c, r := range p.FX {
 		conv.rates[strings.ToUpper(c)] = r
 	}
@@ -51,7 +52,21 @@ func newConverter(p Params, currencies []string) (*converter, error) {
 		sort.Strings(missing)
 		return nil, fmt.Errorf("analysis: no exchange rate from %s to %s: add fx.%s to the config", strings.Join(missing, ", "), cur, missing[0])
 	}
+	for c := range seen {
+		if c != cur {
+			conv.used[c] = true
+		}
+	}
 	return conv, nil
+}
+
+// usedRates are the rates of the currencies converted from, by currency.
+func (c *converter) usedRates() []ExchangeRate {
+	var out []ExchangeRate
+	for _, cur := range sortedKeys(c.used) {
+		out = append(out, ExchangeRate{Currency: cur, Rate: c.rates[cur].InexactFloat64()})
+	}
+	return out
 }
 
 // amount converts d in currency c ("" = the reporting currency).
@@ -73,6 +88,7 @@ func (c *converter) price(v float64, cur string) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
+	c.used[cur] = true
 	return v * r.InexactFloat64(), true
 }
 

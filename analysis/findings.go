@@ -79,8 +79,7 @@ func findings(r *Result, p Params) []Finding {
 		sort.Slice(rs, func(i, j int) bool { return rs[i].start.Before(rs[j].start) })
 		var parts []string
 		for _, rn := range rs {
-			parts = append(parts, fmt.Sprintf("%s – %s (%.0f h × %d GPU)", rn.start.In(loc).Format("Mon 15:04"),
-				rn.end.In(loc).Format("Mon 15:04"), rn.hours, rn.gpus))
+			parts = append(parts, fmt.Sprintf("%s (%.0f h × %d GPU)", spanText(rn.start, rn.end, r.Period.Start, loc), rn.hours, rn.gpus))
 		}
 		add(FindingForgotten, id, teamOf[id], cost[id], false, fmt.Sprintf(
 			"%s sat idle while billed: %s; %s of idle time in runs of %.0f h or more", ShortResourceID(id),
@@ -162,4 +161,17 @@ func severity(m, base float64) string {
 func actionTitle(a string) string {
 	s := strings.ReplaceAll(a, "_", " ")
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// spanText is an idle run as a reader finds it on a calendar: "Mon 23 Nov
+// 00:00 – Mon 30 Nov 00:00", a weekday alone being ambiguous ("Mon 00:00 –
+// Mon 00:00" for a whole week). Both ends say the year when the run crosses
+// a new year or lies in another year than the period's start.
+func spanText(start, end, period time.Time, loc *time.Location) string {
+	start, end = start.In(loc), end.In(loc)
+	layout := "Mon 2 Jan 15:04"
+	if start.Year() != end.Year() || start.Year() != period.In(loc).Year() {
+		layout = "Mon 2 Jan 2006 15:04"
+	}
+	return start.Format(layout) + " – " + end.Format(layout)
 }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +63,10 @@ func TestForgottenInstanceFinding(t *testing.T) {
 		t.Fatalf("forgotten findings = %+v", got)
 	}
 	near(t, "forgotten money", got[0].Money, 31.20)
+	// 2026-11-02 is a Monday; the run is 00:00–13:00 UTC.
+	if want := "Mon 2 Nov 00:00 – Mon 2 Nov 13:00 (13 h × 1 GPU)"; !strings.Contains(got[0].Text, want) {
+		t.Errorf("forgotten finding %q does not say %q", got[0].Text, want)
+	}
 	// An 11-hour idle run is not forgotten.
 	in.GPUs = []finops.GPUSeries{series("GPU-1", "gpu-1", day0, seg{660, 1}, seg{780, 70})}
 	if r, _ = Analyze(in); len(findingsOf(r, FindingForgotten)) != 0 {
@@ -218,4 +223,39 @@ func TestPreviousTotal(t *testing.T) {
 	}
 	near(t, "unassigned previous cost", r.ByTeam[1].PreviousCost, 10)
 	near(t, "nlp slice previous total", r.ForTeam("nlp").Totals.PreviousCost, 28.80)
+}
+
+// TestSpanText: an idle run says its dates, not only weekdays (issue #27:
+// "Mon 00:00 – Mon 00:00" for a week idle), and the year where it could be
+// mistaken.
+func TestSpanText(t *testing.T) {
+	sh, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(y int, m time.Month, d, h int) time.Time { return time.Date(y, m, d, h, 0, 0, 0, sh) }
+	w48 := at(2026, 11, 23, 0)
+	for _, tc := range []struct {
+		name               string
+		start, end, period time.Time
+		want               string
+	}{
+		{"a whole week", w48, at(2026, 11, 30, 0), w48, "Mon 23 Nov 00:00 – Mon 30 Nov 00:00"},
+		{"a weekend", at(2026, 11, 27, 21), at(2026, 11, 30, 0), w48, "Fri 27 Nov 21:00 – Mon 30 Nov 00:00"},
+		// 2026-W53 starts Mon 28 Dec 2026; 4 Jan 2027 is a Monday.
+		{"across the new year", at(2026, 12, 31, 18), at(2027, 1, 4, 0), at(2026, 12, 28, 0),
+			"Thu 31 Dec 2026 18:00 – Mon 4 Jan 2027 00:00"},
+		// 2027-W01 starts Mon 4 Jan 2027, a run in the lookback of the year before.
+		{"another year than the period", at(2026, 12, 28, 0), at(2026, 12, 29, 6), at(2027, 1, 4, 0),
+			"Mon 28 Dec 2026 00:00 – Tue 29 Dec 2026 06:00"},
+		// Instants are shown in the report zone: 16:00 UTC is 00:00 in Shanghai the next day.
+		{"in the report zone", time.Date(2026, 11, 22, 16, 0, 0, 0, time.UTC), time.Date(2026, 11, 23, 4, 0, 0, 0, time.UTC), w48,
+			"Mon 23 Nov 00:00 – Mon 23 Nov 12:00"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := spanText(tc.start, tc.end, tc.period, sh); got != tc.want {
+				t.Errorf("spanText = %q, want %q", got, tc.want)
+			}
+		})
+	}
 }

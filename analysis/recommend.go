@@ -61,7 +61,9 @@ func (a *analyzer) lookupPrices(r *gpuResource, lu *usage, days float64) prices 
 				p.hourly = lu.cost / (lu.billed / 60)
 			}
 		case finops.ModeMonthly:
-			if math.IsNaN(p.monthly) && days > 0 {
+			if c, ok := r.contractMonthly(a.tl.t0+int64(a.lb[0]), a.tl.t0+int64(a.lb[1])); ok && math.IsNaN(p.monthly) {
+				p.monthly = c / float64(r.gpuCount)
+			} else if math.IsNaN(p.monthly) && days > 0 {
 				p.monthly = lu.cost * 30 / days / float64(r.gpuCount)
 			}
 		case finops.ModeSpot:
@@ -87,6 +89,9 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 	}
 	days := float64(a.lb[1]-max(lu.first, a.lb[0])) / minutesPerDay
 	rec.CurrentMonthlyCost = lu.cost * 30 / days
+	if c, ok := r.contractMonthly(a.tl.t0+int64(a.lb[0]), a.tl.t0+int64(a.lb[1])); ok && r.mode == finops.ModeMonthly {
+		rec.CurrentMonthlyCost = c // the contract's price, exactly (metrics.md §Recommendation)
+	}
 	rec.RecommendedMonthlyCost = rec.CurrentMonthlyCost
 	unmon := lu.unmonitoredShare()
 	switch {

@@ -24,6 +24,7 @@ type gpuResource struct {
 	interruptible bool
 	lastTeam      string                // the "team" tag of its last line
 	charges       []charge              // its lines with a cost, for rates
+	months        []monthCharge         // its monthly lines of one month each, for contractMonthly
 	lines         []*finops.BillingLine // its lines, for Now only (resourceGrouper.keepLines)
 	slots         []*slot               // known GPUs, at most gpuCount
 	silent        map[string]int        // GPUs task runs name that report no telemetry → their slot (runSlots)
@@ -112,8 +113,11 @@ func (g *resourceGrouper) add(l *finops.BillingLine) {
 	if c, ok := l.Cost(); ok {
 		m0, m1 := floorMinute(l.ChargeStart), ceilMinute(l.ChargeEnd)
 		if m1 > m0 {
-			per := g.conv.amount(c, l.Currency).InexactFloat64() / float64(m1-m0)
-			r.charges = append(r.charges, charge{m0: m0, m1: m1, per: per, gpus: l.GPUCount})
+			cost := g.conv.amount(c, l.Currency).InexactFloat64()
+			r.charges = append(r.charges, charge{m0: m0, m1: m1, per: cost / float64(m1-m0), gpus: l.GPUCount})
+			if l.PricingMode == finops.ModeMonthly && oneMonth(l.ChargeStart, l.ChargeEnd) {
+				r.months = append(r.months, monthCharge{m0: m0, m1: m1, cost: cost, gpus: l.GPUCount})
+			}
 		}
 	}
 }

@@ -240,6 +240,15 @@ type DataQuality struct {
 	UnmatchedResources []string       `json:"unmatched_resources,omitempty"`
 	// Telemetry readings dropped at ingest, per source (also in Warnings).
 	SamplesDropped []DroppedSamples `json:"samples_dropped,omitempty"`
+	// ExchangeRates are the config's fx rates the analysis converted with
+	// (bill lines or catalog prices in another currency), by currency.
+	ExchangeRates []ExchangeRate `json:"exchange_rates,omitempty"`
+}
+
+// ExchangeRate is one fx rate used: 1 Currency = Rate of the reporting currency.
+type ExchangeRate struct {
+	Currency string  `json:"currency"`
+	Rate     float64 `json:"rate"`
 }
 
 // UnmatchedGPU is a GPU whose telemetry matches no billed resource.

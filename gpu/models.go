@@ -77,6 +77,16 @@ func Specs() []Spec {
 		{Model: gpuL20, TFLOPS: 119.5, MemoryGB: 48, BandwidthGBs: 864, Source: sheet},
 		{Model: gpuL4, TFLOPS: 121, MemoryGB: 24, BandwidthGBs: 300, Source: spec},
 		{Model: gpuA10, TFLOPS: 125, MemoryGB: 24, BandwidthGBs: 600, Source: spec},
+		// AWS's variant of the A10 in its G5 instances; NVIDIA publishes no
+		// datasheet for it. AWS's G5 page and instance tables give 24 GB of
+		// GDDR6 per GPU and no NVLink (g5.12xlarge and up join their 4 or 8
+		// GPUs by PCIe). It has the A10's 600 GB/s but about 70 dense BF16
+		// tensor TFLOPS, not the A10's 125 (Baseten, "NVIDIA A10 vs A10G for
+		// ML model inference", https://www.baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference/);
+		// a BF16 GEMM measured on one reaches 69.5 TFLOPS
+		// (github.com/zzc0721/torch-performance-test-data issue 126).
+		{Model: gpuA10G, TFLOPS: 70, MemoryGB: 24, BandwidthGBs: 600, Aliases: []string{"NVIDIA A10G"},
+			Source: "AWS G5 instance page (memory, PCIe); Baseten's A10 vs A10G spec table (bandwidth, BF16 TFLOPS)"},
 		{Model: gpuA100_40, TFLOPS: 312, MemoryGB: 40, BandwidthGBs: 1555, NVLink: true, Aliases: []string{"A100 40G", "A100-SXM4-40GB", "A100-PCIE-40GB", "A100"}, Source: spec},
 		{Model: gpuA100_80, TFLOPS: 312, MemoryGB: 80, BandwidthGBs: 2039, NVLink: true, Aliases: []string{"A100 80G", "A100-SXM4-80GB", "A100-SXM-80GB", "A100-PCIE-80GB"}, Source: spec},
 		{Model: gpuA800, TFLOPS: 312, MemoryGB: 80, BandwidthGBs: 2039, NVLink: true, Aliases: []string{"A800", "A800 80G", "A800-SXM4-80GB"}, Source: sheet},
@@ -91,7 +101,6 @@ func Specs() []Spec {
 		// Figures only where a datasheet gives them for the one card the name
 		// means (V100 and P100 come with two memory sizes; T4, V100, M60, P100
 		// and P4 have no BF16).
-		{Model: gpuA10G, MemoryGB: 24, Source: "AWS G5 instance page"},
 		{Model: gpuT4, MemoryGB: 16, Source: sheet},
 		{Model: gpuV100, Aliases: []string{"V100S"}},
 		{Model: gpuM60, MemoryGB: 8, Source: sheet + " (per GPU; two on a board)"},

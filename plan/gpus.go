@@ -20,7 +20,7 @@ type GPU struct {
 // names are the ones ingest records, so a price catalog shared with
 // finops.yaml matches. The scenario file's gpus: list overrides or extends it.
 func DefaultGPUs() []GPU {
-	names := []string{"RTX 4090", "RTX 3090", "RTX 6000 Ada", "L40S", "L20", "L4", "A10", "A100-40GB", "A100-80GB",
+	names := []string{"RTX 4090", "RTX 3090", "RTX 6000 Ada", "L40S", "L20", "L4", "A10", "A10G", "A100-40GB", "A100-80GB",
 		"A800-80GB", "H100", "H100 PCIe", "H800", "H20", "H200", "Ascend 910B"}
 	out := make([]GPU, 0, len(names))
 	for _, n := range names {

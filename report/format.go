@@ -278,3 +278,9 @@ func idleSubject(cur string, t analysis.Totals) string {
 	}
 	return amount.Format(cur, t.IdleCost, 0) + " (" + percentWhole(idleShare(t)) + ")"
 }
+
+// rateText is an exchange rate as a reader checks it against the config:
+// "1 USD = 7.1 CNY", the rate as configured (no rounding).
+func rateText(x analysis.ExchangeRate, currency string) string {
+	return "1 " + x.Currency + " = " + strconv.FormatFloat(x.Rate, 'f', -1, 64) + " " + currency
+}

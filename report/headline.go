@@ -59,3 +59,12 @@ func percentWhole(s float64) string {
 	}
 	return strconv.FormatFloat(s*100, 'f', 0, 64) + "%"
 }
+
+// unheldIdle is the idle cost of GPU-minutes no task held: the idle cost less
+// its allocated-but-idle part. It is not totals.unallocated_cost, which also
+// counts the active and unmonitored minutes no task held and so can exceed
+// the idle cost (telemetry that stops mid-week leaves unmonitored minutes
+// nobody held). Never below 0, which only rounding could make it.
+func unheldIdle(t analysis.Totals) float64 {
+	return max(0, t.IdleCost-t.AllocatedIdleCost)
+}

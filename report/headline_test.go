@@ -98,9 +98,49 @@ func TestKPICards(t *testing.T) {
 	if err := writeHTML(&b, r, Meta{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<p class="headline">This week cost $1,000;`, `of which unallocated`, `<span class="kpi-period">per month</span>`} {
+	for _, want := range []string{`<p class="headline">This week cost $1,000;`, `of which idle, no task held`, `<span class="kpi-period">per month</span>`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+}
+
+// TestIdleCardParts: the idle card's parts add up to it. The team lead's
+// incomplete week (telemetry died mid-week) had idle 5,084 and unallocated
+// 7,676: the unallocated cost also counts the unmonitored minutes no task
+// held, so it is no part of the idle cost.
+func TestIdleCardParts(t *testing.T) {
+	for _, tc := range []struct {
+		name                        string
+		idle, unallocated, allocIdl float64
+		want                        []string // part values; none when nil
+	}{
+		// By hand: 5,084 − 1,000 allocated but idle = 4,084 idle no task held.
+		{"telemetry died mid-week", 5084, 7676, 1000, []string{"$4,084.00", "$1,000.00"}},
+		// By hand: 400 − 300 = 100, equal to the unallocated cost when every unheld minute was idle.
+		{"every unheld minute idle", 400, 100, 300, []string{"$100.00", "$300.00"}},
+		// No telemetry: idle is unknown, so it has no parts, however much no task held.
+		{"idle unknown", 0, 900, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := kpiResult()
+			r.Totals.IdleCost, r.Totals.UnallocatedCost, r.Totals.AllocatedIdleCost = tc.idle, tc.unallocated, tc.allocIdl
+			p, err := newPage(r, Meta{}, time.UTC, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range p.KPIs {
+				if k.Label != "Idle cost" {
+					continue
+				}
+				var got []string
+				for _, part := range k.Parts {
+					got = append(got, part.Value)
+				}
+				if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+					t.Errorf("idle card %s parts = %v, want %v", k.Value, got, tc.want)
+				}
+			}
+		})
 	}
 }

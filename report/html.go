@@ -130,6 +130,7 @@ type qualityView struct {
 	UnmonitoredShare, UnmonitoredCost, RowsRejected string
 	Sources                                         []sourceRow
 	Warnings                                        []string
+	ExchangeRates                                   []string // "1 USD = 7.1 CNY"
 }
 
 type sourceRow struct{ Name, Kind, Status, Tone, Detail string }
@@ -199,11 +200,11 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		idle.Tone = "warn"
 	}
 	p.Incomplete = r.DataQuality.Incomplete
-	if t.UnallocatedCost != 0 || t.AllocatedIdleCost != 0 {
+	if t.IdleCost != 0 && (t.UnallocatedCost != 0 || t.AllocatedIdleCost != 0) {
 		// The idle cost's two parts: shown inside its card, since they add
 		// up to it rather than to more waste.
 		idle.Parts = []kpiPart{
-			{Label: "unallocated", Value: money(cur, t.UnallocatedCost), Note: "no task held the GPU: release the machine"},
+			{Label: "idle, no task held", Value: money(cur, unheldIdle(t)), Note: "no task held the idle GPU: release the machine"},
 			{Label: "allocated but idle", Value: money(cur, t.AllocatedIdleCost), Note: "a task held it unused: fix the job"},
 		}
 	}
@@ -317,6 +318,9 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		UnmonitoredCost:  money(cur, t.UnmonitoredCost),
 		RowsRejected:     strconv.Itoa(dq.RowsRejected),
 		Warnings:         dq.Warnings,
+	}
+	for _, x := range dq.ExchangeRates {
+		p.Quality.ExchangeRates = append(p.Quality.ExchangeRates, rateText(x, cur))
 	}
 	for _, s := range dq.Sources {
 		p.Quality.Sources = append(p.Quality.Sources, sourceRow{Name: s.Name, Kind: s.Kind, Status: s.Status, Tone: statusTone(s.Status), Detail: s.Detail})

@@ -20,7 +20,7 @@ var notMoney = []string{
 	"ByResource[].Bands.Saturated", "ByResource[].Bands.Target", "ByResource[].GPUHoursActive",
 	"ByResource[].GPUHoursBilled", "ByResource[].GPUHoursIdle", "ByResource[].GPUHoursUnmonitored",
 	"ByResource[].SaturatedHours", "ByTeam[].GPUHoursBilled", "ByTeam[].GPUHoursMonitored", "DataQuality.Coverage",
-	"DataQuality.MinCoverage", "DataQuality.UnmonitoredShare", "IdleSpans[].Hours",
+	"DataQuality.ExchangeRates[].Rate", "DataQuality.MinCoverage", "DataQuality.UnmonitoredShare", "IdleSpans[].Hours",
 	"Recommendations[].ActiveHoursPerMonth", "Recommendations[].BreakevenHoursPerMonth", "Tasks[].GPUHours",
 	"Tasks[].Units", "Totals.AvgGPUUtilization", "Totals.GPUHoursActive", "Totals.GPUHoursBilled",
 	"Totals.GPUHoursIdle", "Totals.GPUHoursUnmonitored", "Watch.Actions[].Hours",

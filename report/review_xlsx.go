@@ -63,7 +63,7 @@ func WriteReviewXLSX(w io.Writer, rv *analysis.Review, meta Meta) error {
 			return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
 		}
 		// After the table: its autofilter replaces the fit-to-page property.
-		if err := workbook.PrintSetup(f, s.sheet); err != nil {
+		if err := b.printSetup(s.sheet); err != nil {
 			return fmt.Errorf("report: xlsx: %w", err)
 		}
 	}

@@ -109,7 +109,7 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 		// made; any other after its table, since excelize's AutoFilter
 		// replaces the sheet properties that hold fit-to-page.
 		if s.streamed {
-			if err := workbook.PrintSetup(f, s.sheet); err != nil {
+			if err := b.printSetup(s.sheet); err != nil {
 				return fmt.Errorf("report: xlsx: %w", err)
 			}
 		}
@@ -117,7 +117,7 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 			return fmt.Errorf("report: xlsx sheet %q: %w", s.sheet, err)
 		}
 		if !s.streamed {
-			if err := workbook.PrintSetup(f, s.sheet); err != nil {
+			if err := b.printSetup(s.sheet); err != nil {
 				return fmt.Errorf("report: xlsx: %w", err)
 			}
 		}
@@ -197,8 +197,10 @@ type styles struct {
 	money, unitMoney      int
 	percent, hours, count int
 	date, text            int
+	wrapped               int // long text, wrapped in its column rather than spilling past the print width
 	amount                int // a cost in the line's own currency (raw billing lines)
 	day                   int // a date without time
+	rate                  int // an exchange rate, to its last configured digit
 }
 
 func newStyles(f *excelize.File, currency string) (styles, error) {
@@ -222,14 +224,25 @@ func newStyles(f *excelize.File, currency string) (styles, error) {
 	add(&s.count, &excelize.Style{NumFmt: 3}) // #,##0
 	add(&s.date, custom("yyyy-mm-dd hh:mm"))
 	add(&s.text, &excelize.Style{Alignment: &excelize.Alignment{Vertical: "top"}})
+	add(&s.wrapped, &excelize.Style{Alignment: &excelize.Alignment{Vertical: "top", WrapText: true}})
 	add(&s.amount, custom("#,##0.00##"))
 	add(&s.day, custom("yyyy-mm-dd"))
+	add(&s.rate, custom("0.0#########"))
 	return s, err
 }
 
 // table writes a data table on its own sheet (workbook.Table).
 func (b *book) table(sheet string, cols []workbook.Column, rows [][]any) error {
 	return workbook.Table(b.f, sheet, b.st.header, cols, rows, b.loc)
+}
+
+// printSetup sets sheet's page setup (workbook.PrintSetup) on the paper of
+// the report's zone (workbook.PaperFor).
+func (b *book) printSetup(sheet string) error {
+	if err := workbook.PrintSetup(b.f, sheet); err != nil {
+		return err
+	}
+	return workbook.SetPaper(b.f, sheet, workbook.PaperFor(b.loc.String()))
 }
 
 // setCell writes one value (workbook.SetCell) and returns its display width.

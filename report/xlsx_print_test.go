@@ -50,6 +50,9 @@ func checkPrintSetup(t *testing.T, f *excelize.File) map[string]string {
 			pl.FitToHeight == nil || *pl.FitToHeight != 0 {
 			t.Errorf("%s: page layout %+v, want landscape, 1 page wide, any height", sheet, pl)
 		}
+		if pl.Size == nil {
+			t.Errorf("%s: no paper size, so it prints on the spreadsheet program's locale's", sheet)
+		}
 		props, err := f.GetSheetProps(sheet)
 		if err != nil {
 			t.Fatal(err)

@@ -148,14 +148,17 @@ func (b *book) recommendations() error {
 
 func (b *book) findings() error {
 	st := b.st
+	// Long text wraps in columns that fit one landscape page wide at a
+	// readable size: a 90-wide "What to do" that spilled past its column
+	// printed the sheet at 3 pt.
 	cols := []workbook.Column{
 		{Title: "Severity", Style: st.text},
-		{Title: "Finding", Style: st.text},
-		{Title: "Team", Style: st.text},
-		{Title: "Resource ID", Style: st.text},
+		{Title: "Finding", Style: st.wrapped, Max: 20},
+		{Title: "Team", Style: st.wrapped, Max: 14},
+		{Title: "Resource ID", Style: st.wrapped, Max: 22},
 		{Title: "Money at stake", Style: st.money},
 		{Title: "Basis", Style: st.text},
-		{Title: "What to do", Style: st.text, Width: 90},
+		{Title: "What to do", Style: st.wrapped, Width: 40},
 	}
 	rows := make([][]any, 0, len(b.r.Findings))
 	for _, f := range b.r.Findings {

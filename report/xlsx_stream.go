@@ -11,7 +11,6 @@ import (
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/sanitize"
-	"github.com/finops-oss/finops/workbook"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 )
@@ -70,7 +69,7 @@ func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) e
 			if _, err := b.f.NewSheet(name); err != nil {
 				return err
 			}
-			if err := workbook.PrintSetup(b.f, name); err != nil {
+			if err := b.printSetup(name); err != nil {
 				return err
 			}
 			if sw, err = b.openStream(name, cols); err != nil {

@@ -74,6 +74,9 @@ func (b *book) summary() error {
 	if meta.Version != "" {
 		rows = append(rows, kpi{"finops version", meta.Version, st.text})
 	}
+	for _, x := range r.DataQuality.ExchangeRates {
+		rows = append(rows, kpi{"Exchange rate: " + r.Currency + " per " + x.Currency, x.Rate, st.rate})
+	}
 
 	const sheet = sheetSummary
 	for i, h := range []string{"Metric", "Value"} {

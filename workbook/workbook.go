@@ -165,3 +165,32 @@ func PrintSetup(f *excelize.File, sheet string) error {
 	}
 	return nil
 }
+
+// Paper sizes as SpreadsheetML numbers them (ECMA-376 §18.3.1.64).
+const (
+	PaperLetter = 1
+	PaperA4     = 9
+)
+
+// PaperFor is the paper a reader in zone prints on: Letter for the Americas'
+// zones (America/*, and the legacy US/* and Canada/* names), A4 elsewhere.
+// The config has no locale: its timezone is the one signal of where the
+// reader is. Without a size LibreOffice and Excel use their own locale's,
+// which printed a Shanghai team's workbook on Letter.
+func PaperFor(zone string) int {
+	for _, p := range []string{"America/", "US/", "Canada/"} {
+		if strings.HasPrefix(zone, p) {
+			return PaperLetter
+		}
+	}
+	return PaperA4
+}
+
+// SetPaper sets the paper size sheet prints on. Like PrintSetup, on a
+// streamed sheet it must come before NewStreamWriter.
+func SetPaper(f *excelize.File, sheet string, size int) error {
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Size: &size}); err != nil {
+		return fmt.Errorf("workbook: paper size of %q: %w", sheet, err)
+	}
+	return nil
+}

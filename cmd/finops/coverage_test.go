@@ -103,6 +103,19 @@ func TestExporterDiedMidWeek(t *testing.T) {
 		i := strings.Index(p, "93.6")
 		t.Errorf("the page does not call idle a lower bound: %q", p[max(i-200, 0):min(i+100, len(p))])
 	}
+	// The idle card's parts add up to it (issue #27: it showed "of which
+	// unallocated ¥806.40", every billed minute no task held, unmonitored
+	// ones included, inside an idle cost of ¥93.64). No task ran: all the
+	// idle cost is idle no task held, none allocated.
+	for _, part := range []string{"of which idle, no task held</span> <strong>¥93.64</strong>",
+		"of which allocated but idle</span> <strong>¥0.00</strong>"} {
+		if !strings.Contains(p, part) {
+			t.Errorf("the idle card lacks %q", part)
+		}
+	}
+	if strings.Contains(p, "of which unallocated") {
+		t.Error("the idle card shows the unallocated cost as a part of the idle cost")
+	}
 	// Every email: the whole report's and each team's.
 	for _, team := range append([]string{""}, teamsOf(r)...) {
 		res := &r

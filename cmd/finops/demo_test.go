@@ -107,7 +107,7 @@ func TestDemoStories(t *testing.T) {
 	weekendFinding := false
 	for _, f := range s.Findings {
 		if f.Kind == analysis.FindingForgotten && f.ResourceID == "autodl-a100x2" &&
-			strings.Contains(f.Text, "Fri 21:00 – Mon 00:00 (51 h × 2 GPU)") {
+			strings.Contains(f.Text, "Fri 27 Nov 21:00 – Mon 30 Nov 00:00 (51 h × 2 GPU)") {
 			weekendFinding = true
 			approx(t, "forgotten money", f.Money, 216*60*14000.0/(30*1440*2))
 		}
@@ -121,7 +121,7 @@ func TestDemoStories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Fri 21:00 – Mon 00:00 (51 h × 2 GPU)", "Switch to hourly autodl-a100x2", "monthly pays off above 424 h/month"} {
+	for _, want := range []string{"Fri 27 Nov 21:00 – Mon 30 Nov 00:00 (51 h × 2 GPU)", "Switch to hourly autodl-a100x2", "monthly pays off above 424 h/month"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the HTML page does not show %q", want)
 		}

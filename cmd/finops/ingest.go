@@ -24,7 +24,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 	var check, replace bool
 	var maxBad int
 	cmd := &cobra.Command{
-		Use:   "ingest [flags] PATH...",
+		Use:   "ingest [flags] [PATH...]",
 		Short: "Import billing exports, GPU telemetry or task files into the database",
 		Long: "Import files, folders or globs (.gz too). The format is detected from each file's header.\n" +
 			"Importing the same file twice changes nothing. A bad file changes nothing and names file:line.\n" +
@@ -32,9 +32,11 @@ func (m *Main) ingestCommand() *cobra.Command {
 			"only each billing period's latest delivery, replacing the period's earlier one.\n" +
 			"s3://bucket/prefix (or a glob on keys, s3://bucket/cur/*/*.csv.gz) downloads the objects to a temporary\n" +
 			"folder first, with the config's publish.s3 endpoint, region, path style and credentials.\n" +
-			"- (or /dev/stdin) reads standard input, recorded as stdin.",
-		Example: "  finops ingest exports/focus-2026-11.csv\n  finops ingest s3://finops-billing/cur/gpu-report\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv\n  zcat bill.csv.gz | finops ingest -",
-		Args:    usageArgs(cobra.MinimumNArgs(1)),
+			"- (or /dev/stdin) reads standard input, recorded as stdin.\n" +
+			"With no PATH it imports the config's billing, utilization and tasks sources, as run does\n" +
+			"(Prometheus servers: finops ingest prometheus).",
+		Example: "  finops ingest\n  finops ingest exports/focus-2026-11.csv\n  finops ingest s3://finops-billing/cur/gpu-report\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv\n  zcat bill.csv.gz | finops ingest -",
+		Args:    usageArgs(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format == "json" {
 				// Not a file format: the results on stdout as JSON (--log-format json).
@@ -73,6 +75,11 @@ func (m *Main) ingestCommand() *cobra.Command {
 				c.MaxBadRows = maxBad
 			}
 			var specs []sourceSpec
+			if len(args) == 0 {
+				if specs, err = configuredIngest(c, cmd, replace); err != nil {
+					return err
+				}
+			}
 			stdin := 0
 			for _, a := range args {
 				if isStdin(a) {

@@ -13,8 +13,9 @@ import (
 
 // maxPrintedPages bounds the demo workbook as LibreOffice prints it. With
 // every sheet landscape and one page wide (report's page setup) it printed
-// 35 pages when measured (LibreOffice 7, A4); before the page setup it
-// printed 92, columns and charts cut across pages. 40 leaves room for
+// 38 pages when measured (LibreOffice 7, A4 from the demo's Asia/Shanghai
+// zone; 35 on LibreOffice's default Letter, which is taller in landscape);
+// before the page setup it printed 92, columns and charts cut across pages. 40 leaves room for
 // another LibreOffice's font metrics, not for a sheet losing its setup.
 const maxPrintedPages = 40
 

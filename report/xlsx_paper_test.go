@@ -1,0 +1,159 @@
+package report
+
+import (
+	"bytes"
+	"compress/zlib"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/testenv"
+	"github.com/finops-oss/finops/workbook"
+)
+
+// TestFindingsSheetPrints: issue #27's Findings sheet printed at about 3 pt
+// on 43 Letter pages for a team outside the Americas. Every sheet now names
+// its paper from the report's zone, and the Findings sheet, with a long
+// "What to do", prints one landscape page wide at 8 pt or more: LibreOffice
+// prints it, and the PDF's page size and text size are read back.
+func TestFindingsSheetPrints(t *testing.T) {
+	for _, tc := range []struct {
+		zone         string
+		paper        int
+		width, hight float64 // landscape, in PDF points: A4 297 × 210 mm, Letter 11 × 8.5 in
+	}{
+		{"Asia/Shanghai", workbook.PaperA4, 297 / 25.4 * 72, 210 / 25.4 * 72},
+		{"America/New_York", workbook.PaperLetter, 11 * 72, 8.5 * 72},
+		{"Europe/Berlin", workbook.PaperA4, 297 / 25.4 * 72, 210 / 25.4 * 72},
+	} {
+		t.Run(tc.zone, func(t *testing.T) {
+			r := handResult(t)
+			r.Period.TimeZone = tc.zone
+			r.Findings = append(r.Findings, analysis.Finding{Kind: analysis.FindingForgotten, Severity: "high",
+				Team: "research-platform", ResourceID: "ecs.gn7i-c32g1.32xlarge/i-bp1a2b3c4d5e6f7g8h9i", Money: 1234.5,
+				Text: strings.Repeat("The machine sat idle all week while billed by the month; release it or share it. ", 8)})
+			_, f := writeBook(t, r)
+			for _, sheet := range f.GetSheetList() {
+				pl, err := f.GetPageLayout(sheet)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pl.Size == nil || *pl.Size != tc.paper {
+					t.Errorf("%s: paper %s, want %d", sheet, paperText(pl.Size), tc.paper)
+				}
+			}
+
+			soffice, err := exec.LookPath("soffice")
+			if err != nil {
+				testenv.Missing(t, "soffice not found: install LibreOffice Calc (apt-get install -y libreoffice-calc-nogui) to print the Findings sheet")
+			}
+			// The Findings sheet alone, so every page of the PDF is one of its.
+			for _, sheet := range f.GetSheetList() {
+				if sheet != sheetFindings {
+					if err := f.DeleteSheet(sheet); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			dir := t.TempDir()
+			if err := f.SaveAs(filepath.Join(dir, "findings.xlsx")); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(soffice, "--headless", "-env:UserInstallation=file://"+filepath.ToSlash(t.TempDir()),
+				"--convert-to", "pdf", "--outdir", dir, filepath.Join(dir, "findings.xlsx"))
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("soffice: %v\n%s", err, b)
+			}
+			pdf, err := os.ReadFile(filepath.Join(dir, "findings.pdf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages := pdfPages(t, pdf)
+			if len(pages) == 0 || len(pages) > 2 {
+				t.Errorf("the Findings sheet printed on %d pages, want 1 or 2", len(pages))
+			}
+			for i, p := range pages {
+				if abs(p.width-tc.width) > 1 || abs(p.height-tc.hight) > 1 {
+					t.Errorf("page %d is %.0f × %.0f pt, want %.0f × %.0f", i+1, p.width, p.height, tc.width, tc.hight)
+				}
+				if p.minFont < 8 {
+					t.Errorf("page %d prints text at %.1f pt, want 8 pt or more", i+1, p.minFont)
+				}
+			}
+		})
+	}
+}
+
+func paperText(size *int) string {
+	if size == nil {
+		return "unset"
+	}
+	return strconv.Itoa(*size)
+}
+
+func abs(x float64) float64 { return max(x, -x) }
+
+// pdfPage is what the test reads of a page LibreOffice printed.
+type pdfPage struct{ width, height, minFont float64 }
+
+var (
+	pdfObject   = regexp.MustCompile(`(?s)(\d+) 0 obj(.*?)endobj`)
+	pdfIsPage   = regexp.MustCompile(`/Type\s*/Page\b[^s]`)
+	pdfMediaBox = regexp.MustCompile(`/MediaBox\s*\[\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*\]`)
+	pdfContents = regexp.MustCompile(`/Contents\s*(\d+) 0 R`)
+	pdfStream   = regexp.MustCompile(`(?s)stream\r?\n(.*?)\r?\nendstream`)
+	pdfFontSize = regexp.MustCompile(`([\d.]+) Tf`)
+)
+
+// pdfPages reads each page's media box and the smallest font size its
+// content stream sets, from a PDF as LibreOffice writes it (uncompressed
+// object dictionaries, deflated content streams, text at its printed size).
+func pdfPages(t *testing.T, pdf []byte) []pdfPage {
+	t.Helper()
+	objs := map[string][]byte{}
+	var order []string
+	for _, m := range pdfObject.FindAllSubmatch(pdf, -1) {
+		objs[string(m[1])] = m[2]
+		order = append(order, string(m[1]))
+	}
+	var pages []pdfPage
+	for _, id := range order {
+		o := objs[id]
+		if !pdfIsPage.Match(o) {
+			continue
+		}
+		box, contents := pdfMediaBox.FindSubmatch(o), pdfContents.FindSubmatch(o)
+		if box == nil || contents == nil {
+			t.Fatalf("PDF page object %s has no media box or contents: %q", id, o)
+		}
+		num := func(b []byte) float64 {
+			v, err := strconv.ParseFloat(string(b), 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		p := pdfPage{width: num(box[3]) - num(box[1]), height: num(box[4]) - num(box[2]), minFont: 1e9}
+		s := pdfStream.FindSubmatch(objs[string(contents[1])])
+		if s == nil {
+			t.Fatalf("PDF page object %s: contents %s have no stream", id, contents[1])
+		}
+		text := s[1]
+		if zr, err := zlib.NewReader(bytes.NewReader(s[1])); err == nil {
+			if text, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, m := range pdfFontSize.FindAllSubmatch(text, -1) {
+			p.minFont = min(p.minFont, num(m[1]))
+		}
+		pages = append(pages, p)
+	}
+	return pages
+}
