@@ -14,10 +14,10 @@ import (
 // per-resource cost the report shows (ByResource: each line spread over its
 // charge period, a monthly card's charge included), times 30.4375 days.
 const (
-	daysPerMonth     = 30.4375 // 365.25 / 12
-	realisedMinDays  = 7       // fewer full days after the decision: too early to say
-	realisedBefore   = 28 * 24 * time.Hour
-	baselineDays     = 30 // current_monthly_cost is the lookback's cost × 30 / D
+	daysPerMonth     = 30.4375             // 365.25 / 12
+	realisedMinDays  = 7                   // fewer full days after the decision: too early to say
+	RealisedBefore   = 28 * 24 * time.Hour // the window before a decision its saving is measured against
+	baselineDays     = 30                  // current_monthly_cost is the lookback's cost × 30 / D
 	RealisedMeasured = "measured"
 	RealisedTooEarly = "too_early"
 )
@@ -68,7 +68,7 @@ func realise(ctx context.Context, in *Input, res *Result, sum *AdviceSummary) er
 		}
 		start := nextLocalMidnight(d.DecidedAt, loc)
 		ra.DaysAfter = localDayCount(start, end, loc)
-		team, err := adviceTeam(ctx, in, d, Window{Start: d.DecidedAt.Add(-realisedBefore), End: end})
+		team, err := adviceTeam(ctx, in, d, Window{Start: d.DecidedAt.Add(-RealisedBefore), End: end})
 		if err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ func realise(ctx context.Context, in *Input, res *Result, sum *AdviceSummary) er
 			sum.Realised = append(sum.Realised, ra)
 			continue
 		}
-		bStart := d.DecidedAt.Add(-realisedBefore)
+		bStart := d.DecidedAt.Add(-RealisedBefore)
 		if first, ok := firstCharge(in.Advice.Lines, d.ResourceID, bStart, d.DecidedAt); ok {
 			before, err := resourceCost(ctx, in, d.ResourceID, Window{Start: maxTime(first, bStart), End: d.DecidedAt})
 			if err != nil {
