@@ -70,6 +70,19 @@ func roundedMoney(n analysis.Result) analysis.Result {
 			m(v)
 		}
 	}
+	if n.Advice != nil {
+		a := *n.Advice
+		m(&a.RealisedMonthlySavings)
+		m(&a.ExpectedMonthlySavings)
+		a.Realised = slices.Clone(a.Realised)
+		for i := range a.Realised {
+			ra := &a.Realised[i]
+			for _, v := range []*float64{&ra.BeforePerDay, &ra.AfterPerDay, &ra.RealisedMonthlySavings, &ra.ExpectedMonthlySavings} {
+				m(v)
+			}
+		}
+		n.Advice = &a
+	}
 	if n.Watch != nil {
 		w := *n.Watch
 		m(&w.Saved)
