@@ -168,7 +168,11 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		// Without findings, the actions that save the most are what to read.
 		v.FindingsTitle = "Top actions"
 		for _, a := range topActions(r.Recommendations, opts.MaxFindings) {
-			v.Findings = append(v.Findings, emailFinding{Title: actionText(a.Action) + ": " + analysis.ShortResourceID(a.ResourceID) + " · " + a.ID,
+			title := actionText(a.Action) + ": " + analysis.ShortResourceID(a.ResourceID)
+			if a.ID != "" {
+				title += " · " + a.ID
+			}
+			v.Findings = append(v.Findings, emailFinding{Title: title,
 				Money: money(cur, a.MonthlySavings) + "/mo", Text: a.Reason, Tone: "info"})
 		}
 	}
