@@ -50,7 +50,8 @@ func realise(ctx context.Context, in *Input, res *Result, sum *AdviceSummary) er
 	end := localMidnight(res.Period.End, loc)
 	var done []AdviceDecision
 	for _, d := range in.Advice.Decisions {
-		if d.Decision == AdviceDone && d.DecidedAt.Before(res.Period.End) {
+		// Marked done after the window too: too early to tell in it.
+		if d.Decision == AdviceDone {
 			done = append(done, d)
 		}
 	}

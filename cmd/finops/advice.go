@@ -32,8 +32,8 @@ func (m *Main) adviceCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "advice",
 		Short: "List the recommendations by id, and mark them done, dismissed or snoozed",
-		Long: "advice lists the recommendations of the last complete week (or the window --week, --since or\n" +
-			"--from/--to name) by their ids, which stay the same week after week for the same advice on the same\n" +
+		Long: "advice lists the recommendations of the latest report `finops run` made, else of the last complete\n" +
+			"week (or of the window --week, --since or --from/--to name) by their ids, which stay the same week after week for the same advice on the same\n" +
 			"resource. Advice marked done, dismissed, or snoozed until a date no longer shows in the reports\n" +
 			"(a snooze shows again once its date has passed); done advice shows what it really saved.",
 		Args: usageArgs(cobra.NoArgs),
@@ -62,7 +62,7 @@ func (m *Main) adviceListCommand(wf *windowFlags) *cobra.Command {
 				return err
 			}
 			defer a.st.Close()
-			m.printAdvice(a, analysis.AdviceList(a.res.Recommendations, a.decisions, m.Now(), all))
+			m.printAdvice(a, analysis.AdviceList(a.res.Recommendations, a.decisions, m.Now(), all), all)
 			return nil
 		},
 	}
@@ -139,16 +139,21 @@ func (m *Main) openAdvice(ctx context.Context, wf windowFlags) (*adviceState, er
 	if err != nil {
 		return nil, err
 	}
-	win, err := wf.resolve(m.Now(), loc)
-	if err != nil {
-		return nil, err
-	}
 	st, err := m.openExistingStore(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	a := &adviceState{st: st, c: c, loc: loc, win: win}
-	in, err := loadInput(ctx, st, c, win, loadOptions{outlines: true, holdLines: m.holdLines})
+	a := &adviceState{st: st, c: c, loc: loc}
+	if wf == (windowFlags{}) {
+		wf, err = lastRunWindow(ctx, st)
+	}
+	if err == nil {
+		a.win, err = wf.resolve(m.Now(), loc)
+	}
+	var in *analysis.Input
+	if err == nil {
+		in, err = loadInput(ctx, st, c, a.win, loadOptions{outlines: true, holdLines: m.holdLines})
+	}
 	if err == nil {
 		in.SkipHourly = true
 		a.res, err = analyze(ctx, in)
@@ -161,6 +166,26 @@ func (m *Main) openAdvice(ctx context.Context, wf windowFlags) (*adviceState, er
 		return nil, err
 	}
 	return a, nil
+}
+
+// lastRunWindow names the window of the latest report `finops run` made
+// (the one its team leads were sent), or none: the last complete week.
+func lastRunWindow(ctx context.Context, st *store.Store) (windowFlags, error) {
+	runs, err := st.Runs(ctx, "")
+	if err != nil {
+		return windowFlags{}, err
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		if r := runs[i]; r.Report == store.StageOK || r.Report == store.StagePartial {
+			if isoWeekRE.MatchString(r.Period) {
+				return windowFlags{week: r.Period}, nil
+			}
+			if from, to, ok := strings.Cut(r.Period, "_"); ok {
+				return windowFlags{from: from, to: to}, nil
+			}
+		}
+	}
+	return windowFlags{}, nil
 }
 
 // decideAdvice records d about the advice id names, under the run lock.
@@ -190,11 +215,16 @@ func (m *Main) decideAdvice(ctx context.Context, a *adviceState, id string, d st
 	return nil
 }
 
-func (m *Main) printAdvice(a *adviceState, entries []analysis.AdviceEntry) {
+func (m *Main) printAdvice(a *adviceState, entries []analysis.AdviceEntry, all bool) {
 	if len(entries) == 0 {
-		fmt.Fprintf(m.Stdout, "no open advice in %s\n", a.win.Label)
+		what := "open advice"
+		if all {
+			what = "advice"
+		}
+		fmt.Fprintf(m.Stdout, "no %s in %s\n", what, a.win.Label)
 		return
 	}
+	fmt.Fprintf(m.Stdout, "advice of %s\n", a.win.Label)
 	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tRESOURCE\tACTION\tSAVES/MONTH\tSTATE\tWHY")
 	for _, e := range entries {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -143,22 +144,50 @@ func TestAdviceCommands(t *testing.T) {
 	if d := after.Totals.MonthlySavings - wantSavings; d > 0.02 || d < -0.02 {
 		t.Errorf("monthly_savings %.2f, want %.2f", after.Totals.MonthlySavings, wantSavings)
 	}
-	// Decided after the week's end: hidden in its report, but not measured
-	// on it (the days after the decision are not in it).
-	if a := after.Advice; a == nil || a.Hidden != 2 || a.Done != 1 || len(a.Realised) != 0 {
-		t.Errorf("advice summary %+v, want 2 hidden, 1 done, nothing measured", after.Advice)
+	// Decided after the week's end: hidden in its report, but too early to
+	// measure on it (no day after the decision is in it).
+	if a := after.Advice; a == nil || a.Hidden != 2 || a.Done != 1 || len(a.Realised) != 1 ||
+		a.Realised[0].Status != analysis.RealisedTooEarly || a.Realised[0].ID != hourly || a.TooEarly != 1 {
+		t.Errorf("advice summary %+v, want 2 hidden, 1 done and too early", after.Advice)
 	}
 	b, err := os.ReadFile(filepath.Join(rep, "finops-2026-W48.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	page := string(b)
-	if !strings.Contains(page, "2 recommendations hidden (dismissed/snoozed): finops advice list --all") {
-		t.Error("the page does not say what was hidden")
+	for _, w := range []string{"2 recommendations hidden (dismissed/snoozed): finops advice list --all",
+		"Advice done: 1 too early to tell (under 7 full days since marked done)"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page does not say %q", w)
+		}
 	}
 	for _, id := range []string{hourly, spot, stop} {
 		if strings.Contains(page, id) {
 			t.Errorf("the page still shows %s", id)
 		}
+	}
+
+	// The advice listed is the latest report's that finops run made, when
+	// there is one: here a run of 2026-W47 in the ledger.
+	if _, out, _ := run("advice", "list"); !strings.HasPrefix(out, "advice of 2026-W48\n") {
+		t.Errorf("without a run, advice list is not of the last complete week:\n%s", out)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.BeginRun(context.Background(), "2026-W47")
+	if err == nil {
+		err = st.SetStage(context.Background(), r.ID, store.StageReport, store.StageOK)
+	}
+	if err == nil {
+		err = st.FinishRun(context.Background(), r.ID, store.RunOK, "")
+	}
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := run("advice", "list", "--all"); code != 0 || !strings.HasPrefix(out, "advice of 2026-W47\n") {
+		t.Errorf("after a run of 2026-W47: exit %d\n%s%s", code, out, errs)
 	}
 }
