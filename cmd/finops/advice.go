@@ -21,6 +21,17 @@ import (
 // what someone decided about them (analysis/advice.go decides what is open;
 // store/advice.go keeps the decisions).
 
+// adviceVerb is the subcommand that records a decision.
+func adviceVerb(decision string) string {
+	switch decision {
+	case analysis.AdviceDismissed:
+		return "dismiss"
+	case analysis.AdviceSnoozed:
+		return "snooze"
+	}
+	return decision
+}
+
 // defaultSnooze is how long `advice snooze` hides advice without --until.
 const defaultSnooze = 28 * 24 * time.Hour
 
@@ -62,7 +73,11 @@ func (m *Main) adviceListCommand(wf *windowFlags) *cobra.Command {
 				return err
 			}
 			defer a.st.Close()
-			m.printAdvice(a, analysis.AdviceList(a.res.Recommendations, a.decisions, m.Now(), all), all)
+			entries := analysis.AdviceList(a.res.Recommendations, a.decisions, m.Now(), all)
+			if m.jsonResults() {
+				return emitJSON(m.Stdout, adviceListResult(a, entries))
+			}
+			m.printAdvice(a, entries, all)
 			return nil
 		},
 	}
@@ -85,7 +100,8 @@ func (m *Main) adviceDecideCommand(wf *windowFlags, decision, verb, short string
 				return err
 			}
 			defer a.st.Close()
-			d := store.AdviceDecision{Decision: decision, Why: why, DecidedAt: m.Now().UTC()}
+			// Stored in whole seconds: what is printed is what is kept.
+			d := store.AdviceDecision{Decision: decision, Why: why, DecidedAt: m.Now().UTC().Truncate(time.Second)}
 			if decision == analysis.AdviceSnoozed {
 				if d.Until, err = snoozeUntil(until, m.Now(), a.loc); err != nil {
 					return err
@@ -207,6 +223,18 @@ func (m *Main) decideAdvice(ctx context.Context, a *adviceState, id string, d st
 	if err := a.st.RecordAdviceDecision(ctx, d); err != nil {
 		return err
 	}
+	if m.jsonResults() {
+		r := adviceEntry{ID: e.ID, ResourceID: e.ResourceID, Action: e.Action,
+			MonthlySavings: amount.RoundMinor(a.res.Currency, e.MonthlySavings), Decision: d.Decision,
+			DecidedAt: &d.DecidedAt, Why: d.Why}
+		if !d.Until.IsZero() {
+			r.Until = &d.Until
+		}
+		return emitJSON(m.Stdout, struct {
+			Command string `json:"command"`
+			adviceEntry
+		}{"advice " + adviceVerb(d.Decision), r})
+	}
 	what := d.Decision
 	if d.Decision == analysis.AdviceSnoozed {
 		what += " until " + d.Until.In(a.loc).Format("2006-01-02")
@@ -243,6 +271,41 @@ func (m *Main) printAdvice(a *adviceState, entries []analysis.AdviceEntry, all b
 			amount.Rounded(a.res.Currency, e.MonthlySavings), state, why)
 	}
 	tw.Flush()
+}
+
+// adviceEntry is one piece of advice in the JSON results of finops advice
+// (--log-format json); Why is what someone typed, as typed.
+type adviceEntry struct {
+	ID             string     `json:"id"`
+	ResourceID     string     `json:"resource_id"`
+	Action         string     `json:"action"`
+	MonthlySavings float64    `json:"monthly_savings"`
+	Open           bool       `json:"open"`
+	Decision       string     `json:"decision,omitempty"`
+	DecidedAt      *time.Time `json:"decided_at,omitempty"`
+	Until          *time.Time `json:"until,omitempty"`
+	Why            string     `json:"why,omitempty"`
+}
+
+func adviceListResult(a *adviceState, entries []analysis.AdviceEntry) any {
+	list := make([]adviceEntry, 0, len(entries))
+	for _, e := range entries {
+		r := adviceEntry{ID: e.ID, ResourceID: e.ResourceID, Action: e.Action,
+			MonthlySavings: amount.RoundMinor(a.res.Currency, e.MonthlySavings), Open: e.Open}
+		if d := e.Decision; d != nil {
+			r.Decision, r.DecidedAt, r.Why = d.Decision, &d.DecidedAt, d.Why
+			if !d.Until.IsZero() {
+				r.Until = &d.Until
+			}
+		}
+		list = append(list, r)
+	}
+	return struct {
+		Command  string        `json:"command"`
+		Period   string        `json:"period"`
+		Currency string        `json:"currency"`
+		Advice   []adviceEntry `json:"advice"`
+	}{"advice list", a.win.Label, a.res.Currency, list}
 }
 
 // adviceDecisions are the store's current decisions as the analysis takes them.

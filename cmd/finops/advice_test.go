@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -106,6 +107,33 @@ func TestAdviceCommands(t *testing.T) {
 		"it serves the demo"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("advice list --all lacks %q:\n%s", w, out)
+		}
+	}
+	// For scripts: one JSON object, the decision as recorded, the why as typed.
+	code, out, errs = run("--log-format", "json", "advice", "list", "--all")
+	var listed2 struct {
+		Command, Period string
+		Advice          []struct {
+			ID, Decision, Why string
+			Open              bool
+			Until             *time.Time
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &listed2); code != 0 || err != nil || listed2.Command != "advice list" ||
+		listed2.Period != "2026-W48" {
+		t.Fatalf("advice list --all in JSON: exit %d, %v\n%s%s", code, err, out, errs)
+	}
+	for _, e := range listed2.Advice {
+		switch e.ID {
+		case hourly:
+			if e.Decision != "done" || e.Open || e.Why != "=HYPERLINK(\"http://x\") moved to hourly" {
+				t.Errorf("%s in JSON: %+v", e.ID, e)
+			}
+		case spot:
+			// 2026-12-31 00:00 in the demo's Asia/Shanghai.
+			if e.Decision != "snoozed" || e.Until == nil || !e.Until.Equal(time.Date(2026, 12, 30, 16, 0, 0, 0, time.UTC)) {
+				t.Errorf("%s in JSON: %+v", e.ID, e)
+			}
 		}
 	}
 	if code, out, _ = run("advice", "list"); strings.Contains(out, hourly) || strings.Contains(out, spot) || strings.Contains(out, stop) {
