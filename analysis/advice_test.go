@@ -223,3 +223,33 @@ func TestRealisedSavings(t *testing.T) {
 		})
 	}
 }
+
+// TestAdviceForTeam: a team's slice counts the hidden and done advice of its
+// own resources, and keeps the realised entries of the resources that were
+// its before the decision (a released one has no row in the window).
+func TestAdviceForTeam(t *testing.T) {
+	r := &Result{
+		ByTeam:     []TeamCost{{Team: "nlp"}, {Team: "cv"}},
+		ByResource: []ResourceCost{{ResourceID: "a", Team: "nlp"}, {ResourceID: "b", Team: "cv"}},
+		Advice: &AdviceSummary{Hidden: 2, Done: 1, hiddenRes: []string{"a", "b"}, doneRes: []string{"b"},
+			Realised: []RealisedAdvice{
+				{ID: "adv-1", ResourceID: "gone", Team: "nlp", Status: RealisedMeasured, RealisedMonthlySavings: 300, ExpectedMonthlySavings: 280},
+				{ID: "adv-2", ResourceID: "b", Team: "cv", Status: RealisedTooEarly},
+			}},
+	}
+	for _, tc := range []struct {
+		team                   string
+		hidden, done, realised int
+		saved                  float64
+	}{
+		{"nlp", 1, 0, 1, 300},
+		{"cv", 1, 1, 1, 0},
+	} {
+		s := r.ForTeam(tc.team).Advice
+		if s == nil || s.Hidden != tc.hidden || s.Done != tc.done || len(s.Realised) != tc.realised {
+			t.Errorf("%s: advice %+v, want %d hidden, %d done, %d realised", tc.team, s, tc.hidden, tc.done, tc.realised)
+			continue
+		}
+		near(t, tc.team+" realised", s.RealisedMonthlySavings, tc.saved)
+	}
+}
