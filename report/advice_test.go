@@ -138,3 +138,19 @@ func TestAdviceInWorkbook(t *testing.T) {
 		t.Errorf("summary realised = %q, want 3,043.75", got["Advice done: realised monthly savings"])
 	}
 }
+
+// TestAdviceAllHidden: with every piece of advice decided, the page says
+// none is open, not that there is nothing to advise on.
+func TestAdviceAllHidden(t *testing.T) {
+	r := handResult(t)
+	r.Recommendations = nil
+	r.Advice = &analysis.AdviceSummary{Hidden: 1}
+	page := renderHTML(t, r, nil)
+	if !strings.Contains(page, "No open advice.") || strings.Contains(page, "No GPU resources to advise on.") {
+		t.Error("the page does not say that no advice is open")
+	}
+	r.Advice = nil
+	if page := renderHTML(t, r, nil); !strings.Contains(page, "No GPU resources to advise on.") {
+		t.Error("without decisions, the page does not say there is nothing to advise on")
+	}
+}
