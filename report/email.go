@@ -82,8 +82,8 @@ type emailView struct {
 	Headline                                         string // the page's first sentence (headline)
 	KPIs                                             []emailKPI
 	Org                                              string
-	Watch                                            string   // watchLine: "" when the watch did nothing
-	Advice                                           []string // adviceNotes
+	Watch                                            string // watchLine: "" when the watch did nothing
+	Advice                                           []string
 	Findings                                         []emailFinding
 	FindingsTitle                                    string
 	MoreFindings                                     int
