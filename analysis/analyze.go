@@ -73,6 +73,9 @@ func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 		}
 		applyMonth(res, mres, month.a.in.Window, p.Location)
 	}
+	if err := applyAdvice(ctx, res, in); err != nil {
+		return nil, err
+	}
 	res.Findings = findings(res, p)
 	res.DataQuality.Warnings = append(res.DataQuality.Warnings, suspectPrices(in.Prices)...)
 	return res, nil

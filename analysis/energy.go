@@ -101,7 +101,10 @@ func (a *analyzer) resourceEnergy(r *gpuResource, runs []*finops.TaskRun, held [
 		}
 	}
 	for _, run := range runs {
-		acc := a.tasks[run.Task] // attributeRuns made it
+		acc := a.tasks[run.Task] // attributeRuns made it, for a run inside the window
+		if acc == nil {
+			continue // outside the window: it held none of these minutes
+		}
 		task, team := accOf(e.tasks, run.Task), accOf(e.teams, acc.Team)
 		s0, s1 := a.runRange(run)
 		for _, s := range a.runSlots(r, run) {

@@ -45,6 +45,8 @@ type Input struct {
 
 	// Watch is what `finops watch` did in the window (nil: nothing).
 	Watch *WatchInput
+	// Advice holds the decisions of `finops advice` (advice.go).
+	Advice AdviceInput
 
 	// SkipHourly leaves Result.HourlyUtil (a mean per GPU and hour: the
 	// heatmap and the Utilization sheet) empty, for callers that show no

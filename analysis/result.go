@@ -27,6 +27,9 @@ type Result struct {
 	// Energy is the GPUs' energy and CO₂e (energy.go); nil (no key) when
 	// no billed GPU-minute had a power reading.
 	Energy *Energy `json:"energy,omitempty"`
+	// Advice is what the decisions of `finops advice` did to this report
+	// (advice.go); nil (no key) when there are none.
+	Advice *AdviceSummary `json:"advice,omitempty"`
 
 	// Series for charts and sheets; not part of the JSON contract.
 	Daily       []DailyCost `json:"-"`
@@ -59,7 +62,7 @@ type Totals struct {
 	AllocatedIdleCost    float64 `json:"allocated_idle_cost"` // idle minutes a task held: fix the job, not the machine
 	UnusedCommitmentCost float64 `json:"unused_commitment_cost"`
 	AvgGPUUtilization    float64 `json:"avg_gpu_utilization"`
-	MonthlySavings       float64 `json:"monthly_savings"` // Σ recommendation savings
+	MonthlySavings       float64 `json:"monthly_savings"` // Σ savings of the open advice (advice.go)
 	// PreviousCost is the cost of the same-length window just before this
 	// one, every team's (also those with nothing in this window); 0 when it
 	// was not analysed.
@@ -181,6 +184,7 @@ type TaskCost struct {
 
 // Recommendation is the advice for one GPU resource (metrics.md §Recommendation).
 type Recommendation struct {
+	ID                     string  `json:"id,omitempty"` // AdviceID; none for keep
 	ResourceID             string  `json:"resource_id"`
 	GPUModel               string  `json:"gpu_model"`
 	GPUCount               int     `json:"gpu_count"`

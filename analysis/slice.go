@@ -101,6 +101,7 @@ func (r *Result) ForTeam(team string) *Result {
 	out.GPUsByModel = modelUtil(out.ByResource)
 	out.Watch = r.Watch.forTeam(name)
 	out.Energy = r.Energy.forTeam(name)
+	out.Advice = r.Advice.forTeam(name, own)
 
 	dq := r.DataQuality
 	out.DataQuality = DataQuality{

@@ -112,7 +112,7 @@ func TestHTMLRecommendationsFit(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	all := []string{"Resource", "Team", "GPU", "Action", "Current / month", "Recommended / month", "Savings / month",
+	all := []string{"Id", "Resource", "Team", "GPU", "Action", "Current / month", "Recommended / month", "Savings / month",
 		"Active h / month / GPU", "Breakeven h / month", "Confidence", "Reason"}
 	if !screen.Fits || len(screen.Visible) != len(all) {
 		t.Errorf("at 1,400 px: fits %v, visible columns %q, want all of %q", screen.Fits, screen.Visible, all)
@@ -120,7 +120,7 @@ func TestHTMLRecommendationsFit(t *testing.T) {
 	if screen.IDPartBroken {
 		t.Error("at 1,400 px: the id i-0a10g00000000001 breaks inside its hex part")
 	}
-	wantPrint := []string{"Resource", "Team", "GPU", "Action", "Current / month", "Recommended / month", "Savings / month",
+	wantPrint := []string{"Id", "Resource", "Team", "GPU", "Action", "Current / month", "Recommended / month", "Savings / month",
 		"Confidence", "Reason"}
 	if !print.Fits || len(print.Visible) != len(wantPrint) || print.Visible[len(print.Visible)-1] != "Reason" {
 		t.Errorf("in print: fits %v, visible columns %q, want %q", print.Fits, print.Visible, wantPrint)

@@ -83,6 +83,7 @@ type emailView struct {
 	KPIs                                             []emailKPI
 	Org                                              string
 	Watch                                            string // watchLine: "" when the watch did nothing
+	Advice                                           []string
 	Findings                                         []emailFinding
 	FindingsTitle                                    string
 	MoreFindings                                     int
@@ -144,6 +145,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 	if l := watchLine(r); l != "" {
 		v.Watch = "Watch: " + l + "."
 	}
+	v.Advice = adviceNotes(r)
 
 	v.FindingsTitle = "Top findings"
 	views := findingViews(r)
@@ -156,6 +158,9 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		if who := cmp.Or(f.resource(), f.Team); who != "" {
 			title += ": " + who
 		}
+		if id := adviceIDOf(r.Recommendations, f.ResourceID); id != "" && f.Kind == analysis.FindingRecommendation {
+			title += " · " + id
+		}
 		v.Findings = append(v.Findings, emailFinding{Severity: f.Severity, Tone: sevTone(f.Severity), Title: title,
 			Money: findingMoney(cur, f.Finding), Text: withOverlap(f.Text, f.Overlap)})
 	}
@@ -163,7 +168,11 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		// Without findings, the actions that save the most are what to read.
 		v.FindingsTitle = "Top actions"
 		for _, a := range topActions(r.Recommendations, opts.MaxFindings) {
-			v.Findings = append(v.Findings, emailFinding{Title: actionText(a.Action) + ": " + analysis.ShortResourceID(a.ResourceID),
+			title := actionText(a.Action) + ": " + analysis.ShortResourceID(a.ResourceID)
+			if a.ID != "" {
+				title += " · " + a.ID
+			}
+			v.Findings = append(v.Findings, emailFinding{Title: title,
 				Money: money(cur, a.MonthlySavings) + "/mo", Text: a.Reason, Tone: "info"})
 		}
 	}
@@ -229,6 +238,9 @@ func emailText(v *emailView) string {
 	writeTable(&b, p, nil, []bool{false, true, false}, kpis)
 	if v.Org != "" {
 		b.WriteString("\n" + wrap(v.Org, 76, "", "") + "\n")
+	}
+	for _, l := range v.Advice {
+		b.WriteString("\n" + wrap(l, 76, "", "") + "\n")
 	}
 	if v.Watch != "" {
 		b.WriteString("\n" + wrap(v.Watch, 76, "", "") + "\n")

@@ -72,6 +72,7 @@ type page struct {
 	MoreFindings    int
 	Actions         []actionItem
 	Recommendations []recRow
+	AdviceNotes     []string // adviceNotes
 	Resources       []resourceRow
 	Teams           []teamRow
 	Tasks           []taskRow
@@ -103,6 +104,9 @@ type kpiPart struct{ Label, Value, Note string }
 type actionItem struct{ Action, Resource, GPU, Savings, Confidence, ConfTone, Reason string }
 
 type recRow struct {
+	// ID is the advice's id for finops advice; "" for keep.
+	ID string
+
 	Resource                                                                  template.HTML
 	Team, GPU, Mode, Action, Current, Recommended, Savings, Active, Breakeven string
 	Confidence, ConfTone, Reason                                              string
@@ -252,7 +256,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			breakeven = hours(rec.BreakevenHoursPerMonth)
 		}
 		p.Recommendations = append(p.Recommendations, recRow{
-			Resource: breakableID(analysis.ShortResourceID(rec.ResourceID)), Team: teamOf[rec.ResourceID],
+			ID: rec.ID, Resource: breakableID(analysis.ShortResourceID(rec.ResourceID)), Team: teamOf[rec.ResourceID],
 			GPU: gpuText(rec.GPUModel, rec.GPUCount), Mode: rec.CurrentMode,
 			Action: actionText(rec.Action), Current: money(cur, rec.CurrentMonthlyCost),
 			Recommended: money(cur, rec.RecommendedMonthlyCost), Savings: money(cur, rec.MonthlySavings),
@@ -261,6 +265,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			Saves: rec.MonthlySavings > 0,
 		})
 	}
+	p.AdviceNotes = adviceNotes(r)
 	for _, rc := range r.ByResource {
 		p.Resources = append(p.Resources, resourceRow{
 			Resource: breakableID(resourceLabel(rc)), Provider: rc.Provider, GPU: gpuText(rc.GPUModel, rc.GPUCount),

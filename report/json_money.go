@@ -71,6 +71,19 @@ func roundedMoney(n analysis.Result) analysis.Result {
 		}
 	}
 	roundedAllocation(&n, m)
+	if n.Advice != nil {
+		a := *n.Advice
+		m(&a.RealisedMonthlySavings)
+		m(&a.ExpectedMonthlySavings)
+		a.Realised = slices.Clone(a.Realised)
+		for i := range a.Realised {
+			ra := &a.Realised[i]
+			for _, v := range []*float64{&ra.BeforePerDay, &ra.AfterPerDay, &ra.RealisedMonthlySavings, &ra.ExpectedMonthlySavings} {
+				m(v)
+			}
+		}
+		n.Advice = &a
+	}
 	if n.Watch != nil {
 		w := *n.Watch
 		m(&w.Saved)

@@ -121,6 +121,9 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 	} else {
 		b.WriteString("\nNo action would save money at the current usage.\n")
 	}
+	for _, l := range adviceNotes(r) {
+		b.WriteString(l + "\n")
+	}
 
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("report: write summary: %w", err)

@@ -134,13 +134,14 @@ func (b *book) recommendations() error {
 		{Title: "Breakeven hours/month", Style: st.hours},
 		{Title: "Confidence", Style: st.text},
 		{Title: "Reason", Style: st.text, Width: 70},
+		{Title: "Advice ID", Style: st.text},
 	}
 	rows := make([][]any, 0, len(b.r.Recommendations))
 	for _, rec := range b.r.Recommendations {
 		rows = append(rows, []any{
 			rec.ResourceID, rec.GPUModel, rec.GPUCount, rec.CurrentMode, actionText(rec.Action),
 			rec.CurrentMonthlyCost, rec.RecommendedMonthlyCost, rec.MonthlySavings,
-			rec.ActiveHoursPerMonth, blankIfZero(rec.BreakevenHoursPerMonth), rec.Confidence, rec.Reason,
+			rec.ActiveHoursPerMonth, blankIfZero(rec.BreakevenHoursPerMonth), rec.Confidence, rec.Reason, rec.ID,
 		})
 	}
 	return b.table(sheetRecs, cols, rows)

@@ -64,10 +64,20 @@ func (b *book) summary() error {
 		{"GPU-hours unmonitored", t.GPUHoursUnmonitored, st.hours},
 		{"Average GPU utilization", t.AvgGPUUtilization / 100, st.percent},
 		{"Monthly savings available", t.MonthlySavings, st.money},
+	}
+	if a := r.Advice; a != nil {
+		// Only with decisions (finops advice): metrics.md §Advice.
+		rows = append(rows, kpi{"Recommendations hidden (dismissed/snoozed)", a.Hidden, st.count},
+			kpi{"Advice done: measured", len(a.Realised) - a.TooEarly, st.count},
+			kpi{"Advice done: realised monthly savings", a.RealisedMonthlySavings, st.money},
+			kpi{"Advice done: expected monthly savings", a.ExpectedMonthlySavings, st.money},
+			kpi{"Advice done: too early to tell (under 7 days)", a.TooEarly, st.count})
+	}
+	rows = append(rows, []kpi{
 		{"Findings", len(r.Findings), st.count},
 		{"Unmonitored share of GPU-hours", r.DataQuality.UnmonitoredShare, st.percent},
 		{"Rows rejected", r.DataQuality.RowsRejected, st.count},
-	}
+	}...)
 	if !meta.GeneratedAt.IsZero() {
 		rows = append(rows, kpi{"Generated at", meta.GeneratedAt, st.date})
 	}

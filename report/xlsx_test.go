@@ -93,7 +93,7 @@ func TestWriteXLSXSheetsAndHeaders(t *testing.T) {
 		sheetIdle: {"Resource ID", "GPU", "Start (Asia/Shanghai)", "End (Asia/Shanghai)", "Hours", "Cost"},
 		sheetRecs: {"Resource ID", "GPU model", "GPUs", "Current mode", "Action", "Current monthly cost",
 			"Recommended monthly cost", "Monthly savings", "Active hours/month per GPU", "Breakeven hours/month",
-			"Confidence", "Reason"},
+			"Confidence", "Reason", "Advice ID"},
 		sheetPools: {"Provider", "GPU model", "Resources", "GPUs", "Current monthly cost", "Monthly cards",
 			"Pool monthly cost", "Monthly savings", "Reason"},
 		sheetUtil: {"Resource ID", "GPU", "Hour (Asia/Shanghai)", "Utilization", "Band"},
@@ -142,7 +142,7 @@ func TestWriteXLSXSheetsAndHeaders(t *testing.T) {
 	for sheet, ref := range map[string]string{
 		sheetTeams:     "'By team'!$A$1:$K$3",
 		sheetResources: "'By resource'!$A$1:$V$4",
-		sheetRecs:      "'Recommendations'!$A$1:$L$4",
+		sheetRecs:      "'Recommendations'!$A$1:$M$4",
 		sheetFindings:  "'Findings'!$A$1:$G$5",
 		sheetUtil:      "'Utilization (hourly)'!$A$1:$E$7", // streamed: exactly the rows written
 		sheetLines:     "'Billing lines'!$A$1:$AG$4",

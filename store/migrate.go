@@ -436,11 +436,28 @@ CREATE TABLE failed_imports (
 	PRIMARY KEY (uri, period_key, delivery)
 );
 `,
-	// 12: PLACEHOLDER (integrator): another branch adds the real migration 12;
-	// replace this no-op entry with it when merging. Migration 13 below must
-	// stay the 13th entry.
+	// 12: decisions about advice (finops advice, store/advice.go). One row
+	// per decision, never updated, so the history stays: the latest row of
+	// an id is its current decision. resource_id and action are the
+	// advice's (its id is a hash of them); baseline and expected are its
+	// current monthly cost and saving when decided, for the realised saving
+	// when the lines before the decision are gone. why is what someone
+	// typed: untrusted text.
 	`
--- placeholder for migration 12 (another branch)
+CREATE TABLE advice_decisions (
+	seq         INTEGER PRIMARY KEY,
+	id          TEXT NOT NULL,              -- adv- and 8 hex digits
+	decision    TEXT NOT NULL CHECK (decision IN ('done', 'dismissed', 'snoozed')),
+	until       INTEGER,                    -- unix seconds; snoozed only
+	why         TEXT NOT NULL DEFAULT '',
+	decided_at  INTEGER NOT NULL,           -- unix seconds
+	resource_id TEXT NOT NULL,
+	action      TEXT NOT NULL,
+	baseline    REAL,                       -- monthly, in currency; NULL when unknown
+	expected    REAL,
+	currency    TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX advice_decisions_id ON advice_decisions(id, decided_at);
 `,
 	// 13: the weekly digest in chat (deliver/digest.go, issue #27): one row
 	// per period, scope (a team's name; '' for the fleet digest to the admins'

@@ -118,6 +118,9 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if err != nil {
 		return nil, nil, err
 	}
+	if in.Advice, err = adviceInput(ctx, st, win); err != nil {
+		return nil, nil, err
+	}
 	var missing []string
 	if ingested != nil {
 		// The run's own sources say how this run's ingest went; the
