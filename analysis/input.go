@@ -125,6 +125,9 @@ type Params struct {
 	// the window's total cost).
 	SpikePct   float64
 	SpikeFloor float64
+	// TrendWeeks is how many weeks the history (Result.Trend) holds, ending
+	// with the report's last whole week; 0: none.
+	TrendWeeks int
 }
 
 // DefaultParams returns the defaults of metrics.md.

@@ -19,6 +19,9 @@ type Result struct {
 	// Watch is what `finops watch` did in the window and saved; nil (no
 	// key) when it did nothing.
 	Watch *WatchSummary `json:"watch,omitempty"`
+	// Trend is the weekly history, its movers and flags (history.go); nil
+	// (no key) when no history was asked for.
+	Trend *Trend `json:"trend,omitempty"`
 
 	// Series for charts and sheets; not part of the JSON contract.
 	Daily       []DailyCost `json:"-"`
