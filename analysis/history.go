@@ -140,8 +140,9 @@ func weekFigures(label string, w Window, r *Result, minCoverage float64) TrendWe
 		if t.Cost == 0 && t.IdleCost == 0 && units[t.Team] == nil {
 			continue // a configured team with nothing this week
 		}
-		tt := TrendTeam{Team: t.Team, Cost: t.Cost, IdleCost: t.IdleCost,
-			IdleLowerBound: lower(t.GPUHoursBilled, t.GPUHoursBilled-t.GPUHoursMonitored)}
+		unmonitored := t.GPUHoursBilled - t.GPUHoursMonitored
+		tt := TrendTeam{Team: t.Team, Cost: t.Cost, IdleCost: t.IdleCost, Coverage: coverage(t.GPUHoursBilled, unmonitored),
+			IdleLowerBound: lower(t.GPUHoursBilled, unmonitored)}
 		for _, unit := range sortedKeys(units[t.Team]) {
 			u := *units[t.Team][unit]
 			u.UnitCost = u.Cost / u.Units
@@ -184,6 +185,7 @@ func flagTrend(tr *Trend) {
 			resTeam[r.ResourceID] = r.Team
 		}
 	}
+	stopped(tr, teams, resources, resTeam)
 	for i := range tr.Weeks {
 		w := &tr.Weeks[i]
 		w.Anomaly = anomaly(totals[i], totals[:i])
@@ -221,6 +223,30 @@ func flagTrend(tr *Trend) {
 	byMoney(tr.TeamMovers)
 	byMoney(tr.ResourceMovers)
 	tr.TopMovers = topMovers(slices.Concat(tr.TeamMovers, tr.ResourceMovers), TopMoverCount)
+}
+
+// stopped gives a team or resource with no cost in a week, but some in one
+// of the MoverWeeks before it, a row of 0 that week: stopping is a move, and
+// its flag may be below_range.
+func stopped(tr *Trend, teams, resources map[string][]float64, resTeam map[string]string) {
+	recent := func(s []float64, i int) bool {
+		return slices.ContainsFunc(s[max(0, i-MoverWeeks):i], func(v float64) bool { return v != 0 })
+	}
+	for i := range tr.Weeks {
+		w := &tr.Weeks[i]
+		for _, name := range sortedKeys(teams) {
+			has := slices.ContainsFunc(w.Teams, func(t TrendTeam) bool { return t.Team == name })
+			if !has && recent(teams[name], i) {
+				w.Teams = append(w.Teams, TrendTeam{Team: name, Coverage: 1})
+			}
+		}
+		for _, id := range sortedKeys(resources) {
+			has := slices.ContainsFunc(w.Resources, func(r TrendResource) bool { return r.ResourceID == id })
+			if !has && recent(resources[id], i) {
+				w.Resources = append(w.Resources, TrendResource{ResourceID: id, Team: resTeam[id]})
+			}
+		}
+	}
 }
 
 // topMovers are the n movers of ms whose change is largest in money, leaving

@@ -47,6 +47,7 @@ type TrendTeam struct {
 	Team           string     `json:"team"`
 	Cost           float64    `json:"cost"`
 	IdleCost       float64    `json:"idle_cost"`
+	Coverage       float64    `json:"coverage"` // of the team's resources' billed GPU-hours
 	IdleLowerBound bool       `json:"idle_lower_bound"`
 	Anomaly        string     `json:"anomaly"`
 	UnitCosts      []UnitCost `json:"unit_costs"`

@@ -254,3 +254,83 @@ func TestTrendWeeks(t *testing.T) {
 		})
 	}
 }
+
+// TestTrendForTeam: a lead's slice of TestTrendHistoryFleet's history holds
+// the team's figures as its weeks' totals, its resources only, and its
+// movers.
+func TestTrendForTeam(t *testing.T) {
+	res, err := Analyze(trendFleet(nov23, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		team      string
+		costs     []float64 // W43…W47
+		coverage  float64   // W43
+		resource  string
+		lastFlag  string
+		change    float64
+		topMovers int
+	}{
+		// infra: gpu-a's 100, 110, 90, 100, 160, always monitored; +60
+		// against the mean 100 (team and resource both move).
+		{"infra", []float64{100, 110, 90, 100, 160}, 1, "gpu-a", AnomalyHigh, 60, 2},
+		// ml: 50 a week, GPU-B silent before W45 (coverage 0); no move.
+		{"ML", []float64{50, 50, 50, 50, 50}, 0, "gpu-b", AnomalyNone, 0, 0},
+	} {
+		t.Run(tc.team, func(t *testing.T) {
+			tr := res.ForTeam(tc.team).Trend
+			if len(tr.Weeks) != len(tc.costs) {
+				t.Fatalf("%d weeks, want %d", len(tr.Weeks), len(tc.costs))
+			}
+			for i, w := range tr.Weeks {
+				near(t, w.Label+" cost", w.Cost, tc.costs[i])
+				if len(w.Teams) != 1 || len(w.Resources) != 1 || w.Resources[0].ResourceID != tc.resource {
+					t.Errorf("%s: teams %+v resources %+v, want the team's only", w.Label, w.Teams, w.Resources)
+				}
+			}
+			near(t, "W43 coverage", tr.Weeks[0].Coverage, tc.coverage)
+			if tr.Weeks[0].IdleLowerBound != (tc.coverage < 0.8) {
+				t.Errorf("W43 idle lower bound %v at coverage %v", tr.Weeks[0].IdleLowerBound, tc.coverage)
+			}
+			if got := tr.Weeks[4].Anomaly; got != tc.lastFlag {
+				t.Errorf("W47 anomaly %s, want %s", got, tc.lastFlag)
+			}
+			if tr.TotalMover == nil {
+				t.Fatal("no mover")
+			}
+			near(t, "change", tr.TotalMover.Change, tc.change)
+			if len(tr.TopMovers) != tc.topMovers {
+				t.Errorf("top movers %+v, want %d", tr.TopMovers, tc.topMovers)
+			}
+		})
+	}
+}
+
+// TestTrendStopped: a team that spent 10 a week for four weeks and nothing
+// in the fifth gets a row of 0 there, flagged below its range [10, 10]
+// − max(0, 1), and moves −10 (−100 %); a team that stopped five weeks
+// before gets none.
+func TestTrendStopped(t *testing.T) {
+	week := func(teams ...TrendTeam) TrendWeek { return TrendWeek{Teams: teams} }
+	tr := &Trend{Weeks: []TrendWeek{
+		week(TrendTeam{Team: "a", Cost: 10}, TrendTeam{Team: "old", Cost: 5}),
+		week(TrendTeam{Team: "a", Cost: 10}),
+		week(TrendTeam{Team: "a", Cost: 10}),
+		week(TrendTeam{Team: "a", Cost: 10}),
+		week(TrendTeam{Team: "a", Cost: 10}),
+		week(),
+	}}
+	flagTrend(tr)
+	last := tr.Weeks[5]
+	if len(last.Teams) != 1 || last.Teams[0].Team != "a" || last.Teams[0].Anomaly != AnomalyLow {
+		t.Fatalf("last week's teams %+v, want a alone, below range", last.Teams)
+	}
+	if tr.Weeks[1].Teams[1].Team != "old" || tr.Weeks[1].Teams[1].Anomaly != AnomalyNoHist {
+		t.Errorf("week 1 teams %+v, want old's row of 0 (one week before it)", tr.Weeks[1].Teams)
+	}
+	if len(tr.TeamMovers) != 2 || tr.TeamMovers[0].Name != "a" || tr.TeamMovers[0].Change != -10 ||
+		*tr.TeamMovers[0].ChangePct != -1 {
+		t.Errorf("team movers %+v, want a −10, −100 %%", tr.TeamMovers)
+	}
+}
