@@ -57,4 +57,3 @@ func (tr *Trend) forTeam(team string) *Trend {
 	out.TopMovers = topMovers(slices.Concat(out.TeamMovers, out.ResourceMovers), TopMoverCount)
 	return out
 }
-
