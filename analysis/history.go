@@ -26,10 +26,10 @@ type historyWeek struct {
 	wa    *windowAnalysis // nil: the report's own window, whose result is reused
 }
 
-// historyWeeks are the n whole weeks in loc ending at the last local Monday
+// HistoryWeeks are the n whole weeks in loc ending at the last local Monday
 // midnight at or before w.End, oldest first: for a report of an ISO week,
 // that week and the n−1 before it.
-func historyWeeks(w Window, n int, loc *time.Location) []Window {
+func HistoryWeeks(w Window, n int, loc *time.Location) []Window {
 	end := w.End.In(loc)
 	monday := time.Date(end.Year(), end.Month(), end.Day()-(int(end.Weekday())+6)%7, 0, 0, 0, 0, loc)
 	out := make([]Window, n)
@@ -53,7 +53,7 @@ func newHistory(orig *Input, report Window, p Params) (*history, error) {
 	h := &history{asked: p.TrendWeeks}
 	first, _, ok := dataExtent(orig)
 	lb := orig.Lookback.End.Sub(orig.Lookback.Start)
-	for _, w := range historyWeeks(orig.Window, p.TrendWeeks, p.Location) {
+	for _, w := range HistoryWeeks(orig.Window, p.TrendWeeks, p.Location) {
 		if !ok || !w.End.After(first) {
 			h.absent = append(h.absent, w.Label)
 			continue

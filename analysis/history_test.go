@@ -242,7 +242,7 @@ func TestTrendWeeks(t *testing.T) {
 			time.Date(2026, 10, 18, 22, 0, 0, 0, time.UTC), time.Date(2026, 11, 8, 23, 0, 0, 0, time.UTC)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ws := historyWeeks(Window{Start: tc.end.AddDate(0, 0, -7), End: tc.end}, 3, tc.loc)
+			ws := HistoryWeeks(Window{Start: tc.end.AddDate(0, 0, -7), End: tc.end}, 3, tc.loc)
 			if len(ws) != 3 || ws[0].Label != tc.first || !ws[0].Start.Equal(tc.firstStart) || !ws[2].End.Equal(tc.lastEnd) {
 				t.Fatalf("weeks %+v, want from %s (%v) to %v", ws, tc.first, tc.firstStart, tc.lastEnd)
 			}

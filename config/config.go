@@ -37,6 +37,7 @@ type Config struct {
 	Publish      Publish    `yaml:"publish"`
 	Purchase     []Purchase `yaml:"purchase"`        // rent-or-buy review assumptions (purchase.go)
 	Watch        Watch      `yaml:"watch,omitempty"` // finops watch (watch.go)
+	Report       Report     `yaml:"report"`          // report settings (report.go)
 
 	// catalogPath is the price_catalog file read, whose rows are
 	// Prices[catalogFrom:]: errors name them by that file.
@@ -313,6 +314,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Publish.validate()...)
 	errs = append(errs, c.validatePurchase()...)
 	errs = append(errs, c.validateWatch()...)
+	errs = append(errs, c.validateReport()...)
 	return errors.Join(errs...)
 }
 

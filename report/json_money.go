@@ -87,5 +87,6 @@ func roundedMoney(n analysis.Result) analysis.Result {
 		}
 		n.Watch = &w
 	}
+	n.Trend = trendJSON(n.Currency, n.Trend)
 	return n
 }

@@ -24,6 +24,10 @@ var notMoney = []string{
 	"Recommendations[].ActiveHoursPerMonth", "Recommendations[].BreakevenHoursPerMonth", "Tasks[].GPUHours",
 	"Tasks[].Units", "Totals.AvgGPUUtilization", "Totals.GPUHoursActive", "Totals.GPUHoursBilled",
 	"Totals.GPUHoursIdle", "Totals.GPUHoursUnmonitored", "Watch.Actions[].Hours",
+	// the weekly history (trend_json.go): shares and units
+	"Trend.ResourceMovers[].ChangePct", "Trend.TeamMovers[].ChangePct", "Trend.TopMovers[].ChangePct",
+	"Trend.TotalMover.ChangePct", "Trend.Weeks[].Coverage", "Trend.Weeks[].Teams[].Coverage",
+	"Trend.Weeks[].Teams[].UnitCosts[].Units",
 }
 
 // TestRoundedMoneyCoversEveryField sets every float64 of a Result (each
