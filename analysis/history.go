@@ -45,7 +45,9 @@ func HistoryWeeks(w Window, n int, loc *time.Location) []Window {
 // newHistory sets up the analyses of the history's weeks (nil when
 // p.TrendWeeks is 0). orig is the input before clipping; report the window
 // the report analyses, whose result is reused when it is one of the weeks.
-// A week that ends before the first record of the data is absent.
+// A week that starts before the first record of the data is absent: wholly
+// before it, it would read as zero, partly before, as a week of little
+// spend; either drags the means of the movers and flags down.
 func newHistory(orig *Input, report Window, p Params) (*history, error) {
 	if p.TrendWeeks <= 0 {
 		return nil, nil
@@ -54,7 +56,7 @@ func newHistory(orig *Input, report Window, p Params) (*history, error) {
 	first, _, ok := dataExtent(orig)
 	lb := orig.Lookback.End.Sub(orig.Lookback.Start)
 	for _, w := range HistoryWeeks(orig.Window, p.TrendWeeks, p.Location) {
-		if !ok || !w.End.After(first) {
+		if !ok || w.Start.Before(first) {
 			h.absent = append(h.absent, w.Label)
 			continue
 		}

@@ -7,7 +7,7 @@ import "time"
 // (docs/METRICS.md §Trend). Each week's figures are what a report of that
 // week alone says.
 type Trend struct {
-	// WeeksAsked is Params.TrendWeeks; Weeks holds fewer when some were
+	// WeeksAsked is Params.TrendWeeks; Weeks holds fewer when some started
 	// before the first imported data (AbsentWeeks: absent, not zero).
 	WeeksAsked  int         `json:"weeks_asked"`
 	AbsentWeeks []string    `json:"absent_weeks"`

@@ -334,3 +334,25 @@ func TestTrendStopped(t *testing.T) {
 		t.Errorf("team movers %+v, want a −10, −100 %%", tr.TeamMovers)
 	}
 }
+
+// TestTrendPartialFirstWeek: the first bill starts on Wednesday Oct 21, in
+// W43: W43 holds only part of a week's spend, so it is absent like W42
+// (wholly before the data), not a low week dragging the means down.
+func TestTrendPartialFirstWeek(t *testing.T) {
+	in := trendFleet(nov23, 6)
+	in.GPUs, in.TaskRuns = nil, nil
+	in.Lines = append(in.Lines[2:], gpuLine("gpu-a", finops.ModeHourly, "71.43",
+		time.Date(2026, 10, 21, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 26, 0, 0, 0, 0, time.UTC), 1))
+	res, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Trend
+	if len(tr.AbsentWeeks) != 2 || tr.AbsentWeeks[1] != "2026-W43" || len(tr.Weeks) != 4 || tr.Weeks[0].Label != "2026-W44" {
+		t.Fatalf("absent %v, weeks from %s (%d); want W42 and W43 absent, W44 to W47", tr.AbsentWeeks, tr.Weeks[0].Label, len(tr.Weeks))
+	}
+	// W47 has three weeks before it: no movers, no flags.
+	if tr.EnoughHistory || tr.TotalMover != nil || tr.Weeks[3].Anomaly != AnomalyNoHist {
+		t.Errorf("enough history %v, mover %+v, W47 %s; want none", tr.EnoughHistory, tr.TotalMover, tr.Weeks[3].Anomaly)
+	}
+}
