@@ -3,6 +3,8 @@ package analysis
 import (
 	"context"
 	"fmt"
+
+	"github.com/finops-oss/finops"
 	"math"
 	"slices"
 	"sort"
@@ -65,9 +67,11 @@ func newHistory(orig *Input, report Window, p Params) (*history, error) {
 			// The week's own report: its window, and the lookback a report
 			// of it would have (an idle run is measured from where it began,
 			// inside the lookback too).
-			wa, err := newWindowAnalysis(&Input{Window: w, Lookback: Window{Start: w.End.Add(-lb), End: w.End},
-				Lines: orig.Lines, LineStream: orig.LineStream, GPUs: orig.GPUs, LoadSeries: orig.LoadSeries,
-				TaskRuns: orig.TaskRuns, Resources: orig.Resources, Teams: orig.Teams, Prices: orig.Prices,
+			lbw := Window{Start: w.End.Add(-lb), End: w.End}
+			wa, err := newWindowAnalysis(&Input{Window: w, Lookback: lbw,
+				Lines: orig.Lines, LineStream: orig.LineStream, GPUs: gpusBefore(orig.GPUs, w.End),
+				LoadSeries: weekLoader(orig, minTime(lbw.Start, w.Start), w.End),
+				TaskRuns:   orig.TaskRuns, Resources: orig.Resources, Teams: orig.Teams, Prices: orig.Prices,
 				Params: orig.Params, SkipHourly: true})
 			if err != nil {
 				return nil, err
@@ -77,6 +81,33 @@ func newHistory(orig *Input, report Window, p Params) (*history, error) {
 		h.weeks = append(h.weeks, hw)
 	}
 	return h, nil
+}
+
+// gpusBefore are the GPUs with telemetry before end: a report of the week
+// ending there never sees one that first reported after it (a host added
+// since would otherwise count as a GPU of its resource, without minutes).
+func gpusBefore(gpus []finops.GPUSeries, end time.Time) []finops.GPUSeries {
+	out := make([]finops.GPUSeries, 0, len(gpus))
+	for _, g := range gpus {
+		if first, _, ok := g.Span(); !ok || time.Unix(first*60, 0).Before(end) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// weekLoader gives a week's analysis the GPUs' minutes from its lookback's
+// start (less the reach of a sample before it, maxCover) to its end, when
+// the caller can load a range: each week then reads its own lookback and
+// week, not the whole history's every time.
+func weekLoader(orig *Input, from, to time.Time) func(context.Context, *finops.GPUSeries) (finops.GPUSeries, error) {
+	if orig.LoadSeries == nil || orig.LoadSeriesRange == nil {
+		return orig.LoadSeries
+	}
+	from = from.Add(-(maxCover + 1) * time.Minute)
+	return func(ctx context.Context, g *finops.GPUSeries) (finops.GPUSeries, error) {
+		return orig.LoadSeriesRange(ctx, g, from, to)
+	}
 }
 
 // analyses are the weeks' analyses for walkLines.

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -354,5 +355,57 @@ func TestTrendPartialFirstWeek(t *testing.T) {
 	// W47 has three weeks before it: no movers, no flags.
 	if tr.EnoughHistory || tr.TotalMover != nil || tr.Weeks[3].Anomaly != AnomalyNoHist {
 		t.Errorf("enough history %v, mover %+v, W47 %s; want none", tr.EnoughHistory, tr.TotalMover, tr.Weeks[3].Anomaly)
+	}
+}
+
+// TestTrendOutlinesLoadTheirWeeks: with outlines, each week of the history
+// reads its GPUs' minutes over its own lookback and week only (plus the six
+// minutes a sample before may reach), and the history is the one the held
+// minutes give.
+func TestTrendOutlinesLoadTheirWeeks(t *testing.T) {
+	held, err := Analyze(trendFleet(nov23, 6))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := 0
+	in := outlined(t, trendFleet(nov23, 6), &loads)
+	full := trendFleet(nov23, 6).GPUs
+	var ranges []Window
+	in.LoadSeriesRange = func(_ context.Context, o *finops.GPUSeries, from, to time.Time) (finops.GPUSeries, error) {
+		ranges = append(ranges, Window{Start: from, End: to})
+		for _, g := range full {
+			if g.Key == o.Key {
+				cut := finops.GPUSeries{Key: g.Key, Host: g.Host, Index: g.Index, Interval: g.Interval}
+				for m, u := range g.All() {
+					if m >= from.Unix()/60 && m < to.Unix()/60 {
+						cut.Add(m, float64(u))
+					}
+				}
+				return cut, nil
+			}
+		}
+		return finops.GPUSeries{}, nil
+	}
+	res, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// W43 … W46 (W47 is the report's own window, loaded whole by LoadSeries):
+	// GPU-A each week, GPU-B from W45, when it first reports (before, a
+	// report of the week would not know it): 1 + 1 + 2 + 2 loads, each of 3
+	// weeks of lookback and 6 minutes before the week's end.
+	if len(ranges) != 6 {
+		t.Fatalf("%d range loads, want 6: %v", len(ranges), ranges)
+	}
+	for _, r := range ranges {
+		if want := 21*24*time.Hour + 6*time.Minute; r.End.Sub(r.Start) != want || r.End.Weekday() != time.Monday {
+			t.Errorf("loaded %v to %v, want %v ending a week", r.Start, r.End, want)
+		}
+	}
+	for i, w := range held.Trend.Weeks {
+		got := res.Trend.Weeks[i]
+		near(t, w.Label+" cost", got.Cost, w.Cost)
+		near(t, w.Label+" idle", got.IdleCost, w.IdleCost)
+		near(t, w.Label+" coverage", got.Coverage, w.Coverage)
 	}
 }

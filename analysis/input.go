@@ -36,6 +36,10 @@ type Input struct {
 	// never in memory at once. It must give what a GPUs entry holding the
 	// minutes would: the numbers are the same either way.
 	LoadSeries func(ctx context.Context, outline *finops.GPUSeries) (finops.GPUSeries, error)
+	// LoadSeriesRange, when set with LoadSeries, gives a GPU's minutes in
+	// [from, to) only: each week of the history (history.go) reads its own
+	// lookback and week rather than the report's whole range.
+	LoadSeriesRange func(ctx context.Context, outline *finops.GPUSeries, from, to time.Time) (finops.GPUSeries, error)
 
 	// LineStream, when set, gives the lines and Lines is not read: the analysis
 	// reads them as it goes and holds a few numbers of each GPU usage line,

@@ -341,6 +341,9 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	}
 	if opt.outlines {
 		in.LoadSeries = loadSeries(st, from, win.End)
+		in.LoadSeriesRange = func(ctx context.Context, g *finops.GPUSeries, from, to time.Time) (finops.GPUSeries, error) {
+			return loadSeries(st, from, to)(ctx, g)
+		}
 	}
 	if in.TaskRuns, err = st.TaskRuns(ctx, from, win.End); err != nil {
 		return nil, err
