@@ -3,12 +3,12 @@ package analysis
 import (
 	"context"
 	"fmt"
-
-	"github.com/finops-oss/finops"
 	"math"
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/finops-oss/finops"
 )
 
 // history is the weekly history's analyses: one full per-window analysis per
