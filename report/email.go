@@ -188,7 +188,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		}
 		v.Teams = append(v.Teams, row)
 	}
-	v.Trend = newEmailTrend(r, opts.Team)
+	v.Trend = newEmailTrend(r, opts.Team, opts.MaxTeams)
 	// Why the numbers may be wrong comes first: the sources not ok are
 	// among the reasons (a result not made by analysis may lack them).
 	v.Warnings = append(v.Warnings, r.DataQuality.Incomplete...)

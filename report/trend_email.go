@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/finops-oss/finops/analysis"
@@ -13,15 +14,16 @@ type emailTrend struct {
 	NoHistory string
 	Total     *emailMover
 	Teams     []emailMover
+	MoreTeams int // team lines left out past EmailOptions.MaxTeams
 	Top       []emailMover
 }
 
 type emailMover struct{ Name, Kind, Cost, Change, Flag string }
 
-// newEmailTrend is the section for r (nil: r has no history). A lead's
-// email (team set, r the team's slice) shows the team's line and its
-// resources' movers.
-func newEmailTrend(r *analysis.Result, team string) *emailTrend {
+// newEmailTrend is the section for r (nil: r has no history), with at most
+// maxTeams team lines, those that moved most. A lead's email (team set, r
+// the team's slice) shows the team's line and its resources' movers.
+func newEmailTrend(r *analysis.Result, team string, maxTeams int) *emailTrend {
 	t := r.Trend
 	if t == nil || len(t.Weeks) == 0 {
 		return nil
@@ -56,7 +58,11 @@ func newEmailTrend(r *analysis.Result, team string) *emailTrend {
 		tm.Name, tm.Flag = "Total", anomalyText(last.Anomaly)
 		v.Total = &tm
 	}
-	for _, m := range t.TeamMovers {
+	for i, m := range t.TeamMovers {
+		if i == maxTeams {
+			v.MoreTeams = len(t.TeamMovers) - i
+			break
+		}
 		v.Teams = append(v.Teams, line(m))
 	}
 	for _, m := range t.TopMovers {
@@ -88,6 +94,9 @@ func emailTrendText(v *emailTrend) string {
 	}
 	for _, m := range v.Teams {
 		write("  ", m)
+	}
+	if v.MoreTeams > 0 {
+		fmt.Fprintf(&b, "  … and %d more teams, which moved less.\n", v.MoreTeams)
 	}
 	if len(v.Top) > 0 {
 		b.WriteString("\nTop movers\n")

@@ -38,6 +38,10 @@ func TestEmailTrend(t *testing.T) {
 			want: []string{"ml-train: ¥4,160.00, +¥1,010.00 · +32 % vs the 4-week mean (¥3,150.00) — above its recent range",
 				"gpu-a100-1 (resource)"},
 			avoid: []string{"Total: ", hostileFormula}},
+		// one team line: ml-train moved most (+1010); the other is counted.
+		{name: "one team line", opts: EmailOptions{MaxTeams: 1},
+			want:  []string{"ml-train: ¥4,160.00", "… and 1 more teams, which moved less."},
+			avoid: []string{hostileFormula + ": ¥340.00"}},
 		{name: "three weeks", result: true,
 			want:  []string{"Not enough history: 2 of the 4 weeks before this one have data."},
 			avoid: []string{"Top movers", "4-week mean"}},
