@@ -35,18 +35,23 @@ func Analyze(in *Input) (*Result, error) { return AnalyzeContext(context.Backgro
 // DataQuality.Clipped says so.
 func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 	p := withDefaults(in.Params)
+	orig := in
 	in, clipped := clipToData(in, p.Location)
 	win, err := newWindowAnalysis(in)
 	if err != nil {
 		return nil, err
 	}
 	var prev, month *windowAnalysis
+	var hist *history
 	if !in.SkipTrends {
 		if prev, month, err = trendAnalyses(in, p); err != nil {
 			return nil, err
 		}
+		if hist, err = newHistory(orig, in.Window, p); err != nil {
+			return nil, err
+		}
 	}
-	resources, err := walkLines(ctx, in, win.a.conv, win, prev, month)
+	resources, err := walkLines(ctx, in, win.a.conv, append([]*windowAnalysis{win, prev, month}, hist.analyses()...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +77,9 @@ func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 			return nil, err
 		}
 		applyMonth(res, mres, month.a.in.Window, p.Location)
+	}
+	if res.Trend, err = hist.finish(ctx, resources, res, p); err != nil {
+		return nil, err
 	}
 	if err := applyAdvice(ctx, res, in); err != nil {
 		return nil, err

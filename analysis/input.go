@@ -36,6 +36,10 @@ type Input struct {
 	// never in memory at once. It must give what a GPUs entry holding the
 	// minutes would: the numbers are the same either way.
 	LoadSeries func(ctx context.Context, outline *finops.GPUSeries) (finops.GPUSeries, error)
+	// LoadSeriesRange, when set with LoadSeries, gives a GPU's minutes in
+	// [from, to) only: each week of the history (history.go) reads its own
+	// lookback and week rather than the report's whole range.
+	LoadSeriesRange func(ctx context.Context, outline *finops.GPUSeries, from, to time.Time) (finops.GPUSeries, error)
 
 	// LineStream, when set, gives the lines and Lines is not read: the analysis
 	// reads them as it goes and holds a few numbers of each GPU usage line,
@@ -134,6 +138,9 @@ type Params struct {
 	Chargeback ChargebackRules
 	// Energy: the grid intensities and PUE that turn kWh into CO₂e (energy_params.go).
 	Energy EnergyParams
+	// TrendWeeks is how many weeks the history (Result.Trend) holds, ending
+	// with the report's last whole week; 0: none.
+	TrendWeeks int
 }
 
 // DefaultParams returns the defaults of metrics.md.

@@ -30,6 +30,9 @@ type Result struct {
 	// Advice is what the decisions of `finops advice` did to this report
 	// (advice.go); nil (no key) when there are none.
 	Advice *AdviceSummary `json:"advice,omitempty"`
+	// Trend is the weekly history, its movers and flags (history.go); nil
+	// (no key) when no history was asked for.
+	Trend *Trend `json:"trend,omitempty"`
 
 	// Series for charts and sheets; not part of the JSON contract.
 	Daily       []DailyCost `json:"-"`

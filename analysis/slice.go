@@ -18,6 +18,7 @@ import (
 //   - Daily: the team's cost per day and GPU model (metrics.md: the task's team,
 //     else the resource's team);
 //   - Findings: those naming the team, else those on one of its resources;
+//   - Trend: its weeks, resources, flags and movers (history_slice.go);
 //   - Pools: a pool only when every resource of its provider and GPU model is
 //     the team's (a pool shared with other teams is a fleet decision);
 //   - DataQuality: sources and rejected rows as for the whole report (they
@@ -102,6 +103,7 @@ func (r *Result) ForTeam(team string) *Result {
 	out.Watch = r.Watch.forTeam(name)
 	out.Energy = r.Energy.forTeam(name)
 	out.Advice = r.Advice.forTeam(name, own)
+	out.Trend = r.Trend.forTeam(name)
 
 	dq := r.DataQuality
 	out.DataQuality = DataQuality{

@@ -8,12 +8,6 @@ import (
 	"github.com/finops-oss/finops/internal/spelling"
 )
 
-// ReportSettings are the report's own settings: group_by, the dimensions
-// the cost is also grouped by besides the team (docs/CONFIG.md).
-type ReportSettings struct {
-	GroupBy []string `yaml:"group_by"`
-}
-
 // Chargeback says how the cost no team owns is spread back onto the teams
 // (docs/METRICS.md §Chargeback): none (the default), proportional, even or
 // team:<name>, for each of the two pools.

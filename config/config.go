@@ -320,6 +320,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateWatch()...)
 	errs = append(errs, c.validateAllocation()...)
 	errs = append(errs, c.Energy.validate()...)
+	errs = append(errs, c.validateReport()...)
 	return errors.Join(errs...)
 }
 

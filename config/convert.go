@@ -46,6 +46,7 @@ func (c *Config) AnalysisParams() (analysis.Params, error) {
 	}
 	p.Location = loc
 	p.Currency = strings.ToUpper(c.Currency)
+	p.TrendWeeks = c.TrendWeeks()
 	p.FX = map[string]decimal.Decimal{}
 	for cur, rate := range c.FX {
 		d, err := parsePositive(rate)

@@ -65,6 +65,9 @@ func buildCharts(r *analysis.Result, loc *time.Location) []chartSpec {
 		out = append(out, chartSpec{ID: "chart-unit-cost", Title: "Unit cost per task", Note: note,
 			Height: 320 + legendRowHeight*rows, Option: opt})
 	}
+	if spec := trendChart(r.Trend, r.Currency); spec != nil {
+		out = append(out, *spec)
+	}
 	if opt, n := budgetBars(r.ByTeam, r.Currency); opt != nil {
 		out = append(out, chartSpec{ID: "chart-budget", Title: "Spend vs budget this month",
 			Note:   "Month to date, the month-end forecast at the current daily rate, and the monthly budget.",

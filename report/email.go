@@ -89,6 +89,7 @@ type emailView struct {
 	MoreFindings                                     int
 	Teams                                            []emailTeam
 	MoreTeams                                        int
+	Trend                                            *emailTrend // trend_email.go
 	URL, Attachment                                  string
 	Warnings                                         []string
 }
@@ -196,6 +197,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		}
 		v.Teams = append(v.Teams, row)
 	}
+	v.Trend = newEmailTrend(r, opts.Team, opts.MaxTeams)
 	// Why the numbers may be wrong comes first: the sources not ok are
 	// among the reasons (a result not made by analysis may lack them).
 	v.Warnings = append(v.Warnings, r.DataQuality.Incomplete...)
@@ -286,6 +288,8 @@ func emailText(v *emailView) string {
 			fmt.Fprintf(&b, "  … and %d more teams.\n", v.MoreTeams)
 		}
 	}
+
+	b.WriteString(emailTrendText(v.Trend))
 
 	if len(v.Warnings) > 0 {
 		b.WriteString("\nData quality\n")

@@ -101,5 +101,6 @@ func roundedMoney(n analysis.Result) analysis.Result {
 		}
 		n.Watch = &w
 	}
+	n.Trend = trendJSON(n.Currency, n.Trend)
 	return n
 }

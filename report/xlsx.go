@@ -93,6 +93,10 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 		steps = slices.Insert(steps, at, step{x.sheet, x.fill, false})
 		at++
 	}
+	if r.Trend != nil {
+		steps = slices.Insert(steps, slices.IndexFunc(steps, func(s step) bool { return s.sheet == sheetUtil }),
+			step{sheetTrend, b.trendSheet, false})
+	}
 	for i, s := range steps {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -26,6 +26,9 @@ import (
 type renderedPage struct {
 	charts   map[string]int // chart container id → drawn SVG/canvas elements in it
 	problems []string       // console errors and uncaught exceptions
+	// trendWeeks are the week labels on the drawn trend chart's axis, as
+	// ECharts holds them (without an anomaly mark); nil when there is none.
+	trendWeeks []string
 }
 
 // renderPages opens each file in one headless Chromium, a tab each.
@@ -112,6 +115,12 @@ func renderPage(t *testing.T, browser context.Context, file string) renderedPage
 		out[el.id] = el.querySelectorAll('svg path, svg rect, svg text, canvas').length; }); return out; })()`
 	if p.charts, err = chromedp.Run(tab, chromedp.Evaluate[map[string]int](count)); err != nil {
 		t.Fatal(fmt.Errorf("count the charts of %s: %w", file, err))
+	}
+	const weeks = `(() => { const el = document.getElementById('chart-trend');
+		const c = el && window.echarts && echarts.getInstanceByDom(el);
+		return c ? c.getOption().xAxis[0].data.map(String).map(l => l.replace(/[^0-9W-]/g, '')) : []; })()`
+	if p.trendWeeks, err = chromedp.Run(tab, chromedp.Evaluate[[]string](weeks)); err != nil {
+		t.Fatal(fmt.Errorf("read the trend of %s: %w", file, err))
 	}
 	mu.Lock()
 	p.problems = slices.Clone(problems)

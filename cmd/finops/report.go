@@ -274,7 +274,7 @@ func analyze(ctx context.Context, in *analysis.Input) (*analysis.Result, error) 
 // loadOptions says how much loadInput reads besides the window and the
 // lookback before it.
 type loadOptions struct {
-	trends bool // also the previous window and the month to date
+	trends bool // also the previous window, the month to date and the weekly history
 	// outlines loads each GPU's first and last minute only, and its minutes
 	// when the analysis reaches its resource (analysis.Input.LoadSeries),
 	// dropped after it: a week of a 10,000-GPU fleet's minutes is 0.5 GB, its
@@ -302,6 +302,10 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	starts := []time.Time{win.Start}
 	if opt.trends {
 		starts = append(starts, analysis.PreviousWindow(win).Start, analysis.MonthWindow(win, params.Location).Start)
+		// The history's first week and the lookback a report of it has.
+		if ws := analysis.HistoryWeeks(win, params.TrendWeeks, params.Location); len(ws) > 0 {
+			starts = append(starts, ws[0].Start, ws[0].End.Add(-c.Lookback()))
+		}
 	}
 	for _, t := range starts {
 		if t.Before(from) {
@@ -340,6 +344,9 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	}
 	if opt.outlines {
 		in.LoadSeries = loadSeries(st, from, win.End)
+		in.LoadSeriesRange = func(ctx context.Context, g *finops.GPUSeries, from, to time.Time) (finops.GPUSeries, error) {
+			return loadSeries(st, from, to)(ctx, g)
+		}
 	}
 	if in.TaskRuns, err = st.TaskRuns(ctx, from, win.End); err != nil {
 		return nil, err

@@ -62,9 +62,15 @@ func newTeamEnv(t *testing.T, s3 *publishtest.S3Server, mp *publishtest.Mailpit,
 	if err := os.MkdirAll(bills, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bill := "实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价\n" +
-		"gpu-orchid,训练机,A100-SXM4-80GB * 2,包周,2026-11-23 08:00:00,2026-11-30 08:00:00,¥806.40,¥806.40\n" +
-		"gpu-walnut,推理机,RTX 4090 * 1,包周,2026-11-23 08:00:00,2026-11-30 08:00:00,¥201.60,¥201.60\n"
+	// The same two weekly rentals in each of the 8 weeks W41–W48 (from
+	// Monday Oct 5), so that each page's trend has 8 weeks to show.
+	bill := "实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价\n"
+	for w := 7; w >= 0; w-- {
+		from := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC).AddDate(0, 0, -7*w)
+		span := from.Format(time.DateTime) + "," + from.AddDate(0, 0, 7).Format(time.DateTime)
+		bill += "gpu-orchid,训练机,A100-SXM4-80GB * 2,包周," + span + ",¥806.40,¥806.40\n" +
+			"gpu-walnut,推理机,RTX 4090 * 1,包周," + span + ",¥201.60,¥201.60\n"
+	}
 	if err := os.WriteFile(filepath.Join(bills, "autodl.csv"), []byte(bill), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -234,6 +240,14 @@ func TestTeamPageLinked(t *testing.T) {
 		if p.charts["chart-daily-team"] == 0 {
 			t.Errorf("%s's page: the daily spend by team is not drawn: %v", tc.team, p.charts)
 		}
-		// TODO(integrator): assert #chart-trend rendered
+		// The team's 8-week trend (issue #27's done-when): drawn, one week
+		// per bill week, W41 to W48.
+		if p.charts["chart-trend"] == 0 {
+			t.Errorf("%s's page: the trend chart is not drawn: %v", tc.team, p.charts)
+		}
+		want := []string{"2026-W41", "2026-W42", "2026-W43", "2026-W44", "2026-W45", "2026-W46", "2026-W47", "2026-W48"}
+		if fmt.Sprint(p.trendWeeks) != fmt.Sprint(want) {
+			t.Errorf("%s's page: the trend shows weeks %q, want %q", tc.team, p.trendWeeks, want)
+		}
 	}
 }

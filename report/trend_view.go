@@ -1,0 +1,62 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/finops-oss/finops/amount"
+	"github.com/finops-oss/finops/analysis"
+)
+
+// moverText is a mover's change as a reader takes it: "+$1,010.00 · +32 %
+// vs the 4-week mean ($3,150.00)", or "new vs the 4-week mean (none)"
+// when the mean is 0.
+func moverText(cur string, m analysis.Mover) string {
+	mean := fmt.Sprintf("the %d-week mean", analysis.MoverWeeks)
+	if m.ChangePct == nil {
+		if m.Change == 0 {
+			return "nothing this week nor in " + mean
+		}
+		return signedMoney(cur, m.Change) + " · new vs " + mean + " (none)"
+	}
+	return signedMoney(cur, m.Change) + " · " + signedPct(*m.ChangePct) + " vs " + mean + " (" + money(cur, m.Mean) + ")"
+}
+
+// signedMoney is "+$1,010.00" or "−$40.00".
+func signedMoney(cur string, v float64) string {
+	if v < 0 {
+		return "−" + money(cur, -v)
+	}
+	return "+" + money(cur, v)
+}
+
+// signedPct is "+23 %" or "−40 %" of a share.
+func signedPct(share float64) string {
+	p := math.Round(share * 100)
+	if p < 0 {
+		return fmt.Sprintf("−%.0f %%", -p)
+	}
+	return fmt.Sprintf("+%.0f %%", p)
+}
+
+// anomalyText words an anomaly flag; "" for none.
+func anomalyText(flag string) string {
+	switch flag {
+	case analysis.AnomalyHigh:
+		return "above its recent range"
+	case analysis.AnomalyLow:
+		return "below its recent range"
+	}
+	return ""
+}
+
+// notEnoughHistory says why a history has no movers: how many weeks it had
+// before the last.
+func notEnoughHistory(t *analysis.Trend) string {
+	before := max(0, len(t.Weeks)-1)
+	return fmt.Sprintf("Not enough history: %d of the %d weeks before this one have data.", before, analysis.MoverWeeks)
+}
+
+// weekMoney is a week's figure for a chart or a sheet: rounded to the
+// currency's minor unit.
+func weekMoney(cur string, v float64) float64 { return amount.RoundMinor(cur, v) }
