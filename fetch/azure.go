@@ -173,13 +173,13 @@ func (a *Azure) explain(op, key string, err error) error {
 	case bloberror.HasCode(err, bloberror.ContainerNotFound):
 		hint = fmt.Sprintf("container %q does not exist in account %q at %s: check the container in the URL (and sources.azure.account and endpoint)",
 			a.container, a.account, a.endpoint)
-	case bloberror.HasCode(err, bloberror.AuthenticationFailed, bloberror.InvalidAuthenticationInfo, bloberror.NoAuthenticationInformation):
+	case bloberror.HasCode(err, bloberror.AuthenticationFailed, bloberror.InvalidAuthenticationInfo, bloberror.NoAuthenticationInformation,
+		bloberror.AuthorizationFailure, bloberror.AuthorizationPermissionMismatch, bloberror.AuthorizationResourceTypeMismatch):
+		// Azure says AuthenticationFailed for a wrong key or signature;
+		// Azurite and a network rule say AuthorizationFailure.
 		hint = "the service refused the credentials: check the shared key (sources.azure.account_key_env or account_key_file) " +
-			"or the SAS token (sas_token_env or sas_token_file: not expired, signed for this account) and sources.azure.account"
-	case bloberror.HasCode(err, bloberror.AuthorizationFailure, bloberror.AuthorizationPermissionMismatch,
-		bloberror.AuthorizationResourceTypeMismatch, bloberror.AuthorizationPermissionMismatch):
-		hint = "access denied: the credentials need read and list permission on the container " +
-			"(a SAS with sp=rl on the container, or the Storage Blob Data Reader role)"
+			"or the SAS token (sas_token_env or sas_token_file: signed for this account, not expired, with read and list " +
+			"permission) and sources.azure.account; an Entra identity needs the Storage Blob Data Reader role on the container"
 	case errors.As(err, &authErr) || strings.Contains(err.Error(), "DefaultAzureCredential"):
 		hint = "no usable Azure credentials: set sources.azure.account_key_env or sas_token_env, or sign in " +
 			"(az login, a managed identity, AZURE_CLIENT_ID/AZURE_TENANT_ID/AZURE_CLIENT_SECRET)"

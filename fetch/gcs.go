@@ -170,16 +170,23 @@ func (g *GCS) explain(op, key string, err error) error {
 		hint = "the service refused the credentials: check sources.gcs.credentials_file or Application Default Credentials"
 	case isAPI && api.Code == http.StatusForbidden:
 		hint = fmt.Sprintf("access denied to bucket %q: the credentials need storage.objects.list and storage.objects.get on it (roles/storage.objectViewer)", g.bucket)
-	case strings.Contains(msg, "could not find default credentials") || strings.Contains(msg, "credentials: "):
+	case strings.Contains(msg, "could not find default credentials") || strings.Contains(msg, "credentials: ") ||
+		strings.Contains(msg, "cannot fetch token"):
 		hint = "no usable Google credentials: set sources.gcs.credentials_file, or set up Application Default Credentials " +
 			"(gcloud auth application-default login, GOOGLE_APPLICATION_CREDENTIALS, a service account attached to the machine)"
 	case errors.As(err, &netErr):
 		hint = fmt.Sprintf("cannot reach the storage service at %s: check sources.gcs.endpoint (or STORAGE_EMULATOR_HOST) and the network", g.endpoint)
 	}
-	if isAPI {
-		// googleapi's message may span lines (details, the body).
-		msg = fmt.Sprintf("HTTP %d: %s", api.Code, strings.Join(strings.Fields(api.Message), " "))
+	var ue *url.Error
+	switch {
+	case isAPI:
+		msg = fmt.Sprintf("HTTP %d: %s", api.Code, api.Message)
+	case errors.As(err, &ue):
+		// The request's URL is ours, long and says nothing new.
+		msg = ue.Err.Error()
 	}
+	// One line: googleapi's and the token service's messages span lines.
+	msg = strings.Join(strings.Fields(msg), " ")
 	out := fmt.Sprintf("fetch: %s %s: %s", op, g.url(key), redact(sanitize.URLs(msg), g.secrets...))
 	if hint != "" {
 		out += "; " + hint
