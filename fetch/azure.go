@@ -183,16 +183,25 @@ func (a *Azure) explain(op, key string, err error) error {
 	case errors.As(err, &authErr) || strings.Contains(err.Error(), "DefaultAzureCredential"):
 		hint = "no usable Azure credentials: set sources.azure.account_key_env or sas_token_env, or sign in " +
 			"(az login, a managed identity, AZURE_CLIENT_ID/AZURE_TENANT_ID/AZURE_CLIENT_SECRET)"
+	case strings.Contains(err.Error(), "non-TLS"):
+		hint = "DefaultAzureCredential sends its token over https only: give the endpoint as https://, or sign in to an " +
+			"emulator such as Azurite with sources.azure.account_key_env or sas_token_env"
 	case errors.As(err, &netErr):
 		hint = fmt.Sprintf("cannot reach the blob service at %s: check sources.azure.endpoint and the network", a.endpoint)
 	case errors.As(err, &re) && re.StatusCode == http.StatusNotFound:
 		hint = "not found: check the URL and sources.azure.endpoint"
 	}
 	msg := err.Error()
-	if errors.As(err, &re) {
+	var ue *url.Error
+	switch {
+	case errors.As(err, &re):
 		// The SDK's message is many lines: the request, the response body.
 		msg = fmt.Sprintf("%s (HTTP %d)", re.ErrorCode, re.StatusCode)
+	case errors.As(err, &ue):
+		// The request's URL is ours, and may carry the SAS token.
+		msg = ue.Err.Error()
 	}
+	msg = strings.Join(strings.Fields(msg), " ")
 	msg = fmt.Sprintf("fetch: %s %s: %s", op, at, redact(sanitize.URLs(msg), a.secrets...))
 	if hint != "" {
 		msg += "; " + hint

@@ -1,12 +1,14 @@
 package fetch
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/finops-oss/finops/fetch/fetchtest"
+	"github.com/finops-oss/finops/publish/publishtest"
 )
 
 // TestAzureFetch downloads from a real Azurite: globs, prefixes, an empty
@@ -36,6 +38,10 @@ func TestAzureFetch(t *testing.T) {
 		"odd/x//y.csv":            []byte("x\n"),
 		"odd/ok.csv":              []byte("ok\n"),
 	}
+	// A blob whose stored MD5 is not its bytes' (a broken uploader).
+	az.CreateContainer(t, "torn")
+	az.Put(t, "torn", "bill.csv", []byte("a,b\n"))
+	az.SetMD5(t, "torn", "bill.csv", make([]byte, 16))
 	az.CreateContainer(t, "odd")
 	for k, b := range odd {
 		az.Put(t, "odd", k, b)
@@ -49,6 +55,8 @@ func TestAzureFetch(t *testing.T) {
 	sig := q.Get("sig")
 	// The same token with another signature: well-formed, refused.
 	badSAS := strings.Replace(sas, url.QueryEscape(sig), url.QueryEscape("AAAA"+sig[4:]), 1)
+	// An address nothing listens on (free a moment ago).
+	closed := fmt.Sprintf("http://127.0.0.1:%d/%s", publishtest.FreePort(t), fetchtest.AzuriteAccount)
 	// A key of the right form that is not the account's.
 	wrongKey := "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODk="
 
@@ -70,6 +78,8 @@ func TestAzureFetch(t *testing.T) {
 		{cfg: withKey("empty"), fetchCase: fetchCase{name: "empty container", key: ""}},
 		{cfg: withKey("nope"), fetchCase: fetchCase{name: "missing container", key: "exports/",
 			errHas: []string{"az://devstoreaccount1/nope/exports/", `container "nope" does not exist in account "devstoreaccount1"`, "check the container"}}},
+		{cfg: withKey("torn"), fetchCase: fetchCase{name: "a copy that is not the stored MD5", key: "",
+			errHas: []string{"az://devstoreaccount1/torn/bill.csv: its MD5 is not the one the service keeps", "run the ingest again"}}},
 		{cfg: withKey("odd"), fetchCase: fetchCase{name: "odd keys stay inside the folder", key: "odd/",
 			want: []string{"odd/ok.csv"},
 			refused: []string{`az://devstoreaccount1/odd/odd/../../../escape.csv: key "odd/../../../escape.csv"`,
@@ -84,6 +94,13 @@ func TestAzureFetch(t *testing.T) {
 			fetchCase: fetchCase{name: "shared key refused", key: "exports/",
 				errHas: []string{"az://devstoreaccount1/billing/exports/", "refused the credentials", "account_key_env"}},
 			secrets: []string{wrongKey}},
+		{cfg: AzureConfig{Account: fetchtest.AzuriteAccount, Container: "billing", Endpoint: closed, SASToken: sas},
+			fetchCase: fetchCase{name: "endpoint that does not answer", key: "exports/",
+				errHas: []string{"az://devstoreaccount1/billing/exports/", "cannot reach the blob service at " + closed, "check sources.azure.endpoint"}},
+			secrets: []string{sas, sig, url.QueryEscape(sig)}},
+		{cfg: AzureConfig{Account: fetchtest.AzuriteAccount, Container: "billing", Endpoint: az.Endpoint},
+			fetchCase: fetchCase{name: "DefaultAzureCredential over http", key: "exports/",
+				errHas: []string{"az://devstoreaccount1/billing/exports/", "https only", "account_key_env or sas_token_env"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := NewAzure(tc.cfg)

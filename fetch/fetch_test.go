@@ -60,6 +60,13 @@ func runFetch(t *testing.T, f fetcher, c fetchCase, urlBase string, objects map[
 		if strings.Contains(err.Error(), "\n") {
 			t.Errorf("error spans lines: %q", err)
 		}
+		// A failed download leaves no partial copy to be read.
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				t.Errorf("left behind: %s", p)
+			}
+			return nil
+		})
 		return
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	"github.com/finops-oss/finops/internal/testenv"
 	"github.com/finops-oss/finops/publish/publishtest"
@@ -93,4 +94,14 @@ func (a *Azurite) SAS(t testing.TB, container string, expiry time.Time) string {
 		t.Fatal(err)
 	}
 	return q.Encode()
+}
+
+// SetMD5 overwrites a blob's stored Content-MD5 (Set Blob Properties, as a
+// broken uploader may), so that it no longer matches the blob's bytes.
+func (a *Azurite) SetMD5(t testing.TB, container, name string, sum []byte) {
+	t.Helper()
+	bc := a.client.ServiceClient().NewContainerClient(container).NewBlobClient(name)
+	if _, err := bc.SetHTTPHeaders(context.Background(), blob.HTTPHeaders{BlobContentMD5: sum}, nil); err != nil {
+		t.Fatalf("set MD5 of %s/%s: %v", container, name, err)
+	}
 }
