@@ -45,6 +45,9 @@ func StartAzurite(t testing.TB) *Azurite {
 		bin = p
 	}
 	port := publishtest.FreePort(t)
+	// --skipApiVersionCheck: the SDK may speak a newer API version than the
+	// emulator knows; --disableProductStyleUrl: the account is in the path,
+	// never read from the host name 127.0.0.1.
 	p := start(t, bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port), "--inMemoryPersistence",
 		"--skipApiVersionCheck", "--disableProductStyleUrl", "--silent")
 	a := &Azurite{Endpoint: fmt.Sprintf("http://127.0.0.1:%d/%s", port, AzuriteAccount)}
