@@ -226,9 +226,10 @@ func expand(pattern string) (*expansion, error) {
 	return x, nil
 }
 
-// sourcePlan is a source's planned files. For a remote source (s3://, az://, gs://) they are
-// local copies in a temporary folder: uri gives each one's URL (what
-// the database records and messages name) and close removes the folder.
+// sourcePlan is a source's planned files. For a remote source (s3://,
+// az://, gs://) they are local copies in a temporary folder: uri gives each
+// one's URL (what the database records and messages name) and close
+// removes the folder.
 type sourcePlan struct {
 	*ingest.DeliveryPlan
 	tmp  string            // "" for local sources
