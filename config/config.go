@@ -35,6 +35,7 @@ type Config struct {
 	// PriceCatalog is a YAML file of more price rows (catalog/prices.example.yaml).
 	PriceCatalog string     `yaml:"price_catalog"`
 	Publish      Publish    `yaml:"publish"`
+	Sources      Sources    `yaml:"sources"`         // az:// and gs:// billing sources (sources.go)
 	Purchase     []Purchase `yaml:"purchase"`        // rent-or-buy review assumptions (purchase.go)
 	Watch        Watch      `yaml:"watch,omitempty"` // finops watch (watch.go)
 	// Report.GroupBy and Chargeback: allocation by tag and the spread of
@@ -316,6 +317,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.Thresholds.validate()...)
 	errs = append(errs, c.validateRanges()...)
 	errs = append(errs, c.Publish.validate()...)
+	errs = append(errs, c.Sources.validate()...)
 	errs = append(errs, c.validatePurchase()...)
 	errs = append(errs, c.validateWatch()...)
 	errs = append(errs, c.validateAllocation()...)

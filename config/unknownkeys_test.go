@@ -19,7 +19,7 @@ func TestUnknownKeys(t *testing.T) {
 		{"prometheus", "utilization:\n  prometheus:\n    - url: http://p\n      stpe: 60s", "line 4: unknown key utilization.prometheus[0].stpe; did you mean utilization.prometheus[0].step?"},
 		{"teams", "teams: [{name: a, lead: [x@y.z]}]", "line 1: unknown key teams[0].lead; did you mean teams[0].leads?"},
 		{"purchase", "purchase: [{gpu_modle: A100}]", "line 1: unknown key purchase[0].gpu_modle; did you mean purchase[0].gpu_model?"},
-		{"no near key", "colour: red", "line 1: unknown key colour; the keys at the top level are billing, chargeback, currency, database, energy, formats, fx, instance_types, mappings, max_bad_rows, out, price_catalog, prices, publish, purchase, report, resources, tasks, teams, thresholds, timezone, utilization"},
+		{"no near key", "colour: red", "line 1: unknown key colour; the keys at the top level are billing, chargeback, currency, database, energy, formats, fx, instance_types, mappings, max_bad_rows, out, price_catalog, prices, publish, purchase, report, resources, sources, tasks, teams, thresholds, timezone, utilization"},
 		// An empty entry is refused, not read as no team (issue #26).
 		{"empty team", "teams: [~]", "line 1: teams[0] is empty (~ or null): remove the entry or fill it in"},
 		{"empty lead", "teams:\n  - name: a\n    leads:\n      - x@y.z\n      - null", "line 5: teams[0].leads[1] is empty (~ or null)"},

@@ -32,10 +32,12 @@ func (m *Main) ingestCommand() *cobra.Command {
 			"only each billing period's latest delivery, replacing the period's earlier one.\n" +
 			"s3://bucket/prefix (or a glob on keys, s3://bucket/cur/*/*.csv.gz) downloads the objects to a temporary\n" +
 			"folder first, with the config's publish.s3 endpoint, region, path style and credentials.\n" +
+			"az://container/prefix, https://<account>.blob.core.windows.net/<container>/<prefix> and gs://bucket/prefix\n" +
+			"do the same with the config's sources.azure and sources.gcs.\n" +
 			"- (or /dev/stdin) reads standard input, recorded as stdin.\n" +
 			"With no PATH it imports the config's billing, utilization and tasks sources, as run does\n" +
 			"(Prometheus servers: finops ingest prometheus).",
-		Example: "  finops ingest\n  finops ingest exports/focus-2026-11.csv\n  finops ingest s3://finops-billing/cur/gpu-report\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv\n  zcat bill.csv.gz | finops ingest -",
+		Example: "  finops ingest\n  finops ingest exports/focus-2026-11.csv\n  finops ingest s3://finops-billing/cur/gpu-report\n  finops ingest gs://acme-billing/focus/*.parquet\n  finops ingest --host gpu-a --tz Asia/Shanghai logs/gpu-a/*.csv\n  finops ingest --check bill.csv\n  zcat bill.csv.gz | finops ingest -",
 		Args:    usageArgs(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format == "json" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/deliver"
+	"github.com/finops-oss/finops/fetch"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/store"
@@ -225,9 +226,10 @@ func expand(pattern string) (*expansion, error) {
 	return x, nil
 }
 
-// sourcePlan is a source's planned files. For an s3:// source they are
-// local copies in a temporary folder: uri gives each one's s3:// URL (what
-// the database records and messages name) and close removes the folder.
+// sourcePlan is a source's planned files. For a remote source (s3://,
+// az://, gs://) they are local copies in a temporary folder: uri gives each
+// one's URL (what the database records and messages name) and close
+// removes the folder.
 type sourcePlan struct {
 	*ingest.DeliveryPlan
 	tmp  string            // "" for local sources
@@ -259,10 +261,15 @@ func (p *sourcePlan) close() {
 
 // planSource plans a source: local paths, folders and globs through
 // sourceFiles; s3://bucket/prefix (or a glob in the key part) by
-// downloading the objects first, with the client settings of publish.s3.
+// downloading the objects first, with the client settings of publish.s3;
+// az:// and gs:// the same way, with the config's sources block
+// (planRemote).
 func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*sourcePlan, error) {
 	if isStdin(name) {
 		return m.planStdin(ctx)
+	}
+	if fetch.IsRemote(name) {
+		return m.planRemote(ctx, c, name)
 	}
 	if !publish.IsS3URL(name) {
 		plan, err := sourceFiles(name)
@@ -299,6 +306,12 @@ func (m *Main) planSource(ctx context.Context, c *config.Config, name string) (*
 		p.close()
 		return nil, redactErr(err, secrets...)
 	}
+	return p.planFetched(name, files, refused)
+}
+
+// planFetched plans a remote source's downloaded copies (s3://, az://,
+// gs://) as a folder's files, each named by its URL.
+func (p *sourcePlan) planFetched(name string, files []publish.Fetched, refused []error) (*sourcePlan, error) {
 	if len(files) == 0 && len(refused) == 0 {
 		p.close()
 		return nil, fmt.Errorf("%s: no objects match (hidden names and folder markers are left out)", name)

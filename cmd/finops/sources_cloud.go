@@ -1,0 +1,77 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/fetch"
+	"github.com/finops-oss/finops/publish"
+)
+
+// remoteFetcher is an Azure container's or a GCS bucket's client.
+type remoteFetcher interface {
+	Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]publish.Fetched, []error, error)
+}
+
+// planRemote plans an az://, https://<account>.blob.core.windows.net/ or
+// gs:// source (a prefix, or a glob in the key part) by downloading its
+// objects into a temporary folder with the settings of the config's
+// sources block, then planning them as s3:// sources are (planFetched).
+// Each file is recorded as az://account/container/key or gs://bucket/key.
+func (m *Main) planRemote(ctx context.Context, c *config.Config, name string) (*sourcePlan, error) {
+	src, err := fetch.Parse(name)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	prefix, match, err := publish.SourceKeys(src.Key)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", redact(name), err)}
+	}
+	var (
+		f       remoteFetcher
+		base    string
+		secrets []string
+	)
+	switch src.Kind {
+	case fetch.KindAzure:
+		az := c.Sources.Azure
+		key, sas, err := az.Secrets(ctx, m.Getenv)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("%s: %w", redact(name), err)}
+		}
+		secrets = []string{key, sas}
+		account := cmp.Or(src.Account, az.Account)
+		a, err := fetch.NewAzure(fetch.AzureConfig{Account: account, Container: src.Bucket, Endpoint: az.Endpoint,
+			Host: src.Host, AccountKey: key, SASToken: sas})
+		if err != nil {
+			return nil, usageError{redactErr(err, secrets...)}
+		}
+		f, base = a, "az://"+account+"/"+src.Bucket+"/"
+	default:
+		g, err := fetch.NewGCS(ctx, fetch.GCSConfig{Bucket: src.Bucket, CredentialsFile: c.Sources.GCS.CredentialsFile,
+			Endpoint: cmp.Or(c.Sources.GCS.Endpoint, m.Getenv("STORAGE_EMULATOR_HOST"))})
+		if err != nil {
+			return nil, usageError{err}
+		}
+		defer g.Close()
+		f, base = g, "gs://"+src.Bucket+"/"
+	}
+	tmp, err := os.MkdirTemp("", "finops-"+src.Kind+"-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: a temporary folder for the download: %w", redact(name), err)
+	}
+	p := &sourcePlan{tmp: filepath.Clean(tmp), base: base, urls: map[string]string{}}
+	files, refused, err := f.Fetch(ctx, prefix, match, p.tmp)
+	if err != nil {
+		p.close()
+		return nil, redactErr(err, secrets...)
+	}
+	for i, e := range refused {
+		refused[i] = redactErr(e, secrets...)
+	}
+	return p.planFetched(redact(name), files, refused)
+}

@@ -1,0 +1,220 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/sanitize"
+)
+
+// AzureConfig is how to reach one container. Exactly one way to sign in
+// is used: the shared key, else the SAS token, else DefaultAzureCredential
+// (environment, workload or managed identity, Azure CLI).
+type AzureConfig struct {
+	Account   string // the storage account
+	Container string
+	// Endpoint is the blob service URL; "" is https://<Account>.blob.core.windows.net
+	// (Host's suffix, for a sovereign cloud's https:// source).
+	Endpoint   string
+	Host       string // an https:// source's blob host, used when Endpoint is ""
+	AccountKey string // a shared key (base64)
+	SASToken   string // a SAS token, without its '?'
+}
+
+// Azure fetches from one Azure Blob Storage container.
+type Azure struct {
+	cc        *container.Client
+	account   string
+	container string
+	endpoint  string // for messages, without any token
+	secrets   []string
+}
+
+// NewAzure makes a client of one container; it talks to nothing yet.
+func NewAzure(c AzureConfig) (*Azure, error) {
+	if c.Account == "" {
+		return nil, fmt.Errorf("fetch: az://%s: no storage account: set sources.azure.account, or name the source "+
+			"https://<account>.blob.core.windows.net/%s/<prefix>", c.Container, c.Container)
+	}
+	endpoint := strings.TrimSuffix(c.Endpoint, "/")
+	if endpoint == "" {
+		host := c.Host
+		if host == "" {
+			host = c.Account + ".blob.core.windows.net"
+		}
+		endpoint = "https://" + host
+	}
+	a := &Azure{account: c.Account, container: c.Container, endpoint: sanitize.URL(endpoint)}
+	if c.SASToken != "" {
+		a.secrets = append(a.secrets, c.SASToken)
+		if q, err := url.ParseQuery(c.SASToken); err == nil && len(q.Get("sig")) >= 4 {
+			a.secrets = append(a.secrets, q.Get("sig"), url.QueryEscape(q.Get("sig")))
+		}
+	}
+	if c.AccountKey != "" {
+		a.secrets = append(a.secrets, c.AccountKey)
+	}
+	opts := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{
+		// A few quick retries: a wrong endpoint should fail in seconds.
+		Retry: policy.RetryOptions{MaxRetries: 3, RetryDelay: 500 * time.Millisecond, MaxRetryDelay: 10 * time.Second},
+	}}
+	var (
+		client *azblob.Client
+		err    error
+	)
+	switch {
+	case c.AccountKey != "":
+		cred, kerr := azblob.NewSharedKeyCredential(c.Account, c.AccountKey)
+		if kerr != nil {
+			return nil, fmt.Errorf("fetch: %s: the shared key of sources.azure.account_key_env or account_key_file is not a storage account key (base64): copy it again from the account's Access keys", a.url(""))
+		}
+		client, err = azblob.NewClientWithSharedKeyCredential(endpoint+"/", cred, opts)
+	case c.SASToken != "":
+		client, err = azblob.NewClientWithNoCredential(endpoint+"/?"+c.SASToken, opts)
+	default:
+		cred, cerr := azidentity.NewDefaultAzureCredential(nil)
+		if cerr != nil {
+			return nil, fmt.Errorf("fetch: %s: no Azure credentials: %s; set sources.azure.account_key_env or sas_token_env, or sign in (az login, a managed identity, AZURE_CLIENT_ID…)",
+				a.url(""), redact(cerr.Error(), a.secrets...))
+		}
+		client, err = azblob.NewClient(endpoint+"/", cred, opts)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fetch: %s: %s; check sources.azure.endpoint", a.url(""), redact(err.Error(), a.secrets...))
+	}
+	a.cc = client.ServiceClient().NewContainerClient(c.Container)
+	return a, nil
+}
+
+// Fetch downloads the blobs under prefix that accept takes into dir (see
+// download); each one's URL is az://account/container/key.
+func (a *Azure) Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]publish.Fetched, []error, error) {
+	return download(ctx, a, prefix, accept, dir)
+}
+
+func (a *Azure) url(key string) string { return "az://" + a.account + "/" + a.container + "/" + key }
+
+func (a *Azure) list(ctx context.Context, prefix string) ([]object, error) {
+	opts := &container.ListBlobsFlatOptions{Include: container.ListBlobsInclude{Metadata: true}}
+	if prefix != "" {
+		opts.Prefix = &prefix
+	}
+	var out []object
+	pager := a.cc.NewListBlobsFlatPager(opts)
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, a.explain("list", prefix, err)
+		}
+		for _, b := range page.Segment.BlobItems {
+			if b.Name == nil {
+				continue
+			}
+			o := object{key: *b.Name}
+			if p := b.Properties; p != nil {
+				if p.ContentLength != nil {
+					o.size = *p.ContentLength
+				}
+				if p.LastModified != nil {
+					o.modified = *p.LastModified
+				}
+				o.md5 = p.ContentMD5
+			}
+			// A hierarchical namespace (Data Lake Storage) lists its
+			// directories as empty blobs marked hdi_isfolder.
+			for k, v := range b.Metadata {
+				if strings.EqualFold(k, "hdi_isfolder") && v != nil && strings.EqualFold(*v, "true") {
+					o.folder = true
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+func (a *Azure) open(ctx context.Context, key string) (io.ReadCloser, error) {
+	resp, err := a.cc.NewBlobClient(key).DownloadStream(ctx, nil)
+	if err != nil {
+		return nil, a.explain("download", key, err)
+	}
+	// A cut connection resumes where it stopped, at the same blob version
+	// (the retry reader pins its ETag).
+	return resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: 3}), nil
+}
+
+// explain turns an Azure error into one line naming the blob URL (never a
+// token) and what to check; it still unwraps to the SDK's error.
+func (a *Azure) explain(op, key string, err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	at := a.url(key)
+	var re *azcore.ResponseError
+	var authErr *azidentity.AuthenticationFailedError
+	var netErr *net.OpError
+	var hint string
+	switch {
+	case bloberror.HasCode(err, bloberror.ContainerNotFound):
+		hint = fmt.Sprintf("container %q does not exist in account %q at %s: check the container in the URL (and sources.azure.account and endpoint)",
+			a.container, a.account, a.endpoint)
+	case bloberror.HasCode(err, bloberror.AuthenticationFailed, bloberror.InvalidAuthenticationInfo, bloberror.NoAuthenticationInformation,
+		bloberror.AuthorizationFailure, bloberror.AuthorizationPermissionMismatch, bloberror.AuthorizationResourceTypeMismatch):
+		// Azure says AuthenticationFailed for a wrong key or signature;
+		// Azurite and a network rule say AuthorizationFailure.
+		hint = "the service refused the credentials: check the shared key (sources.azure.account_key_env or account_key_file) " +
+			"or the SAS token (sas_token_env or sas_token_file: signed for this account, not expired, with read and list " +
+			"permission) and sources.azure.account; an Entra identity needs the Storage Blob Data Reader role on the container"
+	case errors.As(err, &authErr) || strings.Contains(err.Error(), "DefaultAzureCredential"):
+		hint = "no usable Azure credentials: set sources.azure.account_key_env or sas_token_env, or sign in " +
+			"(az login, a managed identity, AZURE_CLIENT_ID/AZURE_TENANT_ID/AZURE_CLIENT_SECRET)"
+	case strings.Contains(err.Error(), "non-TLS"):
+		hint = "DefaultAzureCredential sends its token over https only: give the endpoint as https://, or sign in to an " +
+			"emulator such as Azurite with sources.azure.account_key_env or sas_token_env"
+	case errors.As(err, &netErr):
+		hint = fmt.Sprintf("cannot reach the blob service at %s: check sources.azure.endpoint and the network", a.endpoint)
+	case errors.As(err, &re) && re.StatusCode == http.StatusNotFound:
+		hint = "not found: check the URL and sources.azure.endpoint"
+	}
+	msg := err.Error()
+	var ue *url.Error
+	switch {
+	case errors.As(err, &re):
+		// The SDK's message is many lines: the request, the response body.
+		msg = fmt.Sprintf("%s (HTTP %d)", re.ErrorCode, re.StatusCode)
+	case errors.As(err, &ue):
+		// The request's URL is ours, and may carry the SAS token.
+		msg = ue.Err.Error()
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	msg = fmt.Sprintf("fetch: %s %s: %s", op, at, redact(sanitize.URLs(msg), a.secrets...))
+	if hint != "" {
+		msg += "; " + hint
+	}
+	return &remoteError{msg: msg, err: err}
+}
+
+// remoteError is a service's error with a message of ours (one line, no
+// secret) that still unwraps to it.
+type remoteError struct {
+	msg string
+	err error
+}
+
+func (e *remoteError) Error() string { return e.msg }
+func (e *remoteError) Unwrap() error { return e.err }
