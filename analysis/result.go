@@ -27,6 +27,9 @@ type Result struct {
 	// Energy is the GPUs' energy and CO₂e (energy.go); nil (no key) when
 	// no billed GPU-minute had a power reading.
 	Energy *Energy `json:"energy,omitempty"`
+	// Shards is the per-shard table of a rollup (shard.go); nil (no key)
+	// in a report of one finops.
+	Shards []Shard `json:"shards,omitempty"`
 
 	// Series for charts and sheets; not part of the JSON contract.
 	Daily       []DailyCost `json:"-"`

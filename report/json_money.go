@@ -71,6 +71,10 @@ func roundedMoney(n analysis.Result) analysis.Result {
 		}
 	}
 	roundedAllocation(&n, m)
+	n.Shards = slices.Clone(n.Shards)
+	for i := range n.Shards {
+		m(&n.Shards[i].Cost)
+	}
 	if n.Watch != nil {
 		w := *n.Watch
 		m(&w.Saved)

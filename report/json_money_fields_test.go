@@ -30,6 +30,8 @@ var notMoney = []string{
 	"Energy.ByTeam[].EnergyUse.CO2eKg", "Energy.ByTeam[].EnergyUse.KWh", "Energy.ByTeam[].EnergyUse.PowerCoverage",
 	"Energy.PUE", "Energy.Tasks[].EnergyUse.CO2eKg", "Energy.Tasks[].EnergyUse.KWh",
 	"Energy.Tasks[].EnergyUse.PowerCoverage", "Energy.Total.CO2eKg", "Energy.Total.KWh", "Energy.Total.PowerCoverage",
+	// a rollup's per-shard table (analysis/shard.go)
+	"Shards[].Coverage", "Shards[].GPUHoursBilled", "Shards[].GPUHoursMonitored",
 }
 
 // TestRoundedMoneyCoversEveryField sets every float64 of a Result (each

@@ -142,6 +142,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	root.AddCommand(m.restoreCommand())
 	root.AddCommand(m.doctorCommand())
 	root.AddCommand(m.watchCommand())
+	root.AddCommand(m.rollupCommand())
 	return root
 }
 
