@@ -130,6 +130,7 @@ type qualityView struct {
 	UnmonitoredShare, UnmonitoredCost, RowsRejected string
 	Sources                                         []sourceRow
 	Warnings                                        []string
+	Shards                                          []shardRow // a rollup's shards (html_shards.go)
 }
 
 type sourceRow struct{ Name, Kind, Status, Tone, Detail string }
@@ -317,6 +318,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		UnmonitoredCost:  money(cur, t.UnmonitoredCost),
 		RowsRejected:     strconv.Itoa(dq.RowsRejected),
 		Warnings:         dq.Warnings,
+		Shards:           shardRows(r),
 	}
 	for _, s := range dq.Sources {
 		p.Quality.Sources = append(p.Quality.Sources, sourceRow{Name: s.Name, Kind: s.Kind, Status: s.Status, Tone: statusTone(s.Status), Detail: s.Detail})
