@@ -1,0 +1,194 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// The two fleets of the rollup tests, AutoDL bills of week 2026-W48 (China
+// time: 08:00 is 00:00 UTC). Every price is a whole number of cents per
+// GPU-minute — A100 ¥806.40 / (2 GPUs × 10,080 min) = ¥0.04, RTX 4090
+// ¥201.60 / 10,080 = ¥403.20 / 20,160 = ¥0.02 — so every minute, and every
+// idle, team and resource amount, is an exact number of cents: rounding each
+// shard's JSON to the cent cannot differ from rounding the one report of
+// both fleets.
+//
+//	eu: gpu-a  A100 × 2      ¥806.40  team nlp     telemetry: the week's (weekOpenMetrics)
+//	    gpu-b  RTX 4090 × 1  ¥201.60  team vision  none
+//	cn: gpu-c  A100 × 2      ¥806.40  team nlp     none
+//	    gpu-d  RTX 4090 × 2  ¥403.20  team speech  none
+const (
+	rollupBillEU = "实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价\n" +
+		"gpu-a,训练机,A100-SXM4-80GB * 2,包周,2026-11-23 08:00:00,2026-11-30 08:00:00,¥806.40,¥806.40\n" +
+		"gpu-b,推理机,RTX 4090 * 1,包周,2026-11-23 08:00:00,2026-11-30 08:00:00,¥201.60,¥201.60\n"
+	rollupBillCN = "实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价\n" +
+		"gpu-c,训练机,A100-SXM4-80GB * 2,包周,2026-11-23 08:00:00,2026-11-30 08:00:00,¥806.40,¥806.40\n" +
+		"gpu-d,推理机,RTX 4090 * 2,包周,2026-11-23 08:00:00,2026-11-30 08:00:00,¥403.20,¥403.20\n"
+	rollupTeams = "timezone: UTC\nthresholds: {min_coverage: %s}\nteams: [{name: nlp}, {name: vision}, {name: speech}]\n" +
+		"resources:\n  - {id: gpu-a, team: nlp}\n  - {id: gpu-b, team: vision}\n  - {id: gpu-c, team: nlp}\n  - {id: gpu-d, team: speech}\n"
+)
+
+// rollupFleet writes files into dir: name → body.
+func rollupFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rollupReport ingests each file into a new database in dir with the config
+// in dir, reports 2026-W48 as JSON into dir/out and returns the summary's path.
+func rollupReport(t *testing.T, dir string, wantCode int, files ...string) string {
+	t.Helper()
+	cfg, db := filepath.Join(dir, "finops.yaml"), filepath.Join(dir, "f.db")
+	for _, f := range files {
+		if code, out, errs := cli(t, "--config", cfg, "--db", db, "ingest", filepath.Join(dir, f)); code != 0 {
+			t.Fatalf("ingest %s: exit %d\n%s%s", f, code, out, errs)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	if code, stdout, errs := cli(t, "--config", cfg, "--db", db, "report", "--week", "2026-W48", "--format", "json", "--out", out); code != wantCode {
+		t.Fatalf("report %s: exit %d, want %d\n%s%s", dir, code, wantCode, stdout, errs)
+	}
+	return filepath.Join(out, "finops-2026-W48.json")
+}
+
+func cents(v float64) int64 { return int64(math.Round(v * 100)) }
+
+// TestRollupEqualsOneReport: finops rollup over two shards' summaries equals
+// one finops over both fleets, to the cent. By hand (prices above):
+//
+//	eu cost 806.40 + 201.60 = 1,008.00; cn 806.40 + 403.20 = 1,209.60
+//	total = GPU cost = 2,217.60
+//	idle: gpu-a's 91 h at ¥0.04 a GPU-minute = 218.40 (telemetryWeek's
+//	  hand count); nothing else is monitored, so nothing else is idle
+//	teams: nlp 806.40 + 806.40 = 1,612.80 (idle 218.40), vision 201.60, speech 403.20
+//	billed GPU-hours: 336 + 168 + 336 + 336 = 1,176; monitored: gpu-a's
+//	  336 − 833/60 = 322.1166…; coverage eu 322.1166/504, cn 0,
+//	  the fleet 322.1166/1,176 = 0.27391…; min_coverage 0.2: all complete
+func TestRollupEqualsOneReport(t *testing.T) {
+	root := t.TempDir()
+	eu, cn, both := filepath.Join(root, "eu"), filepath.Join(root, "cn"), filepath.Join(root, "both")
+	om := string(weekOpenMetrics())
+	cfg := strings.Replace(rollupTeams, "%s", "0.2", 1)
+	for _, d := range []string{eu, cn, both} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		rollupFiles(t, d, map[string]string{"finops.yaml": cfg})
+	}
+	rollupFiles(t, eu, map[string]string{"autodl-eu.csv": rollupBillEU, "dcgm-week.om": om})
+	rollupFiles(t, cn, map[string]string{"autodl-cn.csv": rollupBillCN})
+	rollupFiles(t, both, map[string]string{"autodl-eu.csv": rollupBillEU, "autodl-cn.csv": rollupBillCN, "dcgm-week.om": om})
+	euJSON := rollupReport(t, eu, 0, "autodl-eu.csv", "dcgm-week.om")
+	cnJSON := rollupReport(t, cn, 0, "autodl-cn.csv")
+	one := readSummary(t, rollupReport(t, both, 0, "autodl-eu.csv", "autodl-cn.csv", "dcgm-week.om"))
+
+	org := filepath.Join(root, "org")
+	code, out, errs := cli(t, "rollup", "--name", "eu", "--name", "cn", "--out", org, "--format", "json,html,xlsx", euJSON, cnJSON)
+	if code != 0 {
+		t.Fatalf("rollup: exit %d\n%s%s", code, out, errs)
+	}
+	got := readSummary(t, filepath.Join(org, "finops-2026-W48.json"))
+	for _, f := range []string{"finops-2026-W48.html", "finops-2026-W48.xlsx"} {
+		if _, err := os.Stat(filepath.Join(org, f)); err != nil {
+			t.Errorf("rollup did not write %s: %v", f, err)
+		}
+	}
+
+	for _, c := range []struct {
+		name         string
+		roll, single float64
+		want         int64 // cents, by hand
+	}{
+		{"cost", got.Totals.Cost, one.Totals.Cost, 221760},
+		{"gpu_cost", got.Totals.GPUCost, one.Totals.GPUCost, 221760},
+		{"idle_cost", got.Totals.IdleCost, one.Totals.IdleCost, 21840},
+	} {
+		if cents(c.roll) != c.want || cents(c.single) != c.want {
+			t.Errorf("%s: rollup %.2f, one report %.2f, want %.2f", c.name, c.roll, c.single, float64(c.want)/100)
+		}
+	}
+	teams := func(r analysis.Result) map[string][2]int64 {
+		m := map[string][2]int64{}
+		for _, tc := range r.ByTeam {
+			m[tc.Team] = [2]int64{cents(tc.Cost), cents(tc.IdleCost)}
+		}
+		return m
+	}
+	wantTeams := map[string][2]int64{"nlp": {161280, 21840}, "vision": {20160, 0}, "speech": {40320, 0}}
+	for name, r := range map[string]analysis.Result{"rollup": got, "one report": one} {
+		if tm := teams(r); len(tm) != len(wantTeams) {
+			t.Errorf("%s teams %v, want %v", name, tm, wantTeams)
+		}
+		for team, w := range wantTeams {
+			if g := teams(r)[team]; g != w {
+				t.Errorf("%s team %s: cost, idle %v cents, want %v", name, team, g, w)
+			}
+		}
+	}
+	resources := func(r analysis.Result) map[string]int64 {
+		m := map[string]int64{}
+		for _, rc := range r.ByResource {
+			m[rc.ResourceID] = cents(rc.Cost)
+		}
+		return m
+	}
+	wantRes := map[string]int64{"gpu-a": 80640, "gpu-b": 20160, "gpu-c": 80640, "gpu-d": 40320}
+	for name, r := range map[string]analysis.Result{"rollup": got, "one report": one} {
+		rm := resources(r)
+		if len(rm) != len(wantRes) {
+			t.Errorf("%s resources %v, want %v", name, rm, wantRes)
+		}
+		for id, w := range wantRes {
+			if rm[id] != w {
+				t.Errorf("%s resource %s: %d cents, want %d", name, id, rm[id], w)
+			}
+		}
+	}
+	monitored := 336 - 833.0/60
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"rollup coverage", got.DataQuality.Coverage, monitored / 1176},
+		{"one report's coverage", one.DataQuality.Coverage, monitored / 1176},
+		{"shard eu coverage", got.Shards[0].Coverage, monitored / 504},
+		{"shard cn coverage", got.Shards[1].Coverage, 0},
+		{"shard eu monitored", got.Shards[0].GPUHoursMonitored, monitored},
+		{"shard cn billed", got.Shards[1].GPUHoursBilled, 672},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s = %.12f, want %.12f", c.name, c.got, c.want)
+		}
+	}
+	if len(got.Shards) != 2 || got.Shards[0].Name != "eu" || cents(got.Shards[0].Cost) != 100800 || cents(got.Shards[1].Cost) != 120960 ||
+		got.Shards[0].Incomplete || got.Shards[1].Incomplete {
+		t.Errorf("shards %+v", got.Shards)
+	}
+	if !strings.Contains(strings.Join(got.DataQuality.Warnings, "\n"), "Team nlp appears in shards eu, cn") {
+		t.Errorf("warnings %q: want the merged team named", got.DataQuality.Warnings)
+	}
+
+	// An incomplete shard: eu's telemetry covers 64% of its GPU-hours, under
+	// a min_coverage of 0.9. Its report and the rollup exit 3, naming it.
+	rollupFiles(t, eu, map[string]string{"finops.yaml": strings.Replace(rollupTeams, "%s", "0.9", 1)})
+	if err := os.RemoveAll(filepath.Join(eu, "f.db")); err != nil {
+		t.Fatal(err)
+	}
+	euJSON = rollupReport(t, eu, ExitPartial, "autodl-eu.csv", "dcgm-week.om")
+	code, out, errs = cli(t, "rollup", "--name", "eu", "--name", "cn", "--out", org, "--format", "json", euJSON, cnJSON)
+	if code != ExitPartial || !strings.Contains(errs, "Shard eu: Telemetry covers 64% of the 504.0 billed GPU-hours") {
+		t.Errorf("rollup with eu incomplete: exit %d, want %d\n%s%s", code, ExitPartial, out, errs)
+	}
+	if s := readSummary(t, filepath.Join(org, "finops-2026-W48.json")); len(s.Shards) != 2 || !s.Shards[0].Incomplete || s.Shards[1].Incomplete {
+		t.Errorf("shards %+v: want eu incomplete", s.Shards)
+	}
+}
