@@ -192,3 +192,112 @@ func TestRollupEqualsOneReport(t *testing.T) {
 		t.Errorf("shards %+v: want eu incomplete", s.Shards)
 	}
 }
+
+// TestRollupRefusesAndConverts: what finops rollup refuses, with exit 2 and
+// what to do, and a USD shard converted at a given rate. The shards are real
+// reports: eu (rollupBillEU, no telemetry: ¥1,008.00), cn (rollupBillCN),
+// cn for a different period, and us, chargebackBill's FOCUS export (USD
+// 118.33: ml 80.00, infer 20.00, unassigned 18.33, with allocation and
+// chargeback configured).
+func TestRollupRefusesAndConverts(t *testing.T) {
+	root := t.TempDir()
+	dirs := map[string]string{}
+	for _, n := range []string{"eu", "cn", "cnshort", "us"} {
+		dirs[n] = filepath.Join(root, n)
+		if err := os.MkdirAll(dirs[n], 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := strings.Replace(rollupTeams, "%s", "0.2", 1)
+	rollupFiles(t, dirs["eu"], map[string]string{"finops.yaml": cfg, "bill.csv": rollupBillEU})
+	rollupFiles(t, dirs["cn"], map[string]string{"finops.yaml": cfg, "bill.csv": rollupBillCN})
+	rollupFiles(t, dirs["us"], map[string]string{"finops.yaml": chargebackConfig, "bill.csv": chargebackBill})
+	eu, cn, us := rollupReport(t, dirs["eu"], 0, "bill.csv"), rollupReport(t, dirs["cn"], 0, "bill.csv"), rollupReport(t, dirs["us"], 0, "bill.csv")
+	short := filepath.Join(dirs["cnshort"], "cn-5d.json")
+	if code, out, errs := cli(t, "--config", filepath.Join(dirs["cn"], "finops.yaml"), "--db", filepath.Join(dirs["cn"], "f.db"), "report",
+		"--from", "2026-11-23", "--to", "2026-11-27", "--format", "json", "--out", dirs["cnshort"]); code != 0 {
+		t.Fatalf("report cn 5 days: exit %d\n%s%s", code, out, errs)
+	} else if err := os.Rename(filepath.Join(dirs["cnshort"], "finops-2026-11-23_2026-11-27.json"), short); err != nil {
+		t.Fatal(err)
+	}
+	v2 := filepath.Join(root, "v2.json")
+	b, err := os.ReadFile(cn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rollupFiles(t, root, map[string]string{"v2.json": strings.Replace(string(b), `"schema_version": "1"`, `"schema_version": "2"`, 1)})
+	fx := filepath.Join(root, "fx.yaml")
+	rollupFiles(t, root, map[string]string{"fx.yaml": "currency: CNY\nfx: {USD: 7.1}\n"})
+
+	out := filepath.Join(root, "org")
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"two files of one name", []string{eu, cn}, []string{`two shards are named "finops-2026-W48"`, "name each with --name"}},
+		{"one name twice", []string{"--name", "x", "--name", "x", eu, cn}, []string{`two shards are named "x"`}},
+		{"a newer schema", []string{"--name", "eu", "--name", "cn", eu, v2}, []string{`shard cn has schema_version "2"`}},
+		{"another period", []string{"--name", "eu", "--name", "cn", eu, short},
+			[]string{"shard eu covers 2026-W48", "and shard cn 2026-11-23_2026-11-27", "a rollup combines one period"}},
+		{"two currencies, no rate", []string{"--name", "eu", "--name", "us", eu, us},
+			[]string{"the shards are in 2 currencies (CNY: eu; USD: us)", "--rate USD/CNY=<CNY per USD>"}},
+		{"a bad rate", []string{"--rate", "USD:CNY=7", eu, us}, []string{`--rate "USD:CNY=7"`}},
+		{"a bill, not a summary", []string{filepath.Join(dirs["eu"], "bill.csv")}, []string{"shard bill.csv is not a finops JSON summary"}},
+		{"csv", []string{"--format", "csv", eu}, []string{`--format "csv": want some of xlsx, html, json`}},
+		{"no file", nil, []string{"requires at least 1 arg"}},
+		{"over a shard", []string{"--out", filepath.Dir(eu), "--name", "eu", eu}, []string{"would write the rollup over shard eu"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"rollup", "--out", out}, c.args...)
+			code, stdout, errs := cli(t, args...)
+			if code != ExitUsage {
+				t.Fatalf("exit %d, want %d\n%s%s", code, ExitUsage, stdout, errs)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q: want %q", errs, w)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused rollup wrote %s", out)
+	}
+
+	// At 7.1 yuan a dollar, each amount converted and rounded to the fen:
+	// us 118.33 × 7.1 = 840.143 → 840.14; ml 568.00, infer 142.00,
+	// unassigned 18.33 × 7.1 = 130.143 → 130.14. Total 1,008.00 + 840.14 = 1,848.14.
+	const evil = `<script>alert("eu")</script>`
+	for name, args := range map[string][]string{
+		"--rate":     {"rollup", "--rate", "USD/CNY=7.1"},
+		"config fx":  {"--config", fx, "rollup"},
+		"both, flag": {"--config", fx, "rollup", "--rate", "usd/cny=7.1"},
+	} {
+		dir := filepath.Join(out, strings.ReplaceAll(name, " ", "_"))
+		code, stdout, errs := cli(t, append(args, "--name", evil, "--name", "us", "--out", dir, "--format", "json,html", eu, us)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", name, code, stdout, errs)
+		}
+		s := readSummary(t, filepath.Join(dir, "finops-2026-W48.json"))
+		teams := map[string]int64{}
+		for _, tc := range s.ByTeam {
+			teams[tc.Team] = cents(tc.Cost)
+		}
+		if s.Currency != "CNY" || cents(s.Totals.Cost) != 184814 || teams["ml"] != 56800 || teams["infer"] != 14200 ||
+			teams["unassigned"] != 13014 || teams["nlp"] != 80640 || len(s.Shards) != 2 || cents(s.Shards[1].Cost) != 84014 ||
+			s.Shards[1].Currency != "USD" {
+			t.Errorf("%s: %s %.2f, teams %v, shards %+v", name, s.Currency, s.Totals.Cost, teams, s.Shards)
+		}
+		if !strings.Contains(strings.Join(s.DataQuality.Warnings, "\n"), "Shard us: allocation, chargeback not combined by the rollup") {
+			t.Errorf("%s: warnings %q: want the dropped sections named", name, s.DataQuality.Warnings)
+		}
+		html, err := os.ReadFile(filepath.Join(dir, "finops-2026-W48.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(html), evil) || !strings.Contains(string(html), "<td>&lt;script&gt;alert(&#34;eu&#34;)&lt;/script&gt;</td>") {
+			t.Errorf("%s: the page does not show the shard name %q escaped", name, evil)
+		}
+	}
+}
