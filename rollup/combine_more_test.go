@@ -13,6 +13,7 @@ import (
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/report"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/xuri/excelize/v2"
 )
 
 // TestCombineCollidingIDs: a resource ID two shards both have gets the
@@ -106,6 +107,23 @@ func TestCombinedOutputs(t *testing.T) {
 	}
 	containsAll(t, "page", html, "&lt;script&gt;alert(&#34;shard&#34;)&lt;/script&gt;", "&lt;img src=x onerror=alert(1)&gt;",
 		"<th>Shard</th>", "<td>eu</td>")
+
+	wb, err := excelize.OpenFile(filepath.Join(out, "finops-2026-W48.xlsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	rows, err := wb.GetRows("Shards")
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("Shards sheet rows %q: %v", rows, err)
+	}
+	// The shard's name is text in its cell; cn's coverage 0 of 300 GPU-hours.
+	if got := rows[2][:3]; !slices.Equal(got, []string{evilShard, "2026-W48", "CNY"}) || rows[2][7] != "no" || rows[1][0] != "eu" {
+		t.Errorf("Shards sheet %q", rows)
+	}
+	if sheets := wb.GetSheetList(); sheets[1] != "Shards" {
+		t.Errorf("sheets %q: want Shards after Summary", sheets)
+	}
 
 	c := jsonschema.NewCompiler()
 	sch, err := c.Compile(must(filepath.Abs(filepath.Join("..", "docs", "finops-report.schema.json"))))

@@ -49,16 +49,16 @@ func (m *Main) rollupCommand() *cobra.Command {
 					}
 				}
 			}
+			res := &rollupResult{}
 			shards, err := rollup.Load(cmd.Context(), paths, names)
 			if err == nil {
-				var res *rollupResult
 				res, err = m.writeRollup(cmd, shards, opt, outDir(c, out), fs)
-				if m.jsonResults() && res != nil {
-					err = errors.Join(err, emitJSON(m.Stdout, res.report(err)))
-				}
 			}
 			if rollup.IsRefusal(err) {
-				return usageError{err}
+				err = usageError{err}
+			}
+			if m.jsonResults() {
+				err = errors.Join(err, emitJSON(m.Stdout, res.report(err)))
 			}
 			return err
 		},
@@ -90,25 +90,27 @@ func (r *rollupResult) report(err error) reportResult {
 // writeRollup combines the shards, writes the reports and prints the
 // summary; an incomplete shard makes it partial (exit 3).
 func (m *Main) writeRollup(cmd *cobra.Command, shards []rollup.Shard, opt rollup.Options, dir string, formats []string) (*rollupResult, error) {
+	r := &rollupResult{}
 	res, err := rollup.Combine(cmd.Context(), shards, opt)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
+	r.period = res.Period.Label
 	meta := report.Meta{GeneratedAt: m.Now(), Version: version}
 	// The rollup's files take the shards' names (finops-<period>.*): one
 	// written over a shard it reads would lose that shard's own report.
 	for _, s := range shards {
 		for _, f := range formats {
 			if sameFile(filepath.Join(dir, report.BaseName(res, meta)+"."+f), s.Path) {
-				return nil, usagef("--out %s would write the rollup over shard %s (%s): choose another --out", dir, s.Name, s.Path)
+				return r, usagef("--out %s would write the rollup over shard %s (%s): choose another --out", dir, s.Name, s.Path)
 			}
 		}
 	}
 	paths, err := report.WriteAllContext(cmd.Context(), dir, res, formats, meta)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
-	r := &rollupResult{period: res.Period.Label, files: paths}
+	r.files = paths
 	if !m.jsonResults() && !m.quiet {
 		if err := report.WriteSummary(m.Stdout, res, meta, false); err != nil {
 			return r, err

@@ -191,6 +191,11 @@ func TestRollupEqualsOneReport(t *testing.T) {
 	if s := readSummary(t, filepath.Join(org, "finops-2026-W48.json")); len(s.Shards) != 2 || !s.Shards[0].Incomplete || s.Shards[1].Incomplete {
 		t.Errorf("shards %+v: want eu incomplete", s.Shards)
 	}
+	// For scripts: one JSON result line saying so.
+	code, out, errs = cli(t, "--log-format", "json", "rollup", "--name", "eu", "--name", "cn", "--out", org, "--format", "json", euJSON, cnJSON)
+	if code != ExitPartial || !strings.HasPrefix(out, `{"command":"rollup","period":"2026-W48","status":"partial","exit_code":3,"files":["`) {
+		t.Errorf("--log-format json: exit %d\n%s%s", code, out, errs)
+	}
 }
 
 // TestRollupRefusesAndConverts: what finops rollup refuses, with exit 2 and
