@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -95,6 +96,11 @@ func TestRollupEqualsOneReport(t *testing.T) {
 	code, out, errs := cli(t, "rollup", "--name", "eu", "--name", "cn", "--out", org, "--format", "json,html,xlsx", euJSON, cnJSON)
 	if code != 0 {
 		t.Fatalf("rollup: exit %d\n%s%s", code, out, errs)
+	}
+	// The terminal summary's shard table: eu 322.1166 / 504 = 63.9 % covered.
+	if !regexp.MustCompile(`(?m)^  eu +¥1,008\.00 +504\.0 h +63\.9% +no$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^  cn +¥1,209\.60 +672\.0 h +0\.0% +no$`).MatchString(out) {
+		t.Errorf("summary without the shards' lines:\n%s", out)
 	}
 	got := readSummary(t, filepath.Join(org, "finops-2026-W48.json"))
 	for _, f := range []string{"finops-2026-W48.html", "finops-2026-W48.xlsx"} {
