@@ -13,6 +13,7 @@ import (
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/report"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -147,45 +148,86 @@ func TestCombinedOutputs(t *testing.T) {
 	}
 }
 
-// TestRollupKnowsEveryField fails when a field is added to what the
-// rollup combines field by field: the new field must be combined in
-// combine.go (and converted in convert.go if it is money), or dropped by
-// name in Read, and this list extended.
-func TestRollupKnowsEveryField(t *testing.T) {
+// TestRollupConvertsEveryAmount: the lists Combine concatenates carry
+// their structs whole, new fields included, so a new amount of money in
+// one of them would reach the rollup unconverted from another currency.
+// It fails when a float is added to them: convert it in convert.go if it
+// is money, and list it here either way.
+func TestRollupConvertsEveryAmount(t *testing.T) {
 	for _, c := range []struct {
-		v    any
-		want []string
+		v               any
+		money, notMoney []string
 	}{
-		{analysis.Result{}, []string{"Period", "Currency", "Totals", "ByTeam", "ByResource", "Tasks", "Recommendations",
-			"IdleSpans", "Findings", "Pools", "DataQuality", "Watch", "Allocation", "Chargeback", "Energy", "Shards",
-			"Daily", "HourlyUtil", "GPUsByModel", "TaskDaily"}},
-		{analysis.Totals{}, []string{"Cost", "GPUCost", "NonGPUCost", "OtherCharges", "GPUHoursBilled", "GPUHoursActive",
-			"GPUHoursIdle", "GPUHoursUnmonitored", "IdleCost", "UnmonitoredCost", "UnallocatedCost", "AllocatedIdleCost",
-			"UnusedCommitmentCost", "AvgGPUUtilization", "MonthlySavings", "PreviousCost"}},
-		{analysis.TeamCost{}, []string{"Team", "Cost", "GPUCost", "IdleCost", "Budget", "PreviousCost", "MonthToDate",
-			"MonthForecast", "GPUHoursBilled", "GPUHoursMonitored"}},
-		{analysis.DataQuality{}, []string{"Sources", "RowsRejected", "UnmonitoredShare", "Coverage", "MinCoverage",
-			"Incomplete", "Warnings", "Clipped", "UnmatchedGPUs", "UnmatchedResources", "SamplesDropped"}},
-		// Copied whole, money converted field by field.
-		{analysis.ResourceCost{}, []string{"ResourceID", "ResourceName", "Provider", "GPUModel", "GPUCount", "Pricing", "Team",
-			"Cost", "GPUHoursBilled", "GPUHoursActive", "GPUHoursIdle", "GPUHoursUnmonitored", "IdleCost", "UnmonitoredCost",
-			"AvgUtilization", "PreviousCost", "Bands", "SaturatedHours"}},
-		{analysis.TaskCost{}, []string{"Task", "Team", "Kind", "Cost", "GPUHours", "IdleCost", "Units", "Unit", "UnitCost"}},
-		{analysis.Recommendation{}, []string{"ResourceID", "GPUModel", "GPUCount", "CurrentMode", "Action", "CurrentMonthlyCost",
-			"RecommendedMonthlyCost", "MonthlySavings", "ActiveHoursPerMonth", "BreakevenHoursPerMonth", "Confidence", "Reason"}},
-		{analysis.IdleSpan{}, []string{"ResourceID", "GPU", "Start", "End", "Hours", "Cost"}},
-		{analysis.Finding{}, []string{"Kind", "Severity", "ResourceID", "Team", "Money", "Text"}},
+		{analysis.ResourceCost{}, []string{"Cost", "IdleCost", "UnmonitoredCost", "PreviousCost"},
+			[]string{"GPUHoursBilled", "GPUHoursActive", "GPUHoursIdle", "GPUHoursUnmonitored", "AvgUtilization",
+				"Bands.Idle", "Bands.Low", "Bands.Fair", "Bands.Target", "Bands.Saturated", "SaturatedHours"}},
+		{analysis.TaskCost{}, []string{"Cost", "IdleCost", "UnitCost"}, []string{"GPUHours", "Units"}},
+		{analysis.Recommendation{}, []string{"CurrentMonthlyCost", "RecommendedMonthlyCost", "MonthlySavings"},
+			[]string{"ActiveHoursPerMonth", "BreakevenHoursPerMonth"}},
+		{analysis.IdleSpan{}, []string{"Cost"}, []string{"Hours"}},
+		{analysis.Finding{}, []string{"Money"}, nil},
 	} {
 		typ := reflect.TypeOf(c.v)
-		var got []string
-		for i := range typ.NumField() {
-			got = append(got, typ.Field(i).Name)
+		got := floatFields(typ, "")
+		want := append(slices.Clone(c.money), c.notMoney...)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("analysis.%s has the floats\n%q\nthe rollup knows\n%q\nconvert a new amount of money in convert.go "+
+				"and list the new floats here", typ.Name(), got, want)
 		}
-		if !slices.Equal(got, c.want) {
-			t.Errorf("analysis.%s has fields\n%q\nthe rollup knows\n%q\ncombine (combine.go) or convert (convert.go) the new ones, "+
-				"or drop them by name (read.go), and update docs/ROLLUP.md", typ.Name(), got, c.want)
+		// Each amount listed is converted: 1.00 at 2.5 is 2.50.
+		r := analysis.Result{Currency: "USD"}
+		v := reflect.New(typ).Elem()
+		for _, f := range c.money {
+			v.FieldByName(f).SetFloat(1)
+		}
+		switch x := v.Interface().(type) {
+		case analysis.ResourceCost:
+			r.ByResource = append(r.ByResource, x)
+		case analysis.TaskCost:
+			r.Tasks = append(r.Tasks, x)
+		case analysis.Recommendation:
+			r.Recommendations = append(r.Recommendations, x)
+		case analysis.IdleSpan:
+			r.IdleSpans = append(r.IdleSpans, x)
+		case analysis.Finding:
+			r.Findings = append(r.Findings, x)
+		}
+		out := converted(r, decimal.RequireFromString("2.5"), "EUR")
+		var ov reflect.Value
+		switch {
+		case len(out.ByResource) > 0:
+			ov = reflect.ValueOf(out.ByResource[0])
+		case len(out.Tasks) > 0:
+			ov = reflect.ValueOf(out.Tasks[0])
+		case len(out.Recommendations) > 0:
+			ov = reflect.ValueOf(out.Recommendations[0])
+		case len(out.IdleSpans) > 0:
+			ov = reflect.ValueOf(out.IdleSpans[0])
+		default:
+			ov = reflect.ValueOf(out.Findings[0])
+		}
+		for _, f := range c.money {
+			if g := ov.FieldByName(f).Float(); g != 2.5 {
+				t.Errorf("%s.%s converted to %v, want 2.5", typ.Name(), f, g)
+			}
 		}
 	}
+}
+
+func floatFields(typ reflect.Type, prefix string) []string {
+	var out []string
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		switch f.Type.Kind() {
+		case reflect.Float64:
+			out = append(out, prefix+f.Name)
+		case reflect.Struct:
+			out = append(out, floatFields(f.Type, prefix+f.Name+".")...)
+		}
+	}
+	return out
 }
 
 func readFile(t *testing.T, path string) string {

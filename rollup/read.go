@@ -27,10 +27,11 @@ type Shard struct {
 	Name   string
 	Path   string
 	Result analysis.Result
-	// Dropped names the parts of the file the rollup does not carry into
-	// the combined result (docs/ROLLUP.md): the sections it does not
-	// combine, and any key this finops does not know, as a JSON path
-	// ("energy", "by_team[].trend"). Each becomes a warning.
+	// Dropped names, as JSON paths ("energy", "by_team[].advice_id"),
+	// the parts of the file that hold a value and that the rollup does
+	// not carry into the combined result (docs/ROLLUP.md): the sections
+	// it does not combine, and any key this finops does not know. They
+	// become one warning.
 	Dropped []string
 }
 
@@ -121,60 +122,72 @@ func Decode(b []byte, name string) (Shard, error) {
 	if !r.Period.Start.Before(r.Period.End) {
 		return Shard{}, notSummary("its period does not end after it starts")
 	}
-	dropped, err := unknownKeys(b, &r)
+	dropped, err := droppedKeys(b, carried(&r))
 	if err != nil {
 		return Shard{}, notSummary(err.Error())
-	}
-	for _, s := range []struct {
-		key string
-		has bool
-	}{
-		{"pools", len(r.Pools) > 0}, {"watch", r.Watch != nil}, {"allocation", len(r.Allocation) > 0},
-		{"chargeback", r.Chargeback != nil}, {"energy", r.Energy != nil}, {"shards", len(r.Shards) > 0},
-	} {
-		if s.has {
-			dropped = append(dropped, s.key)
-		}
 	}
 	sort.Strings(dropped)
 	return Shard{Name: name, Result: r, Dropped: slices.Compact(dropped)}, nil
 }
 
-// summaryDoc is the shape report.WriteJSON writes, for unknownKeys to
-// encode a decoded Result back the way the file had it.
-type summaryDoc struct {
-	SchemaVersion string `json:"schema_version"`
-	Generator     struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	} `json:"generator"`
-	analysis.Result
+// carried is what Combine carries of r into the rollup. Where Combine
+// rebuilds a struct (totals, teams, data quality) the fields it combines are
+// copied one by one, so a field added to one of them later is not carried
+// until Combine combines it; the lists Combine concatenates are carried
+// whole (TestRollupConvertsEveryAmount guards their money). Sections it
+// does not combine (pools, watch, allocation, chargeback, energy, a
+// rollup's own shards, and whatever is added to Result later) are left out.
+func carried(r *analysis.Result) analysis.Result {
+	t, q := r.Totals, r.DataQuality
+	teams := make([]analysis.TeamCost, len(r.ByTeam))
+	for i, tc := range r.ByTeam {
+		teams[i] = analysis.TeamCost{Team: tc.Team, Cost: tc.Cost, GPUCost: tc.GPUCost, IdleCost: tc.IdleCost, Budget: tc.Budget,
+			PreviousCost: tc.PreviousCost, MonthToDate: tc.MonthToDate, MonthForecast: tc.MonthForecast,
+			GPUHoursBilled: tc.GPUHoursBilled, GPUHoursMonitored: tc.GPUHoursMonitored}
+	}
+	return analysis.Result{Period: r.Period, Currency: r.Currency,
+		Totals: analysis.Totals{Cost: t.Cost, GPUCost: t.GPUCost, NonGPUCost: t.NonGPUCost, OtherCharges: t.OtherCharges,
+			GPUHoursBilled: t.GPUHoursBilled, GPUHoursActive: t.GPUHoursActive, GPUHoursIdle: t.GPUHoursIdle,
+			GPUHoursUnmonitored: t.GPUHoursUnmonitored, IdleCost: t.IdleCost, UnmonitoredCost: t.UnmonitoredCost,
+			UnallocatedCost: t.UnallocatedCost, AllocatedIdleCost: t.AllocatedIdleCost, UnusedCommitmentCost: t.UnusedCommitmentCost,
+			AvgGPUUtilization: t.AvgGPUUtilization, MonthlySavings: t.MonthlySavings, PreviousCost: t.PreviousCost},
+		ByTeam: teams, ByResource: r.ByResource, Tasks: r.Tasks, Recommendations: r.Recommendations, IdleSpans: r.IdleSpans,
+		Findings: r.Findings,
+		DataQuality: analysis.DataQuality{Sources: q.Sources, RowsRejected: q.RowsRejected, UnmonitoredShare: q.UnmonitoredShare,
+			Coverage: q.Coverage, MinCoverage: q.MinCoverage, Incomplete: q.Incomplete, Warnings: q.Warnings, Clipped: q.Clipped,
+			UnmatchedGPUs: q.UnmatchedGPUs, UnmatchedResources: q.UnmatchedResources, SamplesDropped: q.SamplesDropped},
+	}
 }
 
-// unknownKeys lists the keys of the file, as JSON paths, that hold a value
-// (not null, 0, "", [] or {}) and that analysis.Result does not have: what
-// a newer finops added (trends, advice ids…). Decoding drops them, so the
-// rollup names them instead of losing them silently.
-func unknownKeys(b []byte, r *analysis.Result) ([]string, error) {
+// droppedKeys lists the keys of the file, as JSON paths ("energy",
+// "by_team[].advice_id"), that hold a value (not null, 0, "", [] or {}) and
+// that kept, what the rollup carries, does not: the sections it does not
+// combine, and what a newer finops added that this one's analysis.Result
+// does not have. Decoding and combining drop them; the rollup names them.
+func droppedKeys(b []byte, kept analysis.Result) ([]string, error) {
 	var raw any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
 		return nil, err
 	}
-	doc := summaryDoc{Result: *r}
-	enc, err := json.Marshal(&doc)
+	enc, err := json.Marshal(&kept)
 	if err != nil {
 		return nil, err
 	}
-	var kept any
+	var k any
 	dec = json.NewDecoder(bytes.NewReader(enc))
 	dec.UseNumber()
-	if err := dec.Decode(&kept); err != nil {
+	if err := dec.Decode(&k); err != nil {
 		return nil, err
 	}
+	// What the file is (its schema and generator), Decode has checked.
+	if m, ok := raw.(map[string]any); ok {
+		delete(m, "schema_version")
+		delete(m, "generator")
+	}
 	var out []string
-	walkUnknown("", raw, kept, &out)
+	walkUnknown("", raw, k, &out)
 	return out, nil
 }
 
@@ -191,7 +204,7 @@ func walkUnknown(path string, raw, kept any, out *[]string) {
 				p = path + "." + k
 			}
 			sub, ok := kv[k]
-			if !ok {
+			if !ok || empty(sub) {
 				*out = append(*out, p)
 				continue
 			}

@@ -47,24 +47,26 @@ func TestDecodeRefuses(t *testing.T) {
 func TestDecodeNamesWhatItDrops(t *testing.T) {
 	r := euShard()
 	r.Pools = []analysis.Pool{{Provider: "AutoDL", GPUModel: "A100", Resources: 1}}
+	r.Watch = &analysis.WatchSummary{Saved: 5}
 	b := edited(t, r, func(d map[string]any) {
 		d["trend"] = map[string]any{"weeks": []any{1, 2}}
 		d["empty_new_section"] = []any{}
 		d["by_team"].([]any)[1].(map[string]any)["advice_id"] = "adv-7"
 		d["totals"].(map[string]any)["carbon_price"] = 0 // empty: nothing is lost
+		d["data_quality"].(map[string]any)["exchange_rates"] = []any{map[string]any{"currency": "EUR", "rate": 1.1}}
 	})
 	s, err := Decode(b, "eu")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"by_team[].advice_id", "pools", "trend"}; !slices.Equal(s.Dropped, want) {
+	if want := []string{"by_team[].advice_id", "data_quality.exchange_rates", "pools", "trend", "watch"}; !slices.Equal(s.Dropped, want) {
 		t.Errorf("dropped %q, want %q", s.Dropped, want)
 	}
 	res, err := Combine(context.Background(), []Shard{s}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Shard eu: by_team[].advice_id, pools, trend not combined by the rollup (docs/ROLLUP.md): see that shard's own report"
+	want := "Shard eu: by_team[].advice_id, data_quality.exchange_rates, pools, trend, watch not combined by the rollup (docs/ROLLUP.md): see that shard's own report"
 	if !slices.Contains(res.DataQuality.Warnings, want) {
 		t.Errorf("warnings %q: want %q", res.DataQuality.Warnings, want)
 	}
