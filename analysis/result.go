@@ -33,6 +33,9 @@ type Result struct {
 	// Trend is the weekly history, its movers and flags (history.go); nil
 	// (no key) when no history was asked for.
 	Trend *Trend `json:"trend,omitempty"`
+	// Shards is the per-shard table of a rollup (shard.go); nil (no key)
+	// in a report of one finops.
+	Shards []Shard `json:"shards,omitempty"`
 
 	// Series for charts and sheets; not part of the JSON contract.
 	Daily       []DailyCost `json:"-"`

@@ -225,6 +225,8 @@ func hostileResult(t *testing.T) *analysis.Result {
 	r.Recommendations[1].Reason = attr + breakout
 	r.DataQuality.Warnings = append(r.DataQuality.Warnings, breakout+handler)
 	r.Period.Label = breakout
+	// A rollup's shard names come from --name or file names (rollup package).
+	r.Shards = []analysis.Shard{{Name: breakout + handler, Period: attr, Currency: "USD", Cost: 1, GPUHoursBilled: 1, Incomplete: true}}
 	return r
 }
 

@@ -134,7 +134,8 @@ type qualityView struct {
 	UnmonitoredShare, UnmonitoredCost, RowsRejected string
 	Sources                                         []sourceRow
 	Warnings                                        []string
-	ExchangeRates                                   []string // "1 USD = 7.1 CNY"
+	ExchangeRates                                   []string   // "1 USD = 7.1 CNY"
+	Shards                                          []shardRow // a rollup's shards (html_shards.go)
 }
 
 type sourceRow struct{ Name, Kind, Status, Tone, Detail string }
@@ -323,6 +324,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		UnmonitoredCost:  money(cur, t.UnmonitoredCost),
 		RowsRejected:     strconv.Itoa(dq.RowsRejected),
 		Warnings:         dq.Warnings,
+		Shards:           shardRows(r),
 	}
 	for _, x := range dq.ExchangeRates {
 		p.Quality.ExchangeRates = append(p.Quality.ExchangeRates, rateText(x, cur))

@@ -84,6 +84,10 @@ func roundedMoney(n analysis.Result) analysis.Result {
 		}
 		n.Advice = &a
 	}
+	n.Shards = slices.Clone(n.Shards)
+	for i := range n.Shards {
+		m(&n.Shards[i].Cost)
+	}
 	if n.Watch != nil {
 		w := *n.Watch
 		m(&w.Saved)

@@ -34,6 +34,8 @@ var notMoney = []string{
 	"Trend.ResourceMovers[].ChangePct", "Trend.TeamMovers[].ChangePct", "Trend.TopMovers[].ChangePct",
 	"Trend.TotalMover.ChangePct", "Trend.Weeks[].Coverage", "Trend.Weeks[].Teams[].Coverage",
 	"Trend.Weeks[].Teams[].UnitCosts[].Units",
+	// a rollup's per-shard table (analysis/shard.go)
+	"Shards[].Coverage", "Shards[].GPUHoursBilled", "Shards[].GPUHoursMonitored",
 }
 
 // TestRoundedMoneyCoversEveryField sets every float64 of a Result (each

@@ -62,6 +62,7 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		{{"Savings available", styleNone}, {money(cur, t.MonthlySavings), savingsStyle}, {"per month", styleNone}},
 	}
 	writeTable(&b, p, nil, []bool{false, true, false}, kpis)
+	writeShards(&b, p, r)
 	if l := watchLine(r); l != "" {
 		b.WriteString("\n" + p.paint(styleBold, "Watch") + ": " + l + "\n")
 	}

@@ -88,6 +88,9 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 		steps = slices.Insert(steps, slices.IndexFunc(steps, func(s step) bool { return s.sheet == sheetUtil }),
 			step{sheetWatch, b.watch, false})
 	}
+	if len(r.Shards) > 0 {
+		steps = slices.Insert(steps, 1, step{sheetShards, b.shards, false})
+	}
 	at := slices.IndexFunc(steps, func(s step) bool { return s.sheet == sheetTeams }) + 1
 	for _, x := range b.allocationSheets() {
 		steps = slices.Insert(steps, at, step{x.sheet, x.fill, false})

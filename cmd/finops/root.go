@@ -143,6 +143,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	root.AddCommand(m.doctorCommand())
 	root.AddCommand(m.watchCommand())
 	root.AddCommand(m.adviceCommand())
+	root.AddCommand(m.rollupCommand())
 	return root
 }
 
