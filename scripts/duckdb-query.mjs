@@ -9,8 +9,9 @@
 // @duckdb/node-api@1.5.6-r.1 into .cache/duckdb), so the package is found
 // without a node_modules in the repository. Each SETUP_SQL runs first: the
 // test defines there the tables the query names (a view over the Parquet
-// files), as CREATE EXTERNAL TABLE does in Athena. Times are written in UTC
-// as 2026-01-15T10:00:00Z, which finops' FOCUS reader takes.
+// files), as CREATE EXTERNAL TABLE does in Athena. The CSV is written the
+// way Athena writes a query's result: every value quoted, NULL as an empty
+// field, times in UTC as 2026-01-15 10:00:00.000.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -33,5 +34,5 @@ for (const s of setup) {
 // The query as written, without its trailing semicolon, inside COPY.
 const query = readFileSync(queryFile, 'utf8').trim().replace(/;$/, '');
 const quoted = out.replaceAll("'", "''");
-await c.run(`COPY (${query}) TO '${quoted}' (FORMAT csv, HEADER true, TIMESTAMPFORMAT '%Y-%m-%dT%H:%M:%SZ')`);
+await c.run(`COPY (${query}) TO '${quoted}' (FORMAT csv, HEADER true, FORCE_QUOTE *, TIMESTAMPFORMAT '%Y-%m-%d %H:%M:%S.%g')`);
 c.closeSync();
