@@ -1,7 +1,10 @@
 package prom
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	neturl "net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -28,14 +31,33 @@ func (f hostFilter) Sample(labels []string, at time.Time, v string) {
 	}
 }
 
+// gapFilter drops the samples in [from, to): a replica that was down.
+type gapFilter struct {
+	h        history
+	from, to time.Time
+}
+
+func (f gapFilter) Family(name string) { f.h.Family(name) }
+
+func (f gapFilter) Sample(labels []string, at time.Time, v string) {
+	if at.Before(f.from) || !at.Before(f.to) {
+		f.h.Sample(labels, at, v)
+	}
+}
+
 // TestFetchDaysThanos: a fleet read through a Thanos querier, over Thanos
 // sidecars beside real Prometheus servers, is read exactly as from one
 // Prometheus holding all of it: the same days, samples and values, each
-// GPU-minute once. Two layouts:
+// GPU-minute once. Three layouts:
 //   - sharded: two servers each hold half the hosts (external label shard);
-//   - replicated: two servers both hold the whole fleet (external label
-//     replica, 0 and 1), and the querier deduplicates on replica; without
-//     that a GPU-minute would be read twice.
+//   - replicated: two servers hold the same fleet (external label replica,
+//     0 and 1) and the querier deduplicates on replica (its default
+//     algorithm, penalty): one series a GPU, not two;
+//   - a replica restarted: replica 1 lacks two hours of day 1, and the
+//     querier merges the replicas sample by sample (--deduplication.func=
+//     chain), so replica 0 fills the gap. (The default penalty algorithm
+//     drops samples where it switches replica; at a sample a minute, as
+//     here, those minutes read as unmonitored: docs/SCALE.md.)
 //
 // Eight GPUs, two a host, so each shard has four; fleetHistory's values are
 // checked by hand in checkFleet, for the single server and the querier.
@@ -50,7 +72,7 @@ func TestFetchDaysThanos(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		servers func(t *testing.T) []*promtest.Server
-		replica []string
+		flags   []string // the querier's
 	}{
 		{"sharded", func(t *testing.T) []*promtest.Server {
 			var a, b promtest.OpenMetrics
@@ -62,10 +84,22 @@ func TestFetchDaysThanos(t *testing.T) {
 		{"replicated", func(t *testing.T) []*promtest.Server {
 			return []*promtest.Server{promtest.StartLabeled(t, whole.Bytes(), "cluster", "lab", "replica", "0"),
 				promtest.StartLabeled(t, whole.Bytes(), "cluster", "lab", "replica", "1")}
-		}, []string{"replica"}},
+		}, []string{"--query.replica-label=replica"}},
+		{"replica restarted", func(t *testing.T) []*promtest.Server {
+			var restarted promtest.OpenMetrics
+			down := day0.Add(24*time.Hour + 10*time.Hour)
+			fleetHistory(gapFilter{&restarted, down, down.Add(2 * time.Hour)}, gpus, days)
+			return []*promtest.Server{promtest.StartLabeled(t, whole.Bytes(), "cluster", "lab", "replica", "0"),
+				promtest.StartLabeled(t, restarted.Bytes(), "cluster", "lab", "replica", "1")}
+		}, []string{"--query.replica-label=replica", "--deduplication.func=chain"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q := promtest.StartThanos(t, tc.servers(t), tc.replica...)
+			q := promtest.StartThanos(t, tc.servers(t), tc.flags...)
+			// One series a GPU, whether the querier merged shards or
+			// replicas: by hand, 8 (16 if replicas were not deduplicated).
+			if n := seriesAt(t, q.URL, "DCGM_FI_DEV_GPU_UTIL", day0.Add(25*time.Hour)); n != gpus {
+				t.Fatalf("the querier answers %d utilization series, want %d", n, gpus)
+			}
 			got := fetchFleet(t, q.URL, days, 2)
 			checkFleet(t, got, gpus, days)
 			sameDays(t, got, single)
@@ -115,4 +149,27 @@ func replayed(t *testing.T, d *Day) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// seriesAt is how many series an instant query at t answers.
+func seriesAt(t *testing.T, url, query string, at time.Time) int {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url+"/api/v1/query?"+neturl.Values{
+		"query": {query}, "time": {fmt.Sprint(at.Unix())}}.Encode(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status string
+		Data   struct{ Result []json.RawMessage }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || body.Status != "success" {
+		t.Fatalf("instant query %s: status %q, %v", query, body.Status, err)
+	}
+	return len(body.Data.Result)
 }

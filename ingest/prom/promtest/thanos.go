@@ -65,11 +65,12 @@ func StartLabeled(tb testing.TB, openMetrics []byte, externalLabels ...string) *
 
 // StartThanos starts a Thanos sidecar beside each Prometheus in proms
 // (started by StartLabeled) and a Thanos querier over their StoreAPIs, and
-// returns the querier once it lists every sidecar as healthy. The querier
-// deduplicates series that differ only in replicaLabels. The sidecars serve
+// returns the querier once it lists every sidecar as healthy. queryFlags go
+// to the querier: --query.replica-label=L deduplicates series that differ
+// only in L, --deduplication.func picks how. The sidecars serve
 // Prometheus' blocks, the backfilled ones too, through its remote-read API;
 // nothing is uploaded. Everything is stopped at cleanup.
-func StartThanos(tb testing.TB, proms []*Server, replicaLabels ...string) *Server {
+func StartThanos(tb testing.TB, proms []*Server, queryFlags ...string) *Server {
 	tb.Helper()
 	bin := ThanosBinary(tb)
 	args := []string{"query", "--log.level=warn"}
@@ -80,9 +81,7 @@ func StartThanos(tb testing.TB, proms []*Server, replicaLabels ...string) *Serve
 		s.GRPC = grpcAddr
 		args = append(args, "--endpoint="+grpcAddr)
 	}
-	for _, l := range replicaLabels {
-		args = append(args, "--query.replica-label="+l)
-	}
+	args = append(args, queryFlags...)
 	grpcAddr, httpAddr := freeAddr(tb), freeAddr(tb)
 	args = append(args, "--grpc-address="+grpcAddr, "--http-address="+httpAddr)
 	q := run(tb, "http://"+httpAddr, "", "/-/ready", exec.Command(bin, args...))
