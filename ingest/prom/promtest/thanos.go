@@ -55,7 +55,6 @@ func goBinary(name string) (string, bool) {
 // start without them and adds them to each series it serves.
 func StartLabeled(tb testing.TB, openMetrics []byte, externalLabels ...string) *Server {
 	tb.Helper()
-	ThanosBinary(tb)
 	in := filepath.Join(tb.TempDir(), "history.om")
 	if err := os.WriteFile(in, openMetrics, 0o600); err != nil {
 		tb.Fatal(err)
@@ -76,9 +75,9 @@ func StartThanos(tb testing.TB, proms []*Server, queryFlags ...string) *Server {
 	args := []string{"query", "--log.level=warn"}
 	for _, p := range proms {
 		grpcAddr, httpAddr := freeAddr(tb), freeAddr(tb)
-		s := run(tb, "http://"+httpAddr, p.Dir, "/-/ready", exec.Command(bin, "sidecar", "--log.level=warn",
+		// Ready once it has read Prometheus' external labels.
+		run(tb, "http://"+httpAddr, p.Dir, "/-/ready", exec.Command(bin, "sidecar", "--log.level=warn",
 			"--prometheus.url="+p.URL, "--tsdb.path="+p.Dir, "--grpc-address="+grpcAddr, "--http-address="+httpAddr))
-		s.GRPC = grpcAddr
 		args = append(args, "--endpoint="+grpcAddr)
 	}
 	args = append(args, queryFlags...)
