@@ -37,6 +37,7 @@ func TestWarehousePushdown(t *testing.T) {
 		// GPU-hours billed (GPUs of its type × hours).
 		cost     map[string]float64
 		hours    map[string]float64
+		teams    map[string]string // from the user_team or user:team tag
 		gpuCost  float64
 		gpuHours float64
 	}{
@@ -49,7 +50,9 @@ func TestWarehousePushdown(t *testing.T) {
 				{"regexp_like(", "regexp_matches(", 1},
 				// Trino's element_at(map, key) is the value or NULL;
 				// DuckDB's is a list, map_extract_value the value.
-				{"element_at(", "map_extract_value(", 3},
+				{"element_at(", "map_extract_value(", 4},
+				// Trino's JSON as text; DuckDB's JSON is text already.
+				{"json_format(", "to_json(", 1},
 			},
 			// CUR 2.0 as Data Exports lays it out, its BILLING_PERIOD=
 			// folder a partition column, as Athena's table has it.
@@ -63,6 +66,7 @@ func TestWarehousePushdown(t *testing.T) {
 			// effective 7.90, its negation 0. c2-5: tax, no resource.
 			cost:    map[string]float64{"i-0p5": 98.32, "i-0g6": 0.752, "i-0g6e12": 7.90},
 			hours:   map[string]float64{"i-0p5": 8, "i-0g6": 1, "i-0g6e12": 4},
+			teams:   map[string]string{"i-0p5": "ml", "i-0g6": "infer", "i-0g6e12": "unassigned"},
 			gpuCost: 98.32 + 0.752 + 7.90, gpuHours: 8 + 1 + 4,
 		},
 		{
@@ -70,6 +74,7 @@ func TestWarehousePushdown(t *testing.T) {
 			subs: []substitution{
 				{"'2026-11'", "'2024-09'", 1}, // the sample's billing period
 				{"element_at(", "map_extract_value(", 1},
+				{"json_format(", "to_json(", 1},
 			},
 			// AWS's FOCUS export is partitioned by billing_period
 			// (YYYY-MM); the sample is one file, so the view derives it.
@@ -105,6 +110,9 @@ func TestWarehousePushdown(t *testing.T) {
 				approx(t, "raw cost of "+id, resourceOf(rawRep, id).Cost, want)
 				if h, ok := tc.hours[id]; ok {
 					approx(t, "raw GPU-hours of "+id, resourceOf(rawRep, id).GPUHoursBilled, h)
+				}
+				if team, ok := tc.teams[id]; ok && resourceOf(rawRep, id).Team != team {
+					t.Errorf("raw team of %s: %q, want %q", id, resourceOf(rawRep, id).Team, team)
 				}
 			}
 			if len(rawRep.ByResource) != len(tc.cost) {
@@ -142,7 +150,8 @@ func resourceOf(r analysis.Result, id string) analysis.ResourceCost {
 }
 
 // sameReport checks that the report from the warehouse's sums says what
-// the report from the raw lines says about the GPUs, to the cent. Non-GPU
+// the report from the raw lines says about the GPUs, to the cent, and
+// names the same team for each resource. Non-GPU
 // cost is not compared: the queries keep only compute lines.
 func sameReport(t *testing.T, raw, summed analysis.Result) {
 	t.Helper()
@@ -165,8 +174,8 @@ func sameReport(t *testing.T, raw, summed analysis.Result) {
 	}
 	for _, r := range raw.ByResource {
 		s := resourceOf(summed, r.ResourceID)
-		got := fmt.Sprintf("%s %d×%s %s cost %.2f, %.2f GPU-hours", s.ResourceID, s.GPUCount, s.GPUModel, s.Pricing, s.Cost, s.GPUHoursBilled)
-		want := fmt.Sprintf("%s %d×%s %s cost %.2f, %.2f GPU-hours", r.ResourceID, r.GPUCount, r.GPUModel, r.Pricing, r.Cost, r.GPUHoursBilled)
+		got := fmt.Sprintf("%s %d×%s %s team %s cost %.2f, %.2f GPU-hours", s.ResourceID, s.GPUCount, s.GPUModel, s.Pricing, s.Team, s.Cost, s.GPUHoursBilled)
+		want := fmt.Sprintf("%s %d×%s %s team %s cost %.2f, %.2f GPU-hours", r.ResourceID, r.GPUCount, r.GPUModel, r.Pricing, r.Team, r.Cost, r.GPUHoursBilled)
 		if got != want || cents(s.Cost) != cents(r.Cost) {
 			t.Errorf("from the sums: %s\nfrom the raw lines: %s", got, want)
 		}

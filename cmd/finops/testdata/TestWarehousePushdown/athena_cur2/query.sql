@@ -9,7 +9,8 @@ SELECT
        WHEN pricing_term = 'Spot' THEN 'Dynamic' ELSE 'Standard' END AS "PricingCategory",
   'Usage'                                             AS "ChargeCategory",
   line_item_currency_code                             AS "BillingCurrency",
-  map_extract_value(resource_tags, 'user_team')              AS "x_team",
+  to_json(CAST(MAP(ARRAY['team'], ARRAY[COALESCE(map_extract_value(resource_tags, 'user_team'),
+                                                   map_extract_value(resource_tags, 'user:team'))]) AS JSON)) AS "Tags",
   SUM(line_item_unblended_cost)                       AS "BilledCost",
   SUM(CASE line_item_line_item_type
         WHEN 'DiscountedUsage'         THEN reservation_effective_cost

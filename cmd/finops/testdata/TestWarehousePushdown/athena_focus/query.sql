@@ -4,7 +4,7 @@ SELECT
   date_trunc('hour', ChargePeriodStart) + INTERVAL '1' HOUR   AS ChargePeriodEnd,
   ChargeCategory, ChargeClass, ChargeFrequency, PricingCategory, CommitmentDiscountStatus,
   CommitmentDiscountId, BillingCurrency,
-  map_extract_value(Tags, 'team')                                     AS x_team,
+  to_json(CAST(MAP(ARRAY['team'], ARRAY[map_extract_value(Tags, 'team')]) AS JSON)) AS Tags,
   SUM(BilledCost)        AS BilledCost,
   SUM(EffectiveCost)     AS EffectiveCost,
   SUM(ListCost)          AS ListCost,
