@@ -40,10 +40,12 @@ func Binaries(tb testing.TB) (prometheus, promtool string) {
 	return p, t
 }
 
-// Server is a running Prometheus.
+// Server is a running Prometheus (or VictoriaMetrics, or a Thanos
+// component).
 type Server struct {
 	URL  string // http://127.0.0.1:PORT
 	Dir  string // its data folder
+	GRPC string // a Thanos component's StoreAPI address, 127.0.0.1:PORT
 	cmd  *exec.Cmd
 	done chan error
 	log  *bytes.Buffer
@@ -67,6 +69,13 @@ func Start(tb testing.TB, openMetrics []byte) *Server {
 // histories too large to hold in memory.
 func StartFile(tb testing.TB, in string) *Server {
 	tb.Helper()
+	return startFile(tb, in, nil)
+}
+
+// startFile is StartFile with the server's external labels (k, v pairs),
+// which a Thanos sidecar requires and adds to every series it serves.
+func startFile(tb testing.TB, in string, externalLabels []string) *Server {
+	tb.Helper()
 	prom, tool := Binaries(tb)
 	dir := tb.TempDir()
 	data := filepath.Join(dir, "tsdb")
@@ -81,7 +90,14 @@ func StartFile(tb testing.TB, in string) *Server {
 	}
 	cfg := filepath.Join(dir, "prometheus.yml")
 	// No scrape jobs: the server holds only the backfilled history.
-	if err := os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1m\n"), 0o600); err != nil {
+	conf := "global:\n  scrape_interval: 1m\n"
+	if len(externalLabels) > 0 {
+		conf += "  external_labels:\n"
+		for i := 0; i+1 < len(externalLabels); i += 2 {
+			conf += fmt.Sprintf("    %s: %q\n", externalLabels[i], externalLabels[i+1])
+		}
+	}
+	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		tb.Fatal(err)
 	}
 	addr := freeAddr(tb)

@@ -23,14 +23,8 @@ const VictoriaMetricsInstall = "go install github.com/VictoriaMetrics/VictoriaMe
 // when it is missing.
 func VictoriaMetricsBinary(tb testing.TB) string {
 	tb.Helper()
-	if p, err := exec.LookPath("victoria-metrics"); err == nil {
+	if p, ok := goBinary("victoria-metrics"); ok {
 		return p
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		p := filepath.Join(string(bytes.TrimSpace(out)), "bin", "victoria-metrics")
-		if _, err := exec.LookPath(p); err == nil {
-			return p
-		}
 	}
 	testenv.Missing(tb, "victoria-metrics not found on PATH or in $(go env GOPATH)/bin: install with "+VictoriaMetricsInstall)
 	return ""
