@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/watch/pass"
 	"github.com/spf13/cobra"
 )
@@ -55,7 +56,7 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &busy), errors.As(err, new(pass.BusyError)):
 		return ExitBusy
-	case errors.As(err, &u), errors.As(err, new(pass.ConfigError)):
+	case errors.As(err, &u), errors.As(err, new(pass.ConfigError)), errors.As(err, new(source.ConfigError)):
 		return ExitUsage
 	case errors.As(err, &pub), errors.As(err, new(pass.UndeliveredError)):
 		return ExitPublish

@@ -207,22 +207,15 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 	from, to time.Time, perDay io.Writer) []sourceResult {
 	bars := m.bars()
 	rs := telemetry.Fetch(ctx, st, telemetry.Options{Config: c, Servers: srcs, Getenv: m.Getenv, Now: m.Now, PerDay: perDay,
-		Progress:      func(server string, days int) telemetry.Progress { return dayBar{bars.steps(server, days, "days")} },
+		Progress:      func(server string, days int) telemetry.Progress { return bars.Steps(server, days, "days") },
 		CompactBefore: m.compactBefore(c)}, from, to)
 	out := make([]sourceResult, len(rs))
 	for i, r := range rs {
-		out[i] = sourceResult{spec: sourceSpec{name: r.Server, kind: ingest.KindUtilization, format: prom.Format},
+		out[i] = sourceResult{spec: sourceID{name: r.Server, kind: ingest.KindUtilization},
 			files: r.Days, failed: r.Failed, err: r.Err, partial: r.Partial, detail: r.Detail}
 	}
 	return out
 }
-
-// dayBar is a bar of days for telemetry.Fetch.
-type dayBar struct{ b *bar }
-
-func (d dayBar) Add(n int)                   { d.b.add(n) }
-func (d dayBar) Done()                       { d.b.done() }
-func (d dayBar) Above(w io.Writer) io.Writer { return d.b.above(w) }
 
 // promError is the exit of `finops ingest prometheus`: 3 when some data came
 // but a server was partial, 1 when a server gave nothing.

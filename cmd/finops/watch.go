@@ -9,6 +9,7 @@ import (
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/watch/pass"
 	"github.com/spf13/cobra"
@@ -104,9 +105,9 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	var whole []sourceSpec
 	for _, s := range specs {
 		switch {
-		case s.kind != ingest.KindUtilization:
-		case s.format == ingest.FormatNvidiaSMI: // logs and NVML spools, read by their tail
-			o.Tails = append(o.Tails, pass.Tail{Pattern: s.name, InProgress: s.inProgress, Parse: parseOptions(c, s, s.name)})
+		case s.Kind != ingest.KindUtilization:
+		case s.Format == ingest.FormatNvidiaSMI: // logs and NVML spools, read by their tail
+			o.Tails = append(o.Tails, pass.Tail{Pattern: s.Name, InProgress: s.InProgress, Parse: s.ParseOptions(c, s.Name)})
 		default: // dcgm-exporter scrapes are snapshots: an unchanged one is skipped by its digest
 			whole = append(whole, s)
 		}
@@ -127,13 +128,13 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	return err
 }
 
-// expandFiles is expand for pass.Options.Expand.
+// expandFiles is source.Expand for pass.Options.Expand.
 func expandFiles(pattern string) ([]string, []error, error) {
-	x, err := expand(pattern)
+	x, err := source.Expand(pattern)
 	if err != nil {
 		return nil, nil, err
 	}
-	return x.files, x.refused, nil
+	return x.Files, x.Refused, nil
 }
 
 // watchActivity loads what the watch did in the report's window.
