@@ -27,6 +27,14 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// asUsage marks err, if any, as a usage error.
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
 // partialError marks a report that was written from incomplete sources.
 type partialError struct{ err error }
 
