@@ -1,18 +1,14 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"strings"
 	"time"
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/ingest/prom"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/telemetry"
 	"github.com/spf13/cobra"
@@ -56,9 +52,11 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 			}
 			srcs := c.Telemetry.Prometheus
 			if fl.URL != "" {
-				fc, err := urlServer(cmd, c.Telemetry.Prometheus, fl, durations{step, timeout, backoff}, retries, concurrent, labels{task, team, kind})
+				fc, err := telemetry.URLServer(c.Telemetry.Prometheus, telemetry.Overrides{Server: fl, Step: step, Timeout: timeout,
+					RetryBackoff: backoff, Retries: retries, ConcurrentDays: concurrent, TaskLabel: task, TeamLabel: team, KindLabel: kind,
+					Set: cmd.Flags().Changed})
 				if err != nil {
-					return err
+					return usageError{err}
 				}
 				one := config.Config{Telemetry: config.Telemetry{Prometheus: []config.Prometheus{fc}}}
 				if err := one.Validate(); err != nil {
@@ -106,95 +104,6 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 	f.StringVar(&team, "team-label", "", "labels naming its team, e.g. namespace,exported_namespace")
 	f.StringVar(&kind, "kind-label", "", "labels naming its kind, e.g. container")
 	return cmd
-}
-
-// durations are --step, --timeout and --retry-backoff as given.
-type durations struct{ step, timeout, backoff string }
-
-// labels are --task-label, --team-label and --kind-label as given.
-type labels struct{ task, team, kind string }
-
-// urlServer is the server `finops ingest prometheus --url` reads: the
-// configured server with that URL (so a day is stored under the name and
-// read with the limits `finops run` uses), else one with the defaults and
-// the configured servers' smallest max_response_bytes and concurrent_days
-// (the caps bound this machine's memory, whichever server it reads); the
-// flags given replace either.
-func urlServer(cmd *cobra.Command, conf []config.Prometheus, fl config.Prometheus, d durations, retries, concurrent int,
-	l labels) (config.Prometheus, error) {
-	f := cmd.Flags()
-	fc, found := config.Prometheus{URL: fl.URL}, false
-	for _, p := range conf {
-		if strings.TrimRight(p.URL, "/") == strings.TrimRight(fl.URL, "/") {
-			fc, found = p, true
-			fc.Labels = maps.Clone(p.Labels)
-			break
-		}
-	}
-	if !found {
-		for _, p := range conf {
-			if mrb := cmp.Or(p.MaxResponseBytes, prom.DefaultMaxResponseBytes); fc.MaxResponseBytes == 0 || mrb < fc.MaxResponseBytes {
-				fc.MaxResponseBytes = mrb
-			}
-			if cd := p.ConcurrentDays; cd != nil && *cd > 0 && (fc.ConcurrentDays == nil || *cd < *fc.ConcurrentDays) {
-				fc.ConcurrentDays = cd
-			}
-		}
-	}
-	if f.Changed("exporter") {
-		// The exporter names a query set: the configured queries were
-		// written for the other one.
-		fc.Exporter, fc.Query, fc.Queries = fl.Exporter, "", config.PromQueries{}
-	}
-	if f.Changed("query") {
-		fc.Query, fc.Queries.Util = fl.Query, "" // queries.util would win over it (config.PromSource)
-	}
-	for _, s := range []struct {
-		flag     string
-		from, to *string
-	}{{"name", &fl.Name, &fc.Name}, {"bearer-token-env", &fl.BearerTokenEnv, &fc.BearerTokenEnv},
-		{"basic-auth-user", &fl.BasicAuthUser, &fc.BasicAuthUser}, {"basic-auth-password-env", &fl.BasicAuthPasswordEnv, &fc.BasicAuthPasswordEnv}} {
-		if f.Changed(s.flag) {
-			*s.to = *s.from
-		}
-	}
-	for _, dur := range []struct {
-		flag string
-		v    string
-		dst  *config.Duration
-	}{{"step", d.step, &fc.Step}, {"timeout", d.timeout, &fc.Timeout}, {"retry-backoff", d.backoff, &fc.RetryBackoff}} {
-		if !f.Changed(dur.flag) {
-			continue
-		}
-		v, err := config.ParseDuration(dur.v)
-		if err != nil {
-			return fc, usagef("--%s: %v", dur.flag, err)
-		}
-		dur.dst.Duration = v
-	}
-	if f.Changed("retries") || !found {
-		fc.Retries = &retries // the flag's default, 3, is the config's
-	}
-	if f.Changed("max-response-bytes") {
-		fc.MaxResponseBytes = fl.MaxResponseBytes
-	}
-	if f.Changed("concurrent-days") {
-		fc.ConcurrentDays = &concurrent
-	}
-	if fc.Labels == nil {
-		fc.Labels = map[string]string{}
-	}
-	for _, r := range []struct{ flag, role, v string }{{"task-label", "task", l.task}, {"team-label", "team", l.team}, {"kind-label", "kind", l.kind}} {
-		if !f.Changed(r.flag) {
-			continue
-		}
-		if r.v == "" {
-			delete(fc.Labels, r.role)
-		} else {
-			fc.Labels[r.role] = r.v
-		}
-	}
-	return fc, nil
 }
 
 // promName is a server's name in messages (telemetry.ServerName).
