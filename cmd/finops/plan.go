@@ -7,10 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/plan"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/sanitize"
@@ -57,9 +55,9 @@ func (m *Main) planCommand() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			opt, err := planOptions(c, only)
+			opt, err := c.PlanOptions(only)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			res, err := plan.Plan(f, opt)
 			if err != nil {
@@ -100,27 +98,6 @@ func planFormats(flag string) ([]string, error) {
 		return nil, usagef("--format: want some of %s", strings.Join(planFormatNames(), ", "))
 	}
 	return out, nil
-}
-
-// planOptions passes finops.yaml's price catalog, currency and rates to the
-// planner; the scenario file's own take precedence.
-func planOptions(c *config.Config, only []string) (plan.Options, error) {
-	opt := plan.Options{Currency: c.Currency, Only: only}
-	for _, p := range c.Prices {
-		opt.Prices = append(opt.Prices, plan.Price{Provider: p.Provider, GPUModel: p.GPUModel, Hourly: p.Hourly,
-			Monthly: p.Monthly, Spot: p.Spot, Currency: p.Currency, AsOf: p.AsOf})
-	}
-	if len(c.FX) > 0 {
-		opt.FX = map[string]float64{}
-		for cur, rate := range c.FX {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rate), 64)
-			if err != nil {
-				return opt, usagef("config: fx.%s: %q is not a number", cur, rate)
-			}
-			opt.FX[cur] = v
-		}
-	}
-	return opt, nil
 }
 
 // writePlan prints the table and writes the files asked for, named
