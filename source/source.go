@@ -151,3 +151,22 @@ func ConfiguredOf(c *config.Config, path string) (Spec, bool, error) {
 	}
 	return Spec{}, false, nil
 }
+
+// Again is spec for ingest --replace: the path of a configured billing
+// source (the same path, or one its glob matches) is read again as that
+// source reads it — its mapping, format and currency — unless spec gives a
+// format or currency of its own; any other path is spec as it is.
+func Again(c *config.Config, spec Spec) (Spec, error) {
+	cs, ok, err := ConfiguredOf(c, spec.Name)
+	if err != nil || !ok {
+		return spec, err
+	}
+	cs.Name, cs.Replace = spec.Name, true
+	if spec.Format != "" {
+		cs.Format = spec.Format
+	}
+	if spec.Currency != "" {
+		cs.Currency = spec.Currency
+	}
+	return cs, nil
+}

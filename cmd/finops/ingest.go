@@ -83,17 +83,8 @@ func (m *Main) ingestCommand() *cobra.Command {
 				if replace {
 					// A file of a configured source is read again as the
 					// source reads it: its mapping, format and currency.
-					if cs, ok, err := source.ConfiguredOf(c, a); err != nil {
+					if spec, err = source.Again(c, spec); err != nil {
 						return err
-					} else if ok {
-						cs.Replace = true
-						if format != "" {
-							cs.Format = format
-						}
-						if currency != "" {
-							cs.Currency = spec.Currency
-						}
-						cs.Name, spec = a, cs
 					}
 				}
 				specs = append(specs, spec)
