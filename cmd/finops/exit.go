@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/finops-oss/finops/source"
+	"github.com/finops-oss/finops/telemetry"
 	"github.com/finops-oss/finops/watch/pass"
 	"github.com/spf13/cobra"
 )
@@ -68,7 +69,7 @@ func exitCode(err error) int {
 		return ExitUsage
 	case errors.As(err, &pub), errors.As(err, new(pass.UndeliveredError)):
 		return ExitPublish
-	case errors.As(err, &p), errors.As(err, new(pass.PartialError)):
+	case errors.As(err, &p), errors.As(err, new(pass.PartialError)), errors.As(err, new(telemetry.PartialError)):
 		return ExitPartial
 	default:
 		return ExitFailed

@@ -80,7 +80,7 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return errors.Join(promError(results), m.compactTelemetry(ctx, st, c))
+			return errors.Join(telemetry.Failure(results), m.compactTelemetry(ctx, st, c))
 		},
 	}
 	f := cmd.Flags()
@@ -106,45 +106,15 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 	return cmd
 }
 
-// promName is a server's name in messages (telemetry.ServerName).
-func promName(p config.Prometheus) string { return telemetry.ServerName(p) }
-
 // ingestPrometheus fetches and stores every UTC day overlapping [from, to)
 // from each server (telemetry.Fetch), with a progress bar of its days.
 // perDay gets one line per day (io.Discard when quiet).
 func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.Config, srcs []config.Prometheus,
-	from, to time.Time, perDay io.Writer) []sourceResult {
+	from, to time.Time, perDay io.Writer) []telemetry.Result {
 	bars := m.bars()
-	rs := telemetry.Fetch(ctx, st, telemetry.Options{Config: c, Servers: srcs, Getenv: m.Getenv, Now: m.Now, PerDay: perDay,
+	return telemetry.Fetch(ctx, st, telemetry.Options{Config: c, Servers: srcs, Getenv: m.Getenv, Now: m.Now, PerDay: perDay,
 		Progress:      func(server string, days int) telemetry.Progress { return bars.Steps(server, days, "days") },
 		CompactBefore: m.compactBefore(c)}, from, to)
-	out := make([]sourceResult, len(rs))
-	for i, r := range rs {
-		out[i] = sourceResult{spec: sourceID{name: r.Server, kind: ingest.KindUtilization},
-			files: r.Days, failed: r.Failed, err: r.Err, partial: r.Partial, detail: r.Detail}
-	}
-	return out
-}
-
-// promError is the exit of `finops ingest prometheus`: 3 when some data came
-// but a server was partial, 1 when a server gave nothing.
-func promError(results []sourceResult) error {
-	var errs []error
-	partial := true
-	for _, r := range results {
-		if r.err != nil {
-			errs = append(errs, r.err)
-			partial = partial && r.partial
-		}
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	err := fmt.Errorf("ingest prometheus: %w", errors.Join(errs...))
-	if partial {
-		return partialError{err}
-	}
-	return err
 }
 
 // ingestPrometheusQuietly is the scheduled job's Prometheus step: one line
@@ -157,13 +127,15 @@ func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *
 	if m.verbose {
 		perDay = m.Stdout
 	}
-	results := m.ingestPrometheus(ctx, st, c, c.Telemetry.Prometheus, from, to, perDay)
-	for _, r := range results {
-		if r.err != nil {
-			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.spec.name, r.err)
+	var results []sourceResult
+	for _, r := range m.ingestPrometheus(ctx, st, c, c.Telemetry.Prometheus, from, to, perDay) {
+		if r.Err != nil {
+			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.Server, r.Err)
 		} else if !m.quiet {
-			fmt.Fprintf(m.Stdout, "source %s: %s\n", r.spec.name, r.detail)
+			fmt.Fprintf(m.Stdout, "source %s: %s\n", r.Server, r.Detail)
 		}
+		results = append(results, sourceResult{spec: sourceID{name: r.Server, kind: ingest.KindUtilization},
+			files: r.Days, failed: r.Failed, err: r.Err, partial: r.Partial, detail: r.Detail})
 	}
 	return results
 }

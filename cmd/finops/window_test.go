@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/importer"
+	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/telemetry"
 	"github.com/finops-oss/finops/watch/pass"
 )
 
@@ -44,6 +47,12 @@ func TestExitCodes(t *testing.T) {
 		{pass.UndeliveredError{Err: base}, ExitPublish},
 		{pass.PartialError{Err: base}, ExitPartial},
 		{errors.Join(pass.PartialError{Err: base}, pass.UndeliveredError{Err: base}), ExitPublish},
+		// A source that can never work, a fetch that got some days, and an
+		// ingest's count of problems, which takes its first's code.
+		{source.ConfigError{Err: base}, ExitUsage},
+		{telemetry.PartialError{Err: base}, ExitPartial},
+		{importer.ReportedError{Msg: "2 problems", First: source.ConfigError{Err: base}}, ExitUsage},
+		{source.RenamedError{Msg: "redacted", Err: usageError{base}}, ExitUsage},
 	} {
 		if got := exitCode(tc.err); got != tc.code {
 			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.code)
