@@ -127,7 +127,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 }
 
 // ingestFormats are the values of ingest --format: the parsers' formats and
-// dcgm-exporter scrapes, which cmd reads itself (parseInput).
+// dcgm-exporter scrapes, which telemetry reads (importer.ParseInput).
 func ingestFormats() []string { return append(ingest.Formats(), dcgm.Format) }
 
 // sourceSpec is one source to ingest (source.Spec).
