@@ -45,10 +45,10 @@ type Finding struct {
 }
 
 // NewFinding is a finding whose detail has secrets and every URL's
-// password taken out (source.Redact) and is joined into one line (a YAML
+// password taken out (sanitize.Redact) and is joined into one line (a YAML
 // error spans several).
 func NewFinding(verdict, check, detail string, secrets ...string) Finding {
-	return Finding{verdict, check, strings.Join(strings.Fields(source.Redact(detail, secrets...)), " ")}
+	return Finding{verdict, check, strings.Join(strings.Fields(sanitize.Redact(detail, secrets...)), " ")}
 }
 
 // Options is what the checks work with.

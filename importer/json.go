@@ -9,7 +9,7 @@ import (
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/source"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 )
 
@@ -64,7 +64,7 @@ type overlapResult struct {
 func newFileResult(file, status string, s *ingest.Summary, err error) fileResult {
 	r := fileResult{File: file, Status: status}
 	if err != nil {
-		r.Error = source.Redact(err.Error())
+		r.Error = sanitize.Redact(err.Error())
 	}
 	if s == nil {
 		return r
@@ -79,10 +79,10 @@ func newFileResult(file, status string, s *ingest.Summary, err error) fileResult
 		r.Currencies, r.TotalCost, r.GPULines = s.Currencies, roundedTotal(s), &n
 	}
 	for _, x := range s.Rejected {
-		r.RejectedRows = append(r.RejectedRows, source.Redact(x.Error()))
+		r.RejectedRows = append(r.RejectedRows, sanitize.Redact(x.Error()))
 	}
 	for _, x := range s.Warnings {
-		r.Warnings = append(r.Warnings, source.Redact(x.Error()))
+		r.Warnings = append(r.Warnings, sanitize.Redact(x.Error()))
 	}
 	return r
 }

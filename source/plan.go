@@ -191,26 +191,13 @@ type RenamedError struct {
 func (e RenamedError) Error() string { return e.Msg }
 func (e RenamedError) Unwrap() error { return e.Err }
 
-// Redact removes secrets (4 characters or more) from s, and the passwords
-// and credential parameters of every URL in it (sanitize.URLs): whatever a
-// library or a config puts in a message, it reaches no output, report or
-// ledger row. It is deliver.Redact's rule.
-func Redact(s string, secrets ...string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return sanitize.URLs(s)
-}
-
-// RedactErr removes secrets from an error's message; the result still
-// unwraps to err.
+// RedactErr removes secrets and URL passwords from an error's message
+// (sanitize.Redact); the result still unwraps to err.
 func RedactErr(err error, secrets ...string) error {
 	if err == nil {
 		return nil
 	}
-	msg := Redact(err.Error(), secrets...)
+	msg := sanitize.Redact(err.Error(), secrets...)
 	if msg == err.Error() {
 		return err
 	}
