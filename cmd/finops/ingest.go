@@ -70,7 +70,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 			if cmd.Flags().Changed("max-bad-rows") {
 				c.MaxBadRows = maxBad
 			}
-			var specs []source.Spec
+			var specs []sourceSpec
 			stdin := 0
 			for _, a := range args {
 				if source.IsStdin(a) {
@@ -155,7 +155,7 @@ type sourceID struct{ name, kind string }
 func (m *Main) importOptions(c *config.Config, st *store.Store, perFile io.Writer) importer.Options {
 	return importer.Options{Config: c, Store: st, Sources: source.Planner{Config: c, Getenv: m.Getenv, Stdin: m.Stdin},
 		Now: m.Now, Getenv: m.Getenv, Out: perFile, Stderr: m.Stderr, JSON: m.jsonResults(), Quiet: m.quiet,
-		Bars: m.bars(), CompactBefore: m.compactBefore(c)}
+		Bars: m.bars().Bars, CompactBefore: m.compactBefore(c)}
 }
 
 // ingestSources imports every file of every source (importer.Run). perFile

@@ -87,7 +87,7 @@ func (m *Main) startJob(ctx context.Context, st *store.Store, c *config.Config, 
 	}
 	j.d = &deliver.Run{Store: st, RunID: j.run.ID, Config: c, Window: win, Options: flags.Options, Transports: tr,
 		Version: version, Now: m.Now, Out: m.Stdout, Quiet: m.quiet, Log: m.logger, LogFailures: m.logFormat == "json",
-		Bytes: m.deliveryBytes, Backoff: m.sendBackoff, Result: &j.res.Result}
+		Bytes: m.bars().deliveryBytes, Backoff: m.sendBackoff, Result: &j.res.Result}
 	if n := j.run.InterruptedBefore; n > 0 {
 		fmt.Fprintf(m.Stdout, "an earlier run was interrupted (%d); this run delivers what it did not\n", n)
 		if m.logFormat == "json" {

@@ -12,16 +12,17 @@ import (
 // for the tests.
 const progressEnv = "FINOPS_PROGRESS"
 
+// bars are this command line's progress bars (progress.Bars).
+type bars struct{ progress.Bars }
+
 // bars draws the progress of long work on standard error: only when it is a
 // terminal (or FINOPS_PROGRESS=1 says it is one the check cannot see), and
 // never with --quiet, so that cron mail and scripts get no \r or bar
 // characters.
-func (m *Main) bars() progress.Bars {
-	return progress.Bars{W: m.Stderr, On: !m.quiet && (interactive(m.Stderr) || m.Getenv(progressEnv) == "1"),
-		Every: cmp.Or(m.progressEvery, 100*time.Millisecond)}
+func (m *Main) bars() bars {
+	return bars{progress.Bars{W: m.Stderr, On: !m.quiet && (interactive(m.Stderr) || m.Getenv(progressEnv) == "1"),
+		Every: cmp.Or(m.progressEvery, 100*time.Millisecond)}}
 }
 
 // deliveryBytes is a bar of bytes sent for package deliver.
-func (m *Main) deliveryBytes(label string, size int64) deliver.Progress {
-	return m.bars().Bytes(label, "", size)
-}
+func (b bars) deliveryBytes(label string, size int64) deliver.Progress { return b.Bytes(label, "", size) }
