@@ -25,4 +25,6 @@ func (m *Main) bars() bars {
 }
 
 // deliveryBytes is a bar of bytes sent for package deliver.
-func (b bars) deliveryBytes(label string, size int64) deliver.Progress { return b.Bytes(label, "", size) }
+func (b bars) deliveryBytes(label string, size int64) deliver.Progress {
+	return b.Bytes(label, "", size)
+}
