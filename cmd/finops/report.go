@@ -327,7 +327,7 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCurrencies(maps.Clone(sum.Currencies), params); err != nil {
+	if err := asUsage(analysis.CheckCurrencies(maps.Clone(sum.Currencies), params)); err != nil {
 		return nil, err
 	}
 	if sum.Count > opt.holdLines {

@@ -64,8 +64,3 @@ func loadSeries(st *store.Store, from, to time.Time) func(context.Context, *fino
 	}
 }
 
-// checkCurrencies is analysis.CheckCurrencies; its refusal is the config's
-// to fix: a usage error (exit 2).
-func checkCurrencies(byCur map[string][]string, p analysis.Params) error {
-	return asUsage(analysis.CheckCurrencies(byCur, p))
-}
