@@ -63,4 +63,3 @@ func loadSeries(st *store.Store, from, to time.Time) func(context.Context, *fino
 		return s, readErr(err)
 	}
 }
-
