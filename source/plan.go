@@ -15,9 +15,9 @@ import (
 	"github.com/finops-oss/finops/sanitize"
 )
 
-// Plan is a source's planned files. For an s3:// source (or standard
-// input) they are local copies in a temporary folder: URI gives each one's
-// s3:// URL (what the database records and messages name) and Close
+// Plan is a source's planned files. For a remote source (s3://) or
+// standard input they are local copies in a temporary folder: URI gives
+// each one's URL (what the database records and messages name) and Close
 // removes the folder.
 type Plan struct {
 	*ingest.DeliveryPlan
@@ -60,7 +60,8 @@ type Planner struct {
 
 // Plan plans the source called name. The dispatch on its address is here,
 // and only here: standard input, an s3:// URL, or a local path, folder or
-// glob.
+// glob. A remote source of another kind (az://, gs://) is one more case:
+// its objects downloaded into a temporary folder, then planFetched.
 func (pl Planner) Plan(ctx context.Context, name string) (*Plan, error) {
 	switch {
 	case IsStdin(name):
@@ -109,6 +110,12 @@ func (pl Planner) planS3(ctx context.Context, name string) (*Plan, error) {
 		p.Close()
 		return nil, RedactErr(err, secrets...)
 	}
+	return p.planFetched(name, files, refused)
+}
+
+// planFetched plans a remote source's downloaded copies (files, and the
+// objects refused) as a folder's files, each named by its URL.
+func (p *Plan) planFetched(name string, files []publish.Fetched, refused []error) (*Plan, error) {
 	if len(files) == 0 && len(refused) == 0 {
 		p.Close()
 		return nil, fmt.Errorf("%s: no objects match (hidden names and folder markers are left out)", name)
