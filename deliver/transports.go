@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/internal/capped"
@@ -158,14 +157,7 @@ func SMTPSettings(ctx context.Context, m config.SMTP, password string) (*publish
 // and credential parameters of every URL in it (sanitize.URLs): whatever a
 // library or a config puts in a message, it reaches no output, report or
 // ledger row.
-func Redact(s string, secrets ...string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return sanitize.URLs(s)
-}
+func Redact(s string, secrets ...string) string { return sanitize.Redact(s, secrets...) }
 
 // Redact removes the transports' secrets from s.
 func (t Transports) Redact(s string) string { return Redact(s, t.Secrets...) }

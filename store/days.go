@@ -49,6 +49,17 @@ func decodeDay(b []byte, util *[dayMinutes]float32) error {
 // most of its four-week lookback as whole days.
 const DefaultHotDays = 3
 
+// CompactBefore is where telemetry stops being kept per minute at now, with
+// hotDays days kept (0: DefaultHotDays): the days that ended before it are
+// compacted after an ingest, and an import writes them as GPU-days directly
+// (FileMeta.CompactBefore).
+func CompactBefore(now time.Time, hotDays int) time.Time {
+	if hotDays == 0 {
+		hotDays = DefaultHotDays
+	}
+	return now.UTC().AddDate(0, 0, -hotDays)
+}
+
 // Compacted says what CompactTelemetry did.
 type Compacted struct {
 	Days    int // GPU-days written or merged

@@ -286,8 +286,8 @@ func scopeSource(ctx context.Context, tx *sql.Tx, id int64) error {
 	return saveScopes(ctx, tx, id, stats)
 }
 
-// StdinURI is what an import of standard input is recorded as (cmd/finops
-// names it so).
+// StdinURI is what an import of standard input is recorded as (package
+// source names it so, source.StdinName).
 const StdinURI = "stdin"
 
 // OverlapNote is what resolving one overlap did.

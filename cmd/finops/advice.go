@@ -130,8 +130,8 @@ func snoozeUntil(flag string, now time.Time, loc *time.Location) (time.Time, err
 	if err != nil {
 		return time.Time{}, usagef("--until %q: want a date like 2026-12-31", flag)
 	}
-	if err := checkYear("--until", flag, t.Year()); err != nil {
-		return time.Time{}, err
+	if err := config.CheckYear("--until", flag, t.Year()); err != nil {
+		return time.Time{}, usageError{err}
 	}
 	if !t.After(now) {
 		return time.Time{}, usagef("--until %s is not in the future: give a later date", flag)
@@ -193,7 +193,7 @@ func lastRunWindow(ctx context.Context, st *store.Store) (windowFlags, error) {
 	}
 	for i := len(runs) - 1; i >= 0; i-- {
 		if r := runs[i]; r.Report == store.StageOK || r.Report == store.StagePartial {
-			if isoWeekRE.MatchString(r.Period) {
+			if config.IsWeekLabel(r.Period) {
 				return windowFlags{week: r.Period}, nil
 			}
 			if from, to, ok := strings.Cut(r.Period, "_"); ok {

@@ -27,13 +27,7 @@ func (m *Main) compactTelemetry(ctx context.Context, st *store.Store, c *config.
 	return nil
 }
 
-// compactBefore is where telemetry stops being kept per minute: the days
-// that ended before it are compacted after an ingest, and an import writes
-// them as GPU-days directly (store.FileMeta.CompactBefore).
+// compactBefore is store.CompactBefore now, with utilization.hot_days.
 func (m *Main) compactBefore(c *config.Config) time.Time {
-	days := c.Telemetry.HotDays
-	if days == 0 {
-		days = store.DefaultHotDays
-	}
-	return m.Now().UTC().AddDate(0, 0, -days)
+	return store.CompactBefore(m.Now(), c.Telemetry.HotDays)
 }

@@ -78,24 +78,12 @@ func (m *Main) demoCommand() *cobra.Command {
 	return cmd
 }
 
-// writeEmailPreview writes the all-teams email the demo's report would send:
-// DIR/finops-<week>.email.txt (subject line, blank line, plain-text body) and
-// DIR/finops-<week>.email.html.
+// writeEmailPreview writes the all-teams email the demo's report would
+// send (report.WriteEmailPreview) and names the files.
 func (m *Main) writeEmailPreview(dir string, res *analysis.Result) error {
-	base := report.BaseName(res, report.Meta{})
-	subject, text, html, err := report.EmailBody(res, report.EmailOptions{Attachment: base + ".xlsx"})
-	if err != nil {
-		return err
+	paths, err := report.WriteEmailPreview(dir, res)
+	for _, p := range paths {
+		fmt.Fprintf(m.Stdout, "wrote %s\n", p)
 	}
-	for _, f := range []struct{ name, body string }{
-		{base + ".email.txt", "Subject: " + subject + "\n\n" + text},
-		{base + ".email.html", html},
-	} {
-		path := filepath.Join(dir, f.name)
-		if err := os.WriteFile(path, []byte(f.body), 0o644); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
-		fmt.Fprintf(m.Stdout, "wrote %s\n", path)
-	}
-	return nil
+	return err
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/finops-oss/finops/source"
+	"github.com/finops-oss/finops/telemetry"
 	"github.com/finops-oss/finops/watch/pass"
 	"github.com/spf13/cobra"
 )
@@ -25,6 +27,14 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// asUsage marks err, if any, as a usage error.
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
 
 // partialError marks a report that was written from incomplete sources.
 type partialError struct{ err error }
@@ -55,11 +65,11 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &busy), errors.As(err, new(pass.BusyError)):
 		return ExitBusy
-	case errors.As(err, &u), errors.As(err, new(pass.ConfigError)):
+	case errors.As(err, &u), errors.As(err, new(pass.ConfigError)), errors.As(err, new(source.ConfigError)):
 		return ExitUsage
 	case errors.As(err, &pub), errors.As(err, new(pass.UndeliveredError)):
 		return ExitPublish
-	case errors.As(err, &p), errors.As(err, new(pass.PartialError)):
+	case errors.As(err, &p), errors.As(err, new(pass.PartialError)), errors.As(err, new(telemetry.PartialError)):
 		return ExitPartial
 	default:
 		return ExitFailed

@@ -25,7 +25,7 @@ func configuredIngest(c *config.Config, cmd *cobra.Command, replace bool) ([]sou
 		return nil, usagef("no paths and no sources configured: name the files to import, or add billing, utilization or tasks paths to the config (see finops.example.yaml)")
 	}
 	for i := range specs {
-		specs[i].replace = replace
+		specs[i].Replace = replace
 	}
 	return specs, nil
 }

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/plan"
 	"github.com/finops-oss/finops/report"
-	"github.com/finops-oss/finops/sanitize"
 	"github.com/spf13/cobra"
 )
 
@@ -57,9 +53,9 @@ func (m *Main) planCommand() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			opt, err := planOptions(c, only)
+			opt, err := c.PlanOptions(only)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			res, err := plan.Plan(f, opt)
 			if err != nil {
@@ -102,76 +98,28 @@ func planFormats(flag string) ([]string, error) {
 	return out, nil
 }
 
-// planOptions passes finops.yaml's price catalog, currency and rates to the
-// planner; the scenario file's own take precedence.
-func planOptions(c *config.Config, only []string) (plan.Options, error) {
-	opt := plan.Options{Currency: c.Currency, Only: only}
-	for _, p := range c.Prices {
-		opt.Prices = append(opt.Prices, plan.Price{Provider: p.Provider, GPUModel: p.GPUModel, Hourly: p.Hourly,
-			Monthly: p.Monthly, Spot: p.Spot, Currency: p.Currency, AsOf: p.AsOf})
-	}
-	if len(c.FX) > 0 {
-		opt.FX = map[string]float64{}
-		for cur, rate := range c.FX {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rate), 64)
-			if err != nil {
-				return opt, usagef("config: fx.%s: %q is not a number", cur, rate)
-			}
-			opt.FX[cur] = v
-		}
-	}
-	return opt, nil
-}
-
-// writePlan prints the table and writes the files asked for, named
-// finops-plan-<period or scenario file name>.<format>.
+// writePlan prints the table and writes the files asked for
+// (plan.WriteFiles), each complete or not at all.
 func (m *Main) writePlan(res *plan.Result, file, dir string, formats []string) error {
-	label := res.Period
-	if label == "" {
-		label = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	}
-	base := "finops-plan-" + sanitize.FileLabel(label, "plan")
-	var wrote []string
-	for _, f := range formats {
-		var buf bytes.Buffer
-		var err error
-		switch f {
-		case "table":
-			err = plan.WriteTable(m.Stdout, res)
-			if err != nil {
-				return err
-			}
-			continue
-		case "xlsx":
-			err = plan.WriteXLSX(&buf, res)
-		case "json":
-			err = plan.WriteJSON(&buf, res)
-		}
-		if err != nil {
+	if slices.Contains(formats, "table") {
+		if err := plan.WriteTable(m.Stdout, res); err != nil {
 			return err
 		}
+	}
+	wrote, err := plan.WriteFiles(res, file, formats, func(name string, data []byte) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("plan: %w", err)
 		}
-		path := filepath.Join(dir, base+"."+f)
-		if err := writePlanFile(path, buf.Bytes()); err != nil {
+		return report.WriteFileAtomic(filepath.Join(dir, name), func(w io.Writer) error {
+			_, err := w.Write(data)
 			return err
-		}
-		wrote = append(wrote, path)
+		})
+	})
+	if err != nil || m.quiet {
+		return err // the table, asked for, is the result; the "wrote" lines are not
 	}
-	if m.quiet {
-		return nil // the table, asked for, is the result; the "wrote" lines are not
-	}
-	for _, p := range wrote {
-		fmt.Fprintf(m.Stdout, "wrote %s\n", p)
+	for _, name := range wrote {
+		fmt.Fprintf(m.Stdout, "wrote %s\n", filepath.Join(dir, name))
 	}
 	return nil
-}
-
-// writePlanFile writes a plan file, complete or not at all.
-func writePlanFile(path string, data []byte) error {
-	return report.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
 }

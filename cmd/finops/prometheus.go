@@ -1,18 +1,14 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"strings"
 	"time"
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/ingest/prom"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/telemetry"
 	"github.com/spf13/cobra"
@@ -56,9 +52,11 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 			}
 			srcs := c.Telemetry.Prometheus
 			if fl.URL != "" {
-				fc, err := urlServer(cmd, c.Telemetry.Prometheus, fl, durations{step, timeout, backoff}, retries, concurrent, labels{task, team, kind})
+				fc, err := telemetry.URLServer(c.Telemetry.Prometheus, telemetry.Overrides{Server: fl, Step: step, Timeout: timeout,
+					RetryBackoff: backoff, Retries: retries, ConcurrentDays: concurrent, TaskLabel: task, TeamLabel: team, KindLabel: kind,
+					Set: cmd.Flags().Changed})
 				if err != nil {
-					return err
+					return usageError{err}
 				}
 				one := config.Config{Telemetry: config.Telemetry{Prometheus: []config.Prometheus{fc}}}
 				if err := one.Validate(); err != nil {
@@ -82,7 +80,7 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return errors.Join(promError(results), m.compactTelemetry(ctx, st, c))
+			return errors.Join(telemetry.Failure(results), m.compactTelemetry(ctx, st, c))
 		},
 	}
 	f := cmd.Flags()
@@ -108,141 +106,15 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 	return cmd
 }
 
-// durations are --step, --timeout and --retry-backoff as given.
-type durations struct{ step, timeout, backoff string }
-
-// labels are --task-label, --team-label and --kind-label as given.
-type labels struct{ task, team, kind string }
-
-// urlServer is the server `finops ingest prometheus --url` reads: the
-// configured server with that URL (so a day is stored under the name and
-// read with the limits `finops run` uses), else one with the defaults and
-// the configured servers' smallest max_response_bytes and concurrent_days
-// (the caps bound this machine's memory, whichever server it reads); the
-// flags given replace either.
-func urlServer(cmd *cobra.Command, conf []config.Prometheus, fl config.Prometheus, d durations, retries, concurrent int,
-	l labels) (config.Prometheus, error) {
-	f := cmd.Flags()
-	fc, found := config.Prometheus{URL: fl.URL}, false
-	for _, p := range conf {
-		if strings.TrimRight(p.URL, "/") == strings.TrimRight(fl.URL, "/") {
-			fc, found = p, true
-			fc.Labels = maps.Clone(p.Labels)
-			break
-		}
-	}
-	if !found {
-		for _, p := range conf {
-			if mrb := cmp.Or(p.MaxResponseBytes, prom.DefaultMaxResponseBytes); fc.MaxResponseBytes == 0 || mrb < fc.MaxResponseBytes {
-				fc.MaxResponseBytes = mrb
-			}
-			if cd := p.ConcurrentDays; cd != nil && *cd > 0 && (fc.ConcurrentDays == nil || *cd < *fc.ConcurrentDays) {
-				fc.ConcurrentDays = cd
-			}
-		}
-	}
-	if f.Changed("exporter") {
-		// The exporter names a query set: the configured queries were
-		// written for the other one.
-		fc.Exporter, fc.Query, fc.Queries = fl.Exporter, "", config.PromQueries{}
-	}
-	if f.Changed("query") {
-		fc.Query, fc.Queries.Util = fl.Query, "" // queries.util would win over it (config.PromSource)
-	}
-	for _, s := range []struct {
-		flag     string
-		from, to *string
-	}{{"name", &fl.Name, &fc.Name}, {"bearer-token-env", &fl.BearerTokenEnv, &fc.BearerTokenEnv},
-		{"basic-auth-user", &fl.BasicAuthUser, &fc.BasicAuthUser}, {"basic-auth-password-env", &fl.BasicAuthPasswordEnv, &fc.BasicAuthPasswordEnv}} {
-		if f.Changed(s.flag) {
-			*s.to = *s.from
-		}
-	}
-	for _, dur := range []struct {
-		flag string
-		v    string
-		dst  *config.Duration
-	}{{"step", d.step, &fc.Step}, {"timeout", d.timeout, &fc.Timeout}, {"retry-backoff", d.backoff, &fc.RetryBackoff}} {
-		if !f.Changed(dur.flag) {
-			continue
-		}
-		v, err := config.ParseDuration(dur.v)
-		if err != nil {
-			return fc, usagef("--%s: %v", dur.flag, err)
-		}
-		dur.dst.Duration = v
-	}
-	if f.Changed("retries") || !found {
-		fc.Retries = &retries // the flag's default, 3, is the config's
-	}
-	if f.Changed("max-response-bytes") {
-		fc.MaxResponseBytes = fl.MaxResponseBytes
-	}
-	if f.Changed("concurrent-days") {
-		fc.ConcurrentDays = &concurrent
-	}
-	if fc.Labels == nil {
-		fc.Labels = map[string]string{}
-	}
-	for _, r := range []struct{ flag, role, v string }{{"task-label", "task", l.task}, {"team-label", "team", l.team}, {"kind-label", "kind", l.kind}} {
-		if !f.Changed(r.flag) {
-			continue
-		}
-		if r.v == "" {
-			delete(fc.Labels, r.role)
-		} else {
-			fc.Labels[r.role] = r.v
-		}
-	}
-	return fc, nil
-}
-
-// promName is a server's name in messages (telemetry.ServerName).
-func promName(p config.Prometheus) string { return telemetry.ServerName(p) }
-
 // ingestPrometheus fetches and stores every UTC day overlapping [from, to)
 // from each server (telemetry.Fetch), with a progress bar of its days.
 // perDay gets one line per day (io.Discard when quiet).
 func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.Config, srcs []config.Prometheus,
-	from, to time.Time, perDay io.Writer) []sourceResult {
+	from, to time.Time, perDay io.Writer) []telemetry.Result {
 	bars := m.bars()
-	rs := telemetry.Fetch(ctx, st, telemetry.Options{Config: c, Servers: srcs, Getenv: m.Getenv, Now: m.Now, PerDay: perDay,
-		Progress:      func(server string, days int) telemetry.Progress { return dayBar{bars.steps(server, days, "days")} },
+	return telemetry.Fetch(ctx, st, telemetry.Options{Config: c, Servers: srcs, Getenv: m.Getenv, Now: m.Now, PerDay: perDay,
+		Progress:      func(server string, days int) telemetry.Progress { return bars.Steps(server, days, "days") },
 		CompactBefore: m.compactBefore(c)}, from, to)
-	out := make([]sourceResult, len(rs))
-	for i, r := range rs {
-		out[i] = sourceResult{spec: sourceSpec{name: r.Server, kind: ingest.KindUtilization, format: prom.Format},
-			files: r.Days, failed: r.Failed, err: r.Err, partial: r.Partial, detail: r.Detail}
-	}
-	return out
-}
-
-// dayBar is a bar of days for telemetry.Fetch.
-type dayBar struct{ b *bar }
-
-func (d dayBar) Add(n int)                   { d.b.add(n) }
-func (d dayBar) Done()                       { d.b.done() }
-func (d dayBar) Above(w io.Writer) io.Writer { return d.b.above(w) }
-
-// promError is the exit of `finops ingest prometheus`: 3 when some data came
-// but a server was partial, 1 when a server gave nothing.
-func promError(results []sourceResult) error {
-	var errs []error
-	partial := true
-	for _, r := range results {
-		if r.err != nil {
-			errs = append(errs, r.err)
-			partial = partial && r.partial
-		}
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	err := fmt.Errorf("ingest prometheus: %w", errors.Join(errs...))
-	if partial {
-		return partialError{err}
-	}
-	return err
 }
 
 // ingestPrometheusQuietly is the scheduled job's Prometheus step: one line
@@ -255,13 +127,15 @@ func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *
 	if m.verbose {
 		perDay = m.Stdout
 	}
-	results := m.ingestPrometheus(ctx, st, c, c.Telemetry.Prometheus, from, to, perDay)
-	for _, r := range results {
-		if r.err != nil {
-			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.spec.name, r.err)
+	var results []sourceResult
+	for _, r := range m.ingestPrometheus(ctx, st, c, c.Telemetry.Prometheus, from, to, perDay) {
+		if r.Err != nil {
+			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.Server, r.Err)
 		} else if !m.quiet {
-			fmt.Fprintf(m.Stdout, "source %s: %s\n", r.spec.name, r.detail)
+			fmt.Fprintf(m.Stdout, "source %s: %s\n", r.Server, r.Detail)
 		}
+		results = append(results, sourceResult{spec: sourceID{name: r.Server, kind: ingest.KindUtilization},
+			files: r.Days, failed: r.Failed, err: r.Err, partial: r.Partial, detail: r.Detail})
 	}
 	return results
 }

@@ -162,9 +162,9 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if res.DataQuality.Clipped != "" {
 		fmt.Fprintf(m.Stderr, "note: %s\n", res.DataQuality.Clipped)
 	}
-	sheets := m.bars().sheets("workbook " + win.Label)
-	defer sheets.done()
-	meta := report.Meta{GeneratedAt: m.Now(), Version: version, FX: in.Params.FX, Sheet: sheets.sheet}
+	sheets := m.bars().Sheets("workbook " + win.Label)
+	defer sheets.Done()
+	meta := report.Meta{GeneratedAt: m.Now(), Version: version, FX: in.Params.FX, Sheet: sheets.Sheet}
 	var keep func(*finops.BillingLine) bool // nil: every line
 	if team != "" {
 		slice := res.ForTeam(team)
@@ -334,7 +334,7 @@ func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analy
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCurrencies(maps.Clone(sum.Currencies), params); err != nil {
+	if err := asUsage(analysis.CheckCurrencies(maps.Clone(sum.Currencies), params)); err != nil {
 		return nil, err
 	}
 	if sum.Count > opt.holdLines {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/publish"
@@ -66,9 +65,8 @@ func (m *Main) restoreCommand() *cobra.Command {
 	return cmd
 }
 
-// restore downloads a period's snapshot (publish), checks it and moves it
-// into place (store), holding the run lock so no run works on the database
-// meanwhile.
+// restore refuses to replace a database without --force or to ask for a
+// period the snapshots' names cannot hold, then restores (deliver.Restore).
 func (m *Main) restore(ctx context.Context, client *publish.S3, period, db string, force bool) error {
 	if _, err := os.Stat(db); err == nil && !force {
 		return usagef("%s exists: pass --force to replace it (it is kept as %s.before-restore-<time>)", db, db)
@@ -78,45 +76,18 @@ func (m *Main) restore(ctx context.Context, client *publish.S3, period, db strin
 	if _, err := client.Key(period, publish.SnapshotName(period)); err != nil {
 		return usageError{err}
 	}
-	dir := filepath.Dir(db)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("restore: %w", err)
-	}
-	lock, err := store.AcquireRunLock(db, "restore "+period, m.Now())
-	if err != nil {
-		if errors.Is(err, store.ErrLocked) {
-			return busyError{err}
-		}
+	r, err := deliver.Restore(ctx, client, period, db, m.Now())
+	if errors.Is(err, store.ErrLocked) {
+		return busyError{err}
+	} else if err != nil {
 		return err
 	}
-	defer lock.Release()
-	snap, err := client.FetchSnapshot(ctx, period, dir)
-	var none *publish.NoSnapshotError
-	if errors.As(err, &none) {
-		return fmt.Errorf("restore: %w: check --period and --from (each weekly run uploads its period's snapshot)", err)
-	}
-	if err != nil {
-		return err
-	}
-	defer snap.Remove()
-	kept, err := store.Restore(ctx, snap.Path, db, m.Now())
-	if err != nil {
-		return fmt.Errorf("restore: %s: %w", snap.URL, err)
-	}
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	counts, err := st.Counts(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(m.Stdout, "restored %s from %s (sha256 %s)\n", db, snap.URL, snap.SHA256)
+	counts := r.Counts
+	fmt.Fprintf(m.Stdout, "restored %s from %s (sha256 %s)\n", db, r.URL, r.SHA256)
 	fmt.Fprintf(m.Stdout, "  %d source files, %d billing lines, %d GPU-days and %d GPU-minutes of telemetry, %d task runs\n",
 		counts["source_files"], counts["billing_lines"], counts["gpu_days"], counts["gpu_minutes"], counts["task_runs"])
-	if kept != "" {
-		fmt.Fprintf(m.Stdout, "the previous database is kept as %s\n", kept)
+	if r.Kept != "" {
+		fmt.Fprintf(m.Stdout, "the previous database is kept as %s\n", r.Kept)
 	}
 	return nil
 }

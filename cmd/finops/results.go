@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
-	"time"
 
-	"github.com/finops-oss/finops/amount"
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/deliver"
+	"github.com/finops-oss/finops/source"
 )
 
 // jsonResults reports whether standard output carries one JSON object per
@@ -27,116 +24,6 @@ func emitJSON(w io.Writer, v any) error {
 	return err
 }
 
-// fileResult is what ingesting or checking one file did: the JSON object
-// `ingest` and `ingest --check` write per file in JSON mode.
-type fileResult struct {
-	File   string `json:"file"`
-	Status string `json:"status"` // ingest: imported, duplicate, superseded, failed; --check: ok, invalid
-	// What the file holds, when it could be read.
-	Format      string     `json:"format,omitempty"`
-	Mapping     string     `json:"mapping,omitempty"`
-	Kind        string     `json:"kind,omitempty"`
-	Rows        int        `json:"rows"`
-	Rejected    int        `json:"rejected"`
-	Skipped     int        `json:"skipped,omitempty"`
-	PeriodStart *time.Time `json:"period_start,omitempty"`
-	PeriodEnd   *time.Time `json:"period_end,omitempty"`
-	Currencies  []string   `json:"currencies,omitempty"`
-	TotalCost   string     `json:"total_cost,omitempty"` // decimal text, rounded to the currency's minor unit
-	GPULines    *int       `json:"gpu_lines,omitempty"`
-	UnknownGPUs []string   `json:"unknown_gpus,omitempty"` // --check: GPU names the catalog does not know (the first few)
-	DuplicateOf string     `json:"duplicate_of,omitempty"`
-	Replaced    []string   `json:"replaced,omitempty"` // earlier deliveries of the period this import replaced
-	// Overlaps: where the file's charges met another file's, and whose won.
-	Overlaps     []overlapResult `json:"overlaps,omitempty"`
-	RejectedRows []string        `json:"rejected_rows,omitempty"`
-	Warnings     []string        `json:"warnings,omitempty"`
-	Error        string          `json:"error,omitempty"`
-}
-
-// overlapResult is one store.OverlapNote: action is replaced (this file's
-// lines replace the other's in the scope), kept (the other's are newer or
-// hold more: this file's were left out) or same (the same charges).
-type overlapResult struct {
-	Scope  string `json:"scope"`
-	Other  string `json:"other"`
-	Action string `json:"action"`
-	Lines  int    `json:"lines"`
-}
-
-// newFileResult describes file from its parse summary (nil: not read).
-func newFileResult(file, status string, s *ingest.Summary, err error) fileResult {
-	r := fileResult{File: file, Status: status}
-	if err != nil {
-		r.Error = redact(err.Error())
-	}
-	if s == nil {
-		return r
-	}
-	r.Format, r.Mapping, r.Kind, r.Rows, r.Rejected, r.Skipped = s.Format, s.Mapping, s.Kind, s.Rows, len(s.Rejected), s.Skipped
-	if !s.PeriodStart.IsZero() {
-		start, end := s.PeriodStart, s.PeriodEnd
-		r.PeriodStart, r.PeriodEnd = &start, &end
-	}
-	if s.Kind == ingest.KindBilling {
-		n := s.GPULines
-		r.Currencies, r.TotalCost, r.GPULines = s.Currencies, roundedTotal(s), &n
-	}
-	for _, x := range s.Rejected {
-		r.RejectedRows = append(r.RejectedRows, redact(x.Error()))
-	}
-	for _, x := range s.Warnings {
-		r.Warnings = append(r.Warnings, redact(x.Error()))
-	}
-	return r
-}
-
-// roundedTotal is a file's total cost rounded to its currency's minor unit
-// (amount.MinorDigits): 14.98, not 14.97651418586. A file of several
-// currencies takes the most decimals among them.
-func roundedTotal(s *ingest.Summary) string {
-	d := 0
-	for _, c := range s.Currencies {
-		d = max(d, amount.MinorDigits(c))
-	}
-	if len(s.Currencies) == 0 {
-		d = amount.MinorDigits("")
-	}
-	return s.TotalCost.StringFixed(int32(d))
-}
-
-// totalCost is a file's rounded total with its currency, for people.
-func totalCost(s *ingest.Summary) string {
-	t := roundedTotal(s)
-	switch len(s.Currencies) {
-	case 0:
-		return t
-	case 1:
-		return t + " " + s.Currencies[0]
-	}
-	return t + " in mixed currencies (" + strings.Join(s.Currencies, ", ") + "); the report converts them with fx"
-}
-
-// importResult is the JSON result of importing one file.
-func importResult(file string, res *store.ImportResult) fileResult {
-	status := "imported"
-	switch {
-	case res.Superseded:
-		status = "superseded"
-	case res.Duplicate:
-		status = "duplicate"
-	}
-	r := newFileResult(file, status, res.Summary, nil)
-	r.DuplicateOf = res.DuplicateOf
-	for _, o := range res.Overlaps {
-		r.Overlaps = append(r.Overlaps, overlapResult{Scope: o.Scope, Other: o.Other, Action: o.Action, Lines: o.Lines})
-	}
-	for _, x := range res.Replaced {
-		r.Replaced = append(r.Replaced, x.URI)
-	}
-	return r
-}
-
 // reportResult is the JSON result of `finops report` in JSON mode.
 type reportResult struct {
 	Command  string   `json:"command"`
@@ -148,13 +35,12 @@ type reportResult struct {
 	Error    string   `json:"error,omitempty"`
 }
 
-// reportedError is a failure whose every problem is already on standard
-// output: its message only counts them, so that none is printed twice,
-// and its exit code is that of the first.
-type reportedError struct {
-	msg   string
-	first error
-}
+// redact removes secrets (4 characters or more) from s, and the passwords
+// and credential parameters of every URL in it (sanitize.URLs): whatever a
+// library or a config puts in a message, it reaches no output, report or
+// ledger row.
+func redact(s string, secrets ...string) string { return deliver.Redact(s, secrets...) }
 
-func (e reportedError) Error() string { return e.msg }
-func (e reportedError) Unwrap() error { return e.first }
+// redactErr removes secrets from an error's message; the result still
+// unwraps to err, so its exit code is err's.
+func redactErr(err error, secrets ...string) error { return source.RedactErr(err, secrets...) }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
@@ -35,9 +33,9 @@ func (m *Main) reviewCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			q, prev, err := parseQuarter(quarter, loc)
+			q, prev, err := config.Quarter(quarter, loc)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			now := m.Now()
 			if !now.After(q.Start) {
@@ -118,28 +116,4 @@ func (m *Main) analyseWindow(ctx context.Context, st *store.Store, c *config.Con
 	}
 	in.SkipHourly = true
 	return analyze(ctx, in)
-}
-
-var quarterRE = regexp.MustCompile(`^(\d{4})-?[Qq]([1-4])$`)
-
-// parseQuarter turns "2026Q4" (or "2026-Q4") into the quarter and the quarter
-// before it, each [first day 00:00, first day of the next quarter 00:00) in loc.
-func parseQuarter(s string, loc *time.Location) (q, prev analysis.Window, err error) {
-	mt := quarterRE.FindStringSubmatch(s)
-	if mt == nil {
-		return q, prev, usagef("--quarter %q: want a quarter like 2026Q4", s)
-	}
-	y, _ := strconv.Atoi(mt[1])
-	n, _ := strconv.Atoi(mt[2])
-	if err := checkYear("--quarter", s, y); err != nil {
-		return q, prev, err
-	}
-	start := time.Date(y, time.Month(3*(n-1)+1), 1, 0, 0, 0, 0, loc)
-	q = analysis.Window{Start: start.UTC(), End: start.AddDate(0, 3, 0).UTC(), Label: fmt.Sprintf("%dQ%d", y, n)}
-	py, pn := y, n-1
-	if pn == 0 {
-		py, pn = y-1, 4
-	}
-	prev = analysis.Window{Start: start.AddDate(0, -3, 0).UTC(), End: start.UTC(), Label: fmt.Sprintf("%dQ%d", py, pn)}
-	return q, prev, nil
 }

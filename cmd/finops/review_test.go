@@ -133,21 +133,3 @@ func TestReviewUsage(t *testing.T) {
 		}
 	}
 }
-
-func TestParseQuarter(t *testing.T) {
-	loc := time.FixedZone("CST", 8*3600)
-	day := func(y int, m time.Month) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0, loc) }
-	for _, tc := range []struct {
-		in, label, prev           string
-		prevStart, start, nextQtr time.Time
-	}{
-		{"2026Q4", "2026Q4", "2026Q3", day(2026, 7), day(2026, 10), day(2027, 1)},
-		{"2026-q1", "2026Q1", "2025Q4", day(2025, 10), day(2026, 1), day(2026, 4)},
-	} {
-		q, prev, err := parseQuarter(tc.in, loc)
-		if err != nil || q.Label != tc.label || prev.Label != tc.prev || !q.Start.Equal(tc.start) || !q.End.Equal(tc.nextQtr) ||
-			!prev.Start.Equal(tc.prevStart) || !prev.End.Equal(tc.start) {
-			t.Errorf("%s: %+v, %+v, %v", tc.in, q, prev, err)
-		}
-	}
-}

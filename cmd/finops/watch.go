@@ -8,7 +8,6 @@ import (
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/watch/pass"
 	"github.com/spf13/cobra"
@@ -97,20 +96,12 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	}
 	defer st.Close()
 	o := pass.Options{Config: c, Store: st, DryRun: dryRun, Now: m.Now, Getenv: m.Getenv, Out: m.Stdout, Quiet: m.quiet,
-		Expand: expandFiles, Channel: m.watchChannels, BeforeLedger: m.watchBeforeLedger, TailReader: m.watchTailReader,
+		Channel: m.watchChannels, BeforeLedger: m.watchBeforeLedger, TailReader: m.watchTailReader,
 		Decided: func(r pass.Outcome) {
 			fmt.Fprintf(m.Stdout, "watch: %d resources, %d decisions, %d new log lines\n", r.Resources, r.Decisions, r.Lines)
 		}}
 	var whole []sourceSpec
-	for _, s := range specs {
-		switch {
-		case s.kind != ingest.KindUtilization:
-		case s.format == ingest.FormatNvidiaSMI: // logs and NVML spools, read by their tail
-			o.Tails = append(o.Tails, pass.Tail{Pattern: s.name, InProgress: s.inProgress, Parse: parseOptions(c, s, s.name)})
-		default: // dcgm-exporter scrapes are snapshots: an unchanged one is skipped by its digest
-			whole = append(whole, s)
-		}
-	}
+	o.Tails, whole = pass.Sources(c, specs)
 	if len(whole) > 0 {
 		o.Whole = func(ctx context.Context) []string {
 			var failed []string
@@ -125,15 +116,6 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	}
 	_, err = pass.Run(ctx, o)
 	return err
-}
-
-// expandFiles is expand for pass.Options.Expand.
-func expandFiles(pattern string) ([]string, []error, error) {
-	x, err := expand(pattern)
-	if err != nil {
-		return nil, nil, err
-	}
-	return x.files, x.refused, nil
 }
 
 // watchActivity loads what the watch did in the report's window.

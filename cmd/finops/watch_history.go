@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/internal/termcol"
-	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/watch/pass"
 )
 
 // watchHistory is `finops watch --history`: every decision of the period,
@@ -39,31 +35,5 @@ func (m *Main) watchHistory(ctx context.Context, c *config.Config, since string)
 		fmt.Fprintf(m.Stdout, "no watch decisions in the last %s\n", config.FormatDuration(back))
 		return nil
 	}
-	tw := termcol.NewWriter(m.Stdout)
-	fmt.Fprintln(tw, "time (UTC)\tdecision\tresource\tteam\tburnt\tdetail")
-	for _, r := range recs {
-		burnt := "?"
-		if r.BurntKnown {
-			burnt = amount.Rounded(r.Currency, r.Burnt)
-		}
-		detail := r.Title
-		if a := r.Action; a != nil {
-			argv, _ := json.Marshal(a.Argv)
-			detail = fmt.Sprintf("%s %s: %s", a.Action, argv, a.Outcome)
-			if a.ExitCode != nil {
-				detail += fmt.Sprintf(", exit %d", *a.ExitCode)
-			}
-			if a.Reason != "" {
-				detail += " (" + a.Reason + ")"
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.At.Format("2006-01-02 15:04"), r.Kind+" "+r.Event,
-			sanitize.Terminal(r.Resource, 48), sanitize.Terminal(r.Team, 24), burnt, sanitize.Terminal(detail, 160))
-		if a := r.Action; a != nil && a.Output != "" && m.verbose {
-			for _, l := range strings.Split(strings.TrimRight(a.Output, "\n"), "\n") {
-				fmt.Fprintf(tw, "\t\t\t\t\t| %s\n", sanitize.Terminal(l, 160))
-			}
-		}
-	}
-	return tw.Flush()
+	return pass.WriteHistory(m.Stdout, recs, m.verbose) // -v: each command's output too
 }

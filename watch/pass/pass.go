@@ -17,6 +17,7 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/watch"
 )
@@ -38,9 +39,6 @@ type Options struct {
 
 	// Tails are the logs read by their tail (nvidia-smi logs, NVML spools).
 	Tails []Tail
-	// Expand names the files of a tail's pattern (path, folder or glob): the
-	// regular files, the entries refused, or an error when nothing matches.
-	Expand func(pattern string) (files []string, refused []error, err error)
 	// Whole imports the telemetry files read whole (dcgm-exporter scrapes:
 	// snapshots, not logs) and names each failure; nil when there are none.
 	Whole func(ctx context.Context) []string
@@ -260,4 +258,22 @@ func watchEvents(c *config.Config, ds []watch.Decision) []store.WatchEvent {
 		out = append(out, e)
 	}
 	return out
+}
+
+// Sources sorts the config's sources for a pass: nvidia-smi logs and NVML
+// spools are read by their tail; the other telemetry files (dcgm-exporter
+// scrapes, snapshots: an unchanged one is skipped by its digest) are
+// imported whole (Options.Whole); billing and task files are not the
+// watch's.
+func Sources(c *config.Config, specs []source.Spec) (tails []Tail, whole []source.Spec) {
+	for _, s := range specs {
+		switch {
+		case s.Kind != ingest.KindUtilization:
+		case s.Format == ingest.FormatNvidiaSMI:
+			tails = append(tails, Tail{Pattern: s.Name, InProgress: s.InProgress, Parse: s.ParseOptions(c, s.Name)})
+		default:
+			whole = append(whole, s)
+		}
+	}
+	return tails, whole
 }

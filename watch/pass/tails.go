@@ -3,6 +3,7 @@ package pass
 import (
 	"context"
 	"fmt"
+	"github.com/finops-oss/finops/source"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,15 +49,15 @@ func readTails(ctx context.Context, o Options, from, now time.Time) ([]tailRead,
 			// A spool with only the hour being written is not empty.
 			files, _ = filepath.Glob(s.InProgress)
 		}
-		found, refused, err := o.Expand(s.Pattern)
+		x, err := source.Expand(s.Pattern)
 		switch {
 		case err != nil && len(files) == 0:
 			failed = append(failed, err.Error())
 		case err == nil:
-			for _, err := range refused {
+			for _, err := range x.Refused {
 				failed = append(failed, err.Error())
 			}
-			files = append(files, found...)
+			files = append(files, x.Files...)
 		}
 		for _, path := range files {
 			if archived, err := ingest.Archived(path); err != nil {

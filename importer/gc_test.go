@@ -1,24 +1,24 @@
-package main
+package importer
 
 import (
 	"runtime/debug"
 	"testing"
 )
 
-// TestIngestGC: an ingest runs at ingestGCPercent and puts the previous GOGC
-// back after; a GOGC the user set is left alone.
-func TestIngestGC(t *testing.T) {
+// TestGC: an ingest runs at gcPercent and puts the previous GOGC back
+// after; a GOGC the user set is left alone.
+func TestGC(t *testing.T) {
 	prev := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(prev)
-	restore := ingestGC(func(string) string { return "" })
-	if got := debug.SetGCPercent(ingestGCPercent); got != ingestGCPercent {
-		t.Errorf("GOGC during an ingest = %d, want %d", got, ingestGCPercent)
+	restore := gc(func(string) string { return "" })
+	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
+		t.Errorf("GOGC during an ingest = %d, want %d", got, gcPercent)
 	}
 	restore()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC after an ingest = %d, want 100 back", got)
 	}
-	ingestGC(func(k string) string {
+	gc(func(k string) string {
 		if k == "GOGC" {
 			return "50"
 		}

@@ -1,17 +1,15 @@
-package main
+package analysis
 
 import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/finops-oss/finops/analysis"
 )
 
 // maxFilesNamed is how many files a currency error lists before "and N more".
 const maxFilesNamed = 5
 
-// checkCurrencies refuses a report over billing lines in a currency the
+// CheckCurrencies refuses a report over billing lines in a currency the
 // config gives no exchange rate for, naming the currency and the files that
 // carry it: summing CNY and USD as if they were one currency would be
 // silently wrong, and the fix (an fx rate, or the reporting currency) is the
@@ -19,11 +17,11 @@ const maxFilesNamed = 5
 // them, and counting an older database's as the reporting currency would be a
 // silent rate of 1.
 //
-// byCur is store.LineSummary's Currencies, which checkCurrencies may change.
-func checkCurrencies(byCur map[string][]string, p analysis.Params) error {
+// byCur is store.LineSummary's Currencies, which it may change.
+func CheckCurrencies(byCur map[string][]string, p Params) error {
 	if blank := byCur[""]; len(blank) > 0 {
-		return usagef("billing lines without a currency in %s (imported by an older finops, which counted them as the reporting currency): "+
-			"finops never assumes a currency; import the files into a new database with --currency CODE (or currency: on the billing source)", files(blank))
+		return fmt.Errorf("billing lines without a currency in %s (imported by an older finops, which counted them as the reporting currency): "+
+			"finops never assumes a currency; import the files into a new database with --currency CODE (or currency: on the billing source)", namedFiles(blank))
 	}
 	delete(byCur, "")
 	curs := make([]string, 0, len(byCur))
@@ -38,9 +36,9 @@ func checkCurrencies(byCur map[string][]string, p analysis.Params) error {
 		}
 		var parts []string
 		for _, c := range curs {
-			parts = append(parts, c+" in "+files(byCur[c]))
+			parts = append(parts, c+" in "+namedFiles(byCur[c]))
 		}
-		return usagef("the billing lines of this report are in %d currencies (%s): set currency (the reporting currency) "+
+		return fmt.Errorf("the billing lines of this report are in %d currencies (%s): set currency (the reporting currency) "+
 			"and fx rates for the others in the config; lines in %s", len(curs), strings.Join(curs, ", "), strings.Join(parts, "; lines in "))
 	}
 	var missing []string
@@ -55,13 +53,13 @@ func checkCurrencies(byCur map[string][]string, p analysis.Params) error {
 	var parts []string
 	for _, c := range missing {
 		parts = append(parts, fmt.Sprintf("no exchange rate from %s to %s for the lines in %s: add fx: {%s: <%s per %s>} to the config",
-			c, reporting, files(byCur[c]), c, reporting, c))
+			c, reporting, namedFiles(byCur[c]), c, reporting, c))
 	}
-	return usagef("%s", strings.Join(parts, "; "))
+	return fmt.Errorf("%s", strings.Join(parts, "; "))
 }
 
-// files names a few files, and how many more there are.
-func files(uris []string) string {
+// namedFiles names a few files, and how many more there are.
+func namedFiles(uris []string) string {
 	if len(uris) <= maxFilesNamed {
 		return strings.Join(uris, ", ")
 	}

@@ -1,4 +1,4 @@
-package main
+package source
 
 import (
 	"cmp"
@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/fetch"
 	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // remoteFetcher is an Azure container's or a GCS bucket's client.
@@ -22,14 +22,15 @@ type remoteFetcher interface {
 // objects into a temporary folder with the settings of the config's
 // sources block, then planning them as s3:// sources are (planFetched).
 // Each file is recorded as az://account/container/key or gs://bucket/key.
-func (m *Main) planRemote(ctx context.Context, c *config.Config, name string) (*sourcePlan, error) {
+func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
+	c := pl.Config
 	src, err := fetch.Parse(name)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, ConfigError{err}
 	}
 	prefix, match, err := publish.SourceKeys(src.Key)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("%s: %w", redact(name), err)}
+		return nil, ConfigError{fmt.Errorf("%s: %w", sanitize.Redact(name), err)}
 	}
 	var (
 		f       remoteFetcher
@@ -39,39 +40,39 @@ func (m *Main) planRemote(ctx context.Context, c *config.Config, name string) (*
 	switch src.Kind {
 	case fetch.KindAzure:
 		az := c.Sources.Azure
-		key, sas, err := az.Secrets(ctx, m.Getenv)
+		key, sas, err := az.Secrets(ctx, pl.Getenv)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("%s: %w", redact(name), err)}
+			return nil, ConfigError{fmt.Errorf("%s: %w", sanitize.Redact(name), err)}
 		}
 		secrets = []string{key, sas}
 		account := cmp.Or(src.Account, az.Account)
 		a, err := fetch.NewAzure(fetch.AzureConfig{Account: account, Container: src.Bucket, Endpoint: az.Endpoint,
 			Host: src.Host, AccountKey: key, SASToken: sas})
 		if err != nil {
-			return nil, usageError{redactErr(err, secrets...)}
+			return nil, ConfigError{RedactErr(err, secrets...)}
 		}
 		f, base = a, "az://"+account+"/"+src.Bucket+"/"
 	default:
 		g, err := fetch.NewGCS(ctx, fetch.GCSConfig{Bucket: src.Bucket, CredentialsFile: c.Sources.GCS.CredentialsFile,
-			Endpoint: cmp.Or(c.Sources.GCS.Endpoint, m.Getenv("STORAGE_EMULATOR_HOST"))})
+			Endpoint: cmp.Or(c.Sources.GCS.Endpoint, pl.Getenv("STORAGE_EMULATOR_HOST"))})
 		if err != nil {
-			return nil, usageError{err}
+			return nil, ConfigError{err}
 		}
 		defer g.Close()
 		f, base = g, "gs://"+src.Bucket+"/"
 	}
 	tmp, err := os.MkdirTemp("", "finops-"+src.Kind+"-")
 	if err != nil {
-		return nil, fmt.Errorf("%s: a temporary folder for the download: %w", redact(name), err)
+		return nil, fmt.Errorf("%s: a temporary folder for the download: %w", sanitize.Redact(name), err)
 	}
-	p := &sourcePlan{tmp: filepath.Clean(tmp), base: base, urls: map[string]string{}}
+	p := &Plan{tmp: filepath.Clean(tmp), base: base, urls: map[string]string{}}
 	files, refused, err := f.Fetch(ctx, prefix, match, p.tmp)
 	if err != nil {
-		p.close()
-		return nil, redactErr(err, secrets...)
+		p.Close()
+		return nil, RedactErr(err, secrets...)
 	}
 	for i, e := range refused {
-		refused[i] = redactErr(e, secrets...)
+		refused[i] = RedactErr(e, secrets...)
 	}
-	return p.planFetched(redact(name), files, refused)
+	return p.planFetched(sanitize.Redact(name), files, refused)
 }

@@ -1,0 +1,31 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/finops-oss/finops/plan"
+)
+
+// PlanOptions passes the price catalog, currency and rates to the planner
+// (finops plan), which plans the scenarios named in only (all when none);
+// the scenario file's own take precedence.
+func (c *Config) PlanOptions(only []string) (plan.Options, error) {
+	opt := plan.Options{Currency: c.Currency, Only: only}
+	for _, p := range c.Prices {
+		opt.Prices = append(opt.Prices, plan.Price{Provider: p.Provider, GPUModel: p.GPUModel, Hourly: p.Hourly,
+			Monthly: p.Monthly, Spot: p.Spot, Currency: p.Currency, AsOf: p.AsOf})
+	}
+	if len(c.FX) > 0 {
+		opt.FX = map[string]float64{}
+		for cur, rate := range c.FX {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rate), 64)
+			if err != nil {
+				return opt, fmt.Errorf("config: fx.%s: %q is not a number", cur, rate)
+			}
+			opt.FX[cur] = v
+		}
+	}
+	return opt, nil
+}

@@ -1,0 +1,33 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/finops-oss/finops/analysis"
+)
+
+// WriteEmailPreview writes the all-teams email a report of res would send,
+// to look at without a mail client (finops demo): dir/finops-<period>.email.txt
+// (subject line, blank line, plain-text body) and .email.html. It returns
+// the paths written.
+func WriteEmailPreview(dir string, res *analysis.Result) ([]string, error) {
+	base := BaseName(res, Meta{})
+	subject, text, html, err := EmailBody(res, EmailOptions{Attachment: base + ".xlsx"})
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, f := range []struct{ name, body string }{
+		{base + ".email.txt", "Subject: " + subject + "\n\n" + text},
+		{base + ".email.html", html},
+	} {
+		path := filepath.Join(dir, f.name)
+		if err := os.WriteFile(path, []byte(f.body), 0o644); err != nil {
+			return paths, fmt.Errorf("report: email preview: %w", err)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
