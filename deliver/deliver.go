@@ -183,7 +183,7 @@ func ReportFiles(res *analysis.Result, dir string, formats []string) []string {
 		f = strings.ToLower(strings.TrimSpace(f))
 		names := []string{base + "." + f}
 		if f == "csv" {
-			names = report.CSVNames(base)
+			names = report.CSVNames(res, base)
 		}
 		for _, n := range names {
 			if p := filepath.Join(dir, n); !slices.Contains(reports, p) {

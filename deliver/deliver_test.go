@@ -65,6 +65,16 @@ func TestReportFiles(t *testing.T) {
 			t.Errorf("ReportFiles(%q) = %q, want %q", tc.formats, got, tc.want)
 		}
 	}
+	// A section's table is listed only when the result has the section
+	// (report.CSVNames): here energy and chargeback, not trend or allocation.
+	res.Energy = &analysis.Energy{PUE: 1}
+	res.Chargeback = &analysis.Chargeback{}
+	want := []string{"out/finops-2026-W48-by-resource.csv", "out/finops-2026-W48-by-team.csv", "out/finops-2026-W48-tasks.csv",
+		"out/finops-2026-W48-recommendations.csv", "out/finops-2026-W48-daily.csv", "out/finops-2026-W48-chargeback.csv",
+		"out/finops-2026-W48-energy.csv"}
+	if got := ReportFiles(res, "out", []string{"csv"}); !slices.Equal(got, want) {
+		t.Errorf("ReportFiles(csv) with energy and chargeback = %q, want %q", got, want)
+	}
 }
 
 // TestDeliverNothingConfigured: without S3, SMTP and watch.digest a delivery

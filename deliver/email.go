@@ -116,7 +116,8 @@ func (r *Run) queueEmails(ctx context.Context, res *analysis.Result, dir string,
 				return "", "", nil, err
 			}
 			name := filepath.Base(s.workbook)
-			subject, text, html, err := report.EmailBody(s.result, report.EmailOptions{Team: s.scope, ReportURL: s.reportURL, Attachment: name})
+			subject, text, html, err := report.EmailBody(s.result, report.EmailOptions{Team: s.scope, ReportURL: s.reportURL, Attachment: name,
+				Chargeback: res.Chargeback})
 			if err != nil {
 				return "", "", nil, err
 			}

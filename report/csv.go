@@ -19,19 +19,22 @@ import (
 // the files of several reports concatenate into one table.
 
 // csvTables are the tables of the CSV export in the order they are written,
-// each the tail of its file name: finops-<label>-<table>.csv. Read-only.
-var csvTables = []string{"by-resource", "by-team", "tasks", "recommendations", "daily"}
+// each the tail of its file name: finops-<label>-<table>.csv; the last four
+// only when the report has their section (csvTablesOf). Read-only.
+var csvTables = []string{"by-resource", "by-team", "tasks", "recommendations", "daily",
+	"trend", "chargeback", "allocation", "energy"}
 
 // csvSuffix is the file-name tail of a CSV table after the report's base name.
 func csvSuffix(table string) string { return "-" + table + ".csv" }
 
-// CSVNames are the files of the CSV export of the report named base
-// (BaseName), in the order WriteAll writes them: csv is one file per table,
-// so a delivery listing a report's files cannot name it base+".csv".
-func CSVNames(base string) []string {
-	names := make([]string, len(csvTables))
-	for i, t := range csvTables {
-		names[i] = base + csvSuffix(t)
+// CSVNames are the files of the CSV export of r named base (BaseName), in
+// the order WriteAll writes them: csv is one file per table, so a delivery
+// listing a report's files cannot name it base+".csv"; a section r lacks
+// (trend, chargeback, allocation, energy) has no file, so none is named.
+func CSVNames(r *analysis.Result, base string) []string {
+	var names []string
+	for _, t := range csvTablesOf(r) {
+		names = append(names, base+csvSuffix(t))
 	}
 	return names
 }
@@ -71,6 +74,9 @@ func WriteCSV(w io.Writer, r *analysis.Result, table string) error {
 
 // csvTable returns a table's header and rows, without the period columns.
 func csvTable(r *analysis.Result, table string, loc *time.Location) ([]string, [][]string, error) {
+	if header, rows, ok := csvSectionTable(r, table, loc); ok {
+		return header, rows, nil
+	}
 	cur := csvText(r.Currency)
 	var rows [][]string
 	switch table {
@@ -107,11 +113,12 @@ func csvTable(r *analysis.Result, table string, loc *time.Location) ([]string, [
 			rows = append(rows, []string{csvText(rec.ResourceID), csvText(rec.GPUModel), strconv.Itoa(rec.GPUCount),
 				csvText(rec.CurrentMode), csvText(rec.Action), cur, amountCell(cur, rec.CurrentMonthlyCost),
 				amountCell(cur, rec.RecommendedMonthlyCost), amountCell(cur, rec.MonthlySavings), number(rec.ActiveHoursPerMonth),
-				number(rec.BreakevenHoursPerMonth), csvText(rec.Confidence), csvText(rec.Reason)})
+				number(rec.BreakevenHoursPerMonth), csvText(rec.Confidence), csvText(rec.Reason), csvText(rec.ID)})
 		}
+		// advice_id last: the columns before it stay where they were.
 		return []string{"resource_id", "gpu_model", "gpu_count", "current_mode", "action", "currency",
 			"current_monthly_cost", "recommended_monthly_cost", "monthly_savings", "active_hours_per_month",
-			"breakeven_hours_per_month", "confidence", "reason"}, rows, nil
+			"breakeven_hours_per_month", "confidence", "reason", "advice_id"}, rows, nil
 	case "daily":
 		for _, d := range r.Daily {
 			rows = append(rows, []string{d.Day.In(loc).Format("2006-01-02"), csvText(d.Team), csvText(d.GPUModel), cur,

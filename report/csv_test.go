@@ -34,7 +34,7 @@ func csvResult(t *testing.T) *analysis.Result {
 			MonthForecast: 3000}, {Team: "vision", Budget: &budget}},
 		Tasks: []analysis.TaskCost{{Task: "@train", Team: "vision", Kind: "training", Cost: 10, GPUHours: 2.5,
 			Units: 1000, Unit: "tokens", UnitCost: 0.01}},
-		Recommendations: []analysis.Recommendation{{ResourceID: "i-1", GPUModel: "A100", GPUCount: 2,
+		Recommendations: []analysis.Recommendation{{ID: "adv-0123abcd", ResourceID: "i-1", GPUModel: "A100", GPUCount: 2,
 			CurrentMode: "monthly", Action: analysis.ActionSwitchToHourly, CurrentMonthlyCost: 9000,
 			RecommendedMonthlyCost: 4000, MonthlySavings: 5000, ActiveHoursPerMonth: 120, BreakevenHoursPerMonth: 300,
 			Confidence: "high", Reason: "busy 120 h of 720\nper GPU"}},
@@ -66,8 +66,8 @@ func TestWriteCSV(t *testing.T) {
 			"period,period_start,period_end,task,team,kind,currency,cost,gpu_hours,idle_cost,units,unit,unit_cost",
 			period + "'@train,vision,training,CNY,10.00,2.5,0.00,1000,tokens,0.01"}},
 		{"recommendations", []string{
-			"period,period_start,period_end,resource_id,gpu_model,gpu_count,current_mode,action,currency,current_monthly_cost,recommended_monthly_cost,monthly_savings,active_hours_per_month,breakeven_hours_per_month,confidence,reason",
-			period + "i-1,A100,2,monthly,switch_to_hourly,CNY,9000.00,4000.00,5000.00,120,300,high,\"busy 120 h of 720\r\nper GPU\""}},
+			"period,period_start,period_end,resource_id,gpu_model,gpu_count,current_mode,action,currency,current_monthly_cost,recommended_monthly_cost,monthly_savings,active_hours_per_month,breakeven_hours_per_month,confidence,reason,advice_id",
+			period + "i-1,A100,2,monthly,switch_to_hourly,CNY,9000.00,4000.00,5000.00,120,300,high,\"busy 120 h of 720\r\nper GPU\",adv-0123abcd"}},
 		{"daily", []string{
 			"period,period_start,period_end,date,team,gpu_model,currency,cost",
 			period + "2026-11-23,'-nlp,A100,CNY,176.36",

@@ -31,6 +31,9 @@ type EmailOptions struct {
 	// OrgTotals, when set (configured per team), adds the organisation's
 	// totals to a team's email for context.
 	OrgTotals *analysis.Totals
+	// Chargeback, when set, is the whole report's chargeback: a team's email,
+	// whose slice has none, shows the team's row of it.
+	Chargeback *analysis.Chargeback
 	// MaxFindings and MaxTeams bound the lists (defaults 5 and 8).
 	MaxFindings, MaxTeams int
 }
@@ -83,6 +86,8 @@ type emailView struct {
 	KPIs                                             []emailKPI
 	Org                                              string
 	Watch                                            string // watchLine: "" when the watch did nothing
+	Energy                                           string // energyLine: "" without energy
+	ChargedBack                                      bool   // the Teams table has a charged-back column
 	Advice                                           []string
 	Findings                                         []emailFinding
 	FindingsTitle                                    string
@@ -99,8 +104,8 @@ type emailKPI struct{ Label, Value, Note, Tone string }
 type emailFinding struct{ Severity, Tone, Title, Money, Text string }
 
 type emailTeam struct {
-	Team, Cost, Idle, IdleShare, Change, Forecast, Budget string
-	OverBudget                                            bool
+	Team, Cost, Idle, IdleShare, Change, Forecast, Budget, ChargedBack string
+	OverBudget                                                         bool
 }
 
 func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *emailView {
@@ -137,6 +142,10 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		v.KPIs = append(v.KPIs, emailKPI{Label: "Unmonitored cost", Value: money(cur, t.UnmonitoredCost),
 			Note: percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours without telemetry", Tone: "warn"})
 	}
+	cb := emailChargeback(r, opts)
+	if row := teamChargeback(cb, opts.Team); opts.Team != "" && row != nil {
+		v.KPIs = append(v.KPIs, chargebackKPI(cur, row))
+	}
 	if opts.OrgTotals != nil {
 		o := *opts.OrgTotals
 		v.Org = "Whole organisation: " + money(cur, o.Cost) + ", idle " + money(cur, o.IdleCost) +
@@ -146,6 +155,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 	if l := watchLine(r); l != "" {
 		v.Watch = "Watch: " + l + "."
 	}
+	v.Energy = energyLine(r)
 	v.Advice = adviceNotes(r)
 
 	v.FindingsTitle = "Top findings"
@@ -194,6 +204,9 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		if tc.Budget != nil {
 			row.Budget = amount.Format(cur, *tc.Budget, 0)
 			row.OverBudget = tc.MonthForecast > *tc.Budget
+		}
+		if c := teamChargeback(cb, tc.Team); c != nil {
+			row.ChargedBack, v.ChargedBack = money(cur, c.ChargedBack), true
 		}
 		v.Teams = append(v.Teams, row)
 	}
@@ -247,6 +260,9 @@ func emailText(v *emailView) string {
 	if v.Watch != "" {
 		b.WriteString("\n" + wrap(v.Watch, 76, "", "") + "\n")
 	}
+	if v.Energy != "" {
+		b.WriteString("\n" + wrap(v.Energy, 76, "", "") + "\n")
+	}
 
 	if len(v.Findings) > 0 {
 		b.WriteString("\n" + v.FindingsTitle + "\n")
@@ -279,11 +295,18 @@ func emailText(v *emailView) string {
 					budget += " over"
 				}
 			}
-			rows = append(rows, []cell{{termcol.Truncate(oneLine(t.Team, 0), 24), styleNone}, {t.Cost, styleNone}, {t.Idle, styleNone},
-				{t.IdleShare, styleNone}, {t.Change, styleNone}, {budget, styleNone}})
+			row := []cell{{termcol.Truncate(oneLine(t.Team, 0), 24), styleNone}, {t.Cost, styleNone}, {t.Idle, styleNone},
+				{t.IdleShare, styleNone}, {t.Change, styleNone}, {budget, styleNone}}
+			if v.ChargedBack {
+				row = slices.Insert(row, 2, cell{orDefault(t.ChargedBack, "–"), styleNone})
+			}
+			rows = append(rows, row)
 		}
-		writeTable(&b, p, []string{"TEAM", "COST", "IDLE", "IDLE %", "CHANGE", "FORECAST / BUDGET"},
-			[]bool{false, true, true, true, true, false}, rows)
+		head, right := []string{"TEAM", "COST", "IDLE", "IDLE %", "CHANGE", "FORECAST / BUDGET"}, []bool{false, true, true, true, true, false}
+		if v.ChargedBack {
+			head, right = slices.Insert(head, 2, "CHARGED BACK"), slices.Insert(right, 2, true)
+		}
+		writeTable(&b, p, head, right, rows)
 		if v.MoreTeams > 0 {
 			fmt.Fprintf(&b, "  … and %d more teams.\n", v.MoreTeams)
 		}

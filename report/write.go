@@ -63,7 +63,7 @@ func WriteAllContext(ctx context.Context, dir string, r *analysis.Result, format
 		suffixes := []string{"." + f}
 		if f == "csv" {
 			suffixes = nil
-			for _, t := range csvTables {
+			for _, t := range csvTablesOf(r) {
 				suffixes = append(suffixes, csvSuffix(t))
 			}
 		}

@@ -35,7 +35,9 @@ func TestHostileCSV(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	base := "finops-2026-11-01_2026-11-30-"
-	want := []string{base + "by-resource.csv", base + "by-team.csv", base + "daily.csv", base + "recommendations.csv", base + "tasks.csv"}
+	// The five tables and the trend's (report.trend_weeks defaults to 8), by name.
+	want := []string{base + "by-resource.csv", base + "by-team.csv", base + "daily.csv", base + "recommendations.csv", base + "tasks.csv",
+		base + "trend.csv"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("wrote %q, want %q", names, want)
 	}

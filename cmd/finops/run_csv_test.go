@@ -19,11 +19,14 @@ func TestRunCSVFormat(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
-	// The report's three files, its five CSV tables (report.csvTables), each
+	// The report's three files, its five CSV tables (report.csvTables) and
+	// the trend's (report.trend_weeks defaults to 8; no chargeback, allocation
+	// or energy is configured or measured, so no table of theirs), each
 	// team's workbook and page, and the database snapshot.
 	const w = "weekly/2026-W48/finops-2026-W48"
 	want := []string{w + ".xlsx", w + ".html", w + ".json",
 		w + "-by-resource.csv", w + "-by-team.csv", w + "-tasks.csv", w + "-recommendations.csv", w + "-daily.csv",
+		w + "-trend.csv",
 		w + "-orchid-lab.xlsx", w + "-orchid-lab.html", w + "-walnut-lab.xlsx", w + "-walnut-lab.html", w + ".db.gz"}
 	slices.Sort(want)
 	if keys := s3.Keys(t, teamBucket, ""); !slices.Equal(keys, want) {
