@@ -79,8 +79,12 @@ func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, repo
 			}
 			would(&result.WouldUpload, "upload %s (%d bytes, %s)", url(period, filepath.Base(p)), size, publish.ContentType(p))
 		}
-		// Written at delivery, beside the reports: no bytes to count yet.
-		pages := r.teamPages(res, dir, reports)
+		// Written at delivery, beside the reports: no bytes to count yet;
+		// and only when Deliver writes them, for an email or a digest.
+		var pages map[string]*teamPage
+		if r.Transports.SMTP != nil || r.digestOn() {
+			pages = r.teamPages(res, dir, reports)
+		}
 		for _, t := range r.Config.Teams {
 			if p := pages[t.Name]; p != nil {
 				would(&result.WouldUpload, "upload %s (%s's workbook)", url(period, filepath.Base(p.workbook)), scopeName(t.Name))
