@@ -253,3 +253,34 @@ func TestAdviceForTeam(t *testing.T) {
 		near(t, tc.team+" realised", s.RealisedMonthlySavings, tc.saved)
 	}
 }
+
+// TestRealisedTeamAfterTheWindow: advice marked done after the report
+// window's end (a past week's report run again) is too early in it, and its
+// team is still the resource's: finops loads no lines after the window, so
+// the lines around the decision cannot say it, but the report's own row of
+// the resource does (ml, its team tag).
+func TestRealisedTeamAfterTheWindow(t *testing.T) {
+	end := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	card := hourlyLines("card", "10", end.AddDate(0, 0, -7), 7*24)
+	for i := range card {
+		card[i].Tags = map[string]string{"team": "ml"}
+	}
+	decided := end.AddDate(0, 0, 10) // Dec 3, after the window
+	in := &Input{
+		Window: Window{Start: end.AddDate(0, 0, -7), End: end},
+		Lines:  card,
+		Params: DefaultParams(),
+		Advice: AdviceInput{Decisions: []AdviceDecision{{ID: AdviceID("card", ActionRelease), Decision: AdviceDone,
+			DecidedAt: decided, ResourceID: "card", Action: ActionRelease, Currency: "USD"}}},
+	}
+	res, err := AnalyzeContext(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Advice == nil || len(res.Advice.Realised) != 1 {
+		t.Fatalf("advice %+v, want one realised entry", res.Advice)
+	}
+	if r := res.Advice.Realised[0]; r.Status != RealisedTooEarly || r.Team != "ml" {
+		t.Errorf("realised %+v: want too_early, team ml", r)
+	}
+}

@@ -73,6 +73,11 @@ func realise(ctx context.Context, in *Input, res *Result, sum *AdviceSummary) er
 		if err != nil {
 			return err
 		}
+		if team == "" {
+			// Decided after the window: no lines are loaded past its end,
+			// but the report's own row of the resource knows its team.
+			team = resourceTeam(res, d.ResourceID)
+		}
 		ra.Team = team
 		if ra.DaysAfter < realisedMinDays {
 			sum.Realised = append(sum.Realised, ra)
@@ -158,6 +163,16 @@ func resourceCost(ctx context.Context, in *Input, id string, w Window) (float64,
 		return 0, err
 	}
 	return rc.Cost, err
+}
+
+// resourceTeam is the team of resource id in res ("" when it has no row).
+func resourceTeam(res *Result, id string) string {
+	for i := range res.ByResource {
+		if strings.EqualFold(res.ByResource[i].ResourceID, id) {
+			return res.ByResource[i].Team
+		}
+	}
+	return ""
 }
 
 // adviceTeam is the team of resource id over w ("" when it has no line there).

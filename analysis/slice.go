@@ -21,8 +21,8 @@ import (
 //   - Trend: its weeks, resources, flags and movers (history_slice.go);
 //   - Pools: a pool only when every resource of its provider and GPU model is
 //     the team's (a pool shared with other teams is a fleet decision);
-//   - DataQuality: sources and rejected rows as for the whole report (they
-//     concern everyone), warnings that do not name another team's resource.
+//   - DataQuality: sources, rejected rows and exchange rates as for the whole
+//     report (they concern everyone), warnings that do not name another team's resource.
 //
 // Totals are the team's: cost, GPU cost, idle cost and previous cost from its ByTeam row (so
 // they agree with the all-teams report); GPU-hours, unmonitored cost and
@@ -111,6 +111,7 @@ func (r *Result) ForTeam(team string) *Result {
 		RowsRejected:   dq.RowsRejected,
 		SamplesDropped: slices.Clone(dq.SamplesDropped),
 		Clipped:        dq.Clipped,
+		ExchangeRates:  slices.Clone(dq.ExchangeRates),
 	}
 	for _, w := range dq.Warnings {
 		if w == dq.Clipped || mentionsOnly(w, own, other) {

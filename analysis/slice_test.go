@@ -53,6 +53,9 @@ func sliceResult() *Result {
 		DataQuality: DataQuality{
 			Sources:      []SourceStatus{{Name: "bill.csv", Kind: "billing", Status: "ok"}},
 			RowsRejected: 3,
+			// The team's costs were converted with the same rates: its
+			// report must say so as the whole report does.
+			ExchangeRates: []ExchangeRate{{Currency: "USD", Rate: 7.1}},
 			Warnings: []string{
 				"a100 (2×A100) has no utilization data for 16 h",
 				"4090 has telemetry from an unknown GPU",
@@ -112,6 +115,9 @@ func TestForTeam(t *testing.T) {
 	})
 	if s.DataQuality.RowsRejected != 3 || len(s.DataQuality.Sources) != 1 {
 		t.Errorf("data quality sources/rejected not kept: %+v", s.DataQuality)
+	}
+	if got := s.DataQuality.ExchangeRates; !slices.Equal(got, []ExchangeRate{{Currency: "USD", Rate: 7.1}}) {
+		t.Errorf("exchange rates = %+v, want the report's 1 USD = 7.1", got)
 	}
 
 	// Totals: team figures from its row, hours from its resources.

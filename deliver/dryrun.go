@@ -79,10 +79,11 @@ func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, repo
 			}
 			would(&result.WouldUpload, "upload %s (%d bytes, %s)", url(period, filepath.Base(p)), size, publish.ContentType(p))
 		}
-		// Written at delivery, beside the reports: no bytes to count yet.
+		// Written at delivery, beside the reports: no bytes to count yet;
+		// and only when Deliver writes them, for an email or a digest.
 		pages := r.teamPages(res, dir, reports)
 		for _, t := range r.Config.Teams {
-			if p := pages[t.Name]; p != nil {
+			if p := pages[t.Name]; p != nil && r.told(t) {
 				would(&result.WouldUpload, "upload %s (%s's workbook)", url(period, filepath.Base(p.workbook)), scopeName(t.Name))
 				would(&result.WouldUpload, "upload %s (%s's page)", url(period, filepath.Base(p.page)), scopeName(t.Name))
 			}

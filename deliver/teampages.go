@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/report"
 )
 
@@ -28,8 +29,9 @@ func (r *Run) digestOn() bool {
 	return r.Config.Watch.Digest && len(chatChannels(r.Config)) > 0
 }
 
-// teamPages names the files of every team that is told about its week: by
-// email (leads, with a mail server) or in chat (a channel listing it). A
+// teamPages names the files of every team that may be told about its week:
+// by email (it has leads) or in chat (a channel listing it); the names
+// consider them all, so that they do not depend on which are sent this run. A
 // team with no costs in the result has none. Names keep only
 // [A-Za-z0-9._-]: "数据组" and "平台组" would both be finops-<week>-___, so a
 // short hash of the name keeps each team's files (and S3 keys) its own.
@@ -91,11 +93,18 @@ func (r *Run) writeTeamPage(ctx context.Context, p *teamPage) error {
 	return nil
 }
 
+// told reports whether this run tells team t about its week: by email (it
+// has leads and there is a mail server) or in chat (the digest is on and a
+// channel lists it). Only such a team's files are written and uploaded.
+func (r *Run) told(t config.Team) bool {
+	return len(t.Leads) > 0 && r.Transports.SMTP != nil || r.digestOn() && len(digestRoute(r.Config, t.Name)) > 0
+}
+
 // writeTeamPages writes every named team's files before the upload, so
 // that a page a digest links is in the bucket when the digest goes out.
 func (r *Run) writeTeamPages(ctx context.Context, res *analysis.Result, dir string, reports []string) error {
 	for _, t := range r.Config.Teams {
-		if p := r.teamPages(res, dir, reports)[t.Name]; p != nil {
+		if p := r.teamPages(res, dir, reports)[t.Name]; p != nil && r.told(t) {
 			if err := r.writeTeamPage(ctx, p); err != nil {
 				return err
 			}
