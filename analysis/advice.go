@@ -136,7 +136,8 @@ func applyAdvice(ctx context.Context, res *Result, in *Input) error {
 
 // forTeam is the part of s about one team: its resources' advice (own:
 // their ids), and the done advice whose resource was the team's before the
-// decision.
+// decision; nil when none of it is the team's, so that a team's report has
+// no advice section for decisions about other teams' resources.
 func (s *AdviceSummary) forTeam(team string, own map[string]bool) *AdviceSummary {
 	if s == nil {
 		return nil
@@ -158,6 +159,9 @@ func (s *AdviceSummary) forTeam(team string, own map[string]bool) *AdviceSummary
 		if r.Team == team || own[r.ResourceID] {
 			out.Realised = append(out.Realised, r)
 		}
+	}
+	if out.Hidden == 0 && out.Done == 0 && len(out.Realised) == 0 {
+		return nil // nothing decided about this team's advice: no section
 	}
 	out.sumRealised()
 	return out

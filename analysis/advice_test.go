@@ -229,8 +229,8 @@ func TestRealisedSavings(t *testing.T) {
 // its before the decision (a released one has no row in the window).
 func TestAdviceForTeam(t *testing.T) {
 	r := &Result{
-		ByTeam:     []TeamCost{{Team: "nlp"}, {Team: "cv"}},
-		ByResource: []ResourceCost{{ResourceID: "a", Team: "nlp"}, {ResourceID: "b", Team: "cv"}},
+		ByTeam:     []TeamCost{{Team: "nlp"}, {Team: "cv"}, {Team: "infra"}},
+		ByResource: []ResourceCost{{ResourceID: "a", Team: "nlp"}, {ResourceID: "b", Team: "cv"}, {ResourceID: "c", Team: "infra"}},
 		Advice: &AdviceSummary{Hidden: 2, Done: 1, hiddenRes: []string{"a", "b"}, doneRes: []string{"b"},
 			Realised: []RealisedAdvice{
 				{ID: "adv-1", ResourceID: "gone", Team: "nlp", Status: RealisedMeasured, RealisedMonthlySavings: 300, ExpectedMonthlySavings: 280},
@@ -251,6 +251,10 @@ func TestAdviceForTeam(t *testing.T) {
 			continue
 		}
 		near(t, tc.team+" realised", s.RealisedMonthlySavings, tc.saved)
+	}
+	// A team none of whose advice was decided has no advice section.
+	if s := r.ForTeam("infra").Advice; s != nil {
+		t.Errorf("infra: advice %+v, want none: nothing about its resources was decided", s)
 	}
 }
 
