@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/browsertest"
 )
 
 // layoutResult is handResult with what made the demo's recommendations table
@@ -66,7 +67,7 @@ func measureTable(sel string) string {
 // an instance id wraps only at its separators, and the print keeps Reason.
 // It renders without the chart library: the tables do not depend on it.
 func TestHTMLRecommendationsFit(t *testing.T) {
-	browser := startBrowser(t, 1400, 900)
+	browser := browsertest.Start(t, 1400, 900)
 	path := filepath.Join(t.TempDir(), "report.html")
 	f, err := os.Create(path)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/finops-oss/finops/internal/browsertest"
 )
 
 // phoneTable is how a wide table looks in a phone's width.
@@ -24,7 +25,7 @@ type phoneTable struct {
 // says so, and scrolled sideways the savings column comes on the screen. In a
 // desktop window, where the table fits, there is no hint.
 func TestHTMLPhoneTablesScroll(t *testing.T) {
-	browser := startBrowser(t, 390, 844)
+	browser := browsertest.Start(t, 390, 844)
 	path := filepath.Join(t.TempDir(), "report.html")
 	f, err := os.Create(path)
 	if err != nil {
