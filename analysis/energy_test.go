@@ -7,33 +7,6 @@ import (
 	"github.com/finops-oss/finops"
 )
 
-// pseg is a run of minutes with one utilization and one power draw;
-// watts < 0 means samples without power, util < 0 no samples at all.
-type pseg struct {
-	minutes int
-	util    float64
-	watts   float64
-}
-
-// poweredSeries lays segments end to end from start, one sample per minute.
-func poweredSeries(key, host string, start time.Time, segs ...pseg) finops.GPUSeries {
-	s := finops.GPUSeries{Key: key, Host: host, Index: 0, Interval: time.Minute}
-	m := start.Unix() / 60
-	for _, sg := range segs {
-		for range sg.minutes {
-			switch {
-			case sg.util < 0:
-			case sg.watts < 0:
-				s.Add(m, sg.util)
-			default:
-				s.AddPower(m, sg.util, sg.watts)
-			}
-			m++
-		}
-	}
-	return s
-}
-
 // inRegion sets every line's region.
 func inRegion(lines []finops.BillingLine, region string) []finops.BillingLine {
 	for i := range lines {

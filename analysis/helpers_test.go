@@ -15,14 +15,36 @@ type seg struct {
 	util    float64
 }
 
-// series lays segments end to end from start, one sample per minute.
+// series lays segments end to end from start, one sample per minute, none
+// with power.
 func series(key, host string, start time.Time, segs ...seg) finops.GPUSeries {
+	ps := make([]pseg, len(segs))
+	for i, sg := range segs {
+		ps[i] = pseg{minutes: sg.minutes, util: sg.util, watts: -1}
+	}
+	return poweredSeries(key, host, start, ps...)
+}
+
+// pseg is a run of minutes with one utilization and one power draw;
+// watts < 0 means samples without power, util < 0 no samples at all.
+type pseg struct {
+	minutes int
+	util    float64
+	watts   float64
+}
+
+// poweredSeries lays segments end to end from start, one sample per minute.
+func poweredSeries(key, host string, start time.Time, segs ...pseg) finops.GPUSeries {
 	s := finops.GPUSeries{Key: key, Host: host, Index: 0, Interval: time.Minute}
 	m := start.Unix() / 60
 	for _, sg := range segs {
-		for i := 0; i < sg.minutes; i++ {
-			if sg.util >= 0 {
+		for range sg.minutes {
+			switch {
+			case sg.util < 0:
+			case sg.watts < 0:
 				s.Add(m, sg.util)
+			default:
+				s.AddPower(m, sg.util, sg.watts)
 			}
 			m++
 		}

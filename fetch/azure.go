@@ -109,12 +109,12 @@ func (a *Azure) Fetch(ctx context.Context, prefix string, accept func(string) bo
 
 func (a *Azure) url(key string) string { return "az://" + a.account + "/" + a.container + "/" + key }
 
-func (a *Azure) list(ctx context.Context, prefix string) ([]object, error) {
+func (a *Azure) list(ctx context.Context, prefix string) ([]publish.Listed, error) {
 	opts := &container.ListBlobsFlatOptions{Include: container.ListBlobsInclude{Metadata: true}}
 	if prefix != "" {
 		opts.Prefix = &prefix
 	}
-	var out []object
+	var out []publish.Listed
 	pager := a.cc.NewListBlobsFlatPager(opts)
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
@@ -125,21 +125,18 @@ func (a *Azure) list(ctx context.Context, prefix string) ([]object, error) {
 			if b.Name == nil {
 				continue
 			}
-			o := object{key: *b.Name}
+			o := publish.Listed{Key: *b.Name}
 			if p := b.Properties; p != nil {
-				if p.ContentLength != nil {
-					o.size = *p.ContentLength
-				}
 				if p.LastModified != nil {
-					o.modified = *p.LastModified
+					o.LastModified = *p.LastModified
 				}
-				o.md5 = p.ContentMD5
+				o.MD5 = p.ContentMD5
 			}
 			// A hierarchical namespace (Data Lake Storage) lists its
 			// directories as empty blobs marked hdi_isfolder.
 			for k, v := range b.Metadata {
 				if strings.EqualFold(k, "hdi_isfolder") && v != nil && strings.EqualFold(*v, "true") {
-					o.folder = true
+					o.Folder = true
 				}
 			}
 			out = append(out, o)

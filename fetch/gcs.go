@@ -128,9 +128,9 @@ func (g *GCS) Fetch(ctx context.Context, prefix string, accept func(string) bool
 
 func (g *GCS) url(key string) string { return "gs://" + g.bucket + "/" + key }
 
-func (g *GCS) list(ctx context.Context, prefix string) ([]object, error) {
+func (g *GCS) list(ctx context.Context, prefix string) ([]publish.Listed, error) {
 	it := g.client.Bucket(g.bucket).Objects(ctx, &storage.Query{Prefix: prefix})
-	var out []object
+	var out []publish.Listed
 	for {
 		a, err := it.Next()
 		if errors.Is(err, iterator.Done) {
@@ -139,7 +139,7 @@ func (g *GCS) list(ctx context.Context, prefix string) ([]object, error) {
 		if err != nil {
 			return nil, g.explain("list", prefix, err)
 		}
-		out = append(out, object{key: a.Name, size: a.Size, modified: a.Updated, md5: a.MD5})
+		out = append(out, publish.Listed{Key: a.Name, LastModified: a.Updated, MD5: a.MD5})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -91,41 +92,80 @@ func LocalName(key string) (string, error) {
 
 // Fetch downloads the objects under prefix (a key prefix in this client's
 // bucket, not cleaned) that match accepts (nil: all) into dir, keeping their
-// key paths (dir/<key>), so that a billing export's manifests find their data
-// files beside them. Folder markers (keys ending in "/") and hidden names
-// (a file or folder below the prefix starting with '.') are left out. Each
-// object is streamed to its file, never held in memory, checked against its
-// sha256 metadata when it has one, and given the object's modification time.
+// key paths (dir/<key>), as Saver.Save does; each object is checked against
+// its sha256 metadata when it has one.
 //
-// Files are created through an os.Root on dir, so no key reaches outside it;
-// keys that cannot be saved safely are not downloaded and come back as
-// refused, one error each naming the object. err is a failure of the listing
-// or of a download; it says what to check (bucket, credentials, endpoint).
-// The caller removes dir.
+// err is a failure of the listing or of a download; it says what to check
+// (bucket, credentials, endpoint). The caller removes dir.
 func (c *S3) Fetch(ctx context.Context, prefix string, accept func(key string) bool, dir string) (files []Fetched, refused []error, err error) {
 	objs, err := c.List(ctx, prefix)
 	if err != nil {
 		return nil, nil, c.explain(err)
 	}
+	listed := make([]Listed, len(objs))
+	for i, o := range objs {
+		listed[i] = Listed{Key: o.Key, LastModified: o.LastModified}
+	}
+	s := Saver{Pkg: "publish", URL: c.URL, Copy: func(ctx context.Context, o Listed, w io.Writer) (string, error) {
+		sum, err := c.Download(ctx, o.Key, w)
+		return sum, c.explain(err)
+	}}
+	return s.Save(ctx, listed, prefix, accept, dir)
+}
+
+// Listed is one object of a bucket's listing, as Saver.Save needs it.
+type Listed struct {
+	Key          string
+	LastModified time.Time
+	Folder       bool   // a folder marker (a hierarchical namespace's directory blob)
+	MD5          []byte // the service's Content-MD5, where its listing gives one, for Copy to check
+}
+
+// Saver saves a bucket's listed objects into a local folder: S3.Fetch, and
+// fetch's Azure and GCS sources, download this one way.
+type Saver struct {
+	// Pkg names the caller's package in the errors Save makes itself
+	// ("publish", "fetch"), as the caller's other errors do.
+	Pkg string
+	// URL names an object in messages and in the database.
+	URL func(key string) string
+	// Copy streams o to w and returns the copy's hex sha256. Its errors
+	// say what to check; a copy that does not match what the service
+	// keeps of the object is one.
+	Copy func(ctx context.Context, o Listed, w io.Writer) (string, error)
+}
+
+// Save saves the objects of objs, listed under prefix, that accept takes
+// (nil: all) into dir as dir/<key>, so that a billing export's manifests
+// find their data files beside them. Folder markers (and keys ending in
+// "/") and hidden names (a file or folder below the prefix starting with
+// '.') are left out. Each object is streamed to its file, never held in
+// memory, and given the object's modification time.
+//
+// Files are created through an os.Root on dir, so no key reaches outside
+// it; keys that cannot be saved safely (LocalName) are not downloaded and
+// come back as refused, one error each naming the object. err is the first
+// failed download; the files saved before it are returned with it.
+func (s Saver) Save(ctx context.Context, objs []Listed, prefix string, accept func(key string) bool, dir string) (files []Fetched, refused []error, err error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("publish: fetch %s: %w", c.URL(prefix), err)
+		return nil, nil, fmt.Errorf("%s: fetch %s: %w", s.Pkg, s.URL(prefix), err)
 	}
 	defer root.Close()
 	base := prefix[:strings.LastIndex(prefix, "/")+1]
 	for _, o := range objs {
-		if strings.HasSuffix(o.Key, "/") || (accept != nil && !accept(o.Key)) {
+		if o.Folder || strings.HasSuffix(o.Key, "/") || (accept != nil && !accept(o.Key)) {
 			continue
 		}
 		rel, err := LocalName(o.Key)
 		if err != nil {
-			refused = append(refused, fmt.Errorf("%s: %w: not downloaded; rename the object", c.URL(o.Key), err))
+			refused = append(refused, fmt.Errorf("%s: %w: not downloaded; rename the object", s.URL(o.Key), err))
 			continue
 		}
 		if o.Key != prefix && hidden(strings.TrimPrefix(o.Key, base)) {
 			continue
 		}
-		f, err := c.fetchOne(ctx, root, rel, o)
+		f, err := s.saveOne(ctx, root, rel, o)
 		if errors.Is(err, errUnsafe) {
 			refused = append(refused, err)
 			continue
@@ -141,9 +181,9 @@ func (c *S3) Fetch(ctx context.Context, prefix string, accept func(key string) b
 
 var errUnsafe = errors.New("cannot be saved here")
 
-// fetchOne streams one object to rel under root.
-func (c *S3) fetchOne(ctx context.Context, root *os.Root, rel string, o Object) (Fetched, error) {
-	url := c.URL(o.Key)
+// saveOne streams one object to rel under root.
+func (s Saver) saveOne(ctx context.Context, root *os.Root, rel string, o Listed) (Fetched, error) {
+	url := s.URL(o.Key)
 	if d := filepath.Dir(rel); d != "." {
 		if err := root.MkdirAll(d, 0o700); err != nil {
 			// A key that is also another key's folder (S3 allows "a" and "a/b").
@@ -155,13 +195,13 @@ func (c *S3) fetchOne(ctx context.Context, root *os.Root, rel string, o Object) 
 		return Fetched{}, fmt.Errorf("%s: %w: %v; not downloaded", url, errUnsafe, err)
 	}
 	cw := &countWriter{w: out}
-	sum, err := c.Download(ctx, o.Key, cw)
+	sum, err := s.Copy(ctx, o, cw)
 	if cerr := out.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("publish: download %s: %w", url, cerr)
+		err = fmt.Errorf("%s: download %s: %w", s.Pkg, url, cerr)
 	}
 	if err != nil {
 		root.Remove(rel)
-		return Fetched{}, c.explain(err)
+		return Fetched{}, err
 	}
 	if !o.LastModified.IsZero() {
 		root.Chtimes(rel, o.LastModified, o.LastModified)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/browsertest"
 )
 
 // layoutResult is handResult with what made the demo's recommendations table
@@ -22,6 +24,40 @@ func layoutResult(t *testing.T) *analysis.Result {
 	r.ByResource[1].ResourceID = "i-0a10g00000000001"
 	r.ByResource[1].Team = "platform" // the hand result's formula-like team name is one 40-character word
 	return r
+}
+
+// writeLayoutPage writes the HTML page of layoutResult, without the chart
+// library (the tables do not depend on it), and returns its absolute path.
+func writeLayoutPage(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "report.html")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeHTML(f, layoutResult(t), testMeta(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// openAt opens the page at the absolute path in a new tab of browser whose
+// viewport is w × h CSS pixels; the tab closes when t ends.
+func openAt(t *testing.T, browser context.Context, path string, w, h int64, opts ...chromedp.EmulateViewportOption) context.Context {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(w, h, opts...), chromedp.Navigate("file://"+path)); err != nil {
+		t.Fatal(err)
+	}
+	return tab
 }
 
 // recsLayout measures the recommendations table as the browser laid it out.
@@ -66,23 +102,8 @@ func measureTable(sel string) string {
 // an instance id wraps only at its separators, and the print keeps Reason.
 // It renders without the chart library: the tables do not depend on it.
 func TestHTMLRecommendationsFit(t *testing.T) {
-	browser := startBrowser(t, 1400, 900)
-	path := filepath.Join(t.TempDir(), "report.html")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := writeHTML(f, layoutResult(t), testMeta(), nil); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	abs, _ := filepath.Abs(path)
-
-	tab, cancel := chromedp.NewContext(browser)
-	defer cancel()
-	if err := chromedp.Do(tab, chromedp.EmulateViewport(1400, 900), chromedp.Navigate("file://"+abs)); err != nil {
-		t.Fatal(err)
-	}
+	browser := browsertest.Start(t, 1400, 900)
+	tab := openAt(t, browser, writeLayoutPage(t), 1400, 900)
 	screen, err := chromedp.Run(tab, chromedp.Evaluate[recsLayout](measureTable("table.recs")))
 	if err != nil {
 		t.Fatal(err)

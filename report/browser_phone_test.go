@@ -1,11 +1,10 @@
 package report
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/finops-oss/finops/internal/browsertest"
 )
 
 // phoneTable is how a wide table looks in a phone's width.
@@ -24,17 +23,8 @@ type phoneTable struct {
 // says so, and scrolled sideways the savings column comes on the screen. In a
 // desktop window, where the table fits, there is no hint.
 func TestHTMLPhoneTablesScroll(t *testing.T) {
-	browser := startBrowser(t, 390, 844)
-	path := filepath.Join(t.TempDir(), "report.html")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := writeHTML(f, layoutResult(t), testMeta(), nil); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	abs, _ := filepath.Abs(path)
+	browser := browsertest.Start(t, 390, 844)
+	abs := writeLayoutPage(t)
 	const measure = `(() => {
 	const table = document.querySelector('table.recs');
 	const wrap = table.closest('.table-wrap');
@@ -68,19 +58,11 @@ func TestHTMLPhoneTablesScroll(t *testing.T) {
 		{"desktop", 1400, 900, phoneTable{SavingsShown: true, SavingsAfter: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tab, cancel := chromedp.NewContext(browser)
-			defer cancel()
 			var opts []chromedp.EmulateViewportOption
 			if tc.width < 600 {
 				opts = append(opts, chromedp.EmulateMobile)
 			}
-			if err := chromedp.Do(tab, chromedp.EmulateViewport(tc.width, tc.height, opts...), chromedp.Navigate("file://"+abs)); err != nil {
-				t.Fatal(err)
-			}
-			got, err := chromedp.Run(tab, chromedp.Evaluate[phoneTable](measure))
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := browsertest.Eval[phoneTable](t, openAt(t, browser, abs, tc.width, tc.height, opts...), measure)
 			if got != tc.want {
 				t.Errorf("at %d px: %+v\nwant %+v", tc.width, got, tc.want)
 			}

@@ -73,28 +73,32 @@ func TestWriteCSV(t *testing.T) {
 			period + "2026-11-23,'-nlp,A100,CNY,176.36",
 			period + "2026-11-24,vision,,CNY,2.00"}},
 	} {
-		t.Run(tc.table, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := WriteCSV(&b, csvResult(t), tc.table); err != nil {
-				t.Fatal(err)
-			}
-			if want := strings.Join(tc.want, "\r\n") + "\r\n"; b.String() != want {
-				t.Errorf("got\n%q\nwant\n%q", b.String(), want)
-			}
-			// Every row has the header's width (what pandas.read_csv needs).
-			recs, err := csv.NewReader(&b).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, rec := range recs {
-				if len(rec) != len(recs[0]) {
-					t.Errorf("row %d: %d fields, header %d", i, len(rec), len(recs[0]))
-				}
-			}
-		})
+		t.Run(tc.table, func(t *testing.T) { checkCSV(t, csvResult(t), tc.table, tc.want) })
 	}
 	if err := WriteCSV(&bytes.Buffer{}, csvResult(t), "pools"); err == nil {
 		t.Error("an unknown table: no error")
+	}
+}
+
+// checkCSV checks r's table as WriteCSV writes it: its lines are want, and
+// every row has the header's width (what pandas.read_csv needs).
+func checkCSV(t *testing.T, r *analysis.Result, table string, want []string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteCSV(&b, r, table); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Join(want, "\r\n") + "\r\n"; b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rec := range recs {
+		if len(rec) != len(recs[0]) {
+			t.Errorf("row %d: %d fields, header %d", i, len(rec), len(recs[0]))
+		}
 	}
 }
 

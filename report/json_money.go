@@ -11,20 +11,42 @@ import (
 // unit, so that the JSON says 14000 rather than 13999.999999991009: the sums
 // are float64 and nobody is billed a fraction of a cent. Unit costs are often
 // a fraction of a cent per unit; they keep six significant digits instead.
-// Hours, shares and utilizations are not money and are left alone. The lists
-// are copied first: n shares its backing arrays with the caller's Result.
+// Hours, shares and utilizations are not money and are left alone.
 func roundedMoney(n analysis.Result) analysis.Result {
-	m := func(v *float64) { *v = amount.RoundMinor(n.Currency, *v) }
+	EachMoney(&n, func(v *float64, perUnit bool) {
+		if perUnit {
+			*v = roundSig(*v, 6)
+		} else {
+			*v = amount.RoundMinor(n.Currency, *v)
+		}
+	})
+	n.Trend = trendJSON(n.Currency, n.Trend)
+	return n
+}
 
-	t := &n.Totals
+// EachMoney calls fn with a pointer to every amount of money in r, so that
+// rounding it for the JSON and converting a shard's currency in the rollup
+// visit the same fields; perUnit is true for a cost per unit (Tasks[].UnitCost),
+// which is a fraction of a minor unit and must not be rounded to one. Hours,
+// shares and utilizations are not money and are not visited
+// (TestRoundedMoneyCoversEveryField lists them). The weekly history, Trend,
+// is not visited: trendJSON rounds it for the JSON, and the rollup does not
+// combine it.
+//
+// The lists and the values behind pointers that hold money are copied
+// before fn sees them, so r shares nothing fn changes with the Result it was
+// copied from.
+func EachMoney(r *analysis.Result, fn func(v *float64, perUnit bool)) {
+	m := func(v *float64) { fn(v, false) }
+	t := &r.Totals
 	for _, v := range []*float64{&t.Cost, &t.GPUCost, &t.NonGPUCost, &t.OtherCharges, &t.IdleCost,
 		&t.UnmonitoredCost, &t.UnallocatedCost, &t.AllocatedIdleCost, &t.UnusedCommitmentCost,
 		&t.MonthlySavings, &t.PreviousCost} {
 		m(v)
 	}
-	n.ByTeam = slices.Clone(n.ByTeam)
-	for i := range n.ByTeam {
-		tc := &n.ByTeam[i]
+	r.ByTeam = slices.Clone(r.ByTeam)
+	for i := range r.ByTeam {
+		tc := &r.ByTeam[i]
 		for _, v := range []*float64{&tc.Cost, &tc.GPUCost, &tc.IdleCost, &tc.PreviousCost, &tc.MonthToDate, &tc.MonthForecast} {
 			m(v)
 		}
@@ -34,45 +56,45 @@ func roundedMoney(n analysis.Result) analysis.Result {
 			tc.Budget = &b
 		}
 	}
-	n.ByResource = slices.Clone(n.ByResource)
-	for i := range n.ByResource {
-		rc := &n.ByResource[i]
+	r.ByResource = slices.Clone(r.ByResource)
+	for i := range r.ByResource {
+		rc := &r.ByResource[i]
 		for _, v := range []*float64{&rc.Cost, &rc.IdleCost, &rc.UnmonitoredCost, &rc.PreviousCost} {
 			m(v)
 		}
 	}
-	n.Tasks = slices.Clone(n.Tasks)
-	for i := range n.Tasks {
-		tk := &n.Tasks[i]
+	r.Tasks = slices.Clone(r.Tasks)
+	for i := range r.Tasks {
+		tk := &r.Tasks[i]
 		m(&tk.Cost)
 		m(&tk.IdleCost)
-		tk.UnitCost = roundSig(tk.UnitCost, 6)
+		fn(&tk.UnitCost, true)
 	}
-	n.Recommendations = slices.Clone(n.Recommendations)
-	for i := range n.Recommendations {
-		rec := &n.Recommendations[i]
+	r.Recommendations = slices.Clone(r.Recommendations)
+	for i := range r.Recommendations {
+		rec := &r.Recommendations[i]
 		for _, v := range []*float64{&rec.CurrentMonthlyCost, &rec.RecommendedMonthlyCost, &rec.MonthlySavings} {
 			m(v)
 		}
 	}
-	n.IdleSpans = slices.Clone(n.IdleSpans)
-	for i := range n.IdleSpans {
-		m(&n.IdleSpans[i].Cost)
+	r.IdleSpans = slices.Clone(r.IdleSpans)
+	for i := range r.IdleSpans {
+		m(&r.IdleSpans[i].Cost)
 	}
-	n.Findings = slices.Clone(n.Findings)
-	for i := range n.Findings {
-		m(&n.Findings[i].Money)
+	r.Findings = slices.Clone(r.Findings)
+	for i := range r.Findings {
+		m(&r.Findings[i].Money)
 	}
-	n.Pools = slices.Clone(n.Pools)
-	for i := range n.Pools {
-		pl := &n.Pools[i]
+	r.Pools = slices.Clone(r.Pools)
+	for i := range r.Pools {
+		pl := &r.Pools[i]
 		for _, v := range []*float64{&pl.CurrentMonthlyCost, &pl.PoolMonthlyCost, &pl.MonthlySavings} {
 			m(v)
 		}
 	}
-	roundedAllocation(&n, m)
-	if n.Advice != nil {
-		a := *n.Advice
+	roundedAllocation(r, m)
+	if r.Advice != nil {
+		a := *r.Advice
 		m(&a.RealisedMonthlySavings)
 		m(&a.ExpectedMonthlySavings)
 		a.Realised = slices.Clone(a.Realised)
@@ -82,14 +104,14 @@ func roundedMoney(n analysis.Result) analysis.Result {
 				m(v)
 			}
 		}
-		n.Advice = &a
+		r.Advice = &a
 	}
-	n.Shards = slices.Clone(n.Shards)
-	for i := range n.Shards {
-		m(&n.Shards[i].Cost)
+	r.Shards = slices.Clone(r.Shards)
+	for i := range r.Shards {
+		m(&r.Shards[i].Cost)
 	}
-	if n.Watch != nil {
-		w := *n.Watch
+	if r.Watch != nil {
+		w := *r.Watch
 		m(&w.Saved)
 		m(&w.WouldHaveSaved)
 		w.Actions = slices.Clone(w.Actions)
@@ -103,8 +125,6 @@ func roundedMoney(n analysis.Result) analysis.Result {
 				}
 			}
 		}
-		n.Watch = &w
+		r.Watch = &w
 	}
-	n.Trend = trendJSON(n.Currency, n.Trend)
-	return n
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/finops-oss/finops/internal/browsertest"
+
 	"github.com/finops-oss/finops/templates"
 )
 
@@ -13,7 +15,7 @@ import (
 // idle line on one axis) draws in headless Chromium without errors, next to
 // every other chart, on a page whose team and resource names are hostile.
 func TestHTMLTrendInChromium(t *testing.T) {
-	chromiumPath(t) // skip early, before rendering
+	browsertest.Path(t) // skip early, before rendering
 	path := filepath.Join(t.TempDir(), "trend.html")
 	f, err := os.Create(path)
 	if err != nil {

@@ -151,8 +151,9 @@ func TestCombinedOutputs(t *testing.T) {
 // TestRollupConvertsEveryAmount: the lists Combine concatenates carry
 // their structs whole, new fields included, so a new amount of money in
 // one of them would reach the rollup unconverted from another currency.
-// It fails when a float is added to them: convert it in convert.go if it
-// is money, and list it here either way.
+// It fails when a float is added to them: if it is money, visit it in
+// report.EachMoney (report/json_money.go), which converted uses, and list
+// it here either way.
 func TestRollupConvertsEveryAmount(t *testing.T) {
 	for _, c := range []struct {
 		v               any
@@ -173,7 +174,7 @@ func TestRollupConvertsEveryAmount(t *testing.T) {
 		slices.Sort(got)
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
-			t.Errorf("analysis.%s has the floats\n%q\nthe rollup knows\n%q\nconvert a new amount of money in convert.go "+
+			t.Errorf("analysis.%s has the floats\n%q\nthe rollup knows\n%q\nvisit a new amount of money in report.EachMoney (report/json_money.go) "+
 				"and list the new floats here", typ.Name(), got, want)
 		}
 		// Each amount listed is converted: 1.00 at 2.5 is 2.50.

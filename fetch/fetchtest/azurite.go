@@ -48,10 +48,10 @@ func StartAzurite(t testing.TB) *Azurite {
 	// --skipApiVersionCheck: the SDK may speak a newer API version than the
 	// emulator knows; --disableProductStyleUrl: the account is in the path,
 	// never read from the host name 127.0.0.1.
-	p := start(t, bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port), "--inMemoryPersistence",
+	p := publishtest.StartProcess(t, bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port), "--inMemoryPersistence",
 		"--skipApiVersionCheck", "--disableProductStyleUrl", "--silent")
 	a := &Azurite{Endpoint: fmt.Sprintf("http://127.0.0.1:%d/%s", port, AzuriteAccount)}
-	waitHTTP(t, p, "azurite-blob", a.Endpoint+"?comp=list")
+	p.WaitHTTP(t, "azurite-blob", a.Endpoint+"?comp=list", 30*time.Second)
 	cred, err := azblob.NewSharedKeyCredential(AzuriteAccount, AzuriteKey)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/finops-oss/finops/publish/publishtest"
 )
@@ -27,10 +28,10 @@ func StartFakeGCS(t testing.TB) *FakeGCS {
 	}
 	port := publishtest.FreePort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	p := start(t, bin, "-scheme", "http", "-host", "127.0.0.1", "-port", strconv.Itoa(port), "-backend", "memory",
+	p := publishtest.StartProcess(t, bin, "-scheme", "http", "-host", "127.0.0.1", "-port", strconv.Itoa(port), "-backend", "memory",
 		"-data", t.TempDir(), "-public-host", addr, "-external-url", "http://"+addr, "-log-level", "warn")
 	g := &FakeGCS{URL: "http://" + addr}
-	waitHTTP(t, p, "fake-gcs-server", g.URL+"/storage/v1/b")
+	p.WaitHTTP(t, "fake-gcs-server", g.URL+"/storage/v1/b", 30*time.Second)
 	return g
 }
 

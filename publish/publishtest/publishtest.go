@@ -88,29 +88,34 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// process is a started server binary.
-type process struct {
+// Process is a started server binary, its output kept for the failure
+// messages.
+type Process struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
-	log  *bytes.Buffer
+	log  bytes.Buffer
 	done chan struct{}
 }
 
-func start(t testing.TB, bin string, args ...string) *process {
+// StartProcess starts bin with args; it is killed when the test ends, if
+// Stop has not stopped it before.
+func StartProcess(t testing.TB, bin string, args ...string) *Process {
 	t.Helper()
-	p := &process{log: &bytes.Buffer{}, done: make(chan struct{})}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout = &lockedWriter{w: p.log, mu: &p.mu}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
+	p := &Process{done: make(chan struct{})}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Stdout = p
+	p.cmd.Stderr = p
+	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
 	}
-	p.cmd = cmd
-	go func() { cmd.Wait(); close(p.done) }()
+	go func() { p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(p.Stop)
 	return p
 }
 
-func (p *process) stop() {
+// Stop kills the process and waits for it; stopping a stopped one does
+// nothing.
+func (p *Process) Stop() {
 	if p == nil || p.cmd == nil {
 		return
 	}
@@ -123,41 +128,41 @@ func (p *process) stop() {
 	<-p.done
 }
 
-func (p *process) output() string {
+// Write keeps the process's output.
+func (p *Process) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.Write(b)
+}
+
+// Output is what the process has written so far.
+func (p *Process) Output() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.log.String()
 }
 
-type lockedWriter struct {
-	w  io.Writer
-	mu *sync.Mutex
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
-}
-
-// waitHTTP polls url until it answers (any status) or the process exits.
-func waitHTTP(t testing.TB, p *process, name, url string) {
+// WaitHTTP polls url until it answers (any status); the test fails if the
+// process exits first or within passes (a server written in Node starts
+// slower than one in Go).
+func (p *Process) WaitHTTP(t testing.TB, name, url string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		select {
 		case <-p.done:
-			t.Fatalf("%s exited while starting:\n%s", name, p.output())
+			t.Fatalf("%s exited while starting:\n%s", name, p.Output())
 		default:
 		}
 		resp, err := http.Get(url)
 		if err == nil {
+			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("%s did not answer at %s within 15s:\n%s", name, url, p.output())
+	t.Fatalf("%s did not answer at %s within %v:\n%s", name, url, within, p.Output())
 }
 
 // S3Server is a running versitygw serving the folder Dir.
@@ -169,7 +174,7 @@ type S3Server struct {
 	Dir       string // the buckets' parent folder
 	bin, addr string
 	args      []string
-	proc      *process
+	proc      *Process
 	t         testing.TB
 }
 
@@ -197,12 +202,12 @@ func StartS3(t testing.TB, accessKey, secretKey string) *S3Server {
 // Start (re)starts the server on the same address and folder.
 func (s *S3Server) Start() {
 	s.t.Helper()
-	s.proc = start(s.t, s.bin, s.args...)
-	waitHTTP(s.t, s.proc, "versitygw", s.URL)
+	s.proc = StartProcess(s.t, s.bin, s.args...)
+	s.proc.WaitHTTP(s.t, "versitygw", s.URL, 15*time.Second)
 }
 
 // Stop stops the server (the folder stays).
-func (s *S3Server) Stop() { s.proc.stop() }
+func (s *S3Server) Stop() { s.proc.Stop() }
 
 // Client is a plain SDK client for checking what the code under test did.
 func (s *S3Server) Client() *s3.Client {
@@ -275,7 +280,7 @@ type Mailpit struct {
 	Host     string // 127.0.0.1
 	SMTPPort int
 	API      string // http://127.0.0.1:PORT
-	proc     *process
+	proc     *Process
 }
 
 // StartMailpit starts mailpit with plaintext SMTP, any credentials accepted,
@@ -299,9 +304,8 @@ func StartMailpit(t testing.TB, extra ...string) *Mailpit {
 	if !hasFlag(extra, "--smtp-require-tls") && !hasFlag(extra, "--smtp-require-starttls") {
 		args = append(args, "--smtp-auth-allow-insecure")
 	}
-	m.proc = start(t, bin, append(args, extra...)...)
-	t.Cleanup(m.proc.stop)
-	waitHTTP(t, m.proc, "mailpit", m.API+"/api/v1/info")
+	m.proc = StartProcess(t, bin, append(args, extra...)...)
+	m.proc.WaitHTTP(t, "mailpit", m.API+"/api/v1/info", 15*time.Second)
 	// The SMTP listener comes up with the HTTP one; make sure.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -311,7 +315,7 @@ func StartMailpit(t testing.TB, extra ...string) *Mailpit {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("mailpit SMTP did not answer:\n%s", m.proc.output())
+			t.Fatalf("mailpit SMTP did not answer:\n%s", m.proc.Output())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -328,7 +332,7 @@ func hasFlag(args []string, flag string) bool {
 }
 
 // Stop stops mailpit.
-func (m *Mailpit) Stop() { m.proc.stop() }
+func (m *Mailpit) Stop() { m.proc.Stop() }
 
 // Address is a mailpit address.
 type Address struct{ Name, Address string }
