@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
-	"github.com/finops-oss/finops/amount"
+	"github.com/finops-oss/finops/advicejob"
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -20,20 +16,6 @@ import (
 // `finops advice`: the recommendations of a window by their stable ids, and
 // what someone decided about them (analysis/advice.go decides what is open;
 // store/advice.go keeps the decisions).
-
-// adviceVerb is the subcommand that records a decision.
-func adviceVerb(decision string) string {
-	switch decision {
-	case analysis.AdviceDismissed:
-		return "dismiss"
-	case analysis.AdviceSnoozed:
-		return "snooze"
-	}
-	return decision
-}
-
-// defaultSnooze is how long `advice snooze` hides advice without --until.
-const defaultSnooze = 28 * 24 * time.Hour
 
 // maxWhy is the longest --why kept: a note, not a document.
 const maxWhy = 1000
@@ -73,12 +55,11 @@ func (m *Main) adviceListCommand(wf *windowFlags) *cobra.Command {
 				return err
 			}
 			defer a.st.Close()
-			entries := analysis.AdviceList(a.res.Recommendations, a.decisions, m.Now(), all)
+			entries := a.List(m.Now(), all)
 			if m.jsonResults() {
-				return emitJSON(m.Stdout, adviceListResult(a, entries))
+				return emitJSON(m.Stdout, a.ListResult(entries))
 			}
-			m.printAdvice(a, entries, all)
-			return nil
+			return a.WriteList(m.Stdout, entries, all, a.loc)
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "also the advice marked done, dismissed or snoozed, with the decision")
@@ -103,7 +84,7 @@ func (m *Main) adviceDecideCommand(wf *windowFlags, decision, verb, short string
 			// Stored in whole seconds: what is printed is what is kept.
 			d := store.AdviceDecision{Decision: decision, Why: why, DecidedAt: m.Now().UTC().Truncate(time.Second)}
 			if decision == analysis.AdviceSnoozed {
-				if d.Until, err = snoozeUntil(until, m.Now(), a.loc); err != nil {
+				if d.Until, err = advicejob.SnoozeUntil(until, m.Now(), a.loc); err != nil {
 					return err
 				}
 			}
@@ -118,36 +99,11 @@ func (m *Main) adviceDecideCommand(wf *windowFlags, decision, verb, short string
 	return cmd
 }
 
-// snoozeUntil is the instant a snooze ends: the start of the day --until
-// names, in loc, which must be after now; without it, the start of the day 4
-// weeks from today.
-func snoozeUntil(flag string, now time.Time, loc *time.Location) (time.Time, error) {
-	if flag == "" {
-		y, mo, d := now.In(loc).Add(defaultSnooze).Date()
-		return time.Date(y, mo, d, 0, 0, 0, 0, loc).UTC(), nil
-	}
-	t, err := time.ParseInLocation("2006-01-02", flag, loc)
-	if err != nil {
-		return time.Time{}, usagef("--until %q: want a date like 2026-12-31", flag)
-	}
-	if err := config.CheckYear("--until", flag, t.Year()); err != nil {
-		return time.Time{}, usageError{err}
-	}
-	if !t.After(now) {
-		return time.Time{}, usagef("--until %s is not in the future: give a later date", flag)
-	}
-	return t.UTC(), nil
-}
-
-// adviceState is a window's advice, all of it (no decision applied), and
-// the current decisions.
+// adviceState is a window's advice (advicejob.State) and where it was read.
 type adviceState struct {
-	st        *store.Store
-	c         *config.Config
-	loc       *time.Location
-	win       analysis.Window
-	res       *analysis.Result
-	decisions []analysis.AdviceDecision
+	*advicejob.State
+	st  *store.Store
+	loc *time.Location
 }
 
 func (m *Main) openAdvice(ctx context.Context, wf windowFlags) (*adviceState, error) {
@@ -159,49 +115,24 @@ func (m *Main) openAdvice(ctx context.Context, wf windowFlags) (*adviceState, er
 	if err != nil {
 		return nil, err
 	}
-	a := &adviceState{st: st, c: c, loc: loc}
+	a := &adviceState{st: st, loc: loc}
 	if wf == (windowFlags{}) {
-		wf, err = lastRunWindow(ctx, st)
+		var p advicejob.Period
+		p, err = advicejob.LastRun(ctx, st)
+		wf = windowFlags{week: p.Week, from: p.From, to: p.To}
+	}
+	var win analysis.Window
+	if err == nil {
+		win, err = wf.resolve(m.Now(), loc)
 	}
 	if err == nil {
-		a.win, err = wf.resolve(m.Now(), loc)
-	}
-	var in *analysis.Input
-	if err == nil {
-		in, err = loadInput(ctx, st, c, a.win, loadOptions{outlines: true, holdLines: m.holdLines})
-	}
-	if err == nil {
-		in.SkipHourly = true
-		a.res, err = analyze(ctx, in)
-	}
-	if err == nil {
-		a.decisions, err = adviceDecisions(ctx, st)
+		a.State, err = advicejob.Open(ctx, st, c, win, m.holdLines)
 	}
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	return a, nil
-}
-
-// lastRunWindow names the window of the latest report `finops run` made
-// (the one its team leads were sent), or none: the last complete week.
-func lastRunWindow(ctx context.Context, st *store.Store) (windowFlags, error) {
-	runs, err := st.Runs(ctx, "")
-	if err != nil {
-		return windowFlags{}, err
-	}
-	for i := len(runs) - 1; i >= 0; i-- {
-		if r := runs[i]; r.Report == store.StageOK || r.Report == store.StagePartial {
-			if config.IsWeekLabel(r.Period) {
-				return windowFlags{week: r.Period}, nil
-			}
-			if from, to, ok := strings.Cut(r.Period, "_"); ok {
-				return windowFlags{from: from, to: to}, nil
-			}
-		}
-	}
-	return windowFlags{}, nil
 }
 
 // decideAdvice records d about the advice id names, under the run lock.
@@ -214,136 +145,13 @@ func (m *Main) decideAdvice(ctx context.Context, a *adviceState, id string, d st
 		return err
 	}
 	defer lock.Release()
-	e, err := analysis.FindAdvice(analysis.AdviceList(a.res.Recommendations, a.decisions, m.Now(), true), id)
+	e, d, err := a.Decide(ctx, a.st, id, d, m.Now())
 	if err != nil {
-		return usageError{err}
-	}
-	d.ID, d.ResourceID, d.Action = e.ID, e.ResourceID, e.Action
-	d.Baseline, d.Expected, d.Currency = e.CurrentMonthlyCost, e.MonthlySavings, a.res.Currency
-	if err := a.st.RecordAdviceDecision(ctx, d); err != nil {
 		return err
 	}
 	if m.jsonResults() {
-		r := adviceEntry{ID: e.ID, ResourceID: e.ResourceID, Action: e.Action,
-			MonthlySavings: amount.RoundMinor(a.res.Currency, e.MonthlySavings), Decision: d.Decision,
-			DecidedAt: &d.DecidedAt, Why: d.Why}
-		if !d.Until.IsZero() {
-			r.Until = &d.Until
-		}
-		return emitJSON(m.Stdout, struct {
-			Command string `json:"command"`
-			adviceEntry
-		}{"advice " + adviceVerb(d.Decision), r})
+		return emitJSON(m.Stdout, a.DecisionResult(e, d))
 	}
-	what := d.Decision
-	if d.Decision == analysis.AdviceSnoozed {
-		what += " until " + d.Until.In(a.loc).Format("2006-01-02")
-	}
-	fmt.Fprintf(m.Stdout, "%s (%s %s) %s\n", e.ID, strings.ReplaceAll(e.Action, "_", " "), sanitize.Control(e.ResourceID), what)
+	fmt.Fprintln(m.Stdout, advicejob.DecisionLine(e, d, a.loc))
 	return nil
-}
-
-func (m *Main) printAdvice(a *adviceState, entries []analysis.AdviceEntry, all bool) {
-	if len(entries) == 0 {
-		what := "open advice"
-		if all {
-			what = "advice"
-		}
-		fmt.Fprintf(m.Stdout, "no %s in %s\n", what, a.win.Label)
-		return
-	}
-	fmt.Fprintf(m.Stdout, "advice of %s\n", a.win.Label)
-	tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tRESOURCE\tACTION\tSAVES/MONTH\tSTATE\tWHY")
-	for _, e := range entries {
-		state, why := "open", ""
-		if d := e.Decision; d != nil {
-			state = d.Decision + " " + d.DecidedAt.In(a.loc).Format("2006-01-02")
-			if d.Decision == analysis.AdviceSnoozed {
-				state = "snoozed until " + d.Until.In(a.loc).Format("2006-01-02")
-				if e.Open {
-					state += " (passed)"
-				}
-			}
-			why = sanitize.Truncate(sanitize.Control(d.Why), 60)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, sanitize.Control(e.ResourceID), e.Action,
-			amount.Rounded(a.res.Currency, e.MonthlySavings), state, why)
-	}
-	tw.Flush()
-}
-
-// adviceEntry is one piece of advice in the JSON results of finops advice
-// (--log-format json); Why is what someone typed, as typed.
-type adviceEntry struct {
-	ID             string     `json:"id"`
-	ResourceID     string     `json:"resource_id"`
-	Action         string     `json:"action"`
-	MonthlySavings float64    `json:"monthly_savings"`
-	Open           bool       `json:"open"`
-	Decision       string     `json:"decision,omitempty"`
-	DecidedAt      *time.Time `json:"decided_at,omitempty"`
-	Until          *time.Time `json:"until,omitempty"`
-	Why            string     `json:"why,omitempty"`
-}
-
-func adviceListResult(a *adviceState, entries []analysis.AdviceEntry) any {
-	list := make([]adviceEntry, 0, len(entries))
-	for _, e := range entries {
-		r := adviceEntry{ID: e.ID, ResourceID: e.ResourceID, Action: e.Action,
-			MonthlySavings: amount.RoundMinor(a.res.Currency, e.MonthlySavings), Open: e.Open}
-		if d := e.Decision; d != nil {
-			r.Decision, r.DecidedAt, r.Why = d.Decision, &d.DecidedAt, d.Why
-			if !d.Until.IsZero() {
-				r.Until = &d.Until
-			}
-		}
-		list = append(list, r)
-	}
-	return struct {
-		Command  string        `json:"command"`
-		Period   string        `json:"period"`
-		Currency string        `json:"currency"`
-		Advice   []adviceEntry `json:"advice"`
-	}{"advice list", a.win.Label, a.res.Currency, list}
-}
-
-// adviceDecisions are the store's current decisions as the analysis takes them.
-func adviceDecisions(ctx context.Context, st *store.Store) ([]analysis.AdviceDecision, error) {
-	rows, err := st.AdviceDecisions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]analysis.AdviceDecision, len(rows))
-	for i, d := range rows {
-		out[i] = analysis.AdviceDecision{ID: d.ID, Decision: d.Decision, Until: d.Until, Why: d.Why,
-			DecidedAt: d.DecidedAt, ResourceID: d.ResourceID, Action: d.Action, Baseline: d.Baseline,
-			Expected: d.Expected, Currency: d.Currency}
-	}
-	return out, nil
-}
-
-// adviceInput is what a report of win needs of the decisions: all of them,
-// and the lines of the resources of done advice from 4 weeks before the
-// earliest decision to win's end, to measure what it saved.
-func adviceInput(ctx context.Context, st *store.Store, win analysis.Window) (analysis.AdviceInput, error) {
-	decs, err := adviceDecisions(ctx, st)
-	if err != nil {
-		return analysis.AdviceInput{}, err
-	}
-	in := analysis.AdviceInput{Decisions: decs}
-	from := win.End
-	var ids []string
-	for _, d := range decs {
-		if d.Decision == analysis.AdviceDone && d.DecidedAt.Before(win.End) {
-			ids = append(ids, d.ResourceID)
-			if t := d.DecidedAt.Add(-analysis.RealisedBefore); t.Before(from) {
-				from = t
-			}
-		}
-	}
-	if in.Lines, err = st.ResourceLines(ctx, from, win.End, ids); err != nil {
-		return analysis.AdviceInput{}, err
-	}
-	return in, nil
 }

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/demo"
 	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -27,26 +25,17 @@ func (m *Main) demoCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			data := filepath.Join(out, "demo-data")
-			if err := os.MkdirAll(data, 0o755); err != nil {
-				return fmt.Errorf("demo: %w", err)
-			}
-			fleet, err := demo.Generate(data, m.Now(), seed)
+			fleet, err := demo.Fresh(data, m.Now(), seed)
 			if err != nil {
-				return fmt.Errorf("demo: %w", err)
+				return err
 			}
-			c := fleet.Config // its database: DIR/demo-data/finops.db
-			// A fresh database each time: the demo must show the same numbers on every run.
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				if err := os.Remove(c.Database + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					return fmt.Errorf("demo: %w", err)
-				}
-			}
+			c := fleet.Config // its database, fresh: DIR/demo-data/finops.db
 			st, err := store.Open(ctx, c.Database)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			if err := syncTeams(ctx, st, c); err != nil {
+			if err := reportjob.SyncTeams(ctx, st, c); err != nil {
 				return err
 			}
 			specs, err := configSources(c)

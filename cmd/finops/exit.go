@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/finops-oss/finops/reportjob"
+	"github.com/finops-oss/finops/runjob"
 	"github.com/finops-oss/finops/source"
+	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/telemetry"
 	"github.com/finops-oss/finops/watch/pass"
 	"github.com/spf13/cobra"
@@ -65,11 +68,19 @@ func exitCode(err error) int {
 		return ExitOK
 	case errors.As(err, &busy), errors.As(err, new(pass.BusyError)):
 		return ExitBusy
+	case errors.Is(err, store.ErrLocked):
+		return ExitBusy
 	case errors.As(err, &u), errors.As(err, new(pass.ConfigError)), errors.As(err, new(source.ConfigError)):
+		return ExitUsage
+	case errors.As(err, new(reportjob.ConfigError)):
 		return ExitUsage
 	case errors.As(err, &pub), errors.As(err, new(pass.UndeliveredError)):
 		return ExitPublish
+	case errors.As(err, new(runjob.UndeliveredError)):
+		return ExitPublish
 	case errors.As(err, &p), errors.As(err, new(pass.PartialError)), errors.As(err, new(telemetry.PartialError)):
+		return ExitPartial
+	case errors.As(err, new(reportjob.PartialError)):
 		return ExitPartial
 	default:
 		return ExitFailed

@@ -24,6 +24,7 @@ import (
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/internal/proxytest"
 	"github.com/finops-oss/finops/publish/publishtest"
+	"github.com/finops-oss/finops/runjob"
 	"github.com/finops-oss/finops/store"
 	"github.com/xuri/excelize/v2"
 )
@@ -304,7 +305,7 @@ func testDelivers(t *testing.T, w *pubWorld) {
 	if strings.Count(stdout, "\n") != 1 {
 		t.Errorf("stdout with --log-format json is not one line:\n%s", stdout)
 	}
-	var res runResult
+	var res runjob.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("result line: %v\n%s", err, stdout)
 	}
@@ -696,7 +697,7 @@ func testTwoRunsAtOnce(t *testing.T, w *pubWorld) {
 	if !strings.Contains(errb[loser].String(), "another finops run is in progress") {
 		t.Errorf("refused run's message:\n%s", errb[loser].String())
 	}
-	var res runResult
+	var res runjob.Result
 	if err := json.Unmarshal(out[loser].Bytes(), &res); err != nil || res.Status != "busy" || res.ExitCode != ExitBusy {
 		t.Errorf("refused run's result line %q: %v", out[loser].String(), err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/store"
 	"github.com/xuri/excelize/v2"
 )
 
@@ -104,19 +103,5 @@ func checkEmailPreview(t *testing.T, out string) {
 	}
 	if strings.Contains(string(html), "<script") || !strings.Contains(string(html), "GPU cost report") {
 		t.Errorf("email html preview is not the email body")
-	}
-}
-
-// TestIngestWarnings: the stored warnings, then per file how many more it
-// had than were kept (a: 25 in all, 2 kept → 23 more; b: all kept → none).
-func TestIngestWarnings(t *testing.T) {
-	got := ingestWarnings([]store.Warning{
-		{URI: "a.csv", Line: 2, Msg: "long", FileTotal: 25},
-		{URI: "a.csv", Line: 3, Msg: "long", FileTotal: 25},
-		{URI: "b.csv", Line: 9, Msg: "long", FileTotal: 1},
-	})
-	want := []string{"a.csv:2: long", "a.csv:3: long", "b.csv:9: long", "a.csv: 23 more warnings like these"}
-	if !slices.Equal(got, want) {
-		t.Errorf("ingestWarnings = %q, want %q", got, want)
 	}
 }

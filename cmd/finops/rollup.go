@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/rollup"
 	"github.com/spf13/cobra"
 )
@@ -32,13 +32,9 @@ func (m *Main) rollupCommand() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			opt := rollup.Options{Currency: p.Currency, Rates: rollup.RatesFromFX(p.Currency, p.FX)}
-			for _, s := range rates {
-				r, err := rollup.ParseRate(s)
-				if err != nil {
-					return usageError{err}
-				}
-				opt.Rates = append(opt.Rates, r)
+			opt, err := rollup.NewOptions(p.Currency, p.FX, rates)
+			if err != nil {
+				return usageError{err}
 			}
 			fs := report.DefaultFormats()
 			if formats != "" {
@@ -97,14 +93,8 @@ func (m *Main) writeRollup(cmd *cobra.Command, shards []rollup.Shard, opt rollup
 	}
 	r.period = res.Period.Label
 	meta := report.Meta{GeneratedAt: m.Now(), Version: version}
-	// The rollup's files take the shards' names (finops-<period>.*): one
-	// written over a shard it reads would lose that shard's own report.
-	for _, s := range shards {
-		for _, f := range formats {
-			if sameFile(filepath.Join(dir, report.BaseName(res, meta)+"."+f), s.Path) {
-				return r, usagef("--out %s would write the rollup over shard %s (%s): choose another --out", dir, s.Name, s.Path)
-			}
-		}
+	if err := rollup.CheckOut(dir, shards, res, formats); err != nil {
+		return r, err
 	}
 	paths, err := report.WriteAllContext(cmd.Context(), dir, res, formats, meta)
 	if err != nil {
@@ -119,11 +109,5 @@ func (m *Main) writeRollup(cmd *cobra.Command, shards []rollup.Shard, opt rollup
 			fmt.Fprintf(m.Stdout, "wrote %s\n", p)
 		}
 	}
-	return r, incompleteReport(nil, res)
-}
-
-func sameFile(a, b string) bool {
-	x, err1 := filepath.Abs(a)
-	y, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && x == y
+	return r, reportjob.Incomplete(nil, res)
 }

@@ -4,8 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
+	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/deliver"
+	"github.com/finops-oss/finops/reportjob"
+	"github.com/finops-oss/finops/runjob"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -51,7 +56,7 @@ func (m *Main) runCommand() *cobra.Command {
 				return err
 			}
 			defer func() { err = job.finish(err) }()
-			if err := syncTeams(ctx, st, c); err != nil {
+			if err := reportjob.SyncTeams(ctx, st, c); err != nil {
 				return err
 			}
 			results, _ := m.ingestQuietly(ctx, st, c, specs)
@@ -66,13 +71,13 @@ func (m *Main) runCommand() *cobra.Command {
 			if err := m.compactTelemetry(ctx, st, c); err != nil {
 				fmt.Fprintf(m.Stdout, "%v\n", err)
 			}
-			job.ingested(results)
+			job.Ingested(!slices.ContainsFunc(results, func(r sourceResult) bool { return r.err != nil }))
 			formats, err := reportFormats(c, "")
 			if err != nil {
 				return err
 			}
 			res, repErr := m.writeReports(ctx, st, c, win, results, outDir(c, out), formats)
-			return job.publish(ctx, res, repErr, outDir(c, out), formats)
+			return job.Publish(ctx, res, repErr, outDir(c, out), formats)
 		},
 	}
 	f := cmd.Flags()
@@ -108,11 +113,42 @@ func (m *Main) ingestQuietly(ctx context.Context, st *store.Store, c *config.Con
 	return results, err
 }
 
-// syncTeams records the configured teams in the database.
-func syncTeams(ctx context.Context, st *store.Store, c *config.Config) error {
-	var teams []store.Team
-	for _, t := range c.Teams {
-		teams = append(teams, store.Team{Name: t.Name, Tag: t.Tag, MonthlyBudget: t.MonthlyBudget, Leads: t.Leads})
+// publishFlags are the run command's publishing flags.
+type publishFlags struct {
+	deliver.Options
+	textfile string
+}
+
+// job is a run (runjob.Job) and the stdout it gives back when done: in JSON
+// mode m.Stdout is io.Discard meanwhile, as stdout carries only the result.
+type job struct {
+	*runjob.Job
+	m      *Main
+	stdout io.Writer
+}
+
+// startJob takes the run lock and records the run's start (runjob.Start).
+func (m *Main) startJob(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window, flags publishFlags) (*job, error) {
+	j, err := runjob.Start(ctx, runjob.Options{Store: st, Config: c, Window: win, Delivery: flags.Options, Textfile: flags.textfile,
+		Lock: m.acquireRunLock, Outcome: runOutcome, JSON: m.logFormat == "json", Stdout: m.Stdout, Quiet: m.quiet,
+		Version: version, Getenv: m.Getenv, Now: m.Now, Log: m.logger, Bytes: m.bars().deliveryBytes, Backoff: m.sendBackoff})
+	if err != nil {
+		return nil, err
 	}
-	return st.SyncTeams(ctx, teams)
+	out := &job{Job: j, m: m, stdout: m.Stdout}
+	m.Stdout = j.Lines
+	return out, nil
+}
+
+// finish ends the run (runjob.Job.Finish) with err, its secrets removed,
+// and returns that.
+func (j *job) finish(err error) error {
+	j.m.Stdout = j.stdout
+	return j.Finish(redactErr(err, j.Secrets()...))
+}
+
+// runOutcome is err's exit code and the run ledger's status for it.
+func runOutcome(err error) (int, string) {
+	code := exitCode(err)
+	return code, map[int]string{ExitOK: store.RunOK, ExitPartial: store.RunPartial, ExitPublish: store.RunPublishFailed}[code]
 }

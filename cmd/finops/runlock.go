@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/finops-oss/finops/store"
@@ -17,28 +16,14 @@ import (
 // five minutes) would give up until next week.
 const defaultWatchLockWait = 10 * time.Minute
 
-// acquireRunLock takes the database's run lock for what. When a watch pass
-// holds it, it tries again every second until the pass is done or the wait
-// is over; another run or a restore is refused at once, as two weekly jobs
-// at once are a mistake worth exit 5, and a pass is routine.
+// acquireRunLock takes the database's run lock for what, waiting while a
+// watch pass holds it (store.AcquireRunLockWaiting).
 func (m *Main) acquireRunLock(ctx context.Context, db, what string) (*store.RunLock, error) {
 	wait := m.watchLockWait
 	if wait == 0 {
 		wait = defaultWatchLockWait
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		lock, err := store.AcquireRunLock(db, what, m.Now())
-		var le *store.LockedError
-		if err == nil || !errors.As(err, &le) || le.Job() != watchLockJob || !time.Now().Before(deadline) {
-			return lock, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(min(time.Second, time.Until(deadline))):
-		}
-	}
+	return store.AcquireRunLockWaiting(ctx, db, what, m.Now, watchLockJob, wait)
 }
 
 // watchLockJob is how a watch pass names itself in the lock file.

@@ -6,9 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/watch/pass"
 	"github.com/spf13/cobra"
 )
@@ -116,9 +114,4 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 	}
 	_, err = pass.Run(ctx, o)
 	return err
-}
-
-// watchActivity loads what the watch did in the report's window.
-func watchActivity(ctx context.Context, st *store.Store, win analysis.Window) (*analysis.WatchInput, error) {
-	return pass.Activity(ctx, st, win.Start, win.End)
 }

@@ -7,10 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/importer"
 	"github.com/finops-oss/finops/source"
-	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/telemetry"
 	"github.com/finops-oss/finops/watch/pass"
 )
@@ -90,30 +88,5 @@ func TestUsageErrorsExit2(t *testing.T) {
 		if code, _, _ := cli(t, args...); code != ExitUsage {
 			t.Errorf("finops %v: exit %d, want %d", args, code, ExitUsage)
 		}
-	}
-}
-
-// TestSourceStatusesStale: telemetry that ends longer than thresholds.stale_after
-// before the window's end is "stale"; billing never is.
-func TestSourceStatusesStale(t *testing.T) {
-	end := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	win := analysis.Window{Start: end.AddDate(0, 0, -7), End: end}
-	srcs := []store.Source{
-		// Telemetry up to 30 h before the end; a bill up to 3 days before.
-		{Format: "nvidia-smi", Kind: "utilization", Host: "gpu-a", PeriodStart: win.Start, PeriodEnd: end.Add(-30 * time.Hour)},
-		{Format: "focus", Kind: "billing", PeriodStart: win.Start, PeriodEnd: end.Add(-72 * time.Hour)},
-	}
-	status := func(staleAfter time.Duration) map[string]string {
-		out := map[string]string{}
-		for _, s := range sourceStatuses(srcs, win, staleAfter) {
-			out[s.Name] = s.Status
-		}
-		return out
-	}
-	if got := status(24 * time.Hour); got["nvidia-smi gpu-a"] != "stale" || got["focus"] != "ok" {
-		t.Errorf("stale after 24 h: %v", got)
-	}
-	if got := status(48 * time.Hour); got["nvidia-smi gpu-a"] != "ok" || got["focus"] != "ok" {
-		t.Errorf("stale after 48 h: %v", got)
 	}
 }

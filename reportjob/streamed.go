@@ -1,4 +1,4 @@
-package main
+package reportjob
 
 import (
 	"context"
@@ -13,26 +13,26 @@ import (
 
 // What the analysis reads from the store as it goes — a GPU's minutes
 // (analysis.Input.LoadSeries), the lines (analysis.Input.LineStream) — fails
-// as the store fails, not as the configuration does: analyze leaves a
-// storeReadError as it is (exit 1) where it makes the analysis' own refusals
-// usage errors (exit 2).
-type storeReadError struct{ err error }
+// as the store fails, not as the configuration does: Analyze leaves a
+// StoreReadError as it is (exit 1) where it makes the analysis' own refusals
+// ConfigErrors (exit 2).
+type StoreReadError struct{ Err error }
 
-func (e storeReadError) Error() string { return e.err.Error() }
-func (e storeReadError) Unwrap() error { return e.err }
+func (e StoreReadError) Error() string { return e.Err.Error() }
+func (e StoreReadError) Unwrap() error { return e.Err }
 
-// readErr wraps a non-nil err as a storeReadError.
+// readErr wraps a non-nil err as a StoreReadError.
 func readErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	return storeReadError{err}
+	return StoreReadError{err}
 }
 
-// reportHoldLines is the most billing lines the weekly report holds in
-// memory (loadOptions.holdLines); above it they are streamed. Held, a line
-// is a finops.BillingLine of 424 bytes, and the collector lets the heap grow
-// to twice what is live: 500,000 lines are ≈ 210 MB live, ≈ 420 MB of heap,
+// HoldLines is the most billing lines the weekly report holds in memory
+// (Options.HoldLines); above it they are streamed. Held, a line is a
+// finops.BillingLine of 424 bytes, and the collector lets the heap grow to
+// twice what is live: 500,000 lines are ≈ 210 MB live, ≈ 420 MB of heap,
 // from where on they would be most of a report's memory (a 10,000-GPU week
 // is 1,000,000 lines against a 1 GB target). Below it holding costs little
 // on the 1,000-GPU benchmarks (a week, 200,000 lines: the same peak RSS
@@ -40,12 +40,12 @@ func readErr(err error) error {
 // held, 290 MB streamed, the same CPU), and they, the comparison with pandas
 // among them, keep measuring the path they always did (docs/BENCHMARKS.md
 // §A year of history).
-const reportHoldLines = 500_000
+const HoldLines = 500_000
 
-// lineStream is the lines of st overlapping [from, to) as the analysis reads
-// them when it does not hold them (past loadOptions.holdLines): sum, the same
+// LineStream is the lines of st overlapping [from, to) as the analysis reads
+// them when it does not hold them (past Options.HoldLines): sum, the same
 // range's summary, gives their currencies and extent before the first walk.
-func lineStream(st *store.Store, sum store.LineSummary, from, to time.Time) *analysis.LineStream {
+func LineStream(st *store.Store, sum store.LineSummary, from, to time.Time) *analysis.LineStream {
 	return &analysis.LineStream{
 		Each: func(ctx context.Context, fn func(*finops.BillingLine) error) error {
 			return readErr(st.EachLineAhead(ctx, from, to, fn))
@@ -55,9 +55,9 @@ func lineStream(st *store.Store, sum store.LineSummary, from, to time.Time) *ana
 	}
 }
 
-// loadSeries is the minutes of a GPU of st's outlines over [from, to) as the
-// analysis reads them (loadOptions.outlines).
-func loadSeries(st *store.Store, from, to time.Time) func(context.Context, *finops.GPUSeries) (finops.GPUSeries, error) {
+// LoadSeries is the minutes of a GPU of st's outlines over [from, to) as the
+// analysis reads them (Options.Outlines).
+func LoadSeries(st *store.Store, from, to time.Time) func(context.Context, *finops.GPUSeries) (finops.GPUSeries, error) {
 	return func(ctx context.Context, g *finops.GPUSeries) (finops.GPUSeries, error) {
 		s, err := st.LoadSeries(ctx, g, from, to)
 		return s, readErr(err)

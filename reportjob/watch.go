@@ -1,4 +1,4 @@
-package pass
+package reportjob
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"github.com/finops-oss/finops/store"
 )
 
-// Activity loads what `finops watch` did in [start, end), for the report's
+// watchActivity loads what `finops watch` did in [start, end), for the report's
 // Watch section: nil when it sent and decided nothing, so a fleet without
 // the watch gets no section.
-func Activity(ctx context.Context, st *store.Store, start, end time.Time) (*analysis.WatchInput, error) {
+func watchActivity(ctx context.Context, st *store.Store, start, end time.Time) (*analysis.WatchInput, error) {
 	act, err := st.WatchActivity(ctx, start, end)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,8 @@
-package main
+package reportjob
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,9 +13,10 @@ import (
 )
 
 // The store failing under what the analysis reads as it goes — the review's
-// line stream, a GPU's minutes — exits 1 (nothing useful written), as a
-// failed load before the analysis does; only the analysis' own refusals are
-// usage errors (exit 2). The store here is closed, so every read fails.
+// line stream, a GPU's minutes — is a StoreReadError (exit 1, nothing useful
+// written), as a failed load before the analysis is; only the analysis' own
+// refusals are ConfigErrors (exit 2). The store here is closed, so every
+// read fails.
 func TestAnalyzeStoreReadErrors(t *testing.T) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "finops.db"))
@@ -31,22 +33,23 @@ func TestAnalyzeStoreReadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name string
-		in   func(*analysis.Input)
-		want int
+		name       string
+		in         func(*analysis.Input)
+		wantConfig bool // a ConfigError; else a StoreReadError
 	}{
-		{"the line stream", func(in *analysis.Input) { in.LineStream = lineStream(st, sum, win.Start, win.End) }, ExitFailed},
+		{"the line stream", func(in *analysis.Input) { in.LineStream = LineStream(st, sum, win.Start, win.End) }, false},
 		{"a GPU's minutes", func(in *analysis.Input) {
-			in.GPUs, in.LoadSeries = []finops.GPUSeries{outline}, loadSeries(st, win.Start, win.End)
-		}, ExitFailed},
-		{"an empty window, the analysis' refusal", func(in *analysis.Input) { in.Window.End = in.Window.Start }, ExitUsage},
+			in.GPUs, in.LoadSeries = []finops.GPUSeries{outline}, LoadSeries(st, win.Start, win.End)
+		}, false},
+		{"an empty window, the analysis' refusal", func(in *analysis.Input) { in.Window.End = in.Window.Start }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := &analysis.Input{Window: win, Lookback: win, Params: analysis.DefaultParams(), SkipTrends: true}
 			tc.in(in)
-			_, err := analyze(ctx, in)
-			if got := exitCode(err); err == nil || got != tc.want {
-				t.Errorf("analyze: %v, exit %d; want exit %d", err, got, tc.want)
+			_, err := Analyze(ctx, in)
+			isConfig, isRead := errors.As(err, new(ConfigError)), errors.As(err, new(StoreReadError))
+			if err == nil || isConfig != tc.wantConfig || isRead == tc.wantConfig {
+				t.Errorf("Analyze: %v (config error %v, store read error %v); want config error %v", err, isConfig, isRead, tc.wantConfig)
 			}
 		})
 	}
