@@ -162,20 +162,3 @@ func jobSources(ingested []sourceResult) []reportjob.Source {
 	}
 	return out
 }
-
-// reportHoldLines, loadOptions, loadInput and analyze are reportjob's, as
-// the review and the tests of the report's loading call them.
-const reportHoldLines = reportjob.HoldLines
-
-type loadOptions struct {
-	trends, outlines bool
-	holdLines        int
-}
-
-func loadInput(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window, opt loadOptions) (*analysis.Input, error) {
-	return reportjob.Load(ctx, st, c, win, reportjob.Options{Trends: opt.trends, Outlines: opt.outlines, HoldLines: opt.holdLines})
-}
-
-func analyze(ctx context.Context, in *analysis.Input) (*analysis.Result, error) {
-	return reportjob.Analyze(ctx, in)
-}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/reportjob"
 )
 
 // TestReportHoldsOrStreamsItsLines: the weekly report holds its range's
@@ -25,7 +26,7 @@ func TestReportHoldsOrStreamsItsLines(t *testing.T) {
 	c, win, st, dir := demoWeek(t)
 	load := func(hold int) *analysis.Input {
 		t.Helper()
-		in, err := loadInput(ctx, st, c, win, loadOptions{trends: true, outlines: true, holdLines: hold})
+		in, err := reportjob.Load(ctx, st, c, win, reportjob.Options{Trends: true, Outlines: true, HoldLines: hold})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +37,7 @@ func TestReportHoldsOrStreamsItsLines(t *testing.T) {
 	if n == 0 || held.LineStream != nil {
 		t.Fatalf("held: %d lines, stream %v", n, held.LineStream != nil)
 	}
-	want, err := analyze(ctx, held)
+	want, err := reportjob.Analyze(ctx, held)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestReportHoldsOrStreamsItsLines(t *testing.T) {
 	}{
 		{"as many as the range holds", n, false},
 		{"one fewer", n - 1, true},
-		{"the report's threshold", reportHoldLines, n > reportHoldLines},
+		{"the report's threshold", reportjob.HoldLines, n > reportjob.HoldLines},
 		{"none (the review's)", 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,7 +67,7 @@ func TestReportHoldsOrStreamsItsLines(t *testing.T) {
 					return each(ctx, fn)
 				}
 			}
-			got, err := analyze(ctx, in)
+			got, err := reportjob.Analyze(ctx, in)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/store"
 )
 
@@ -24,20 +25,20 @@ func TestReportOutlinesGiveTheSameResult(t *testing.T) {
 	ctx := context.Background()
 	c, win, st, _ := demoWeek(t)
 	var res []*analysis.Result
-	for _, opt := range []loadOptions{{trends: true, holdLines: math.MaxInt}, {trends: true, outlines: true, holdLines: math.MaxInt}} {
-		in, err := loadInput(ctx, st, c, win, opt)
+	for _, opt := range []reportjob.Options{{Trends: true, HoldLines: math.MaxInt}, {Trends: true, Outlines: true, HoldLines: math.MaxInt}} {
+		in, err := reportjob.Load(ctx, st, c, win, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if opt.outlines && in.LoadSeries == nil {
+		if opt.Outlines && in.LoadSeries == nil {
 			t.Fatal("outlines: no LoadSeries")
 		}
 		for _, g := range in.GPUs {
-			if opt.outlines && g.Len() > 2 {
+			if opt.Outlines && g.Len() > 2 {
 				t.Fatalf("outlines: GPU %s has %d minutes, want its first and last", g.Key, g.Len())
 			}
 		}
-		r, err := analyze(ctx, in)
+		r, err := reportjob.Analyze(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -110,10 +111,10 @@ func (m *Main) analyseWindow(ctx context.Context, st *store.Store, c *config.Con
 	// The review compares with the quarter before itself (RentOrBuy's
 	// PreviousResult), and has no per-GPU hourly view. Its quarter of lines
 	// is walked from the store, never held (BENCHMARKS.md §A year of history).
-	in, err := loadInput(ctx, st, c, win, loadOptions{outlines: true, holdLines: 0})
+	in, err := reportjob.Load(ctx, st, c, win, reportjob.Options{Outlines: true, HoldLines: 0})
 	if err != nil {
 		return nil, err
 	}
 	in.SkipHourly = true
-	return analyze(ctx, in)
+	return reportjob.Analyze(ctx, in)
 }

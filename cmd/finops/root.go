@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 	"github.com/mattn/go-isatty"
@@ -63,7 +64,7 @@ type Main struct {
 
 	cpuProfile, memProfile string
 	stopProfiles           func() error
-	holdLines              int // --hold-lines: loadOptions.holdLines of the weekly report
+	holdLines              int // --hold-lines: reportjob.Options.HoldLines of the weekly report
 }
 
 // NewMain returns a Main wired to the process. Standard output goes through
@@ -132,7 +133,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	pf.BoolVarP(&m.quiet, "quiet", "q", false, "no progress bars and no summaries: only errors (and, with --log-format json, the JSON results)")
 	pf.StringVar(&m.cpuProfile, "cpuprofile", "", "write a CPU profile of the command to this file")
 	pf.StringVar(&m.memProfile, "memprofile", "", "write a heap profile at the end of the command to this file")
-	pf.IntVar(&m.holdLines, "hold-lines", reportHoldLines, "the most billing lines a report holds in memory; more are read from the database as the analysis goes (0: always)")
+	pf.IntVar(&m.holdLines, "hold-lines", reportjob.HoldLines, "the most billing lines a report holds in memory; more are read from the database as the analysis goes (0: always)")
 	pf.MarkHidden("cpuprofile")
 	pf.MarkHidden("memprofile")
 	pf.MarkHidden("hold-lines")
