@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -139,10 +138,7 @@ func (m *Main) openAdvice(ctx context.Context, wf windowFlags) (*adviceState, er
 func (m *Main) decideAdvice(ctx context.Context, a *adviceState, id string, d store.AdviceDecision) error {
 	lock, err := m.acquireRunLock(ctx, a.st.Path(), "advice "+d.Decision)
 	if err != nil {
-		if errors.Is(err, store.ErrLocked) {
-			return busyError{err}
-		}
-		return err
+		return err // store.ErrLocked: exit 5
 	}
 	defer lock.Release()
 	e, d, err := a.Decide(ctx, a.st, id, d, m.Now())

@@ -39,48 +39,21 @@ func asUsage(err error) error {
 	return usageError{err}
 }
 
-// partialError marks a report that was written from incomplete sources.
-type partialError struct{ err error }
-
-func (e partialError) Error() string { return e.err.Error() }
-func (e partialError) Unwrap() error { return e.err }
-
-// publishError marks a report that was written but not delivered.
-type publishError struct{ err error }
-
-func (e publishError) Error() string { return e.err.Error() }
-func (e publishError) Unwrap() error { return e.err }
-
-// busyError marks a run refused because another one holds the lock.
-type busyError struct{ err error }
-
-func (e busyError) Error() string { return e.err.Error() }
-func (e busyError) Unwrap() error { return e.err }
-
-// exitCode maps an error to the exit-code table.
+// exitCode maps an error to the exit-code table: the packages' error types,
+// and store.ErrLocked (a run lock another process holds).
 func exitCode(err error) int {
-	var u usageError
-	var p partialError
-	var pub publishError
-	var busy busyError
 	switch {
 	case err == nil:
 		return ExitOK
-	case errors.As(err, &busy), errors.As(err, new(pass.BusyError)):
+	case errors.Is(err, store.ErrLocked), errors.As(err, new(pass.BusyError)):
 		return ExitBusy
-	case errors.Is(err, store.ErrLocked):
-		return ExitBusy
-	case errors.As(err, &u), errors.As(err, new(pass.ConfigError)), errors.As(err, new(source.ConfigError)):
+	case errors.As(err, new(usageError)), errors.As(err, new(pass.ConfigError)), errors.As(err, new(source.ConfigError)),
+		errors.As(err, new(reportjob.ConfigError)):
 		return ExitUsage
-	case errors.As(err, new(reportjob.ConfigError)):
-		return ExitUsage
-	case errors.As(err, &pub), errors.As(err, new(pass.UndeliveredError)):
+	case errors.As(err, new(pass.UndeliveredError)), errors.As(err, new(runjob.UndeliveredError)):
 		return ExitPublish
-	case errors.As(err, new(runjob.UndeliveredError)):
-		return ExitPublish
-	case errors.As(err, &p), errors.As(err, new(pass.PartialError)), errors.As(err, new(telemetry.PartialError)):
-		return ExitPartial
-	case errors.As(err, new(reportjob.PartialError)):
+	case errors.As(err, new(pass.PartialError)), errors.As(err, new(telemetry.PartialError)),
+		errors.As(err, new(reportjob.PartialError)):
 		return ExitPartial
 	default:
 		return ExitFailed

@@ -9,7 +9,6 @@ import (
 
 	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/publish"
-	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
 
@@ -77,10 +76,8 @@ func (m *Main) restore(ctx context.Context, client *publish.S3, period, db strin
 		return usageError{err}
 	}
 	r, err := deliver.Restore(ctx, client, period, db, m.Now())
-	if errors.Is(err, store.ErrLocked) {
-		return busyError{err}
-	} else if err != nil {
-		return err
+	if err != nil {
+		return err // store.ErrLocked: exit 5
 	}
 	counts := r.Counts
 	fmt.Fprintf(m.Stdout, "restored %s from %s (sha256 %s)\n", db, r.URL, r.SHA256)

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/importer"
+	"github.com/finops-oss/finops/reportjob"
+	"github.com/finops-oss/finops/runjob"
 	"github.com/finops-oss/finops/source"
+	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/telemetry"
 	"github.com/finops-oss/finops/watch/pass"
 )
@@ -37,8 +40,12 @@ func TestExitCodes(t *testing.T) {
 		{base, ExitFailed},
 		{usageError{base}, ExitUsage},
 		{fmt.Errorf("wrapped: %w", usageError{base}), ExitUsage},
-		{partialError{base}, ExitPartial},
-		{publishError{base}, ExitPublish},
+		// A report's and a run's errors, and a held run lock.
+		{reportjob.ConfigError{Err: base}, ExitUsage},
+		{reportjob.PartialError{Err: base}, ExitPartial},
+		{runjob.UndeliveredError{Err: base}, ExitPublish},
+		{errors.Join(runjob.UndeliveredError{Err: base}, reportjob.PartialError{Err: base}), ExitPublish},
+		{fmt.Errorf("advice done: %w", &store.LockedError{Path: "finops.db.lock"}), ExitBusy},
 		// A watch pass's errors, and several of them joined: the table's order.
 		{pass.BusyError{Err: base}, ExitBusy},
 		{pass.ConfigError{Err: base}, ExitUsage},
@@ -62,8 +69,8 @@ func TestExitCodes(t *testing.T) {
 // change what the error is (restore used to return a plain error: exit 1).
 func TestRedactKeepsExitCode(t *testing.T) {
 	const key = "AKIASECRETKEY123"
-	for _, err := range []error{usageError{errors.New("bad key " + key)}, busyError{errors.New("held " + key)},
-		publishError{errors.New("upload with " + key)}} {
+	for _, err := range []error{usageError{errors.New("bad key " + key)}, fmt.Errorf("held %s: %w", key, store.ErrLocked),
+		runjob.UndeliveredError{Err: errors.New("upload with " + key)}} {
 		got := redactErr(err, key, "", "abc")
 		if strings.Contains(got.Error(), key) || !strings.Contains(got.Error(), "[redacted]") {
 			t.Errorf("redactErr(%q) = %q", err, got)
