@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/finops-oss/finops/analysis"
 )
@@ -51,10 +52,18 @@ func (e *Energy) validate() []error {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		// Regions and providers match bills without regard to case, so two
+		// keys that differ only in case would pick one value at random.
+		seen := map[string]string{}
 		for _, k := range keys {
 			if err := intensityRange.check(fmt.Sprintf("energy.grid_intensity.%s.%s", m.key, k), m.v[k]); err != nil {
 				errs = append(errs, err)
 			}
+			if first, dup := seen[strings.ToLower(k)]; dup {
+				errs = append(errs, fmt.Errorf("energy.grid_intensity.%s: %q and %q name the same %s (case does not count): keep one",
+					m.key, first, k, strings.TrimSuffix(m.key, "s")))
+			}
+			seen[strings.ToLower(k)] = k
 		}
 	}
 	return errs

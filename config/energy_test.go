@@ -57,3 +57,25 @@ func TestEnergyConfig(t *testing.T) {
 }
 
 func f64(v float64) *float64 { return &v }
+
+// TestEnergyKeysDifferingInCase: regions and providers match bills without
+// regard to case, so two keys that differ only in case are refused rather
+// than one of them winning at random.
+func TestEnergyKeysDifferingInCase(t *testing.T) {
+	for _, c := range []struct{ name, yaml, want string }{
+		{"regions", "energy: {grid_intensity: {regions: {eu-north-1: 30, EU-North-1: 40}}}",
+			`energy.grid_intensity.regions: "EU-North-1" and "eu-north-1" name the same region (case does not count): keep one`},
+		{"providers", "energy: {grid_intensity: {providers: {AWS: 380, aws: 390}}}",
+			`energy.grid_intensity.providers: "AWS" and "aws" name the same provider (case does not count): keep one`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("energy", []byte(c.yaml))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v, want %q", err, c.want)
+			}
+		})
+	}
+	if _, err := Parse("energy", []byte("energy: {grid_intensity: {regions: {eu-north-1: 30, us-east-1: 380}}}")); err != nil {
+		t.Fatalf("distinct regions refused: %v", err)
+	}
+}
