@@ -50,6 +50,30 @@ func NameOf(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), ".json")
 }
 
+// defaultNames names shard files given without --name: by file name, or,
+// where two files share one (every shard's report is finops-<period>.json),
+// by the folder each lies in (eu/finops-2026-W48.json is eu). Names that
+// still collide are refused later (checkNames), asking for --name.
+func defaultNames(paths []string) []string {
+	names := make([]string, len(paths))
+	count := map[string]int{}
+	for i, p := range paths {
+		names[i] = NameOf(p)
+		count[names[i]]++
+	}
+	for i, p := range paths {
+		if count[names[i]] < 2 {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			if dir := filepath.Base(filepath.Dir(abs)); dir != "" && dir != "/" && dir != "." {
+				names[i] = dir
+			}
+		}
+	}
+	return names
+}
+
 // Read reads one shard file named name. The file must be a JSON summary of
 // `finops report --format json` with a schema_version this finops writes
 // (report.JSONSchemaVersion).
@@ -251,8 +275,9 @@ func Load(ctx context.Context, paths, names []string) ([]Shard, error) {
 			"(each shard is then named by its file)", len(names), len(paths))
 	}
 	out := make([]Shard, 0, len(paths))
+	defaults := defaultNames(paths)
 	for i, p := range paths {
-		name := NameOf(p)
+		name := defaults[i]
 		if len(names) > 0 {
 			name = strings.TrimSpace(names[i])
 		}

@@ -2,6 +2,8 @@ package rollup
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -114,5 +116,22 @@ func TestLoadNames(t *testing.T) {
 	}
 	if _, err := Load(context.Background(), []string{dir + "/missing.json"}, nil); err == nil || !IsRefusal(err) {
 		t.Errorf("a missing file: %v, want a refusal", err)
+	}
+	// Every shard's report is finops-<period>.json: two such files are
+	// named by their folders, eu/ and cn/.
+	root := t.TempDir()
+	for _, sub := range []string{"eu", "cn"} {
+		if err := os.Mkdir(filepath.Join(root, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eu := writeFile(t, filepath.Join(root, "eu"), "finops-2026-W48.json", summaryBytes(t, euShard()))
+	cn := writeFile(t, filepath.Join(root, "cn"), "finops-2026-W48.json", summaryBytes(t, cnShard()))
+	got, err := Load(context.Background(), []string{eu, cn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Name != "eu" || got[1].Name != "cn" {
+		t.Errorf("same-named files: names %q and %q, want their folders eu and cn", got[0].Name, got[1].Name)
 	}
 }
