@@ -266,3 +266,23 @@ func TestPrometheusExporterDiedMidWeek(t *testing.T) {
 		t.Errorf("subject %q", subject)
 	}
 }
+
+// TestPartialLogsWarning: a report written with incomplete data (exit 3)
+// is logged as a warning, not as "finops failed" at ERROR: the report is
+// there and says what is missing.
+func TestPartialLogsWarning(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "f.db")
+	for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", "--host", "gpu-a", "--tz", "UTC", writeSMIDays(t, dir, 3)}} {
+		if code, out, errs := cli(t, append([]string{"--db", db}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	code, _, errs := cli(t, "--db", db, "--log-format", "json", "report", "--week", "2026-W48", "--format", "json", "--out", filepath.Join(dir, "out"))
+	if code != ExitPartial {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitPartial, errs)
+	}
+	if strings.Contains(errs, "finops failed") || !strings.Contains(errs, `"level":"WARN","msg":"finops finished, but not everything is complete","exit":3`) {
+		t.Errorf("stderr does not log the partial report as a warning:\n%s", errs)
+	}
+}

@@ -91,9 +91,13 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	if err != nil {
 		// The message may quote a file's bytes or a source's address.
 		msg := redact(err.Error())
-		if m.logger != nil && exitCode(err) != ExitUsage {
+		switch code := exitCode(err); {
+		case m.logger != nil && (code == ExitPartial || code == ExitPublish):
+			// The report was written: a warning the reader acts on, not a failure.
+			m.logger.Warn("finops finished, but not everything is complete", "exit", code, "error", msg)
+		case m.logger != nil && code != ExitUsage:
 			m.logger.Error("finops failed", "error", msg) // the handler quotes control characters
-		} else {
+		default:
 			fmt.Fprintf(m.Stderr, "finops: %s\n", sanitize.Text(msg))
 		}
 	}
