@@ -269,9 +269,13 @@ func prepareFile(ctx context.Context, o Options, s source.Spec, file ingest.Plan
 		defer rc.Close()
 		// Samples no clock could have written (a year ahead, before 2000)
 		// are refused with a warning, never trusted.
+		// Bill lines starting a day or more ahead are kept, with a warning:
+		// the wrong clock may be this host's.
 		guard := ingest.NewClockGuard(sink, uri, o.Now())
-		sm, err := ParseInput(ctx, rc, o.Config, s, uri, guard)
+		bills := ingest.NewBillingClock(guard, uri, o.Now())
+		sm, err := ParseInput(ctx, rc, o.Config, s, uri, bills)
 		if err == nil {
+			bills.Finish(sm)
 			err = guard.Finish(sm)
 		}
 		if err == nil && s.Kind != "" && sm.Kind != s.Kind {
