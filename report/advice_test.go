@@ -59,7 +59,7 @@ func TestAdviceNotes(t *testing.T) {
 }
 
 // TestAdviceInOutputs: the id and the notes in the HTML page, the email and
-// the terminal summary; the JSON keeps the schema.
+// the terminal summary (its top actions); the JSON keeps the schema.
 func TestAdviceInOutputs(t *testing.T) {
 	r := adviceResult(t)
 	hidden := "2 recommendations hidden (dismissed/snoozed): finops advice list --all"
@@ -86,6 +86,14 @@ func TestAdviceInOutputs(t *testing.T) {
 	}
 	if !strings.Contains(text, "gpu-a100-1 · adv-0123abcd") {
 		t.Errorf("the email's finding of the advice lacks its id:\n%s", text)
+	}
+	// The terminal's top actions give the id `finops advice done` takes, on
+	// the action's row; the one without an id leaves its cell blank.
+	top := term.String()[strings.Index(term.String(), "Top actions"):]
+	for _, w := range []string{"ADVICE ID", "Switch to hourly  gpu-a100-1                        adv-0123abcd  ¥4,800.00/mo"} {
+		if !strings.Contains(top, w) {
+			t.Errorf("the terminal's top actions lack %q:\n%s", w, top)
+		}
 	}
 	_, raw := decodeJSON(t, r)
 	if err := validateJSON(reportSchema(t), raw); err != nil {

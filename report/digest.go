@@ -33,17 +33,20 @@ type DigestMessage struct {
 
 // Bounds of the digest's bill text: with MaxActions lines of at most
 // digestNameRunes each, a digest stays well inside the smallest chat limit
-// (a Slack section's 3000 characters), so the platforms never cut it.
+// (a Slack section's 3000 characters), so the platforms never cut it. An
+// advice id is 12 characters (analysis.AdviceID); digestIDRunes bounds one
+// read back from a JSON summary too.
 const (
 	digestNameRunes   = 80
+	digestIDRunes     = 16
 	digestReasonRunes = 160
 	digestMaxReasons  = 3
 )
 
 // Digest renders the weekly digest of r for chat: the period's cost, the
 // idle cost and its share, the coverage and "data incomplete" when the
-// data is, the actions that save the most with their savings, and the
-// link. Its numbers are formatted as the email's (money, idleMoney,
+// data is, the actions that save the most with their savings and advice
+// ids, and the link. Its numbers are formatted as the email's (money, idleMoney,
 // idleNote), so the two say the same.
 func Digest(r *analysis.Result, opts DigestOptions) (DigestMessage, error) {
 	if r == nil {
@@ -101,8 +104,14 @@ func Digest(r *analysis.Result, opts DigestOptions) (DigestMessage, error) {
 				add("… and %d more in the report", len(acts)-i)
 				break
 			}
-			add("%d. %s: %s, saves %s/month", i+1, actionText(a.Action),
-				oneLine(analysis.ShortResourceID(a.ResourceID), digestNameRunes), money(cur, a.MonthlySavings))
+			// The id is what `finops advice done ID` takes: a lead reading
+			// the chat needs it there.
+			id := ""
+			if a.ID != "" {
+				id = " · " + oneLine(a.ID, digestIDRunes)
+			}
+			add("%d. %s: %s, saves %s/month%s", i+1, actionText(a.Action),
+				oneLine(analysis.ShortResourceID(a.ResourceID), digestNameRunes), money(cur, a.MonthlySavings), id)
 		}
 	}
 	team := ""

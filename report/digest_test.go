@@ -19,8 +19,9 @@ func digestWeek() *analysis.Result {
 			GPUHoursUnmonitored: 250, MonthlySavings: 3500},
 		ByTeam: []analysis.TeamCost{{Team: "nlp", Cost: 8000, IdleCost: 1200}},
 		Recommendations: []analysis.Recommendation{
-			{ResourceID: "gpu-a", Action: analysis.ActionSwitchToHourly, MonthlySavings: 2000},
-			{ResourceID: "gpu-b", Action: analysis.ActionStopWhenIdle, MonthlySavings: 1000},
+			{ID: "adv-0000000a", ResourceID: "gpu-a", Action: analysis.ActionSwitchToHourly, MonthlySavings: 2000},
+			{ID: "adv-0000000b", ResourceID: "gpu-b", Action: analysis.ActionStopWhenIdle, MonthlySavings: 1000},
+			// No id: a result from before advice ids had none.
 			{ResourceID: "gpu-c", Action: analysis.ActionRelease, MonthlySavings: 500},
 			{ResourceID: "gpu-d", Action: analysis.ActionKeep},
 		},
@@ -57,8 +58,8 @@ func TestDigest(t *testing.T) {
 				"Report: https://r.example.com/w48.html",
 				"Savings available: ¥3,500.00 per month",
 				"Top recommendations:",
-				"1. Switch to hourly: gpu-a, saves ¥2,000.00/month",
-				"2. Stop when idle: gpu-b, saves ¥1,000.00/month",
+				"1. Switch to hourly: gpu-a, saves ¥2,000.00/month · adv-0000000a",
+				"2. Stop when idle: gpu-b, saves ¥1,000.00/month · adv-0000000b",
 				"… and 1 more in the report", // gpu-d saves nothing: not a recommendation to act on
 			}},
 		{"complete, team", complete, DigestOptions{Team: "nlp"},
@@ -69,8 +70,8 @@ func TestDigest(t *testing.T) {
 				"Idle cost: ¥1,200.00 (15.0% of total cost)",
 				"Savings available: ¥3,500.00 per month",
 				"Top recommendations:",
-				"1. Switch to hourly: gpu-a, saves ¥2,000.00/month",
-				"2. Stop when idle: gpu-b, saves ¥1,000.00/month",
+				"1. Switch to hourly: gpu-a, saves ¥2,000.00/month · adv-0000000a",
+				"2. Stop when idle: gpu-b, saves ¥1,000.00/month · adv-0000000b",
 				"3. Release: gpu-c, saves ¥500.00/month",
 			}},
 	} {
@@ -109,12 +110,13 @@ func TestDigestRefuses(t *testing.T) {
 	}
 }
 
-// TestDigestOneLineNames: a team or resource name with line breaks stays on
-// its line, and a long one is capped, so no bill text adds a line of its own.
+// TestDigestOneLineNames: a team or resource name, or an advice id read
+// back from a JSON summary, with line breaks stays on its line, and a long
+// one is capped, so no bill text adds a line of its own.
 func TestDigestOneLineNames(t *testing.T) {
 	r := digestWeek()
 	r.Recommendations = []analysis.Recommendation{{ResourceID: "gpu\nCost: ¥0.00 " + strings.Repeat("x", 200),
-		Action: analysis.ActionRelease, MonthlySavings: 1}}
+		ID: "adv-1\nCost: ¥0.00 " + strings.Repeat("y", 200), Action: analysis.ActionRelease, MonthlySavings: 1}}
 	d, err := Digest(r, DigestOptions{Team: "a\nb"})
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,9 @@ import (
 
 // WriteSummary writes a compact plain-text summary for the terminal: headline
 // totals, the five most expensive resources with their idle cost, the five
-// top findings and the three actions that save the most. color enables ANSI colour; the caller
-// decides (e.g. isatty and NO_COLOR), this package never looks at the terminal.
+// top findings and the three actions that save the most, with their advice
+// ids. color enables ANSI colour; the caller decides (e.g. isatty and
+// NO_COLOR), this package never looks at the terminal.
 //
 // meta.Team names the team of a team's slice in the title; the other Meta
 // fields are not used.
@@ -114,11 +115,13 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 			rows = append(rows, []cell{
 				{actionText(sanitize.Terminal(a.Action, 24)), styleNone},
 				{sanitize.Terminal(analysis.ShortResourceID(a.ResourceID), 32), styleNone},
+				// What `finops advice done ID` takes.
+				{sanitize.Terminal(a.ID, 16), styleNone},
 				{money(cur, a.MonthlySavings) + "/mo", styleGreen},
 				{sanitize.Terminal(a.Reason, 70), styleNone},
 			})
 		}
-		writeTable(&b, p, []string{"ACTION", "RESOURCE", "SAVES", "WHY"}, []bool{false, false, true, false}, rows)
+		writeTable(&b, p, []string{"ACTION", "RESOURCE", "ADVICE ID", "SAVES", "WHY"}, []bool{false, false, false, true, false}, rows)
 	} else {
 		b.WriteString("\nNo action would save money at the current usage.\n")
 	}

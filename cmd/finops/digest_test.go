@@ -157,6 +157,7 @@ type digestSummary struct {
 		Team       string `json:"team"`
 	} `json:"by_resource"`
 	Recommendations []struct {
+		ID             string  `json:"id"`
 		ResourceID     string  `json:"resource_id"`
 		Action         string  `json:"action"`
 		MonthlySavings float64 `json:"monthly_savings"`
@@ -192,7 +193,8 @@ var actionWords = map[string]string{"switch_to_hourly": "Switch to hourly", "swi
 
 // wantDigestLines are the lines a digest must hold for the JSON summary's
 // figures: cost, idle cost and share, and the recommendations of the
-// resources in own (nil: all) with savings, largest first, at most 5.
+// resources in own (nil: all) with savings, largest first, at most 5, each
+// with its advice id.
 func wantDigestLines(s digestSummary, cost, idle, prev float64, own map[string]bool) []string {
 	change := (cost - prev) / prev
 	sign := "+"
@@ -204,20 +206,20 @@ func wantDigestLines(s digestSummary, cost, idle, prev float64, own map[string]b
 		fmt.Sprintf("Idle cost: %s (%s of total cost)", money(idle), pct(idle, cost)),
 	}
 	type rec struct {
-		id, action string
-		saves      float64
+		id, action, adv string
+		saves           float64
 	}
 	var recs []rec
 	for _, r := range s.Recommendations {
 		if r.MonthlySavings > 0 && (own == nil || own[r.ResourceID]) {
-			recs = append(recs, rec{r.ResourceID, r.Action, r.MonthlySavings})
+			recs = append(recs, rec{r.ResourceID, r.Action, r.ID, r.MonthlySavings})
 		}
 	}
 	slices.SortStableFunc(recs, func(a, b rec) int {
 		return cmp.Or(cmp.Compare(b.saves, a.saves), cmp.Compare(a.id, b.id))
 	})
 	for i, r := range recs[:min(5, len(recs))] {
-		lines = append(lines, fmt.Sprintf("%d. %s: %s, saves %s/month", i+1, actionWords[r.action], r.id, money(r.saves)))
+		lines = append(lines, fmt.Sprintf("%d. %s: %s, saves %s/month · %s", i+1, actionWords[r.action], r.id, money(r.saves), r.adv))
 	}
 	return lines
 }
