@@ -246,7 +246,7 @@ func TestRollupRefusesAndConverts(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"two files of one name", []string{eu, cn}, []string{`two shards are named "finops-2026-W48"`, "name each with --name"}},
+		{"two files of one name", []string{eu, cn}, []string{`two shards are named "out"`, "name each with --name"}},
 		{"one name twice", []string{"--name", "x", "--name", "x", eu, cn}, []string{`two shards are named "x"`}},
 		{"a newer schema", []string{"--name", "eu", "--name", "cn", eu, v2}, []string{`shard cn has schema_version "2"`}},
 		{"another period", []string{"--name", "eu", "--name", "cn", eu, short},
