@@ -72,7 +72,7 @@ func newHistory(orig *Input, report Window, p Params) (*history, error) {
 				Lines: orig.Lines, LineStream: orig.LineStream, GPUs: gpusBefore(orig.GPUs, w.End),
 				LoadSeries: weekLoader(orig, minTime(lbw.Start, w.Start), w.End),
 				TaskRuns:   orig.TaskRuns, Resources: orig.Resources, Teams: orig.Teams, Prices: orig.Prices,
-				Params: orig.Params, SkipHourly: true})
+				Params: weekParams(orig.Params), SkipHourly: true})
 			if err != nil {
 				return nil, err
 			}
@@ -81,6 +81,15 @@ func newHistory(orig *Input, report Window, p Params) (*history, error) {
 		h.weeks = append(h.weeks, hw)
 	}
 	return h, nil
+}
+
+// weekParams are a history week's parameters: the report's, without the
+// allocation's dimensions. A week shows no allocation (weekFigures), and
+// with group_by set every line of the history's walk would otherwise be
+// added to each week's groups (lineTotal) for nothing.
+func weekParams(p Params) Params {
+	p.GroupBy = nil
+	return p
 }
 
 // gpusBefore are the GPUs with telemetry before end: a report of the week

@@ -409,3 +409,42 @@ func TestTrendOutlinesLoadTheirWeeks(t *testing.T) {
 		near(t, w.Label+" coverage", got.Coverage, w.Coverage)
 	}
 }
+
+// TestTrendWeeksGroupNothing: with group_by set, the report window still
+// allocates its cost, and the history's weeks, which show no allocation,
+// add no line to groups; their figures are those without group_by.
+func TestTrendWeeksGroupNothing(t *testing.T) {
+	plain, err := Analyze(trendFleet(nov23, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := trendFleet(nov23, 8)
+	in.Params.GroupBy = []string{"provider"}
+	h, err := newHistory(in, in.Window, withDefaults(in.Params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, wa := range h.analyses() {
+		if wa != nil && len(wa.a.p.GroupBy) > 0 {
+			t.Fatalf("a history week groups by %v", wa.a.p.GroupBy)
+		}
+	}
+	res, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// W47's cost by provider, by hand (trendFleet): every line is
+	// TestCloud's, gpu-a 160 + gpu-b 50 = 210.
+	if a := res.Allocation; len(a) != 1 || len(a[0].Groups) != 1 || a[0].Groups[0].Value != "TestCloud" {
+		t.Fatalf("allocations %+v, want TestCloud's one group", a)
+	}
+	near(t, "TestCloud", res.Allocation[0].Groups[0].Cost, 210)
+	if len(res.Trend.Weeks) != len(plain.Trend.Weeks) {
+		t.Fatalf("%d weeks, %d without group_by", len(res.Trend.Weeks), len(plain.Trend.Weeks))
+	}
+	for i, w := range res.Trend.Weeks {
+		p := plain.Trend.Weeks[i]
+		near(t, w.Label+" cost", w.Cost, p.Cost)
+		near(t, w.Label+" idle", w.IdleCost, p.IdleCost)
+	}
+}

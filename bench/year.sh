@@ -10,7 +10,8 @@
 # form by reportgen -telemetry-db (ingesting 105 million more samples would
 # take hours here), after it checks that its blobs for the ingested week equal
 # finops' own byte for byte. Then, BENCH_RUNS times each under /usr/bin/time
-# -v: `finops report --week 2026-W46 --format xlsx,html,json` and `finops
+# -v: `finops report --week 2026-W46 --format xlsx,html,json` (with the
+# default 8-week trend, and again with `report.trend_weeks: 0`) and `finops
 # review --quarter 2026Q4`. Also recorded: the database's size per table
 # (sqlite3's dbstat), per GPU-year, and SQLite's query plans on it.
 #
@@ -38,10 +39,13 @@ rm -f "$db" "$db-wal" "$db-shm"
 echo "bench: ingesting 52 weekly exports and the week's telemetry" >&2
 measure ingest bin/finops --db "$db" ingest --tz UTC "$dir/history" "$dir/focus.csv" "$dir/smi.csv"
 $go run ./bench/reportgen -week "$week" -history 51 -telemetry-db "$db" >&2
+# The same report without the weekly history (issue #27), to say what it costs.
+printf 'report:\n  trend_weeks: 0\n' >"$dir/notrend.yaml"
 for i in $(seq "$runs"); do
 	echo "bench: run $i of $runs" >&2
 	rm -rf "$dir/out"
 	measure report bin/finops --db "$db" report --week "$week" --format xlsx,html,json --out "$dir/out"
+	measure report0 bin/finops --db "$db" --config "$dir/notrend.yaml" report --week "$week" --format xlsx,html,json --out "$dir/out"
 	measure review bin/finops --db "$db" review --quarter "$quarter" --out "$dir/out"
 done
 
@@ -80,7 +84,8 @@ table=$(
 | run | wall | peak RSS | CPU (user+sys) |
 |---|---:|---:|---:|
 | \`finops ingest\` of 52 weekly exports and the week's 2,016,000 samples (one run) | $(median 2 ingest) s | $(mib "$(median 3 ingest)") | $(median 4 ingest) s |
-| \`finops report --week $week --format xlsx,html,json\` | **$(median 2 report) s** | **$(mib "$(median 3 report)")** | $(median 4 report) s |
+| \`finops report --week $week --format xlsx,html,json\` (8-week trend, the default) | **$(median 2 report) s** | **$(mib "$(median 3 report)")** | $(median 4 report) s |
+| the same with \`report.trend_weeks: 0\` (no trend) | $(median 2 report0) s | $(mib "$(median 3 report0)") | $(median 4 report0) s |
 | \`finops review --quarter $quarter\` | **$(median 2 review) s** | **$(mib "$(median 3 review)")** | $(median 4 review) s |
 
 | database | bytes | per GPU-year |
