@@ -17,6 +17,7 @@ import (
 type storedDay struct {
 	id, day  int64
 	util     [dayMinutes]float32 // NaN: no utilization
+	power    [dayMinutes]uint16  // whole watts; dayNoPower: no reading
 	mem      sql.NullFloat64
 	powerSum float64
 	powerN   int64
@@ -30,10 +31,10 @@ type dayStmts struct {
 
 func prepareDayStmts(p *preparer) dayStmts {
 	return dayStmts{
-		load: p.prep(`SELECT util, mem_used_max, power_sum, power_n FROM gpu_days WHERE gpu_id = ? AND day = ?`),
-		upsert: p.prep(`INSERT INTO gpu_days (gpu_id, day, minutes, util, mem_used_max, power_sum, power_n)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (gpu_id, day) DO UPDATE SET minutes = excluded.minutes, util = excluded.util,
-		mem_used_max = excluded.mem_used_max, power_sum = excluded.power_sum, power_n = excluded.power_n`),
+		load: p.prep(`SELECT util, minutes, mem_used_max, power_sum, power_n, power FROM gpu_days WHERE gpu_id = ? AND day = ?`),
+		upsert: p.prep(`INSERT INTO gpu_days (gpu_id, day, minutes, util, mem_used_max, power_sum, power_n, power)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (gpu_id, day) DO UPDATE SET minutes = excluded.minutes, util = excluded.util,
+		mem_used_max = excluded.mem_used_max, power_sum = excluded.power_sum, power_n = excluded.power_n, power = excluded.power`),
 	}
 }
 
@@ -48,19 +49,39 @@ func (s dayStmts) close() {
 // open starts d as GPU id's day, with what is stored of it.
 func (s dayStmts) open(ctx context.Context, d *storedDay, id, day int64) error {
 	*d = storedDay{id: id, day: day}
-	var blob []byte
-	err := s.load.QueryRowContext(ctx, id, day).Scan(&blob, &d.mem, &d.powerSum, &d.powerN)
+	var blob, power []byte
+	var minutes int64
+	err := s.load.QueryRowContext(ctx, id, day).Scan(&blob, &minutes, &d.mem, &d.powerSum, &d.powerN, &power)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		nan := float32(math.NaN())
 		for i := range d.util {
-			d.util[i] = nan
+			d.util[i], d.power[i] = nan, dayNoPower
 		}
 		return nil
 	case err != nil:
 		return err
 	}
-	return decodeDay(blob, &d.util)
+	if err := decodeDay(blob, &d.util); err != nil {
+		return err
+	}
+	if err := decodePower(power, &d.power); err != nil {
+		return err
+	}
+	if power == nil {
+		// A day compacted before schema 14 has only its power sum: its
+		// minutes keep the watts a report read them with (dayPower), so
+		// merging new minutes into it does not leave the old ones without.
+		if w := dayPower(minutes, d.powerSum, d.powerN); w == w {
+			p := powerWatts(w, 1)
+			for i, u := range d.util {
+				if u == u {
+					d.power[i] = p
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // fill merges one minute row into minute i of the day: util is its mean
@@ -72,6 +93,9 @@ func (d *storedDay) fill(i int64, util float32, mem sql.NullFloat64, powerSum fl
 		return // stored: the first delivery wins
 	}
 	d.util[i] = util
+	if d.power[i] == dayNoPower {
+		d.power[i] = powerWatts(powerSum, powerN)
+	}
 	if mem.Valid && (!d.mem.Valid || mem.Float64 > d.mem.Float64) {
 		d.mem = mem
 	}
@@ -91,7 +115,7 @@ func (s dayStmts) write(ctx context.Context, d *storedDay) error {
 			n++
 		}
 	}
-	_, err := s.upsert.ExecContext(ctx, d.id, d.day, n, encodeDay(&d.util), d.mem, d.powerSum, d.powerN)
+	_, err := s.upsert.ExecContext(ctx, d.id, d.day, n, encodeDay(&d.util), d.mem, d.powerSum, d.powerN, encodePower(&d.power))
 	d.changed = false
 	return err
 }

@@ -487,6 +487,16 @@ CREATE TABLE run_digests (
 );
 CREATE INDEX run_digests_pending ON run_digests(status) WHERE status IN ('pending', 'failed');
 `,
+	// 14: per-minute power in compacted days (store/days.go, issue #27). A
+	// day kept only its power sum, so a report spread the day's mean over
+	// every minute and a task at the day's busy hours got too little energy.
+	// 1,440 uint16 little-endian whole watts (0xFFFF: no reading), written
+	// only for a day with a power reading: NULL costs a fleet without power
+	// nothing. Days compacted before keep NULL and are read as before, with
+	// the day's mean (store/series.go, dayPower).
+	`
+ALTER TABLE gpu_days ADD COLUMN power BLOB;
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

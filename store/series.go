@@ -86,7 +86,7 @@ func newSeriesReader(s *Store, from, to time.Time) *seriesReader {
 const (
 	querySeriesMinutes = `SELECT minute, util_sum / util_n, CASE WHEN power_n > 0 THEN power_sum / power_n END FROM gpu_minutes
 		WHERE gpu_id = ? AND minute >= ? AND minute < ? AND util_n > 0 ORDER BY minute`
-	querySeriesDays = `SELECT day, util, minutes, power_sum, power_n FROM gpu_days
+	querySeriesDays = `SELECT day, util, minutes, power_sum, power_n, power FROM gpu_days
 		WHERE gpu_id = ? AND day >= ? AND day < ? ORDER BY day`
 	querySeriesDayMinutes = `SELECT coalesce(sum(minutes), 0) FROM gpu_days WHERE gpu_id = ? AND day >= ? AND day < ?`
 )
@@ -96,6 +96,7 @@ type seriesReader struct {
 	s      *Store
 	m0, m1 int64
 	day    [dayMinutes]float32
+	power  [dayMinutes]uint16
 	hot    []hotMinute
 }
 
@@ -154,11 +155,20 @@ func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) 
 	for days.Next() {
 		var minutes, powerN int64
 		var powerSum float64
-		day, err := r.scanDay(days, &minutes, &powerSum, &powerN)
+		var power sql.RawBytes // decoded before the next row, as util is
+		day, err := r.scanDay(days, &minutes, &powerSum, &powerN, &power)
 		if err != nil {
 			return err
 		}
-		watts := dayPower(minutes, powerSum, powerN)
+		if err := decodePower(power, &r.power); err != nil {
+			return fmt.Errorf("day %s: %w", time.Unix(day*86400, 0).UTC().Format(time.DateOnly), err)
+		}
+		// A day compacted before schema 14 has no per-minute power: each
+		// minute reads the day's mean (dayPower).
+		mean := math.NaN()
+		if power == nil {
+			mean = dayPower(minutes, powerSum, powerN)
+		}
 		base := day * dayMinutes
 		addHot(base)
 		for i, u := range r.day {
@@ -170,6 +180,10 @@ func (r *seriesReader) read(ctx context.Context, id int64, g *finops.GPUSeries) 
 				g.AddPower(r.hot[h].minute, r.hot[h].util, r.hot[h].power)
 			}
 			if u == u { // not NaN
+				watts := mean
+				if w := r.power[i]; w != dayNoPower {
+					watts = float64(w)
+				}
 				g.AddPower(m, float64(u), watts)
 				if h < len(r.hot) && r.hot[h].minute == m {
 					h++ // the compacted minute wins
@@ -206,8 +220,8 @@ func (r *seriesReader) scanDay(rows *sql.Rows, more ...any) (int64, error) {
 	return day, nil
 }
 
-// dayPower is the power (W) each minute of a compacted day is read with:
-// the day keeps only its power sum and count (dayrow.go), so every minute
+// dayPower is the power (W) each minute of a day compacted before schema 14
+// is read with: such a day keeps only its power sum and count, so every minute
 // with utilization takes the day's mean when the day has at least one power
 // reading per such minute. With fewer, some minutes had none and which is
 // unknown: no minute gets one (NaN), and the report's energy is a lower
