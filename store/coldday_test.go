@@ -63,19 +63,19 @@ var coldWant = []finops.MinuteUtil{
 // coldDayRow is a gpu_days row as stored.
 type coldDayRow struct {
 	day, minutes  int64
-	util          string
+	util, power   string // hex; power '' when NULL
 	mem, powerSum float64
 	powerN        int64
 }
 
-// String leaves the blob out: 11,520 hex digits say nothing in a message.
+// String leaves the blobs out: 11,520 hex digits say nothing in a message.
 func (r coldDayRow) String() string {
 	return fmt.Sprintf("{day %d: %d minutes, memory %v, power %v from %d}", r.day, r.minutes, r.mem, r.powerSum, r.powerN)
 }
 
 func coldDayRows(t *testing.T, s *Store) []coldDayRow {
 	t.Helper()
-	rows, err := s.DB().Query(`SELECT day, minutes, hex(util), mem_used_max, power_sum, power_n FROM gpu_days ORDER BY day`)
+	rows, err := s.DB().Query(`SELECT day, minutes, hex(util), coalesce(hex(power), ''), mem_used_max, power_sum, power_n FROM gpu_days ORDER BY day`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func coldDayRows(t *testing.T, s *Store) []coldDayRow {
 	var out []coldDayRow
 	for rows.Next() {
 		var r coldDayRow
-		if err := rows.Scan(&r.day, &r.minutes, &r.util, &r.mem, &r.powerSum, &r.powerN); err != nil {
+		if err := rows.Scan(&r.day, &r.minutes, &r.util, &r.power, &r.mem, &r.powerSum, &r.powerN); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, r)
@@ -173,9 +173,22 @@ func TestColdDaysAgreeWithCompaction(t *testing.T) {
 			}
 			for i := range want {
 				g := got[i]
-				g.util = ""
+				g.util, g.power = "", ""
 				if g != want[i] {
 					t.Errorf("day %d = %v, want %v", want[i].day, g, want[i])
+				}
+			}
+			// Each minute's mean power, by hand from coldSamples: 10:00
+			// (10+20)/2, 10:01 (30+40+50+60)/4, 10:02 70, 10:03 90 (a
+			// minute without utilization keeps its power, which no series
+			// reads), 23:59 80; day 2 00:00 5, 00:01 1 (the first at its
+			// instant wins).
+			for _, d := range []struct {
+				day  int64
+				want map[int]int
+			}{{20148, map[int]int{600: 15, 601: 45, 602: 70, 603: 90, 1439: 80}}, {20149, map[int]int{0: 5, 1: 1}}} {
+				if got := dayWatts(t, s, "GPU-A", d.day); !reflect.DeepEqual(got, d.want) {
+					t.Errorf("day %d watts %v, want %v", d.day, got, d.want)
 				}
 			}
 		})
@@ -237,6 +250,12 @@ func TestColdDayLaterDeliveries(t *testing.T) {
 	// Day 1: 4 + 2 minutes with utilization; power 540 + 7 + 8 from 12.
 	if got := coldDayRows(t, s)[0]; got.minutes != 6 || got.mem != 900 || got.powerSum != 555 || got.powerN != 12 {
 		t.Errorf("day 1 after the late log: %v, want 6 minutes, memory 900, power 555 from 12", got)
+	}
+	// Per minute, 10:00 keeps 15 W (not the late 999 W), 11:00 and 12:00
+	// take 7 W and 8 W.
+	wantWatts := map[int]int{600: 15, 601: 45, 602: 70, 603: 90, 660: 7, 720: 8, 1439: 80}
+	if got := dayWatts(t, s, "GPU-A", 20148); !reflect.DeepEqual(got, wantWatts) {
+		t.Errorf("day 1 watts after the late log: %v, want %v", got, wantWatts)
 	}
 }
 

@@ -4,10 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/ingest"
 )
 
 // TestMigrateBillingLinesForeignKey: migration 10 drops billing_lines' foreign
@@ -160,10 +166,109 @@ func oldSchema(t *testing.T, path string, version int) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	// One connection: migration 10 edits sqlite_schema, which another
+	// connection of the pool would not read again.
+	db.SetMaxOpenConns(1)
 	for i, m := range migrations[:version] {
-		if _, err := db.Exec(m); err != nil {
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(m); err != nil {
 			t.Fatalf("migration %d: %v", i+1, err)
+		}
+		if err := afterMigration(context.Background(), tx, i+1); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return db
+}
+
+// TestMigrateDayPower: migration 14 adds gpu_days.power to a database
+// written by schema 13 and leaves its days without (NULL): they read as
+// they did, each minute with the day's mean power. A minute delivered
+// later into such a day is compacted with its own watts, and the day's
+// older minutes keep the mean they were read with rather than losing their
+// power.
+func TestMigrateDayPower(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v13.db")
+	db := oldSchema(t, path, 13)
+	// Day 20148 (2025-03-01, minute 29013120): GPU-A at 10:00 and 10:01
+	// with 100 W and 300 W, stored as a sum of 400 from 2 readings; GPU-B
+	// at 10:00 with no power reading.
+	const d0, m0 = 20148, 29013120
+	var util [dayMinutes]float32
+	for i := range util {
+		util[i] = float32(math.NaN())
+	}
+	util[600], util[601] = 50, 50
+	a := encodeDay(&util)
+	util[601] = float32(math.NaN())
+	b := encodeDay(&util)
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO gpus (id, gpu_key, uuid) VALUES (1, 'GPU-A', 'GPU-A'), (2, 'GPU-B', 'GPU-B')`, nil},
+		{`INSERT INTO gpu_days (gpu_id, day, minutes, util, mem_used_max, power_sum, power_n) VALUES
+			(1, ?, 2, ?, NULL, 400, 2), (2, ?, 1, ?, NULL, 0, 0)`, []any{d0, a, d0, b}},
+		{`PRAGMA user_version = 13`, nil},
+	} {
+		if _, err := db.Exec(q.sql, q.args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v := userVersion(t, s.DB()); v != SchemaVersion() || v < 14 {
+		t.Fatalf("user_version = %d, want %d (14 or later)", v, SchemaVersion())
+	}
+	if got := tableRows(t, s.DB(), `SELECT gpu_id, power IS NULL FROM gpu_days ORDER BY gpu_id`); !slices.Equal(got, []string{"[1 1]", "[2 1]"}) {
+		t.Errorf("gpu_days (gpu, power IS NULL) = %v, want both NULL", got)
+	}
+	series := func() map[string]map[int64]float64 {
+		t.Helper()
+		gs, err := s.GPUSeries(ctx, coldDay, coldDay.Add(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]map[int64]float64{}
+		for i := range gs {
+			out[gs[i].Key] = minutePower(&gs[i])
+		}
+		return out
+	}
+	// 400 W from 2 readings for 2 minutes: 200 W each; GPU-B none.
+	want := map[string]map[int64]float64{"GPU-A": {m0 + 600: 200, m0 + 601: 200}, "GPU-B": {m0 + 600: -1}}
+	if got := series(); !reflect.DeepEqual(got, want) {
+		t.Errorf("after the migration: %v, want %v", got, want)
+	}
+
+	// 10:02 at 500 W arrives late and is compacted into the old day.
+	sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization}
+	mustImport(t, s, "late.csv", feed(sum, nil, []*finops.GPUSample{
+		{UUID: "GPU-A", Index: -1, Time: coldDay.Add(hm(10, 2, 0)), Util: f64(80), PowerWatt: f64(500)},
+	}, nil))
+	if _, err := s.CompactTelemetry(ctx, coldDay.Add(72*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	want["GPU-A"][m0+602] = 500
+	if got := series(); !reflect.DeepEqual(got, want) {
+		t.Errorf("after a late minute: %v, want %v", got, want)
+	}
+	if got, want := dayWatts(t, s, "GPU-A", d0), map[int]int{600: 200, 601: 200, 602: 500}; !reflect.DeepEqual(got, want) {
+		t.Errorf("GPU-A's day watts %v, want %v", got, want)
+	}
+	if got := dayWatts(t, s, "GPU-B", d0); got != nil {
+		t.Errorf("GPU-B's day has power %v, want NULL", got)
+	}
 }

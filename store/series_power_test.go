@@ -33,9 +33,12 @@ func minutePower(g *finops.GPUSeries) map[int64]float64 {
 }
 
 // TestSeriesPower: the series carry each minute's mean power from minute
-// rows, and from a compacted day its mean over the day when the day has a
-// power reading for each minute with utilization, else none; a GPU that
-// never reported power has none.
+// rows, and the same watts from a compacted day (its power blob, schema 14):
+// a day whose minutes drew two levels of power reads each minute's own, not
+// the day's mean. A day compacted before schema 14 (no blob) reads its mean
+// over the day when it has a power reading for each minute with
+// utilization, else none. A GPU that never reported power has none, and its
+// day stores no blob.
 func TestSeriesPower(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
@@ -87,26 +90,44 @@ func TestSeriesPower(t *testing.T) {
 		}
 		return out
 	}
+	// Per minute: 10:00 (50+70)/2 = 60 W, 10:02 90 W; day 2 00:00 200 W,
+	// 00:01 and 00:02 none; day 3 (hot in every case) 12:00 300 W.
 	hot := map[int64]float64{m0 + 600: 60, m0 + 602: 90, m0 + 1440: 200, m0 + 1441: -1, m0 + 1442: -1,
 		m0 + 3600: 300, m0 + 3601: -1}
-	// Compacted: day 1 has 3 readings for 2 minutes, each takes (50+70+90)/3
-	// = 70 W; day 2 has 1 reading for 3 minutes: which minute had it is
-	// unknown, so none has power.
-	compacted := map[int64]float64{m0 + 600: 70, m0 + 602: 70, m0 + 1440: -1, m0 + 1441: -1, m0 + 1442: -1,
+	// Compacted before schema 14: day 1 has 3 readings for 2 minutes, each
+	// takes (50+70+90)/3 = 70 W; day 2 has 1 reading for 3 minutes: which
+	// minute had it is unknown, so none has power.
+	dayMean := map[int64]float64{m0 + 600: 70, m0 + 602: 70, m0 + 1440: -1, m0 + 1441: -1, m0 + 1442: -1,
 		m0 + 3600: 300, m0 + 3601: -1}
 	gpuB := map[int64]float64{m0 + 600: -1}
 	cases := []struct {
 		name    string
-		compact bool
+		prepare func(t *testing.T)
 		want    map[int64]float64
-	}{{"minute rows", false, hot}, {"compacted days", true, compacted}}
+	}{
+		{"minute rows", func(*testing.T) {}, hot},
+		{"compacted days", func(t *testing.T) {
+			if _, err := s.CompactTelemetry(ctx, d0.Add(53*h)); err != nil {
+				t.Fatal(err)
+			}
+			var withPower, without int
+			if err := s.DB().QueryRow(`SELECT count(power), count(*) - count(power) FROM gpu_days`).Scan(&withPower, &without); err != nil {
+				t.Fatal(err)
+			}
+			// GPU-A's two days have power, GPU-B's one day has none.
+			if withPower != 2 || without != 1 {
+				t.Errorf("gpu_days: %d with a power blob, %d without; want 2 and 1", withPower, without)
+			}
+		}, hot},
+		{"days compacted before schema 14", func(t *testing.T) {
+			if _, err := s.DB().Exec(`UPDATE gpu_days SET power = NULL`); err != nil {
+				t.Fatal(err)
+			}
+		}, dayMean},
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.compact {
-				if _, err := s.CompactTelemetry(ctx, d0.Add(53*h)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			c.prepare(t)
 			got := load()
 			if !reflect.DeepEqual(got["GPU-A"], c.want) {
 				t.Errorf("GPU-A: %v, want %v", got["GPU-A"], c.want)
@@ -116,4 +137,29 @@ func TestSeriesPower(t *testing.T) {
 			}
 		})
 	}
+}
+
+// dayWatts decodes the power blob of GPU key's day: minute of the day →
+// watts, only the minutes with a reading; nil for a NULL blob.
+func dayWatts(t *testing.T, s *Store, key string, day int64) map[int]int {
+	t.Helper()
+	var b []byte
+	if err := s.DB().QueryRow(`SELECT d.power FROM gpu_days d JOIN gpus g ON g.id = d.gpu_id WHERE g.gpu_key = ? AND d.day = ?`,
+		key, day).Scan(&b); err != nil {
+		t.Fatal(err)
+	}
+	if b == nil {
+		return nil
+	}
+	var p [dayMinutes]uint16
+	if err := decodePower(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]int{}
+	for i, w := range p {
+		if w != dayNoPower {
+			out[i] = int(w)
+		}
+	}
+	return out
 }

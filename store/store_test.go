@@ -52,6 +52,8 @@ func TestOpenMigrations(t *testing.T) {
 	wantIndexes := []string{"advice_decisions_id", "billing_lines_end", "billing_lines_source", "billing_lines_start", "gpu_sources_source", "replaced_files_delivery",
 		"run_digests_pending", "runs_period", "source_files_period", "source_scopes_scope", "task_runs_start",
 		"watch_actions_decided", "watch_events_at", "watch_messages_pending", "watch_messages_sent", "watch_spells_open", "watch_spells_opened"}
+	// Migration 14 added power.
+	wantDayColumns := []string{"gpu_id", "day", "minutes", "util", "mem_used_max", "power_sum", "power_n", "power"}
 
 	tests := []struct {
 		name string
@@ -133,6 +135,9 @@ func TestOpenMigrations(t *testing.T) {
 			}
 			if got := schemaObjects(t, s.DB(), "index"); !slices.Equal(got, wantIndexes) {
 				t.Errorf("indexes = %v, want %v", got, wantIndexes)
+			}
+			if got := tableColumns(t, s.DB(), "gpu_days"); !slices.Equal(got, wantDayColumns) {
+				t.Errorf("gpu_days columns = %v, want %v", got, wantDayColumns)
 			}
 			// Open once more on the same file: nothing to migrate, nothing lost.
 			before := counts(t, s)
@@ -309,4 +314,26 @@ func TestPageSize(t *testing.T) {
 			t.Errorf("snapshot: page_size = %d, want 32768", got)
 		}
 	})
+}
+
+// tableColumns lists a table's columns in their order.
+func tableColumns(t *testing.T, db *sql.DB, table string) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT name FROM pragma_table_info(?) ORDER BY cid`, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
