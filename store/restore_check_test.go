@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,8 @@ import (
 // as it was (no .before-restore copy either): a trigger that zeroes every
 // ingested cost, a view in place of billing_lines, another application's
 // database (with and without an application_id), a schema newer than this
-// finops, an extra index, a changed column, and a file with no schema.
+// finops, an extra index, a changed column, gpu_days without the power column
+// migration 14 adds, and a file with no schema.
 func TestRestoreRefusesForeignSnapshot(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 12, 1, 7, 4, 5, 0, time.UTC)
@@ -51,6 +53,8 @@ func TestRestoreRefusesForeignSnapshot(t *testing.T) {
 			wants: []string{`index "sneaky" that finops does not create`}},
 		{name: "changed column", make: finopsWith(`ALTER TABLE billing_lines ADD COLUMN note TEXT`),
 			wants: []string{"table billing_lines is not defined as finops defines it"}},
+		{name: "current version without gpu_days.power", make: finopsWith(`ALTER TABLE gpu_days DROP COLUMN power`),
+			wants: []string{"table gpu_days is not defined as finops defines it"}},
 		{name: "no schema", make: sqliteWith(`CREATE TABLE t (x)`, `DROP TABLE t`),
 			wants: []string{"not a finops database: its schema version (PRAGMA user_version) is 0"}},
 	} {
@@ -94,54 +98,76 @@ func TestRestoreRefusesForeignSnapshot(t *testing.T) {
 	}
 }
 
-// TestRestoreOlderSchema: a snapshot a previous finops wrote (schema version
-// 9, with its data) passes the check, is migrated in its own file before the
-// swap and opens at the current version with its rows.
+// TestRestoreOlderSchema: a snapshot a previous finops wrote (schema
+// version 9, and 13, the last before gpu_days.power, with a compacted day)
+// passes the check, is migrated in its own file before the swap and opens
+// at the current version with its rows; the old day has no power blob.
 func TestRestoreOlderSchema(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	snap, db := filepath.Join(dir, "snap.db"), filepath.Join(dir, "finops.db")
-	raw, err := sql.Open("sqlite", "file:"+snap+"?_pragma=foreign_keys(1)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.SetMaxOpenConns(1)
-	for v := 0; v < 9; v++ {
-		mustExec(t, raw, migrations[v])
-		tx, _ := raw.Begin()
-		if err := afterMigration(ctx, tx, v+1); err != nil {
-			t.Fatal(err)
-		}
-		tx.Commit()
-	}
-	mustExec(t, raw, `PRAGMA user_version = 9`,
-		`INSERT INTO source_files (uri, sha256, format, kind, rows, imported_at) VALUES ('w47.csv', 'ab', 'focus', 'billing', 1, 0)`)
-	raw.Close()
-	if v, err := CheckSnapshot(ctx, snap); err != nil || v != 9 {
-		t.Fatalf("CheckSnapshot = %d, %v; want 9, nil", v, err)
-	}
-	oldDB(t, db)
-	if _, err := Restore(ctx, snap, db, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(snap + "-wal"); err == nil {
-		t.Error("the snapshot's WAL was left behind")
-	}
-	v, err := Diagnose(ctx, db)
-	if err != nil || v != SchemaVersion() {
-		t.Errorf("restored database: version %d, %v; want %d", v, err, SchemaVersion())
-	}
-	st, err := Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var uri string
-	if err := st.DB().QueryRowContext(ctx, `SELECT uri FROM source_files`).Scan(&uri); err != nil || uri != "w47.csv" {
-		t.Errorf("restored rows: %q, %v", uri, err)
-	}
-	if _, err := CheckSnapshot(ctx, db); err != nil {
-		t.Errorf("the migrated database is not finops's schema: %v", err)
+	for _, tc := range []struct {
+		version int
+		rows    []string // written at that version, after a source file
+		check   string   // a query on the restored database
+		want    []string // its rows
+	}{
+		{version: 9},
+		{version: 13,
+			rows: []string{`INSERT INTO gpus (id, gpu_key) VALUES (1, 'GPU-A')`,
+				`INSERT INTO gpu_days (gpu_id, day, minutes, util, power_sum, power_n) VALUES (1, 20148, 0, zeroblob(5760), 0, 0)`},
+			check: `SELECT day, power IS NULL FROM gpu_days`, want: []string{"[20148 1]"}},
+	} {
+		t.Run(fmt.Sprint("schema ", tc.version), func(t *testing.T) {
+			dir := t.TempDir()
+			snap, db := filepath.Join(dir, "snap.db"), filepath.Join(dir, "finops.db")
+			raw, err := sql.Open("sqlite", "file:"+snap+"?_pragma=foreign_keys(1)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw.SetMaxOpenConns(1)
+			for v := 0; v < tc.version; v++ {
+				mustExec(t, raw, migrations[v])
+				tx, _ := raw.Begin()
+				if err := afterMigration(ctx, tx, v+1); err != nil {
+					t.Fatal(err)
+				}
+				tx.Commit()
+			}
+			mustExec(t, raw, fmt.Sprintf(`PRAGMA user_version = %d`, tc.version),
+				`INSERT INTO source_files (uri, sha256, format, kind, rows, imported_at) VALUES ('w47.csv', 'ab', 'focus', 'billing', 1, 0)`)
+			mustExec(t, raw, tc.rows...)
+			raw.Close()
+			if v, err := CheckSnapshot(ctx, snap); err != nil || v != tc.version {
+				t.Fatalf("CheckSnapshot = %d, %v; want %d, nil", v, err, tc.version)
+			}
+			oldDB(t, db)
+			if _, err := Restore(ctx, snap, db, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(snap + "-wal"); err == nil {
+				t.Error("the snapshot's WAL was left behind")
+			}
+			v, err := Diagnose(ctx, db)
+			if err != nil || v != SchemaVersion() {
+				t.Errorf("restored database: version %d, %v; want %d", v, err, SchemaVersion())
+			}
+			st, err := Open(ctx, db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			var uri string
+			if err := st.DB().QueryRowContext(ctx, `SELECT uri FROM source_files`).Scan(&uri); err != nil || uri != "w47.csv" {
+				t.Errorf("restored rows: %q, %v", uri, err)
+			}
+			if tc.check != "" {
+				if got := tableRows(t, st.DB(), tc.check); !slices.Equal(got, tc.want) {
+					t.Errorf("%s: %v, want %v", tc.check, got, tc.want)
+				}
+			}
+			if _, err := CheckSnapshot(ctx, db); err != nil {
+				t.Errorf("the migrated database is not finops's schema: %v", err)
+			}
+		})
 	}
 }
 

@@ -35,10 +35,15 @@ func smiPowerLine(at time.Time, g int, util, watts string) string {
 //     lower bound; without any intensity configured its CO₂e is unknown.
 //
 // With the default hot_days (3), Monday is compacted as it is imported, and
-// a compacted day keeps only its power sum and count: each of its minutes
-// reads the day's mean, (90 × 300 + 30 × 150) / 120 = 262.5 W, kept in whole
-// watts as 263 W. The task: 120 × 263 / 60,000 = 0.526 kWh; the resource:
-// 121 × 263 / 60,000 = 0.5303833 kWh.
+// the compacted day keeps each minute's mean power (gpu_days.power, schema
+// 14) in whole watts, as the report's series holds every minute anyway
+// (finops.GPUSeries.AddPower): the same 0.525 and 0.5275 kWh, not the
+// day's mean (262.5 W, 263 W kept: 0.526 kWh) spread over the busy and
+// the quiet minutes alike. Whole watts could cost at most half a watt a
+// minute against the exact energy, 120 × 0.5 / 60,000 = 0.001 kWh for the
+// task; here every minute has one sample of a whole number of watts, so
+// that tolerance is zero and the case asks for 0.525 to a part in a
+// billion (a tolerance of 0.001 would not tell it from the old 0.526).
 func TestEnergyEndToEnd(t *testing.T) {
 	const hot = "utilization:\n  hot_days: 30\n"
 	cases := []struct {
@@ -50,7 +55,7 @@ func TestEnergyEndToEnd(t *testing.T) {
 		{"task on GPU 0, default intensity", weekUUIDs[0], hot + "energy:\n  grid_intensity:\n    default: 436\n",
 			0.5275, 0.525, 1, ptrF(0.22999), ptrF(0.2289)},
 		{"task on both GPUs, no intensity", "", hot, 0.5275, 0.525, 0.5, nil, nil},
-		{"compacted day", weekUUIDs[0], "", 121 * 263 / 60000.0, 0.526, 1, nil, nil},
+		{"compacted day", weekUUIDs[0], "", 0.5275, 0.525, 1, nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -78,6 +83,14 @@ func TestEnergyEndToEnd(t *testing.T) {
 				if code, out, errs := cli(t, append([]string{"--config", cfg, "--db", db}, args...)...); code != 0 {
 					t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
 				}
+			}
+			// The hot cases read minute rows; the default reads one GPU-day.
+			wantDays := 0
+			if !strings.Contains(c.config, "hot_days") {
+				wantDays = 1
+			}
+			if n := counts(t, db); n["gpu_days"] != wantDays || n["gpu_minutes"] != 120*(1-wantDays) {
+				t.Errorf("stored %d GPU-days and %d minute rows, want %d and %d", n["gpu_days"], n["gpu_minutes"], wantDays, 120*(1-wantDays))
 			}
 			rep := filepath.Join(dir, "out")
 			// Two hours of telemetry in a week: incomplete (exit 3), written all the same.
