@@ -19,7 +19,9 @@ import (
 // The goldens predate telemetry compaction: the demo compacts the days that
 // ended more than utilization.hot_days before the clock (2026-11-01 to 11-26)
 // into GPU-days, so the same goldens prove a report reads the same numbers
-// from compacted days as from minutes.
+// from compacted days as from minutes. Energy too, since compacted days keep
+// each minute's power (schema 14): its figures were rewritten then, and are
+// what the same demo gives with nothing compacted (hot_days past the data).
 func TestGoldenDemo(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := cli(t, "demo", "--out", out)
