@@ -136,8 +136,8 @@ func TestAdviceCommands(t *testing.T) {
 			}
 		}
 	}
-	if code, out, _ = run("advice", "list"); strings.Contains(out, hourly) || strings.Contains(out, spot) || strings.Contains(out, stop) {
-		t.Errorf("advice list still shows decided advice:\n%s", out)
+	if code, out, _ = run("advice", "list"); code != 0 || strings.Contains(out, hourly) || strings.Contains(out, spot) || strings.Contains(out, stop) {
+		t.Errorf("advice list: exit %d, or it still shows decided advice:\n%s", code, out)
 	}
 
 	rep := filepath.Join(dir, "after")
