@@ -51,7 +51,6 @@ type energyState struct {
 	teams     map[string]*energyAcc
 	tasks     map[string]*energyAcc
 	resources []ResourceEnergy
-	any       bool // some billed GPU-minute had power
 }
 
 func accOf(m map[string]*energyAcc, k string) *energyAcc {
@@ -119,9 +118,6 @@ func (a *analyzer) resourceEnergy(r *gpuResource, runs []*finops.TaskRun, held [
 			}
 		}
 	}
-	if res.covered > 0 {
-		e.any = true
-	}
 	if res.billed == 0 {
 		return
 	}
@@ -133,10 +129,11 @@ func (a *analyzer) resourceEnergy(r *gpuResource, runs []*finops.TaskRun, held [
 	e.resources = append(e.resources, re)
 }
 
-// finishEnergy sets Result.Energy: nil when no billed GPU-minute had power.
+// finishEnergy sets Result.Energy: nil when no billed GPU-minute had power
+// (the total covers every resource's billed minutes).
 func (a *analyzer) finishEnergy() {
 	e := a.energy
-	if e == nil || !e.any {
+	if e == nil || e.total.covered == 0 {
 		return
 	}
 	out := &Energy{PUE: a.p.Energy.pue(), Total: e.total.use(), ByResource: e.resources}
