@@ -69,7 +69,8 @@ func realise(ctx context.Context, in *Input, res *Result, sum *AdviceSummary) er
 		}
 		start := nextLocalMidnight(d.DecidedAt, loc)
 		ra.DaysAfter = localDayCount(start, end, loc)
-		team, err := adviceTeam(ctx, in, d, Window{Start: d.DecidedAt.Add(-RealisedBefore), End: end})
+		bStart := d.DecidedAt.Add(-RealisedBefore)
+		team, err := adviceTeam(ctx, in, d, Window{Start: bStart, End: end})
 		if err != nil {
 			return err
 		}
@@ -83,13 +84,13 @@ func realise(ctx context.Context, in *Input, res *Result, sum *AdviceSummary) er
 			sum.Realised = append(sum.Realised, ra)
 			continue
 		}
-		bStart := d.DecidedAt.Add(-RealisedBefore)
+		// first is never before bStart (firstCharge clips it there).
 		if first, ok := firstCharge(in.Advice.Lines, d.ResourceID, bStart, d.DecidedAt); ok {
-			before, err := resourceCost(ctx, in, d.ResourceID, Window{Start: maxTime(first, bStart), End: d.DecidedAt})
+			before, err := resourceCost(ctx, in, d.ResourceID, Window{Start: first, End: d.DecidedAt})
 			if err != nil {
 				return err
 			}
-			ra.BeforePerDay = before / d.DecidedAt.Sub(maxTime(first, bStart)).Hours() * 24
+			ra.BeforePerDay = before / d.DecidedAt.Sub(first).Hours() * 24
 		} else if d.Baseline > 0 && (d.Currency == "" || d.Currency == res.Currency) {
 			ra.BeforePerDay, ra.BeforeFromBaseline = d.Baseline/baselineDays, true
 		} else {
@@ -177,9 +178,6 @@ func resourceTeam(res *Result, id string) string {
 
 // adviceTeam is the team of resource id over w ("" when it has no line there).
 func adviceTeam(ctx context.Context, in *Input, d AdviceDecision, w Window) (string, error) {
-	if !w.End.After(w.Start) {
-		return "", nil
-	}
 	rc, err := adviceResource(ctx, in, d.ResourceID, w)
 	if rc == nil {
 		return "", err
