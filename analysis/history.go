@@ -254,14 +254,6 @@ func flagTrend(tr *Trend) {
 	for _, id := range sortedKeys(resources) {
 		tr.ResourceMovers = append(tr.ResourceMovers, *mover(MoverResource, id, resTeam[id], resources[id][last], resources[id][:last]))
 	}
-	byMoney := func(ms []Mover) {
-		sort.SliceStable(ms, func(i, j int) bool {
-			if a, b := math.Abs(ms[i].Change), math.Abs(ms[j].Change); a != b {
-				return a > b
-			}
-			return ms[i].Name < ms[j].Name
-		})
-	}
 	byMoney(tr.TeamMovers)
 	byMoney(tr.ResourceMovers)
 	tr.TopMovers = topMovers(slices.Concat(tr.TeamMovers, tr.ResourceMovers), TopMoverCount)
@@ -295,17 +287,23 @@ func stopped(tr *Trend, teams, resources map[string][]float64, resTeam map[strin
 // out those that did not move.
 func topMovers(ms []Mover, n int) []Mover {
 	ms = slices.DeleteFunc(slices.Clone(ms), func(m Mover) bool { return m.Change == 0 })
+	byMoney(ms)
+	if len(ms) > n {
+		ms = ms[:n]
+	}
+	return ms
+}
+
+// byMoney sorts movers by the absolute money of their change, largest
+// first; ties: a team before a resource, then by name.
+func byMoney(ms []Mover) {
 	sort.SliceStable(ms, func(i, j int) bool {
 		if a, b := math.Abs(ms[i].Change), math.Abs(ms[j].Change); a != b {
 			return a > b
 		}
 		if ms[i].Kind != ms[j].Kind {
-			return ms[i].Kind > ms[j].Kind // a team before a resource
+			return ms[i].Kind > ms[j].Kind // MoverTeam > MoverResource
 		}
 		return ms[i].Name < ms[j].Name
 	})
-	if len(ms) > n {
-		ms = ms[:n]
-	}
-	return ms
 }
