@@ -155,6 +155,10 @@ func TestRealisedSavings(t *testing.T) {
 		gpuLine("card", finops.ModeMonthly, "3100", time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), day(1), 1),
 		gpuLine("card", finops.ModeMonthly, "200", day(1), day(3), 1),
 	}
+	// A card first billed on Oct 20, 14 days before the decision.
+	young := []finops.BillingLine{
+		gpuLine("card", finops.ModeMonthly, "1400", time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC), day(3), 1),
+	}
 	var hourly []finops.BillingLine
 	for d := 3; d < 30; d++ {
 		s := day(d).Add(9 * time.Hour)
@@ -177,6 +181,11 @@ func TestRealisedSavings(t *testing.T) {
 		{name: "moved to hourly", lines: append(append([]finops.BillingLine{}, oct...), hourly...), end: day(23),
 			status: RealisedMeasured, daysAfter: 20, before: 100, after: 20, realised: 2435},
 		{name: "seven days after", lines: oct, end: day(10), status: RealisedMeasured, daysAfter: 7,
+			before: 100, after: 0, realised: 3043.75},
+		// Billed only from Oct 20: before is measured from its first line,
+		// 1,400 / 14 days = ¥100 a day (over the whole 28 days it would read
+		// 1,400 / 28 = ¥50); realised (100 − 0) × 30.4375 = 3,043.75.
+		{name: "first billed inside the 28 days", lines: young, end: day(23), status: RealisedMeasured, daysAfter: 20,
 			before: 100, after: 0, realised: 3043.75},
 		{name: "six days after: too early", lines: oct, end: day(9), status: RealisedTooEarly, daysAfter: 6},
 		// The lines before the decision are gone: the baseline recorded
