@@ -102,8 +102,8 @@ func (a *analyzer) allocations(g groupSums) []Allocation {
 		if d == DimTeam {
 			for _, t := range r.ByTeam {
 				vals = append(vals, t.Team)
-				amounts = append(amounts, t.Cost*float64(unit))
 			}
+			amounts = teamAmounts(r, unit)
 		} else {
 			m := g[d]
 			vals = sortedKeys(m)
@@ -127,6 +127,16 @@ func (a *analyzer) allocations(g groupSums) []Allocation {
 			return al.Groups[i].Value < al.Groups[j].Value
 		})
 		out = append(out, al)
+	}
+	return out
+}
+
+// teamAmounts are the by_team costs in minor units, in by_team's order: the
+// team allocation's and the chargeback's direct costs before rounding.
+func teamAmounts(r *Result, unit int64) []float64 {
+	out := make([]float64, len(r.ByTeam))
+	for i, t := range r.ByTeam {
+		out[i] = t.Cost * float64(unit)
 	}
 	return out
 }

@@ -80,17 +80,15 @@ func (a *analyzer) chargeback() *Chargeback {
 	r := a.res
 	unit := minorUnit(r.Currency)
 	total := roundMinor(r.Totals.Cost, unit)
-	amounts := make([]float64, len(r.ByTeam))
 	var sum float64
-	for i, t := range r.ByTeam {
-		amounts[i] = t.Cost * float64(unit)
+	for _, t := range r.ByTeam {
 		sum += t.Cost
 	}
 	if d := roundMinor(sum, unit) - total; d > 1 || d < -1 {
 		a.warn("chargeback: the teams' costs add up to %.2f, the bill to %.2f: the difference was rounded into the teams by largest remainder",
 			sum, r.Totals.Cost)
 	}
-	direct := roundToTotal(total, amounts)
+	direct := roundToTotal(total, teamAmounts(r, unit))
 	unal, idle := make([]int64, len(direct)), make([]int64, len(direct))
 
 	ua := -1
