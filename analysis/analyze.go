@@ -101,8 +101,8 @@ func AnalyzeContext(ctx context.Context, in *Input) (*Result, error) {
 func trendAnalyses(in *Input, p Params) (prev, month *windowAnalysis, err error) {
 	totals := func(w Window) (*windowAnalysis, error) {
 		return newWindowAnalysis(&Input{Window: w, Lookback: w, Lines: in.Lines, LineStream: in.LineStream,
-			GPUs: in.GPUs, TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams, Params: in.Params,
-			SkipHourly: true, costsOnly: true})
+			GPUs: in.GPUs, TaskRuns: in.TaskRuns, Resources: in.Resources, Teams: in.Teams,
+			Params: withoutGroups(in.Params), SkipHourly: true, costsOnly: true})
 	}
 	if prev, err = totals(PreviousWindow(in.Window)); err != nil {
 		return nil, nil, err
@@ -443,7 +443,7 @@ func (a *analyzer) lineTotal(l *finops.BillingLine, s *lineSums) {
 	}
 	v := a.conv.amount(c, l.Currency).Mul(share)
 	s.cost = s.cost.Add(v)
-	if len(a.p.GroupBy) > 0 && !a.in.costsOnly {
+	if len(a.p.GroupBy) > 0 {
 		if s.groups == nil {
 			s.groups = groupSums{}
 		}

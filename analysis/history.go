@@ -72,7 +72,7 @@ func newHistory(orig *Input, report Window, p Params) (*history, error) {
 				Lines: orig.Lines, LineStream: orig.LineStream, GPUs: gpusBefore(orig.GPUs, w.End),
 				LoadSeries: weekLoader(orig, minTime(lbw.Start, w.Start), w.End),
 				TaskRuns:   orig.TaskRuns, Resources: orig.Resources, Teams: orig.Teams, Prices: orig.Prices,
-				Params: weekParams(orig.Params), SkipHourly: true})
+				Params: withoutGroups(orig.Params), SkipHourly: true})
 			if err != nil {
 				return nil, err
 			}
@@ -83,11 +83,13 @@ func newHistory(orig *Input, report Window, p Params) (*history, error) {
 	return h, nil
 }
 
-// weekParams are a history week's parameters: the report's, without the
-// allocation's dimensions. A week shows no allocation (weekFigures), and
-// with group_by set every line of the history's walk would otherwise be
-// added to each week's groups (lineTotal) for nothing.
-func weekParams(p Params) Params {
+// withoutGroups are the parameters of an analysis other than the report
+// window's (a history week, the previous window, the month to date, an
+// advice's resource): the report's, without the allocation's dimensions.
+// Only the report window allocates (windowAnalysis.allocate), and with
+// group_by set every line of the shared walk would otherwise be added to
+// each such analysis's groups (lineTotal) for nothing.
+func withoutGroups(p Params) Params {
 	p.GroupBy = nil
 	return p
 }

@@ -411,8 +411,9 @@ func TestTrendOutlinesLoadTheirWeeks(t *testing.T) {
 }
 
 // TestTrendWeeksGroupNothing: with group_by set, the report window still
-// allocates its cost, and the history's weeks, which show no allocation,
-// add no line to groups; their figures are those without group_by.
+// allocates its cost, and the history's weeks, the previous window and the
+// month to date, which show no allocation, add no line to groups; the
+// weeks' figures are those without group_by.
 func TestTrendWeeksGroupNothing(t *testing.T) {
 	plain, err := Analyze(trendFleet(nov23, 8))
 	if err != nil {
@@ -424,9 +425,16 @@ func TestTrendWeeksGroupNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, wa := range h.analyses() {
+	prev, month, err := trendAnalyses(in, withDefaults(in.Params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev == nil || month == nil {
+		t.Fatalf("previous window %v, month to date %v: want both", prev, month)
+	}
+	for _, wa := range append(h.analyses(), prev, month) {
 		if wa != nil && len(wa.a.p.GroupBy) > 0 {
-			t.Fatalf("a history week groups by %v", wa.a.p.GroupBy)
+			t.Fatalf("an analysis other than the report window's (%v) groups by %v", wa.a.in.Window, wa.a.p.GroupBy)
 		}
 	}
 	res, err := Analyze(in)

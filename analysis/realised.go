@@ -196,7 +196,7 @@ func adviceResource(ctx context.Context, in *Input, id string, w Window) (*Resou
 		}
 	}
 	sub := &Input{Window: w, Lookback: w, Lines: lines, Resources: in.Resources, Teams: in.Teams,
-		Params: in.Params, SkipHourly: true, SkipTrends: true, costsOnly: true}
+		Params: withoutGroups(in.Params), SkipHourly: true, SkipTrends: true, costsOnly: true}
 	wa, err := newWindowAnalysis(sub)
 	if err != nil {
 		return nil, err
