@@ -297,3 +297,33 @@ func TestRealisedTeamAfterTheWindow(t *testing.T) {
 		t.Errorf("realised %+v: want too_early, team ml", r)
 	}
 }
+
+// TestLocalDayCount: whole local days between two local midnights, a DST
+// day counting one.
+func TestLocalDayCount(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 0, 0, 0, 0, berlin) }
+	for _, tc := range []struct {
+		name       string
+		start, end time.Time
+		want       int
+	}{
+		// Oct 20 to Oct 30: 10 days, Oct 25 (clocks back, 25 h) among them;
+		// 10 × 24 h + 1 h = 241 h, which 24-hour days would read as 10.04.
+		{"over the DST change", at(10, 20), at(10, 30), 10},
+		// Mar 28 to Apr 1: 4 days, Mar 29 (clocks forward, 23 h) among them.
+		{"over the spring change", at(3, 28), at(4, 1), 4},
+		{"one day", at(11, 3), at(11, 4), 1},
+		{"none", at(11, 3), at(11, 3), 0},
+		{"end before start", at(11, 4), at(11, 3), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := localDayCount(tc.start.UTC(), tc.end.UTC(), berlin); got != tc.want {
+				t.Errorf("localDayCount(%v, %v) = %d, want %d", tc.start, tc.end, got, tc.want)
+			}
+		})
+	}
+}

@@ -127,12 +127,10 @@ func (s *AdviceSummary) sumRealised() {
 // localDayCount is the number of local days from midnight start to midnight
 // end (a DST day is one day); 0 when end is not after start.
 func localDayCount(start, end time.Time, loc *time.Location) int {
-	n := 0
-	for d := start; d.Before(end); n++ {
-		l := d.In(loc)
-		d = time.Date(l.Year(), l.Month(), l.Day()+1, 0, 0, 0, 0, loc).UTC()
+	if !end.After(start) {
+		return 0
 	}
-	return n
+	return len(localDays(Window{Start: start, End: end}, loc)) - 1 // the bounds, less one
 }
 
 // sameResource reports whether line l is resource id's.
