@@ -327,3 +327,39 @@ func TestLocalDayCount(t *testing.T) {
 		})
 	}
 }
+
+// TestAdviceList: the ids Analyze assigns are the list's; a snooze hides
+// its advice until its date, then it is open again; --all lists it anyway.
+func TestAdviceList(t *testing.T) {
+	r, err := Analyze(busy3h("3000", 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := AdviceID("card", ActionSwitchToHourly) // monthly(cost) bills resource "card"
+	if len(r.Recommendations) != 1 || r.Recommendations[0].ID != id {
+		t.Fatalf("recommendations %+v, want one with id %s", r.Recommendations, id)
+	}
+	until := time.Date(2026, 12, 10, 0, 0, 0, 0, time.UTC)
+	ds := []AdviceDecision{{ID: id, Decision: AdviceSnoozed, Until: until}}
+	for _, tc := range []struct {
+		name string
+		at   time.Time
+		all  bool
+		want int // entries
+		open bool
+	}{
+		{"snoozed", until.Add(-time.Second), false, 0, false},
+		{"snoozed, all", until.Add(-time.Second), true, 1, false},
+		{"snooze over", until, false, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := AdviceList(r.Recommendations, ds, tc.at, tc.all)
+			if len(got) != tc.want {
+				t.Fatalf("%d entries, want %d: %+v", len(got), tc.want, got)
+			}
+			if tc.want > 0 && (got[0].ID != id || got[0].Open != tc.open || got[0].Decision == nil) {
+				t.Errorf("entry %+v, want %s open %v with its decision", got[0], id, tc.open)
+			}
+		})
+	}
+}
