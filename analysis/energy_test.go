@@ -52,7 +52,8 @@ func TestEnergy(t *testing.T) {
 	}, {
 		// Power only from 12:00: 720 min × 200 W = 2.4 kWh of 1,440 billed
 		// minutes, coverage 0.5, a lower bound. The task 11:00–13:00 has power
-		// for 60 of its 120 minutes: 60 × 200 / 60,000 = 0.2 kWh, coverage 0.5.
+		// for 60 of its 120 minutes: 60 × 200 / 60,000 = 0.2 kWh, coverage 0.5;
+		// the resource's team (unassigned) has the rest, 2.4 − 0.2 = 2.2 kWh.
 		// A second resource, billed all day, reports nothing: 1,440 more billed
 		// minutes without power, so the total's coverage is 720 / 2,880 = 0.25.
 		// CO₂e by the default: 2.4 × 436 / 1000 = 1.0464 kg, a lower bound too.
