@@ -20,7 +20,7 @@ const maxFilesNamed = 5
 // byCur is store.LineSummary's Currencies, which it may change.
 func CheckCurrencies(byCur map[string][]string, p Params) error {
 	if blank := byCur[""]; len(blank) > 0 {
-		return fmt.Errorf("billing lines without a currency in %s (imported by an older finops, which counted them as the reporting currency): "+
+		return fmt.Errorf("analysis: billing lines without a currency in %s (imported by an older finops, which counted them as the reporting currency): "+
 			"finops never assumes a currency; import the files into a new database with --currency CODE (or currency: on the billing source)", namedFiles(blank))
 	}
 	delete(byCur, "")
@@ -38,7 +38,7 @@ func CheckCurrencies(byCur map[string][]string, p Params) error {
 		for _, c := range curs {
 			parts = append(parts, c+" in "+namedFiles(byCur[c]))
 		}
-		return fmt.Errorf("the billing lines of this report are in %d currencies (%s): set currency (the reporting currency) "+
+		return fmt.Errorf("analysis: the billing lines of this report are in %d currencies (%s): set currency (the reporting currency) "+
 			"and fx rates for the others in the config; lines in %s", len(curs), strings.Join(curs, ", "), strings.Join(parts, "; lines in "))
 	}
 	var missing []string
@@ -55,7 +55,7 @@ func CheckCurrencies(byCur map[string][]string, p Params) error {
 		parts = append(parts, fmt.Sprintf("no exchange rate from %s to %s for the lines in %s: add fx: {%s: <%s per %s>} to the config",
 			c, reporting, namedFiles(byCur[c]), c, reporting, c))
 	}
-	return fmt.Errorf("%s", strings.Join(parts, "; "))
+	return fmt.Errorf("analysis: %s", strings.Join(parts, "; "))
 }
 
 // namedFiles names a few files, and how many more there are.

@@ -34,6 +34,8 @@ func TestCheckCurrencies(t *testing.T) {
 				t.Errorf("err %v, want none", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("err %v, want one saying %q", err, tc.want)
+			case tc.want != "" && !strings.HasPrefix(err.Error(), "analysis: "):
+				t.Errorf("err %q: want the package prefix analysis:", err)
 			}
 		})
 	}
