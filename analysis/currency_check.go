@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -24,11 +23,7 @@ func CheckCurrencies(byCur map[string][]string, p Params) error {
 			"finops never assumes a currency; import the files into a new database with --currency CODE (or currency: on the billing source)", namedFiles(blank))
 	}
 	delete(byCur, "")
-	curs := make([]string, 0, len(byCur))
-	for c := range byCur {
-		curs = append(curs, c)
-	}
-	sort.Strings(curs)
+	curs := sortedKeys(byCur)
 	reporting := strings.ToUpper(p.Currency)
 	if reporting == "" {
 		if len(curs) <= 1 {
