@@ -70,7 +70,8 @@ func realise(ctx context.Context, in *Input, res *Result, sum *AdviceSummary) er
 		start := nextLocalMidnight(d.DecidedAt, loc)
 		ra.DaysAfter = localDayCount(start, end, loc)
 		bStart := d.DecidedAt.Add(-RealisedBefore)
-		team, err := adviceTeam(ctx, in, d, Window{Start: bStart, End: end})
+		lines := resourceLines(in.Advice.Lines, d.ResourceID) // once for its three analyses
+		team, err := adviceTeam(ctx, in, lines, d.ResourceID, Window{Start: bStart, End: end})
 		if err != nil {
 			return err
 		}
@@ -85,8 +86,8 @@ func realise(ctx context.Context, in *Input, res *Result, sum *AdviceSummary) er
 			continue
 		}
 		// first is never before bStart (firstCharge clips it there).
-		if first, ok := firstCharge(in.Advice.Lines, d.ResourceID, bStart, d.DecidedAt); ok {
-			before, err := resourceCost(ctx, in, d.ResourceID, Window{Start: first, End: d.DecidedAt})
+		if first, ok := firstCharge(lines, bStart, d.DecidedAt); ok {
+			before, err := resourceCost(ctx, in, lines, d.ResourceID, Window{Start: first, End: d.DecidedAt})
 			if err != nil {
 				return err
 			}
@@ -98,7 +99,7 @@ func realise(ctx context.Context, in *Input, res *Result, sum *AdviceSummary) er
 			sum.Realised = append(sum.Realised, ra)
 			continue
 		}
-		after, err := resourceCost(ctx, in, d.ResourceID, Window{Start: start, End: end})
+		after, err := resourceCost(ctx, in, lines, d.ResourceID, Window{Start: start, End: end})
 		if err != nil {
 			return err
 		}
@@ -138,13 +139,24 @@ func sameResource(l *finops.BillingLine, id string) bool {
 	return strings.EqualFold(groupKey(l), id) || strings.EqualFold(resourceKey(l), id)
 }
 
-// firstCharge is the start of the earliest GPU usage line of resource id
-// overlapping [from, to), not before from.
-func firstCharge(lines []finops.BillingLine, id string, from, to time.Time) (time.Time, bool) {
+// resourceLines are the lines of resource id.
+func resourceLines(all []finops.BillingLine, id string) []finops.BillingLine {
+	var out []finops.BillingLine
+	for i := range all {
+		if l := &all[i]; sameResource(l, id) {
+			out = append(out, *l)
+		}
+	}
+	return out
+}
+
+// firstCharge is the start of the earliest GPU usage line of one resource's
+// lines overlapping [from, to), not before from.
+func firstCharge(lines []finops.BillingLine, from, to time.Time) (time.Time, bool) {
 	var first time.Time
 	for i := range lines {
 		l := &lines[i]
-		if !l.IsGPUUsage() || !sameResource(l, id) || !l.ChargeStart.Before(to) || !l.ChargeEnd.After(from) {
+		if !l.IsGPUUsage() || !l.ChargeStart.Before(to) || !l.ChargeEnd.After(from) {
 			continue
 		}
 		if s := maxTime(l.ChargeStart, from); first.IsZero() || s.Before(first) {
@@ -155,9 +167,9 @@ func firstCharge(lines []finops.BillingLine, id string, from, to time.Time) (tim
 }
 
 // resourceCost is resource id's cost in w, as the report's ByResource counts
-// it: an analysis of costs only over w and the advice's lines.
-func resourceCost(ctx context.Context, in *Input, id string, w Window) (float64, error) {
-	rc, err := adviceResource(ctx, in, id, w)
+// it: an analysis of costs only over w and its lines (resourceLines).
+func resourceCost(ctx context.Context, in *Input, lines []finops.BillingLine, id string, w Window) (float64, error) {
+	rc, err := adviceResource(ctx, in, lines, id, w)
 	if rc == nil {
 		return 0, err
 	}
@@ -175,23 +187,19 @@ func resourceTeam(res *Result, id string) string {
 }
 
 // adviceTeam is the team of resource id over w ("" when it has no line there).
-func adviceTeam(ctx context.Context, in *Input, d AdviceDecision, w Window) (string, error) {
-	rc, err := adviceResource(ctx, in, d.ResourceID, w)
+func adviceTeam(ctx context.Context, in *Input, lines []finops.BillingLine, id string, w Window) (string, error) {
+	rc, err := adviceResource(ctx, in, lines, id, w)
 	if rc == nil {
 		return "", err
 	}
 	return rc.Team, err
 }
 
-func adviceResource(ctx context.Context, in *Input, id string, w Window) (*ResourceCost, error) {
+// adviceResource is resource id's row in an analysis of costs only over w
+// and its lines (resourceLines); nil when it has none.
+func adviceResource(ctx context.Context, in *Input, lines []finops.BillingLine, id string, w Window) (*ResourceCost, error) {
 	if !w.End.After(w.Start) {
 		return nil, nil
-	}
-	var lines []finops.BillingLine
-	for i := range in.Advice.Lines {
-		if l := &in.Advice.Lines[i]; sameResource(l, id) {
-			lines = append(lines, *l)
-		}
 	}
 	sub := &Input{Window: w, Lookback: w, Lines: lines, Resources: in.Resources, Teams: in.Teams,
 		Params: withoutGroups(in.Params), SkipHourly: true, SkipTrends: true, costsOnly: true}
