@@ -29,8 +29,10 @@ func (a *analyzer) catalogPrice(provider, model, mode string) float64 {
 }
 
 // lookupPrices takes the catalog's prices for the resource's provider and GPU
-// model, and falls back to the resource's own observed rate for its current mode.
-func (a *analyzer) lookupPrices(r *gpuResource, lu *usage, days float64) prices {
+// model, and falls back to the resource's own observed rate for its current
+// mode: for a monthly rental its contract's price (contract, NaN when not
+// known), else its lookback's cost per 30 days.
+func (a *analyzer) lookupPrices(r *gpuResource, lu *usage, days, contract float64) prices {
 	p := prices{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}
 	for _, c := range a.in.Prices {
 		if !strings.EqualFold(c.Provider, r.provider) || !strings.EqualFold(c.GPUModel, r.model) {
@@ -61,8 +63,8 @@ func (a *analyzer) lookupPrices(r *gpuResource, lu *usage, days float64) prices 
 				p.hourly = lu.cost / (lu.billed / 60)
 			}
 		case finops.ModeMonthly:
-			if c, ok := r.contractMonthly(a.tl.t0+int64(a.lb[0]), a.tl.t0+int64(a.lb[1])); ok && math.IsNaN(p.monthly) {
-				p.monthly = c / float64(r.gpuCount)
+			if !math.IsNaN(contract) && math.IsNaN(p.monthly) {
+				p.monthly = contract / float64(r.gpuCount)
 			} else if math.IsNaN(p.monthly) && days > 0 {
 				p.monthly = lu.cost * 30 / days / float64(r.gpuCount)
 			}
@@ -89,8 +91,12 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 	}
 	days := float64(a.lb[1]-max(lu.first, a.lb[0])) / minutesPerDay
 	rec.CurrentMonthlyCost = lu.cost * 30 / days
-	if c, ok := r.contractMonthly(a.tl.t0+int64(a.lb[0]), a.tl.t0+int64(a.lb[1])); ok && r.mode == finops.ModeMonthly {
-		rec.CurrentMonthlyCost = c // the contract's price, exactly (metrics.md §Recommendation)
+	contract := math.NaN() // the whole resource's monthly price, once for both uses
+	if c, ok := r.contractMonthly(a.tl.t0+int64(a.lb[0]), a.tl.t0+int64(a.lb[1])); ok {
+		contract = c
+	}
+	if !math.IsNaN(contract) && r.mode == finops.ModeMonthly {
+		rec.CurrentMonthlyCost = contract // the contract's price, exactly (metrics.md §Recommendation)
 	}
 	rec.RecommendedMonthlyCost = rec.CurrentMonthlyCost
 	unmon := lu.unmonitoredShare()
@@ -121,7 +127,7 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 	gap := max(0, lu.unmonitored-lu.billed*(n-k)/n)
 	a30 := (lu.active + gap) / 60 / k * 30 / days
 	rec.ActiveHoursPerMonth = a30
-	pr := a.lookupPrices(r, lu, days)
+	pr := a.lookupPrices(r, lu, days, contract)
 	slack := 1 + p.ReleaseSlack
 	if !math.IsNaN(pr.hourly) && !math.IsNaN(pr.monthly) && pr.hourly > 0 {
 		rec.BreakevenHoursPerMonth = pr.monthly / (pr.hourly * slack)
