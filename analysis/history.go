@@ -268,15 +268,16 @@ func stopped(tr *Trend, teams, resources map[string][]float64, resTeam map[strin
 	recent := func(s []float64, i int) bool {
 		return slices.ContainsFunc(s[max(0, i-MoverWeeks):i], func(v float64) bool { return v != 0 })
 	}
+	names, ids := sortedKeys(teams), sortedKeys(resources)
 	for i := range tr.Weeks {
 		w := &tr.Weeks[i]
-		for _, name := range sortedKeys(teams) {
+		for _, name := range names {
 			has := slices.ContainsFunc(w.Teams, func(t TrendTeam) bool { return t.Team == name })
 			if !has && recent(teams[name], i) {
 				w.Teams = append(w.Teams, TrendTeam{Team: name, Coverage: 1})
 			}
 		}
-		for _, id := range sortedKeys(resources) {
+		for _, id := range ids {
 			has := slices.ContainsFunc(w.Resources, func(r TrendResource) bool { return r.ResourceID == id })
 			if !has && recent(resources[id], i) {
 				w.Resources = append(w.Resources, TrendResource{ResourceID: id, Team: resTeam[id]})
