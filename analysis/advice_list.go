@@ -15,10 +15,9 @@ type AdviceEntry struct {
 	Open     bool            // no decision, or a snooze that has passed at the list's moment
 }
 
-// AdviceList pairs recommendations (as Analyze gives them without decisions,
-// ids assigned) with their current decisions at t: the open advice, and with
-// all the decided advice too. keep is never listed: it asks for nothing, and
-// has no id.
+// AdviceList pairs recommendations (as Analyze gives them without decisions)
+// with their current decisions at t: the open advice, and with all the
+// decided advice too. keep is never listed: it asks for nothing.
 func AdviceList(recs []Recommendation, decisions []AdviceDecision, t time.Time, all bool) []AdviceEntry {
 	byID := map[string]*AdviceDecision{}
 	for i := range decisions {
@@ -26,6 +25,9 @@ func AdviceList(recs []Recommendation, decisions []AdviceDecision, t time.Time, 
 	}
 	var out []AdviceEntry
 	for _, rec := range recs {
+		if rec.ID == "" {
+			rec.ID = AdviceID(rec.ResourceID, rec.Action)
+		}
 		if rec.ID == "" {
 			continue
 		}
