@@ -85,6 +85,10 @@ func TestExampleUncommented(t *testing.T) {
 		{"purchase", "# purchase:", nil},
 		{"energy", "# energy:", nil},
 		{"watch", "# watch:", nil},
+		{"watch.channels[].url_file", "# watch:", map[string]string{
+			"url_env: FINOPS_FEISHU_URL":       "url_file: /run/secrets/feishu-url",
+			"secret_env: FINOPS_FEISHU_SECRET": "secret_file: /run/secrets/feishu-secret",
+		}},
 	}
 	covered := map[int]bool{}
 	for _, c := range cases {
