@@ -90,12 +90,12 @@ func NewAzure(c AzureConfig) (*Azure, error) {
 		cred, cerr := azidentity.NewDefaultAzureCredential(nil)
 		if cerr != nil {
 			return nil, fmt.Errorf("fetch: %s: no Azure credentials: %s; set sources.azure.account_key_env or sas_token_env, or sign in (az login, a managed identity, AZURE_CLIENT_ID…)",
-				a.url(""), redact(cerr.Error(), a.secrets...))
+				a.url(""), sanitize.Redact(cerr.Error(), a.secrets...))
 		}
 		client, err = azblob.NewClient(endpoint+"/", cred, opts)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fetch: %s: %s; check sources.azure.endpoint", a.url(""), redact(err.Error(), a.secrets...))
+		return nil, fmt.Errorf("fetch: %s: %s; check sources.azure.endpoint", a.url(""), sanitize.Redact(err.Error(), a.secrets...))
 	}
 	a.cc = client.ServiceClient().NewContainerClient(c.Container)
 	return a, nil
@@ -199,7 +199,7 @@ func (a *Azure) explain(op, key string, err error) error {
 		msg = ue.Err.Error()
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
-	msg = fmt.Sprintf("fetch: %s %s: %s", op, at, redact(sanitize.URLs(msg), a.secrets...))
+	msg = fmt.Sprintf("fetch: %s %s: %s", op, at, sanitize.Redact(msg, a.secrets...))
 	if hint != "" {
 		msg += "; " + hint
 	}

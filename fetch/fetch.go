@@ -7,14 +7,13 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"io"
-	"strings"
 
 	"github.com/finops-oss/finops/publish"
 )
@@ -57,22 +56,9 @@ func copyObject(ctx context.Context, s store, o publish.Listed, w io.Writer) (st
 	if err != nil {
 		return "", fmt.Errorf("fetch: download %s: %w; run the ingest again (it resumes where the database stands)", s.url(o.Key), err)
 	}
-	if len(o.MD5) == md5.Size && !equalSum(md, o.MD5) {
+	if len(o.MD5) == md5.Size && !bytes.Equal(md.Sum(nil), o.MD5) {
 		return "", fmt.Errorf("fetch: download %s: its MD5 is not the one the service keeps (%d bytes read); run the ingest again, and check the object if it repeats",
 			s.url(o.Key), n)
 	}
 	return hex.EncodeToString(sh.Sum(nil)), nil
-}
-
-func equalSum(h hash.Hash, want []byte) bool { return string(h.Sum(nil)) == string(want) }
-
-// redact removes secrets (4 characters or more) from s: what a library
-// puts in a message reaches no output or database row.
-func redact(s string, secrets ...string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
-		}
-	}
-	return s
 }

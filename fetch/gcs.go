@@ -81,7 +81,7 @@ func NewGCS(ctx context.Context, c GCSConfig) (*GCS, error) {
 	client, err := storage.NewClient(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fetch: %s: %s; check sources.gcs.credentials_file, or Application Default Credentials (gcloud auth application-default login, GOOGLE_APPLICATION_CREDENTIALS)",
-			g.url(""), redact(sanitize.URLs(err.Error()), g.secrets...))
+			g.url(""), sanitize.Redact(err.Error(), g.secrets...))
 	}
 	g.client = client
 	return g, nil
@@ -187,7 +187,7 @@ func (g *GCS) explain(op, key string, err error) error {
 	}
 	// One line: googleapi's and the token service's messages span lines.
 	msg = strings.Join(strings.Fields(msg), " ")
-	out := fmt.Sprintf("fetch: %s %s: %s", op, g.url(key), redact(sanitize.URLs(msg), g.secrets...))
+	out := fmt.Sprintf("fetch: %s %s: %s", op, g.url(key), sanitize.Redact(msg, g.secrets...))
 	if hint != "" {
 		out += "; " + hint
 	}

@@ -33,7 +33,7 @@ func PrintImport(w io.Writer, uri string, res *store.ImportResult) {
 	} else {
 		fmt.Fprintf(w, "%s: %s\n", uri, Describe(res.Summary))
 		PrintWarnings(w, res.Summary)
-		PrintOverlaps(w, res)
+		printOverlaps(w, res)
 	}
 	printReplaced(w, uri, res)
 }
@@ -71,9 +71,9 @@ func supersededBy(res *store.ImportResult) string {
 	return res.DuplicateOf
 }
 
-// PrintOverlaps says where an imported file's charges met another file's,
+// printOverlaps says where an imported file's charges met another file's,
 // and whose lines were kept: never a silent sum, never a silent loss.
-func PrintOverlaps(w io.Writer, res *store.ImportResult) {
+func printOverlaps(w io.Writer, res *store.ImportResult) {
 	for _, o := range res.Overlaps {
 		switch o.Action {
 		case store.OverlapReplaced:

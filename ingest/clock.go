@@ -63,8 +63,9 @@ func (g *ClockGuard) Sample(s *finops.GPUSample) error {
 	return nil
 }
 
-// Finish adds what the guard refused to the file's summary: the samples
-// to SamplesDropped and one warning. It returns an error when the file had
+// Finish adds one warning to the file's summary naming what the guard
+// refused; SamplesDropped stays the count of readings that are no sample
+// (the messages print it as such). It returns an error when the file had
 // samples and every one was refused.
 func (g *ClockGuard) Finish(sum *Summary) error {
 	if sum == nil || g.ahead+g.behind == 0 {

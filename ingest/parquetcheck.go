@@ -54,10 +54,7 @@ func checkParquetChunks(f *parquet.File, size int64) error {
 		}
 		for _, c := range rg.Columns {
 			m := c.MetaData
-			start := m.DataPageOffset
-			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
-				start = m.DictionaryPageOffset
-			}
+			start := chunkStart(&m)
 			if start < 0 || m.TotalCompressedSize < 0 || start+m.TotalCompressedSize > size ||
 				m.TotalCompressedSize > maxParquetChunk || m.TotalUncompressedSize < 0 || m.TotalUncompressedSize > maxParquetChunk ||
 				m.NumValues < 0 {
@@ -67,6 +64,15 @@ func checkParquetChunks(f *parquet.File, size int64) error {
 		}
 	}
 	return nil
+}
+
+// chunkStart is where a column chunk's first page is: its dictionary page,
+// when it has one, comes before its data pages.
+func chunkStart(m *format.ColumnMetaData) int64 {
+	if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < m.DataPageOffset {
+		return m.DictionaryPageOffset
+	}
+	return m.DataPageOffset
 }
 
 // The limits of a CSV record hold for a Parquet row too, and are checked
@@ -111,10 +117,7 @@ func checkParquetPages(ra randomAccess, f *parquet.File, name string) *ParseErro
 			if leaf, ok := schema.Lookup(m.PathInSchema...); ok {
 				flat = leaf.MaxRepetitionLevel == 0
 			}
-			pos := m.DataPageOffset
-			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < pos {
-				pos = m.DictionaryPageOffset
-			}
+			pos := chunkStart(&m)
 			end := pos + m.TotalCompressedSize
 			row := first
 			for pos < end {

@@ -4,23 +4,16 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/finops-oss/finops/fetch"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/sanitize"
 )
 
-// remoteFetcher is an Azure container's or a GCS bucket's client.
-type remoteFetcher interface {
-	Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]publish.Fetched, []error, error)
-}
-
 // planRemote plans an az://, https://<account>.blob.core.windows.net/ or
 // gs:// source (a prefix, or a glob in the key part) by downloading its
 // objects into a temporary folder with the settings of the config's
-// sources block, then planning them as s3:// sources are (planFetched).
+// sources block, then planning them as s3:// sources are (fetchPlan).
 // Each file is recorded as az://account/container/key or gs://bucket/key.
 func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 	c := pl.Config
@@ -61,18 +54,5 @@ func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 		defer g.Close()
 		f, base = g, "gs://"+src.Bucket+"/"
 	}
-	tmp, err := os.MkdirTemp("", "finops-"+src.Kind+"-")
-	if err != nil {
-		return nil, fmt.Errorf("%s: a temporary folder for the download: %w", sanitize.Redact(name), err)
-	}
-	p := &Plan{tmp: filepath.Clean(tmp), base: base, urls: map[string]string{}}
-	files, refused, err := f.Fetch(ctx, prefix, match, p.tmp)
-	if err != nil {
-		p.Close()
-		return nil, RedactErr(err, secrets...)
-	}
-	for i, e := range refused {
-		refused[i] = RedactErr(e, secrets...)
-	}
-	return p.planFetched(sanitize.Redact(name), files, refused)
+	return fetchPlan(ctx, sanitize.Redact(name), src.Kind, base, f, prefix, match, secrets)
 }

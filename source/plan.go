@@ -103,15 +103,33 @@ func (pl Planner) planS3(ctx context.Context, name string) (*Plan, error) {
 	if err != nil {
 		return nil, RedactErr(err, secrets...)
 	}
-	tmp, err := os.MkdirTemp("", "finops-s3-")
+	return fetchPlan(ctx, name, "s3", "s3://"+bucket+"/", client, prefix, match, secrets)
+}
+
+// remoteFetcher is a bucket's or container's client: publish.S3, and
+// fetch's Azure and GCS.
+type remoteFetcher interface {
+	Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]publish.Fetched, []error, error)
+}
+
+// fetchPlan downloads the objects under prefix that match takes into a
+// temporary folder (finops-<kind>-…) and plans them (planFetched), each
+// named by base and its key; name is the source, already redacted. Every
+// error, each refused object's too, loses secrets.
+func fetchPlan(ctx context.Context, name, kind, base string, f remoteFetcher, prefix string, match func(string) bool,
+	secrets []string) (*Plan, error) {
+	tmp, err := os.MkdirTemp("", "finops-"+kind+"-")
 	if err != nil {
 		return nil, fmt.Errorf("%s: a temporary folder for the download: %w", name, err)
 	}
-	p := &Plan{tmp: filepath.Clean(tmp), base: "s3://" + bucket + "/", urls: map[string]string{}}
-	files, refused, err := client.Fetch(ctx, prefix, match, p.tmp)
+	p := &Plan{tmp: filepath.Clean(tmp), base: base, urls: map[string]string{}}
+	files, refused, err := f.Fetch(ctx, prefix, match, p.tmp)
 	if err != nil {
 		p.Close()
 		return nil, RedactErr(err, secrets...)
+	}
+	for i, e := range refused {
+		refused[i] = RedactErr(e, secrets...)
 	}
 	return p.planFetched(name, files, refused)
 }

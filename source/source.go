@@ -127,9 +127,9 @@ func telemetrySources(c *config.Config) []Spec {
 	return out
 }
 
-// ConfiguredOf finds the configured billing source that reads path: the
+// configuredOf finds the configured billing source that reads path: the
 // same path, or a glob of the config that matches it.
-func ConfiguredOf(c *config.Config, path string) (Spec, bool, error) {
+func configuredOf(c *config.Config, path string) (Spec, bool, error) {
 	specs, err := FromConfig(c)
 	if err != nil {
 		return Spec{}, false, err
@@ -157,7 +157,7 @@ func ConfiguredOf(c *config.Config, path string) (Spec, bool, error) {
 // source reads it — its mapping, format and currency — unless spec gives a
 // format or currency of its own; any other path is spec as it is.
 func Again(c *config.Config, spec Spec) (Spec, error) {
-	cs, ok, err := ConfiguredOf(c, spec.Name)
+	cs, ok, err := configuredOf(c, spec.Name)
 	if err != nil || !ok {
 		return spec, err
 	}

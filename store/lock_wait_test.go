@@ -18,7 +18,7 @@ func TestAcquireRunLockWaiting(t *testing.T) {
 		name    string
 		holder  string // the job holding the lock
 		wait    time.Duration
-		letGo   bool // the holder releases the lock once the wait has begun
+		letGo   bool // the holder releases the lock after the first try
 		cancel  bool
 		wantErr error // nil: the lock is taken
 	}{
@@ -38,17 +38,26 @@ func TestAcquireRunLockWaiting(t *testing.T) {
 			if tc.cancel {
 				cancel()
 			}
-			if tc.letGo {
-				released := make(chan struct{})
-				go func() { held.Release(); close(released) }()
-				defer func() { <-released }()
-			} else {
+			// Each try reads the clock first: the holder lets go as the
+			// second try begins, so the first is refused for certain and
+			// the lock is taken only by waiting.
+			tries := 0
+			clock := func() time.Time {
+				if tries++; tries == 2 && tc.letGo {
+					held.Release()
+				}
+				return now()
+			}
+			if !tc.letGo {
 				defer held.Release()
 			}
-			lock, err := AcquireRunLockWaiting(ctx, db, "run 2026-W48", now, "watch", tc.wait)
+			lock, err := AcquireRunLockWaiting(ctx, db, "run 2026-W48", clock, "watch", tc.wait)
 			defer lock.Release()
 			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
 				t.Errorf("AcquireRunLockWaiting: %v, want %v", err, tc.wantErr)
+			}
+			if tc.letGo && tries != 2 {
+				t.Errorf("%d tries, want 2: refused while held, taken once let go", tries)
 			}
 		})
 	}

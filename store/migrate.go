@@ -519,17 +519,9 @@ func (s *Store) migrate(ctx context.Context) error {
 			tx.Rollback()
 			break
 		}
-		if _, err := tx.ExecContext(ctx, migrations[version]); err != nil {
+		if err := applyMigration(ctx, tx, version); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("store: migration %d: %w", version+1, err)
-		}
-		if err := afterMigration(ctx, tx, version+1); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("store: migration %d: %w", version+1, err)
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version+1)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("store: migration %d: %w", version+1, err)
+			return fmt.Errorf("store: %w", err)
 		}
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("store: migration %d: %w", version+1, err)
@@ -538,6 +530,21 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if version > len(migrations) {
 		return fmt.Errorf("store: %s has schema version %d, newer than this finops (%d): upgrade finops", s.path, version, len(migrations))
+	}
+	return nil
+}
+
+// applyMigration brings a database of schema version to version+1 in tx:
+// migrate's step, and CheckSnapshot's reference schema's.
+func applyMigration(ctx context.Context, tx *sql.Tx, version int) error {
+	if _, err := tx.ExecContext(ctx, migrations[version]); err != nil {
+		return fmt.Errorf("migration %d: %w", version+1, err)
+	}
+	if err := afterMigration(ctx, tx, version+1); err != nil {
+		return fmt.Errorf("migration %d: %w", version+1, err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version+1)); err != nil {
+		return fmt.Errorf("migration %d: %w", version+1, err)
 	}
 	return nil
 }

@@ -168,13 +168,9 @@ func referenceSchema(ctx context.Context, version int) (map[string]schemaObject,
 		if err != nil {
 			return nil, err
 		}
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		if err := applyMigration(ctx, tx, v); err != nil {
 			tx.Rollback()
-			return nil, fmt.Errorf("migration %d: %w", v+1, err)
-		}
-		if err := afterMigration(ctx, tx, v+1); err != nil {
-			tx.Rollback()
-			return nil, fmt.Errorf("migration %d: %w", v+1, err)
+			return nil, err
 		}
 		if err := tx.Commit(); err != nil {
 			return nil, err

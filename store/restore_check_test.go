@@ -119,19 +119,7 @@ func TestRestoreOlderSchema(t *testing.T) {
 		t.Run(fmt.Sprint("schema ", tc.version), func(t *testing.T) {
 			dir := t.TempDir()
 			snap, db := filepath.Join(dir, "snap.db"), filepath.Join(dir, "finops.db")
-			raw, err := sql.Open("sqlite", "file:"+snap+"?_pragma=foreign_keys(1)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw.SetMaxOpenConns(1)
-			for v := 0; v < tc.version; v++ {
-				mustExec(t, raw, migrations[v])
-				tx, _ := raw.Begin()
-				if err := afterMigration(ctx, tx, v+1); err != nil {
-					t.Fatal(err)
-				}
-				tx.Commit()
-			}
+			raw := oldSchema(t, snap, tc.version)
 			mustExec(t, raw, fmt.Sprintf(`PRAGMA user_version = %d`, tc.version),
 				`INSERT INTO source_files (uri, sha256, format, kind, rows, imported_at) VALUES ('w47.csv', 'ab', 'focus', 'billing', 1, 0)`)
 			mustExec(t, raw, tc.rows...)

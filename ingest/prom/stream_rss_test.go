@@ -8,10 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -180,31 +178,14 @@ func fetchLargeAnswerChild(t *testing.T, url string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			runtime.ReadMemStats(&ms)
-			peak.Store(max(peak.Load(), ms.HeapInuse))
-		}
-	}()
+	peakHeap := sampleHeapInuse()
 	d, err := c.FetchDay(t.Context(), day0, day0.AddDate(0, 0, 2))
-	close(stop)
-	wg.Wait()
+	peak := peakHeap()
 	msg := ""
 	if err != nil {
 		d, msg = &Day{}, strings.ReplaceAll(err.Error(), `"`, "'")
 	}
 	status, _ := os.ReadFile("/proc/self/status")
-	fmt.Printf("samples=%d gpus=%d heap_peak_mb=%d err=\"%s\" %s\n", d.Samples, len(d.gpus), peak.Load()>>20, msg,
+	fmt.Printf("samples=%d gpus=%d heap_peak_mb=%d err=\"%s\" %s\n", d.Samples, len(d.gpus), peak>>20, msg,
 		strings.TrimSpace(vmHWM.FindString(string(status))))
 }

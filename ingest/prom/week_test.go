@@ -114,26 +114,7 @@ func TestFetchWeekPeakHeap(t *testing.T) {
 		runtime.GC()
 		var base runtime.MemStats
 		runtime.ReadMemStats(&base)
-		// Peak heap in use, sampled: live data and the garbage not yet collected.
-		var peak atomic.Uint64
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var ms runtime.MemStats
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(20 * time.Millisecond):
-				}
-				runtime.ReadMemStats(&ms)
-				if ms.HeapInuse > peak.Load() {
-					peak.Store(ms.HeapInuse)
-				}
-			}
-		}()
+		peakHeap := sampleHeapInuse()
 		var live uint64
 		samples := 0
 		begin := time.Now()
@@ -149,8 +130,7 @@ func TestFetchWeekPeakHeap(t *testing.T) {
 			return nil
 		})
 		took := time.Since(begin)
-		close(stop)
-		wg.Wait()
+		peak := peakHeap()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +139,7 @@ func TestFetchWeekPeakHeap(t *testing.T) {
 		}
 		t.Logf("concurrent_days %d: %v, %d samples; live heap at most %.1f MB above the start (bound %.1f MB), peak heap in use %.1f MB; "+
 			"%d requests, %.1f MB of answers (%.0f bytes a GPU-day)", concurrent, took.Round(10*time.Millisecond), samples,
-			float64(live)/1e6, float64(int64(concurrent+2)*perDay+fixedOverhead)/1e6, float64(peak.Load())/1e6,
+			float64(live)/1e6, float64(int64(concurrent+2)*perDay+fixedOverhead)/1e6, float64(peak)/1e6,
 			requests.Load(), float64(answered.Load())/1e6, float64(answered.Load())/float64(gpus*days))
 		// Days in flight and the one kept, plus what does not grow with the
 		// data: the HTTP transport's buffers and the goroutines' stacks
@@ -169,5 +149,33 @@ func TestFetchWeekPeakHeap(t *testing.T) {
 			t.Errorf("concurrent_days %d: %d bytes live while keeping a day, over %d (%d days of %d GPUs)",
 				concurrent, live, bound, concurrent+2, gpus)
 		}
+	}
+}
+
+// sampleHeapInuse samples the heap in use every 20 ms, live data and the
+// garbage not yet collected, until the function it returns is called; that
+// returns the peak seen.
+func sampleHeapInuse() (stop func() uint64) {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			runtime.ReadMemStats(&ms)
+			peak.Store(max(peak.Load(), ms.HeapInuse))
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak.Load()
 	}
 }

@@ -1,7 +1,6 @@
 package promtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/internal/testenv"
+	"github.com/finops-oss/finops/publish/publishtest"
 )
 
 // ThanosVersion is the release .ci/run builds.
@@ -22,32 +21,14 @@ const ThanosVersion = "0.39.2"
 // ThanosInstall is how a machine gets thanos: its go.mod has replace
 // directives, so `go install` refuses it and .ci/run builds it from the
 // module's source.
-const ThanosInstall = "run the Thanos step of .ci/run (thanos v" + ThanosVersion + " built from source into $(go env GOPATH)/bin)"
+const ThanosInstall = "the Thanos step of .ci/run (thanos v" + ThanosVersion + " built from source into $(go env GOPATH)/bin)"
 
 // ThanosBinary returns the path of thanos, on PATH or in $(go env
 // GOPATH)/bin, failing the test in CI and skipping it elsewhere when it is
 // missing.
 func ThanosBinary(tb testing.TB) string {
 	tb.Helper()
-	if p, ok := goBinary("thanos"); ok {
-		return p
-	}
-	testenv.Missing(tb, "thanos not found on PATH or in $(go env GOPATH)/bin: "+ThanosInstall)
-	return ""
-}
-
-// goBinary finds name on PATH or where `go install` puts it.
-func goBinary(name string) (string, bool) {
-	if p, err := exec.LookPath(name); err == nil {
-		return p, true
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		p := filepath.Join(string(bytes.TrimSpace(out)), "bin", name)
-		if _, err := exec.LookPath(p); err == nil {
-			return p, true
-		}
-	}
-	return "", false
+	return publishtest.Binary(tb, "thanos", ThanosInstall)
 }
 
 // StartLabeled is Start with external labels (k, v pairs), as every

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/internal/testenv"
+	"github.com/finops-oss/finops/publish/publishtest"
 )
 
 // VictoriaMetricsInstall is how a machine gets victoria-metrics (.ci/run).
@@ -23,11 +23,7 @@ const VictoriaMetricsInstall = "go install github.com/VictoriaMetrics/VictoriaMe
 // when it is missing.
 func VictoriaMetricsBinary(tb testing.TB) string {
 	tb.Helper()
-	if p, ok := goBinary("victoria-metrics"); ok {
-		return p
-	}
-	testenv.Missing(tb, "victoria-metrics not found on PATH or in $(go env GOPATH)/bin: install with "+VictoriaMetricsInstall)
-	return ""
+	return publishtest.Binary(tb, "victoria-metrics", VictoriaMetricsInstall)
 }
 
 // StartVictoriaMetrics starts VictoriaMetrics' single-node server on a free
