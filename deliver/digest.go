@@ -57,20 +57,11 @@ func digestRoute(c *config.Config, scope string) []string {
 		if ch.Type == "email" {
 			continue
 		}
-		if scope == "" && len(ch.Teams) == 0 || scope != "" && containsFold(ch.Teams, scope) {
+		if scope == "" && len(ch.Teams) == 0 || scope != "" && ch.Lists(scope) {
 			out = append(out, ch.Name(i))
 		}
 	}
 	return out
-}
-
-func containsFold(list []string, s string) bool {
-	for _, v := range list {
-		if strings.EqualFold(v, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // chatScopes lists this period's digests: one per team with a channel and
