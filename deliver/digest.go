@@ -65,15 +65,17 @@ func digestRoute(c *config.Config, scope string) []string {
 }
 
 // chatScopes lists this period's digests: one per team with a channel and
-// a row in the result, one for the fleet when a channel lists no team.
-func (r *Run) chatScopes(res *analysis.Result, reports []string) []chatScope {
+// a row in the result, one for the fleet when a channel lists no team. dir
+// is the out folder: teamPages names the pages once, for whichever asks
+// first, so every caller passes the folder they are written in.
+func (r *Run) chatScopes(res *analysis.Result, dir string, reports []string) []chatScope {
 	var out []chatScope
 	for _, t := range r.Config.Teams {
 		chans := digestRoute(r.Config, t.Name)
 		if len(chans) == 0 {
 			continue
 		}
-		p := r.teamPages(res, "", reports)[t.Name]
+		p := r.teamPages(res, dir, reports)[t.Name]
 		if p == nil {
 			fmt.Fprintf(r.said(), "chat: team %s has no costs in %s; no digest\n", t.Name, r.Window.Label)
 			continue
@@ -108,9 +110,9 @@ func chatWhat(scope, channel string) string {
 
 // queueDigests builds this period's digests and queues them in the ledger
 // for the channels that do not have them yet.
-func (r *Run) queueDigests(ctx context.Context, res *analysis.Result, reports []string, fail func(string, ...any)) {
+func (r *Run) queueDigests(ctx context.Context, res *analysis.Result, dir string, reports []string, fail func(string, ...any)) {
 	result, period := r.result(), r.Window.Label
-	for _, s := range r.chatScopes(res, reports) {
+	for _, s := range r.chatScopes(res, dir, reports) {
 		msg, err := s.digest()
 		if err != nil {
 			fail("chat: %s: %v", scopeName(s.scope), err)
@@ -224,10 +226,10 @@ func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string
 
 // dryRunChat says which digests Deliver would send, touching no channel
 // and no ledger row.
-func (r *Run) dryRunChat(ctx context.Context, res *analysis.Result, reports []string,
+func (r *Run) dryRunChat(ctx context.Context, res *analysis.Result, dir string, reports []string,
 	would func(list *[]string, format string, args ...any)) error {
 	result, out, period := r.result(), r.out(), r.Window.Label
-	for _, s := range r.chatScopes(res, reports) {
+	for _, s := range r.chatScopes(res, dir, reports) {
 		msg, err := s.digest()
 		if err != nil {
 			return err
