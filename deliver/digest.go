@@ -157,15 +157,20 @@ func (r *Run) webhook(ctx context.Context, ch config.Channel) (*publish.Webhook,
 
 // sendDigests sends every digest some channel still needs, of any period,
 // and returns the stage's status. A channel whose send ran out of time is
-// not tried again this run (its other digests stay pending); a digest whose
-// channel left watch.channels, or no longer takes its scope, is abandoned.
+// not tried again this run (its other digests are marked failed, for the
+// next run to send); a digest whose channel left watch.channels, or no
+// longer takes its scope, is abandoned.
 func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string {
 	pending, err := r.Store.PendingDigests(ctx)
 	if err != nil {
 		fail("chat: %v", err)
 		return store.StageFailed
 	}
-	ctx, cancel := context.WithTimeout(ctx, ChatStageTimeout)
+	// The sends share the stage's deadline; the ledger is written with the
+	// run's context, as the email stage does, so a digest sent just before
+	// the deadline is still recorded sent (not posted again next run), and
+	// one not tried after it is recorded failed.
+	sctx, cancel := context.WithTimeout(ctx, ChatStageTimeout)
 	defer cancel()
 	chans := chatChannels(r.Config)
 	senders := map[string]*publish.Webhook{}
@@ -174,7 +179,9 @@ func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string
 	status := store.StageOK
 	failed := func(d store.Digest, text string) {
 		what := chatWhat(d.Scope, d.Channel) + " (" + d.Period + ")"
-		r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestFailed, r.redact(text))
+		if err := r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestFailed, r.redact(text)); err != nil {
+			fail("chat: %s: %v", what, err)
+		}
 		result.DigestsFailed = append(result.DigestsFailed, what)
 		fail("chat: %s failed: %s", what, text)
 		status = store.StageFailed
@@ -183,7 +190,10 @@ func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string
 		ch, ok := chans[d.Channel]
 		if !ok || !slices.Contains(digestRoute(r.Config, d.Scope), d.Channel) {
 			why := "its channel is no longer in watch.channels, or no longer takes " + scopeName(d.Scope) + "'s messages"
-			r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestAbandoned, why)
+			if err := r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestAbandoned, why); err != nil {
+				fail("chat: %s (%s): %v", chatWhat(d.Scope, d.Channel), d.Period, err)
+				status = store.StageFailed
+			}
 			fmt.Fprintf(r.said(), "chat: %s (%s) not sent: %s\n", chatWhat(d.Scope, d.Channel), d.Period, why)
 			continue
 		}
@@ -194,18 +204,18 @@ func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string
 		w, ok := senders[d.Channel]
 		if !ok {
 			var err error
-			if w, err = r.webhook(ctx, ch); err != nil {
+			if w, err = r.webhook(sctx, ch); err != nil {
 				broken[d.Channel] = "watch.channels: " + d.Channel + ": " + err.Error()
 				failed(d, broken[d.Channel])
 				continue
 			}
 			senders[d.Channel] = w
 		}
-		if ctx.Err() != nil {
+		if sctx.Err() != nil {
 			failed(d, "not tried: the chat stage ran out of time")
 			continue
 		}
-		err := w.Send(ctx, publish.Alert{Event: publish.EventDigest, Title: d.Title, Text: d.Body, Team: d.Scope,
+		err := w.Send(sctx, publish.Alert{Event: publish.EventDigest, Title: d.Title, Text: d.Body, Team: d.Scope,
 			Currency: d.Currency})
 		if err != nil {
 			if errors.Is(err, publish.ErrTimedOut) || errors.Is(err, context.DeadlineExceeded) {
