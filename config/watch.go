@@ -91,6 +91,14 @@ func channelTypes() []string {
 // Name is how the ledger and messages name the channel: its type and place.
 func (c Channel) Name(i int) string { return fmt.Sprintf("%s#%d", c.Type, i) }
 
+// Lists reports whether the channel names team under teams, case aside (as
+// team names are compared everywhere). A channel that lists no team lists
+// none: the watch sends it every team's messages, the chat digest only the
+// fleet's.
+func (c Channel) Lists(team string) bool {
+	return slices.ContainsFunc(c.Teams, func(t string) bool { return strings.EqualFold(t, team) })
+}
+
 // URL reads the webhook's address from its variable or file.
 func (c Channel) URL(ctx context.Context, getenv func(string) string) (string, error) {
 	return secretFrom(ctx, getenv, c.URLEnv, c.URLFile, "url")

@@ -282,7 +282,7 @@ func (r *Run) Deliver(ctx context.Context, res *analysis.Result, dir string, rep
 		fmt.Fprintln(r.said(), "chat: skipped (no chat channel in watch.channels)")
 	default:
 		before := len(failures)
-		r.queueDigests(ctx, res, reports, fail)
+		r.queueDigests(ctx, res, dir, reports, fail)
 		status := r.sendDigests(ctx, fail)
 		if len(failures) > before {
 			status = store.StageFailed

@@ -57,32 +57,25 @@ func digestRoute(c *config.Config, scope string) []string {
 		if ch.Type == "email" {
 			continue
 		}
-		if scope == "" && len(ch.Teams) == 0 || scope != "" && containsFold(ch.Teams, scope) {
+		if scope == "" && len(ch.Teams) == 0 || scope != "" && ch.Lists(scope) {
 			out = append(out, ch.Name(i))
 		}
 	}
 	return out
 }
 
-func containsFold(list []string, s string) bool {
-	for _, v := range list {
-		if strings.EqualFold(v, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // chatScopes lists this period's digests: one per team with a channel and
-// a row in the result, one for the fleet when a channel lists no team.
-func (r *Run) chatScopes(res *analysis.Result, reports []string) []chatScope {
+// a row in the result, one for the fleet when a channel lists no team. dir
+// is the out folder: teamPages names the pages once, for whichever asks
+// first, so every caller passes the folder they are written in.
+func (r *Run) chatScopes(res *analysis.Result, dir string, reports []string) []chatScope {
 	var out []chatScope
 	for _, t := range r.Config.Teams {
 		chans := digestRoute(r.Config, t.Name)
 		if len(chans) == 0 {
 			continue
 		}
-		p := r.teamPages(res, "", reports)[t.Name]
+		p := r.teamPages(res, dir, reports)[t.Name]
 		if p == nil {
 			fmt.Fprintf(r.said(), "chat: team %s has no costs in %s; no digest\n", t.Name, r.Window.Label)
 			continue
@@ -117,9 +110,9 @@ func chatWhat(scope, channel string) string {
 
 // queueDigests builds this period's digests and queues them in the ledger
 // for the channels that do not have them yet.
-func (r *Run) queueDigests(ctx context.Context, res *analysis.Result, reports []string, fail func(string, ...any)) {
+func (r *Run) queueDigests(ctx context.Context, res *analysis.Result, dir string, reports []string, fail func(string, ...any)) {
 	result, period := r.result(), r.Window.Label
-	for _, s := range r.chatScopes(res, reports) {
+	for _, s := range r.chatScopes(res, dir, reports) {
 		msg, err := s.digest()
 		if err != nil {
 			fail("chat: %s: %v", scopeName(s.scope), err)
@@ -164,15 +157,20 @@ func (r *Run) webhook(ctx context.Context, ch config.Channel) (*publish.Webhook,
 
 // sendDigests sends every digest some channel still needs, of any period,
 // and returns the stage's status. A channel whose send ran out of time is
-// not tried again this run (its other digests stay pending); a digest whose
-// channel left watch.channels, or no longer takes its scope, is abandoned.
+// not tried again this run (its other digests are marked failed, for the
+// next run to send); a digest whose channel left watch.channels, or no
+// longer takes its scope, is abandoned.
 func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string {
 	pending, err := r.Store.PendingDigests(ctx)
 	if err != nil {
 		fail("chat: %v", err)
 		return store.StageFailed
 	}
-	ctx, cancel := context.WithTimeout(ctx, ChatStageTimeout)
+	// The sends share the stage's deadline; the ledger is written with the
+	// run's context, as the email stage does, so a digest sent just before
+	// the deadline is still recorded sent (not posted again next run), and
+	// one not tried after it is recorded failed.
+	sctx, cancel := context.WithTimeout(ctx, ChatStageTimeout)
 	defer cancel()
 	chans := chatChannels(r.Config)
 	senders := map[string]*publish.Webhook{}
@@ -181,7 +179,9 @@ func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string
 	status := store.StageOK
 	failed := func(d store.Digest, text string) {
 		what := chatWhat(d.Scope, d.Channel) + " (" + d.Period + ")"
-		r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestFailed, r.redact(text))
+		if err := r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestFailed, r.redact(text)); err != nil {
+			fail("chat: %s: %v", what, err)
+		}
 		result.DigestsFailed = append(result.DigestsFailed, what)
 		fail("chat: %s failed: %s", what, text)
 		status = store.StageFailed
@@ -190,7 +190,10 @@ func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string
 		ch, ok := chans[d.Channel]
 		if !ok || !slices.Contains(digestRoute(r.Config, d.Scope), d.Channel) {
 			why := "its channel is no longer in watch.channels, or no longer takes " + scopeName(d.Scope) + "'s messages"
-			r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestAbandoned, why)
+			if err := r.Store.MarkDigest(ctx, r.RunID, d.Period, d.Scope, d.Channel, store.DigestAbandoned, why); err != nil {
+				fail("chat: %s (%s): %v", chatWhat(d.Scope, d.Channel), d.Period, err)
+				status = store.StageFailed
+			}
 			fmt.Fprintf(r.said(), "chat: %s (%s) not sent: %s\n", chatWhat(d.Scope, d.Channel), d.Period, why)
 			continue
 		}
@@ -201,18 +204,18 @@ func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string
 		w, ok := senders[d.Channel]
 		if !ok {
 			var err error
-			if w, err = r.webhook(ctx, ch); err != nil {
+			if w, err = r.webhook(sctx, ch); err != nil {
 				broken[d.Channel] = "watch.channels: " + d.Channel + ": " + err.Error()
 				failed(d, broken[d.Channel])
 				continue
 			}
 			senders[d.Channel] = w
 		}
-		if ctx.Err() != nil {
+		if sctx.Err() != nil {
 			failed(d, "not tried: the chat stage ran out of time")
 			continue
 		}
-		err := w.Send(ctx, publish.Alert{Event: publish.EventDigest, Title: d.Title, Text: d.Body, Team: d.Scope,
+		err := w.Send(sctx, publish.Alert{Event: publish.EventDigest, Title: d.Title, Text: d.Body, Team: d.Scope,
 			Currency: d.Currency})
 		if err != nil {
 			if errors.Is(err, publish.ErrTimedOut) || errors.Is(err, context.DeadlineExceeded) {
@@ -233,10 +236,10 @@ func (r *Run) sendDigests(ctx context.Context, fail func(string, ...any)) string
 
 // dryRunChat says which digests Deliver would send, touching no channel
 // and no ledger row.
-func (r *Run) dryRunChat(ctx context.Context, res *analysis.Result, reports []string,
+func (r *Run) dryRunChat(ctx context.Context, res *analysis.Result, dir string, reports []string,
 	would func(list *[]string, format string, args ...any)) error {
 	result, out, period := r.result(), r.out(), r.Window.Label
-	for _, s := range r.chatScopes(res, reports) {
+	for _, s := range r.chatScopes(res, dir, reports) {
 		msg, err := s.digest()
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -207,7 +208,7 @@ func TestDigestRouting(t *testing.T) {
 	}
 	r, _ := newRun(t, c, Transports{S3: &publish.S3Config{Bucket: "b", Prefix: "weekly"}}, Options{})
 	var got []string
-	for _, s := range r.chatScopes(week48Result(), []string{"out/finops-2026-W48.json", "out/finops-2026-W48.html"}) {
+	for _, s := range r.chatScopes(week48Result(), "out", []string{"out/finops-2026-W48.json", "out/finops-2026-W48.html"}) {
 		got = append(got, fmt.Sprintf("%s→%s %s", scopeName(s.scope), strings.Join(s.channels, ","), s.reportURL))
 	}
 	// The team's digest links the team's own page (teamPages), the fleet's
@@ -240,5 +241,30 @@ func TestDigestRouting(t *testing.T) {
 	ds, err := r.Store.Digests(ctx, "2026-W47")
 	if err != nil || len(ds) != 1 || ds[0].Status != store.DigestAbandoned {
 		t.Errorf("digests %+v (%v), want the one abandoned", ds, err)
+	}
+}
+
+// TestTeamPagesInDirChatFirst: the pages are named once, by whichever
+// stage asks first; the chat stage asking first still names them in the out
+// folder, so the team's page and workbook are written there and not in the
+// working directory.
+func TestTeamPagesInDirChatFirst(t *testing.T) {
+	c := &config.Config{Teams: []config.Team{{Name: "数据组"}}}
+	c.Watch.Digest = true
+	c.Watch.Channels = []config.Channel{{Type: "feishu", URLEnv: "A", Teams: []string{"数据组"}}}
+	r, _ := newRun(t, c, Transports{}, Options{})
+	dir, res := t.TempDir(), week48Result()
+	if got := len(r.chatScopes(res, dir, nil)); got != 1 {
+		t.Fatalf("%d digests, want the team's one", got)
+	}
+	if err := r.writeTeamPages(context.Background(), res, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{".html", ".xlsx"} {
+		// 数据组 is ___ in a file name, and the hash keeps it its own (teamPages).
+		matches, err := filepath.Glob(filepath.Join(dir, "finops-2026-W48-___*"+ext))
+		if err != nil || len(matches) != 1 {
+			t.Errorf("team %s files in the out folder: %q, %v; want one", ext, matches, err)
+		}
 	}
 }

@@ -111,7 +111,7 @@ func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, repo
 		fmt.Fprintln(out, "dry run: no chat digest (no chat channel in watch.channels)")
 		r.Stage(store.StageChat, store.StageSkipped)
 	default:
-		if err := r.dryRunChat(ctx, res, reports, would); err != nil {
+		if err := r.dryRunChat(ctx, res, dir, reports, would); err != nil {
 			return err
 		}
 		r.Stage(store.StageChat, store.StageDryRun)

@@ -32,9 +32,11 @@ func (r *Run) digestOn() bool {
 // teamPages names the files of every team that may be told about its week:
 // by email (it has leads) or in chat (a channel listing it); the names
 // consider them all, so that they do not depend on which are sent this run. A
-// team with no costs in the result has none. Names keep only
-// [A-Za-z0-9._-]: "数据组" and "平台组" would both be finops-<week>-___, so a
-// short hash of the name keeps each team's files (and S3 keys) its own.
+// team with no costs in the result has none. report.BaseName already keeps
+// names that lose characters apart ("数据组" is ___-0f8c4195,
+// sanitize.FileLabelUnique); a name spelt like another's label, hash and
+// all, would still share its files (and S3 keys), so a second, shorter hash
+// follows there.
 func (r *Run) teamPages(res *analysis.Result, dir string, reports []string) map[string]*teamPage {
 	if r.pages != nil {
 		return r.pages

@@ -3,6 +3,7 @@ package deliver
 import (
 	"testing"
 
+	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/publish"
 )
@@ -38,5 +39,25 @@ func TestTold(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTeamPagesSpeltLikeAnother: report.BaseName keeps "数据组" apart from
+// "平台组" (___-0f8c4195, its SHA-256's first four bytes); a team named
+// "___-0f8c4195" would share its files but for teamPages' own hash.
+func TestTeamPagesSpeltLikeAnother(t *testing.T) {
+	cfg := &config.Config{Teams: []config.Team{{Name: "数据组", Leads: []string{"a@example.com"}},
+		{Name: "___-0f8c4195", Leads: []string{"b@example.com"}}}}
+	r, _ := newRun(t, cfg, Transports{}, Options{})
+	res := week48Result()
+	res.ByTeam = []analysis.TeamCost{{Team: "数据组", Cost: 1}, {Team: "___-0f8c4195", Cost: 2}}
+	pages := r.teamPages(res, "out", nil)
+	a, b := pages["数据组"], pages["___-0f8c4195"]
+	if a == nil || b == nil {
+		t.Fatalf("pages %v, want both teams'", pages)
+	}
+	if a.page != "out/finops-2026-W48-___-0f8c4195.html" || a.page == b.page || a.workbook == b.workbook {
+		t.Errorf("pages %q and %q, workbooks %q and %q: want the first ___-0f8c4195 and the two apart",
+			a.page, b.page, a.workbook, b.workbook)
 	}
 }

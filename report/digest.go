@@ -82,7 +82,10 @@ func Digest(r *analysis.Result, opts DigestOptions) (DigestMessage, error) {
 	}
 	add("%s", cost)
 	add("Idle cost: %s (%s)", idleMoney(cur, t), idleNote(t))
-	if incomplete(r.DataQuality) || t.IdleLowerBound() {
+	// Incomplete as every output says it (metrics.md §Coverage): a coverage
+	// short of 100 % but above min_coverage is no reason, and shows as the
+	// idle cost's "≥" above.
+	if incomplete(r.DataQuality) {
 		add("Data incomplete: %s of GPU-hours monitored", percent(t.Coverage()))
 		for i, why := range r.DataQuality.Incomplete {
 			if i == digestMaxReasons {

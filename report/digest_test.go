@@ -36,6 +36,12 @@ func TestDigest(t *testing.T) {
 	complete := digestWeek()
 	complete.Totals.GPUHoursUnmonitored = 0
 	complete.DataQuality.Incomplete = nil
+	// 950 of 1,000 GPU-hours monitored, above min_coverage: the analysis
+	// gave no reason, so the report is not incomplete; the idle is still a
+	// lower bound.
+	covered := digestWeek()
+	covered.Totals.GPUHoursUnmonitored = 50
+	covered.DataQuality.Incomplete = nil
 	for _, tc := range []struct {
 		name  string
 		res   *analysis.Result
@@ -73,6 +79,18 @@ func TestDigest(t *testing.T) {
 				"1. Switch to hourly: gpu-a, saves ¥2,000.00/month · adv-0000000a",
 				"2. Stop when idle: gpu-b, saves ¥1,000.00/month · adv-0000000b",
 				"3. Release: gpu-c, saves ¥500.00/month",
+			}},
+		{"95 % covered, not incomplete", covered, DigestOptions{MaxActions: 1},
+			"finops weekly digest 2026-W48",
+			[]string{
+				"2026-11-23 – 2026-11-29 (Asia/Shanghai)",
+				"Cost: ¥8,000.00 (+14.3% vs previous period)",
+				// 1200/8000 = 15.0%; 950/1000 = 95.0% monitored. No "Data incomplete" line.
+				"Idle cost: ≥ ¥1,200.00 (15.0% of total cost; 95.0% of GPU-hours monitored)",
+				"Savings available: ¥3,500.00 per month",
+				"Top recommendations:",
+				"1. Switch to hourly: gpu-a, saves ¥2,000.00/month · adv-0000000a",
+				"… and 2 more in the report",
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

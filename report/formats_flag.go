@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -16,11 +17,10 @@ func ChooseFormats(flag string, configured []string) ([]string, error) {
 		return DefaultFormats(), nil
 	}
 	var out []string
-	valid := strings.Join(Formats(), ", ")
 	for _, f := range strings.Split(flag, ",") {
 		f = strings.TrimSpace(f)
-		if !strings.Contains(", "+valid+", ", ", "+f+", ") {
-			return nil, fmt.Errorf("--format %q: want some of %s", f, valid)
+		if !slices.Contains(Formats(), f) {
+			return nil, fmt.Errorf("--format %q: want some of %s", f, strings.Join(Formats(), ", "))
 		}
 		out = append(out, f)
 	}

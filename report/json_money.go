@@ -20,18 +20,18 @@ func roundedMoney(n analysis.Result) analysis.Result {
 			*v = amount.RoundMinor(n.Currency, *v)
 		}
 	})
-	n.Trend = trendJSON(n.Currency, n.Trend)
 	return n
 }
 
 // EachMoney calls fn with a pointer to every amount of money in r, so that
 // rounding it for the JSON and converting a shard's currency in the rollup
-// visit the same fields; perUnit is true for a cost per unit (Tasks[].UnitCost),
-// which is a fraction of a minor unit and must not be rounded to one. Hours,
-// shares and utilizations are not money and are not visited
-// (TestRoundedMoneyCoversEveryField lists them). The weekly history, Trend,
-// is not visited: trendJSON rounds it for the JSON, and the rollup does not
-// combine it.
+// visit the same fields; perUnit is true for a cost per unit (Tasks[].UnitCost
+// and a team's unit costs in the weekly history), which is a fraction of a
+// minor unit and must not be rounded to one. Hours, shares and utilizations
+// are not money and are not visited (TestRoundedMoneyCoversEveryField lists
+// them). The weekly history is visited too (eachTrendMoney), so that the
+// JSON rounds it as the rest; the rollup converts it needlessly (Combine
+// drops it) but harmlessly.
 //
 // The lists and the values behind pointers that hold money are copied
 // before fn sees them, so r shares nothing fn changes with the Result it was
@@ -127,4 +127,5 @@ func EachMoney(r *analysis.Result, fn func(v *float64, perUnit bool)) {
 		}
 		r.Watch = &w
 	}
+	r.Trend = eachTrendMoney(r.Trend, fn)
 }

@@ -30,7 +30,7 @@ var notMoney = []string{
 	"Energy.ByTeam[].EnergyUse.CO2eKg", "Energy.ByTeam[].EnergyUse.KWh", "Energy.ByTeam[].EnergyUse.PowerCoverage",
 	"Energy.PUE", "Energy.Tasks[].EnergyUse.CO2eKg", "Energy.Tasks[].EnergyUse.KWh",
 	"Energy.Tasks[].EnergyUse.PowerCoverage", "Energy.Total.CO2eKg", "Energy.Total.KWh", "Energy.Total.PowerCoverage",
-	// the weekly history (trend_json.go): shares and units
+	// the weekly history (eachTrendMoney, trend_json.go): shares and units
 	"Trend.ResourceMovers[].ChangePct", "Trend.TeamMovers[].ChangePct", "Trend.TopMovers[].ChangePct",
 	"Trend.TotalMover.ChangePct", "Trend.Weeks[].Coverage", "Trend.Weeks[].Teams[].Coverage",
 	"Trend.Weeks[].Teams[].UnitCosts[].Units",

@@ -2,7 +2,7 @@ package report
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 
 	"github.com/finops-oss/finops/analysis"
@@ -24,7 +24,13 @@ func WriteEmailPreview(dir string, res *analysis.Result) ([]string, error) {
 		{base + ".email.html", html},
 	} {
 		path := filepath.Join(dir, f.name)
-		if err := os.WriteFile(path, []byte(f.body), 0o644); err != nil {
+		body := f.body
+		// As every file finops writes: whole or not at all, never over a
+		// device or pipe.
+		if err := WriteFileAtomic(path, func(w io.Writer) error {
+			_, err := io.WriteString(w, body)
+			return err
+		}); err != nil {
 			return paths, fmt.Errorf("report: email preview: %w", err)
 		}
 		paths = append(paths, path)

@@ -69,6 +69,7 @@ func TestWriteReviewCoverage(t *testing.T) {
 		cells               map[string]string // Rent-or-buy sheet, by column title
 		numbers             map[string]float64
 		json                map[string]any
+		summary             string // the terminal summary row's OBSERVED cell
 	}{
 		{
 			// 54% unmonitored: 0.54 × 4,320 = 2,332.8; active 0.191 × 4,320 =
@@ -88,6 +89,7 @@ func TestWriteReviewCoverage(t *testing.T) {
 			json: map[string]any{"observed_is_lower_bound": true, "monitored_share": 0.46, "telemetry_coverage": 0.46,
 				"quarter_votes": false, "observed_text": "≥ 19.1% (46% of billed GPU-hours monitored)", "verdict": analysis.VerdictInsufficientData,
 				"previous_votes": true, "min_telemetry_coverage": 2.0 / 3},
+			summary: "≥ 19.1%",
 		},
 		{
 			// 2026Q1 busy 62.5% (2,700 of 4,320), all monitored; 2025Q4 one day
@@ -104,6 +106,7 @@ func TestWriteReviewCoverage(t *testing.T) {
 				"Quarter hours monitored": 1, "Previous quarter hours monitored": 24.0 / 2208},
 			json: map[string]any{"observed_is_lower_bound": false, "monitored_share": 1.0, "quarter_votes": true,
 				"previous_votes": false, "previous_telemetry_coverage": 24.0 / 2208, "verdict": analysis.VerdictBuy},
+			summary: "62.5%",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -153,8 +156,16 @@ func TestWriteReviewCoverage(t *testing.T) {
 			if err := WriteReviewSummary(&sum, rv); err != nil {
 				t.Fatal(err)
 			}
-			if obs, _ := analysis.UtilizationReading(m.ObservedUtilization, m.MonitoredShare); !strings.Contains(sum.String(), obs) {
-				t.Errorf("summary lacks %q:\n%s", obs, sum.String())
+			// The table's row, not the reason line below it ("  A100-80GB: busy …").
+			var line string
+			for _, l := range strings.Split(sum.String(), "\n") {
+				if strings.HasPrefix(l, "  A100-80GB ") {
+					line = l
+					break
+				}
+			}
+			if f := strings.Fields(line); len(f) < 3 || !strings.HasPrefix(strings.Join(f[2:], " "), tc.summary+" ") {
+				t.Errorf("summary row %q: OBSERVED want %q:\n%s", line, tc.summary, sum.String())
 			}
 		})
 	}

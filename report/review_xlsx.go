@@ -126,7 +126,7 @@ func reviewVerdicts(b *book, rv *analysis.Review) error {
 		payback := optional(m.PaybackMonths)
 		var prevCounts any // blank without a previous quarter of data
 		if m.PreviousUtilization != nil {
-			prevCounts = yesNo(m.PreviousVotes)
+			prevCounts = m.PreviousVotes
 		}
 		rows = append(rows, []any{
 			m.GPUModel, m.GPUs, verdictText(m.Verdict), m.Confidence,
@@ -136,7 +136,7 @@ func reviewVerdicts(b *book, rv *analysis.Review) error {
 			m.CurrentMonthlyCost, rvKnown(p, m.MonthlySavingsPerGPU), rvKnown(p, m.MonthlySavings),
 			rvKnown(o, m.PurchaseCost), payback, m.Coverage,
 			m.ObservedText, rvKnown(m.ObservedLowerBound, m.ObservedUpperBound/100), m.MonitoredShare, m.TelemetryCoverage,
-			m.MinTelemetryCoverage, yesNo(m.QuarterVotes),
+			m.MinTelemetryCoverage, m.QuarterVotes,
 			m.PreviousText, optional(m.PreviousTelemetryCoverage), prevCounts,
 			m.Reason,
 		})

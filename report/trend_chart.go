@@ -38,7 +38,7 @@ func trendChart(t *analysis.Trend, cur string) (spec *chartSpec) {
 	idle := make([]opts.LineData, len(t.Weeks))
 	for i, w := range t.Weeks {
 		labels[i] = w.Label + weekMark(w.Anomaly)
-		v := opts.LineData{Value: weekMoney(cur, w.IdleCost)}
+		v := opts.LineData{Value: amount.RoundMinor(cur, w.IdleCost)}
 		if w.IdleLowerBound {
 			v.Symbol, v.SymbolSize = "emptyCircle", 10
 		}
@@ -50,7 +50,7 @@ func trendChart(t *analysis.Trend, cur string) (spec *chartSpec) {
 	for _, name := range teams {
 		data := make([]opts.BarData, len(t.Weeks))
 		for i, w := range t.Weeks {
-			data[i] = opts.BarData{Value: weekMoney(cur, teamCost(w, name))}
+			data[i] = opts.BarData{Value: amount.RoundMinor(cur, teamCost(w, name))}
 		}
 		series = append(series, chartText(name))
 		bar.AddSeries(chartText(name), data, charts.WithBarChartOpts(opts.BarChart{Stack: "cost"}))
@@ -68,7 +68,7 @@ func trendChart(t *analysis.Trend, cur string) (spec *chartSpec) {
 					sum += tt.Cost
 				}
 			}
-			data[i] = opts.BarData{Value: weekMoney(cur, sum)}
+			data[i] = opts.BarData{Value: amount.RoundMinor(cur, sum)}
 		}
 		series = append(series, "other teams")
 		bar.AddSeries("other teams", data, charts.WithBarChartOpts(opts.BarChart{Stack: "cost"}))

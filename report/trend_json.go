@@ -3,18 +3,18 @@ package report
 import (
 	"slices"
 
-	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 )
 
-// trendJSON is the history as the JSON summary writes it: a deep copy
-// (the Result is not modified), money rounded to the currency's minor unit,
-// unit costs to six significant digits, and lists never null. nil stays nil.
-func trendJSON(cur string, t *analysis.Trend) *analysis.Trend {
+// eachTrendMoney is EachMoney's walk of the weekly history: fn sees every
+// amount of money in a deep copy of t (the Result is not modified), a
+// team's unit costs with perUnit true. The copy's lists are never null, as
+// the JSON summary writes them. nil stays nil.
+func eachTrendMoney(t *analysis.Trend, fn func(v *float64, perUnit bool)) *analysis.Trend {
 	if t == nil {
 		return nil
 	}
-	m := func(v *float64) { *v = amount.RoundMinor(cur, *v) }
+	m := func(v *float64) { fn(v, false) }
 	movers := func(ms []analysis.Mover) []analysis.Mover {
 		ms = slices.Clone(nonNil(ms))
 		for i := range ms {
@@ -39,7 +39,7 @@ func trendJSON(cur string, t *analysis.Trend) *analysis.Trend {
 			tt.UnitCosts = slices.Clone(nonNil(tt.UnitCosts))
 			for k := range tt.UnitCosts {
 				m(&tt.UnitCosts[k].Cost)
-				tt.UnitCosts[k].UnitCost = roundSig(tt.UnitCosts[k].UnitCost, 6)
+				fn(&tt.UnitCosts[k].UnitCost, true)
 			}
 		}
 		w.Resources = slices.Clone(nonNil(w.Resources))

@@ -59,3 +59,48 @@ func TestTrendJSON(t *testing.T) {
 		t.Error("a result without history writes a trend key")
 	}
 }
+
+// TestEachMoneyVisitsTheTrend: the rollup converts a shard's currency with
+// EachMoney, as the JSON rounds; the weekly history is in its walk, its unit
+// costs as costs per unit, and the caller's history is left alone.
+func TestEachMoneyVisitsTheTrend(t *testing.T) {
+	r := trendResult(t)
+	before := r.Trend
+	var perUnit []float64
+	EachMoney(r, func(v *float64, unit bool) {
+		if unit {
+			perUnit = append(perUnit, *v)
+		}
+		*v *= 2
+	})
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		// W47: 4160 + 340 = 4500, doubled 9000; idle 750 + 80 = 830, doubled 1660.
+		{"W47 cost", r.Trend.Weeks[4].Cost, 9000},
+		{"W47 idle cost", r.Trend.Weeks[4].IdleCost, 1660},
+		// ml-train's 3 runs: 3000 doubled 6000, 1000 a run doubled 2000.
+		{"ml-train's runs", r.Trend.Weeks[4].Teams[0].UnitCosts[0].Cost, 6000},
+		{"ml-train per run", r.Trend.Weeks[4].Teams[0].UnitCosts[0].UnitCost, 2000},
+		{"gpu-a100-1 idle in W47", r.Trend.Weeks[4].Resources[0].IdleCost, 1500},
+		// total mover: mean 3490 doubled 6980, change 1010 doubled 2020.
+		{"total mover mean", r.Trend.TotalMover.Mean, 6980},
+		{"total mover change", r.Trend.TotalMover.Change, 2020},
+		{"top mover cost", r.Trend.TopMovers[0].Cost, 8320},
+		// a share is not money: 1010 / 3490 either way.
+		{"total mover change pct", *r.Trend.TotalMover.ChangePct, 1010.0 / 3490},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	// Only W47's one unit cost (1000 a run) is a cost per unit of the history;
+	// the task's (handResult) comes before it.
+	if len(perUnit) == 0 || perUnit[len(perUnit)-1] != 1000 {
+		t.Errorf("costs per unit visited %v, want the history's 1000 a run last", perUnit)
+	}
+	if before.Weeks[4].Cost != 4500 || before.Weeks[4].Teams[0].UnitCosts[0].UnitCost != 1000 || before.TotalMover.Mean != 3490 {
+		t.Error("EachMoney changed the history it was given, not a copy")
+	}
+}

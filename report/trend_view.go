@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 )
 
@@ -56,7 +55,3 @@ func notEnoughHistory(t *analysis.Trend) string {
 	before := max(0, len(t.Weeks)-1)
 	return fmt.Sprintf("Not enough history: %d of the %d weeks before this one have data.", before, analysis.MoverWeeks)
 }
-
-// weekMoney is a week's figure for a chart or a sheet: rounded to the
-// currency's minor unit.
-func weekMoney(cur string, v float64) float64 { return amount.RoundMinor(cur, v) }

@@ -91,10 +91,14 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 	if len(r.Shards) > 0 {
 		steps = slices.Insert(steps, 1, step{sheetShards, b.shards, false})
 	}
+	// Chargeback, then Allocation, after By team (xlsx_chargeback.go).
 	at := slices.IndexFunc(steps, func(s step) bool { return s.sheet == sheetTeams }) + 1
-	for _, x := range b.allocationSheets() {
-		steps = slices.Insert(steps, at, step{x.sheet, x.fill, false})
+	if r.Chargeback != nil {
+		steps = slices.Insert(steps, at, step{sheetChargeback, b.chargeback, false})
 		at++
+	}
+	if len(r.Allocation) > 0 {
+		steps = slices.Insert(steps, at, step{sheetAllocation, b.allocation, false})
 	}
 	if r.Trend != nil {
 		steps = slices.Insert(steps, slices.IndexFunc(steps, func(s step) bool { return s.sheet == sheetUtil }),

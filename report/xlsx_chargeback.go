@@ -10,25 +10,6 @@ const (
 	sheetAllocation = "Allocation"
 )
 
-// extraSheet is a sheet the config adds, with the function filling it.
-type extraSheet struct {
-	sheet string
-	fill  func() error
-}
-
-// allocationSheets are the Chargeback and Allocation sheets the result has
-// content for, in that order (after By team).
-func (b *book) allocationSheets() []extraSheet {
-	var out []extraSheet
-	if b.r.Chargeback != nil {
-		out = append(out, extraSheet{sheetChargeback, b.chargeback})
-	}
-	if len(b.r.Allocation) > 0 {
-		out = append(out, extraSheet{sheetAllocation, b.allocation})
-	}
-	return out
-}
-
 // chargeback is one row per team: direct cost, its shares of the two pools
 // and the total charged back, which add up to the bill (the Summary's total
 // cost) to the minor unit.

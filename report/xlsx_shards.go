@@ -23,11 +23,8 @@ func (b *book) shards() error {
 	}
 	rows := make([][]any, 0, len(b.r.Shards))
 	for _, s := range b.r.Shards {
-		inc := "no"
-		if s.Incomplete {
-			inc = "yes"
-		}
-		rows = append(rows, []any{s.Name, s.Period, s.Currency, s.Cost, s.GPUHoursBilled, s.GPUHoursMonitored, s.Coverage, inc})
+		// workbook.SetCell writes a bool as yes/no.
+		rows = append(rows, []any{s.Name, s.Period, s.Currency, s.Cost, s.GPUHoursBilled, s.GPUHoursMonitored, s.Coverage, s.Incomplete})
 	}
 	return b.table(sheetShards, cols, rows)
 }

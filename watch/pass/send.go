@@ -32,7 +32,7 @@ type Alert struct {
 func channelsFor(c *config.Config, team string) []string {
 	var out []string
 	for i, ch := range c.Watch.Channels {
-		if len(ch.Teams) > 0 && !containsFold(ch.Teams, team) {
+		if len(ch.Teams) > 0 && !ch.Lists(team) {
 			continue
 		}
 		if ch.Type == "email" && len(leadsOf(c, team)) == 0 {
