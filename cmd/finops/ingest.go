@@ -74,7 +74,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 			if cmd.Flags().Changed("max-bad-rows") {
 				c.MaxBadRows = maxBad
 			}
-			var specs []sourceSpec
+			var specs []source.Spec
 			if len(args) == 0 {
 				if specs, err = configuredIngest(c, cmd, replace); err != nil {
 					return err
@@ -139,12 +139,6 @@ func (m *Main) ingestCommand() *cobra.Command {
 // dcgm-exporter scrapes, which telemetry reads (importer.ParseInput).
 func ingestFormats() []string { return append(ingest.Formats(), dcgm.Format) }
 
-// sourceSpec is one source to ingest (source.Spec).
-type sourceSpec = source.Spec
-
-// configSources lists every source in the config (source.FromConfig).
-func configSources(c *config.Config) ([]sourceSpec, error) { return source.FromConfig(c) }
-
 // sourceResult is how one source fared, for the data-quality box: its
 // files (importer.Result), or its days from Prometheus.
 type sourceResult struct {
@@ -170,7 +164,7 @@ func (m *Main) importOptions(c *config.Config, st *store.Store, perFile io.Write
 // ingestSources imports every file of every source (importer.Run). perFile
 // receives one line per file and every problem; the scheduled job passes
 // io.Discard and reports the sources' errors itself.
-func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Config, specs []sourceSpec, perFile io.Writer) ([]sourceResult, error) {
+func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Config, specs []source.Spec, perFile io.Writer) ([]sourceResult, error) {
 	rs, err := importer.Run(ctx, m.importOptions(c, st, perFile), specs)
 	out := make([]sourceResult, len(rs))
 	for i, r := range rs {
@@ -182,7 +176,7 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 // setScrapeTime gives every command-line source the time of ingest --at
 // (RFC 3339; "" for none) and the writer of the note that a scrape's time
 // is its file's modification time.
-func setScrapeTime(specs []sourceSpec, at string, notes io.Writer) error {
+func setScrapeTime(specs []source.Spec, at string, notes io.Writer) error {
 	var t time.Time
 	if at != "" {
 		var err error

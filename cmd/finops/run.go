@@ -11,6 +11,7 @@ import (
 	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/runjob"
+	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -39,7 +40,7 @@ func (m *Main) runCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			specs, err := configSources(c)
+			specs, err := source.FromConfig(c)
 			if err != nil {
 				return err
 			}
@@ -93,7 +94,7 @@ func (m *Main) runCommand() *cobra.Command {
 
 // ingestQuietly ingests sources printing one line per failed file and a
 // total, not a line per file: the scheduled job's output goes to cron mail.
-func (m *Main) ingestQuietly(ctx context.Context, st *store.Store, c *config.Config, specs []sourceSpec) ([]sourceResult, error) {
+func (m *Main) ingestQuietly(ctx context.Context, st *store.Store, c *config.Config, specs []source.Spec) ([]sourceResult, error) {
 	perFile := io.Discard
 	if m.verbose {
 		perFile = m.Stdout
