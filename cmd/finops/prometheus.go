@@ -9,6 +9,7 @@ import (
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/telemetry"
 	"github.com/spf13/cobra"
@@ -119,7 +120,7 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 
 // ingestPrometheusQuietly is the scheduled job's Prometheus step: one line
 // per failed or partial server, a day per line only with -v.
-func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *config.Config, from, to time.Time) []sourceResult {
+func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *config.Config, from, to time.Time) []reportjob.Source {
 	if len(c.Telemetry.Prometheus) == 0 {
 		return nil
 	}
@@ -127,15 +128,15 @@ func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *
 	if m.verbose {
 		perDay = m.Stdout
 	}
-	var results []sourceResult
+	var results []reportjob.Source
 	for _, r := range m.ingestPrometheus(ctx, st, c, c.Telemetry.Prometheus, from, to, perDay) {
 		if r.Err != nil {
 			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.Server, r.Err)
 		} else if !m.quiet {
 			fmt.Fprintf(m.Stdout, "source %s: %s\n", r.Server, r.Detail)
 		}
-		results = append(results, sourceResult{spec: sourceID{name: r.Server, kind: ingest.KindUtilization},
-			files: r.Days, failed: r.Failed, err: r.Err, partial: r.Partial, detail: r.Detail})
+		results = append(results, reportjob.Source{Name: r.Server, Kind: ingest.KindUtilization,
+			Files: r.Days, Failed: r.Failed, Err: r.Err, Partial: r.Partial, Detail: r.Detail})
 	}
 	return results
 }

@@ -72,7 +72,7 @@ func (m *Main) runCommand() *cobra.Command {
 			if err := m.compactTelemetry(ctx, st, c); err != nil {
 				fmt.Fprintf(m.Stdout, "%v\n", err)
 			}
-			job.Ingested(!slices.ContainsFunc(results, func(r sourceResult) bool { return r.err != nil }))
+			job.Ingested(!slices.ContainsFunc(results, func(r reportjob.Source) bool { return r.Err != nil }))
 			formats, err := reportFormats(c, "")
 			if err != nil {
 				return err
@@ -94,7 +94,7 @@ func (m *Main) runCommand() *cobra.Command {
 
 // ingestQuietly ingests sources printing one line per failed file and a
 // total, not a line per file: the scheduled job's output goes to cron mail.
-func (m *Main) ingestQuietly(ctx context.Context, st *store.Store, c *config.Config, specs []source.Spec) ([]sourceResult, error) {
+func (m *Main) ingestQuietly(ctx context.Context, st *store.Store, c *config.Config, specs []source.Spec) ([]reportjob.Source, error) {
 	perFile := io.Discard
 	if m.verbose {
 		perFile = m.Stdout
@@ -102,10 +102,10 @@ func (m *Main) ingestQuietly(ctx context.Context, st *store.Store, c *config.Con
 	results, err := m.ingestSources(ctx, st, c, specs, perFile)
 	files, failed := 0, 0
 	for _, r := range results {
-		files += r.files
-		failed += r.failed
-		if r.err != nil {
-			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.spec.name, r.err)
+		files += r.Files
+		failed += r.Failed
+		if r.Err != nil {
+			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.Name, r.Err)
 		}
 	}
 	if !m.quiet {

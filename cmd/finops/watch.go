@@ -99,8 +99,8 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 			var failed []string
 			results, _ := m.ingestSources(ctx, st, c, whole, io.Discard)
 			for _, r := range results {
-				if r.err != nil {
-					failed = append(failed, fmt.Sprintf("%s: %s", r.spec.name, redact(r.err.Error())))
+				if r.Err != nil {
+					failed = append(failed, fmt.Sprintf("%s: %s", r.Name, redact(r.Err.Error())))
 				}
 			}
 			return failed
