@@ -18,7 +18,7 @@ import (
 // ingestPrometheusCommand is `finops ingest prometheus`: query_range per UTC
 // day from the configured servers (or --url), one transaction per day.
 func (m *Main) ingestPrometheusCommand() *cobra.Command {
-	var wf windowFlags
+	var wf config.Period
 	var fl config.Prometheus
 	var step, timeout, backoff string
 	var retries, concurrent int
@@ -44,10 +44,10 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if wf == (windowFlags{}) {
-				wf.since = fmt.Sprintf("%dh", int((c.Lookback()+7*24*time.Hour)/time.Hour))
+			if wf == (config.Period{}) {
+				wf.Since = fmt.Sprintf("%dh", int((c.Lookback()+7*24*time.Hour)/time.Hour))
 			}
-			win, err := wf.resolveFetch(m.Now(), loc)
+			win, err := fetchWindow(wf, m.Now(), loc)
 			if err != nil {
 				return err
 			}
@@ -85,9 +85,9 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&wf.since, "since", "", "import the last duration, e.g. 7d (default: the lookback and a week)")
-	f.StringVar(&wf.from, "from", "", "first day (with --to)")
-	f.StringVar(&wf.to, "to", "", "last day, inclusive")
+	f.StringVar(&wf.Since, "since", "", "import the last duration, e.g. 7d (default: the lookback and a week)")
+	f.StringVar(&wf.From, "from", "", "first day (with --to)")
+	f.StringVar(&wf.To, "to", "", "last day, inclusive")
 	f.StringVar(&fl.URL, "url", "", "Prometheus base URL, e.g. http://prometheus:9090 (default: the config's servers)")
 	f.StringVar(&fl.Name, "name", "", "short name of the server in the database and reports (default: its host)")
 	f.StringVar(&fl.Exporter, "exporter", "", "default queries: dcgm (dcgm-exporter) or nvidia_gpu_exporter")

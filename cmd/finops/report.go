@@ -16,7 +16,7 @@ import (
 )
 
 func (m *Main) reportCommand() *cobra.Command {
-	var wf windowFlags
+	var wf config.Period
 	var out, formats, team string
 	cmd := &cobra.Command{
 		Use:   "report [--since 30d | --week 2026-W47 | --from DATE --to DATE]",
@@ -29,7 +29,7 @@ func (m *Main) reportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			win, err := wf.resolve(m.Now(), loc)
+			win, err := reportWindow(wf, m.Now(), loc)
 			if err != nil {
 				return err
 			}
@@ -57,10 +57,10 @@ func (m *Main) reportCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&wf.since, "since", "", "report the last N complete days, e.g. 30d, 2w (ending at today's 00:00 in the config's timezone)")
-	f.StringVar(&wf.week, "week", "", "report one ISO week, e.g. 2026-W47 (default: the last complete week)")
-	f.StringVar(&wf.from, "from", "", "first day of the report (with --to)")
-	f.StringVar(&wf.to, "to", "", "last day of the report, inclusive")
+	f.StringVar(&wf.Since, "since", "", "report the last N complete days, e.g. 30d, 2w (ending at today's 00:00 in the config's timezone)")
+	f.StringVar(&wf.Week, "week", "", "report one ISO week, e.g. 2026-W47 (default: the last complete week)")
+	f.StringVar(&wf.From, "from", "", "first day of the report (with --to)")
+	f.StringVar(&wf.To, "to", "", "last day of the report, inclusive")
 	f.StringVar(&out, "out", "", "output folder (default from config, else ./out)")
 	f.StringVar(&formats, "format", "", "comma-separated formats: xlsx,html,json,csv (default xlsx,html,json; csv is one file per table)")
 	f.StringVar(&team, "team", "", "only this team's rows (files named finops-<period>-<team>.*)")

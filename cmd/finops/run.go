@@ -36,7 +36,7 @@ func (m *Main) runCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			win, err := windowFlags{week: week}.resolve(m.Now(), loc)
+			win, err := reportWindow(config.Period{Week: week}, m.Now(), loc)
 			if err != nil {
 				return err
 			}
