@@ -131,7 +131,7 @@ type job struct {
 // startJob takes the run lock and records the run's start (runjob.Start).
 func (m *Main) startJob(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window, flags publishFlags) (*job, error) {
 	j, err := runjob.Start(ctx, runjob.Options{Store: st, Config: c, Window: win, Delivery: flags.Options, Textfile: flags.textfile,
-		Lock: m.acquireRunLock, Outcome: runOutcome, JSON: m.logFormat == "json", Stdout: m.Stdout, Quiet: m.quiet,
+		Lock: m.acquireRunLock, Outcome: runOutcome, JSON: m.jsonResults(), Stdout: m.Stdout, Quiet: m.quiet,
 		Version: version, Getenv: m.Getenv, Now: m.Now, Log: m.logger, Bytes: m.bars().deliveryBytes, Backoff: m.sendBackoff})
 	if err != nil {
 		return nil, err
