@@ -118,9 +118,8 @@ type watchEnv struct {
 func newWatchEnv(t *testing.T, url, extra string) *watchEnv {
 	t.Helper()
 	dir := t.TempDir()
-	e := &watchEnv{dir: dir, db: filepath.Join(dir, "f.db"), cfg: filepath.Join(dir, "finops.yaml"), rec: &recorder{},
-		env: map[string]string{"SLACK_URL": "https://hooks.slack.invalid/services/T0/B0/secret"}}
-	yaml := fmt.Sprintf(`database: %s
+	bill := writeWatchBill(t, dir)
+	return watchEnvWith(t, dir, bill, fmt.Sprintf(`database: %s
 timezone: Asia/Shanghai
 billing:
   - path: %s
@@ -141,11 +140,19 @@ teams:
     leads: [lead@example.com]
   - name: cv
     leads: [cv@example.com]
-%s`, e.db, writeWatchBill(t, dir), url, extra)
+%s`, filepath.Join(dir, "f.db"), bill, url, extra))
+}
+
+// watchEnvWith is the watch env in dir whose config (database dir/f.db) is
+// yaml, with the bill at bill ingested.
+func watchEnvWith(t *testing.T, dir, bill, yaml string) *watchEnv {
+	t.Helper()
+	e := &watchEnv{dir: dir, db: filepath.Join(dir, "f.db"), cfg: filepath.Join(dir, "finops.yaml"), rec: &recorder{},
+		env: map[string]string{"SLACK_URL": "https://hooks.slack.invalid/services/T0/B0/secret"}}
 	if err := os.WriteFile(e.cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errs := e.run(t, now, "ingest", filepath.Join(dir, "autodl.csv")); code != 0 {
+	if code, out, errs := e.run(t, now, "ingest", bill); code != 0 {
 		t.Fatalf("ingest: exit %d\n%s%s", code, out, errs)
 	}
 	return e
