@@ -63,28 +63,25 @@ func (s *State) Decide(ctx context.Context, st *store.Store, id string, d store.
 	return e, d, st.RecordAdviceDecision(ctx, d)
 }
 
-// Period names a window as the report flags do: an ISO week, or the first
-// and last day; none (zero) is the last complete week.
-type Period struct{ Week, From, To string }
-
 // LastRun is the period of the latest report `finops run` made (the one
-// its team leads were sent), or none.
-func LastRun(ctx context.Context, st *store.Store) (Period, error) {
+// its team leads were sent): an ISO week, or the first and last day; none
+// (zero) is the last complete week.
+func LastRun(ctx context.Context, st *store.Store) (config.Period, error) {
 	runs, err := st.Runs(ctx, "")
 	if err != nil {
-		return Period{}, err
+		return config.Period{}, err
 	}
 	for i := len(runs) - 1; i >= 0; i-- {
 		if r := runs[i]; r.Report == store.StageOK || r.Report == store.StagePartial {
 			if config.IsWeekLabel(r.Period) {
-				return Period{Week: r.Period}, nil
+				return config.Period{Week: r.Period}, nil
 			}
 			if from, to, ok := strings.Cut(r.Period, "_"); ok {
-				return Period{From: from, To: to}, nil
+				return config.Period{From: from, To: to}, nil
 			}
 		}
 	}
-	return Period{}, nil
+	return config.Period{}, nil
 }
 
 // Verb is the subcommand that records a decision.

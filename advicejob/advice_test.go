@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/store"
 )
@@ -63,13 +64,13 @@ func TestLastRun(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		runs []struct{ period, report string }
-		want Period
+		want config.Period
 	}{
-		{"none", nil, Period{}},
-		{"a week", []struct{ period, report string }{{"2026-W47", store.StageOK}}, Period{Week: "2026-W47"}},
+		{"none", nil, config.Period{}},
+		{"a week", []struct{ period, report string }{{"2026-W47", store.StageOK}}, config.Period{Week: "2026-W47"}},
 		{"the latest written, partial", []struct{ period, report string }{
 			{"2026-W47", store.StageOK}, {"2026-11-01_2026-11-30", store.StagePartial}, {"2026-W48", store.StageFailed},
-		}, Period{From: "2026-11-01", To: "2026-11-30"}},
+		}, config.Period{From: "2026-11-01", To: "2026-11-30"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := openStore(t)

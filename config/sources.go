@@ -79,27 +79,20 @@ func (s Sources) validate() []error {
 // block, read with getenv; both empty means "use DefaultAzureCredential".
 // Errors name the variable or file, never a value.
 func (a AzureSource) Secrets(ctx context.Context, getenv func(string) string) (accountKey, sasToken string, err error) {
-	read := func(envKey, env, fileKey, file string) (string, error) {
-		switch {
-		case env != "":
-			v := getenv(env)
-			if v == "" {
-				return "", fmt.Errorf("sources.azure.%s: environment variable %s is not set", envKey, env)
-			}
-			return v, nil
-		case file != "":
-			v, err := readSecretFile(ctx, file)
-			if err != nil {
-				return "", fmt.Errorf("sources.azure.%s: %w", fileKey, err)
-			}
-			return v, nil
+	read := func(env, file, what string) (string, error) {
+		if env == "" && file == "" {
+			return "", nil
 		}
-		return "", nil
+		v, err := secretFrom(ctx, getenv, env, file, what)
+		if err != nil {
+			return "", fmt.Errorf("sources.azure: %w", err)
+		}
+		return v, nil
 	}
-	if accountKey, err = read("account_key_env", a.AccountKeyEnv, "account_key_file", a.AccountKeyFile); err != nil {
+	if accountKey, err = read(a.AccountKeyEnv, a.AccountKeyFile, "account_key"); err != nil {
 		return "", "", err
 	}
-	if sasToken, err = read("sas_token_env", a.SASTokenEnv, "sas_token_file", a.SASTokenFile); err != nil {
+	if sasToken, err = read(a.SASTokenEnv, a.SASTokenFile, "sas_token"); err != nil {
 		return "", "", err
 	}
 	// A token copied with its URL's '?' still works.

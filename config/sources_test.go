@@ -38,8 +38,10 @@ func TestSourcesValidate(t *testing.T) {
 func TestAzureSourceSecrets(t *testing.T) {
 	dir := t.TempDir()
 	sasFile := filepath.Join(dir, "sas")
-	os.WriteFile(sasFile, []byte("?sv=2024&sig=abc%2F\n"), 0o600)
-	env := map[string]string{"AZ_KEY": "a2V5"}
+	if err := os.WriteFile(sasFile, []byte("?sv=2024&sig=abc%2F\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"AZ_KEY": "a2V5", "AZ_KEY_PASTED": " a2V5\n"}
 	getenv := func(k string) string { return env[k] }
 	for _, tc := range []struct {
 		name          string
@@ -48,9 +50,12 @@ func TestAzureSourceSecrets(t *testing.T) {
 	}{
 		{name: "none", a: AzureSource{}},
 		{name: "key from env", a: AzureSource{AccountKeyEnv: "AZ_KEY"}, key: "a2V5"},
+		// Read as every other secret variable is (secretFrom): a pasted
+		// key's spaces and newline are not part of it.
+		{name: "key from env, trimmed", a: AzureSource{AccountKeyEnv: "AZ_KEY_PASTED"}, key: "a2V5"},
 		{name: "SAS from a file, its ? and newline dropped", a: AzureSource{SASTokenFile: sasFile}, sas: "sv=2024&sig=abc%2F"},
-		{name: "unset variable", a: AzureSource{SASTokenEnv: "AZ_UNSET"}, err: "sources.azure.sas_token_env: environment variable AZ_UNSET is not set"},
-		{name: "missing file", a: AzureSource{AccountKeyFile: filepath.Join(dir, "none")}, err: "sources.azure.account_key_file"},
+		{name: "unset variable", a: AzureSource{SASTokenEnv: "AZ_UNSET"}, err: "sources.azure: the environment variable AZ_UNSET (sas_token_env) is empty or not set"},
+		{name: "missing file", a: AzureSource{AccountKeyFile: filepath.Join(dir, "none")}, err: "sources.azure: account_key_file: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			key, sas, err := tc.a.Secrets(context.Background(), getenv)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,11 @@ func TestReportAdviceAndFailedImports(t *testing.T) {
 		ResourceID: "box-USD", Action: analysis.ActionRelease, Currency: "USD"}); err != nil {
 		t.Fatal(err)
 	}
+	// A bill of the week that failed to import, the day after the week began.
+	const failedURI = "bills/bill-2.csv"
+	if err := st.RecordFailedImport(ctx, store.FailedImport{URI: failedURI, Error: "overlaps bill-USD.csv", At: win.Start.Add(24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
 	c, err := config.Parse("finops.yaml", []byte("currency: USD\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -110,8 +116,11 @@ func TestReportAdviceAndFailedImports(t *testing.T) {
 	if len(in.Advice.Decisions) != 1 || in.Advice.Decisions[0].ID != "a1b2c3" || len(in.Advice.Lines) != 1 {
 		t.Errorf("advice: %d decisions, %d lines; want 1 and 1", len(in.Advice.Decisions), len(in.Advice.Lines))
 	}
-	if len(missing) != 0 || len(in.Sources) != 1 || in.Sources[0].Name != "bills/" {
-		t.Errorf("sources %+v, missing %q; want the run's one source", in.Sources, missing)
+	// The run's own source, then the failed import read from the store:
+	// only the failed import is missing.
+	if !slices.Equal(missing, []string{failedURI}) || len(in.Sources) != 2 || in.Sources[0].Name != "bills/" || in.Sources[0].Status != "ok" ||
+		in.Sources[1].Name != failedURI || in.Sources[1].Status != "failed" {
+		t.Errorf("sources %+v, missing %q; want the run's one source ok and %s failed and missing", in.Sources, missing, failedURI)
 	}
 	if in.SkipTrends {
 		t.Error("a report's input skips its trends")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/finops-oss/finops/advicejob"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -20,7 +21,7 @@ import (
 const maxWhy = 1000
 
 func (m *Main) adviceCommand() *cobra.Command {
-	var wf windowFlags
+	var wf config.Period
 	cmd := &cobra.Command{
 		Use:   "advice",
 		Short: "List the recommendations by id, and mark them done, dismissed or snoozed",
@@ -31,10 +32,10 @@ func (m *Main) adviceCommand() *cobra.Command {
 		Args: usageArgs(cobra.NoArgs),
 	}
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&wf.since, "since", "", "the window of the advice: the last N complete days, e.g. 30d")
-	pf.StringVar(&wf.week, "week", "", "the window of the advice: one ISO week (default: the last complete week)")
-	pf.StringVar(&wf.from, "from", "", "first day of the window (with --to)")
-	pf.StringVar(&wf.to, "to", "", "last day of the window, inclusive")
+	pf.StringVar(&wf.Since, "since", "", "the window of the advice: the last N complete days, e.g. 30d")
+	pf.StringVar(&wf.Week, "week", "", "the window of the advice: one ISO week (default: the last complete week)")
+	pf.StringVar(&wf.From, "from", "", "first day of the window (with --to)")
+	pf.StringVar(&wf.To, "to", "", "last day of the window, inclusive")
 	cmd.AddCommand(m.adviceListCommand(&wf),
 		m.adviceDecideCommand(&wf, analysis.AdviceDone, "done", "Mark advice done: it leaves the reports, which then show what it saved"),
 		m.adviceDecideCommand(&wf, analysis.AdviceDismissed, "dismiss", "Dismiss advice: it leaves the reports for good"),
@@ -42,7 +43,7 @@ func (m *Main) adviceCommand() *cobra.Command {
 	return cmd
 }
 
-func (m *Main) adviceListCommand(wf *windowFlags) *cobra.Command {
+func (m *Main) adviceListCommand(wf *config.Period) *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "list [--all]",
@@ -65,7 +66,7 @@ func (m *Main) adviceListCommand(wf *windowFlags) *cobra.Command {
 	return cmd
 }
 
-func (m *Main) adviceDecideCommand(wf *windowFlags, decision, verb, short string) *cobra.Command {
+func (m *Main) adviceDecideCommand(wf *config.Period, decision, verb, short string) *cobra.Command {
 	var why, until string
 	cmd := &cobra.Command{
 		Use:   verb + " ID [--why TEXT]",
@@ -105,7 +106,7 @@ type adviceState struct {
 	loc *time.Location
 }
 
-func (m *Main) openAdvice(ctx context.Context, wf windowFlags) (*adviceState, error) {
+func (m *Main) openAdvice(ctx context.Context, wf config.Period) (*adviceState, error) {
 	c, loc, err := m.loadConfig()
 	if err != nil {
 		return nil, err
@@ -115,14 +116,12 @@ func (m *Main) openAdvice(ctx context.Context, wf windowFlags) (*adviceState, er
 		return nil, err
 	}
 	a := &adviceState{st: st, loc: loc}
-	if wf == (windowFlags{}) {
-		var p advicejob.Period
-		p, err = advicejob.LastRun(ctx, st)
-		wf = windowFlags{week: p.Week, from: p.From, to: p.To}
+	if wf == (config.Period{}) {
+		wf, err = advicejob.LastRun(ctx, st)
 	}
 	var win analysis.Window
 	if err == nil {
-		win, err = wf.resolve(m.Now(), loc)
+		win, err = reportWindow(wf, m.Now(), loc)
 	}
 	if err == nil {
 		a.State, err = advicejob.Open(ctx, st, c, win, m.holdLines)

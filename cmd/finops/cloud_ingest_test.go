@@ -123,15 +123,7 @@ func TestIngestAzureDeliveryFolder(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "delivery 202601071200/run-2222") || !strings.Contains(out, "replaces") {
 		t.Fatalf("folder: exit %d: %s %s", code, out, errOut)
 	}
-	var want decimal.Decimal
-	rows := 0
-	for _, f := range []string{"part_0_0001.csv", "part_0_0002.csv"} {
-		s, n, _ := csvColumnSum(t, filepath.Join(month, "202601071200", "run-2222", f), "CostInBillingCurrency")
-		want, rows = want.Add(s), rows+n
-	}
-	if n, _, cost := storedTotals(t, db); n != rows || !cost.Equal(want) {
-		t.Errorf("stored %d lines costing %s; run 2 has %d rows costing %s", n, cost, rows, want)
-	}
+	wantRestatedRun(t, db, month)
 
 	before := counts(t, db)
 	code, out, errOut = cli(t, "--db", db, "ingest", cloudTestdata(t, "azure/koku/manifest.json"))
@@ -211,5 +203,22 @@ func TestIngestBadCloudFiles(t *testing.T) {
 		if after := counts(t, db); !equalCounts(before, after) {
 			t.Errorf("%s changed the database: %v → %v", file, before, after)
 		}
+	}
+}
+
+// wantRestatedRun checks that the store db holds exactly the lines of the
+// Azure delivery's restated run (202601071200/run-2222 under month): its
+// parts' rows, and the sum of their CostInBillingCurrency, added up from
+// the CSVs themselves.
+func wantRestatedRun(t *testing.T, db, month string) {
+	t.Helper()
+	var want decimal.Decimal
+	rows := 0
+	for _, f := range []string{"part_0_0001.csv", "part_0_0002.csv"} {
+		s, n, _ := csvColumnSum(t, filepath.Join(month, "202601071200", "run-2222", f), "CostInBillingCurrency")
+		want, rows = want.Add(s), rows+n
+	}
+	if n, _, cost := storedTotals(t, db); n != rows || !cost.Equal(want) {
+		t.Errorf("stored %d lines costing %s; the restated run has %d rows costing %s", n, cost, rows, want)
 	}
 }

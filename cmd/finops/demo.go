@@ -8,6 +8,7 @@ import (
 	"github.com/finops-oss/finops/demo"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/reportjob"
+	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -38,7 +39,7 @@ func (m *Main) demoCommand() *cobra.Command {
 			if err := reportjob.SyncTeams(ctx, st, c); err != nil {
 				return err
 			}
-			specs, err := configSources(c)
+			specs, err := source.FromConfig(c)
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/finops-oss/finops/importer"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/dcgm"
+	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
@@ -74,7 +75,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 			if cmd.Flags().Changed("max-bad-rows") {
 				c.MaxBadRows = maxBad
 			}
-			var specs []sourceSpec
+			var specs []source.Spec
 			if len(args) == 0 {
 				if specs, err = configuredIngest(c, cmd, replace); err != nil {
 					return err
@@ -139,26 +140,6 @@ func (m *Main) ingestCommand() *cobra.Command {
 // dcgm-exporter scrapes, which telemetry reads (importer.ParseInput).
 func ingestFormats() []string { return append(ingest.Formats(), dcgm.Format) }
 
-// sourceSpec is one source to ingest (source.Spec).
-type sourceSpec = source.Spec
-
-// configSources lists every source in the config (source.FromConfig).
-func configSources(c *config.Config) ([]sourceSpec, error) { return source.FromConfig(c) }
-
-// sourceResult is how one source fared, for the data-quality box: its
-// files (importer.Result), or its days from Prometheus.
-type sourceResult struct {
-	spec    sourceID
-	files   int
-	failed  int
-	err     error
-	partial bool   // some of its data came (Prometheus: warnings, or some days failed)
-	detail  string // what came, when "N files" does not say it (Prometheus days)
-}
-
-// sourceID names a source in the data-quality box.
-type sourceID struct{ name, kind string }
-
 // importOptions wires package importer to this command line: perFile gets
 // a line (or JSON object) per file and every problem.
 func (m *Main) importOptions(c *config.Config, st *store.Store, perFile io.Writer) importer.Options {
@@ -170,11 +151,11 @@ func (m *Main) importOptions(c *config.Config, st *store.Store, perFile io.Write
 // ingestSources imports every file of every source (importer.Run). perFile
 // receives one line per file and every problem; the scheduled job passes
 // io.Discard and reports the sources' errors itself.
-func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Config, specs []sourceSpec, perFile io.Writer) ([]sourceResult, error) {
+func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Config, specs []source.Spec, perFile io.Writer) ([]reportjob.Source, error) {
 	rs, err := importer.Run(ctx, m.importOptions(c, st, perFile), specs)
-	out := make([]sourceResult, len(rs))
+	out := make([]reportjob.Source, len(rs))
 	for i, r := range rs {
-		out[i] = sourceResult{spec: sourceID{r.Spec.Name, r.Spec.Kind}, files: r.Files, failed: r.Failed, err: r.Err}
+		out[i] = reportjob.Source{Name: r.Spec.Name, Kind: r.Spec.Kind, Files: r.Files, Failed: r.Failed, Err: r.Err}
 	}
 	return out, err
 }
@@ -182,7 +163,7 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 // setScrapeTime gives every command-line source the time of ingest --at
 // (RFC 3339; "" for none) and the writer of the note that a scrape's time
 // is its file's modification time.
-func setScrapeTime(specs []sourceSpec, at string, notes io.Writer) error {
+func setScrapeTime(specs []source.Spec, at string, notes io.Writer) error {
 	var t time.Time
 	if at != "" {
 		var err error

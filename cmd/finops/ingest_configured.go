@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/source"
 	"github.com/spf13/cobra"
 )
 
@@ -9,7 +10,7 @@ import (
 // the config's sources, each with its own format, mapping, host and zone, as
 // `finops run` reads them. The flags that describe named files would
 // contradict them, so they are refused rather than applied to some.
-func configuredIngest(c *config.Config, cmd *cobra.Command, replace bool) ([]sourceSpec, error) {
+func configuredIngest(c *config.Config, cmd *cobra.Command, replace bool) ([]source.Spec, error) {
 	for _, name := range []string{"format", "fields", "host", "tz", "currency", "at"} {
 		// --format json is no file format but the results as JSON, and is
 		// cleared before this.
@@ -17,7 +18,7 @@ func configuredIngest(c *config.Config, cmd *cobra.Command, replace bool) ([]sou
 			return nil, usagef("--%s describes the files named on the command line; name them, or leave it out to import the config's sources as they are configured", name)
 		}
 	}
-	specs, err := configSources(c)
+	specs, err := source.FromConfig(c)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/telemetry"
 	"github.com/spf13/cobra"
@@ -17,7 +18,7 @@ import (
 // ingestPrometheusCommand is `finops ingest prometheus`: query_range per UTC
 // day from the configured servers (or --url), one transaction per day.
 func (m *Main) ingestPrometheusCommand() *cobra.Command {
-	var wf windowFlags
+	var wf config.Period
 	var fl config.Prometheus
 	var step, timeout, backoff string
 	var retries, concurrent int
@@ -43,10 +44,10 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if wf == (windowFlags{}) {
-				wf.since = fmt.Sprintf("%dh", int((c.Lookback()+7*24*time.Hour)/time.Hour))
+			if wf == (config.Period{}) {
+				wf.Since = fmt.Sprintf("%dh", int((c.Lookback()+7*24*time.Hour)/time.Hour))
 			}
-			win, err := wf.resolveFetch(m.Now(), loc)
+			win, err := fetchWindow(wf, m.Now(), loc)
 			if err != nil {
 				return err
 			}
@@ -84,9 +85,9 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&wf.since, "since", "", "import the last duration, e.g. 7d (default: the lookback and a week)")
-	f.StringVar(&wf.from, "from", "", "first day (with --to)")
-	f.StringVar(&wf.to, "to", "", "last day, inclusive")
+	f.StringVar(&wf.Since, "since", "", "import the last duration, e.g. 7d (default: the lookback and a week)")
+	f.StringVar(&wf.From, "from", "", "first day (with --to)")
+	f.StringVar(&wf.To, "to", "", "last day, inclusive")
 	f.StringVar(&fl.URL, "url", "", "Prometheus base URL, e.g. http://prometheus:9090 (default: the config's servers)")
 	f.StringVar(&fl.Name, "name", "", "short name of the server in the database and reports (default: its host)")
 	f.StringVar(&fl.Exporter, "exporter", "", "default queries: dcgm (dcgm-exporter) or nvidia_gpu_exporter")
@@ -119,7 +120,7 @@ func (m *Main) ingestPrometheus(ctx context.Context, st *store.Store, c *config.
 
 // ingestPrometheusQuietly is the scheduled job's Prometheus step: one line
 // per failed or partial server, a day per line only with -v.
-func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *config.Config, from, to time.Time) []sourceResult {
+func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *config.Config, from, to time.Time) []reportjob.Source {
 	if len(c.Telemetry.Prometheus) == 0 {
 		return nil
 	}
@@ -127,15 +128,15 @@ func (m *Main) ingestPrometheusQuietly(ctx context.Context, st *store.Store, c *
 	if m.verbose {
 		perDay = m.Stdout
 	}
-	var results []sourceResult
+	var results []reportjob.Source
 	for _, r := range m.ingestPrometheus(ctx, st, c, c.Telemetry.Prometheus, from, to, perDay) {
 		if r.Err != nil {
 			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.Server, r.Err)
 		} else if !m.quiet {
 			fmt.Fprintf(m.Stdout, "source %s: %s\n", r.Server, r.Detail)
 		}
-		results = append(results, sourceResult{spec: sourceID{name: r.Server, kind: ingest.KindUtilization},
-			files: r.Days, failed: r.Failed, err: r.Err, partial: r.Partial, detail: r.Detail})
+		results = append(results, reportjob.Source{Name: r.Server, Kind: ingest.KindUtilization,
+			Files: r.Days, Failed: r.Failed, Err: r.Err, Partial: r.Partial, Detail: r.Detail})
 	}
 	return results
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,18 +13,10 @@ import (
 // among them (it used the defaults: a 256 MiB cap where the config said 1
 // KiB), and its name; a URL the config does not list gets the smallest
 // configured cap; --max-response-bytes replaces either. The server answers
-// every query with one series carrying a 4 KB label: over 1 KiB whatever the
-// split, so the cap shows in the outcome.
+// every query with one series carrying a 4 KB label (hugeSeriesServer), so
+// the cap shows in the outcome.
 func TestPrometheusURLUsesConfigCap(t *testing.T) {
-	huge := strings.Repeat("x", 4096)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		start, _ := strconv.ParseFloat(r.Form.Get("start"), 64)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"UUID":"GPU-x","Hostname":"h","note":%q},"values":[[%d,"50"]]}]}}`,
-			huge, int64(start))
-	}))
-	defer srv.Close()
+	srvURL := hugeSeriesServer(t)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "finops.yaml")
 	yaml := fmt.Sprintf(`database: %s
@@ -40,20 +29,20 @@ utilization:
     - url: http://127.0.0.1:1
       name: other
       max_response_bytes: 4096
-`, filepath.Join(dir, "f.db"), srv.URL)
+`, filepath.Join(dir, "f.db"), srvURL)
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	unlisted := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	unlisted := strings.Replace(srvURL, "127.0.0.1", "localhost", 1)
 	for _, c := range []struct {
 		name  string
 		args  []string
 		code  int
 		wants []string
 	}{
-		{"listed", []string{"--url", srv.URL}, 1, []string{"prometheus lab", "max_response_bytes (1024 bytes)"}},
+		{"listed", []string{"--url", srvURL}, 1, []string{"prometheus lab", "max_response_bytes (1024 bytes)"}},
 		{"unlisted", []string{"--url", unlisted}, 1, []string{"prometheus localhost", "max_response_bytes (1024 bytes)"}},
-		{"flag", []string{"--url", srv.URL, "--max-response-bytes", "65536"}, 0, []string{"prometheus lab 2026-11-28: 1 samples"}},
+		{"flag", []string{"--url", srvURL, "--max-response-bytes", "65536"}, 0, []string{"prometheus lab 2026-11-28: 1 samples"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{"--config", cfg, "ingest", "prometheus", "--from", "2026-11-28", "--to", "2026-11-28"}, c.args...)

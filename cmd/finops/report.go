@@ -16,7 +16,7 @@ import (
 )
 
 func (m *Main) reportCommand() *cobra.Command {
-	var wf windowFlags
+	var wf config.Period
 	var out, formats, team string
 	cmd := &cobra.Command{
 		Use:   "report [--since 30d | --week 2026-W47 | --from DATE --to DATE]",
@@ -29,7 +29,7 @@ func (m *Main) reportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			win, err := wf.resolve(m.Now(), loc)
+			win, err := reportWindow(wf, m.Now(), loc)
 			if err != nil {
 				return err
 			}
@@ -57,10 +57,10 @@ func (m *Main) reportCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&wf.since, "since", "", "report the last N complete days, e.g. 30d, 2w (ending at today's 00:00 in the config's timezone)")
-	f.StringVar(&wf.week, "week", "", "report one ISO week, e.g. 2026-W47 (default: the last complete week)")
-	f.StringVar(&wf.from, "from", "", "first day of the report (with --to)")
-	f.StringVar(&wf.to, "to", "", "last day of the report, inclusive")
+	f.StringVar(&wf.Since, "since", "", "report the last N complete days, e.g. 30d, 2w (ending at today's 00:00 in the config's timezone)")
+	f.StringVar(&wf.Week, "week", "", "report one ISO week, e.g. 2026-W47 (default: the last complete week)")
+	f.StringVar(&wf.From, "from", "", "first day of the report (with --to)")
+	f.StringVar(&wf.To, "to", "", "last day of the report, inclusive")
 	f.StringVar(&out, "out", "", "output folder (default from config, else ./out)")
 	f.StringVar(&formats, "format", "", "comma-separated formats: xlsx,html,json,csv (default xlsx,html,json; csv is one file per table)")
 	f.StringVar(&team, "team", "", "only this team's rows (files named finops-<period>-<team>.*)")
@@ -90,7 +90,7 @@ func reportFormats(c *config.Config, flag string) ([]string, error) {
 // and writes the reports. ingested, when not nil, says how this run's sources
 // fared; a missing source makes the result partial (exit 3).
 func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
-	ingested []sourceResult, dir string, formats []string) (*analysis.Result, error) {
+	ingested []reportjob.Source, dir string, formats []string) (*analysis.Result, error) {
 	res, _, err := m.writeTeamReports(ctx, st, c, win, ingested, dir, formats, "")
 	return res, err
 }
@@ -100,8 +100,8 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 // result the reports show and the files written. In JSON mode it prints
 // neither the summary nor the files: the caller's result names them.
 func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window,
-	ingested []sourceResult, dir string, formats []string, team string) (*analysis.Result, []string, error) {
-	in, missing, err := reportjob.Report(ctx, st, c, win, m.holdLines, jobSources(ingested))
+	ingested []reportjob.Source, dir string, formats []string, team string) (*analysis.Result, []string, error) {
+	in, missing, err := reportjob.Report(ctx, st, c, win, m.holdLines, ingested)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -147,18 +147,4 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 		fmt.Fprintf(m.Stdout, "wrote %s\n", p)
 	}
 	return res, paths, reportjob.Incomplete(missing, res)
-}
-
-// jobSources is how this run's sources fared as reportjob takes it; nil
-// (not a run) stays nil.
-func jobSources(ingested []sourceResult) []reportjob.Source {
-	if ingested == nil {
-		return nil
-	}
-	out := make([]reportjob.Source, len(ingested))
-	for i, s := range ingested {
-		out[i] = reportjob.Source{Name: s.spec.name, Kind: s.spec.kind, Files: s.files, Failed: s.failed,
-			Err: s.err, Partial: s.partial, Detail: s.detail}
-	}
-	return out
 }

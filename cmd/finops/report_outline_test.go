@@ -72,7 +72,7 @@ func demoWeek(t *testing.T) (c *config.Config, win analysis.Window, st *store.St
 	if err != nil {
 		t.Fatal(err)
 	}
-	if win, err = (windowFlags{week: "2026-W48"}).resolve(now, loc); err != nil {
+	if win, err = reportWindow(config.Period{Week: "2026-W48"}, now, loc); err != nil {
 		t.Fatal(err)
 	}
 	if st, err = store.Open(context.Background(), filepath.Join(dir, "finops.db")); err != nil {

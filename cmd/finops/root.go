@@ -16,6 +16,7 @@ import (
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/watch/pass"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 )
@@ -43,7 +44,7 @@ type Main struct {
 
 	// watchChannels, when set, gives the sender of a watch channel (tests:
 	// a recording one); nil, or a nil result, builds the real one.
-	watchChannels func(config.Channel) alertSender
+	watchChannels func(config.Channel) pass.Sender
 
 	// sendBackoff is the wait before each retry of a refused email (nil:
 	// deliver's); the tests that cut connections need not wait.

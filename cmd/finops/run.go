@@ -11,6 +11,7 @@ import (
 	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/runjob"
+	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
 	"github.com/spf13/cobra"
 )
@@ -35,11 +36,11 @@ func (m *Main) runCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			win, err := windowFlags{week: week}.resolve(m.Now(), loc)
+			win, err := reportWindow(config.Period{Week: week}, m.Now(), loc)
 			if err != nil {
 				return err
 			}
-			specs, err := configSources(c)
+			specs, err := source.FromConfig(c)
 			if err != nil {
 				return err
 			}
@@ -71,7 +72,7 @@ func (m *Main) runCommand() *cobra.Command {
 			if err := m.compactTelemetry(ctx, st, c); err != nil {
 				fmt.Fprintf(m.Stdout, "%v\n", err)
 			}
-			job.Ingested(!slices.ContainsFunc(results, func(r sourceResult) bool { return r.err != nil }))
+			job.Ingested(!slices.ContainsFunc(results, func(r reportjob.Source) bool { return r.Err != nil }))
 			formats, err := reportFormats(c, "")
 			if err != nil {
 				return err
@@ -93,7 +94,7 @@ func (m *Main) runCommand() *cobra.Command {
 
 // ingestQuietly ingests sources printing one line per failed file and a
 // total, not a line per file: the scheduled job's output goes to cron mail.
-func (m *Main) ingestQuietly(ctx context.Context, st *store.Store, c *config.Config, specs []sourceSpec) ([]sourceResult, error) {
+func (m *Main) ingestQuietly(ctx context.Context, st *store.Store, c *config.Config, specs []source.Spec) ([]reportjob.Source, error) {
 	perFile := io.Discard
 	if m.verbose {
 		perFile = m.Stdout
@@ -101,10 +102,10 @@ func (m *Main) ingestQuietly(ctx context.Context, st *store.Store, c *config.Con
 	results, err := m.ingestSources(ctx, st, c, specs, perFile)
 	files, failed := 0, 0
 	for _, r := range results {
-		files += r.files
-		failed += r.failed
-		if r.err != nil {
-			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.spec.name, r.err)
+		files += r.Files
+		failed += r.Failed
+		if r.Err != nil {
+			fmt.Fprintf(m.Stdout, "source %s: %v\n", r.Name, r.Err)
 		}
 	}
 	if !m.quiet {
@@ -130,7 +131,7 @@ type job struct {
 // startJob takes the run lock and records the run's start (runjob.Start).
 func (m *Main) startJob(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window, flags publishFlags) (*job, error) {
 	j, err := runjob.Start(ctx, runjob.Options{Store: st, Config: c, Window: win, Delivery: flags.Options, Textfile: flags.textfile,
-		Lock: m.acquireRunLock, Outcome: runOutcome, JSON: m.logFormat == "json", Stdout: m.Stdout, Quiet: m.quiet,
+		Lock: m.acquireRunLock, Outcome: runOutcome, JSON: m.jsonResults(), Stdout: m.Stdout, Quiet: m.quiet,
 		Version: version, Getenv: m.Getenv, Now: m.Now, Log: m.logger, Bytes: m.bars().deliveryBytes, Backoff: m.sendBackoff})
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/watch/pass"
 	"github.com/spf13/cobra"
 )
@@ -74,17 +75,10 @@ func (m *Main) watchCommand() *cobra.Command {
 	return cmd
 }
 
-// alertSender and watchAlert are a watch channel and its message
-// (pass.Sender, pass.Alert): Main.watchChannels gives tests a recording one.
-type (
-	alertSender = pass.Sender
-	watchAlert  = pass.Alert
-)
-
 // watchPass is one pass (pass.Run) over the config's telemetry sources; it
 // prints the pass's one-line summary.
 func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) error {
-	specs, err := configSources(c)
+	specs, err := source.FromConfig(c)
 	if err != nil {
 		return err
 	}
@@ -98,15 +92,15 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 		Decided: func(r pass.Outcome) {
 			fmt.Fprintf(m.Stdout, "watch: %d resources, %d decisions, %d new log lines\n", r.Resources, r.Decisions, r.Lines)
 		}}
-	var whole []sourceSpec
+	var whole []source.Spec
 	o.Tails, whole = pass.Sources(c, specs)
 	if len(whole) > 0 {
 		o.Whole = func(ctx context.Context) []string {
 			var failed []string
 			results, _ := m.ingestSources(ctx, st, c, whole, io.Discard)
 			for _, r := range results {
-				if r.err != nil {
-					failed = append(failed, fmt.Sprintf("%s: %s", r.spec.name, redact(r.err.Error())))
+				if r.Err != nil {
+					failed = append(failed, fmt.Sprintf("%s: %s", r.Name, redact(r.Err.Error())))
 				}
 			}
 			return failed

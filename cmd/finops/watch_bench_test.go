@@ -14,6 +14,7 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/watch/pass"
 	"github.com/shopspring/decimal"
 )
 
@@ -89,7 +90,7 @@ func BenchmarkWatchPass1000GPUs(b *testing.B) {
 	}
 	rec := &recorder{}
 	m := NewMain(nil, io.Discard, io.Discard)
-	m.watchChannels = func(config.Channel) alertSender { return rec }
+	m.watchChannels = func(config.Channel) pass.Sender { return rec }
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		now := at.Add(time.Duration(i) * time.Second) // the first pass alerts, the others find the spells open

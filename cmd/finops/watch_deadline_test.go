@@ -20,6 +20,7 @@ import (
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/watch/pass"
 )
 
 // fleetSize is the number of idle resources of the deadline tests: the
@@ -274,7 +275,7 @@ func TestWatchRunDuringSending(t *testing.T) {
 	m.Now = func() time.Time { return now }
 	m.Getenv = func(k string) string { return e.env[k] }
 	m.watchLockWait = 15 * time.Second
-	m.watchChannels = func(config.Channel) alertSender { return nil }
+	m.watchChannels = func(config.Channel) pass.Sender { return nil }
 	start := time.Now()
 	code := m.Run(context.Background(), []string{"--config", e.cfg, "run", "--week", "2026-W49", "--no-upload", "--no-email"})
 	took := time.Since(start)

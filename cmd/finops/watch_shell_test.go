@@ -55,9 +55,7 @@ func TestWatchShellFromBill(t *testing.T) {
 		log+"\nsh -c \"echo stopping $2\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e := &watchEnv{dir: dir, db: filepath.Join(dir, "f.db"), cfg: filepath.Join(dir, "finops.yaml"), rec: &recorder{},
-		env: map[string]string{"SLACK_URL": "https://hooks.slack.invalid/services/T0/B0/secret"}}
-	yaml := fmt.Sprintf(`database: %s
+	e := watchEnvWith(t, dir, bill, fmt.Sprintf(`database: %s
 timezone: Asia/Shanghai
 billing:
   - path: %s
@@ -82,13 +80,7 @@ watch:
     command: [%s, stop, "{resource_id}"]
   channels:
     - {type: slack, url_env: SLACK_URL}
-`, e.db, bill, srv.URL, script)
-	if err := os.WriteFile(e.cfg, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, errs := e.run(t, now, "ingest", bill); code != 0 {
-		t.Fatalf("ingest: exit %d\n%s%s", code, out, errs)
-	}
+`, filepath.Join(dir, "f.db"), bill, srv.URL, script))
 	if got, _ := e.pass(t, watchAt(1, 31), 0); len(got) != 3 {
 		t.Fatalf("01:31: %d alerts, want 3 idle ones: %+v", len(got), got)
 	}

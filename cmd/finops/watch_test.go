@@ -22,6 +22,7 @@ import (
 	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/publish/publishtest"
 	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/watch/pass"
 )
 
 // The watch's test fleet, in UTC on 2026-11-30. Two hourly AutoDL machines,
@@ -83,11 +84,11 @@ func writeWatchBill(t *testing.T, dir string) string {
 // recorder is a watch channel that keeps what it is sent.
 type recorder struct {
 	mu   sync.Mutex
-	sent []watchAlert
+	sent []pass.Alert
 	fail error
 }
 
-func (r *recorder) Send(_ context.Context, a watchAlert) error {
+func (r *recorder) Send(_ context.Context, a pass.Alert) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.fail != nil {
@@ -97,7 +98,7 @@ func (r *recorder) Send(_ context.Context, a watchAlert) error {
 	return nil
 }
 
-func (r *recorder) take() []watchAlert {
+func (r *recorder) take() []pass.Alert {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.sent
@@ -117,9 +118,8 @@ type watchEnv struct {
 func newWatchEnv(t *testing.T, url, extra string) *watchEnv {
 	t.Helper()
 	dir := t.TempDir()
-	e := &watchEnv{dir: dir, db: filepath.Join(dir, "f.db"), cfg: filepath.Join(dir, "finops.yaml"), rec: &recorder{},
-		env: map[string]string{"SLACK_URL": "https://hooks.slack.invalid/services/T0/B0/secret"}}
-	yaml := fmt.Sprintf(`database: %s
+	bill := writeWatchBill(t, dir)
+	return watchEnvWith(t, dir, bill, fmt.Sprintf(`database: %s
 timezone: Asia/Shanghai
 billing:
   - path: %s
@@ -140,11 +140,19 @@ teams:
     leads: [lead@example.com]
   - name: cv
     leads: [cv@example.com]
-%s`, e.db, writeWatchBill(t, dir), url, extra)
+%s`, filepath.Join(dir, "f.db"), bill, url, extra))
+}
+
+// watchEnvWith is the watch env in dir whose config (database dir/f.db) is
+// yaml, with the bill at bill ingested.
+func watchEnvWith(t *testing.T, dir, bill, yaml string) *watchEnv {
+	t.Helper()
+	e := &watchEnv{dir: dir, db: filepath.Join(dir, "f.db"), cfg: filepath.Join(dir, "finops.yaml"), rec: &recorder{},
+		env: map[string]string{"SLACK_URL": "https://hooks.slack.invalid/services/T0/B0/secret"}}
 	if err := os.WriteFile(e.cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errs := e.run(t, now, "ingest", filepath.Join(dir, "autodl.csv")); code != 0 {
+	if code, out, errs := e.run(t, now, "ingest", bill); code != 0 {
 		t.Fatalf("ingest: exit %d\n%s%s", code, out, errs)
 	}
 	return e
@@ -161,7 +169,7 @@ func (e *watchEnv) runContext(ctx context.Context, at time.Time, args ...string)
 	m := NewMain(nil, &out, &errb)
 	m.Now = func() time.Time { return at }
 	m.Getenv = func(k string) string { return e.env[k] }
-	m.watchChannels = func(ch config.Channel) alertSender {
+	m.watchChannels = func(ch config.Channel) pass.Sender {
 		if ch.Type != "slack" {
 			return nil // the real one: mailpit, or a local receiver
 		}
@@ -172,7 +180,7 @@ func (e *watchEnv) runContext(ctx context.Context, at time.Time, args ...string)
 }
 
 // pass runs one watch pass at at and returns the messages it sent.
-func (e *watchEnv) pass(t *testing.T, at time.Time, wantCode int, args ...string) ([]watchAlert, string) {
+func (e *watchEnv) pass(t *testing.T, at time.Time, wantCode int, args ...string) ([]pass.Alert, string) {
 	t.Helper()
 	code, out, errs := e.run(t, at, append([]string{"watch"}, args...)...)
 	if code != wantCode {
@@ -181,7 +189,7 @@ func (e *watchEnv) pass(t *testing.T, at time.Time, wantCode int, args ...string
 	return e.rec.take(), out
 }
 
-func burntOf(t *testing.T, a watchAlert) float64 {
+func burntOf(t *testing.T, a pass.Alert) float64 {
 	t.Helper()
 	v, err := strconv.ParseFloat(a.Burnt, 64)
 	if err != nil {

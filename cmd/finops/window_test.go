@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/importer"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/runjob"
@@ -19,13 +20,13 @@ import (
 // TestWindowFlagsUsage: a period the flags cannot name is a usage error
 // (exit 2); config.Period's tests pin the windows themselves.
 func TestWindowFlagsUsage(t *testing.T) {
-	for _, bad := range []windowFlags{{week: "2026-47"}, {week: "2026-W54"}, {since: "soon"}, {since: "36h"}, {from: "2026-11-01"},
-		{since: "7d", week: "2026-W47"}, {from: "2026-11-30", to: "2026-11-01"}} {
-		if _, err := bad.resolve(now, time.UTC); exitCode(err) != ExitUsage {
+	for _, bad := range []config.Period{{Week: "2026-47"}, {Week: "2026-W54"}, {Since: "soon"}, {Since: "36h"}, {From: "2026-11-01"},
+		{Since: "7d", Week: "2026-W47"}, {From: "2026-11-30", To: "2026-11-01"}} {
+		if _, err := reportWindow(bad, now, time.UTC); exitCode(err) != ExitUsage {
 			t.Errorf("%+v: err %v, want a usage error", bad, err)
 		}
 	}
-	if _, err := (windowFlags{since: "soon"}).resolveFetch(now, time.UTC); exitCode(err) != ExitUsage {
+	if _, err := fetchWindow(config.Period{Since: "soon"}, now, time.UTC); exitCode(err) != ExitUsage {
 		t.Errorf("fetch --since soon: err %v, want a usage error", err)
 	}
 }
