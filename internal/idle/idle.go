@@ -211,7 +211,7 @@ func Advice(err error, where, setting string) string {
 	case errors.As(err, &se):
 		s := "check the network and any proxy between finops and " + where + ", then run it again"
 		if setting != "" {
-			s += "; a link that slow needs a longer " + setting
+			s += "; on a link that slow, raise " + setting
 		}
 		return s
 	case errors.As(err, &ce):

@@ -307,7 +307,7 @@ func TestMessages(t *testing.T) {
 	}{
 		{&StallError{Limit: 60 * time.Second, Read: 12897485, Size: 41943040},
 			"no data for 60s (read 12.3 MiB of 40 MiB): the server stopped sending",
-			[]string{"check the network and any proxy between finops and https://storage.googleapis.com", "run it again", "longer sources.idle_timeout"}, nil},
+			[]string{"check the network and any proxy between finops and https://storage.googleapis.com", "run it again", "raise sources.idle_timeout"}, nil},
 		{&StallError{Limit: 200 * time.Millisecond, Read: 0, Size: -1},
 			"no data for 200ms (read 0 bytes): the server stopped sending", []string{"sources.idle_timeout"}, nil},
 		{&StallError{Limit: 90 * time.Second, Read: 10, Size: 40},
