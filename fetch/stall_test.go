@@ -3,8 +3,6 @@ package fetch
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/fetch/fetchtest"
 	"github.com/finops-oss/finops/publish/publishtest"
 )
 
@@ -25,59 +24,6 @@ const (
 	stallSig = "STALLtestSIGNATURE0123456789+/="
 	stallSAS = "sv=2024-08-04&sr=c&sp=rl&sig=" + "STALLtestSIGNATURE0123456789%2B%2F%3D"
 )
-
-// faultyAzure starts a blob service of the test's own (Azurite cannot stall
-// on demand) at <url>/devstoreaccount1 whose container billing holds
-// exports/bill.csv: listing (List Blobs) and download (Get Blob, ranged
-// when the SDK's retry reader resumes) each with its fault.
-func faultyAzure(t *testing.T, b publishtest.Body, listing publishtest.Fault) string {
-	srv := publishtest.FaultServer(t, func(w http.ResponseWriter, r *http.Request, stop <-chan struct{}) {
-		lm := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Format(http.TimeFormat)
-		switch {
-		case r.URL.Path == "/devstoreaccount1/billing" && r.URL.Query().Get("comp") == "list":
-			list := fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?><EnumerationResults ServiceEndpoint="http://%s/devstoreaccount1/" ContainerName="billing">`+
-				`<Prefix>exports/</Prefix><Blobs><Blob><Name>exports/bill.csv</Name><Properties><Last-Modified>%s</Last-Modified><Etag>0x1</Etag>`+
-				`<Content-Length>%d</Content-Length><BlobType>BlockBlob</BlobType></Properties></Blob></Blobs><NextMarker/></EnumerationResults>`,
-				r.Host, lm, len(b.Data))
-			w.Header().Set("Content-Type", "application/xml")
-			publishtest.Body{Data: []byte(list), Fault: listing, At: len(list) / 2}.Serve(w, r, stop)
-		case r.URL.Path == "/devstoreaccount1/billing/exports/bill.csv" && r.Method == http.MethodGet:
-			w.Header().Set("x-ms-blob-type", "BlockBlob")
-			w.Header().Set("ETag", `"0x1"`)
-			w.Header().Set("Last-Modified", lm)
-			b.Serve(w, r, stop)
-		default:
-			w.Header().Set("x-ms-error-code", "BlobNotFound")
-			w.WriteHeader(http.StatusNotFound)
-		}
-	})
-	return srv.URL + "/devstoreaccount1"
-}
-
-// faultyGCS starts a JSON API of the test's own (fake-gcs-server cannot
-// stall on demand) whose bucket billing holds exports/bill.csv: listing
-// (objects.list) and download (alt=media, ranged when the client library
-// reopens a cut body) each with its fault.
-func faultyGCS(t *testing.T, b publishtest.Body, listing publishtest.Fault) string {
-	srv := publishtest.FaultServer(t, func(w http.ResponseWriter, r *http.Request, stop <-chan struct{}) {
-		switch {
-		case r.URL.Path == "/storage/v1/b/billing/o":
-			list := fmt.Sprintf(`{"kind":"storage#objects","items":[{"kind":"storage#object","name":"exports/bill.csv","bucket":"billing",`+
-				`"generation":"1","size":"%d","updated":"2026-11-01T00:00:00Z"}]}`, len(b.Data))
-			w.Header().Set("Content-Type", "application/json")
-			publishtest.Body{Data: []byte(list), Fault: listing, At: len(list) / 2}.Serve(w, r, stop)
-		case r.URL.Path == "/storage/v1/b/billing/o/exports/bill.csv" && r.URL.Query().Get("alt") == "media":
-			w.Header().Set("Content-Type", "text/csv")
-			w.Header().Set("X-Goog-Generation", "1")
-			b.Serve(w, r, stop)
-		default:
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusNotFound)
-			w.Write([]byte(`{"error":{"code":404,"message":"Not Found"}}`))
-		}
-	})
-	return srv.URL
-}
 
 // TestReadFaults: an Azure or GCS server that stops sending — before its
 // answer, mid-body, mid-listing — ends the fetch within the idle limit with
@@ -102,7 +48,7 @@ func TestReadFaults(t *testing.T) {
 	}{
 		{name: "azure", url: "az://devstoreaccount1/billing/exports/bill.csv", list: "az://devstoreaccount1/billing/exports/",
 			make: func(t *testing.T, b body, listing publishtest.Fault, idle time.Duration) fetcher {
-				a, err := NewAzure(AzureConfig{Account: "devstoreaccount1", Container: "billing", Endpoint: faultyAzure(t, b, listing),
+				a, err := NewAzure(AzureConfig{Account: "devstoreaccount1", Container: "billing", Endpoint: fetchtest.FaultyAzure(t, b, listing),
 					SASToken: stallSAS, IdleTimeout: idle})
 				if err != nil {
 					t.Fatal(err)
@@ -112,7 +58,7 @@ func TestReadFaults(t *testing.T) {
 			cut: []string{"connection closed after 10 bytes of 40 bytes", "run it again; if it repeats, check the network and any proxy between finops and http://127.0.0.1:"}},
 		{name: "gcs", url: "gs://billing/exports/bill.csv", list: "gs://billing/exports/",
 			make: func(t *testing.T, b body, listing publishtest.Fault, idle time.Duration) fetcher {
-				g, err := NewGCS(context.Background(), GCSConfig{Bucket: "billing", Endpoint: faultyGCS(t, b, listing), IdleTimeout: idle})
+				g, err := NewGCS(context.Background(), GCSConfig{Bucket: "billing", Endpoint: fetchtest.FaultyGCS(t, b, listing), IdleTimeout: idle})
 				if err != nil {
 					t.Fatal(err)
 				}
