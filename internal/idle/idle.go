@@ -27,22 +27,22 @@ import (
 // answer a request, short enough that a stalled one is noticed in a run.
 const DefaultLimit = 60 * time.Second
 
-// Timer is the part of *time.Timer a Watch uses.
-type Timer interface {
+// timer is the part of *time.Timer a Watch uses.
+type timer interface {
 	Reset(d time.Duration) bool
 	Stop() bool
 }
 
-// Clock makes the Watch's timer: Real in use, a controlled clock in tests.
-type Clock interface {
-	AfterFunc(d time.Duration, f func()) Timer
+// clock makes the Watch's timer: the wall clock in use, a controlled clock
+// in tests.
+type clock interface {
+	AfterFunc(d time.Duration, f func()) timer
 }
 
-// Real is the wall clock.
-type Real struct{}
+// wallClock is time's.
+type wallClock struct{}
 
-// AfterFunc is time.AfterFunc.
-func (Real) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+func (wallClock) AfterFunc(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
 
 // Watch is one request's idle deadline. It is armed while the caller waits
 // on the service (from Start, and inside each Read of a Reader) and
@@ -52,7 +52,7 @@ type Watch struct {
 	parent context.Context
 	cancel context.CancelFunc
 	limit  time.Duration
-	timer  Timer
+	timer  timer
 
 	mu      sync.Mutex
 	stalled bool
@@ -63,11 +63,11 @@ type Watch struct {
 // keeps it. The Watch starts armed: a request whose answer does not start
 // within limit is ended too. limit <= 0 is DefaultLimit. Stop releases it.
 func Start(ctx context.Context, limit time.Duration) (context.Context, *Watch) {
-	return StartClock(ctx, limit, Real{})
+	return startClock(ctx, limit, wallClock{})
 }
 
-// StartClock is Start on clk.
-func StartClock(ctx context.Context, limit time.Duration, clk Clock) (context.Context, *Watch) {
+// startClock is Start on clk.
+func startClock(ctx context.Context, limit time.Duration, clk clock) (context.Context, *Watch) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
@@ -87,9 +87,6 @@ func (w *Watch) fire() {
 	w.mu.Unlock()
 	w.cancel()
 }
-
-// Limit is the idle limit.
-func (w *Watch) Limit() time.Duration { return w.limit }
 
 // Arm starts the limit again: the caller is about to wait on the service.
 func (w *Watch) Arm() { w.timer.Reset(w.limit) }
@@ -167,9 +164,6 @@ func cut(err error) bool {
 
 // N is the number of bytes read so far.
 func (r *Reader) N() int64 { return r.n }
-
-// Size is the body's length as given to Watch.Reader (< 0: unknown).
-func (r *Reader) Size() int64 { return r.size }
 
 // StallError is a request the Watch ended: no byte came for Limit.
 type StallError struct {

@@ -27,7 +27,7 @@ type fakeTimer struct {
 	f      func()
 }
 
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &fakeTimer{c: c, at: c.now + d, active: true, f: f}
@@ -182,7 +182,7 @@ func TestWatchGenerated(t *testing.T) {
 
 		parent, cancelParent := context.WithCancel(context.Background())
 		clk := &fakeClock{}
-		wctx, w := StartClock(parent, limit, clk)
+		wctx, w := startClock(parent, limit, clk)
 		clk.Advance(head) // waiting for the answer
 		if wctx.Err() != nil {
 			if !wantHead {
