@@ -80,6 +80,7 @@ func boundCases() []boundCase {
 		{"utilization.dcgm_scrapes[0].interval", "utilization: {dcgm_scrapes: [{path: x, interval: %s}]}", []string{"1s", "5m"}, []string{"0s", "10m"}},
 		{"publish.s3.retention_weeks", "publish: {s3: {retention_weeks: %s}}", []string{"0", "520"}, []string{"-1", "521"}},
 		{"publish.s3.timeout", "publish: {s3: {timeout: %s}}", []string{"100ms", "24h"}, []string{"0s", "25h"}},
+		{"sources.idle_timeout", "sources: {idle_timeout: %s}", []string{"100ms", "1h"}, []string{"0s", "99ms", "61m"}},
 		{"publish.smtp.timeout", "publish: {smtp: {timeout: %s}}", []string{"100ms", "1h"}, []string{"0s", "2h"}},
 		{"publish.smtp.port", "publish: {smtp: {port: %s}}", []string{"1", "65535"}, []string{"-1", "65536"}},
 		{"publish.smtp.tls", "publish: {smtp: {tls: %s}}", []string{"starttls", "implicit"}, []string{"ssl"}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Sources holds the settings of billing sources in cloud object stores
@@ -15,6 +16,11 @@ import (
 type Sources struct {
 	Azure AzureSource `yaml:"azure"`
 	GCS   GCSSource   `yaml:"gcs"`
+	// IdleTimeout ends a download or listing of an s3://, az:// or gs://
+	// source that waits this long without a byte; left out (0), the
+	// clients' default, idle.DefaultLimit (60s). A stalled server is an
+	// error naming the object, never a hang.
+	IdleTimeout Duration `yaml:"idle_timeout"`
 }
 
 // AzureSource is how az:// sources are read.
@@ -43,6 +49,9 @@ type GCSSource struct {
 
 func (s Sources) validate() []error {
 	var errs []error
+	if err := (durRange{lo: 100 * time.Millisecond, hi: time.Hour}).check("sources.idle_timeout", s.IdleTimeout); err != nil {
+		errs = append(errs, err)
+	}
 	a := s.Azure
 	if strings.ContainsAny(a.Account, "/.:@ \t") {
 		errs = append(errs, fmt.Errorf("sources.azure.account %q: a storage account name, not a URL", a.Account))

@@ -34,6 +34,9 @@ type AzureConfig struct {
 	Host       string // an https:// source's blob host, used when Endpoint is ""
 	AccountKey string // a shared key (base64)
 	SASToken   string // a SAS token, without its '?'
+	// IdleTimeout ends a request or a read that waits this long without a
+	// byte (sources.idle_timeout; default idle.DefaultLimit).
+	IdleTimeout time.Duration
 }
 
 // Azure fetches from one Azure Blob Storage container.
@@ -43,6 +46,7 @@ type Azure struct {
 	container string
 	endpoint  string // for messages, without any token
 	secrets   []string
+	idle      time.Duration
 }
 
 // NewAzure makes a client of one container; it talks to nothing yet.
@@ -59,7 +63,7 @@ func NewAzure(c AzureConfig) (*Azure, error) {
 		}
 		endpoint = "https://" + host
 	}
-	a := &Azure{account: c.Account, container: c.Container, endpoint: sanitize.URL(endpoint)}
+	a := &Azure{account: c.Account, container: c.Container, endpoint: sanitize.URL(endpoint), idle: c.IdleTimeout}
 	if c.SASToken != "" {
 		a.secrets = append(a.secrets, c.SASToken)
 		if q, err := url.ParseQuery(c.SASToken); err == nil && len(q.Get("sig")) >= 4 {
@@ -117,7 +121,7 @@ func (a *Azure) list(ctx context.Context, prefix string) ([]publish.Listed, erro
 	var out []publish.Listed
 	pager := a.cc.NewListBlobsFlatPager(opts)
 	for pager.More() {
-		page, err := pager.NextPage(ctx)
+		page, err := listStep(ctx, a, prefix, pager.NextPage)
 		if err != nil {
 			return nil, a.explain("list", prefix, err)
 		}
@@ -145,20 +149,29 @@ func (a *Azure) list(ctx context.Context, prefix string) ([]publish.Listed, erro
 	return out, nil
 }
 
-func (a *Azure) open(ctx context.Context, key string) (io.ReadCloser, error) {
+func (a *Azure) open(ctx context.Context, key string) (io.ReadCloser, int64, error) {
 	resp, err := a.cc.NewBlobClient(key).DownloadStream(ctx, nil)
 	if err != nil {
-		return nil, a.explain("download", key, err)
+		return nil, 0, a.explain("download", key, err)
+	}
+	size := int64(-1)
+	if resp.ContentLength != nil {
+		size = *resp.ContentLength
 	}
 	// A cut connection resumes where it stopped, at the same blob version
 	// (the retry reader pins its ETag).
-	return resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: 3}), nil
+	return resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: 3}), size, nil
 }
+
+func (a *Azure) service() string          { return a.endpoint }
+func (a *Azure) redact(msg string) string { return sanitize.Redact(msg, a.secrets...) }
+func (a *Azure) idleLimit() time.Duration { return a.idle }
 
 // explain turns an Azure error into one line naming the blob URL (never a
 // token) and what to check; it still unwraps to the SDK's error.
 func (a *Azure) explain(op, key string, err error) error {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var ours *remoteError
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ours) {
 		return err
 	}
 	at := a.url(key)

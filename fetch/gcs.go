@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/storage"
 	"github.com/finops-oss/finops/internal/capped"
+	"github.com/finops-oss/finops/internal/idle"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/sanitize"
 	"google.golang.org/api/googleapi"
@@ -31,6 +33,9 @@ type GCSConfig struct {
 	// CredentialsFile is a service-account key file; "" is Application
 	// Default Credentials.
 	CredentialsFile string
+	// IdleTimeout ends a request or a read that waits this long without a
+	// byte (sources.idle_timeout; default idle.DefaultLimit).
+	IdleTimeout time.Duration
 }
 
 // maxCredentialsBytes bounds a service-account key file: they are about
@@ -43,12 +48,13 @@ type GCS struct {
 	bucket   string
 	endpoint string // for messages
 	secrets  []string
+	idle     time.Duration
 }
 
 // NewGCS makes a client of one bucket; it reads the credentials file but
 // talks to nothing yet. Close releases it.
 func NewGCS(ctx context.Context, c GCSConfig) (*GCS, error) {
-	g := &GCS{bucket: c.Bucket, endpoint: "https://storage.googleapis.com"}
+	g := &GCS{bucket: c.Bucket, endpoint: "https://storage.googleapis.com", idle: c.IdleTimeout}
 	opts := []option.ClientOption{storage.WithJSONReads()}
 	if c.Endpoint != "" {
 		u, err := emulatorURL(c.Endpoint)
@@ -128,13 +134,23 @@ func (g *GCS) Fetch(ctx context.Context, prefix string, accept func(string) bool
 
 func (g *GCS) url(key string) string { return "gs://" + g.bucket + "/" + key }
 
+// list lists the objects under prefix. The iterator fetches a page in some
+// of its Next calls, with the context it was made with: one Watch, armed
+// around each Next, ends a page that has not come within the idle limit.
 func (g *GCS) list(ctx context.Context, prefix string) ([]publish.Listed, error) {
-	it := g.client.Bucket(g.bucket).Objects(ctx, &storage.Query{Prefix: prefix})
+	wctx, watch := idle.Start(ctx, g.idle)
+	defer watch.Stop()
+	it := g.client.Bucket(g.bucket).Objects(wctx, &storage.Query{Prefix: prefix})
 	var out []publish.Listed
 	for {
+		watch.Arm()
 		a, err := it.Next()
+		watch.Disarm()
 		if errors.Is(err, iterator.Done) {
 			return out, nil
+		}
+		if serr := watch.Err(0, -1); err != nil && serr != nil {
+			return nil, readError(g, "list", prefix, serr)
 		}
 		if err != nil {
 			return nil, g.explain("list", prefix, err)
@@ -143,19 +159,30 @@ func (g *GCS) list(ctx context.Context, prefix string) ([]publish.Listed, error)
 	}
 }
 
-func (g *GCS) open(ctx context.Context, key string) (io.ReadCloser, error) {
-	// The reader checks the object's CRC32C as it ends.
+func (g *GCS) open(ctx context.Context, key string) (io.ReadCloser, int64, error) {
+	// The reader checks the object's CRC32C as it ends, and reopens a
+	// connection cut mid-body from where it stopped.
 	r, err := g.client.Bucket(g.bucket).Object(key).NewReader(ctx)
 	if err != nil {
-		return nil, g.explain("download", key, err)
+		return nil, 0, g.explain("download", key, err)
 	}
-	return r, nil
+	size := r.Attrs.Size
+	if r.Attrs.Decompressed {
+		// Attrs.Size is the stored, compressed length, not what is read.
+		size = -1
+	}
+	return r, size, nil
 }
+
+func (g *GCS) service() string          { return g.endpoint }
+func (g *GCS) redact(msg string) string { return sanitize.Redact(msg, g.secrets...) }
+func (g *GCS) idleLimit() time.Duration { return g.idle }
 
 // explain turns a GCS error into one line naming the object URL and what
 // to check; it still unwraps to the library's error.
 func (g *GCS) explain(op, key string, err error) error {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var ours *remoteError
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ours) {
 		return err
 	}
 	var api *googleapi.Error

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/finops-oss/finops/internal/idle"
 	"github.com/finops-oss/finops/sanitize"
 )
 
@@ -39,6 +40,12 @@ type S3Config struct {
 
 	MaxAttempts int           // per request, first try included (default 5)
 	MaxBackoff  time.Duration // longest wait between tries (default 10s)
+
+	// IdleTimeout ends a download or a listing page that waits this long
+	// without a byte (default idle.DefaultLimit); IdleSetting is the config
+	// key that sets it, named in the error ("" when none does).
+	IdleTimeout time.Duration
+	IdleSetting string
 }
 
 // String never shows the keys.
@@ -54,6 +61,9 @@ type S3 struct {
 	prefix   string
 	endpoint string // "" on AWS; named in error messages (NewS3 refuses one with credentials)
 	pageSize int32  // keys per List page; 0 is the service's default (1000)
+
+	idle        time.Duration // S3Config.IdleTimeout
+	idleSetting string
 }
 
 // Object is one listed object.
@@ -91,7 +101,7 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 		awsCfg.Region = "us-east-1"
 	}
 	return &S3{client: s3.NewFromConfig(awsCfg, ClientOptions(cfg)), bucket: cfg.Bucket, prefix: CleanPrefix(cfg.Prefix),
-		endpoint: cfg.Endpoint}, nil
+		endpoint: cfg.Endpoint, idle: cfg.IdleTimeout, idleSetting: cfg.IdleSetting}, nil
 }
 
 // ClientOptions are the S3 client options cfg implies: the base endpoint
@@ -188,10 +198,19 @@ func (c *S3) UploadReader(ctx context.Context, key string, body io.ReadSeeker, s
 }
 
 // Download streams key into w, checks the bytes against the sha256 metadata
-// when the object has it, and returns the sha256 of what it wrote.
+// when the object has it, and returns the sha256 of what it wrote. The
+// request and each read of the body are under the idle limit (idle.Watch):
+// a server that stops sending is an error naming the object and how much of
+// it came, as is a connection closed mid-body.
 func (c *S3) Download(ctx context.Context, key string, w io.Writer) (string, error) {
-	out, err := c.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(c.bucket), Key: aws.String(key)})
+	wctx, watch := idle.Start(ctx, c.idle)
+	defer watch.Stop()
+	out, err := c.client.GetObject(wctx, &s3.GetObjectInput{Bucket: aws.String(c.bucket), Key: aws.String(key)})
+	watch.Disarm()
 	if err != nil {
+		if serr := watch.Err(0, -1); serr != nil {
+			return "", c.readError("download", c.URL(key), serr)
+		}
 		var nk *types.NoSuchKey
 		if errors.As(err, &nk) {
 			return "", fmt.Errorf("publish: %s does not exist: %w", c.URL(key), os.ErrNotExist)
@@ -199,9 +218,13 @@ func (c *S3) Download(ctx context.Context, key string, w io.Writer) (string, err
 		return "", fmt.Errorf("publish: download %s: %w", c.URL(key), err)
 	}
 	defer out.Body.Close()
+	size := int64(-1)
+	if out.ContentLength != nil {
+		size = *out.ContentLength
+	}
 	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(w, h), out.Body); err != nil {
-		return "", fmt.Errorf("publish: download %s: %w", c.URL(key), err)
+	if _, err := io.Copy(io.MultiWriter(w, h), watch.Reader(out.Body, size)); err != nil {
+		return "", c.readError("download", c.URL(key), err)
 	}
 	got := hex.EncodeToString(h.Sum(nil))
 	if want := out.Metadata[SHA256Meta]; want != "" && !strings.EqualFold(want, got) {
@@ -210,7 +233,22 @@ func (c *S3) Download(ctx context.Context, key string, w io.Writer) (string, err
 	return got, nil
 }
 
-// List lists the objects under a key prefix (relative to the bucket).
+// readError is a failed download or listing of url: a stall or a cut
+// connection says what to do (idle.Advice), anything else is wrapped.
+func (c *S3) readError(op, url string, err error) error {
+	where := "AWS S3"
+	if c.endpoint != "" {
+		where = c.endpoint
+	}
+	if advice := idle.Advice(err, where, c.idleSetting); advice != "" {
+		return fmt.Errorf("publish: %s %s: %w; %s", op, url, err, advice)
+	}
+	return fmt.Errorf("publish: %s %s: %w", op, url, err)
+}
+
+// List lists the objects under a key prefix (relative to the bucket). Each
+// page is one request under the idle limit: the SDK reads the page whole, so
+// a page that has not arrived within it is ended.
 func (c *S3) List(ctx context.Context, prefix string) ([]Object, error) {
 	var out []Object
 	in := &s3.ListObjectsV2Input{Bucket: aws.String(c.bucket), Prefix: aws.String(prefix)}
@@ -219,15 +257,29 @@ func (c *S3) List(ctx context.Context, prefix string) ([]Object, error) {
 	}
 	p := s3.NewListObjectsV2Paginator(c.client, in)
 	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+		page, err := c.listPage(ctx, p, prefix)
 		if err != nil {
-			return nil, fmt.Errorf("publish: list s3://%s/%s: %w", c.bucket, prefix, err)
+			return nil, err
 		}
 		for _, o := range page.Contents {
 			out = append(out, Object{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size), LastModified: aws.ToTime(o.LastModified)})
 		}
 	}
 	return out, nil
+}
+
+func (c *S3) listPage(ctx context.Context, p *s3.ListObjectsV2Paginator, prefix string) (*s3.ListObjectsV2Output, error) {
+	wctx, watch := idle.Start(ctx, c.idle)
+	defer watch.Stop()
+	page, err := p.NextPage(wctx)
+	if err != nil {
+		url := "s3://" + c.bucket + "/" + prefix
+		if serr := watch.Err(0, -1); serr != nil {
+			return nil, c.readError("list", url, serr)
+		}
+		return nil, fmt.Errorf("publish: list %s: %w", url, err)
+	}
+	return page, nil
 }
 
 // Delete deletes one key under the prefix (one request per key: DeleteObjects

@@ -40,14 +40,14 @@ func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 		secrets = []string{key, sas}
 		account := cmp.Or(src.Account, az.Account)
 		a, err := fetch.NewAzure(fetch.AzureConfig{Account: account, Container: src.Bucket, Endpoint: az.Endpoint,
-			Host: src.Host, AccountKey: key, SASToken: sas})
+			Host: src.Host, AccountKey: key, SASToken: sas, IdleTimeout: c.Sources.IdleTimeout.Duration})
 		if err != nil {
 			return nil, ConfigError{RedactErr(err, secrets...)}
 		}
 		f, base = a, "az://"+account+"/"+src.Bucket+"/"
 	default:
 		g, err := fetch.NewGCS(ctx, fetch.GCSConfig{Bucket: src.Bucket, CredentialsFile: c.Sources.GCS.CredentialsFile,
-			Endpoint: cmp.Or(c.Sources.GCS.Endpoint, pl.Getenv("STORAGE_EMULATOR_HOST"))})
+			Endpoint: cmp.Or(c.Sources.GCS.Endpoint, pl.Getenv("STORAGE_EMULATOR_HOST")), IdleTimeout: c.Sources.IdleTimeout.Duration})
 		if err != nil {
 			return nil, ConfigError{err}
 		}

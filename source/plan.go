@@ -99,7 +99,8 @@ func (pl Planner) planS3(ctx context.Context, name string) (*Plan, error) {
 	}
 	secrets := []string{ak, sk, tok}
 	client, err := publish.NewS3(ctx, publish.S3Config{Bucket: bucket, Region: s.Region, Endpoint: s.Endpoint,
-		PathStyle: s.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok})
+		PathStyle: s.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok,
+		IdleTimeout: pl.Config.Sources.IdleTimeout.Duration, IdleSetting: fetch.IdleSetting})
 	if err != nil {
 		return nil, RedactErr(err, secrets...)
 	}
