@@ -163,7 +163,10 @@ func (w Watch) Settings() WatchSettings {
 	return s
 }
 
-var placeholder = regexp.MustCompile(`\{[^{}]*\}`)
+// placeholder is what looks like a placeholder, known or not ("{hostname}"
+// is a typo to refuse); "${name}" is a shell's expansion, and "{ cmd; }"
+// a shell's group, in the operator's own script.
+var placeholder = regexp.MustCompile(`\$?\{[a-z][a-z0-9_]*\}`)
 
 // keyError is a validation error on one key; Parse prefixes its line.
 type keyError struct {
@@ -280,7 +283,7 @@ func (o *OnIdle) validate(key string, allow WatchAllow) []error {
 	for i, a := range o.Command.Args {
 		ak := fmt.Sprintf("%s[%d]", ck, i)
 		for _, p := range placeholder.FindAllString(a, -1) {
-			if !slices.Contains(watch.Placeholders(), p) {
+			if !strings.HasPrefix(p, "$") && !slices.Contains(watch.Placeholders(), p) {
 				errs.add(keyErr(ak, "unknown placeholder %s; want one of %s", sanitizeValue(p), strings.Join(watch.Placeholders(), ", ")))
 			}
 		}

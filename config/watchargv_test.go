@@ -83,6 +83,8 @@ func TestWatchArgvPlaceholderRules(t *testing.T) {
 		{`["{resource_id}", x]`, "resources: [gpu-a]", false},
 		{`[/bin/sh, -c, "{resource_id}"]`, "resources: [gpu-a]", false}, // the second line
 		{`[/usr/local/bin/stop]`, "", true},
+		// The operator's own shell text: a group and ${…} are no placeholders.
+		{`[sh, -c, '{ echo "${FINOPS_RESOURCE_ID}" "${HOME}"; } >> /tmp/l']`, "", true},
 	} {
 		y := watchBase + "watch:\n  allow:\n    " + tc.allow + "\n  on_idle:\n    after: 2h\n    action: stop\n    command: " + tc.cmd + "\n"
 		_, err := Parse("finops.yaml", []byte(y))

@@ -3,6 +3,8 @@ package config
 import (
 	"path"
 	"strings"
+
+	"github.com/finops-oss/finops/watch"
 )
 
 // The guard of watch commands is not here: a value from a bill never
@@ -319,4 +321,13 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func hasPlaceholder(s string) bool { return placeholder.MatchString(s) }
+// hasPlaceholder reports whether s holds a field's placeholder: operator
+// text such as a shell's "{ …; }" or "${HOME}" is not one.
+func hasPlaceholder(s string) bool {
+	for _, p := range watch.Placeholders() {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -92,6 +92,8 @@ func EnvHint(f Field) string {
 		example = `runpodctl stop pod "$FINOPS_RESOURCE_ID"`
 	case "{short_id}":
 		example = `aws ec2 stop-instances --instance-ids "$FINOPS_SHORT_ID"`
+	case "{team}":
+		example = `/usr/local/bin/gpu-stop --team "$FINOPS_TEAM"`
 	}
 	return `use "$` + f.Env + `" through env: [sh, -c, '` + example + `'] (every field is in the command's environment ` +
 		`as FINOPS_*, and the whole decision is JSON on its stdin; docs/WATCH.md "Commands")`
