@@ -125,7 +125,7 @@ func randomArgv(rng *rand.Rand) []string {
 	ps := watch.Placeholders()
 	prog := progs[rng.Intn(len(progs))]
 	if rng.Intn(4) == 0 {
-		prog = strings.Trim(randWord(rng), " \t{}")
+		prog = strings.NewReplacer("{", "(", "}", ")").Replace(randWord(rng))
 		if prog == "" {
 			prog = "p"
 		}
