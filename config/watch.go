@@ -295,7 +295,7 @@ func (o *OnIdle) validate(key string, allow WatchAllow) []error {
 	// interpreter as its script (config/watchcmd.go).
 	if i, name := scriptPlaceholder(o.Command.Args); i > 0 && argvPlaceholder(i, o.Command.Args[i], allow) == "" {
 		f, _ := watch.FieldOf(o.Command.Args[i])
-		errs.add(keyErr(fmt.Sprintf("%s[%d]", ck, i), "%q puts a placeholder into the script %s runs: it would be read as code; %s",
+		errs.add(keyErr(fmt.Sprintf("%s[%d]", ck, i), "%q puts a placeholder into the script %s runs: even a value listed in watch.allow is not given to an interpreter as code; %s",
 			sanitizeValue(o.Command.Args[i]), name, watch.EnvHint(f)))
 	}
 	return errs
