@@ -163,11 +163,10 @@ func (w Watch) Settings() WatchSettings {
 	return s
 }
 
-// shellChars are what a shell would interpret: a command holding them was
-// written for a shell, and finops runs none.
-const shellChars = ";|&$`<>"
-
-var placeholder = regexp.MustCompile(`\{[^{}]*\}`)
+// placeholder is what looks like a placeholder, known or not ("{hostname}"
+// is a typo to refuse); "${name}" is a shell's expansion, and "{ cmd; }"
+// a shell's group, in the operator's own script.
+var placeholder = regexp.MustCompile(`\$?\{[a-z][a-z0-9_]*\}`)
 
 // keyError is a validation error on one key; Parse prefixes its line.
 type keyError struct {
@@ -235,17 +234,17 @@ func (c *Config) validateWatch() []error {
 		}
 	}
 	if w.OnIdle != nil {
-		errs = append(errs, w.OnIdle.validate("watch.on_idle")...)
+		errs = append(errs, w.OnIdle.validate("watch.on_idle", w.Allow)...)
 	}
 	for i, r := range c.Resources {
 		if r.OnIdle != nil {
-			errs = append(errs, r.OnIdle.validate(fmt.Sprintf("resources[%d].on_idle", i))...)
+			errs = append(errs, r.OnIdle.validate(fmt.Sprintf("resources[%d].on_idle", i), w.Allow)...)
 		}
 		errs.add(asKey(durRange{lo: time.Hour, hi: 366 * day}.check(fmt.Sprintf("resources[%d].max_lifetime", i), r.MaxLifetime)))
 	}
 	for i, t := range c.Teams {
 		if t.OnIdle != nil {
-			errs = append(errs, t.OnIdle.validate(fmt.Sprintf("teams[%d].on_idle", i))...)
+			errs = append(errs, t.OnIdle.validate(fmt.Sprintf("teams[%d].on_idle", i), w.Allow)...)
 		}
 		if t.QuietHours != "" {
 			if _, err := ParseQuietHours(t.QuietHours); err != nil {
@@ -263,7 +262,7 @@ func pricingModes() []string {
 	return []string{finops.ModeHourly, finops.ModeDaily, finops.ModeWeekly, finops.ModeMonthly, finops.ModeSpot, finops.ModeCommitted}
 }
 
-func (o *OnIdle) validate(key string) []error {
+func (o *OnIdle) validate(key string, allow WatchAllow) []error {
 	var errs refusals
 	if !o.After.set {
 		errs.add(keyErr(key+".after", "required: how long idle before the action, e.g. 2h"))
@@ -275,31 +274,65 @@ func (o *OnIdle) validate(key string) []error {
 	ck := key + ".command"
 	switch {
 	case o.Command.Scalar != "":
-		errs.add(keyErr(ck, "%q is one string: give the command as a list of arguments, e.g. [aws, ec2, stop-instances, --instance-ids, \"{short_id}\"]; finops runs it without a shell", sanitizeValue(o.Command.Scalar)))
+		errs.add(keyErr(ck, "%q is one string: give the command as a list of arguments, e.g. [sh, -c, 'runpodctl stop pod \"$FINOPS_RESOURCE_ID\"']; finops runs it without a shell of its own", sanitizeValue(o.Command.Scalar)))
 	case len(o.Command.Args) == 0:
 		errs.add(keyErr(ck, "required: the command to run, as a list of arguments"))
 	case strings.ContainsAny(o.Command.Args[0], " \t"):
 		errs.add(keyErr(ck+"[0]", "%q holds spaces: give each argument as its own list item", sanitizeValue(o.Command.Args[0])))
 	}
-	if len(o.Command.Args) > 0 && hasPlaceholder(o.Command.Args[0]) {
-		errs.add(keyErr(ck+"[0]", "%q: the program to run cannot come from a bill; name it, and pass the value as its own argument, e.g. [/usr/local/bin/stop-gpu, --, \"{resource_id}\"]", sanitizeValue(o.Command.Args[0])))
-	}
-	if i, name := scriptPlaceholder(o.Command.Args); i > 0 {
-		errs.add(keyErr(fmt.Sprintf("%s[%d]", ck, i), "%q puts a placeholder into the script %s runs: a value from a bill would be read as code "+
-			"(a resource id \"gpu-x; touch PWNED\" as two commands). Pass the value as its own argv element to a program, "+
-			"after -- so it cannot be an option: e.g. [/usr/local/bin/stop-gpu, --, \"{resource_id}\"]", sanitizeValue(o.Command.Args[i]), name))
-	}
 	for i, a := range o.Command.Args {
-		if strings.ContainsAny(a, shellChars+"\n\r") {
-			errs.add(keyErr(fmt.Sprintf("%s[%d]", ck, i), "%q holds a shell character (one of %s or a newline): finops runs no shell; put the pipeline in a script and name the script", sanitizeValue(a), shellChars))
-		}
+		ak := fmt.Sprintf("%s[%d]", ck, i)
 		for _, p := range placeholder.FindAllString(a, -1) {
-			if !slices.Contains(watch.Placeholders(), p) {
-				errs.add(keyErr(fmt.Sprintf("%s[%d]", ck, i), "unknown placeholder %s; want one of %s", sanitizeValue(p), strings.Join(watch.Placeholders(), ", ")))
+			if !strings.HasPrefix(p, "$") && !slices.Contains(watch.Placeholders(), p) {
+				errs.add(keyErr(ak, "unknown placeholder %s; want one of %s", sanitizeValue(p), strings.Join(watch.Placeholders(), ", ")))
 			}
 		}
+		if err := argvPlaceholder(i, a, allow); err != "" {
+			errs.add(keyErr(ak, "%s", err))
+		}
+	}
+	// The second line: even an allowlisted value is not handed to an
+	// interpreter as its script (config/watchcmd.go).
+	if i, name := scriptPlaceholder(o.Command.Args); i > 0 && argvPlaceholder(i, o.Command.Args[i], allow) == "" {
+		f, _ := watch.FieldOf(o.Command.Args[i])
+		errs.add(keyErr(fmt.Sprintf("%s[%d]", ck, i), "%q puts a placeholder into the script %s runs: even a value listed in watch.allow is not given to an interpreter as code; %s",
+			sanitizeValue(o.Command.Args[i]), name, watch.EnvHint(f)))
 	}
 	return errs
+}
+
+// argvPlaceholder says why argument i of a command may not hold what it
+// holds ("" when it may): a known placeholder may be a whole argument other
+// than the program, of a field that has an allowlist the config fills —
+// then only a value the operator typed there is ever put in its place. A
+// placeholder inside a larger argument would splice bill text into what
+// the program parses (a script, a sed expression, a remote shell line).
+func argvPlaceholder(i int, a string, allow WatchAllow) string {
+	for _, f := range watch.Fields() {
+		if !strings.Contains(a, f.Placeholder) {
+			continue
+		}
+		switch {
+		case i == 0:
+			return fmt.Sprintf("%q: the program to run cannot come from a bill; name it, and %s", sanitizeValue(a), watch.EnvHint(f))
+		case a != f.Placeholder:
+			return fmt.Sprintf("%q puts %s inside an argument: a value from a bill is never written into a command's text, "+
+				"where a shell, sed, su -c or ssh could read it as code; %s", sanitizeValue(a), f.Placeholder, watch.EnvHint(f))
+		case f.InArgv == "":
+			return fmt.Sprintf("%s comes only from the bill, which no config list vouches for: %s", f.Placeholder, watch.EnvHint(f))
+		case len(allowList(allow, f.InArgv)) == 0:
+			return fmt.Sprintf("%s as an argument needs %s: only a value typed there is ever put in argv, as this whole argument; "+
+				"list the %s there, or %s", f.Placeholder, f.InArgv, strings.TrimPrefix(f.InArgv, "watch.allow."), watch.EnvHint(f))
+		}
+	}
+	return ""
+}
+
+func allowList(a WatchAllow, name string) []string {
+	if name == watch.AllowTeams {
+		return a.Teams
+	}
+	return a.Resources
 }
 
 func (ch Channel) validate(key string, teams map[string]bool) []error {

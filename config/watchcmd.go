@@ -3,16 +3,19 @@ package config
 import (
 	"path"
 	"strings"
+
+	"github.com/finops-oss/finops/watch"
 )
 
-// A command's placeholders are filled from bills. finops runs the argv
-// without a shell, so a value stays one argument — unless the program is
-// itself an interpreter handed the value inside its script:
-// [/bin/sh, -c, "echo stopping {resource_id}"] makes a billed id
-// "gpu-x; touch PWNED" shell code. scriptPlaceholder finds that at load.
-// The run-time check of each value (watch.CheckValue) is the second line,
-// for programs that pass their arguments on to a shell (ssh, su -c, a
-// wrapper script), which no config check can see.
+// The guard of watch commands is not here: a value from a bill never
+// reaches argv at all (argvPlaceholder, watch.Expand), only the command's
+// environment and stdin. A placeholder may stand as a whole argument for a
+// value the operator typed in watch.allow; this file is the second line of
+// defence on top of that: even such a typed value is refused at load as an
+// interpreter's script ([/bin/sh, -c, "{resource_id}"] would run an
+// allowlisted id as a command). The list of interpreters below is not,
+// and cannot be, complete (chroot, su -c, xargs, sed's e flag …); nothing
+// relies on it being so.
 
 // interp describes how an interpreter takes its script.
 type interp struct {
@@ -50,6 +53,10 @@ var (
 		"lua":    {codeLetters: "e", multiCode: true, valueLetters: "l"},
 		"awk":    {codeLetters: "f", valueLetters: "Fv"},
 		"cmd":    {anywhere: true}, "powershell": {anywhere: true}, "pwsh": {anywhere: true},
+		// su -c runs its string through the user's shell; sed's script can
+		// run commands (GNU's e), so its script counts as code.
+		"su":  {codeLetters: "c", valueLetters: "sgGw", longCode: []string{"--command"}, longValue: []string{"--shell", "--group", "--supp-group"}},
+		"sed": {codeLetters: "ef", multiCode: true, valueLetters: "l"},
 	}
 	// wrappers run the command that follows their options; the letters
 	// and long options listed take a value.
@@ -60,7 +67,8 @@ var (
 		"sudo": {valueLetters: "ugCDhprtTUR"}, "doas": {valueLetters: "uC"}, "nice": {valueLetters: "n"},
 		"nohup": {}, "setsid": {}, "stdbuf": {valueLetters: "ioe"}, "timeout": {valueLetters: "sk", operands: 1},
 		"ionice": {valueLetters: "cn"}, "time": {valueLetters: "fo"}, "command": {}, "exec": {},
-		"flock": {valueLetters: "wE", operands: 1},
+		"flock": {valueLetters: "wE", operands: 1}, "chroot": {operands: 1},
+		"xargs": {valueLetters: "IaEdLnPsR"},
 	}
 )
 
@@ -313,4 +321,13 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func hasPlaceholder(s string) bool { return placeholder.MatchString(s) }
+// hasPlaceholder reports whether s holds a field's placeholder: operator
+// text such as a shell's "{ …; }" or "${HOME}" is not one.
+func hasPlaceholder(s string) bool {
+	for _, p := range watch.Placeholders() {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -7,15 +7,17 @@ import (
 
 // TestWatchCommandShellRefused: the brief's case, [/bin/sh, -c, "echo
 // stopping {resource_id}"], is refused at load, naming the key, its line and
-// the way out (the value as its own argv element, after --).
+// the way out (the value in the environment). It was refused by the
+// interpreter list; now by the rule that no placeholder stands inside an
+// argument, whatever the program.
 func TestWatchCommandShellRefused(t *testing.T) {
 	yaml := watchBase + "watch:\n  on_idle:\n    after: 2h\n    action: stop\n    command: [/bin/sh, -c, \"echo stopping {resource_id}\"]\n"
 	_, err := Parse("finops.yaml", []byte(yaml))
 	if err == nil {
 		t.Fatal("accepted [/bin/sh, -c, \"echo stopping {resource_id}\"]")
 	}
-	for _, want := range []string{"line 11: watch.on_idle.command[2]:", "into the script sh runs",
-		`[/usr/local/bin/stop-gpu, --, "{resource_id}"]`} {
+	for _, want := range []string{"line 11: watch.on_idle.command[2]:", "inside an argument",
+		`use "$FINOPS_RESOURCE_ID" through env: [sh, -c, 'runpodctl stop pod "$FINOPS_RESOURCE_ID"']`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
@@ -77,6 +79,12 @@ func TestScriptPlaceholder(t *testing.T) {
 		{[]string{"awk", "-f", "/opt/x.awk", "{resource_id}"}, -1},
 		{[]string{"/usr/local/bin/stop-gpu", "--", "{resource_id}"}, -1},
 		{[]string{"aws", "ec2", "stop-instances", "--instance-ids", "{short_id}"}, -1},
+		// Issue 32's commands as whole arguments (the second line only).
+		{[]string{"chroot", "/", "/bin/sh", "-c", "{resource_id}"}, 4},
+		{[]string{"xargs", "-I", "Q", "sh", "-c", "{resource_id}"}, 5},
+		{[]string{"su", "-c", "{resource_id}", "ops"}, 2},
+		{[]string{"sed", "-n", "{resource_id}", "/etc/hostname"}, 2},
+		{[]string{"sed", "-n", "-e", "p", "{resource_id}"}, -1}, // a file to read
 		// Truncated or odd argvs: an answer, no panic.
 		{nil, -1}, {[]string{""}, -1}, {[]string{"sh"}, -1}, {[]string{"sh", "-c"}, -1}, {[]string{"env", "-S"}, -1},
 		{[]string{"env", "--"}, -1}, {[]string{"perl", "-", "{resource_id}"}, -1}, {[]string{"node", "-e"}, -1},

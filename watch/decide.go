@@ -64,11 +64,14 @@ type Params struct {
 // Policy is what applies to one resource, resolved by the caller from the
 // resource's entry, its team's, then the watch defaults.
 type Policy struct {
-	After       time.Duration // idle this long: act (0 = never)
-	Action      string        // ActionStop or ActionRelease
-	Command     []string      // argv template ({resource_id}, {team}, …)
-	Protect     bool          // never act, whatever else says
-	Allowed     bool          // named by watch.allow (resources or teams)
+	After   time.Duration // idle this long: act (0 = never)
+	Action  string        // ActionStop or ActionRelease
+	Command []string      // argv template ({resource_id}, {team}, …)
+	Protect bool          // never act, whatever else says
+	Allowed bool          // named by watch.allow (resources or teams)
+	// ArgvAllow is what a whole-argument placeholder may become (Expand):
+	// watch.allow's lists as the operator typed them.
+	ArgvAllow   ArgvAllow
 	MaxLifetime time.Duration // alert when billed longer (0 = no limit)
 	// ActOnLifetime: past MaxLifetime, run Command too (a grace period
 	// after the alert, with every safeguard; the re-check before it runs
@@ -106,7 +109,7 @@ type Decision struct {
 	Event     string // the message's event: idle, reminder, busy, released, grace, action, lifetime
 	Reason    string // Close: busy or released; Act: why it does not run ("" when it does)
 	Action    string
-	Command   []string // Act: the argv with the resource's fields substituted
+	Command   []string // Act: the argv, its placeholders replaced by allowlisted values (Expand)
 	DryRun    bool
 	Burnt     float64 // money burnt so far at the rate; RateKnown false: unknown
 	RateKnown bool
@@ -209,11 +212,11 @@ func act(now time.Time, p Params, t *Target, s Spell, after time.Duration, actio
 	case !pol.Allowed:
 		reason = "not in watch.allow"
 	}
-	// A value from the bill that a shell or the program's option parser
-	// could read as more than one argument is never put in a command: the
+	// An argv that cannot be built from the config's own text (a value
+	// on no allowlist, a listed one unsafe for a shell) is never run: the
 	// action is refused (and so gets no grace alert), with the template
 	// recorded instead of the expanded argv.
-	argv, err := Expand(pol.Command, &t.ResourceNow)
+	argv, err := Expand(pol.Command, &t.ResourceNow, pol.ArgvAllow)
 	if reason == "" && err != nil {
 		reason, argv = UnsafeReason+err.Error(), pol.Command
 	}

@@ -34,8 +34,11 @@ func ptr(v int) *int { return &v }
 
 func withPolicy(t Target, p Policy) Target { t.Policy = p; return t }
 
+// stopPolicy's allowlists are the config's watch.allow as the operator
+// typed it: the ids and team of the resources the cases act on.
 func stopPolicy() Policy {
-	return Policy{After: time.Hour, Action: ActionStop, Command: []string{"/bin/stop", "{resource_id}", "--team={team}"}, Allowed: true}
+	return Policy{After: time.Hour, Action: ActionStop, Command: []string{"/bin/stop", "{resource_id}", "{team}"}, Allowed: true,
+		ArgvAllow: ArgvAllow{Resources: []string{"a", "b", "old", "i-0abc", "--help"}, Teams: []string{"nlp"}}}
 }
 
 func open(id string, since, opened, reminded int) Spell {
@@ -171,21 +174,26 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-// TestDecideAct checks what an action carries: the argv with the fields
-// substituted, and dry run marked. A hostile id ("i-0abc; rm -rf /", an
-// option such as "--help") is refused whether or not act is on: recorded
-// as not acted on with why, with the template instead of the expanded
-// argv, and without a grace alert for an action that will not run.
+// TestDecideAct checks what an action carries: the argv with the
+// allowlisted values in the placeholders' places, and dry run marked. A
+// hostile id ("i-0abc; rm -rf /") is on no list, so it is refused whether
+// or not act is on: recorded as not acted on with why, with the template
+// instead of the expanded argv, and without a grace alert for an action
+// that will not run. "--help", though the operator listed it, is refused
+// by the second line (CheckValue).
 func TestDecideAct(t *testing.T) {
+	tmpl := []string{"/bin/stop", "{resource_id}", "{team}"}
 	for _, tc := range []struct {
 		id, reason string
 		want       []string
 	}{
-		{id: "i-0abc", want: []string{"/bin/stop", "i-0abc", "--team=nlp"}},
-		{id: "i-0abc; rm -rf /", reason: `unsafe for its command: {resource_id} "i-0abc; rm -rf /" holds the shell character ';'`,
-			want: []string{"/bin/stop", "{resource_id}", "--team={team}"}},
-		{id: "--help", reason: `unsafe for its command: {resource_id} "--help" starts with "-": the program would read it as an option`,
-			want: []string{"/bin/stop", "{resource_id}", "--team={team}"}},
+		{id: "i-0abc", want: []string{"/bin/stop", "i-0abc", "nlp"}},
+		{id: "i-0abc; rm -rf /", reason: `unsafe for its command: {resource_id} "i-0abc; rm -rf /" is not exactly one of watch.allow.resources, ` +
+			`so it is not put in the command's arguments; the command has it as $FINOPS_RESOURCE_ID`, want: tmpl},
+		{id: "I-0ABC", reason: `unsafe for its command: {resource_id} "I-0ABC" is not exactly one of watch.allow.resources, ` +
+			`so it is not put in the command's arguments; the command has it as $FINOPS_RESOURCE_ID`, want: tmpl},
+		{id: "--help", reason: `unsafe for its command: {resource_id} "--help" (listed in watch.allow.resources) starts with "-": the program would read it as an option`,
+			want: tmpl},
 	} {
 		tg := withPolicy(res(tc.id, ptr(-60)), stopPolicy())
 		s := open(tc.id, -60, -30, -30)

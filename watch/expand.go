@@ -2,7 +2,7 @@ package watch
 
 import (
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -10,34 +10,24 @@ import (
 	"github.com/finops-oss/finops/analysis"
 )
 
-// Placeholders are the fields a command may name, each replaced by the
-// resource's value inside the argument it appears in. The value stays one
-// argument whatever it holds: the command is run as an argv, never through
-// a shell. Values are still checked (CheckValue) before they are put in,
-// since the program named may pass them on to a shell (ssh, a wrapper
-// script) or read them as options.
-func Placeholders() []string {
-	return []string{"{resource_id}", "{resource_name}", "{short_id}", "{team}", "{provider}", "{model}", "{mode}", "{gpus}"}
-}
-
-// UnsafeReason begins the reason of an action refused because a value
-// from the bill failed CheckValue.
+// UnsafeReason begins the reason of an action refused because a command's
+// argv could not be built without text from the bill.
 const UnsafeReason = "unsafe for its command: "
 
-// MaxValueLen bounds a placeholder's value: cloud ids and ARNs are well
-// under it, and a bill naming a resource with kilobytes is not one to act on.
+// MaxValueLen bounds a value put in argv: cloud ids and ARNs are well
+// under it.
 const MaxValueLen = 512
 
-// ValueShellChars are the characters a placeholder's value may not hold:
+// ValueShellChars are the characters a value put in argv may not hold:
 // what sh, cmd or PowerShell would read as syntax, quoting, globbing or
-// expansion. With whitespace (split into words) and a leading "-" (read as
-// an option), they are refused rather than escaped, because finops cannot
-// know how the program quotes what it passes on.
+// expansion.
 const ValueShellChars = ";|&$`<>(){}*?[]!~'\"\\"
 
-// CheckValue says why a value from a bill may not be substituted into a
-// command, nil when it may. An empty value is allowed: it is an empty
-// argument, not a word a shell would split.
+// CheckValue says why a value may not be put into a command's argv, nil
+// when it may. Only operator-typed values ever are (Expand), so this is the
+// second line: it refuses a listed id that a program passing its arguments
+// on to a shell (ssh, su -c, a wrapper script) would split or read as an
+// option. An empty value is allowed: it is an empty argument.
 func CheckValue(v string) error {
 	switch {
 	case len(v) > MaxValueLen:
@@ -60,39 +50,60 @@ func CheckValue(v string) error {
 	return nil
 }
 
-// Expand substitutes the resource's fields into the command's arguments.
-// It refuses (an error naming the placeholder, and why) when a field the
-// command uses fails CheckValue; fields the command does not name are not
-// checked, so a resource name with spaces only matters to a command that
-// uses {resource_name}.
-func Expand(argv []string, r *analysis.ResourceNow) ([]string, error) {
-	values := []string{
-		"{resource_id}", r.ID,
-		"{resource_name}", r.Name,
-		"{short_id}", analysis.ShortResourceID(r.ID),
-		"{team}", r.Team,
-		"{provider}", r.Provider,
-		"{model}", r.Model,
-		"{mode}", r.Mode,
-		"{gpus}", strconv.Itoa(r.GPUs),
+// ArgvAllow holds the operator-typed values a whole-argument placeholder
+// may become: the config's watch.allow lists.
+type ArgvAllow struct {
+	Resources, Teams []string
+}
+
+func (a ArgvAllow) list(name string) []string {
+	switch name {
+	case AllowResources:
+		return a.Resources
+	case AllowTeams:
+		return a.Teams
 	}
-	for i := 0; i < len(values); i += 2 {
-		name, v := values[i], values[i+1]
-		used := false
-		for _, a := range argv {
-			used = used || strings.Contains(a, name)
-		}
-		if !used {
-			continue
-		}
-		if err := CheckValue(v); err != nil {
-			return nil, fmt.Errorf("%s %q %v", name, label(v), err)
-		}
-	}
-	rep := strings.NewReplacer(values...)
+	return nil
+}
+
+// Expand builds the argv a command runs for r. Every argument is the
+// config's text unchanged, except one that is exactly the placeholder of
+// a field with an allowlist ("{resource_id}", "{short_id}", "{team}"): it
+// becomes the allowlist's entry that r's value equals byte for byte — the
+// operator's text, not the bill's. Anything else is refused with why, and
+// the action is not run: a value on no list, a placeholder inside a larger
+// argument or of a field that has no list (config validation refuses both
+// at load; this holds for a Policy built any other way), a listed value
+// that fails CheckValue.
+func Expand(argv []string, r *analysis.ResourceNow, allow ArgvAllow) ([]string, error) {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		out[i] = rep.Replace(a)
+		f, whole := FieldOf(a)
+		if !whole {
+			for _, g := range Fields() {
+				if strings.Contains(a, g.Placeholder) {
+					return nil, fmt.Errorf("%s inside the argument %q: a value from a bill is never written into a command; the command has it as $%s",
+						g.Placeholder, label(a), g.Env)
+				}
+			}
+			out[i] = a
+			continue
+		}
+		list := allow.list(f.InArgv)
+		if i == 0 || f.InArgv == "" || len(list) == 0 {
+			return nil, fmt.Errorf("%s may not be an argument here: the command has it as $%s", f.Placeholder, f.Env)
+		}
+		v := f.Value(r)
+		k := slices.Index(list, v)
+		if k < 0 {
+			return nil, fmt.Errorf("%s %q is not exactly one of %s, so it is not put in the command's arguments; the command has it as $%s",
+				f.Placeholder, label(v), f.InArgv, f.Env)
+		}
+		typed := list[k]
+		if err := CheckValue(typed); err != nil {
+			return nil, fmt.Errorf("%s %q (listed in %s) %v", f.Placeholder, label(typed), f.InArgv, err)
+		}
+		out[i] = typed
 	}
 	return out, nil
 }

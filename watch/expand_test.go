@@ -7,10 +7,10 @@ import (
 	"github.com/finops-oss/finops/analysis"
 )
 
-// TestExpandRefusesUnsafeValues: a value from a bill that a shell would
-// split or interpret, or a program read as an option, is never
-// substituted; the error names the placeholder and why. Fields the command
-// does not use are not checked.
+// TestExpandRefusesUnsafeValues: the second line. Even a value the
+// operator listed in watch.allow.resources is not put in argv when a shell
+// would split or interpret it, or a program read it as an option; the
+// error names the placeholder and why.
 func TestExpandRefusesUnsafeValues(t *testing.T) {
 	argv := []string{"/usr/local/bin/stop-gpu", "--", "{resource_id}"}
 	for id, want := range map[string]string{
@@ -33,20 +33,48 @@ func TestExpandRefusesUnsafeValues(t *testing.T) {
 		"C:\\x":                  `shell character '\\'`,
 		"a>b":                    "shell character '>'",
 	} {
-		_, err := Expand(argv, &analysis.ResourceNow{ID: id})
+		_, err := Expand(argv, &analysis.ResourceNow{ID: id}, ArgvAllow{Resources: []string{id}})
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "{resource_id} ") {
 			t.Errorf("%q: err = %v, want {resource_id} … %s", id, err, want)
 		}
 	}
 	for _, id := range []string{"gpu-a", "i-0123456789abcdef0", "arn:aws:ec2:us-east-1:123456789012:instance/i-1",
 		"/subscriptions/s/resourceGroups/g/providers/Microsoft.Compute/virtualMachines/vm-1", "训练机", "a-", "x=1,y@z", strings.Repeat("a", 512)} {
-		got, err := Expand(argv, &analysis.ResourceNow{ID: id, Name: "a name with spaces"})
+		got, err := Expand(argv, &analysis.ResourceNow{ID: id, Name: "a name with spaces"}, ArgvAllow{Resources: []string{"other", id}})
 		if err != nil || got[2] != id {
 			t.Errorf("%q: %q, %v", id, got, err)
 		}
 	}
-	if _, err := Expand([]string{"stop", "{resource_name}"}, &analysis.ResourceNow{ID: "gpu-a", Name: "my box"}); err == nil ||
-		!strings.Contains(err.Error(), "{resource_name}") {
-		t.Errorf("a used name with spaces: %v", err)
+}
+
+// TestExpandOnlyListed: by hand, what Expand does with each shape: a value
+// on no list, a placeholder inside an argument or of a field without a list
+// is refused (and names the variable that carries it); arguments without
+// placeholders are the config's text, "{" and all.
+func TestExpandOnlyListed(t *testing.T) {
+	r := &analysis.ResourceNow{ID: "reboot", Team: "nlp", Name: "box", GPUs: 8}
+	allow := ArgvAllow{Resources: []string{"gpu-a"}, Teams: []string{"nlp"}}
+	for _, tc := range []struct {
+		argv []string
+		want string // the argv joined by "|", or the error's start
+	}{
+		{[]string{"/bin/stop", "{resource_id}"}, `error: {resource_id} "reboot" is not exactly one of watch.allow.resources`},
+		{[]string{"/bin/stop", "{team}"}, "/bin/stop|nlp"},
+		{[]string{"/bin/stop", "--team={team}"}, `error: {team} inside the argument "--team={team}"`},
+		{[]string{"/bin/stop", "{gpus}"}, "error: {gpus} may not be an argument here: the command has it as $FINOPS_GPUS"},
+		{[]string{"{team}"}, "error: {team} may not be an argument here"},
+		{[]string{"awk", "BEGIN{print}", "{x}"}, "awk|BEGIN{print}|{x}"},
+	} {
+		got, err := Expand(tc.argv, r, allow)
+		s := strings.Join(got, "|")
+		if err != nil {
+			s = "error: " + err.Error()
+		}
+		if !strings.HasPrefix(s, tc.want) {
+			t.Errorf("%q: %s, want %s", tc.argv, s, tc.want)
+		}
+	}
+	if _, err := Expand([]string{"/bin/stop", "{resource_id}"}, r, ArgvAllow{Teams: []string{"reboot"}}); err == nil {
+		t.Error("a resource id matched against the teams list")
 	}
 }

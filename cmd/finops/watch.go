@@ -25,7 +25,8 @@ func (m *Main) watchCommand() *cobra.Command {
 			"resource idle for watch.alert_after gets one alert per idle spell (reminders every\n" +
 			"watch.remind_every, a message when it is busy again or released), on the channels under\n" +
 			"watch.channels. With on_idle and watch.act: true, an allowed resource gets a grace alert and is\n" +
-			"then stopped by the command you give (run without a shell); without act it is a dry run.\n" +
+			"then stopped by the command you give (run without a shell; the bill's values reach it only as\n" +
+			"FINOPS_* environment variables and JSON on stdin); without act it is a dry run.\n" +
 			"Everything is recorded in the database: --history lists it. See docs/WATCH.md.\n\n" +
 			"Exit 3: a telemetry source failed (nothing was closed as released). Exit 4: a message was not\n" +
 			"delivered (sent again next pass). Exit 5: another run or pass holds the lock.",

@@ -17,8 +17,8 @@ import (
 	"github.com/finops-oss/finops/store"
 )
 
-// stopScript writes an executable shell script (placeholders are refused
-// in sh -c, so the tests' commands are files).
+// stopScript writes an executable shell script, which takes the
+// allowlisted id as "$1".
 func stopScript(t *testing.T, dir, body string) string {
 	t.Helper()
 	p := filepath.Join(dir, "stop.sh")

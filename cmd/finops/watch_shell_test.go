@@ -16,13 +16,16 @@ import (
 )
 
 // TestWatchShellFromBill: a bill names two resources "gpu-x; touch PWNED"
-// and "--help", next to a plain gpu-c; all three idle from 01:00, allowed,
-// on_idle after 1h. The command is a real script that, like many wrappers
-// (or ssh), hands its argument on to a shell. The plain resource gets its
-// grace alert and its command; the two hostile ids never reach it: no file
+// and "--help", next to a plain gpu-c; all three idle from 01:00, allowed
+// by their team, on_idle after 1h. The command is a real script that, like
+// many wrappers (or ssh), hands its argument on to a shell, and it takes
+// "{resource_id}" as a whole argument, which only watch.allow.resources
+// (gpu-c) may fill. The listed resource gets its grace alert and its
+// command; the two hostile ids, on no list, never reach its argv: no file
 // PWNED appears, the script's log holds gpu-c only, and the ledger records
-// both actions refused with the reason, which the pass prints. On the code
-// before the run-time check, both ran (and the first made PWNED).
+// both actions refused with the reason (the variable that would carry the
+// id), which the pass prints. Before issue 32 the values were checked by
+// shape (CheckValue) instead; that check now only guards listed values.
 func TestWatchShellFromBill(t *testing.T) {
 	hosts := []string{"gpu-a", "gpu-b", "gpu-c"}
 	var om promtest.OpenMetrics
@@ -73,6 +76,7 @@ watch:
   act: true
   max_actions: 5
   allow:
+    resources: [gpu-c]
     teams: [nlp]
   on_idle:
     after: 1h
@@ -95,9 +99,10 @@ watch:
 	if l := readLog(t, log); l != "argv [stop] [gpu-c]\n" {
 		t.Errorf("the command's log:\n%s\nwant gpu-c's call only", l)
 	}
+	const notListed = ` is not exactly one of watch.allow.resources, so it is not put in the command's arguments; the command has it as $FINOPS_RESOURCE_ID`
 	for _, want := range []string{
-		`watch: stop gpu-x; touch PWNED: refused: unsafe for its command: {resource_id} "gpu-x; touch PWNED" holds the shell character ';'`,
-		`watch: stop --help: refused: unsafe for its command: {resource_id} "--help" starts with "-"`,
+		`watch: stop gpu-x; touch PWNED: refused: unsafe for its command: {resource_id} "gpu-x; touch PWNED"` + notListed,
+		`watch: stop --help: refused: unsafe for its command: {resource_id} "--help"` + notListed,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the pass does not say %q:\n%s", want, out)
@@ -120,8 +125,8 @@ watch:
 		}
 	}
 	for id, want := range map[string]string{
-		"gpu-x; touch PWNED": `refused unsafe for its command: {resource_id} "gpu-x; touch PWNED" holds the shell character ';'`,
-		"--help":             `refused unsafe for its command: {resource_id} "--help" starts with "-"`,
+		"gpu-x; touch PWNED": `refused unsafe for its command: {resource_id} "gpu-x; touch PWNED"` + notListed,
+		"--help":             `refused unsafe for its command: {resource_id} "--help"` + notListed,
 		"gpu-c":              "done ",
 	} {
 		if !strings.HasPrefix(outcomes[id], want) {

@@ -299,7 +299,7 @@ func actConfig(script, timeout string) string {
   on_idle:
     after: 1h
     action: stop
-    command: [%s, stop, "{resource_id}", "--team={team}"]
+    command: [%s, stop, "{resource_id}"]
   channels:
     - type: slack
       url_env: SLACK_URL
@@ -317,8 +317,9 @@ func readLog(t *testing.T, p string) string {
 
 // TestWatchActs: with act: true and gpu-a allowed, idle since 01:00 and
 // on_idle after 1h with a 15-minute grace: the grace alert at 01:45 (45
-// minutes idle), the command at 02:00, once, with the resource's fields as
-// separate arguments and none of the config's secrets in its environment.
+// minutes idle), the command at 02:00, once, with the allowlisted id as its
+// own argument, the fields in its environment (FINOPS_TEAM, not --team=
+// spliced into an argument) and none of the config's secrets there.
 // A command that fails or hangs is recorded with its exit code or timeout.
 // A resource that gets busy during the grace period is never acted on.
 func TestWatchActs(t *testing.T) {
@@ -356,7 +357,7 @@ func TestWatchActs(t *testing.T) {
 			if len(got) != 1 || got[0].Event != "action" {
 				t.Fatalf("02:00: want the action message, got %+v\n%s", got, out)
 			}
-			want := "argv [stop] [gpu-a] [--team=nlp]\nFINOPS_RESOURCE_ID=gpu-a FINOPS_TEAM=nlp FINOPS_ACTION=stop\nSLACK_URL=unset\n"
+			want := "argv [stop] [gpu-a]\nFINOPS_RESOURCE_ID=gpu-a FINOPS_TEAM=nlp FINOPS_ACTION=stop\nSLACK_URL=unset\n"
 			if l := readLog(t, log); l != want {
 				t.Errorf("the command's log:\n%s\nwant:\n%s", l, want)
 			}

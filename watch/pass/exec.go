@@ -10,9 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/watch"
 )
 
 // outputTail is how much of a command's output (stdout and stderr, in the
@@ -50,15 +52,16 @@ func runActions(ctx context.Context, o Options, ids []int64) error {
 			continue
 		}
 		why := "the re-check could not read the telemetry"
+		var r *analysis.ResourceNow
 		if recheckErr == nil {
-			why = stillIdle(obs, a.Resource, now)
+			r, why = stillIdle(obs, a.Resource, now)
 		}
 		if why != "" {
 			fmt.Fprintf(o.Out, "watch: %s %s: not run: %s\n", a.Action, a.Resource, why)
 			errs = append(errs, st.FinishAction(rec, id, store.ActionBusy, why, nil, "", now))
 			continue
 		}
-		outcome, reason, code, out := execAction(ctx, c, a)
+		outcome, reason, code, out := execAction(ctx, c, a, r, now)
 		fmt.Fprintf(o.Out, "watch: %s %s: %s%s\n", a.Action, a.Resource, outcome, suffix(reason))
 		if err := st.FinishAction(rec, id, outcome, reason, code, out, o.Now().UTC()); err != nil {
 			errs = append(errs, err)
@@ -77,21 +80,23 @@ func suffix(reason string) string {
 	return " (" + reason + ")"
 }
 
-// stillIdle is "" when the re-check finds the resource idle now, else why not.
-func stillIdle(obs *observation, id string, now time.Time) string {
-	for _, r := range obs.resources {
+// stillIdle is the resource as the re-check sees it and "" when it is idle
+// now, else why not.
+func stillIdle(obs *observation, id string, now time.Time) (*analysis.ResourceNow, string) {
+	for i := range obs.resources {
+		r := &obs.resources[i]
 		if r.ID != id {
 			continue
 		}
 		switch {
 		case r.LastSeen.IsZero() || now.Sub(r.LastSeen) > staleAfter:
-			return "no fresh telemetry to confirm it is idle"
+			return nil, "no fresh telemetry to confirm it is idle"
 		case r.IdleSince.IsZero():
-			return "its GPUs are busy again"
+			return nil, "its GPUs are busy again"
 		}
-		return ""
+		return r, ""
 	}
-	return "no longer billed or seen"
+	return nil, "no longer billed or seen"
 }
 
 // How a command and what it started are ended. The group gets SIGTERM and
@@ -117,28 +122,68 @@ const (
 // stop), the command gets stopWait to finish, then its group is ended, and
 // what happened is the outcome, not "interrupted" by the next pass. Its
 // environment is finops's without the secrets the config names (webhook
-// URLs, signing secrets, the SMTP password), plus the resource's fields.
-func execAction(ctx context.Context, c *config.Config, a *store.WatchAction) (outcome, reason string, code *int, output string) {
+// URLs, signing secrets, the SMTP password), plus the resource's fields
+// (watch.Env), and its stdin the decision as JSON (watch.Input): the
+// only ways a value from the bill reaches it (docs/WATCH.md "Commands").
+func execAction(ctx context.Context, c *config.Config, a *store.WatchAction, seen *analysis.ResourceNow, now time.Time) (outcome, reason string, code *int, output string) {
 	timeout := c.Watch.Settings().CommandTimeout
+	// The decision's id and team, the re-check's other fields.
+	res := *seen
+	res.ID = a.Resource
+	if a.Team != "" {
+		res.Team = a.Team
+	}
+	doc, err := watch.NewInput(a.Action, &res, a.IdleSince, a.DecidedAt, now, a.Rate, a.RateKnown, a.Currency, a.Argv).JSON()
+	if err != nil {
+		return store.ActionFailed, fmt.Sprintf("not run: its stdin: %v", err), nil, ""
+	}
 	cmd := exec.Command(a.Argv[0], a.Argv[1:]...)
-	cmd.Env = append(commandEnv(c, os.Environ()),
-		"FINOPS_RESOURCE_ID="+a.Resource, "FINOPS_TEAM="+a.Team, "FINOPS_ACTION="+a.Action,
-		"FINOPS_IDLE_SINCE="+a.IdleSince.UTC().Format(time.RFC3339))
+	// Appended after finops's own: exec keeps the last of a repeated name,
+	// so an inherited FINOPS_RESOURCE_ID cannot stand for the resource's.
+	cmd.Env = append(append(commandEnv(c, os.Environ()), watch.Env(&res)...),
+		"FINOPS_ACTION="+a.Action, "FINOPS_IDLE_SINCE="+a.IdleSince.UTC().Format(time.RFC3339))
+	// stdin is a pipe of ours for the same reason as the output below; a
+	// command that does not read it gets EPIPE on our side, not a hang.
+	stdin, feed, err := os.Pipe()
+	if err != nil {
+		return store.ActionFailed, fmt.Sprintf("not run: %v", err), nil, ""
+	}
+	cmd.Stdin = stdin
+	fed := make(chan struct{})
+	defer func() {
+		// A child that left the group holding stdin must not keep the
+		// writer: closing ends a blocked Write.
+		select {
+		case <-fed:
+		case <-time.After(outputWait):
+		}
+		feed.Close()
+		<-fed
+	}()
 	// An *os.File, not a Writer: exec would copy a Writer's pipe until
 	// EOF inside Wait, and a left-over child holding the pipe kept Wait
 	// (and the pass) until the timeout. Here the copy is ours, bounded.
 	r, w, err := os.Pipe()
 	if err != nil {
+		stdin.Close()
+		close(fed)
 		return store.ActionFailed, fmt.Sprintf("not run: %v", err), nil, ""
 	}
 	cmd.Stdout, cmd.Stderr = w, w
 	setProcessGroup(cmd)
 	err = cmd.Start()
 	w.Close() // the child has its copy; ours would keep the pipe open forever
+	stdin.Close()
 	if err != nil {
 		r.Close()
+		close(fed)
 		return store.ActionFailed, err.Error(), nil, ""
 	}
+	go func() {
+		defer close(fed)
+		feed.Write(doc) // EPIPE when the command does not read it: fine
+		feed.Close()
+	}()
 	var tail tailBuffer
 	copied := make(chan struct{})
 	go func() {

@@ -28,8 +28,9 @@ func TestStillIdle(t *testing.T) {
 	}}
 	for id, want := range map[string]string{"idle": "", "busy": "its GPUs are busy again",
 		"silent": "no fresh telemetry to confirm it is idle", "gone": "no longer billed or seen"} {
-		if got := stillIdle(obs, id, at); got != want {
-			t.Errorf("%s: %q, want %q", id, got, want)
+		r, got := stillIdle(obs, id, at)
+		if got != want || (r != nil) != (want == "") || r != nil && r.ID != id {
+			t.Errorf("%s: %v, %q, want %q", id, r, got, want)
 		}
 	}
 }
@@ -103,7 +104,7 @@ func TestExecAction(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &store.WatchAction{Action: "stop", Resource: "gpu-a", Team: "nlp", IdleSince: at.Add(-time.Hour),
 				Argv: []string{sh, "-c", tc.script}}
-			outcome, why, code, out := execAction(context.Background(), c, a)
+			outcome, why, code, out := execAction(context.Background(), c, a, &analysis.ResourceNow{ID: "gpu-a"}, at)
 			if outcome != tc.outcome || why != tc.why || code == nil || *code != tc.code || out != tc.output {
 				t.Errorf("%s (%s), code %s, output %q; want %s (%s), %d, %q", outcome, why, fmtCode(code), out,
 					tc.outcome, tc.why, tc.code, tc.output)

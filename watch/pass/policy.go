@@ -35,6 +35,7 @@ func watchTargets(c *config.Config, rs []analysis.ResourceNow) []watch.Target {
 			p.After, p.Action, p.Command = on.After.Duration, on.Action, on.Command.Args
 		}
 		p.MaxLifetime, p.ActOnLifetime = c.Watch.MaxLifetime[r.Mode].Duration, c.Watch.ActOnLifetime
+		p.ArgvAllow = watch.ArgvAllow{Resources: c.Watch.Allow.Resources, Teams: c.Watch.Allow.Teams}
 		if entry != nil {
 			p.Protect = entry.Protect
 			if entry.MaxLifetime.Duration > 0 {
