@@ -4,6 +4,7 @@ package analysis
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/finops-oss/finops"
@@ -141,7 +142,15 @@ type Params struct {
 	// TrendWeeks is how many weeks the history (Result.Trend) holds, ending
 	// with the report's last whole week; 0: none.
 	TrendWeeks int
+	// StaleAfter is how long past a telemetry source's last sample (and
+	// one sampling interval) a resource it serves may be billed before the
+	// source is stale (stale.go); 0: DefaultStaleAfter.
+	StaleAfter time.Duration
 }
+
+// DefaultStaleAfter is Params.StaleAfter's default: a day, so a logger
+// that ships its files daily is not stale between two shipments.
+const DefaultStaleAfter = 24 * time.Hour
 
 // DefaultParams returns the defaults of metrics.md.
 func DefaultParams() Params {
@@ -174,6 +183,25 @@ type DroppedSamples struct {
 type SourceStatus struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
-	Status string `json:"status"` // ok, missing, stale, partial
+	Status string `json:"status"` // ok, missing, stale, partial, failed
 	Detail string `json:"detail,omitempty"`
+
+	// LastSample is a telemetry source's last sample and GPUs the keys of
+	// the GPUs its files reported: with them the analysis decides whether
+	// it is stale, per resource against billing (stale.go). A source
+	// without GPUs is never called stale.
+	LastSample time.Time `json:"-"`
+	GPUs       []string  `json:"-"`
+	// Teams are the teams whose resources a source that is not ok touches,
+	// sorted, when TeamsKnown; otherwise (a billing failure, a source whose
+	// GPUs are unknown) it may touch every team. A team's slice carries only
+	// the sources that touch it (Result.ForTeam).
+	Teams      []string `json:"-"`
+	TeamsKnown bool     `json:"-"`
+}
+
+// Touches reports whether s concerns team: its teams are unknown (it may
+// touch any), or they include team.
+func (s SourceStatus) Touches(team string) bool {
+	return !s.TeamsKnown || slices.Contains(s.Teams, team)
 }

@@ -121,6 +121,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 			return nil, nil, err
 		}
 		meta.Team = res.ByTeam[0].Team
+		missing = reportjob.TeamMissing(missing, res)
 	}
 	// The workbook's raw Billing lines sheet streams straight from the store,
 	// even where the analysis held the lines: read again, they are not kept
