@@ -19,7 +19,7 @@ import (
 // whether it is stale, and which teams each source that is not ok touches:
 //   - an ok source is stale when one of the resources its GPUs serve is
 //     billed in the window past its LastSample + that GPU's sampling interval
-//     + StaleAfter; it touches the teams of those resources only (the
+//   - StaleAfter; it touches the teams of those resources only (the
 //     resources whose minutes it leaves unmonitored);
 //   - an ok source that is not stale stays ok, whenever it stopped (it is
 //     named with the date of its data: a box released last week);

@@ -21,10 +21,10 @@ type Source struct {
 	// database knows of it (its GPUs, its last sample), not two.
 	Format, Host string
 	Files        int
-	Failed     int
-	Err        error
-	Partial    bool   // some of its data came (Prometheus: warnings, or some days failed)
-	Detail     string // what came, when "N files" does not say it (Prometheus days)
+	Failed       int
+	Err          error
+	Partial      bool   // some of its data came (Prometheus: warnings, or some days failed)
+	Detail       string // what came, when "N files" does not say it (Prometheus days)
 }
 
 // addSources puts this run's sources (when ingested is not nil) and the
