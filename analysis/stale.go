@@ -18,9 +18,9 @@ import (
 // markStale decides, for each telemetry source of dq whose GPUs are known,
 // whether it is stale, and which teams each source that is not ok touches:
 //   - an ok source is stale when one of the resources its GPUs serve is
-//     billed in the window past its LastSample + that GPU's sampling interval
-//   - StaleAfter; it touches the teams of those resources only (the
-//     resources whose minutes it leaves unmonitored);
+//     billed in the window past its LastSample plus that GPU's sampling
+//     interval plus StaleAfter; it touches the teams of those resources
+//     only (the resources whose minutes it leaves unmonitored);
 //   - an ok source that is not stale stays ok, whenever it stopped (it is
 //     named with the date of its data: a box released last week);
 //   - a source this run found missing or partial touches the teams of the
