@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -65,6 +66,11 @@ func (a *analyzer) markStale(dq *DataQuality) {
 			// Unknown GPUs: its status stands and it may touch anyone.
 		case s.Status == "ok" && len(stale) > 0:
 			s.Status, s.Teams, s.TeamsKnown = "stale", sortedKeys(stale), true
+			// Its reason says since when (a run's own row says only
+			// how many files it read this time).
+			if until := "data until " + s.LastSample.UTC().Format(time.RFC3339); !strings.Contains(s.Detail, until) {
+				s.Detail = strings.TrimPrefix(s.Detail+", "+until, ", ")
+			}
 		case s.Status == "ok":
 			// A released box: what it served is not billed past its data.
 		default:

@@ -59,9 +59,6 @@ func addSources(in *analysis.Input, ingested []Source, failed []store.FailedImpo
 			}
 			if g, ok := merged[i]; ok {
 				st.LastSample, st.GPUs = g.LastSample, g.GPUs
-				if st.Status == "ok" {
-					st.Detail += ", data until " + g.LastSample.Format(time.RFC3339)
-				}
 			}
 			in.Sources = append(in.Sources, st)
 		}
