@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/report"
+	"github.com/xuri/excelize/v2"
 )
 
 // The three-team week of issue #33 (2026-W46, Monday 2026-11-09 00:00 UTC to
@@ -148,7 +149,7 @@ func TestRunReleasedBoxNotStale(t *testing.T) {
 			}
 			for _, h := range staleHosts {
 				code, out, errs := cli(t, "--config", cfg, "report", "--week", "2026-W46", "--team", h.team,
-					"--format", "json,html", "--out", filepath.Join(dir, "team-"+h.team))
+					"--format", "json,html,xlsx", "--out", filepath.Join(dir, "team-"+h.team))
 				mine := tc.stale && h.team == "cv"
 				if want := map[bool]int{false: 0, true: ExitPartial}[mine]; code != want {
 					t.Errorf("report --team %s: exit %d, want %d\n%s%s", h.team, code, want, out, errs)
@@ -156,9 +157,11 @@ func TestRunReleasedBoxNotStale(t *testing.T) {
 				}
 				jsons, _ := filepath.Glob(filepath.Join(dir, "team-"+h.team, "*.json"))
 				pages, _ := filepath.Glob(filepath.Join(dir, "team-"+h.team, "*.html"))
-				if len(jsons) != 1 || len(pages) != 1 {
-					t.Fatalf("team %s wrote %q and %q", h.team, jsons, pages)
+				books, _ := filepath.Glob(filepath.Join(dir, "team-"+h.team, "*.xlsx"))
+				if len(jsons) != 1 || len(pages) != 1 || len(books) != 1 {
+					t.Fatalf("team %s wrote %q, %q and %q", h.team, jsons, pages, books)
 				}
+				complete := workbookKPI(t, books[0], "Data complete")
 				slice := readSummary(t, jsons[0])
 				page, err := os.ReadFile(pages[0])
 				if err != nil {
@@ -178,6 +181,12 @@ func TestRunReleasedBoxNotStale(t *testing.T) {
 					"subject": strings.HasSuffix(subject, "· data incomplete"),
 					"email":   strings.Contains(text, "is stale"),
 					"digest":  strings.Contains(strings.ToLower(dg.Title+dg.Text), "data incomplete"),
+					// `report` names the source by the database's group
+					// (format and host), `run` by its configured glob.
+					"workbook": complete == "NO: Source nvidia-smi gpu-cv is stale: 5 files, data until 2026-11-13T10:59:00Z",
+				}
+				if complete != "yes" && !says["workbook"] {
+					t.Errorf("team %s: the workbook's Data complete reads %q", h.team, complete)
 				}
 				for view, s := range says {
 					if s != mine {
@@ -197,4 +206,25 @@ func teamCoverage(team string, satLine bool) float64 {
 		return 50.0 / 51
 	}
 	return 1
+}
+
+// workbookKPI is the value beside label on a workbook's Summary sheet.
+func workbookKPI(t *testing.T, path, label string) string {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := f.GetRows("Summary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if len(r) >= 2 && r[0] == label {
+			return r[1]
+		}
+	}
+	t.Fatalf("%s: no %q row on the Summary sheet", path, label)
+	return ""
 }
