@@ -74,10 +74,7 @@ func (a *analyzer) markStale(dq *DataQuality) {
 		case s.Status == "ok":
 			// A released box: what it served is not billed past its data.
 		default:
-			for t := range stale {
-				billed[t] = true
-			}
-			s.Teams, s.TeamsKnown = sortedKeys(billed), true
+			s.Teams, s.TeamsKnown = sortedKeys(billed), true // stale ⊆ billed
 		}
 		s.GPUs = slices.Clone(s.GPUs) // the result shares nothing with the input
 		out = append(out, s)
