@@ -200,7 +200,9 @@ func TestSourceFailureTeams(t *testing.T) {
 // on whole minutes anywhere from 2 days before to 1 day after the window
 // (overlapping or not); 1–4 sources, each reporting a random subset of the
 // GPUs and of two GPUs no resource bills, with a last sample anywhere from 3
-// days before the window to its end; stale_after 1, 6 or 24 hours.
+// days before the window to its end, or, for half of them, 0–6 minutes
+// before one of its resources' billedUntil − stale_after, where the
+// interval decides; stale_after 1, 6 or 24 hours.
 // billedUntil is the end of a resource's last billed minute in the window:
 // the latest min(line end, window end) of its lines that overlap it.
 func TestStaleGenerated(t *testing.T) {
@@ -252,9 +254,19 @@ func TestStaleGenerated(t *testing.T) {
 				LastSample: minute(start, -3*1440, 7*1440+1)}
 			for _, g := range append(slices.Clone(gpuKeys), "orphan-1", "orphan-2") {
 				if rng.Intn(2) == 0 {
-					continue
+					src.GPUs = append(src.GPUs, g)
 				}
-				src.GPUs = append(src.GPUs, g)
+			}
+			// Half the sources end right at the edge of one of their
+			// resources: billed until u, last sample u − stale_after − 0…6
+			// minutes, so that the sampling interval (½, 1 or 5 minutes)
+			// decides.
+			if len(src.GPUs) > 0 && rng.Intn(2) == 0 {
+				if u := billedUntil[src.GPUs[rng.Intn(len(src.GPUs))]]; !u.IsZero() {
+					src.LastSample = minute(u.Add(-p.StaleAfter), -6, 1)
+				}
+			}
+			for _, g := range src.GPUs {
 				if u := billedUntil[g]; !u.IsZero() && u.After(src.LastSample.Add(interval[g]+p.StaleAfter)) {
 					wantFleet[src.Name] = true
 					if wantTeam[team[g]] == nil {
