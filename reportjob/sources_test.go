@@ -204,3 +204,18 @@ func TestIncomplete(t *testing.T) {
 		})
 	}
 }
+
+// TestTeamMissing: of a run's missing sources, a team's report (and its exit
+// code) keeps those its slice's box still names not ok: another team's
+// failed exporter left the slice, a billing failure stayed in every one.
+func TestTeamMissing(t *testing.T) {
+	slice := &analysis.Result{}
+	slice.DataQuality.Sources = []analysis.SourceStatus{
+		{Name: "bills/", Kind: "billing", Status: "missing"},
+		{Name: "logs/nlp/*.csv", Kind: "utilization", Status: "ok"},
+	}
+	got := TeamMissing([]string{"bills/", "logs/cv/*.csv", "logs/nlp/*.csv"}, slice)
+	if want := []string{"bills/"}; !slices.Equal(got, want) {
+		t.Errorf("TeamMissing = %q, want %q", got, want)
+	}
+}
