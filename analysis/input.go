@@ -48,6 +48,12 @@ type Input struct {
 	// same either way.
 	LineStream *LineStream
 
+	// Now is the moment the report is made (zero: unknown), given by the
+	// caller, never read from a clock: billing past it (a monthly contract
+	// running to the end of the month in the running week's report) is
+	// the future, no sign that a telemetry source stopped (stale.go).
+	Now time.Time
+
 	// Watch is what `finops watch` did in the window (nil: nothing).
 	Watch *WatchInput
 	// Advice holds the decisions of `finops advice` (advice.go).

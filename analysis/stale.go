@@ -19,9 +19,10 @@ import (
 // markStale decides, for each telemetry source of dq whose GPUs are known,
 // whether it is stale, and which teams each source that is not ok touches:
 //   - an ok source is stale when one of the resources its GPUs serve is
-//     billed in the window past its LastSample plus that GPU's sampling
-//     interval plus StaleAfter; it touches the teams of those resources
-//     only (the resources whose minutes it leaves unmonitored);
+//     billed in the window (and before Input.Now, when given) past its
+//     LastSample plus that GPU's sampling interval plus StaleAfter; it
+//     touches the teams of those resources only (the resources whose
+//     minutes it leaves unmonitored);
 //   - an ok source that is not stale stays ok, whenever it stopped (it is
 //     named with the date of its data: a box released last week);
 //   - a source this run found missing or partial touches the teams of the
@@ -57,7 +58,11 @@ func (a *analyzer) markStale(dq *DataQuality) {
 				continue // serves no resource billed in the window
 			}
 			billed[sv.r.team] = true
-			if !s.LastSample.IsZero() && a.tl.time(sv.r.billedEnd).After(s.LastSample.Add(sv.interval+a.p.StaleAfter)) {
+			until := a.tl.time(sv.r.billedEnd)
+			if now := a.in.Now; !now.IsZero() && until.After(now) {
+				until = now // a contract's future is not billed yet
+			}
+			if !s.LastSample.IsZero() && until.After(s.LastSample.Add(sv.interval+a.p.StaleAfter)) {
 				stale[sv.r.team] = true
 			}
 		}

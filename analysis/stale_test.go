@@ -150,6 +150,43 @@ func TestReleasedBoxNotStale(t *testing.T) {
 	}
 }
 
+// TestStaleNotPastNow: the running week's report, made on Saturday 10:30
+// UTC, of the box billed from Saturday 00:00 to the window's end (Sunday
+// 16:00 UTC) on a contract: billed until 10:30 so far, which is not after
+// Friday 10:59 + 1 min + 24 h = Saturday 11:00, so its source is ok; the
+// same report with no moment given counts the contract's future and calls
+// it stale, and so does one made at 11:30.
+func TestStaleNotPastNow(t *testing.T) {
+	sat := time.Date(2026, 11, 14, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		now   time.Time
+		stale bool
+	}{
+		{"made on Saturday 10:30", sat.Add(10*time.Hour + 30*time.Minute), false},
+		{"made on Saturday 11:30", sat.Add(11*time.Hour + 30*time.Minute), true},
+		{"no moment given", time.Time{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			contract := gpuLine("cv-4090", finops.ModeMonthly, "100", sat, time.Date(2026, 11, 15, 16, 0, 0, 0, time.UTC), 1)
+			contract.GPUModel = "RTX 4090"
+			in := staleWeek(contract)
+			in.Now = tc.now
+			res, err := Analyze(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			if tc.stale {
+				want = []string{"nvidia-smi cv-4090"}
+			}
+			if got := staleReasons(res.DataQuality.Incomplete); !slices.Equal(got, want) {
+				t.Errorf("stale %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 // TestSourceFailureTeams: a source that is not ok reaches the teams it
 // touches. A billing delivery that did not import may hold anyone's money:
 // every team's slice names it. A telemetry source this run found missing

@@ -105,6 +105,8 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if err != nil {
 		return nil, nil, err
 	}
+	in.Now = m.Now() // the running week's contracts are billed past it: not a stale source
+
 	res, err := reportjob.Analyze(ctx, in)
 	if err != nil {
 		return nil, nil, err
