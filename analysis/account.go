@@ -65,6 +65,9 @@ func (a *analyzer) resource(r *gpuResource) {
 	for t := a.lb[0]; t < a.lb[1]; t++ {
 		n := int(slots[t])
 		inWin := t >= w0 && t < w1
+		if inWin && n > 0 {
+			r.billedEnd = t + 1 // stale.go: how long into the window it is billed
+		}
 		for s := 0; s < n; s++ {
 			class, util := unmonitored, float32(0)
 			if s < len(r.slots) {
@@ -575,6 +578,7 @@ func (a *analyzer) finish() {
 			}
 		}
 	}
-	markCoverage(dq, r.Totals, a.in.Params.MinCoverage)
+	a.markStale(dq)
+	markCoverage(dq, r.Totals, a.in.Params.MinCoverage, hasTelemetry(dq.Sources))
 	sortResults(r)
 }

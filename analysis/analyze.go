@@ -386,6 +386,9 @@ func withDefaults(p Params) Params {
 	if p.SpikePct == 0 {
 		p.SpikePct = d.SpikePct
 	}
+	if p.StaleAfter <= 0 {
+		p.StaleAfter = DefaultStaleAfter
+	}
 	return p
 }
 

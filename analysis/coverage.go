@@ -37,18 +37,16 @@ func (t Totals) IdleKnown() bool {
 func (t Totals) IdleLowerBound() bool { return t.GPUHoursUnmonitored > 1e-9 }
 
 // markCoverage sets the data quality's coverage and the reasons the report
-// is incomplete: every source not ok, and coverage below minCoverage where
-// telemetry exists at all (a fleet with no telemetry source is billing-only
-// by design: its idle is "unknown", but nothing stopped).
-func markCoverage(dq *DataQuality, t Totals, minCoverage float64) {
+// is incomplete: every source of dq not ok, and coverage below minCoverage
+// where the fleet has telemetry at all (a fleet with no telemetry source is
+// billing-only by design: its idle is "unknown", but nothing stopped). A
+// team's slice passes the fleet's telemetry: its box may have lost another
+// team's telemetry sources, not the fact that there is telemetry.
+func markCoverage(dq *DataQuality, t Totals, minCoverage float64, telemetry bool) {
 	dq.Coverage = t.Coverage()
 	dq.MinCoverage = minCoverage
 	dq.Incomplete = nil
-	telemetry := false
 	for _, s := range dq.Sources {
-		if s.Kind == "utilization" {
-			telemetry = true
-		}
 		if s.Status != "" && s.Status != "ok" {
 			r := fmt.Sprintf("Source %s is %s", s.Name, s.Status)
 			if s.Detail != "" {

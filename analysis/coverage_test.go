@@ -38,7 +38,7 @@ func TestMarkCoverage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dq := DataQuality{Sources: tc.sources, Incomplete: []string{"left from before"}}
-			markCoverage(&dq, Totals{GPUHoursBilled: tc.billed, GPUHoursUnmonitored: tc.unmon}, 0.8)
+			markCoverage(&dq, Totals{GPUHoursBilled: tc.billed, GPUHoursUnmonitored: tc.unmon}, 0.8, hasTelemetry(tc.sources))
 			near(t, "coverage", dq.Coverage, tc.coverage)
 			if !reflect.DeepEqual(dq.Incomplete, tc.want) {
 				t.Errorf("incomplete %q, want %q", dq.Incomplete, tc.want)

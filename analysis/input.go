@@ -4,6 +4,7 @@ package analysis
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/finops-oss/finops"
@@ -46,6 +47,12 @@ type Input struct {
 	// so a quarter of a fleet's lines is never in memory. The result is the
 	// same either way.
 	LineStream *LineStream
+
+	// Now is the moment the report is made (zero: unknown), given by the
+	// caller, never read from a clock: billing past it (a monthly contract
+	// running to the end of the month in the running week's report) is
+	// the future, no sign that a telemetry source stopped (stale.go).
+	Now time.Time
 
 	// Watch is what `finops watch` did in the window (nil: nothing).
 	Watch *WatchInput
@@ -141,7 +148,15 @@ type Params struct {
 	// TrendWeeks is how many weeks the history (Result.Trend) holds, ending
 	// with the report's last whole week; 0: none.
 	TrendWeeks int
+	// StaleAfter is how long past a telemetry source's last sample (and
+	// one sampling interval) a resource it serves may be billed before the
+	// source is stale (stale.go); 0: DefaultStaleAfter.
+	StaleAfter time.Duration
 }
+
+// DefaultStaleAfter is Params.StaleAfter's default: a day, so a logger
+// that ships its files daily is not stale between two shipments.
+const DefaultStaleAfter = 24 * time.Hour
 
 // DefaultParams returns the defaults of metrics.md.
 func DefaultParams() Params {
@@ -174,6 +189,25 @@ type DroppedSamples struct {
 type SourceStatus struct {
 	Name   string `json:"name"`
 	Kind   string `json:"kind"`
-	Status string `json:"status"` // ok, missing, stale, partial
+	Status string `json:"status"` // ok, missing, stale, partial, failed
 	Detail string `json:"detail,omitempty"`
+
+	// LastSample is a telemetry source's last sample and GPUs the keys of
+	// the GPUs its files reported: with them the analysis decides whether
+	// it is stale, per resource against billing (stale.go). A source
+	// without GPUs is never called stale.
+	LastSample time.Time `json:"-"`
+	GPUs       []string  `json:"-"`
+	// Teams are the teams whose resources a source that is not ok touches,
+	// sorted, when TeamsKnown; otherwise (a billing failure, a source whose
+	// GPUs are unknown) it may touch every team. A team's slice carries only
+	// the sources that touch it (Result.ForTeam).
+	Teams      []string `json:"-"`
+	TeamsKnown bool     `json:"-"`
+}
+
+// Touches reports whether s concerns team: its teams are unknown (it may
+// touch any), or they include team.
+func (s SourceStatus) Touches(team string) bool {
+	return !s.TeamsKnown || slices.Contains(s.Teams, team)
 }

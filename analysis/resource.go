@@ -28,6 +28,9 @@ type gpuResource struct {
 	lines         []*finops.BillingLine // its lines, for Now only (resourceGrouper.keepLines)
 	slots         []*slot               // known GPUs, at most gpuCount
 	silent        map[string]int        // GPUs task runs name that report no telemetry → their slot (runSlots)
+	// billedEnd is the grid index after its last billed minute in the
+	// window (0: none billed there), for staleness (stale.go).
+	billedEnd int
 
 	// while grouping: the latest line's start and id, and the lines per GPU model
 	latestStart time.Time

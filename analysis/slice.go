@@ -21,8 +21,12 @@ import (
 //   - Trend: its weeks, resources, flags and movers (history_slice.go);
 //   - Pools: a pool only when every resource of its provider and GPU model is
 //     the team's (a pool shared with other teams is a fleet decision);
-//   - DataQuality: sources, rejected rows and exchange rates as for the whole
-//     report (they concern everyone), warnings that do not name another team's resource.
+//   - DataQuality: the sources that are ok, and those not ok that touch the
+//     team's resources (SourceStatus.Touches: a stale telemetry source only
+//     the teams whose resources are billed past its data, a billing failure
+//     everyone), so that its Incomplete carries only its own reasons and its
+//     own coverage; rejected rows and exchange rates as for the whole report
+//     (they concern everyone), warnings that do not name another team's resource.
 //
 // Totals are the team's: cost, GPU cost, idle cost and previous cost from its ByTeam row (so
 // they agree with the all-teams report); GPU-hours, unmonitored cost and
@@ -107,7 +111,7 @@ func (r *Result) ForTeam(team string) *Result {
 
 	dq := r.DataQuality
 	out.DataQuality = DataQuality{
-		Sources:        slices.Clone(dq.Sources),
+		Sources:        teamSources(dq.Sources, name),
 		RowsRejected:   dq.RowsRejected,
 		SamplesDropped: slices.Clone(dq.SamplesDropped),
 		Clipped:        dq.Clipped,
@@ -140,7 +144,7 @@ func (r *Result) ForTeam(team string) *Result {
 		out.DataQuality.UnmonitoredShare = t.GPUHoursUnmonitored / t.GPUHoursBilled
 	}
 	// The team's own coverage decides whether its slice is incomplete.
-	markCoverage(&out.DataQuality, *t, dq.MinCoverage)
+	markCoverage(&out.DataQuality, *t, dq.MinCoverage, hasTelemetry(dq.Sources))
 	for _, tk := range out.Tasks {
 		t.AllocatedIdleCost += tk.IdleCost
 	}
@@ -226,4 +230,19 @@ func mentionsOnly(w string, own, other map[string]bool) bool {
 		}
 	}
 	return true
+}
+
+// teamSources are the sources of a team's data-quality box: every ok one, and
+// those not ok that touch the team. Another team's stale exporter is not the
+// team's problem: shown to every team, it said "data incomplete" beside
+// "coverage 100 %" on every team's email, page, workbook and digest.
+func teamSources(sources []SourceStatus, team string) []SourceStatus {
+	var out []SourceStatus
+	for _, s := range sources {
+		if s.Status == "ok" || s.Status == "" || s.Touches(team) {
+			s.GPUs, s.Teams = slices.Clone(s.GPUs), slices.Clone(s.Teams)
+			out = append(out, s)
+		}
+	}
+	return out
 }

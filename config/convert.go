@@ -16,9 +16,9 @@ import (
 // DefaultLookback is the recommendation lookback of metrics.md.
 const DefaultLookback = 28 * 24 * time.Hour
 
-// DefaultStaleAfter: telemetry that stops more than a day before a window
-// ends is stale (its last minutes would read as unmonitored without a word).
-const DefaultStaleAfter = 24 * time.Hour
+// DefaultStaleAfter: a telemetry source is stale where a resource it serves
+// is billed more than a day past its last sample (analysis/stale.go).
+const DefaultStaleAfter = analysis.DefaultStaleAfter
 
 // Lookback is the configured recommendation lookback.
 func (c *Config) Lookback() time.Duration {
@@ -28,8 +28,9 @@ func (c *Config) Lookback() time.Duration {
 	return DefaultLookback
 }
 
-// StaleAfter is how long before a report window's end telemetry may stop
-// before the data-quality box calls its source stale.
+// StaleAfter is how long past a telemetry source's last sample (and one
+// sampling interval) a resource it serves may be billed before the
+// data-quality box calls the source stale.
 func (c *Config) StaleAfter() time.Duration {
 	if c.Thresholds.StaleAfter.Duration > 0 {
 		return c.Thresholds.StaleAfter.Duration
@@ -85,6 +86,7 @@ func (c *Config) AnalysisParams() (analysis.Params, error) {
 	}
 	p.GroupBy, p.Chargeback = c.allocationParams()
 	p.Energy = c.Energy.params()
+	p.StaleAfter = c.StaleAfter()
 	return p, nil
 }
 

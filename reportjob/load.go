@@ -99,7 +99,11 @@ func Load(ctx context.Context, st *store.Store, c *config.Config, win analysis.W
 	if err != nil {
 		return nil, err
 	}
-	in.Sources = sourceStatuses(srcs, win, c.StaleAfter())
+	gpus, err := st.SourceGPUs(ctx, staleSince(win))
+	if err != nil {
+		return nil, err
+	}
+	in.Sources = sourceStatuses(srcs, gpus, win)
 	in.SamplesDropped = droppedSamples(srcs, win)
 	warns, err := st.Warnings(ctx, win.Start, win.End)
 	if err != nil {

@@ -16,11 +16,15 @@ import (
 // Source is how one of this run's sources fared, for the data-quality box.
 type Source struct {
 	Name, Kind string
-	Files      int
-	Failed     int
-	Err        error
-	Partial    bool   // some of its data came (Prometheus: warnings, or some days failed)
-	Detail     string // what came, when "N files" does not say it (Prometheus days)
+	// Format and Host are the source's as configured ("" when detected or
+	// unknown): with them a telemetry source is one row with what the
+	// database knows of it (its GPUs, its last sample), not two.
+	Format, Host string
+	Files        int
+	Failed       int
+	Err          error
+	Partial      bool   // some of its data came (Prometheus: warnings, or some days failed)
+	Detail       string // what came, when "N files" does not say it (Prometheus days)
 }
 
 // addSources puts this run's sources (when ingested is not nil) and the
@@ -30,10 +34,14 @@ func addSources(in *analysis.Input, ingested []Source, failed []store.FailedImpo
 	var missing []string
 	if ingested != nil {
 		// The run's own sources say how this run's ingest went; the
-		// database says which telemetry stopped, whatever this run read.
-		stale := slices.DeleteFunc(slices.Clone(in.Sources), func(s analysis.SourceStatus) bool { return s.Status != "stale" })
+		// database's telemetry groups say what each served and when its data
+		// ends, whatever this run read, for the analysis to judge staleness
+		// (analysis/stale.go). A group that is one of the run's sources is
+		// merged into its row: one source is one row of the box.
+		db := slices.DeleteFunc(slices.Clone(in.Sources), func(s analysis.SourceStatus) bool { return s.Kind != "utilization" })
+		merged := mergeGroups(db, ingested)
 		in.Sources = nil
-		for _, s := range ingested {
+		for i, s := range ingested {
 			// The data-quality box is uploaded and emailed: no address in
 			// it may carry a password (sanitize.URLs).
 			name := sanitize.URLs(s.Name)
@@ -49,9 +57,20 @@ func addSources(in *analysis.Input, ingested []Source, failed []store.FailedImpo
 				}
 				missing = append(missing, name)
 			}
+			if g, ok := merged[i]; ok {
+				st.LastSample, st.GPUs = g.LastSample, g.GPUs
+			}
 			in.Sources = append(in.Sources, st)
 		}
-		in.Sources = append(in.Sources, stale...)
+		named := map[string]bool{}
+		for _, g := range merged {
+			named[g.Name] = true
+		}
+		for _, g := range db {
+			if !named[g.Name] {
+				in.Sources = append(in.Sources, g)
+			}
+		}
 	}
 	for _, st := range failedStatuses(failed, win, ingested) {
 		in.Sources = append(in.Sources, st)
@@ -96,12 +115,72 @@ func inWindow(s store.Source, win analysis.Window) bool {
 }
 
 // sourceGroup is the data-quality box's name for a file's source: its
-// format, and host when it has one.
+// format, and host when it has one. A Prometheus server's days are named by
+// the server (prometheus://<name>/<day>): "prometheus <name>", as the run
+// names it (telemetry.ServerName), so each server is judged on its own.
 func sourceGroup(s store.Source) string {
-	if s.Host != "" {
-		return s.Format + " " + s.Host
+	if h := groupHost(s); h != "" {
+		return s.Format + " " + h
 	}
 	return s.Format
+}
+
+// groupHost is a file's host, or the Prometheus server that gave it.
+func groupHost(s store.Source) string {
+	if s.Host != "" {
+		return s.Host
+	}
+	if rest, ok := strings.CutPrefix(s.URI, "prometheus://"); ok {
+		rest, _, _ = strings.Cut(rest, "#")
+		if i := strings.Index(rest, "/watch/"); i >= 0 {
+			return rest[:i]
+		}
+		if i := strings.LastIndex(rest, "/"); i > 0 {
+			return rest[:i]
+		}
+	}
+	return ""
+}
+
+// mergeGroups pairs the database's telemetry groups with this run's
+// sources (index into ingested → its group): the same name (a Prometheus
+// server), or the same host, and format where the source names one. A
+// pairing is made only where it is one to one: a source whose files the
+// database keeps under several groups (or a group several sources could
+// have written) stays as it is, two rows rather than a guess.
+func mergeGroups(db []analysis.SourceStatus, ingested []Source) map[int]analysis.SourceStatus {
+	match := func(g analysis.SourceStatus, s Source) bool {
+		if s.Kind != "" && s.Kind != "utilization" {
+			return false
+		}
+		if g.Name == s.Name {
+			return true
+		}
+		format, host, _ := strings.Cut(g.Name, " ") // sourceGroup: "format host"
+		return s.Host != "" && strings.EqualFold(host, s.Host) && (s.Format == "" || s.Format == format)
+	}
+	out := map[int]analysis.SourceStatus{}
+	for _, g := range db {
+		var idx []int
+		for i, s := range ingested {
+			if match(g, s) {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) != 1 {
+			continue
+		}
+		groups := 0
+		for _, h := range db {
+			if match(h, ingested[idx[0]]) {
+				groups++
+			}
+		}
+		if groups == 1 {
+			out[idx[0]] = g
+		}
+	}
+	return out
 }
 
 // droppedSamples sums, per source, the telemetry readings ingest dropped
@@ -144,36 +223,47 @@ func ingestWarnings(warns []store.Warning) []string {
 }
 
 // staleLookback is how long before a report's window a telemetry source that
-// stopped is still named, stale, in its data-quality box.
+// stopped is still in its data-quality box, for the analysis to judge it
+// stale where what it served is still billed.
 const staleLookback = 35 * 24 * time.Hour
 
+// staleSince is the earliest end of a telemetry file sourceStatuses reads.
+func staleSince(win analysis.Window) time.Time { return win.Start.Add(-staleLookback) }
+
 // sourceStatuses groups the imported files that overlap the window by kind,
-// format and host for the data-quality box.
-func sourceStatuses(srcs []store.Source, win analysis.Window, staleAfter time.Duration) []analysis.SourceStatus {
+// format and host for the data-quality box. Each telemetry group carries its
+// last sample and the GPUs its files reported (gpus: store.SourceGPUs by
+// source id): whether it is stale is the analysis's to say, per resource
+// against billing (analysis/stale.go), so every group starts ok.
+func sourceStatuses(srcs []store.Source, gpus map[int64][]string, win analysis.Window) []analysis.SourceStatus {
 	type group struct {
 		files  int
 		latest time.Time
 		kind   string
+		gpus   map[string]bool
 	}
 	groups := map[string]*group{}
 	for _, s := range srcs {
-		// Telemetry that stopped before the window is named too, as stale:
-		// a source that died last week must not vanish from this week's
-		// box while its GPUs read as unmonitored.
+		// Telemetry that stopped before the window is named too: a source
+		// that died last week must not vanish from this week's box while
+		// the GPUs it served are billed and read as unmonitored.
 		stoppedBefore := s.Kind == "utilization" && !s.PeriodEnd.IsZero() && !s.PeriodEnd.After(win.Start) &&
-			s.PeriodEnd.After(win.Start.Add(-staleLookback))
+			s.PeriodEnd.After(staleSince(win))
 		if !inWindow(s, win) && !stoppedBefore {
 			continue
 		}
 		name := sourceGroup(s)
 		g := groups[name]
 		if g == nil {
-			g = &group{kind: s.Kind}
+			g = &group{kind: s.Kind, gpus: map[string]bool{}}
 			groups[name] = g
 		}
 		g.files++
 		if s.PeriodEnd.After(g.latest) {
 			g.latest = s.PeriodEnd
+		}
+		for _, k := range gpus[s.ID] {
+			g.gpus[k] = true
 		}
 	}
 	names := make([]string, 0, len(groups))
@@ -186,10 +276,8 @@ func sourceStatuses(srcs []store.Source, win analysis.Window, staleAfter time.Du
 		g := groups[n]
 		st := analysis.SourceStatus{Name: n, Kind: g.kind, Status: "ok",
 			Detail: fmt.Sprintf("%d files, data until %s", g.files, g.latest.Format(time.RFC3339))}
-		// Telemetry that stops long before the window ends is stale: its last
-		// minutes would otherwise read as unmonitored without a word.
-		if g.kind == "utilization" && g.latest.Before(win.End.Add(-staleAfter)) {
-			st.Status = "stale"
+		if g.kind == "utilization" {
+			st.LastSample, st.GPUs = g.latest, slices.Sorted(maps.Keys(g.gpus))
 		}
 		out = append(out, st)
 	}

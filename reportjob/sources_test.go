@@ -2,6 +2,7 @@ package reportjob
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -24,31 +25,84 @@ func TestIngestWarnings(t *testing.T) {
 	}
 }
 
-// TestSourceStatusesStale: telemetry that ends longer than thresholds.stale_after
-// before the window's end is "stale"; billing never is.
-func TestSourceStatusesStale(t *testing.T) {
+// TestSourceStatuses: the imported files grouped for the data-quality box,
+// every group ok (whether telemetry is stale is the analysis's to say, per
+// resource against billing: analysis/stale.go); a telemetry group carries
+// its last sample (the latest end of its files) and the union of its files'
+// GPUs; a Prometheus server's days are one group named as the run names the
+// server; telemetry that stopped within 35 days before the window is kept,
+// older is not.
+func TestSourceStatuses(t *testing.T) {
 	end := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	win := analysis.Window{Start: end.AddDate(0, 0, -7), End: end}
 	srcs := []store.Source{
-		// Telemetry up to 30 h before the end; a bill up to 3 days before.
-		{Format: "nvidia-smi", Kind: "utilization", Host: "gpu-a", PeriodStart: win.Start, PeriodEnd: end.Add(-30 * time.Hour)},
-		{Format: "focus", Kind: "billing", PeriodStart: win.Start, PeriodEnd: end.Add(-72 * time.Hour)},
+		{ID: 1, Format: "nvidia-smi", Kind: "utilization", Host: "gpu-a", PeriodStart: win.Start, PeriodEnd: end.Add(-30 * time.Hour)},
+		{ID: 2, Format: "nvidia-smi", Kind: "utilization", Host: "gpu-a", PeriodStart: win.Start.Add(-24 * time.Hour), PeriodEnd: win.Start.Add(time.Hour)},
+		{ID: 3, Format: "focus", Kind: "billing", PeriodStart: win.Start, PeriodEnd: end.Add(-72 * time.Hour)},
+		{ID: 4, Format: "prometheus", Kind: "utilization", URI: "prometheus://lab/2026-11-24", PeriodStart: win.Start.Add(24 * time.Hour), PeriodEnd: win.Start.Add(48 * time.Hour)},
+		{ID: 5, Format: "prometheus", Kind: "utilization", URI: "prometheus://lab/watch/2026-11-25T10:00:00Z#partial", PeriodStart: win.Start.Add(50 * time.Hour), PeriodEnd: win.Start.Add(51 * time.Hour)},
+		// Stopped 10 days before the window: kept; 40 days: gone.
+		{ID: 6, Format: "dcgm", Kind: "utilization", Host: "old", PeriodStart: win.Start.AddDate(0, 0, -11), PeriodEnd: win.Start.AddDate(0, 0, -10)},
+		{ID: 7, Format: "dcgm", Kind: "utilization", Host: "older", PeriodStart: win.Start.AddDate(0, 0, -41), PeriodEnd: win.Start.AddDate(0, 0, -40)},
 	}
-	for _, tc := range []struct {
-		staleAfter time.Duration
-		want       map[string]string
-	}{
-		// 30 h old is past 24 h: stale; within 48 h: ok.
-		{24 * time.Hour, map[string]string{"nvidia-smi gpu-a": "stale", "focus": "ok"}},
-		{48 * time.Hour, map[string]string{"nvidia-smi gpu-a": "ok", "focus": "ok"}},
-	} {
-		got := map[string]string{}
-		for _, s := range sourceStatuses(srcs, win, tc.staleAfter) {
-			got[s.Name] = s.Status
+	gpus := map[int64][]string{1: {"GPU-1", "GPU-2"}, 2: {"GPU-2", "GPU-3"}, 4: {"GPU-P"}, 5: {"GPU-Q"}, 6: {"GPU-O"}, 7: {"GPU-X"}}
+	type row struct {
+		name, status string
+		last         time.Time
+		gpus         []string
+	}
+	want := []row{
+		{"dcgm old", "ok", win.Start.AddDate(0, 0, -10), []string{"GPU-O"}},
+		{"focus", "ok", time.Time{}, nil},
+		{"nvidia-smi gpu-a", "ok", end.Add(-30 * time.Hour), []string{"GPU-1", "GPU-2", "GPU-3"}},
+		{"prometheus lab", "ok", win.Start.Add(51 * time.Hour), []string{"GPU-P", "GPU-Q"}},
+	}
+	var got []row
+	for _, s := range sourceStatuses(srcs, gpus, win) {
+		got = append(got, row{s.Name, s.Status, s.LastSample, s.GPUs})
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sourceStatuses:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestAddSourcesOneRow: a configured telemetry source this run read is one
+// row of the box, with what the database knows of it (its last sample, its
+// GPUs), not the run's glob "ok" and the database's host "stale" beside it
+// (issue #33); a group no source or several sources could be stays a row
+// of its own.
+func TestAddSourcesOneRow(t *testing.T) {
+	end := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	win := analysis.Window{Start: end.AddDate(0, 0, -7), End: end}
+	last := end.Add(-50 * time.Hour)
+	db := []analysis.SourceStatus{
+		{Name: "focus", Kind: "billing", Status: "ok"},
+		{Name: "nvidia-smi gpu-a", Kind: "utilization", Status: "ok", LastSample: last, GPUs: []string{"GPU-1"}},
+		{Name: "prometheus lab", Kind: "utilization", Status: "ok", LastSample: end, GPUs: []string{"GPU-P"}},
+		{Name: "dcgm gpu-b", Kind: "utilization", Status: "ok", LastSample: end, GPUs: []string{"GPU-B"}},
+		{Name: "nvidia-smi gpu-c", Kind: "utilization", Status: "ok", LastSample: end, GPUs: []string{"GPU-C"}},
+	}
+	in := &analysis.Input{Sources: slices.Clone(db)}
+	addSources(in, []Source{
+		{Name: "logs/a/*.csv", Kind: "utilization", Format: "nvidia-smi", Host: "gpu-a", Files: 3},
+		{Name: "prometheus lab", Kind: "utilization", Detail: "7 days"},
+		// Another format on gpu-b's host: not its source.
+		{Name: "logs/b/*.csv", Kind: "utilization", Format: "nvidia-smi", Host: "gpu-b", Files: 1},
+		// Two sources on gpu-c: no guess.
+		{Name: "logs/c1/*.csv", Kind: "utilization", Host: "gpu-c", Files: 1},
+		{Name: "logs/c2/*.csv", Kind: "utilization", Host: "gpu-c", Files: 1},
+	}, nil, win)
+	var names []string
+	for _, s := range in.Sources {
+		names = append(names, s.Name)
+		if s.Name == "logs/a/*.csv" && (!s.LastSample.Equal(last) || !slices.Equal(s.GPUs, []string{"GPU-1"}) ||
+			s.Detail != "3 files") {
+			t.Errorf("logs/a/*.csv is not merged with its group: %+v", s)
 		}
-		if len(got) != len(tc.want) || got["nvidia-smi gpu-a"] != tc.want["nvidia-smi gpu-a"] || got["focus"] != tc.want["focus"] {
-			t.Errorf("stale after %s: %v, want %v", tc.staleAfter, got, tc.want)
-		}
+	}
+	want := []string{"logs/a/*.csv", "prometheus lab", "logs/b/*.csv", "logs/c1/*.csv", "logs/c2/*.csv", "dcgm gpu-b", "nvidia-smi gpu-c"}
+	if !slices.Equal(names, want) {
+		t.Errorf("rows %q\nwant %q", names, want)
 	}
 }
 
@@ -148,5 +202,20 @@ func TestIncomplete(t *testing.T) {
 				t.Errorf("Incomplete: %v, want the PartialError %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestTeamMissing: of a run's missing sources, a team's report (and its exit
+// code) keeps those its slice's box still names not ok: another team's
+// failed exporter left the slice, a billing failure stayed in every one.
+func TestTeamMissing(t *testing.T) {
+	slice := &analysis.Result{}
+	slice.DataQuality.Sources = []analysis.SourceStatus{
+		{Name: "bills/", Kind: "billing", Status: "missing"},
+		{Name: "logs/nlp/*.csv", Kind: "utilization", Status: "ok"},
+	}
+	got := TeamMissing([]string{"bills/", "logs/cv/*.csv", "logs/nlp/*.csv"}, slice)
+	if want := []string{"bills/"}; !slices.Equal(got, want) {
+		t.Errorf("TeamMissing = %q, want %q", got, want)
 	}
 }

@@ -34,3 +34,20 @@ func SyncTeams(ctx context.Context, st *store.Store, c *config.Config) error {
 	}
 	return st.SyncTeams(ctx, teams)
 }
+
+// TeamMissing is the part of a run's missing sources (Report) a team's slice
+// still names: a source that failed touches the teams whose resources it
+// serves (all, when unknown: analysis.SourceStatus.Touches), and another
+// team's failed exporter does not make this team's report partial.
+func TeamMissing(missing []string, slice *analysis.Result) []string {
+	var out []string
+	for _, n := range missing {
+		for _, s := range slice.DataQuality.Sources {
+			if s.Name == n && s.Status != "ok" {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
+}

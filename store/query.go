@@ -189,3 +189,30 @@ func (s *Store) Warnings(ctx context.Context, from, to time.Time) ([]Warning, er
 	}
 	return out, rows.Err()
 }
+
+// SourceGPUs returns the keys of the GPUs each telemetry file whose data
+// ends at or after since reported (gpu_sources), by source id: what the
+// analysis needs to judge a source stale per resource, against billing
+// (analysis/stale.go), without reading any sample.
+func (s *Store) SourceGPUs(ctx context.Context, since time.Time) (map[int64][]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT gs.source_id, g.gpu_key FROM gpu_sources gs JOIN gpus g ON g.id = gs.gpu_id
+		WHERE gs.source_id IN (SELECT id FROM source_files WHERE kind = 'utilization' AND period_end >= ?)
+		ORDER BY gs.source_id, g.gpu_key`, since.Unix())
+	if err != nil {
+		return nil, fmt.Errorf("store: list the GPUs of telemetry sources: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64][]string{}
+	for rows.Next() {
+		var id int64
+		var key string
+		if err := rows.Scan(&id, &key); err != nil {
+			return nil, fmt.Errorf("store: list the GPUs of telemetry sources: %w", err)
+		}
+		out[id] = append(out[id], key)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list the GPUs of telemetry sources: %w", err)
+	}
+	return out, nil
+}

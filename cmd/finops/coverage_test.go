@@ -232,8 +232,12 @@ func TestRunExporterDiedMidWeek(t *testing.T) {
 	}
 	r := readSummary(t, filepath.Join(dir, "out", "finops-2026-W48.json"))
 	inc := strings.Join(r.DataQuality.Incomplete, "\n")
-	// 8,285 of 20,160 GPU-minutes monitored (TestExporterDiedMidWeek).
-	for _, w := range []string{"Source nvidia-smi gpu-a is stale", "Telemetry covers 41% of the 336.0 billed GPU-hours"} {
+	// 8,285 of 20,160 GPU-minutes monitored (TestExporterDiedMidWeek). The
+	// configured source is one row, named as configured (its glob), with
+	// the date its data ends (issue #33: not the glob "ok" and the host
+	// "stale" beside it).
+	for _, w := range []string{"Source " + logs + "/*.csv is stale: 3 files, data until 2026-11-25T23:59:00Z",
+		"Telemetry covers 41% of the 336.0 billed GPU-hours"} {
 		if !strings.Contains(inc, w) {
 			t.Errorf("incomplete lacks %q:\n%s", w, inc)
 		}

@@ -155,7 +155,8 @@ func (m *Main) ingestSources(ctx context.Context, st *store.Store, c *config.Con
 	rs, err := importer.Run(ctx, m.importOptions(c, st, perFile), specs)
 	out := make([]reportjob.Source, len(rs))
 	for i, r := range rs {
-		out[i] = reportjob.Source{Name: r.Spec.Name, Kind: r.Spec.Kind, Files: r.Files, Failed: r.Failed, Err: r.Err}
+		out[i] = reportjob.Source{Name: r.Spec.Name, Kind: r.Spec.Kind, Format: r.Spec.Format, Host: r.Spec.Host,
+			Files: r.Files, Failed: r.Failed, Err: r.Err}
 	}
 	return out, err
 }

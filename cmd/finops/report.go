@@ -105,6 +105,8 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if err != nil {
 		return nil, nil, err
 	}
+	in.Now = m.Now() // the running week's contracts are billed past it: not a stale source
+
 	res, err := reportjob.Analyze(ctx, in)
 	if err != nil {
 		return nil, nil, err
@@ -121,6 +123,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 			return nil, nil, err
 		}
 		meta.Team = res.ByTeam[0].Team
+		missing = reportjob.TeamMissing(missing, res)
 	}
 	// The workbook's raw Billing lines sheet streams straight from the store,
 	// even where the analysis held the lines: read again, they are not kept
