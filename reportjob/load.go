@@ -131,5 +131,12 @@ func Report(ctx context.Context, st *store.Store, c *config.Config, win analysis
 		return nil, nil, err
 	}
 	missing = addSources(in, ingested, failed, win)
+	changes, err := st.PeriodChanges(ctx, win.Start, win.End)
+	if err != nil {
+		return nil, nil, err
+	}
+	warns, partial := periodChanges(changes, c.MaxRestatementDrop())
+	in.IngestWarnings = append(in.IngestWarnings, warns...)
+	in.Sources = append(in.Sources, partial...)
 	return in, missing, nil
 }

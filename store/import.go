@@ -225,6 +225,16 @@ func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta
 		if res.Replaced, res.oldRun, err = replacePeriod(ctx, tx, prevID, meta.Period, meta.Delivery, now); err != nil {
 			return fail(err)
 		}
+		if prevPeriod == meta.Period {
+			// The stored copy was part of the old run too: its charges
+			// count on both sides of the change.
+			if res.oldRun == nil {
+				res.oldRun = newChargeTally()
+			}
+			if err := res.oldRun.addSource(ctx, tx, prevID); err != nil {
+				return fail(err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
 			meta.Period, meta.Delivery, prevID); err != nil {
 			return fail(err)

@@ -72,6 +72,12 @@ func oneCurrency(old, new string) (string, string, bool) {
 // names.
 func (c PeriodChange) Dropped() bool { return c.Drop > 0 || c.OnlyOld > 0 }
 
+// Beyond reports whether the change makes the period's reports incomplete:
+// its total fell by more than maxDrop (thresholds.max_restatement_drop),
+// the cost basis the same (an Azure actual-cost export replacing an
+// amortized one is warned about at ingest on its own).
+func (c PeriodChange) Beyond(maxDrop float64) bool { return c.Drop > maxDrop && c.SameBasis() }
+
 // SameBasis reports whether both runs state the same cost: an Azure
 // actual-cost export replacing an amortized one (or the other way round)
 // changes what a cost means, and its drop says nothing of a lost charge.
