@@ -107,9 +107,13 @@ func TestNoImportLosesCharges(t *testing.T) {
 		// (gpu-02 … gpu-20, days 2 … 20) and gpu-21 on 11-21: 12 lines,
 		// 120.00. f1's charges it lacks: the odd resources gpu-03 … gpu-19,
 		// 9 lines, 9 × 10.00 = 90.00.
-		name:       "filtered export reaching further",
-		second:     chargeFile{name: "a1f.csv", charges: append(append(pick(1), pick(evens()...)...), later)},
-		wantErr:    []string{"a1f.csv: its charges of AWS account 111, 2026-11", "those of f1.csv", "charges only in f1.csv: 9, 90.00 USD", "finops ingest --replace a1f.csv"},
+		name:   "filtered export reaching further",
+		second: chargeFile{name: "a1f.csv", charges: append(append(pick(1), pick(evens()...)...), later)},
+		// a1f covers 11-01 … 11-22 (gpu-21's day ends then), f1 11-01 …
+		// 11-21; they share gpu-01 and the 10 even charges: 11.
+		wantErr: []string{"a1f.csv: its charges of AWS account 111, 2026-11 (2026-11-01 00:00 .. 2026-11-22 00:00, 12 lines, 120.00 USD)",
+			"those of f1.csv, imported before (2026-11-01 00:00 .. 2026-11-21 00:00, 20 lines, 200.00 USD)", "with 11 charges in both",
+			"charges only in f1.csv: 9, 90.00 USD", "finops ingest --replace a1f.csv"},
 		wantTotal:  "200.00",
 		wantStored: "f1.csv:20",
 	}, {
