@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 type runFile struct {
 	name    string
 	charges []charge // day of January
+	bytes   string   // the sha256's input: name and charges unless set
 }
 
 // importRun imports the files of one delivery of period as a group, as
@@ -34,7 +36,8 @@ func importRun(t *testing.T, s *Store, period, delivery string, files ...runFile
 		}
 		sum := &ingest.Summary{Format: ingest.FormatAzure, Kind: ingest.KindBilling, Rows: len(lines), TotalCost: total,
 			PeriodStart: utc(2026, 1, 1, 0, 0, 0), PeriodEnd: utc(2026, 2, 1, 0, 0, 0)}
-		group = append(group, FileImport{FileMeta{URI: f.name, SHA256: shaOf(f.name + fmt.Sprint(f.charges)), Period: period, Delivery: delivery},
+		sha := shaOf(cmp.Or(f.bytes, f.name+fmt.Sprint(f.charges)))
+		group = append(group, FileImport{FileMeta{URI: f.name, SHA256: sha, Period: period, Delivery: delivery},
 			feed(sum, lines, nil, nil)})
 	}
 	return s.ImportGroup(context.Background(), group)
@@ -49,14 +52,14 @@ func TestPeriodChangeNamesTheDrop(t *testing.T) {
 	const period = "azure-export:acct-mca-01:2026-01"
 	// Run 1111: two files, 7.49 + 5.49 and 2.00 = 14.98 USD, 3 charges.
 	if _, err := importRun(t, s, period, "202601051200/run-1111",
-		runFile{"run-1111/part_0_0001.csv", []charge{{"a100-train", 3, "7.49"}, {"t4-batch", 3, "5.49"}}},
-		runFile{"run-1111/part_0_0002.csv", []charge{{"h100-conf", 5, "2.00"}}}); err != nil {
+		runFile{name: "run-1111/part_0_0001.csv", charges: []charge{{"a100-train", 3, "7.49"}, {"t4-batch", 3, "5.49"}}},
+		runFile{name: "run-1111/part_0_0002.csv", charges: []charge{{"h100-conf", 5, "2.00"}}}); err != nil {
 		t.Fatal(err)
 	}
 	// Run 2222: one file, h100-conf's 2.00 only. The drop: (14.98 − 2.00)
 	// / 14.98 = 0.8665 → −87 %; the old run's a100-train and t4-batch
 	// (7.49 + 5.49 = 12.98) are in no file of the new run.
-	res, err := importRun(t, s, period, "202601071200/run-2222", runFile{"run-2222/part_0_0001.csv", []charge{{"h100-conf", 5, "2.00"}}})
+	res, err := importRun(t, s, period, "202601071200/run-2222", runFile{name: "run-2222/part_0_0001.csv", charges: []charge{{"h100-conf", 5, "2.00"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,8 +87,8 @@ func TestPeriodChangeNamesTheDrop(t *testing.T) {
 	// (7.49): 2.50 + 7.49 = 9.99, it grew by (9.99 − 2.00) / 2.00 = 3.995,
 	// +400 %, and lost no charge. Run 2222's note goes with its file.
 	res, err = importRun(t, s, period, "202601091200/run-3333",
-		runFile{"run-3333/part_0_0001.csv", []charge{{"h100-conf", 5, "2.50"}}},
-		runFile{"run-3333/part_0_0002.csv", []charge{{"a100-train", 3, "7.49"}}})
+		runFile{name: "run-3333/part_0_0001.csv", charges: []charge{{"h100-conf", 5, "2.50"}}},
+		runFile{name: "run-3333/part_0_0002.csv", charges: []charge{{"a100-train", 3, "7.49"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,5 +113,28 @@ func TestPeriodChangeNamesTheDrop(t *testing.T) {
 	}
 	if got, _ := s.PeriodChanges(context.Background(), utc(2026, 1, 1, 0, 0, 0), utc(2026, 2, 1, 0, 0, 0)); len(got) != 1 || !strings.Contains(got[0].String(), "run-2222") {
 		t.Errorf("after the bad run: %+v", got)
+	}
+}
+
+// TestPeriodChangeCountsACarriedFile: a new run that carries a file of the
+// old one byte for byte adopts the stored copy (it is not imported
+// again); its charges count in both runs. Run 1: X (gpu-x 5.00) and Y
+// (gpu-y 3.00), 8.00. Run 2: Y's bytes only, 3.00: (8.00 − 3.00) / 8.00 =
+// 62.5 % → −62 % (Go rounds half to even), gpu-x's 5.00 only in the old run.
+func TestPeriodChangeCountsACarriedFile(t *testing.T) {
+	s := openTest(t)
+	const period = "aws-cur:111:2026-01"
+	y := []charge{{"gpu-y", 4, "3.00"}}
+	if _, err := importRun(t, s, period, "asm-1", runFile{name: "asm-1/x.csv", charges: []charge{{"gpu-x", 3, "5.00"}}},
+		runFile{name: "asm-1/y.csv", charges: y, bytes: "y"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := importRun(t, s, period, "asm-2", runFile{name: "asm-2/y.csv", charges: y, bytes: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "replaces run asm-1 of " + period + ": 8.00 → 3.00 USD, −62 %; charges only in the old run: 1 (5.00 USD)"
+	if c := res[0].PeriodChange; !res[0].Duplicate || c == nil || c.String() != want {
+		t.Errorf("result %+v, change %v; want a duplicate adopted, %q", res[0], c, want)
 	}
 }
