@@ -92,8 +92,11 @@ type FileImport struct {
 // restatement key (FileMeta.Period, else the parser's Summary.Period)
 // replaces the earlier sources of its period that belong to another delivery;
 // a replaced delivery stays replaced (importing it again is a no-op reported
-// as Superseded), so a folder holding several deliveries settles on one.
-// Billing lines another file already holds are counted once (scope.go).
+// as Superseded), so a folder holding several deliveries settles on one,
+// and what the new delivery changed is measured (periodchange.go).
+// Billing lines another file already holds are counted once, and no file
+// removes a charge that no retained file holds unless meta.Replace
+// (scope.go).
 func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*ImportResult, error) {
 	res, err := s.ImportGroup(ctx, []FileImport{{meta, parse}})
 	if err != nil {
