@@ -236,3 +236,54 @@ func TestIngestJSONNamesThePeriodChange(t *testing.T) {
 		t.Errorf("no period_change in:\n%s", out)
 	}
 }
+
+// TestIngestTwoLinesRefusedEverywhere: after f1.csv (200.00), a file of
+// two lines — f1's gpu-01 line and gpu-21 at 1.00 on 11-21 — under another
+// name, piped on standard input, and written over f1.csv itself (with
+// gpu-02's line too): each lacks f1's other charges (19 of them, 190.00;
+// over f1.csv, 18, 180.00) and is refused; the month stays 200.00. On
+// today's main they took it to 11.00, 10.01 and 21.00.
+func TestIngestTwoLinesRefusedEverywhere(t *testing.T) {
+	var f1 []string
+	for n := 1; n <= 20; n++ {
+		f1 = append(f1, fmt.Sprintf("gpu-%02d@%d=10.00", n, n))
+	}
+	two := []string{"gpu-01@1=10.00", "gpu-21@21=1.00"}
+	for _, tt := range []struct {
+		name     string
+		args     func(dir, f1Path string) ([]string, []byte)
+		wantOnly string
+	}{
+		{"another file", func(dir, _ string) ([]string, []byte) {
+			return []string{"ingest", writeFOCUS(t, dir, "two.csv", two)}, nil
+		}, "charges only in %s: 19, 190.00 USD"},
+		{"standard input", func(dir, _ string) ([]string, []byte) {
+			b, err := os.ReadFile(writeFOCUS(t, dir, "two.csv", two))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []string{"ingest", "-"}, b
+		}, "charges only in %s: 19, 190.00 USD"},
+		{"the same path", func(dir, f1Path string) ([]string, []byte) {
+			return []string{"ingest", writeFOCUS(t, dir, "f1.csv", []string{"gpu-01@1=10.00", "gpu-02@2=10.00", "gpu-21@21=1.00"})}, nil
+		}, "charges only in %s: 18, 180.00 USD"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			f1Path := writeFOCUS(t, dir, "f1.csv", f1)
+			db := filepath.Join(dir, "f.db")
+			if code, out, errs := cli(t, "--db", db, "ingest", f1Path); code != 0 {
+				t.Fatalf("f1: exit %d\n%s%s", code, out, errs)
+			}
+			args, stdin := tt.args(dir, f1Path)
+			code, out, errs := finopsStdin(t, stdin, append([]string{"--db", db}, args...)...)
+			if want := fmt.Sprintf(tt.wantOnly, f1Path); code != ExitFailed || !strings.Contains(out+errs, want) ||
+				!strings.Contains(out+errs, "finops ingest --replace") {
+				t.Errorf("exit %d, want %d and %q:\n%s%s", code, ExitFailed, want, out, errs)
+			}
+			if _, total := storedEffective(t, db); total.StringFixed(2) != "200.00" {
+				t.Errorf("stored %s, want f1's 200.00", total.StringFixed(2))
+			}
+		})
+	}
+}
