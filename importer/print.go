@@ -94,6 +94,9 @@ func supersededBy(res *store.ImportResult) string {
 func printOverlaps(w io.Writer, res *store.ImportResult) {
 	for _, o := range res.Overlaps {
 		switch {
+		case o.Action == store.OverlapReplaced && o.Forced && o.Lost == 0:
+			fmt.Fprintf(w, "  replaces %d lines of %s (%s) on purpose (--replace); this file holds every one of their charges\n",
+				o.Lines, o.Other, o.Scope)
 		case o.Action == store.OverlapReplaced && o.Forced:
 			fmt.Fprintf(w, "  replaces %d lines of %s (%s) on purpose (--replace): %d of its charges (%s) are in no other file and are gone\n",
 				o.Lines, o.Other, o.Scope, o.Lost, o.LostCost)
@@ -101,7 +104,7 @@ func printOverlaps(w io.Writer, res *store.ImportResult) {
 			fmt.Fprintf(w, "  replaces %d lines of %s (%s): this file holds every one of its charges (%d restated)\n", o.Lines, o.Other, o.Scope,
 				o.Restated)
 		case o.Action == store.OverlapKept:
-			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds them, newer or more\n", o.Lines, o.Scope, o.Other)
+			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds every one of their charges\n", o.Lines, o.Scope, o.Other)
 		case o.Action == store.OverlapSame:
 			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds the same charges\n", o.Lines, o.Scope, o.Other)
 		}
