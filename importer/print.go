@@ -103,6 +103,9 @@ func printOverlaps(w io.Writer, res *store.ImportResult) {
 		case o.Action == store.OverlapReplaced:
 			fmt.Fprintf(w, "  replaces %d lines of %s (%s): this file holds every one of its charges (%d restated)\n", o.Lines, o.Other, o.Scope,
 				o.Restated)
+		case o.Action == store.OverlapKept && o.Restated > 0:
+			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds every one of their charges, %d of them at other amounts, "+
+				"which stay (`finops ingest --replace` makes this file's win)\n", o.Lines, o.Scope, o.Other, o.Restated)
 		case o.Action == store.OverlapKept:
 			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds every one of their charges\n", o.Lines, o.Scope, o.Other)
 		case o.Action == store.OverlapSame:

@@ -262,3 +262,25 @@ func TestReplaceSaysWhatItLoses(t *testing.T) {
 		t.Errorf("notes = %+v, want [%+v]", res.Overlaps, want)
 	}
 }
+
+// TestKeptSubsetCountsOtherAmounts: a file whose every charge f1.csv holds
+// adds none and is left out, its other amounts counted in the note: f1's
+// first five charges with gpu-05 at 12.50 instead of 10.00 — 1 at another
+// amount; the month stays f1's 200.00.
+func TestKeptSubsetCountsOtherAmounts(t *testing.T) {
+	s := openTest(t)
+	if _, err := (chargeFile{name: "f1.csv", charges: f1Charges()}).importInto(s, false); err != nil {
+		t.Fatal(err)
+	}
+	res, err := (chargeFile{name: "early.csv", charges: append(pick(1, 2, 3, 4), charge{"gpu-05", 5, "12.50"})}).importInto(s, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := OverlapNote{Scope: "AWS account 111, 2026-11", Other: "f1.csv", Action: OverlapKept, Lines: 5, Restated: 1}
+	if !res.Superseded || len(res.Overlaps) != 1 || res.Overlaps[0] != want {
+		t.Errorf("result %+v, notes %+v; want superseded, [%+v]", res, res.Overlaps, want)
+	}
+	if got := novemberTotal(t, s); got != "200.00" {
+		t.Errorf("total = %s, want 200.00", got)
+	}
+}

@@ -308,7 +308,8 @@ type OverlapNote struct {
 	Action string // OverlapReplaced, OverlapKept or OverlapSame
 	Lines  int    // lines removed: the other file's (replaced), or this file's (kept, same)
 	// Restated: of the other file's lines replaced, how many this file
-	// holds at another amount (or other details of the same charge).
+	// holds at another amount (or other details of the same charge); of
+	// this file's lines left out (kept), how many the other holds so.
 	Restated int
 	// Forced: replaced by ingest --replace, charges the new file does not
 	// hold included (Lost of them, costing LostCost).
@@ -525,10 +526,14 @@ func resolveOne(ctx context.Context, tx *sql.Tx, in overlapInput, k scopeKey, ns
 		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapReplaced, Lines: len(oldLines), Restated: restated}, false, nil
 	case len(missingFrom(newLines, oldIDs)) == 0:
 		// Every charge of the new file is in the old one: it adds none.
+		// Those it states at other amounts are counted in the note: the
+		// old file stays the truth unless --replace says otherwise.
+		_, oldContent := multisets(oldLines)
+		other := len(newLines) - sharedContent(newLines, oldContent)
 		if err := dropLines(ctx, tx, in.id, k, newLines, nil, "", in.now); err != nil {
 			return nil, false, err
 		}
-		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapKept, Lines: len(newLines)}, true, nil
+		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapKept, Lines: len(newLines), Restated: other}, true, nil
 	}
 	at := func(u int64) time.Time { return time.Unix(u, 0).UTC() }
 	return nil, false, &OverlapError{URI: in.uri, Other: c.uri, Scope: scope,
