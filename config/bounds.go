@@ -149,6 +149,7 @@ func (t Thresholds) validate() []error {
 	errs.add(numRange{lo: 0, hi: 100}.optional("thresholds.min_savings_percent", t.MinSavingsPercent))
 	errs.add(numRange{lo: 0, hi: maxMoney}.optional("thresholds.min_savings_amount", t.MinSavingsAmount))
 	errs.add(numRange{lo: 0, hi: 1}.optional("thresholds.min_coverage", t.MinCoverage))
+	errs.add(numRange{lo: 0, hi: 1}.optional("thresholds.max_restatement_drop", t.MaxRestatementDrop))
 	tb := t.TargetBand
 	if len(tb) == 0 {
 		d := analysis.DefaultParams()

@@ -64,6 +64,10 @@ type Thresholds struct {
 	MinSavingsAmount  *float64  `yaml:"min_savings_amount"`
 	StaleAfter        Duration  `yaml:"stale_after"`
 	MinCoverage       *float64  `yaml:"min_coverage"`
+	// MaxRestatementDrop: a delivery of a billing period whose total is
+	// this share or more below the delivery it replaced makes the period's
+	// reports incomplete (store/periodchange.go).
+	MaxRestatementDrop *float64 `yaml:"max_restatement_drop"`
 }
 
 // Source is a billing or tasks source: a file, folder or glob.

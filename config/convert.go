@@ -38,6 +38,20 @@ func (c *Config) StaleAfter() time.Duration {
 	return DefaultStaleAfter
 }
 
+// DefaultMaxRestatementDrop: a new delivery of a billing period a fifth or
+// more below the one it replaced is a lost bill more often than a refund.
+const DefaultMaxRestatementDrop = 0.2
+
+// MaxRestatementDrop is thresholds.max_restatement_drop, or its default: the
+// drop of a period's total, from one delivery to the next, beyond which the
+// period's reports are incomplete.
+func (c *Config) MaxRestatementDrop() float64 {
+	if c.Thresholds.MaxRestatementDrop != nil {
+		return *c.Thresholds.MaxRestatementDrop
+	}
+	return DefaultMaxRestatementDrop
+}
+
 // AnalysisParams turns thresholds, zone and currency into analysis.Params.
 func (c *Config) AnalysisParams() (analysis.Params, error) {
 	p := analysis.DefaultParams()

@@ -109,12 +109,16 @@ func Run(ctx context.Context, o Options, specs []source.Spec) ([]Result, error) 
 			jobs = append(jobs, job{&results[i], f, plan.URI(f.Path)})
 		}
 	}
+	maxDrop := config.DefaultMaxRestatementDrop
+	if o.Config != nil {
+		maxDrop = o.Config.MaxRestatementDrop()
+	}
 	handle := func(j job, res *store.ImportResult) {
 		if asJSON {
-			emitJSON(perFile, importResult(j.uri, res))
+			emitJSON(perFile, importResult(j.uri, res, maxDrop))
 			return
 		}
-		PrintImport(done, j.uri, res)
+		PrintImport(done, j.uri, res, maxDrop)
 	}
 	fail := func(j job, name string, err error) {
 		j.spec.Failed++

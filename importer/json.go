@@ -44,20 +44,45 @@ type fileResult struct {
 	DuplicateOf string     `json:"duplicate_of,omitempty"`
 	Replaced    []string   `json:"replaced,omitempty"` // earlier deliveries of the period this import replaced
 	// Overlaps: where the file's charges met another file's, and whose won.
-	Overlaps     []overlapResult `json:"overlaps,omitempty"`
-	RejectedRows []string        `json:"rejected_rows,omitempty"`
-	Warnings     []string        `json:"warnings,omitempty"`
-	Error        string          `json:"error,omitempty"`
+	Overlaps []overlapResult `json:"overlaps,omitempty"`
+	// PeriodChange: what this file's delivery changed from the earlier
+	// delivery of its billing period that it replaced.
+	PeriodChange *periodChangeResult `json:"period_change,omitempty"`
+	RejectedRows []string            `json:"rejected_rows,omitempty"`
+	Warnings     []string            `json:"warnings,omitempty"`
+	Error        string              `json:"error,omitempty"`
 }
 
 // overlapResult is one store.OverlapNote: action is replaced (this file's
 // lines replace the other's in the scope), kept (the other's are newer or
 // hold more: this file's were left out) or same (the same charges).
 type overlapResult struct {
-	Scope  string `json:"scope"`
-	Other  string `json:"other"`
-	Action string `json:"action"`
-	Lines  int    `json:"lines"`
+	Scope    string `json:"scope"`
+	Other    string `json:"other"`
+	Action   string `json:"action"`
+	Lines    int    `json:"lines"`
+	Restated int    `json:"restated,omitempty"` // of the other's lines replaced, those at another amount here
+	// Forced: replaced by --replace; Lost charges of the other file, costing
+	// LostCost, are in no file any more.
+	Forced   bool   `json:"forced,omitempty"`
+	Lost     int    `json:"lost,omitempty"`
+	LostCost string `json:"lost_cost,omitempty"`
+}
+
+// periodChangeResult is one store.PeriodChange: drop is the share the
+// period's total fell (0.87; negative when it grew), incomplete whether it
+// fell beyond thresholds.max_restatement_drop.
+type periodChangeResult struct {
+	Period      string  `json:"period"`
+	OldRun      string  `json:"old_run"`
+	NewRun      string  `json:"new_run"`
+	OldTotal    string  `json:"old_total"`
+	NewTotal    string  `json:"new_total"`
+	Drop        float64 `json:"drop"`
+	OnlyOld     int     `json:"charges_only_in_old_run"`
+	OnlyOldCost string  `json:"charges_only_in_old_run_cost"`
+	Message     string  `json:"message"`
+	Incomplete  bool    `json:"incomplete"`
 }
 
 // newFileResult describes file from its parse summary (nil: not read).
@@ -113,8 +138,9 @@ func totalCost(s *ingest.Summary) string {
 	return t + " in mixed currencies (" + strings.Join(s.Currencies, ", ") + "); the report converts them with fx"
 }
 
-// importResult is the JSON result of importing one file.
-func importResult(file string, res *store.ImportResult) fileResult {
+// importResult is the JSON result of importing one file; maxDrop is
+// thresholds.max_restatement_drop.
+func importResult(file string, res *store.ImportResult, maxDrop float64) fileResult {
 	status := "imported"
 	switch {
 	case res.Superseded:
@@ -125,10 +151,16 @@ func importResult(file string, res *store.ImportResult) fileResult {
 	r := newFileResult(file, status, res.Summary, nil)
 	r.DuplicateOf = res.DuplicateOf
 	for _, o := range res.Overlaps {
-		r.Overlaps = append(r.Overlaps, overlapResult{Scope: o.Scope, Other: o.Other, Action: o.Action, Lines: o.Lines})
+		r.Overlaps = append(r.Overlaps, overlapResult{Scope: o.Scope, Other: o.Other, Action: o.Action, Lines: o.Lines,
+			Restated: o.Restated, Forced: o.Forced, Lost: o.Lost, LostCost: o.LostCost})
 	}
 	for _, x := range res.Replaced {
 		r.Replaced = append(r.Replaced, x.URI)
+	}
+	if c := res.PeriodChange; c != nil {
+		r.PeriodChange = &periodChangeResult{Period: c.Period, OldRun: c.Old, NewRun: c.New, OldTotal: c.OldTotal,
+			NewTotal: c.NewTotal, Drop: c.Drop, OnlyOld: c.OnlyOld, OnlyOldCost: c.OnlyOldCost, Message: c.String(),
+			Incomplete: c.Beyond(maxDrop)}
 	}
 	return r
 }

@@ -12,8 +12,9 @@ import (
 
 // PrintImport says what importing the file called uri did: imported (with
 // Describe, its warnings and overlaps), a duplicate or superseded, and
-// which earlier deliveries it replaced.
-func PrintImport(w io.Writer, uri string, res *store.ImportResult) {
+// which earlier deliveries it replaced and what that changed (a drop
+// beyond maxDrop, thresholds.max_restatement_drop, with a warning).
+func PrintImport(w io.Writer, uri string, res *store.ImportResult, maxDrop float64) {
 	if res.Superseded {
 		if res.Period != "" {
 			fmt.Fprintf(w, "%s: an earlier delivery of %s, since replaced by %s: nothing changed\n", uri, res.Period, res.Delivery)
@@ -36,6 +37,23 @@ func PrintImport(w io.Writer, uri string, res *store.ImportResult) {
 		printOverlaps(w, res)
 	}
 	printReplaced(w, uri, res)
+	printPeriodChange(w, res.PeriodChange, maxDrop)
+}
+
+// printPeriodChange says what a delivery that replaced its period's earlier
+// one changed; a drop beyond maxDrop is a warning: the period's reports
+// will say it too, and be incomplete.
+func printPeriodChange(w io.Writer, c *store.PeriodChange, maxDrop float64) {
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(w, "  %s\n", c)
+	if c.Beyond(maxDrop) {
+		fmt.Fprintf(w, "  warning: run %s of %s is %.0f %% below the run it replaced (thresholds.max_restatement_drop: %.0f %%): "+
+			"the period's reports are incomplete until a later run restores it. If the run was cut short, copy the whole "+
+			"delivery again; `finops ingest --replace <the old run's manifest>` brings the old run back\n",
+			c.New, c.Period, 100*c.Drop, 100*maxDrop)
+	}
 }
 
 // printFailed names one problem on w: a JSON result in JSON mode, else a
@@ -75,12 +93,22 @@ func supersededBy(res *store.ImportResult) string {
 // and whose lines were kept: never a silent sum, never a silent loss.
 func printOverlaps(w io.Writer, res *store.ImportResult) {
 	for _, o := range res.Overlaps {
-		switch o.Action {
-		case store.OverlapReplaced:
-			fmt.Fprintf(w, "  replaces %d lines of %s (%s): this file reaches further or restates them\n", o.Lines, o.Other, o.Scope)
-		case store.OverlapKept:
-			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds them, newer or more\n", o.Lines, o.Scope, o.Other)
-		case store.OverlapSame:
+		switch {
+		case o.Action == store.OverlapReplaced && o.Forced && o.Lost == 0:
+			fmt.Fprintf(w, "  replaces %d lines of %s (%s) on purpose (--replace); this file holds every one of their charges\n",
+				o.Lines, o.Other, o.Scope)
+		case o.Action == store.OverlapReplaced && o.Forced:
+			fmt.Fprintf(w, "  replaces %d lines of %s (%s) on purpose (--replace): %d of its charges (%s) are in no other file and are gone\n",
+				o.Lines, o.Other, o.Scope, o.Lost, o.LostCost)
+		case o.Action == store.OverlapReplaced:
+			fmt.Fprintf(w, "  replaces %d lines of %s (%s): this file holds every one of its charges (%d restated)\n", o.Lines, o.Other, o.Scope,
+				o.Restated)
+		case o.Action == store.OverlapKept && o.Restated > 0:
+			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds every one of their charges, %d of them at other amounts, "+
+				"which stay (`finops ingest --replace` makes this file's win)\n", o.Lines, o.Scope, o.Other, o.Restated)
+		case o.Action == store.OverlapKept:
+			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds every one of their charges\n", o.Lines, o.Scope, o.Other)
+		case o.Action == store.OverlapSame:
 			fmt.Fprintf(w, "  left out its %d lines of %s: %s holds the same charges\n", o.Lines, o.Scope, o.Other)
 		}
 	}

@@ -119,9 +119,10 @@ func Load(ctx context.Context, st *store.Store, c *config.Config, win analysis.W
 // Report is Load of a report's window with its trends, its GPUs as outlines
 // and holdLines lines held at most, and with what the report adds: the
 // advice decisions and the lines they are measured on, and the data-quality
-// box's sources. ingested, when not nil, says how this run's sources fared.
-// missing names the sources missing or failed: each makes the report
-// partial (Incomplete).
+// box's sources, and the deliveries that replaced an earlier one of their
+// period and lost money or charges (periodChanges). ingested, when not nil,
+// says how this run's sources fared. missing names the sources missing or
+// failed: each makes the report partial (Incomplete).
 func Report(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window, holdLines int,
 	ingested []Source) (in *analysis.Input, missing []string, err error) {
 	if in, err = Load(ctx, st, c, win, Options{Trends: true, Outlines: true, HoldLines: holdLines}); err != nil {
@@ -135,5 +136,12 @@ func Report(ctx context.Context, st *store.Store, c *config.Config, win analysis
 		return nil, nil, err
 	}
 	missing = addSources(in, ingested, failed, win)
+	changes, err := st.PeriodChanges(ctx, win.Start, win.End)
+	if err != nil {
+		return nil, nil, err
+	}
+	warns, partial := periodChanges(changes, c.MaxRestatementDrop())
+	in.IngestWarnings = append(in.IngestWarnings, warns...)
+	in.Sources = append(in.Sources, partial...)
 	return in, missing, nil
 }

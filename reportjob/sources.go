@@ -283,3 +283,28 @@ func sourceStatuses(srcs []store.Source, gpus map[int64][]string, win analysis.W
 	}
 	return out
 }
+
+// periodChanges words the deliveries that replaced an earlier one of their
+// billing period and lost money or charges (store.PeriodChange) for the
+// data-quality box: a drop beyond maxDrop (thresholds.max_restatement_drop)
+// as a partial source, which makes the report incomplete (exit 3), a
+// smaller one as a warning. A run that only grew is the normal month to
+// date and is not named.
+func periodChanges(changes []store.PeriodChange, maxDrop float64) (warnings []string, partial []analysis.SourceStatus) {
+	for _, c := range changes {
+		if !c.Dropped() {
+			continue
+		}
+		// The run, not a file: a run's unchanged file keeps the name it
+		// was first imported under, an older run's path.
+		name := sanitize.URLs("run " + c.New + " of " + c.Period)
+		if c.Beyond(maxDrop) {
+			partial = append(partial, analysis.SourceStatus{Name: name, Kind: "billing", Status: "partial",
+				Detail: sanitize.URLs(fmt.Sprintf("%s — more than thresholds.max_restatement_drop (%.0f %%) below the run it replaced",
+					c, 100*maxDrop))})
+			continue
+		}
+		warnings = append(warnings, name+": "+sanitize.URLs(c.String()))
+	}
+	return warnings, partial
+}

@@ -60,6 +60,13 @@ type ImportResult struct {
 	// Overlaps says what happened where the file's charges met another
 	// file's (scope.go): whose lines were kept.
 	Overlaps []OverlapNote
+	// PeriodChange, on the result of the file whose delivery replaced an
+	// earlier one of its period, is what the new run changed
+	// (periodchange.go): both totals, the drop, the charges only in the
+	// old run.
+	PeriodChange *PeriodChange
+
+	oldRun *chargeTally // the charges of the deliveries this file replaced
 }
 
 // ReplacedSource is an earlier import that a newer delivery of its billing
@@ -85,8 +92,11 @@ type FileImport struct {
 // restatement key (FileMeta.Period, else the parser's Summary.Period)
 // replaces the earlier sources of its period that belong to another delivery;
 // a replaced delivery stays replaced (importing it again is a no-op reported
-// as Superseded), so a folder holding several deliveries settles on one.
-// Billing lines another file already holds are counted once (scope.go).
+// as Superseded), so a folder holding several deliveries settles on one,
+// and what the new delivery changed is measured (periodchange.go).
+// Billing lines another file already holds are counted once, and no file
+// removes a charge that no retained file holds unless meta.Replace
+// (scope.go).
 func (s *Store) Import(ctx context.Context, meta FileMeta, parse ParseFunc) (*ImportResult, error) {
 	res, err := s.ImportGroup(ctx, []FileImport{{meta, parse}})
 	if err != nil {
@@ -123,6 +133,9 @@ func (s *Store) ImportGroup(ctx context.Context, files []FileImport) ([]*ImportR
 		}
 		out = append(out, res)
 	}
+	if err := measurePeriodChanges(ctx, tx, out, s.now); err != nil {
+		return nil, fmt.Errorf("store: import %s: compare with the period's earlier delivery: %w", files[0].Meta.URI, err)
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: commit import of %s: %w", files[len(files)-1].Meta.URI, err)
 	}
@@ -147,6 +160,7 @@ func (s *Store) importSaved(ctx context.Context, conn *sql.Conn, tx *sql.Tx, met
 		if _, err := tx.ExecContext(ctx, `ROLLBACK TO import_file`); err != nil {
 			return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
 		}
+		res.oldRun = nil // what it replaced is back
 	}
 	if _, err := tx.ExecContext(ctx, `RELEASE import_file`); err != nil {
 		return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
@@ -211,8 +225,18 @@ func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta
 		}
 		// A newer delivery carries this file unchanged: the stored copy now
 		// belongs to it, and the rest of the older delivery goes.
-		if res.Replaced, err = replacePeriod(ctx, tx, prevID, meta.Period, meta.Delivery, now); err != nil {
+		if res.Replaced, res.oldRun, err = replacePeriod(ctx, tx, prevID, meta.Period, meta.Delivery, now); err != nil {
 			return fail(err)
+		}
+		if prevPeriod == meta.Period {
+			// The stored copy was part of the old run too: its charges
+			// count on both sides of the change.
+			if res.oldRun == nil {
+				res.oldRun = newChargeTally()
+			}
+			if err := res.oldRun.addSource(ctx, tx, prevID); err != nil {
+				return fail(err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
 			meta.Period, meta.Delivery, prevID); err != nil {
@@ -264,7 +288,7 @@ func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta
 		result.Period, result.Delivery = sum.Period, sum.Delivery
 	}
 	if result.Period != "" {
-		if result.Replaced, err = replacePeriod(ctx, tx, id, result.Period, result.Delivery, now); err != nil {
+		if result.Replaced, result.oldRun, err = replacePeriod(ctx, tx, id, result.Period, result.Delivery, now); err != nil {
 			return fail(err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
@@ -320,12 +344,13 @@ func superseded(ctx context.Context, tx *sql.Tx, where string, args ...any) (uri
 
 // replacePeriod deletes the sources of period that belong to a delivery other
 // than delivery, with their records (deleteSource), except keep, and
-// remembers them in replaced_files.
-func replacePeriod(ctx context.Context, tx *sql.Tx, keep int64, period, delivery string, now int64) ([]ReplacedSource, error) {
+// remembers them in replaced_files. It returns them, and their charges for
+// measurePeriodChanges (nil when it replaced none).
+func replacePeriod(ctx context.Context, tx *sql.Tx, keep int64, period, delivery string, now int64) ([]ReplacedSource, *chargeTally, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, uri, sha256, coalesce(delivery, ''), rows FROM source_files
 		WHERE period_key = ? AND coalesce(delivery, '') <> ? AND id <> ? ORDER BY id`, period, delivery, keep)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []ReplacedSource
 	var ids []int64
@@ -336,24 +361,31 @@ func replacePeriod(ctx context.Context, tx *sql.Tx, keep int64, period, delivery
 		var sha string
 		if err := rows.Scan(&id, &r.URI, &sha, &r.Delivery, &r.Rows); err != nil {
 			rows.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		out, ids, shas = append(out, r), append(ids, id), append(shas, sha)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	if len(ids) == 0 {
+		return nil, nil, nil
+	}
+	old := newChargeTally()
 	for i, id := range ids {
+		if err := old.addSource(ctx, tx, id); err != nil {
+			return nil, nil, err
+		}
 		if err := deleteSource(ctx, tx, id); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO replaced_files (sha256, uri, period_key, delivery, replaced_by, replaced_at)
 			VALUES (?, ?, ?, ?, ?, ?)`, shas[i], out[i].URI, period, out[i].Delivery, delivery, now); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, old, nil
 }
 
 // deleteSource deletes a source file and every record it brought. Billing

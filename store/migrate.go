@@ -497,6 +497,27 @@ CREATE INDEX run_digests_pending ON run_digests(status) WHERE status IN ('pendin
 	`
 ALTER TABLE gpu_days ADD COLUMN power BLOB;
 `,
+	// 15: what a delivery that replaced an earlier one of its billing period
+	// changed (store/periodchange.go, issue #32): the two runs' totals, the
+	// drop, and the charges only the old run held, so that every report of
+	// the period names a run that lost money or charges, and one beyond
+	// thresholds.max_restatement_drop is incomplete. The row belongs to the
+	// new run's first file: when a later run replaces it, its note goes too.
+	`
+CREATE TABLE period_changes (
+	source_id     INTEGER NOT NULL REFERENCES source_files(id) ON DELETE CASCADE,
+	period_key    TEXT NOT NULL,
+	old_delivery  TEXT NOT NULL,
+	new_delivery  TEXT NOT NULL,
+	old_total     TEXT NOT NULL,    -- "14.98 USD", per currency
+	new_total     TEXT NOT NULL,
+	drop_share    REAL NOT NULL,    -- (old - new) / old, the largest of the currencies; negative: grew
+	only_old      INTEGER NOT NULL, -- charges of the old run the new one lacks
+	only_old_cost TEXT NOT NULL,
+	changed_at    INTEGER NOT NULL  -- unix seconds
+);
+CREATE INDEX period_changes_source ON period_changes(source_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -14,34 +14,48 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// A bill is counted once. The same charges reach finops more than once: a
-// month-to-date export downloaded on the 10th and again on the 20th, one
-// export as CSV and as Parquet, or gzipped, or piped in. Their bytes differ,
-// so the sha256 that catches a file imported twice does not catch these.
+// A bill is counted once, and no charge is lost to a later file. The
+// invariant: no import ever removes a charge that no retained delivery
+// contains, unless the user said so (ingest --replace).
+//
+// The same charges reach finops more than once: a month-to-date export
+// downloaded on the 10th and again on the 20th, one export as CSV and as
+// Parquet, or gzipped, or piped in. Their bytes differ, so the sha256 that
+// catches a file imported twice does not catch these. And a later file may
+// hold fewer charges than an earlier one (an export filtered by tag or
+// resource group, a download cut short): letting it replace the earlier
+// one would delete charges no file holds any more.
 //
 // Every billing file's lines are summarised per scope — provider, billing
 // account and UTC month of the charge start, the unit a cloud restates —
 // with the range they cover and an order-free hash of their content
 // (migration 11). When a new file's scope meets another file's scope over
-// an overlapping range, the two are compared (resolveOverlaps):
+// an overlapping range, the two are compared by charge (resolveOne); a
+// charge's identity is its resource, period, SKU and kind of charge
+// (identityHash), whatever it cost:
 //
 //   - the same content: the new file's lines of the scope are dropped;
-//   - no charge in common (the same resource, period, SKU and kind of
-//     charge): two halves of a bill, such as two sub-accounts' exports or
-//     two accounts of a rental platform whose files name none; both kept;
-//   - cloud exports (FOCUS, CUR, Azure, GCP) are snapshots of their
-//     period: the one that reaches further (from the same or an earlier
-//     start to a later charge) replaces the other's lines of the scope;
-//   - otherwise, when one file's lines all appear in the other, the larger
-//     one is kept;
-//   - a file of the same name (the export rewritten where it lay) wins
-//     where it reaches, its lines replacing the old file's there;
-//   - otherwise finops cannot tell which is right and refuses the new file,
-//     naming both and the overlap; ingest --replace makes the new file win.
+//   - no charge in common: two halves of a bill, such as two sub-accounts'
+//     exports or two accounts of a rental platform whose files name none;
+//     both kept;
+//   - the new file holds every charge of the old one in the scope (a later
+//     month-to-date snapshot, a download that restates amounts): its lines
+//     replace the old file's there, whatever the formats or names;
+//   - the old file holds every charge of the new one (an older snapshot
+//     imported late): the new file's lines of the scope are left out;
+//   - otherwise each holds charges the other lacks, and replacing either
+//     would lose some: the new file is refused (OverlapError), naming both
+//     files, the charges only in the old one (count and amount) and
+//     `ingest --replace`, which makes the new file win where it reaches.
 //
-// A file that another delivery of its billing period replaced is not
-// compared (replacePeriod already removed it), nor are two files of one
-// delivery (the parts of one CUR).
+// Neither the file's name (a file rewritten at the same path, standard
+// input) nor how far it reaches changes these rules. Two deliveries of one
+// provider-declared billing period (a CUR, Data Exports or Azure export
+// manifest) are not compared here: the latest delivery replaces the others
+// whole (replacePeriod), and the change is measured and named
+// (periodchange.go) — a drop beyond thresholds.max_restatement_drop marks
+// the report incomplete. Nor are two files of one delivery (the parts of
+// one CUR) compared.
 
 // scopeKey is one scope of billing lines.
 type scopeKey struct {
@@ -192,16 +206,6 @@ func hashDecimal(v string) string {
 	return v
 }
 
-// snapshotFormat reports whether a format's files are snapshots of their
-// billing period, delivered again and again until the period is final.
-func snapshotFormat(f string) bool {
-	switch f {
-	case ingest.FormatFOCUS, ingest.FormatCUR, ingest.FormatCUR2, ingest.FormatAzure, ingest.FormatGCP:
-		return true
-	}
-	return false
-}
-
 // saveScopes records a source's scopes and marks it scoped.
 func saveScopes(ctx context.Context, tx *sql.Tx, id int64, stats map[scopeKey]*scopeStat) error {
 	for k, st := range stats {
@@ -228,6 +232,14 @@ type storedLine struct {
 // sourceLines reads the billing lines of a source, those of one scope when
 // only is not nil.
 func sourceLines(ctx context.Context, tx *sql.Tx, source int64, only *scopeKey) ([]storedLine, error) {
+	var out []storedLine
+	err := walkSourceLines(ctx, tx, source, only, func(l storedLine) { out = append(out, l) })
+	return out, err
+}
+
+// walkSourceLines calls fn with each billing line of a source, those of one
+// scope when only is not nil, holding none of them.
+func walkSourceLines(ctx context.Context, tx *sql.Tx, source int64, only *scopeKey, fn func(storedLine)) error {
 	q := `SELECT id, line, charge_start, charge_end, gpu_count, ` + lineText + ` FROM billing_lines WHERE source_id = ?`
 	args := []any{source}
 	if only != nil {
@@ -240,21 +252,20 @@ func sourceLines(ctx context.Context, tx *sql.Tx, source int64, only *scopeKey) 
 	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
 	c := newLineCache()
-	var out []storedLine
 	cols := make([]any, 0, billingArity)
 	for rows.Next() {
 		var l finops.BillingLine
 		var id, start, end int64
 		var text string
 		if err := rows.Scan(&id, &l.Line, &start, &end, &l.GPUCount, &text); err != nil {
-			return nil, err
+			return err
 		}
 		if err := c.decode(&l, start, end, text); err != nil {
-			return nil, err
+			return err
 		}
 		k := scopeKey{l.Provider, l.BillingAccount, monthOf(start)}
 		if only != nil && k != *only {
@@ -262,10 +273,10 @@ func sourceLines(ctx context.Context, tx *sql.Tx, source int64, only *scopeKey) 
 		}
 		cols = appendLineArgs(cols[:0], nil, &l, nil)
 		cost, _ := l.Cost()
-		out = append(out, storedLine{id: id, start: start, end: end, scope: k, content: contentHash(cols), identity: identityHash(cols),
+		fn(storedLine{id: id, start: start, end: end, scope: k, content: contentHash(cols), identity: identityHash(cols),
 			cost: cost, currency: l.Currency})
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // scopeSource summarises a source imported before migration 11.
@@ -296,16 +307,26 @@ type OverlapNote struct {
 	Other  string // the other file's URI
 	Action string // OverlapReplaced, OverlapKept or OverlapSame
 	Lines  int    // lines removed: the other file's (replaced), or this file's (kept, same)
+	// Restated: of the other file's lines replaced, how many this file
+	// holds at another amount (or other details of the same charge); of
+	// this file's lines left out (kept), how many the other holds so.
+	Restated int
+	// Forced: replaced by ingest --replace, charges the new file does not
+	// hold included (Lost of them, costing LostCost).
+	Forced   bool
+	Lost     int
+	LostCost string
 }
 
 // Overlap actions.
 const (
 	OverlapReplaced = "replaced" // this file's lines replace the other's in the scope
-	OverlapKept     = "kept"     // the other file's lines are newer or a superset: this file's are left out
+	OverlapKept     = "kept"     // the other file holds every charge of this one: this file's are left out
 	OverlapSame     = "same"     // the other file holds the same charges: this file's are left out
 )
 
-// OverlapError is an overlap finops cannot resolve: the new file is refused.
+// OverlapError is an overlap finops cannot resolve without losing charges:
+// the new file is refused.
 type OverlapError struct {
 	URI, Other           string
 	Scope                string
@@ -314,16 +335,22 @@ type OverlapError struct {
 	Cost, OtherCost      string
 	Shared               int // charges in both files
 	NewRange, OtherRange [2]time.Time
+	// OnlyOther and OnlyOtherCost are the charges of the other file that
+	// the new one lacks: what replacing it would delete.
+	OnlyOther     int
+	OnlyOtherCost string
 }
 
 func (e *OverlapError) Error() string {
 	day := func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }
 	return fmt.Sprintf("%s: its charges of %s (%s .. %s, %d lines, %s) overlap those of %s, imported before (%s .. %s, %d lines, %s), "+
-		"from %s to %s with %d charges in both, and neither file holds all of the other's: finops will not add them up "+
-		"or guess which is right. If %s restates the other, import it with `finops ingest --replace %s` (its lines win where "+
-		"the two overlap); if the other is right, leave this file out",
+		"from %s to %s with %d charges in both, and neither file holds all of the other's (charges only in %s: %d, %s): "+
+		"finops will not add them up, nor delete charges that no other file holds. If %s restates the other, import it with "+
+		"`finops ingest --replace %s` (its lines win where the two overlap, and those %d charges of %s go); if %s is a "+
+		"filtered or partial export, leave it out",
 		e.URI, e.Scope, day(e.NewRange[0]), day(e.NewRange[1]), e.Lines, e.Cost, e.Other, day(e.OtherRange[0]), day(e.OtherRange[1]),
-		e.OtherLines, e.OtherCost, day(e.From), day(e.To), e.Shared, e.URI, e.URI)
+		e.OtherLines, e.OtherCost, day(e.From), day(e.To), e.Shared, e.Other, e.OnlyOther, e.OnlyOtherCost, e.URI, e.URI,
+		e.OnlyOther, e.Other, e.URI)
 }
 
 // overlapInput is the new file of resolveOverlaps.
@@ -449,7 +476,8 @@ func scopeCandidates(ctx context.Context, tx *sql.Tx, id int64, scope string, ns
 }
 
 // resolveOne settles one overlap of the new file's scope k with candidate
-// c. dropped says the new file's lines of the scope are gone.
+// c, as the comment at the top of this file says. dropped says the new
+// file's lines of the scope are gone.
 func resolveOne(ctx context.Context, tx *sql.Tx, in overlapInput, k scopeKey, ns *scopeStat, c candidate) (*OverlapNote, bool, error) {
 	scope := scopeText(k.String())
 	newLines, err := sourceLines(ctx, tx, in.id, &k)
@@ -466,89 +494,106 @@ func resolveOne(ctx context.Context, tx *sql.Tx, in overlapInput, k scopeKey, ns
 	if err != nil {
 		return nil, false, err
 	}
-	oldIDs := map[uint64]int{}
-	oldContent := map[uint64]int{}
-	for _, l := range oldLines {
-		oldIDs[l.identity]++
-		oldContent[l.content]++
-	}
+	newIDs, newContent := multisets(newLines)
+	oldIDs, _ := multisets(oldLines)
 	shared := 0
-	newContent := map[uint64]int{}
-	for _, l := range newLines {
-		if oldIDs[l.identity] > 0 {
-			shared++
-		}
-		newContent[l.content]++
+	for h, n := range newIDs {
+		shared += min(n, oldIDs[h])
 	}
 	if shared == 0 {
 		return nil, false, nil // two parts of a bill: nothing in common
 	}
-	// The same name: the export was rewritten where it lay (a month's file
-	// downloaded again after its invoice closed). The new file is the
-	// truth where it reaches, as with --replace. Standard input has no
-	// name of its own: two different pipes are two files.
-	rewritten := c.uri == in.uri && in.uri != StdinURI
-	replaceOld := func() (*OverlapNote, bool, error) {
-		drop := oldLines
-		if in.replace || rewritten {
-			// The new file wins where it reaches, not beyond.
-			drop = slices.DeleteFunc(slices.Clone(oldLines), func(l storedLine) bool {
-				return l.start < ns.first || l.start > ns.lastStart
-			})
-		}
+	onlyOld := missingFrom(oldLines, newIDs)
+	restated := max(0, len(oldLines)-len(onlyOld)-sharedContent(oldLines, newContent))
+	switch {
+	case in.replace:
+		// On purpose: the new file wins where it reaches, not beyond, and
+		// the old file's charges there that it lacks go too.
+		drop := slices.DeleteFunc(slices.Clone(oldLines), func(l storedLine) bool {
+			return l.start < ns.first || l.start > ns.lastStart
+		})
+		lost := missingFrom(drop, newIDs)
 		if err := dropLines(ctx, tx, c.id, k, drop, oldLines, in.uri, in.now); err != nil {
 			return nil, false, err
 		}
-		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapReplaced, Lines: len(drop)}, false, nil
-	}
-	keepOld := func() (*OverlapNote, bool, error) {
+		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapReplaced, Lines: len(drop), Restated: restated,
+			Forced: true, Lost: len(lost), LostCost: sumCost(lost)}, false, nil
+	case len(onlyOld) == 0:
+		// Every charge of the old file is in the new one, restated or not.
+		if err := dropLines(ctx, tx, c.id, k, oldLines, oldLines, in.uri, in.now); err != nil {
+			return nil, false, err
+		}
+		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapReplaced, Lines: len(oldLines), Restated: restated}, false, nil
+	case len(missingFrom(newLines, oldIDs)) == 0:
+		// Every charge of the new file is in the old one: it adds none.
+		// Those it states at other amounts are counted in the note: the
+		// old file stays the truth unless --replace says otherwise.
+		_, oldContent := multisets(oldLines)
+		other := len(newLines) - sharedContent(newLines, oldContent)
 		if err := dropLines(ctx, tx, in.id, k, newLines, nil, "", in.now); err != nil {
 			return nil, false, err
 		}
-		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapKept, Lines: len(newLines)}, true, nil
-	}
-	reaches := func(aFirst, aLast, bFirst, bLast int64) bool {
-		return aFirst <= bFirst && aLast >= bLast && (aFirst < bFirst || aLast > bLast)
-	}
-	snapshots := snapshotFormat(in.format) && snapshotFormat(c.format)
-	switch {
-	case in.replace, rewritten:
-		return replaceOld()
-	case snapshots && reaches(ns.first, ns.lastStart, c.first, c.lastStart):
-		return replaceOld()
-	case snapshots && reaches(c.first, c.lastStart, ns.first, ns.lastStart):
-		return keepOld()
-	case contains(newContent, oldContent):
-		return replaceOld()
-	case contains(oldContent, newContent):
-		return keepOld()
-	}
-	sum := func(ls []storedLine) string {
-		total := decimal.Zero
-		var cur []string
-		for _, l := range ls {
-			total = total.Add(l.cost)
-			if l.currency != "" && !slices.Contains(cur, l.currency) {
-				cur = append(cur, l.currency)
-			}
-		}
-		return strings.TrimSpace(total.StringFixed(2) + " " + strings.Join(cur, "+"))
+		return &OverlapNote{Scope: scope, Other: c.uri, Action: OverlapKept, Lines: len(newLines), Restated: other}, true, nil
 	}
 	at := func(u int64) time.Time { return time.Unix(u, 0).UTC() }
 	return nil, false, &OverlapError{URI: in.uri, Other: c.uri, Scope: scope,
 		From: at(max(ns.first, c.first)), To: at(min(ns.lastEnd, c.lastEnd)),
-		Lines: len(newLines), OtherLines: len(oldLines), Cost: sum(newLines), OtherCost: sum(oldLines), Shared: shared,
-		NewRange: [2]time.Time{at(ns.first), at(ns.lastEnd)}, OtherRange: [2]time.Time{at(c.first), at(c.lastEnd)}}
+		Lines: len(newLines), OtherLines: len(oldLines), Cost: sumCost(newLines), OtherCost: sumCost(oldLines), Shared: shared,
+		NewRange: [2]time.Time{at(ns.first), at(ns.lastEnd)}, OtherRange: [2]time.Time{at(c.first), at(c.lastEnd)},
+		OnlyOther: len(onlyOld), OnlyOtherCost: sumCost(onlyOld)}
 }
 
-// contains reports whether the multiset big holds every element of small.
-func contains(big, small map[uint64]int) bool {
-	for h, n := range small {
-		if big[h] < n {
-			return false
+// multisets counts lines by identity and by content.
+func multisets(ls []storedLine) (ids, content map[uint64]int) {
+	ids, content = make(map[uint64]int, len(ls)), make(map[uint64]int, len(ls))
+	for _, l := range ls {
+		ids[l.identity]++
+		content[l.content]++
+	}
+	return ids, content
+}
+
+// missingFrom returns the lines of ls whose charge has no line in ids: of
+// n lines of one identity where ids counts m < n, the last n-m. ids is
+// left as it was.
+func missingFrom(ls []storedLine, ids map[uint64]int) []storedLine {
+	seen := make(map[uint64]int, len(ls))
+	var out []storedLine
+	for _, l := range ls {
+		seen[l.identity]++
+		if seen[l.identity] > ids[l.identity] {
+			out = append(out, l)
 		}
 	}
-	return true
+	return out
+}
+
+// sharedContent counts the lines of ls whose content, amounts included,
+// has a line in content (a multiset).
+func sharedContent(ls []storedLine, content map[uint64]int) int {
+	seen := make(map[uint64]int, len(ls))
+	n := 0
+	for _, l := range ls {
+		seen[l.content]++
+		if seen[l.content] <= content[l.content] {
+			n++
+		}
+	}
+	return n
+}
+
+// sumCost words the cost of lines: "90.00 USD", "1.00 EUR+USD" when they
+// hold several currencies (added as they are: for a message only).
+func sumCost(ls []storedLine) string {
+	total := decimal.Zero
+	var cur []string
+	for _, l := range ls {
+		total = total.Add(l.cost)
+		if l.currency != "" && !slices.Contains(cur, l.currency) {
+			cur = append(cur, l.currency)
+		}
+	}
+	return strings.TrimSpace(total.StringFixed(2) + " " + strings.Join(cur, "+"))
 }
 
 // dropLines deletes drop, lines of source's scope k (all of them, scope),

@@ -171,15 +171,17 @@ func TestImportCountsEachChargeOnce(t *testing.T) {
 		b:        dailyFile{name: "r-b.csv", format: ingest.FormatRental, resources: r1, first: 5, last: 15, cost: "9"},
 		bReplace: true, wantTotal: "131.00", wantStored: "r-a.csv:4 r-b.csv:11", wantAction: OverlapReplaced,
 	}, {
-		// Two snapshots of the same days that differ: finops cannot tell
-		// which is later. Refused; a's 10 × 10 = 100.00 stays.
-		name:      "snapshots of the same days differ",
+		// The same days restated (every amount 10 → 11): the later file
+		// holds every charge of the earlier, so no charge is lost and it
+		// replaces it: 10 × 11 = 110.00.
+		name:      "a restatement of the same days",
 		a:         dailyFile{name: "x.csv", account: "111", resources: r1, first: 1, last: 10, cost: "10"},
 		b:         dailyFile{name: "y.csv", account: "111", resources: r1, first: 1, last: 10, cost: "11"},
-		wantTotal: "100.00", wantStored: "x.csv:10", wantErr: "neither file holds all of the other's",
+		wantTotal: "110.00", wantStored: "y.csv:10", wantAction: OverlapReplaced,
 	}, {
 		// The same month's file rewritten at the same path with days 3–4
-		// restated (10 → 12.50): not refused, the new bytes win: 8 × 10 +
+		// restated (10 → 12.50): it holds every charge of the old bytes, so
+		// it replaces them (for that reason, not for its name): 8 × 10 +
 		// 2 × 12.50 = 105.00.
 		name: "rewritten at the same path",
 		a:    dailyFile{name: "focus-2026-11.csv", account: "111", resources: r1, first: 1, last: 10, cost: "10"},

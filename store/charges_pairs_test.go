@@ -1,0 +1,193 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestImportPairsNeverLoseCharges imports generated pairs of files — a
+// random first file, then a subset, a superset, a restatement (the same
+// charges at new amounts), the same charges shifted by some days, a
+// disjoint set, a mix, or the same charges reordered — under another
+// name, as standard input, or at the same path. For every pair it checks,
+// against a map of charge → amount built from the generated data (not by
+// the store), that the second file either imported and the stored charges
+// are the union of the two files' distinct charges (a charge of both at
+// the later file's amount when the later file holds every charge of the
+// first, at the first's when the first holds every charge of the later),
+// or was refused (an OverlapError naming both files and --replace) and
+// the stored charges are the first file's. Each pair has an account of its
+// own, so all share one database.
+func TestImportPairsNeverLoseCharges(t *testing.T) {
+	const pairs = 300
+	rng := rand.New(rand.NewSource(32))
+	s := openTest(t)
+	type key struct {
+		res string
+		day int
+	}
+	// want: per account, the charges that must be stored.
+	want := map[string]map[key]int64{}
+	kinds := map[string]int{}
+	outcomes := map[string]int{}
+	for p := range pairs {
+		account := fmt.Sprintf("acct-%03d", p)
+		// The first file: n distinct charges of 6 resources on days 1–25,
+		// 0.01 … 50.00 each.
+		n := 1 + rng.Intn(20)
+		a := map[key]int64{}
+		for len(a) < n {
+			a[key{fmt.Sprintf("r%d", rng.Intn(6)), 1 + rng.Intn(25)}] = 1 + rng.Int63n(5000)
+		}
+		keys := slices.SortedFunc(maps.Keys(a), func(x, y key) int { return strings.Compare(fmt.Sprint(x), fmt.Sprint(y)) })
+		b := map[key]int64{}
+		kind := []string{"subset", "superset", "restatement", "shifted", "disjoint", "mix", "reordered"}[rng.Intn(7)]
+		kinds[kind]++
+		newCharge := func() key {
+			// Resources r6–r9 are never in a first file.
+			return key{fmt.Sprintf("r%d", 6+rng.Intn(4)), 1 + rng.Intn(30)}
+		}
+		switch kind {
+		case "subset":
+			for _, k := range keys {
+				if rng.Intn(2) == 0 {
+					b[k] = a[k]
+				}
+			}
+			if len(b) == 0 {
+				b[keys[0]] = a[keys[0]]
+			}
+		case "superset", "restatement":
+			for _, k := range keys {
+				b[k] = a[k]
+				if rng.Intn(3) == 0 {
+					b[k] = 1 + rng.Int63n(5000) // restated
+				}
+			}
+			if kind == "superset" {
+				for range 1 + rng.Intn(5) {
+					b[newCharge()] = 1 + rng.Int63n(5000)
+				}
+			}
+		case "shifted":
+			shift := 1 + rng.Intn(5)
+			for _, k := range keys {
+				b[key{k.res, k.day + shift}] = a[k]
+			}
+		case "disjoint":
+			for range 1 + rng.Intn(10) {
+				b[newCharge()] = 1 + rng.Int63n(5000)
+			}
+		case "mix":
+			for _, k := range keys {
+				switch rng.Intn(3) {
+				case 0:
+					b[k] = a[k]
+				case 1:
+					b[k] = 1 + rng.Int63n(5000)
+				}
+			}
+			for range rng.Intn(4) {
+				b[newCharge()] = 1 + rng.Int63n(5000)
+			}
+			if len(b) == 0 {
+				b[newCharge()] = 1
+			}
+		case "reordered":
+			maps.Copy(b, a)
+		}
+		// Names: another file, both on standard input, or one path.
+		nameA, nameB := "first.csv", "second.csv"
+		switch rng.Intn(3) {
+		case 1:
+			nameA, nameB = StdinURI, StdinURI
+		case 2:
+			nameB = nameA
+		}
+		fileOf := func(name string, m map[key]int64) chargeFile {
+			f := chargeFile{name: name, account: account}
+			for _, k := range slices.Collect(maps.Keys(m)) { // map order: any order
+				f.charges = append(f.charges, charge{k.res, k.day, fmt.Sprintf("%d.%02d", m[k]/100, m[k]%100)})
+			}
+			return f
+		}
+		if _, err := fileOf(nameA, a).importInto(s, false); err != nil {
+			t.Fatalf("pair %d: first file: %v", p, err)
+		}
+		_, err := fileOf(nameB, b).importInto(s, false)
+
+		// The expected outcome, from the two maps alone.
+		shared, aInB, bInA := 0, true, true
+		for k := range a {
+			if _, ok := b[k]; ok {
+				shared++
+			} else {
+				aInB = false
+			}
+		}
+		for k := range b {
+			if _, ok := a[k]; !ok {
+				bInA = false
+			}
+		}
+		exp := maps.Clone(a)
+		refused := false
+		switch {
+		case shared == 0: // two halves: both
+			maps.Copy(exp, b)
+		case aInB: // the later holds every charge: its amounts
+			exp = maps.Clone(b)
+		case bInA: // the first holds every charge of the later
+		default:
+			refused = true
+		}
+		var oe *OverlapError
+		switch {
+		case refused && !errors.As(err, &oe):
+			t.Errorf("pair %d (%s): the second file lacks some of the first's charges and shares some: want a refusal, got %v", p, kind, err)
+		case refused && (!strings.Contains(err.Error(), "those of "+nameA) || !strings.Contains(err.Error(), "--replace "+nameB)):
+			t.Errorf("pair %d (%s): the refusal names neither file nor --replace: %v", p, kind, err)
+		case !refused && err != nil:
+			t.Errorf("pair %d (%s): want an import, got %v", p, kind, err)
+		}
+		outcomes[fmt.Sprint(refused)]++
+		want[account] = exp
+	}
+
+	// What is stored, read once for every pair.
+	lines, err := s.Lines(t.Context(), utc(2026, 11, 1, 0, 0, 0), utc(2026, 12, 1, 0, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[key]int64{}
+	for _, l := range lines {
+		m := got[l.BillingAccount]
+		if m == nil {
+			m = map[key]int64{}
+			got[l.BillingAccount] = m
+		}
+		k := key{l.ResourceID, l.ChargeStart.Day()}
+		if l.ChargeStart.Month() != time.November {
+			t.Fatalf("a line outside November: %+v", l)
+		}
+		if _, dup := m[k]; dup {
+			t.Errorf("%s: charge %v stored twice", l.BillingAccount, k)
+		}
+		m[k] = l.BilledCost.Shift(2).IntPart()
+	}
+	for account, exp := range want {
+		if !maps.Equal(got[account], exp) {
+			t.Errorf("%s: stored %v, want %v", account, got[account], exp)
+		}
+	}
+	// Every kind and both outcomes were tried.
+	if len(kinds) != 7 || outcomes["true"] < 20 || outcomes["false"] < 20 {
+		t.Errorf("generated too narrow a set: kinds %v, refused/imported %v", kinds, outcomes)
+	}
+}
