@@ -49,6 +49,12 @@ type Input struct {
 
 	// Watch is what `finops watch` did in the window (nil: nothing).
 	Watch *WatchInput
+	// Now is the caller's clock when it analyses (the analysis reads no
+	// clock): a watch action's saving runs to no later than Now, so the
+	// running week's report never credits a stop with hours still to come
+	// (metrics.md §What the watch saved). Zero: no clock bound, for a
+	// caller analysing a period that has ended (tests, the quarter's review).
+	Now time.Time
 	// Advice holds the decisions of `finops advice` (advice.go).
 	Advice AdviceInput
 

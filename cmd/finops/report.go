@@ -105,6 +105,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if err != nil {
 		return nil, nil, err
 	}
+	in.Now = m.Now() // the watch's savings run to now at most: the running week has not happened yet
 	res, err := reportjob.Analyze(ctx, in)
 	if err != nil {
 		return nil, nil, err
