@@ -12,7 +12,7 @@ import (
 )
 
 // printDryRun says what a dry run would send, and to whom, instead of
-// sending it (docs/WATCH.md §Dry run): for each of this pass's messages the
+// sending it (docs/WATCH.md §Dry run sends nothing): for each of this pass's messages the
 // channels that take its team ("slack#0", an email channel with its
 // addresses), then its text; then the messages earlier passes left pending.
 // It reaches no channel, builds no sender and reads no secret: a dry run
