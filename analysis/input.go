@@ -48,10 +48,14 @@ type Input struct {
 	// same either way.
 	LineStream *LineStream
 
-	// Now is the moment the report is made (zero: unknown), given by the
-	// caller, never read from a clock: billing past it (a monthly contract
-	// running to the end of the month in the running week's report) is
-	// the future, no sign that a telemetry source stopped (stale.go).
+	// Now is the moment the report is made, given by the caller, never read
+	// from a clock. Zero: unknown, no clock bound (tests, the quarter's
+	// review, a period that has ended). Two things stop at it: billing past
+	// it (a monthly contract running to the end of the month in the running
+	// week's report) is the future, no sign that a telemetry source stopped
+	// (stale.go); and a watch action's saving runs to no later than Now, so
+	// the running week's report never credits a stop with hours still to
+	// come (metrics.md §What the watch saved).
 	Now time.Time
 
 	// Watch is what `finops watch` did in the window (nil: nothing).

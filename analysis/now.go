@@ -30,6 +30,10 @@ type ResourceNow struct {
 	// when any GPU is active there or a candidate run is still shorter than
 	// the span.
 	IdleSince time.Time
+	// IdleSinceAtLeast: the idle run starts at the lookback's start (within
+	// a sampling interval of it, no busy minute before), so it may have
+	// begun before IdleSince: "idle since at least …".
+	IdleSinceAtLeast bool
 	// FirstBilled and LastBilled bound the GPU usage lines handed in.
 	FirstBilled, LastBilled time.Time
 
@@ -101,7 +105,7 @@ func Now(in *Input, from, now time.Time) ([]ResourceNow, []string, error) {
 		}
 		rn.HourlyRate, rn.RateFrom = a.hourlyRate(r)
 		rn.RateKnown = rn.RateFrom != ""
-		rn.LastSeen, rn.IdleSince = tailState(tl, r, p)
+		rn.LastSeen, rn.IdleSince, rn.IdleSinceAtLeast = tailState(tl, r, p)
 		out = append(out, rn)
 	}
 	return out, warnings, nil
@@ -109,9 +113,9 @@ func Now(in *Input, from, now time.Time) ([]ResourceNow, []string, error) {
 
 // tailState is the end of the last covered minute on r's GPUs and the start
 // of the idle run they are all in there (zero when any is not idle).
-func tailState(tl timeline, r *gpuResource, p Params) (lastSeen, idleSince time.Time) {
+func tailState(tl timeline, r *gpuResource, p Params) (lastSeen, idleSince time.Time, atLeast bool) {
 	allIdle := len(r.slots) > 0
-	var since, seen int
+	since, seen := -1, 0
 	var g gpuGrid
 	for _, s := range r.slots {
 		g = buildGrid(tl, s.series, p.IdleThreshold, p.IdleMinSpan, g)
@@ -131,21 +135,35 @@ func tailState(tl timeline, r *gpuResource, p Params) (lastSeen, idleSince time.
 		// A gap inside the run neither ends it (metrics.md §Gaps, as the
 		// grid counts it): the spell began at the first idle minute before
 		// it, not where telemetry came back.
-		start := last
-		for i := last - 1; i >= 0 && g.class[i] != active; i-- {
+		start, i := last, last-1
+		for ; i >= 0 && g.class[i] != active; i-- {
 			if g.class[i] == idle {
 				start = i
 			}
 		}
-		since = max(since, start)
+		// No busy minute before it, and it starts within a sampling
+		// interval of the lookback's start: the lookback cut it, and it
+		// may have begun before. (A run whose first sample comes later,
+		// after a silence, starts where its telemetry does, as in the
+		// report.) The resource's run starts at its GPUs' latest start,
+		// which is a bound when every GPU starting there is.
+		reached := i < 0 && start <= maxCover
+		switch {
+		case start > since:
+			since, atLeast = start, reached
+		case start == since:
+			atLeast = atLeast && reached
+		}
 	}
 	if seen > 0 {
 		lastSeen = tl.time(seen)
 	}
-	if allIdle {
+	if allIdle && since >= 0 {
 		idleSince = tl.time(since)
+	} else {
+		atLeast = false
 	}
-	return lastSeen, idleSince
+	return lastSeen, idleSince, atLeast
 }
 
 // hourlyRate is the resource's cost per hour in the reporting currency: its

@@ -54,11 +54,17 @@ type WatchAction struct {
 	// Rate is the idle resource's cost per hour the watch recorded, in the
 	// report's currency; nil when unknown.
 	Rate *float64 `json:"rate"`
-	// Until is the resource's next busy minute after At, or the window's
-	// end (NextBusy false); zero (no key) for an action that saves nothing.
+	// Until is the resource's next busy minute after At (NextBusy), else
+	// the earliest of now, the last minute with data and the window's end
+	// (UntilBy says which); zero (no key) for an action that saves nothing.
 	Until    time.Time `json:"until,omitzero"`
 	NextBusy bool      `json:"next_busy"`
-	Hours    float64   `json:"hours"`
+	// UntilBy is what ended the saving: "busy" (the next busy minute),
+	// "now" (the report was made before the window ended), "data" (the
+	// last minute with telemetry or billing) or "end" (the window's end);
+	// "" for an action that saves nothing.
+	UntilBy string  `json:"until_by,omitempty"`
+	Hours   float64 `json:"hours"`
 	// Saved is Rate × Hours: spend avoided by a command that ran (done), or
 	// that a dry run would have avoided; nil for the other outcomes or
 	// without a rate.
@@ -155,21 +161,23 @@ func (a *analyzer) watchResource(r *gpuResource) {
 }
 
 // finishWatch sets each counted action's hours and saving, up to its next
-// busy minute or the window's end, and the section's totals.
+// busy minute or its bound (watchBound), and the section's totals.
 func (a *analyzer) finishWatch() {
 	w := a.watch
 	if w == nil {
 		return
 	}
-	end := a.in.Window.End
+	bound, by := watchBound(a.in)
 	for i := range w.sum.Actions {
 		act := &w.sum.Actions[i]
 		if !act.counts() {
 			continue
 		}
-		act.Until = end
+		act.Until, act.UntilBy = bound, by
 		if b := w.busy[i]; b >= 0 {
-			act.Until, act.NextBusy = a.tl.time(b), true
+			if t := a.tl.time(b); t.Before(bound) {
+				act.Until, act.UntilBy, act.NextBusy = t, watchUntilBusy, true
+			}
 		}
 		act.Hours = max(act.Until.Sub(act.At).Hours(), 0)
 		if act.Rate == nil {
@@ -180,6 +188,60 @@ func (a *analyzer) finishWatch() {
 		w.sum.count(act)
 	}
 	a.res.Watch = w.sum
+}
+
+// What ended an action's saving (WatchAction.UntilBy).
+const (
+	watchUntilBusy = "busy"
+	watchUntilNow  = "now"
+	watchUntilData = "data"
+	watchUntilEnd  = "end"
+)
+
+// watchBound is how far any watch action's saving may run: the earliest of
+// the window's end, the last minute with data (dataUntil) and in.Now (when
+// set), with which of them it is. Past the last minute with data nobody
+// knows whether the resource would have been busy, and past now nothing
+// has happened yet: a stop made minutes ago has saved minutes, not the
+// days left in the week (metrics.md §What the watch saved).
+func watchBound(in *Input) (time.Time, string) {
+	bound, by := in.Window.End, watchUntilEnd
+	if t, ok := dataUntil(in); ok && t.Before(bound) {
+		bound, by = t, watchUntilData
+	}
+	if !in.Now.IsZero() && in.Now.Before(bound) {
+		bound, by = in.Now.UTC(), watchUntilNow
+	}
+	return bound, by
+}
+
+// dataUntil is the end of the last minute with data, telemetry or billing,
+// in in: the latest charge end (or start, where later) of its lines, and
+// the end of the last minute a GPU's last sample covers (its own minute and
+// its sampling interval after it, as buildGrid lays it). ok is false when
+// in holds neither. Task runs are not data about the resources' use.
+func dataUntil(in *Input) (until time.Time, ok bool) {
+	add := func(t time.Time) {
+		if !ok || t.After(until) {
+			until, ok = t, true
+		}
+	}
+	if ls := in.LineStream; ls != nil {
+		if ls.HasLines {
+			add(maxTime(ls.First, ls.Last))
+		}
+	} else {
+		for i := range in.Lines {
+			add(maxTime(in.Lines[i].ChargeStart, in.Lines[i].ChargeEnd))
+		}
+	}
+	for i := range in.GPUs {
+		s := &in.GPUs[i]
+		if _, last, has := s.Span(); has {
+			add(time.Unix((last+int64(coverMinutes(s.Interval))+1)*60, 0))
+		}
+	}
+	return until.UTC(), ok
 }
 
 // forTeam is the team's share of the section: its alerts and actions and

@@ -57,8 +57,8 @@ func newWatchView(r *analysis.Result, loc *time.Location) *watchView {
 		}
 		if !a.Until.IsZero() {
 			row.Until = a.Until.In(loc).Format(watchTimeLayout)
-			if !a.NextBusy {
-				row.Until += " (end of period)"
+			if why := untilReason(a); why != "" {
+				row.Until += " (" + why + ")"
 			}
 			row.Hours = hours(a.Hours)
 		}
@@ -71,6 +71,21 @@ func newWatchView(r *analysis.Result, loc *time.Location) *watchView {
 		v.Actions = append(v.Actions, row)
 	}
 	return v
+}
+
+// untilReason says what ended an action's saving when it was not the
+// resource's next busy minute (""): the saving never runs past now or the
+// last minute with data (metrics.md §What the watch saved).
+func untilReason(a analysis.WatchAction) string {
+	switch {
+	case a.NextBusy:
+		return ""
+	case a.UntilBy == "now":
+		return "now: the period has not ended"
+	case a.UntilBy == "data":
+		return "last minute with data"
+	}
+	return "end of period"
 }
 
 // watchLine is the one line the terminal summary, the email and the page

@@ -131,3 +131,27 @@ func TestWatchSection(t *testing.T) {
 		})
 	}
 }
+
+// TestWatchUntilReason: an action's "Until" says what ended its saving
+// when it was not the next busy minute, so a running week's "until now"
+// is not read as the period's end.
+func TestWatchUntilReason(t *testing.T) {
+	for _, tt := range []struct {
+		act  analysis.WatchAction
+		want string
+	}{
+		{analysis.WatchAction{NextBusy: true, UntilBy: "busy"}, ""},
+		{analysis.WatchAction{UntilBy: "now"}, "now: the period has not ended"},
+		{analysis.WatchAction{UntilBy: "data"}, "last minute with data"},
+		{analysis.WatchAction{UntilBy: "end"}, "end of period"},
+	} {
+		if got := untilReason(tt.act); got != tt.want {
+			t.Errorf("untilReason(%+v) = %q, want %q", tt.act, got, tt.want)
+		}
+	}
+	r := watchResult(t)
+	r.Watch.Actions[1].UntilBy = "now"
+	if page := renderHTML(t, r, nil); !strings.Contains(page, "(now: the period has not ended)") {
+		t.Error("the page's dry run does not say its saving ends now")
+	}
+}

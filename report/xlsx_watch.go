@@ -38,9 +38,9 @@ func (b *book) watch() error {
 			code = *a.ExitCode
 		}
 		if !a.Until.IsZero() {
-			until, hrs, busy = a.Until, a.Hours, "end of period"
-			if a.NextBusy {
-				busy = "yes"
+			until, hrs, busy = a.Until, a.Hours, "yes"
+			if !a.NextBusy {
+				busy = untilReason(a)
 			}
 		}
 		if a.DryRun {

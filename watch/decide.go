@@ -99,6 +99,11 @@ type Spell struct {
 	Rate      float64   // hourly rate when opened (for resources gone from the bill)
 	RateKnown bool      // Rate was known (a resource billed at 0 has a known rate of 0)
 	Currency  string
+	// SinceAtLeast: Since is where the telemetry read by the pass that
+	// opened the spell began (its idle run had no busy minute before it),
+	// so the resource may have idled from earlier. Not in the ledger: the
+	// first alert says "at least", later ones the recorded time.
+	SinceAtLeast bool
 }
 
 // Decision is one thing the caller records and carries out.
@@ -182,7 +187,7 @@ func idleDecisions(now time.Time, p Params, t *Target, spells map[[2]string]Spel
 			return out
 		}
 		s = Spell{Resource: r.ID, Team: r.Team, Kind: KindIdle, Since: r.IdleSince, Opened: now, Reminded: now,
-			Rate: r.HourlyRate, RateKnown: r.RateKnown, Currency: r.Currency}
+			Rate: r.HourlyRate, RateKnown: r.RateKnown, Currency: r.Currency, SinceAtLeast: r.IdleSinceAtLeast}
 		return append(out, decision(Open, "idle", now, s, r))
 	}
 	if now.Sub(s.Reminded) >= p.RemindEvery {

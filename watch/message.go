@@ -32,12 +32,12 @@ func message(now time.Time, d Decision) Message {
 	}
 	team := label(cmp.Or(r.Team, s.Team))
 	var b strings.Builder
-	since := stamp(s.Since, now.Location())
+	since := sinceStamp(s, now.Location())
 	burnt := burntText(d, r.Currency)
 	var title string
 	switch d.Event {
 	case "idle":
-		title = fmt.Sprintf("GPU resource %s idle for %s", id, span(now.Sub(s.Since)))
+		title = fmt.Sprintf("GPU resource %s idle for %s", id, atLeast(s)+span(now.Sub(s.Since)))
 		fmt.Fprintf(&b, "Resource %s (team %s, %d GPUs %s) has been idle since %s: %s burnt so far.\n", id, team,
 			r.GPUs, label(r.Model), since, burnt)
 		b.WriteString("If nobody needs it, stop or release it; if a job holds it, check why its GPUs wait (data loading, a stuck step).\n")
@@ -70,7 +70,7 @@ func graceMessage(now time.Time, p Params, t *Target, s Spell, d Decision) Messa
 		Title: fmt.Sprintf("GPU resource %s: %s in %s unless it gets busy", id, t.Policy.Action, span(p.Grace)),
 		Text: fmt.Sprintf("Resource %s (team %s) has been %s since %s (%s burnt). finops watch will %s it in %s "+
 			"unless its GPUs get busy; to keep it, start work on it or set protect: true for it in the config.\n",
-			id, label(t.Team), state(s), stamp(s.Since, now.Location()), burntText(d, t.Currency), t.Policy.Action, span(p.Grace)),
+			id, label(t.Team), state(s), sinceStamp(s, now.Location()), burntText(d, t.Currency), t.Policy.Action, span(p.Grace)),
 	}
 }
 
@@ -80,15 +80,29 @@ func actMessage(now time.Time, t *Target, d Decision) Message {
 	case d.Reason != "":
 		return Message{Title: fmt.Sprintf("GPU resource %s: not acted on (%s)", id, d.Reason),
 			Text: fmt.Sprintf("Resource %s would be %s now (%s since %s, %s burnt), but it is %s.\n", id,
-				past(d.Action), state(d.Spell), stamp(d.Spell.Since, now.Location()), burntText(d, t.Currency), d.Reason)}
+				past(d.Action), state(d.Spell), sinceStamp(d.Spell, now.Location()), burntText(d, t.Currency), d.Reason)}
 	case d.DryRun:
 		return Message{Title: fmt.Sprintf("GPU resource %s: would %s (dry run)", id, d.Action),
 			Text: fmt.Sprintf("Resource %s has been %s since %s (%s burnt). With watch.act: true, finops watch would now run: %s\n",
-				id, state(d.Spell), stamp(d.Spell.Since, now.Location()), burntText(d, t.Currency), label(strings.Join(d.Command, " ")))}
+				id, state(d.Spell), sinceStamp(d.Spell, now.Location()), burntText(d, t.Currency), label(strings.Join(d.Command, " ")))}
 	}
 	return Message{Title: fmt.Sprintf("GPU resource %s: %s", id, d.Action),
 		Text: fmt.Sprintf("Resource %s has been %s since %s (%s burnt); finops watch runs its %s command now.\n",
-			id, state(d.Spell), stamp(d.Spell.Since, now.Location()), burntText(d, t.Currency), d.Action)}
+			id, state(d.Spell), sinceStamp(d.Spell, now.Location()), burntText(d, t.Currency), d.Action)}
+}
+
+// sinceStamp is a spell's start as the messages write it: "at least"
+// before it when the idle run reached back to the start of the telemetry
+// the pass read, so it may have begun earlier (Spell.SinceAtLeast).
+func sinceStamp(s Spell, loc *time.Location) string {
+	return atLeast(s) + stamp(s.Since, loc)
+}
+
+func atLeast(s Spell) string {
+	if s.SinceAtLeast {
+		return "at least "
+	}
+	return ""
 }
 
 // stamp writes a time for the messages in the report's zone (Decide gives

@@ -105,7 +105,7 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	if err != nil {
 		return nil, nil, err
 	}
-	in.Now = m.Now() // the running week's contracts are billed past it: not a stale source
+	in.Now = m.Now() // the running week's contracts are billed past it (not a stale source), and the watch's savings run to now at most
 
 	res, err := reportjob.Analyze(ctx, in)
 	if err != nil {

@@ -16,9 +16,9 @@ import (
 // pass every --every in the foreground (a container).
 func (m *Main) watchCommand() *cobra.Command {
 	var every, since string
-	var dryRun, history bool
+	var dryRun, sendAlerts, history bool
 	cmd := &cobra.Command{
-		Use:   "watch [--every 5m] [--dry-run] | watch --history [--since 7d]",
+		Use:   "watch [--every 5m] [--dry-run [--send-alerts]] | watch --history [--since 7d]",
 		Short: "Alert on idle GPU resources within the hour, and recycle them when allowed",
 		Long: "One pass reads the last watch.lookback of telemetry (only what is new since the last pass),\n" +
 			"joins it to the billed resources as the report does and applies the report's idle rule. A\n" +
@@ -27,6 +27,8 @@ func (m *Main) watchCommand() *cobra.Command {
 			"watch.channels. With on_idle and watch.act: true, an allowed resource gets a grace alert and is\n" +
 			"then stopped by the command you give (run without a shell; the bill's values reach it only as\n" +
 			"FINOPS_* environment variables and JSON on stdin); without act it is a dry run.\n" +
+			"--dry-run sends nothing and records no decision: it prints each message it would send and to\n" +
+			"which channel; --dry-run --send-alerts sends the alerts as usual and skips only the commands.\n" +
 			"Everything is recorded in the database: --history lists it. See docs/WATCH.md.\n\n" +
 			"Exit 3: a telemetry source failed (nothing was closed as released). Exit 4: a message was not\n" +
 			"delivered (sent again next pass). Exit 5: another run or pass holds the lock.",
@@ -46,6 +48,9 @@ func (m *Main) watchCommand() *cobra.Command {
 			if since != "" {
 				return usagef("--since goes with --history")
 			}
+			if sendAlerts && !dryRun {
+				return usagef("--send-alerts goes with --dry-run (without it, a pass sends its alerts anyway)")
+			}
 			var period time.Duration
 			if every != "" {
 				if period, err = config.ParseDuration(every); err != nil || period < time.Minute {
@@ -53,7 +58,7 @@ func (m *Main) watchCommand() *cobra.Command {
 				}
 			}
 			for {
-				err := m.watchPass(ctx, c, dryRun)
+				err := m.watchPass(ctx, c, dryRun, sendAlerts)
 				if period == 0 {
 					return err
 				}
@@ -70,7 +75,8 @@ func (m *Main) watchCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&every, "every", "", "run a pass every duration in the foreground (e.g. 5m) instead of once")
-	f.BoolVar(&dryRun, "dry-run", false, "decide and record as usual, but run no command (as without watch.act)")
+	f.BoolVar(&dryRun, "dry-run", false, "decide, then print what would be sent and to which channel: send nothing, run no command, record no decision")
+	f.BoolVar(&sendAlerts, "send-alerts", false, "with --dry-run: record and send the alerts as usual, run no command (as without watch.act)")
 	f.BoolVar(&history, "history", false, "list the watch's decisions and commands instead of watching")
 	f.StringVar(&since, "since", "", "with --history: how far back (default 7d)")
 	return cmd
@@ -78,7 +84,7 @@ func (m *Main) watchCommand() *cobra.Command {
 
 // watchPass is one pass (pass.Run) over the config's telemetry sources; it
 // prints the pass's one-line summary.
-func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) error {
+func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun, sendAlerts bool) error {
 	specs, err := source.FromConfig(c)
 	if err != nil {
 		return err
@@ -88,7 +94,7 @@ func (m *Main) watchPass(ctx context.Context, c *config.Config, dryRun bool) err
 		return err
 	}
 	defer st.Close()
-	o := pass.Options{Config: c, Store: st, DryRun: dryRun, Now: m.Now, Getenv: m.Getenv, Out: m.Stdout, Quiet: m.quiet,
+	o := pass.Options{Config: c, Store: st, DryRun: dryRun, SendAlerts: sendAlerts, Now: m.Now, Getenv: m.Getenv, Out: m.Stdout, Quiet: m.quiet,
 		Channel: m.watchChannels, BeforeLedger: m.watchBeforeLedger, TailReader: m.watchTailReader,
 		Decided: func(r pass.Outcome) {
 			fmt.Fprintf(m.Stdout, "watch: %d resources, %d decisions, %d new log lines\n", r.Resources, r.Decisions, r.Lines)

@@ -95,7 +95,7 @@ func BenchmarkWatchPass1000GPUs(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		now := at.Add(time.Duration(i) * time.Second) // the first pass alerts, the others find the spells open
 		m.Now = func() time.Time { return now }
-		if err := m.watchPass(ctx, c, false); err != nil {
+		if err := m.watchPass(ctx, c, false, false); err != nil {
 			b.Fatal(err)
 		}
 	}

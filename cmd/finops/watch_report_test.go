@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -108,5 +109,82 @@ func TestWatchReportSaving(t *testing.T) {
 	}
 	if !strings.Contains(string(page), `id="h-watch"`) || !strings.Contains(string(page), "¥12.00") {
 		t.Error("the page has no Watch section with the saving")
+	}
+}
+
+// TestWatchReportSavingRunningWeek: the report of the running week, made
+// minutes after the watch stopped gpu-a, credits the stop with at most the
+// time since it, and none past the data (issue 33, point 7). The pass at
+// 02:00 stopped gpu-a (¥4.80 an hour) and fetched gpu-b's samples up to
+// 01:59; the bill ends at 00:00. So the last minute with data is 02:00 (the
+// 01:59 sample covers it), ending at 02:01. Made at 02:07, the report
+// credits 02:00 → 02:01 = 1/60 h × ¥4.80 = ¥0.08; made at 02:00:30,
+// 02:00 → now = 0.5/60 h × ¥4.80 = ¥0.04. Before the bound it credited
+// 02:00 → the week's end (2026-12-06 16:00 UTC, Asia/Shanghai's Monday)
+// = 158 h × ¥4.80 = ¥758.40.
+func TestWatchReportSavingRunningWeek(t *testing.T) {
+	srv := promtest.Start(t, watchOpenMetrics(func(host string, m int) (float64, bool) {
+		switch {
+		case host != "gpu-a" || m < 60:
+			return 95, true
+		case m >= 120:
+			return 0, false // stopped
+		}
+		return 2, true
+	}))
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	e := newWatchEnv(t, srv.URL, actConfig(recordingScript(t, dir, log, "exit 0"), "1m"))
+	for _, at := range []time.Time{watchAt(1, 31), watchAt(1, 45), watchAt(2, 0)} {
+		e.pass(t, at, 0)
+	}
+	if l := readLog(t, log); strings.Count(l, "argv") != 1 {
+		t.Fatalf("the command ran %d times, want once:\n%s", strings.Count(l, "argv"), l)
+	}
+	for i, tc := range []struct {
+		now   time.Time
+		until time.Time
+		by    string
+		hours float64
+		saved float64
+	}{
+		{watchAt(2, 7), watchAt(2, 1), "data", 1.0 / 60, 0.08},
+		{watchAt(2, 0).Add(30 * time.Second), watchAt(2, 0).Add(30 * time.Second), "now", 0.5 / 60, 0.04},
+	} {
+		out := filepath.Join(dir, fmt.Sprint("out", i))
+		code, stdout, stderr := e.run(t, tc.now, "report", "--week", "2026-W49", "--format", "json", "--out", out)
+		if code != ExitOK && code != ExitPartial {
+			t.Fatalf("report at %s: exit %d\n%s%s", tc.now, code, stdout, stderr)
+		}
+		raw, err := os.ReadFile(filepath.Join(out, "finops-2026-W49.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Watch *struct {
+				Actions []struct {
+					At, Until time.Time
+					UntilBy   string `json:"until_by"`
+					Hours     float64
+					Saved     *float64
+				}
+				Saved float64
+			}
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Watch == nil || len(doc.Watch.Actions) != 1 {
+			t.Fatalf("watch in the JSON: %s", raw)
+		}
+		a := doc.Watch.Actions[0]
+		if !a.At.Equal(watchAt(2, 0)) || !a.Until.Equal(tc.until) || a.UntilBy != tc.by || math.Abs(a.Hours-tc.hours) > 1e-9 ||
+			a.Saved == nil || *a.Saved != tc.saved || doc.Watch.Saved != tc.saved {
+			t.Errorf("report at %s: action %+v (total %g): want 02:00 → %s by %s, %g h × ¥4.80 = ¥%.2f",
+				tc.now.Format(time.TimeOnly), a, doc.Watch.Saved, tc.until.Format(time.TimeOnly), tc.by, tc.hours, tc.saved)
+		}
+		if want := fmt.Sprintf("saving an estimated ¥%.2f", tc.saved); !strings.Contains(stdout, want) {
+			t.Errorf("report at %s: the summary does not say %q:\n%s", tc.now.Format(time.TimeOnly), want, stdout)
+		}
 	}
 }

@@ -30,9 +30,14 @@ const LockJob = "watch"
 type Options struct {
 	Config *config.Config
 	Store  *store.Store
-	DryRun bool // decide and record as usual, but run no command
-	Now    func() time.Time
-	Getenv func(string) string
+	// DryRun runs no command and sends no message: it decides, prints what
+	// it would send and to whom, and records nothing but the telemetry it
+	// read (and the logs' cursors), so a later pass decides afresh. With
+	// SendAlerts it records and sends as usual and skips only the commands.
+	DryRun     bool
+	SendAlerts bool
+	Now        func() time.Time
+	Getenv     func(string) string
 	// Out gets the pass's lines; with Quiet only its problems.
 	Out   io.Writer
 	Quiet bool
@@ -177,7 +182,15 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 			return res, err
 		}
 	}
-	pending, err := st.RecordWatch(ctx, now, events, cursors)
+	dryRun := o.DryRun && !o.SendAlerts
+	recorded := events
+	if dryRun {
+		// The telemetry is stored and its cursors move, as any pass's; the
+		// decisions are not recorded, so nothing is pending to be sent and
+		// the next pass decides afresh.
+		recorded = nil
+	}
+	pending, err := st.RecordWatch(ctx, now, recorded, cursors)
 	if err != nil {
 		return res, err
 	}
@@ -192,6 +205,17 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	res.Resources, res.Decisions = len(obs.resources), len(decisions)
 	if o.Decided != nil {
 		o.Decided(res)
+	}
+	if dryRun {
+		left, err := st.PendingWatchMessages(ctx)
+		if err != nil {
+			return res, err
+		}
+		printDryRun(o.Out, c, now, events, left)
+		if !obs.telemetryOK {
+			return res, PartialError{fmt.Errorf("watch: %s", obs.telemetryErr)}
+		}
+		return res, nil
 	}
 	var errs []error
 	if len(pending) > 0 {
