@@ -61,7 +61,7 @@ func (a *analyzer) resource(r *gpuResource) {
 		busyScale = float64(r.gpuCount) / float64(k)
 	}
 	var bands UtilBands
-	unallocated := 0.0 // its window's GPU-minutes no task held, at their rate
+	unallocated := 0.0                // its window's GPU-minutes no task held, at their rate
 	satRun := make([]int, r.gpuCount) // current run of saturated minutes per slot
 	satMax := 0
 	for t := a.lb[0]; t < a.lb[1]; t++ {

@@ -192,8 +192,8 @@ type TaskCost struct {
 	GPUHoursMonitored float64 `json:"gpu_hours_monitored"`
 	IdleCost          float64 `json:"idle_cost"`
 	Units             float64 `json:"units"`
-	Unit     string  `json:"unit"`
-	UnitCost float64 `json:"unit_cost"` // 0 when units is 0
+	Unit              string  `json:"unit"`
+	UnitCost          float64 `json:"unit_cost"` // 0 when units is 0
 }
 
 // Recommendation is the advice for one GPU resource (metrics.md §Recommendation).
