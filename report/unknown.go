@@ -1,9 +1,6 @@
 package report
 
-import (
-	"github.com/finops-oss/finops/amount"
-	"github.com/finops-oss/finops/analysis"
-)
+import "github.com/finops-oss/finops/analysis"
 
 // Unknown is not zero (docs/METRICS.md): a figure nobody measured reads
 // "unknown" (a share of a total "—") on screen and is a blank cell in the
@@ -26,18 +23,6 @@ func measuredMoney(cur string, v float64, m analysis.Reading) string {
 		return "≥ " + money(cur, v)
 	}
 	return money(cur, v)
-}
-
-// measuredRounded is measuredMoney in whole units (the email's and the
-// digest's short figures).
-func measuredRounded(cur string, v float64, m analysis.Reading) string {
-	switch {
-	case !m.Known():
-		return unknownText
-	case m.LowerBound():
-		return "≥ " + amount.Format(cur, v, 0)
-	}
-	return amount.Format(cur, v, 0)
 }
 
 // measuredShare is part ÷ whole as a percentage, where part is a measured
