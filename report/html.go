@@ -209,8 +209,9 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		// The idle cost's two parts: shown inside its card, since they add
 		// up to it rather than to more waste.
 		idle.Parts = []kpiPart{
-			{Label: "idle, no task held", Value: money(cur, unheldIdle(t)), Note: "no task held the idle GPU: release the machine"},
-			{Label: "allocated but idle", Value: money(cur, t.AllocatedIdleCost), Note: "a task held it unused: fix the job"},
+			// Parts of a lower bound are lower bounds too.
+			{Label: "idle, no task held", Value: measuredMoney(cur, unheldIdle(t), t.IdleReading()), Note: "no task held the idle GPU: release the machine"},
+			{Label: "allocated but idle", Value: measuredMoney(cur, t.AllocatedIdleCost, t.IdleReading()), Note: "a task held it unused: fix the job"},
 		}
 	}
 	util := kpiCard{Label: "Avg GPU utilization", Period: week, Value: utilPct(t.AvgGPUUtilization), Note: "over monitored GPU-hours"}

@@ -153,6 +153,20 @@ func TestUnknownIsNotZeroEveryOutput(t *testing.T) {
 				dead = append(dead, rw)
 			}
 		}
+		// The idle card's parts: of a lower bound, lower bounds (850 − 20 = 830 held by no task).
+		p, err := newPage(r, meta, time.UTC, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		for _, k := range p.KPIs {
+			for _, pt := range k.Parts {
+				parts = append(parts, pt.Value)
+			}
+		}
+		if !slices.Equal(parts, []string{"≥ ¥830.00", "≥ ¥20.00"}) {
+			t.Errorf("idle card parts %q, want ≥ ¥830.00 and ≥ ¥20.00", parts)
+		}
 		if len(dead) < 2 {
 			t.Fatalf("gpu-dead has %d rows, want its resource and energy rows", len(dead))
 		}
