@@ -59,6 +59,14 @@ func unknownResult() *analysis.Result {
 			},
 		},
 		DataQuality: analysis.DataQuality{Coverage: 252.0 / 672, UnmonitoredShare: 420.0 / 672},
+		// W47: billed, nothing monitored (the exporters were down): its
+		// idle is unknown, not 0. W48: this week, partly monitored.
+		Trend: &analysis.Trend{WeeksAsked: 2, Weeks: []analysis.TrendWeek{
+			{Label: "2026-W47", Start: start.AddDate(0, 0, -7), End: start, Cost: 6552, Coverage: 0, Anomaly: analysis.AnomalyNoHist,
+				Teams: []analysis.TrendTeam{{Team: "cv", Cost: 4032, Coverage: 0, Anomaly: analysis.AnomalyNoHist}}},
+			{Label: "2026-W48", Start: start, End: start.AddDate(0, 0, 7), Cost: 6552, IdleCost: 850, Coverage: 252.0 / 672,
+				IdleLowerBound: true, Anomaly: analysis.AnomalyNoHist},
+		}},
 	}
 }
 
@@ -153,6 +161,11 @@ func TestUnknownIsNotZeroEveryOutput(t *testing.T) {
 				dead = append(dead, rw)
 			}
 		}
+		// The trend chart's idle line has a gap at W47 ("-" is ECharts'
+		// missing value), not a point at 0.
+		if !strings.Contains(b.String(), `"Idle cost","type":"line","showSymbol":true,"data":[{"value":"-"},{"value":850,`) {
+			t.Error("the trend chart's idle line does not leave W47 out")
+		}
 		// The idle card's parts: of a lower bound, lower bounds (850 − 20 = 830 held by no task).
 		p, err := newPage(r, meta, time.UTC, nil)
 		if err != nil {
@@ -214,6 +227,8 @@ func TestUnknownIsNotZeroEveryOutput(t *testing.T) {
 			{sheetTeams, "nlp", "Idle cost", "850"},
 			{sheetTasks, "detect", "Idle cost", ""},
 			{sheetTasks, "lora", "Idle cost", "20"},
+			{sheetTrend, "2026-W47", "Idle cost", ""}, // its total's row comes first
+			{sheetTrend, "2026-W48", "Idle cost", "850"},
 		} {
 			got, ok := cell(c.sheet, c.key, c.col)
 			if !ok {
@@ -235,7 +250,10 @@ func TestUnknownIsNotZeroEveryOutput(t *testing.T) {
 			ByResource []map[string]any `json:"by_resource"`
 			ByTeam     []map[string]any `json:"by_team"`
 			Tasks      []map[string]any `json:"tasks"`
-			Energy     struct {
+			Trend      struct {
+				Weeks []map[string]any `json:"weeks"`
+			} `json:"trend"`
+			Energy struct {
 				ByResource []map[string]any `json:"by_resource"`
 			} `json:"energy"`
 		}
@@ -269,11 +287,34 @@ func TestUnknownIsNotZeroEveryOutput(t *testing.T) {
 			{"lora", find(doc.Tasks, "task", "lora"), "idle_cost", 20.0},
 			{"gpu-dead energy", find(doc.Energy.ByResource, "resource_id", "gpu-dead"), "energy_kwh", nil},
 			{"gpu-dead energy", find(doc.Energy.ByResource, "resource_id", "gpu-dead"), "co2e_kg", nil},
+			{"week W47", find(doc.Trend.Weeks, "label", "2026-W47"), "idle_cost", nil},
+			{"week W48", find(doc.Trend.Weeks, "label", "2026-W48"), "idle_cost", 850.0},
 		} {
 			got, ok := c.row[c.key]
 			if !ok || got != c.want {
 				t.Errorf("%s %s = %v (present %v), want %v", c.what, c.key, got, ok, c.want)
 			}
+		}
+	})
+
+	t.Run("csv", func(t *testing.T) {
+		var b bytes.Buffer
+		if err := WriteCSV(&b, r, "trend"); err != nil {
+			t.Fatal(err)
+		}
+		// period…, week, start, end, scope, team, currency, cost, idle_cost, coverage: idle blank, not 0.00.
+		for _, want := range []string{",2026-W47,2026-11-16,2026-11-22,total,,CNY,6552.00,,0,", ",2026-W47,2026-11-16,2026-11-22,team,cv,CNY,4032.00,,0,"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("trend csv lacks %q:\n%s", want, b.String())
+			}
+		}
+		b.Reset()
+		if err := WriteCSV(&b, r, "by-resource"); err != nil {
+			t.Fatal(err)
+		}
+		// …, gpu_hours_unmonitored, idle_cost, unmonitored_cost, avg_utilization, previous_cost: blank, 4032.00, blank.
+		if l := linesWith(b.String(), "gpu-dead"); len(l) != 1 || !strings.Contains(l[0], ",336,,4032.00,,0.00,") {
+			t.Errorf("by-resource csv gpu-dead %q: want its idle cost and utilization blank", l)
 		}
 	})
 
