@@ -30,9 +30,9 @@ import (
 // resources (the GPU time of its resources no task held, as the fleet's is
 // over every resource, so the teams' add up to the fleet's); allocated idle
 // cost over its tasks (as the fleet's is over every task); savings over its
-// recommendations; unused commitments from its findings of that kind. Other charges (tax, credits) cannot be
-// attributed to a team and are 0. r is not modified; the slice shares no
-// slices with it.
+// recommendations; unused commitments from its findings of that kind. Other
+// charges (tax, credits) cannot be attributed to a team and are 0. r is not
+// modified; the slice shares no slices with it.
 func (r *Result) ForTeam(team string) *Result {
 	if r == nil {
 		return nil
