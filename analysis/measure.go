@@ -99,6 +99,18 @@ func (tk TaskCost) Coverage() float64 {
 // GPU-hours it held.
 func (tk TaskCost) IdleReading() Reading { return readingOf(tk.GPUHours, tk.GPUHoursMonitored) }
 
+// AllocatedIdleReading is how far the allocated-but-idle cost of tasks (a
+// report's or a team's) was measured: over the GPU-hours they held. No task
+// held any: nothing unseen, Measured (an exact 0, not "≥ 0").
+func AllocatedIdleReading(tasks []TaskCost) Reading {
+	var held, monitored float64
+	for _, tk := range tasks {
+		held += tk.GPUHours
+		monitored += tk.GPUHoursMonitored
+	}
+	return readingOf(held, monitored)
+}
+
 // IdleReading is how far the week's idle cost was measured.
 func (w TrendWeek) IdleReading() Reading { return readingOfCoverage(w.Coverage) }
 

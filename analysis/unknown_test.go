@@ -237,7 +237,7 @@ func TestUnknownIsNotZeroGenerated(t *testing.T) {
 				energy[re.ResourceID] = re.EnergyUse
 			}
 		}
-		var fleetT tally
+		var fleetT, tasksT tally
 		teamT, teamUnalloc := map[string]*tally{}, map[string]float64{}
 		taskOf := map[string]tally{}
 		n := 0
@@ -268,6 +268,7 @@ func TestUnknownIsNotZeroGenerated(t *testing.T) {
 					tt.add(g.count(tk[0], tk[1], false))
 				}
 				taskOf[fmt.Sprintf("task-%d", n)] = tt
+				tasksT.add(tt)
 			}
 			rc, ok := byID[f.id]
 			if !ok {
@@ -302,6 +303,7 @@ func TestUnknownIsNotZeroGenerated(t *testing.T) {
 			}
 			check("task "+tk.Task, tk.IdleReading(), want, jsonNull(t, tk, "idle_cost"))
 		}
+		check("allocated idle", AllocatedIdleReading(r.Tasks), tasksT, nil)
 		check("totals", r.Totals.IdleReading(), fleetT, jsonNull(t, r.Totals, "idle_cost", "avg_gpu_utilization", "allocated_idle_cost"))
 		week := weekFigures("W", in.Window, r, 0.8)
 		check("trend week", week.IdleReading(), fleetT, jsonNull(t, week, "idle_cost"))

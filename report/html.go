@@ -211,7 +211,8 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		idle.Parts = []kpiPart{
 			// Parts of a lower bound are lower bounds too.
 			{Label: "idle, no task held", Value: measuredMoney(cur, unheldIdle(t), t.IdleReading()), Note: "no task held the idle GPU: release the machine"},
-			{Label: "allocated but idle", Value: measuredMoney(cur, t.AllocatedIdleCost, t.IdleReading()), Note: "a task held it unused: fix the job"},
+			{Label: "allocated but idle", Value: measuredMoney(cur, t.AllocatedIdleCost, analysis.AllocatedIdleReading(r.Tasks)),
+				Note: "a task held it unused: fix the job"},
 		}
 	}
 	util := kpiCard{Label: "Avg GPU utilization", Period: week, Value: utilPct(t.AvgGPUUtilization), Note: "over monitored GPU-hours"}

@@ -57,7 +57,7 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 		{{"Idle cost", styleNone}, {idleMoney(cur, t), idleStyle}, {idleTermNote(t), styleNone}},
 		{{"Unmonitored cost", styleNone}, {money(cur, t.UnmonitoredCost), styleNone}, {percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours", styleNone}},
 		{{"Unallocated cost", styleNone}, {money(cur, t.UnallocatedCost), styleNone}, {"GPU time no task held", styleNone}},
-		{{"Allocated but idle", styleNone}, {measuredMoney(cur, t.AllocatedIdleCost, t.IdleReading()), styleNone}, {"tasks held GPUs they did not use", styleNone}},
+		{{"Allocated but idle", styleNone}, {measuredMoney(cur, t.AllocatedIdleCost, analysis.AllocatedIdleReading(r.Tasks)), styleNone}, {"tasks held GPUs they did not use", styleNone}},
 		{{"Unused commitments", styleNone}, {money(cur, t.UnusedCommitmentCost), styleNone}, {"", styleNone}},
 		{{"Avg GPU utilization", styleNone}, {measuredUtil(t.AvgGPUUtilization, t.IdleReading()), styleNone}, {utilTermNote(t), styleNone}},
 		{{"Savings available", styleNone}, {money(cur, t.MonthlySavings), savingsStyle}, {"per month", styleNone}},
