@@ -15,7 +15,8 @@ import (
 // taskAcc accumulates one task over the window.
 type taskAcc struct {
 	TaskCost
-	gpuMinutes float64
+	gpuMinutes       float64
+	monitoredMinutes float64 // of gpuMinutes, those telemetry saw (its idle cost's coverage)
 }
 
 // groupRuns indexes task runs by lower-case resource.
@@ -60,6 +61,7 @@ func (a *analyzer) resource(r *gpuResource) {
 		busyScale = float64(r.gpuCount) / float64(k)
 	}
 	var bands UtilBands
+	unallocated := 0.0                // its window's GPU-minutes no task held, at their rate
 	satRun := make([]int, r.gpuCount) // current run of saturated minutes per slot
 	satMax := 0
 	for t := a.lb[0]; t < a.lb[1]; t++ {
@@ -98,6 +100,7 @@ func (a *analyzer) resource(r *gpuResource) {
 			}
 			if held[s][t-w0] == 0 {
 				a.unallocated += rate[t]
+				unallocated += rate[t]
 				owner.Cost += rate[t]
 				owner.GPUCost += rate[t]
 				if class == idle {
@@ -119,7 +122,7 @@ func (a *analyzer) resource(r *gpuResource) {
 		Pricing: r.mode, Team: r.team, Cost: wu.cost,
 		GPUHoursBilled: wu.billed / 60, GPUHoursActive: wu.active / 60, GPUHoursIdle: wu.idle / 60,
 		GPUHoursUnmonitored: wu.unmonitored / 60, IdleCost: wu.idleCost, UnmonitoredCost: wu.unmonitoredCost,
-		AvgUtilization: wu.avgUtil(), Bands: bands, SaturatedHours: float64(satMax) / 60,
+		UnallocatedCost: unallocated, AvgUtilization: wu.avgUtil(), Bands: bands, SaturatedHours: float64(satMax) / 60,
 	})
 	if len(r.slots) == 0 && wu.billed > 0 {
 		a.warn("%s (%d×%s) has no utilization data: its GPU-hours are unmonitored", r.key, r.gpuCount, r.model)
@@ -388,6 +391,9 @@ func (a *analyzer) attributeRuns(r *gpuResource, runs []*finops.TaskRun, held []
 				acc.gpuMinutes += 1 / c
 				tc.Cost += share
 				tc.GPUCost += share
+				if s < len(r.slots) && r.slots[s].grid.class[t] != unmonitored {
+					acc.monitoredMinutes += 1 / c
+				}
 				if s < len(r.slots) && r.slots[s].grid.class[t] == idle {
 					acc.IdleCost += share
 					tc.IdleCost += share
@@ -520,6 +526,7 @@ func (a *analyzer) finish() {
 	for _, name := range sortedKeys(a.tasks) {
 		acc := a.tasks[name]
 		acc.GPUHours = acc.gpuMinutes / 60
+		acc.GPUHoursMonitored = acc.monitoredMinutes / 60
 		if acc.Units > 0 {
 			acc.UnitCost = acc.Cost / acc.Units
 		}
@@ -557,7 +564,8 @@ func (a *analyzer) finish() {
 	for _, m := range sortedKeys(a.models) {
 		u := a.models[m]
 		if u.billed > 0 {
-			r.GPUsByModel = append(r.GPUsByModel, ModelUtil{GPUModel: m, AvgUtilization: u.avgUtil(), GPUHours: u.billed / 60})
+			r.GPUsByModel = append(r.GPUsByModel, ModelUtil{GPUModel: m, AvgUtilization: u.avgUtil(), GPUHours: u.billed / 60,
+				GPUHoursMonitored: (u.billed - u.unmonitored) / 60})
 		}
 	}
 	dq := &r.DataQuality

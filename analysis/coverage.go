@@ -58,8 +58,10 @@ func markCoverage(dq *DataQuality, t Totals, minCoverage float64, telemetry bool
 	switch {
 	case !telemetry || t.GPUHoursBilled <= 0 || dq.Coverage >= minCoverage:
 	case !t.IdleKnown():
-		dq.Incomplete = append(dq.Incomplete, fmt.Sprintf("No telemetry covered any of the %.1f billed GPU-hours: idle cost is unknown "+
-			"and no advice rests on utilization", t.GPUHoursBilled))
+		// Not "no advice rests on utilization": the advice reads the
+		// lookback's telemetry, which may cover what this window's did not.
+		dq.Incomplete = append(dq.Incomplete, fmt.Sprintf("No telemetry covered any of the %.1f billed GPU-hours: idle cost "+
+			"and utilization are unknown", t.GPUHoursBilled))
 	default:
 		dq.Incomplete = append(dq.Incomplete, fmt.Sprintf("Telemetry covers %.0f%% of the %.1f billed GPU-hours (at least %.0f%% "+
 			"is needed): idle cost and savings are at least what is shown, and may be more", 100*dq.Coverage, t.GPUHoursBilled,

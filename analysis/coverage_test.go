@@ -26,8 +26,10 @@ func TestMarkCoverage(t *testing.T) {
 				"savings are at least what is shown, and may be more"}},
 		// (10 − 10) / 10 = 0: idle unknown.
 		{"none covered", []SourceStatus{util}, 10, 10, 0,
-			[]string{"No telemetry covered any of the 10.0 billed GPU-hours: idle cost is unknown and no advice " +
-				"rests on utilization"}},
+			// Advice reads the lookback's telemetry, so the sentence
+			// claims nothing about it (issue 33: it said "no advice rests
+			// on utilization" beside advice built on the lookback).
+			[]string{"No telemetry covered any of the 10.0 billed GPU-hours: idle cost and utilization are unknown"}},
 		// Billing only, by design: coverage 0 but complete.
 		{"no telemetry source", []SourceStatus{bill}, 10, 10, 0, nil},
 		// Nothing billed: no GPU-hour went unseen, coverage 1.

@@ -33,11 +33,16 @@ func (e *energyAcc) minute(share float64, watts float32, perWh float64, known bo
 }
 
 func (e *energyAcc) use() EnergyUse {
-	u := EnergyUse{KWh: e.wh / 1000}
+	var u EnergyUse
 	if e.billed > 0 {
 		u.PowerCoverage = math.Min(1, e.covered/e.billed)
 	}
 	u.LowerBound = e.billed-e.covered > 1e-9
+	if e.covered <= 0 && e.billed > 0 {
+		return u // no power reading: its energy and CO₂e are unknown, not 0
+	}
+	kwh := e.wh / 1000
+	u.KWh = &kwh
 	if !e.unknown {
 		kg := e.co2g / 1000
 		u.CO2eKg = &kg

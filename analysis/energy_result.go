@@ -14,14 +14,16 @@ type Energy struct {
 
 // EnergyUse is the energy of one total, team, resource or task.
 type EnergyUse struct {
-	// KWh is Σ over billed GPU-minutes with power of mean watts / 60 / 1000.
-	KWh float64 `json:"energy_kwh"`
+	// KWh is Σ over billed GPU-minutes with power of mean watts / 60 / 1000;
+	// nil (null) when none of its billed GPU-minutes had a power reading:
+	// unknown, not 0 (Reading).
+	KWh *float64 `json:"energy_kwh"`
 	// PowerCoverage is the share (0–1) of its billed GPU-minutes that had a
 	// power reading; below 1, KWh and CO2eKg are lower bounds.
 	PowerCoverage float64 `json:"power_coverage"`
 	LowerBound    bool    `json:"energy_lower_bound"`
 	// CO2eKg is KWh × PUE × grid intensity / 1000; nil when some of its
-	// energy was drawn where no intensity applies.
+	// energy was drawn where no intensity applies, or when KWh is nil.
 	CO2eKg *float64 `json:"co2e_kg"`
 }
 

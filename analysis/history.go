@@ -200,7 +200,7 @@ func weekFigures(label string, w Window, r *Result, minCoverage float64) TrendWe
 		}
 		tw.Resources = append(tw.Resources, TrendResource{ResourceID: rc.ResourceID, ResourceName: rc.ResourceName,
 			Team: rc.Team, Cost: rc.Cost, IdleCost: rc.IdleCost,
-			IdleLowerBound: lower(rc.GPUHoursBilled, rc.GPUHoursUnmonitored)})
+			Coverage: rc.Coverage(), IdleLowerBound: lower(rc.GPUHoursBilled, rc.GPUHoursUnmonitored)})
 	}
 	return tw
 }

@@ -69,6 +69,7 @@ type TrendResource struct {
 	Team           string  `json:"team"`
 	Cost           float64 `json:"cost"`
 	IdleCost       float64 `json:"idle_cost"`
+	Coverage       float64 `json:"coverage"` // of its billed GPU-hours (1 when none)
 	IdleLowerBound bool    `json:"idle_lower_bound"`
 	Anomaly        string  `json:"anomaly"`
 }

@@ -110,8 +110,13 @@ type ResourceCost struct {
 	GPUHoursUnmonitored float64 `json:"gpu_hours_unmonitored"`
 	IdleCost            float64 `json:"idle_cost"`
 	UnmonitoredCost     float64 `json:"unmonitored_cost"`
-	AvgUtilization      float64 `json:"avg_utilization"`
-	PreviousCost        float64 `json:"previous_cost"`
+	// UnallocatedCost is its billed GPU time no task held (the fleet's
+	// Totals.UnallocatedCost is the sum over resources; so is a team's).
+	UnallocatedCost float64 `json:"unallocated_cost"`
+	// IdleCost and AvgUtilization mean nothing where no billed GPU-hour
+	// was monitored (IdleReading): the JSON writes them null then.
+	AvgUtilization float64 `json:"avg_utilization"`
+	PreviousCost   float64 `json:"previous_cost"`
 	// Bands are billed monitored GPU-hours per utilization band (metrics.md).
 	Bands UtilBands `json:"utilization_bands"`
 	// SaturatedHours is the longest run of > 95% utilization, in hours;
@@ -182,10 +187,13 @@ type TaskCost struct {
 	Kind     string  `json:"kind"`
 	Cost     float64 `json:"cost"`
 	GPUHours float64 `json:"gpu_hours"`
-	IdleCost float64 `json:"idle_cost"`
-	Units    float64 `json:"units"`
-	Unit     string  `json:"unit"`
-	UnitCost float64 `json:"unit_cost"` // 0 when units is 0
+	// GPUHoursMonitored are the GPU-hours it held that telemetry saw: its
+	// idle cost is unknown (null) when none, a lower bound when some.
+	GPUHoursMonitored float64 `json:"gpu_hours_monitored"`
+	IdleCost          float64 `json:"idle_cost"`
+	Units             float64 `json:"units"`
+	Unit              string  `json:"unit"`
+	UnitCost          float64 `json:"unit_cost"` // 0 when units is 0
 }
 
 // Recommendation is the advice for one GPU resource (metrics.md §Recommendation).
@@ -293,6 +301,11 @@ func (g *GPUHours) Hour(i int) time.Time { return g.Start.Add(time.Duration(i) *
 // ModelUtil is the average utilization per GPU model over the window.
 type ModelUtil struct {
 	GPUModel       string
-	AvgUtilization float64
+	AvgUtilization float64 // over monitored GPU-hours; unknown when there are none
 	GPUHours       float64
+	// GPUHoursMonitored are the billed GPU-hours with telemetry.
+	GPUHoursMonitored float64
 }
+
+// UtilKnown reports whether the model's utilization was measured at all.
+func (m ModelUtil) UtilKnown() bool { return readingOf(m.GPUHours, m.GPUHoursMonitored).Known() }

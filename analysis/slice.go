@@ -30,11 +30,13 @@ import (
 //
 // Totals are the team's: cost, GPU cost, idle cost and previous cost from its ByTeam row (so
 // they agree with the all-teams report); GPU-hours, unmonitored cost and
-// average utilization over its resources; allocated idle cost over its tasks;
-// savings over its recommendations; unallocated cost and unused commitments
-// from its findings of those kinds. Other charges (tax, credits) cannot be
-// attributed to a team and are 0. r is not modified; the slice shares no
-// slices with it.
+// average utilization over its resources; unallocated cost over its
+// resources (the GPU time of its resources no task held, as the fleet's is
+// over every resource, so the teams' add up to the fleet's); allocated idle
+// cost over its tasks (as the fleet's is over every task); savings over its
+// recommendations; unused commitments from its findings of that kind. Other
+// charges (tax, credits) cannot be attributed to a team and are 0. r is not
+// modified; the slice shares no slices with it.
 func (r *Result) ForTeam(team string) *Result {
 	if r == nil {
 		return nil
@@ -133,6 +135,7 @@ func (r *Result) ForTeam(team string) *Result {
 		t.GPUHoursIdle += rc.GPUHoursIdle
 		t.GPUHoursUnmonitored += rc.GPUHoursUnmonitored
 		t.UnmonitoredCost += rc.UnmonitoredCost
+		t.UnallocatedCost += rc.UnallocatedCost
 		m := rc.GPUHoursActive + rc.GPUHoursIdle
 		monitored += m
 		utilHours += rc.AvgUtilization * m
@@ -152,10 +155,7 @@ func (r *Result) ForTeam(team string) *Result {
 		t.MonthlySavings += rec.MonthlySavings
 	}
 	for _, f := range out.Findings {
-		switch f.Kind {
-		case FindingUnallocated:
-			t.UnallocatedCost += f.Money
-		case FindingUnusedCommit:
+		if f.Kind == FindingUnusedCommit {
 			t.UnusedCommitmentCost += f.Money
 		}
 	}
@@ -207,7 +207,7 @@ func modelUtil(rs []ResourceCost) []ModelUtil {
 		if a.billed <= 0 {
 			continue
 		}
-		mu := ModelUtil{GPUModel: model, GPUHours: a.billed}
+		mu := ModelUtil{GPUModel: model, GPUHours: a.billed, GPUHoursMonitored: a.monitored}
 		if a.monitored > 0 {
 			mu.AvgUtilization = a.util / a.monitored
 		}

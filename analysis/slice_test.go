@@ -23,9 +23,9 @@ func sliceResult() *Result {
 		ByResource: []ResourceCost{
 			{ResourceID: "a100", Provider: "AutoDL", GPUModel: "A100", GPUCount: 2, Team: "nlp", Cost: 600,
 				GPUHoursBilled: 336, GPUHoursActive: 120, GPUHoursIdle: 200, GPUHoursUnmonitored: 16,
-				IdleCost: 190, UnmonitoredCost: 20, AvgUtilization: 40},
+				IdleCost: 190, UnmonitoredCost: 20, UnallocatedCost: 40, AvgUtilization: 40},
 			{ResourceID: "4090", Provider: "AutoDL", GPUModel: "RTX 4090", GPUCount: 1, Team: "cv", Cost: 200,
-				GPUHoursBilled: 70, GPUHoursActive: 56, GPUHoursIdle: 14, IdleCost: 10, AvgUtilization: 60},
+				GPUHoursBilled: 70, GPUHoursActive: 56, GPUHoursIdle: 14, IdleCost: 10, UnallocatedCost: 10, AvgUtilization: 60},
 			{ResourceID: "l40s", Provider: "AutoDL", GPUModel: "L40S", GPUCount: 1, Team: "cv", Cost: 100,
 				GPUHoursBilled: 84, GPUHoursActive: 84, AvgUtilization: 90},
 		},
@@ -136,7 +136,7 @@ func TestForTeam(t *testing.T) {
 		{"unmonitored cost", tt.UnmonitoredCost, 20},
 		{"avg util", tt.AvgGPUUtilization, 40},
 		{"allocated idle", tt.AllocatedIdleCost, 35},
-		{"unallocated", tt.UnallocatedCost, 40},
+		{"unallocated", tt.UnallocatedCost, 40}, // a100's, its only resource
 		{"savings", tt.MonthlySavings, 600},
 		{"unmonitored share", s.DataQuality.UnmonitoredShare, 16.0 / 336},
 	} {

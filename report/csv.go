@@ -85,7 +85,8 @@ func csvTable(r *analysis.Result, table string, loc *time.Location) ([]string, [
 			rows = append(rows, []string{csvText(rc.ResourceID), csvText(rc.ResourceName), csvText(rc.Provider), csvText(rc.GPUModel),
 				strconv.Itoa(rc.GPUCount), csvText(rc.Pricing), csvText(rc.Team), cur, amountCell(cur, rc.Cost),
 				number(rc.GPUHoursBilled), number(rc.GPUHoursActive), number(rc.GPUHoursIdle), number(rc.GPUHoursUnmonitored),
-				amountCell(cur, rc.IdleCost), amountCell(cur, rc.UnmonitoredCost), number(rc.AvgUtilization), amountCell(cur, rc.PreviousCost),
+				measuredAmountCell(cur, rc.IdleCost, rc.IdleReading()), amountCell(cur, rc.UnmonitoredCost),
+				measuredNumber(rc.AvgUtilization, rc.IdleReading()), amountCell(cur, rc.PreviousCost),
 				number(rc.SaturatedHours)})
 		}
 		return []string{"resource_id", "resource_name", "provider", "gpu_model", "gpu_count", "pricing", "team", "currency",
@@ -97,15 +98,15 @@ func csvTable(r *analysis.Result, table string, loc *time.Location) ([]string, [
 			if t.Budget != nil {
 				budget = amountCell(cur, *t.Budget)
 			}
-			rows = append(rows, []string{csvText(t.Team), cur, amountCell(cur, t.Cost), amountCell(cur, t.GPUCost), amountCell(cur, t.IdleCost),
-				budget, amountCell(cur, t.PreviousCost), amountCell(cur, t.MonthToDate), amountCell(cur, t.MonthForecast)})
+			rows = append(rows, []string{csvText(t.Team), cur, amountCell(cur, t.Cost), amountCell(cur, t.GPUCost),
+				measuredAmountCell(cur, t.IdleCost, t.IdleReading()), budget, amountCell(cur, t.PreviousCost), amountCell(cur, t.MonthToDate), amountCell(cur, t.MonthForecast)})
 		}
 		return []string{"team", "currency", "cost", "gpu_cost", "idle_cost", "monthly_budget", "previous_cost",
 			"month_to_date", "month_forecast"}, rows, nil
 	case "tasks":
 		for _, t := range r.Tasks {
 			rows = append(rows, []string{csvText(t.Task), csvText(t.Team), csvText(t.Kind), cur, amountCell(cur, t.Cost), number(t.GPUHours),
-				amountCell(cur, t.IdleCost), number(t.Units), csvText(t.Unit), number(t.UnitCost)})
+				measuredAmountCell(cur, t.IdleCost, t.IdleReading()), number(t.Units), csvText(t.Unit), number(t.UnitCost)})
 		}
 		return []string{"task", "team", "kind", "currency", "cost", "gpu_hours", "idle_cost", "units", "unit", "unit_cost"}, rows, nil
 	case "recommendations":
@@ -138,6 +139,24 @@ func csvText(s string) string { return sanitize.Cell(s) }
 // grouping or symbol: the currency is its own column.
 func amountCell(cur string, v float64) string {
 	return strconv.FormatFloat(amount.RoundMinor(cur, v), 'f', amount.MinorDigits(cur), 64)
+}
+
+// measuredAmountCell is amountCell of a figure telemetry measures, empty
+// where nobody measured it (unknown, not 0).
+func measuredAmountCell(cur string, v float64, m analysis.Reading) string {
+	if !m.Known() {
+		return ""
+	}
+	return amountCell(cur, v)
+}
+
+// measuredNumber is number of a figure telemetry measures, empty where
+// nobody measured it.
+func measuredNumber(v float64, m analysis.Reading) string {
+	if !m.Known() {
+		return ""
+	}
+	return number(v)
 }
 
 // number is a quantity at full precision, the shortest decimal (never an

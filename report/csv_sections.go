@@ -55,10 +55,10 @@ func csvSectionTable(r *analysis.Result, table string, loc *time.Location) (head
 		for _, w := range weeks {
 			lead := []string{csvText(w.Label), w.Start.In(loc).Format("2006-01-02"), w.End.In(loc).AddDate(0, 0, -1).Format("2006-01-02")}
 			rows = append(rows, append(append([]string(nil), lead...), "total", "", cur, amountCell(cur, w.Cost),
-				amountCell(cur, w.IdleCost), number(w.Coverage), strconv.FormatBool(w.IdleLowerBound), csvText(w.Anomaly)))
+				measuredAmountCell(cur, w.IdleCost, w.IdleReading()), number(w.Coverage), strconv.FormatBool(w.IdleLowerBound), csvText(w.Anomaly)))
 			for _, t := range w.Teams {
 				rows = append(rows, append(append([]string(nil), lead...), "team", csvText(t.Team), cur, amountCell(cur, t.Cost),
-					amountCell(cur, t.IdleCost), number(t.Coverage), strconv.FormatBool(t.IdleLowerBound), csvText(t.Anomaly)))
+					measuredAmountCell(cur, t.IdleCost, t.IdleReading()), number(t.Coverage), strconv.FormatBool(t.IdleLowerBound), csvText(t.Anomaly)))
 			}
 		}
 		return []string{"week", "week_start", "week_end", "scope", "team", "currency", "cost", "idle_cost", "coverage",
@@ -82,7 +82,7 @@ func csvSectionTable(r *analysis.Result, table string, loc *time.Location) (head
 	case "energy":
 		if e := r.Energy; e != nil {
 			row := func(scope, name, team, provider, region string, u analysis.EnergyUse, intensity *float64) []string {
-				return []string{scope, csvText(name), csvText(team), csvText(provider), csvText(region), number(u.KWh),
+				return []string{scope, csvText(name), csvText(team), csvText(provider), csvText(region), optNumber(u.KWh),
 					number(u.PowerCoverage), strconv.FormatBool(u.LowerBound), optNumber(u.CO2eKg), optNumber(intensity),
 					number(e.PUE)}
 			}

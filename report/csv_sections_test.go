@@ -40,7 +40,7 @@ func csvSectionsResult(t *testing.T) *analysis.Result {
 		}}
 	r.Allocation = []analysis.Allocation{{Dimension: "tag:project", Groups: []analysis.AllocationGroup{
 		{Value: "=cmd|' /C calc'!A0", Cost: 987.6, Share: 0.8}, {Value: analysis.Untagged, Cost: 246.9, Share: 0.2}}}}
-	u := analysis.EnergyUse{KWh: 0.525, PowerCoverage: 0.5, LowerBound: true, CO2eKg: ptr(0.27468)}
+	u := analysis.EnergyUse{KWh: ptr(0.525), PowerCoverage: 0.5, LowerBound: true, CO2eKg: ptr(0.27468)}
 	r.Energy = &analysis.Energy{PUE: 1.2, Total: u,
 		ByTeam: []analysis.TeamEnergy{{Team: "-nlp", EnergyUse: u}},
 		ByResource: []analysis.ResourceEnergy{
@@ -82,7 +82,8 @@ func TestWriteCSVSections(t *testing.T) {
 			period + "total,,,,,0.525,0.5,true,0.27468,,1.2",
 			period + "team,'-nlp,'-nlp,,,0.525,0.5,true,0.27468,,1.2",
 			period + "resource,i-1,'-nlp,autodl,cn-north,0.525,0.5,true,0.27468,436,1.2",
-			period + "resource,i-2,vision,vast,,0,0,true,,,1.2",
+			// No power reading on i-2: its energy is unknown (blank), not 0.
+			period + "resource,i-2,vision,vast,,,0,true,,,1.2",
 			period + "task,'@train,vision,,,0.525,0.5,true,0.27468,,1.2"}},
 	} {
 		t.Run(tc.table, func(t *testing.T) { checkCSV(t, csvSectionsResult(t), tc.table, tc.want) })

@@ -33,7 +33,7 @@ func csvResult(t *testing.T) *analysis.Result {
 		ByTeam: []analysis.TeamCost{{Team: "-nlp", Cost: 1234.5, GPUCost: 1200, IdleCost: 0.001, MonthToDate: 2000,
 			MonthForecast: 3000}, {Team: "vision", Budget: &budget}},
 		Tasks: []analysis.TaskCost{{Task: "@train", Team: "vision", Kind: "training", Cost: 10, GPUHours: 2.5,
-			Units: 1000, Unit: "tokens", UnitCost: 0.01}},
+			GPUHoursMonitored: 2.5, Units: 1000, Unit: "tokens", UnitCost: 0.01}},
 		Recommendations: []analysis.Recommendation{{ID: "adv-0123abcd", ResourceID: "i-1", GPUModel: "A100", GPUCount: 2,
 			CurrentMode: "monthly", Action: analysis.ActionSwitchToHourly, CurrentMonthlyCost: 9000,
 			RecommendedMonthlyCost: 4000, MonthlySavings: 5000, ActiveHoursPerMonth: 120, BreakevenHoursPerMonth: 300,

@@ -130,7 +130,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 
 	util := emailKPI{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: hours(t.GPUHoursBilled) + " billed"}
 	if !anyMonitored(t) {
-		util.Value, util.Note = "n/a", noneMonitored
+		util.Value, util.Note = unknownText, noneMonitored
 	}
 	v.KPIs = []emailKPI{
 		{Label: "Total cost", Value: money(cur, t.Cost), Note: changeText(t.Cost, r.Totals.PreviousCost)},
@@ -148,8 +148,8 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 	}
 	if opts.OrgTotals != nil {
 		o := *opts.OrgTotals
-		v.Org = "Whole organisation: " + money(cur, o.Cost) + ", idle " + money(cur, o.IdleCost) +
-			" (" + percent(idleShare(o)) + ")"
+		v.Org = "Whole organisation: " + money(cur, o.Cost) + ", idle " + measuredMoney(cur, o.IdleCost, o.IdleReading()) +
+			" (" + measuredShare(o.IdleCost, o.Cost, o.IdleReading()) + ")"
 	}
 
 	if l := watchLine(r); l != "" {
@@ -193,8 +193,8 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 			v.MoreTeams = len(r.ByTeam) - i
 			break
 		}
-		row := emailTeam{Team: tc.Team, Cost: money(cur, tc.Cost), Idle: money(cur, tc.IdleCost),
-			IdleShare: percent(share(tc.IdleCost, tc.Cost))}
+		row := emailTeam{Team: tc.Team, Cost: money(cur, tc.Cost), Idle: measuredMoney(cur, tc.IdleCost, tc.IdleReading()),
+			IdleShare: measuredShare(tc.IdleCost, tc.Cost, tc.IdleReading())}
 		if tc.PreviousCost != 0 {
 			row.Change = strings.TrimSuffix(changeText(tc.Cost, tc.PreviousCost), " vs previous period")
 		}

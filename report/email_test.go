@@ -159,7 +159,7 @@ func TestEmailOptions(t *testing.T) {
 	if subject != "[finops] ml-train · 2026-W47 · ¥4,160 · idle ≥ ¥750 (18%) · data incomplete" {
 		t.Errorf("team subject = %q", subject)
 	}
-	for _, w := range []string{"team ml-train", "Whole organisation: ¥4,500.00, idle ¥830.00 (18.4%)", "… and 2 more"} {
+	for _, w := range []string{"team ml-train", "Whole organisation: ¥4,500.00, idle ≥ ¥830.00 (≥ 18.4%)", "… and 2 more"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("team text lacks %q:\n%s", w, text)
 		}

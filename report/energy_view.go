@@ -56,23 +56,29 @@ func newEnergyView(r *analysis.Result) *energyView {
 }
 
 // kwhText writes kWh with "≥" where power covered only some minutes, as
-// the idle cost is written.
+// the idle cost is written, and "unknown" where it covered none (never
+// "≥ 0.000 kWh").
 func kwhText(u analysis.EnergyUse) string {
+	if u.KWh == nil {
+		return unknownText
+	}
+	kwh := *u.KWh
 	prec := 0
 	switch {
-	case u.KWh < 1:
+	case kwh < 1:
 		prec = 3
-	case u.KWh < 100:
+	case kwh < 100:
 		prec = 2
 	}
-	s := amount.Group(u.KWh, prec) + " kWh"
+	s := amount.Group(kwh, prec) + " kWh"
 	if u.LowerBound {
 		return "≥ " + s
 	}
 	return s
 }
 
-// co2Text writes kg CO₂e, or "unknown" where no grid intensity applies.
+// co2Text writes kg CO₂e, or "unknown" where no grid intensity applies or
+// no power reading measured its energy.
 func co2Text(u analysis.EnergyUse) string {
 	if u.CO2eKg == nil {
 		return "unknown"

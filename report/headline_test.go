@@ -84,13 +84,13 @@ func TestKPICards(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range p.KPIs {
-		if k.Label == "Avg GPU utilization" && k.Value != "n/a" {
+		if k.Label == "Avg GPU utilization" && k.Value != unknownText {
 			t.Errorf("utilization with nothing monitored = %q, want n/a", k.Value)
 		}
 	}
 	// The email says the same.
 	for _, k := range newEmailView(r, EmailOptions{}, "UTC", "").KPIs {
-		if k.Label == "Avg GPU utilization" && (k.Value != "n/a" || k.Note != noneMonitored) {
+		if k.Label == "Avg GPU utilization" && (k.Value != unknownText || k.Note != noneMonitored) {
 			t.Errorf("email utilization with nothing monitored = %q (%q), want n/a", k.Value, k.Note)
 		}
 	}

@@ -209,13 +209,15 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		// The idle cost's two parts: shown inside its card, since they add
 		// up to it rather than to more waste.
 		idle.Parts = []kpiPart{
-			{Label: "idle, no task held", Value: money(cur, unheldIdle(t)), Note: "no task held the idle GPU: release the machine"},
-			{Label: "allocated but idle", Value: money(cur, t.AllocatedIdleCost), Note: "a task held it unused: fix the job"},
+			// Parts of a lower bound are lower bounds too.
+			{Label: "idle, no task held", Value: measuredMoney(cur, unheldIdle(t), t.IdleReading()), Note: "no task held the idle GPU: release the machine"},
+			{Label: "allocated but idle", Value: measuredMoney(cur, t.AllocatedIdleCost, analysis.AllocatedIdleReading(r.Tasks)),
+				Note: "a task held it unused: fix the job"},
 		}
 	}
 	util := kpiCard{Label: "Avg GPU utilization", Period: week, Value: utilPct(t.AvgGPUUtilization), Note: "over monitored GPU-hours"}
 	if !anyMonitored(t) {
-		util.Value, util.Note = "n/a", noneMonitored
+		util.Value, util.Note = unknownText, noneMonitored
 	}
 	p.KPIs = []kpiCard{
 		{Label: "Total cost", Period: week, Value: money(cur, t.Cost), Note: costNote},
@@ -272,7 +274,8 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			Resource: breakableID(resourceLabel(rc)), Provider: rc.Provider, GPU: gpuText(rc.GPUModel, rc.GPUCount),
 			Pricing: rc.Pricing, Team: rc.Team, Cost: money(cur, rc.Cost),
 			Billed: hours(rc.GPUHoursBilled), Active: hours(rc.GPUHoursActive), Idle: hours(rc.GPUHoursIdle),
-			Unmonitored: hours(rc.GPUHoursUnmonitored), IdleCost: money(cur, rc.IdleCost), Util: utilPct(rc.AvgUtilization),
+			Unmonitored: hours(rc.GPUHoursUnmonitored), IdleCost: measuredMoney(cur, rc.IdleCost, rc.IdleReading()),
+			Util: measuredUtil(rc.AvgUtilization, rc.IdleReading()),
 		})
 	}
 	for _, tc := range r.ByTeam {
@@ -281,8 +284,9 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			budget = money(cur, *tc.Budget)
 		}
 		row := teamRow{
-			Team: tc.Team, Cost: money(cur, tc.Cost), GPUCost: money(cur, tc.GPUCost), IdleCost: money(cur, tc.IdleCost),
-			IdleShare: percent(share(tc.IdleCost, tc.Cost)), Budget: budget,
+			Team: tc.Team, Cost: money(cur, tc.Cost), GPUCost: money(cur, tc.GPUCost),
+			IdleCost: measuredMoney(cur, tc.IdleCost, tc.IdleReading()), IdleShare: measuredShare(tc.IdleCost, tc.Cost, tc.IdleReading()),
+			Budget:     budget,
 			OverBudget: tc.Budget != nil && tc.MonthForecast > *tc.Budget,
 		}
 		if tc.PreviousCost != 0 {
@@ -310,7 +314,7 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		}
 		p.Tasks = append(p.Tasks, taskRow{
 			Task: breakableID(tk.Task), Team: tk.Team, Kind: tk.Kind, Cost: money(cur, tk.Cost), GPUHours: hours(tk.GPUHours),
-			IdleCost: money(cur, tk.IdleCost), Units: units, UnitCost: unitCost,
+			IdleCost: measuredMoney(cur, tk.IdleCost, tk.IdleReading()), Units: units, UnitCost: unitCost,
 		})
 	}
 

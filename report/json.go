@@ -11,7 +11,7 @@ import (
 // JSONSchemaVersion is the version of the JSON summary's shape, written as
 // schema_version and described by docs/finops-report.schema.json. It changes
 // when a key is removed or changes meaning; added keys keep it.
-const JSONSchemaVersion = "1"
+const JSONSchemaVersion = "2"
 
 // jsonDoc is the JSON summary: what the file is (schema and generator) ahead
 // of the Result's tagged fields, which the embedding inlines.

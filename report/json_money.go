@@ -59,7 +59,7 @@ func EachMoney(r *analysis.Result, fn func(v *float64, perUnit bool)) {
 	r.ByResource = slices.Clone(r.ByResource)
 	for i := range r.ByResource {
 		rc := &r.ByResource[i]
-		for _, v := range []*float64{&rc.Cost, &rc.IdleCost, &rc.UnmonitoredCost, &rc.PreviousCost} {
+		for _, v := range []*float64{&rc.Cost, &rc.IdleCost, &rc.UnmonitoredCost, &rc.UnallocatedCost, &rc.PreviousCost} {
 			m(v)
 		}
 	}

@@ -22,7 +22,7 @@ var notMoney = []string{
 	"ByResource[].SaturatedHours", "ByTeam[].GPUHoursBilled", "ByTeam[].GPUHoursMonitored", "DataQuality.Coverage",
 	"DataQuality.ExchangeRates[].Rate", "DataQuality.MinCoverage", "DataQuality.UnmonitoredShare", "IdleSpans[].Hours",
 	"Recommendations[].ActiveHoursPerMonth", "Recommendations[].BreakevenHoursPerMonth", "Tasks[].GPUHours",
-	"Tasks[].Units", "Totals.AvgGPUUtilization", "Totals.GPUHoursActive", "Totals.GPUHoursBilled",
+	"Tasks[].GPUHoursMonitored", "Tasks[].Units", "Totals.AvgGPUUtilization", "Totals.GPUHoursActive", "Totals.GPUHoursBilled",
 	"Totals.GPUHoursIdle", "Totals.GPUHoursUnmonitored", "Watch.Actions[].Hours",
 	// energy (kWh, shares, gCO₂e/kWh, kg CO₂e): metrics.md §Energy
 	"Energy.ByResource[].EnergyUse.CO2eKg", "Energy.ByResource[].EnergyUse.KWh",
@@ -32,7 +32,7 @@ var notMoney = []string{
 	"Energy.Tasks[].EnergyUse.PowerCoverage", "Energy.Total.CO2eKg", "Energy.Total.KWh", "Energy.Total.PowerCoverage",
 	// the weekly history (eachTrendMoney, trend_json.go): shares and units
 	"Trend.ResourceMovers[].ChangePct", "Trend.TeamMovers[].ChangePct", "Trend.TopMovers[].ChangePct",
-	"Trend.TotalMover.ChangePct", "Trend.Weeks[].Coverage", "Trend.Weeks[].Teams[].Coverage",
+	"Trend.TotalMover.ChangePct", "Trend.Weeks[].Coverage", "Trend.Weeks[].Resources[].Coverage", "Trend.Weeks[].Teams[].Coverage",
 	"Trend.Weeks[].Teams[].UnitCosts[].Units",
 	// a rollup's per-shard table (analysis/shard.go)
 	"Shards[].Coverage", "Shards[].GPUHoursBilled", "Shards[].GPUHoursMonitored",

@@ -63,7 +63,7 @@ func TestJSONSchemaRefuses(t *testing.T) {
 	sch := reportSchema(t)
 	_, good := decodeJSON(t, handResult(t))
 	for _, tt := range []struct{ name, from, to string }{
-		{"no schema_version", `"schema_version": "1",`, ``},
+		{"no schema_version", `"schema_version": "2",`, ``},
 		{"unknown key", `"currency": "CNY",`, `"currency": "CNY", "extra": 1,`},
 		{"money as string", `"cost": 4500,`, `"cost": "4500",`},
 		{"bad action", `"action": "`, `"action": "x`},

@@ -148,7 +148,7 @@ func TestWriteJSONRoundsMoneyToMinorUnit(t *testing.T) {
 	// By hand: cents for USD; hours are not money; unit cost keeps 6 significant digits.
 	for _, want := range []string{`"cost": 0.3,`, `"idle_cost": 14000,`, `"gpu_hours_idle": 1.23456789,`,
 		`"cost": 1.01,`, `"budget": 1000`, `"cost": 2,`, `"unit_cost": 0.000123457`, `"money": 7.78,`,
-		`"schema_version": "1"`, `"version": "v1.2.3"`} {
+		`"schema_version": "2"`, `"version": "v1.2.3"`} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("missing %s in\n%s", want, raw)
 		}

@@ -54,12 +54,12 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 	kpis := [][]cell{
 		{{"Total cost", styleNone}, {money(cur, t.Cost), styleBold}, {changeText(t.Cost, r.Totals.PreviousCost), styleNone}},
 		{{"GPU cost", styleNone}, {money(cur, t.GPUCost), styleNone}, {hours(t.GPUHoursBilled) + " billed", styleNone}},
-		{{"Idle cost", styleNone}, {idleMoney(cur, t), idleStyle}, {percent(idleShare(t)) + " of total, " + hours(t.GPUHoursIdle), styleNone}},
+		{{"Idle cost", styleNone}, {idleMoney(cur, t), idleStyle}, {idleTermNote(t), styleNone}},
 		{{"Unmonitored cost", styleNone}, {money(cur, t.UnmonitoredCost), styleNone}, {percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours", styleNone}},
 		{{"Unallocated cost", styleNone}, {money(cur, t.UnallocatedCost), styleNone}, {"GPU time no task held", styleNone}},
-		{{"Allocated but idle", styleNone}, {money(cur, t.AllocatedIdleCost), styleNone}, {"tasks held GPUs they did not use", styleNone}},
+		{{"Allocated but idle", styleNone}, {measuredMoney(cur, t.AllocatedIdleCost, analysis.AllocatedIdleReading(r.Tasks)), styleNone}, {"tasks held GPUs they did not use", styleNone}},
 		{{"Unused commitments", styleNone}, {money(cur, t.UnusedCommitmentCost), styleNone}, {"", styleNone}},
-		{{"Avg GPU utilization", styleNone}, {utilPct(t.AvgGPUUtilization), styleNone}, {"", styleNone}},
+		{{"Avg GPU utilization", styleNone}, {measuredUtil(t.AvgGPUUtilization, t.IdleReading()), styleNone}, {utilTermNote(t), styleNone}},
 		{{"Savings available", styleNone}, {money(cur, t.MonthlySavings), savingsStyle}, {"per month", styleNone}},
 	}
 	writeTable(&b, p, nil, []bool{false, true, false}, kpis)
@@ -76,8 +76,8 @@ func WriteSummary(w io.Writer, r *analysis.Result, meta Meta, color bool) error 
 				{sanitize.Terminal(analysis.ShortResourceID(rc.ResourceID), 32), styleNone},
 				{sanitize.Terminal(gpuText(rc.GPUModel, rc.GPUCount), 20), styleNone},
 				{money(cur, rc.Cost), styleNone},
-				{money(cur, rc.IdleCost), toneStyle(rc.IdleCost > 0, styleYellow)},
-				{utilPct(rc.AvgUtilization), styleNone},
+				{measuredMoney(cur, rc.IdleCost, rc.IdleReading()), toneStyle(rc.IdleCost > 0 || !rc.IdleReading().Known(), styleYellow)},
+				{measuredUtil(rc.AvgUtilization, rc.IdleReading()), styleNone},
 			})
 		}
 		writeTable(&b, p, []string{"RESOURCE", "GPU", "COST", "IDLE COST", "UTIL"}, []bool{false, false, true, true, true}, rows)
@@ -222,4 +222,23 @@ func writeTable(b *strings.Builder, p painter, header []string, right []bool, ro
 		fmt.Fprintln(tw, "  "+strings.Join(parts, "\t"))
 	}
 	tw.Flush()
+}
+
+// idleTermNote is the idle KPI's note in the terminal: its share of the
+// total and its idle hours, "—" and no hours where nobody measured it.
+func idleTermNote(t analysis.Totals) string {
+	m := t.IdleReading()
+	if !m.Known() {
+		return unknownShare + " of total: " + noneMonitored
+	}
+	return measuredShare(t.IdleCost, t.Cost, m) + " of total, " + hours(t.GPUHoursIdle)
+}
+
+// utilTermNote says over what the utilization is a mean where not all of
+// the billed GPU-hours were monitored.
+func utilTermNote(t analysis.Totals) string {
+	if m := t.IdleReading(); m.LowerBound() {
+		return "over the " + percent(t.Coverage()) + " of GPU-hours monitored"
+	}
+	return ""
 }

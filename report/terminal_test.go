@@ -30,7 +30,7 @@ func TestWriteSummaryPlain(t *testing.T) {
 	wants := []string{
 		"finops 2026-W47 · 2026-11-16 – 2026-11-22 (Asia/Shanghai)",
 		"Total cost           ¥4,500.00",
-		"Idle cost            ≥ ¥830.00  18.4% of total, 340.0 h", // 44 of 1,494 GPU-hours unmonitored
+		"Idle cost            ≥ ¥830.00  ≥ 18.4% of total, 340.0 h", // 44 of 1,494 GPU-hours unmonitored
 		"Savings available    ¥5,040.00  per month",
 		"RESOURCE",
 		"Switch to hourly",

@@ -94,8 +94,10 @@ func handResult(t testing.TB) *analysis.Result {
 				Cost: 500, GPUHoursBilled: 50, GPUHoursActive: 50, AvgUtilization: 90},
 		},
 		Tasks: []analysis.TaskCost{
-			{Task: "train-llm", Team: "ml-train", Kind: "training", Cost: 3000, GPUHours: 1200, IdleCost: 600, Units: 3, Unit: "run", UnitCost: 1000},
-			{Task: hostileFormula, Team: hostileFormula, Kind: "inference", Cost: 120, GPUHours: 60},
+			// Every GPU-hour the tasks held was monitored: their idle costs are measured.
+			{Task: "train-llm", Team: "ml-train", Kind: "training", Cost: 3000, GPUHours: 1200, GPUHoursMonitored: 1200, IdleCost: 600,
+				Units: 3, Unit: "run", UnitCost: 1000},
+			{Task: hostileFormula, Team: hostileFormula, Kind: "inference", Cost: 120, GPUHours: 60, GPUHoursMonitored: 60},
 		},
 		Recommendations: []analysis.Recommendation{
 			{ResourceID: "gpu-h100-2", GPUModel: "H100", GPUCount: 2, CurrentMode: "spot", Action: analysis.ActionKeep,
@@ -161,8 +163,8 @@ func handResult(t testing.TB) *analysis.Result {
 			{Day: day(16), Task: hostileFormula, Cost: 60},
 		},
 		GPUsByModel: []analysis.ModelUtil{
-			{GPUModel: "A100-80GB", AvgUtilization: 55.5, GPUHours: 1344},
-			{GPUModel: "L40S", AvgUtilization: 30, GPUHours: 100},
+			{GPUModel: "A100-80GB", AvgUtilization: 55.5, GPUHours: 1344, GPUHoursMonitored: 1300}, // 1344 − 44 unmonitored
+			{GPUModel: "L40S", AvgUtilization: 30, GPUHours: 100, GPUHoursMonitored: 100},
 		},
 	}
 }

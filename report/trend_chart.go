@@ -39,6 +39,10 @@ func trendChart(t *analysis.Trend, cur string) (spec *chartSpec) {
 	for i, w := range t.Weeks {
 		labels[i] = w.Label + weekMark(w.Anomaly)
 		v := opts.LineData{Value: amount.RoundMinor(cur, w.IdleCost)}
+		if !w.IdleReading().Known() {
+			// No point where nobody measured: a gap in the line, not a 0.
+			v.Value = "-"
+		}
 		if w.IdleLowerBound {
 			v.Symbol, v.SymbolSize = "emptyCircle", 10
 		}

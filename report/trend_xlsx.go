@@ -58,7 +58,7 @@ func (b *book) trendSheet() error {
 			}
 			return []any{m.Mean, m.Change, optional(m.ChangePct)}
 		}
-		rows = append(rows, append([]any{w.Label, w.Start, "total", nil, nil, w.Cost, w.IdleCost, w.IdleLowerBound,
+		rows = append(rows, append([]any{w.Label, w.Start, "total", nil, nil, w.Cost, measuredCell(w.IdleCost, w.IdleReading()), w.IdleLowerBound,
 			w.Coverage, w.Anomaly, nil, nil}, change("total\x00")...))
 		for _, tt := range w.Teams {
 			var unitCost, per any
@@ -71,12 +71,12 @@ func (b *book) trendSheet() error {
 				}
 				per = strings.Join(parts, "; ")
 			}
-			rows = append(rows, append([]any{w.Label, w.Start, "team", tt.Team, nil, tt.Cost, tt.IdleCost, tt.IdleLowerBound,
+			rows = append(rows, append([]any{w.Label, w.Start, "team", tt.Team, nil, tt.Cost, measuredCell(tt.IdleCost, tt.IdleReading()), tt.IdleLowerBound,
 				tt.Coverage, tt.Anomaly, unitCost, per}, change("team\x00"+tt.Team)...))
 		}
 		for _, r := range w.Resources {
-			rows = append(rows, append([]any{w.Label, w.Start, "resource", r.Team, r.ResourceID, r.Cost, r.IdleCost,
-				r.IdleLowerBound, nil, r.Anomaly, nil, nil}, change("resource\x00"+r.ResourceID)...))
+			rows = append(rows, append([]any{w.Label, w.Start, "resource", r.Team, r.ResourceID, r.Cost, measuredCell(r.IdleCost, r.IdleReading()),
+				r.IdleLowerBound, r.Coverage, r.Anomaly, nil, nil}, change("resource\x00"+r.ResourceID)...))
 		}
 	}
 	return b.table(sheetTrend, cols, rows)

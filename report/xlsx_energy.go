@@ -9,7 +9,7 @@ import (
 // teams, tasks or resources when the report has energy: row i's is that of
 // key(i) in the list energy indexes, and a row without any is left blank. A
 // partial power coverage shows in its own column, as the kWh cell cannot say
-// "≥"; an unknown CO₂e is blank.
+// "≥"; an unknown energy (no power reading) or CO₂e is blank.
 func (b *book) withEnergy(cols []workbook.Column, rows [][]any, key func(i int) string, energy func(*analysis.Energy) map[string]analysis.EnergyUse) ([]workbook.Column, [][]any) {
 	if b.r.Energy == nil {
 		return cols, rows
@@ -27,7 +27,7 @@ func (b *book) withEnergy(cols []workbook.Column, rows [][]any, key func(i int) 
 			rows[i] = append(rows[i], nil, nil, nil)
 			continue
 		}
-		rows[i] = append(rows[i], u.KWh, u.PowerCoverage, optional(u.CO2eKg))
+		rows[i] = append(rows[i], optional(u.KWh), u.PowerCoverage, optional(u.CO2eKg))
 	}
 	return cols, rows
 }

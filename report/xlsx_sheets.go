@@ -29,7 +29,8 @@ func (b *book) teams() error {
 		if t.Budget != nil && *t.Budget > 0 && t.MonthForecast != 0 {
 			ofBudget = t.MonthForecast / *t.Budget
 		}
-		rows = append(rows, []any{t.Team, t.Cost, t.GPUCost, t.IdleCost, share(t.IdleCost, t.Cost), optional(t.Budget),
+		m := t.IdleReading()
+		rows = append(rows, []any{t.Team, t.Cost, t.GPUCost, measuredCell(t.IdleCost, m), measuredCell(share(t.IdleCost, t.Cost), m), optional(t.Budget),
 			blankIfZero(t.PreviousCost), chg, blankIfZero(t.MonthToDate), blankIfZero(t.MonthForecast), ofBudget})
 	}
 	cols, rows = b.withEnergy(cols, rows, func(i int) string { return b.r.ByTeam[i].Team }, teamEnergy)
@@ -55,7 +56,7 @@ func (b *book) tasks() error {
 		if t.Units != 0 {
 			unitCost = t.UnitCost
 		}
-		rows = append(rows, []any{t.Task, t.Team, t.Kind, t.Cost, t.GPUHours, t.IdleCost, t.Units, t.Unit, unitCost})
+		rows = append(rows, []any{t.Task, t.Team, t.Kind, t.Cost, t.GPUHours, measuredCell(t.IdleCost, t.IdleReading()), t.Units, t.Unit, unitCost})
 	}
 	cols, rows = b.withEnergy(cols, rows, func(i int) string { return b.r.Tasks[i].Task }, taskEnergy)
 	return b.table(sheetTasks, cols, rows)
@@ -93,7 +94,8 @@ func (b *book) resources() error {
 		rows = append(rows, []any{
 			rc.ResourceID, rc.ResourceName, rc.Provider, rc.GPUModel, rc.GPUCount, rc.Pricing, rc.Team,
 			rc.Cost, rc.GPUHoursBilled, rc.GPUHoursActive, rc.GPUHoursIdle, rc.GPUHoursUnmonitored,
-			rc.IdleCost, rc.UnmonitoredCost, rc.AvgUtilization / 100, blankIfZero(rc.PreviousCost),
+			measuredCell(rc.IdleCost, rc.IdleReading()), rc.UnmonitoredCost, measuredCell(rc.AvgUtilization/100, rc.IdleReading()),
+			blankIfZero(rc.PreviousCost),
 			bd.Idle, bd.Low, bd.Fair, bd.Target, bd.Saturated, rc.SaturatedHours,
 		})
 	}

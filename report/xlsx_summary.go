@@ -33,9 +33,13 @@ func (b *book) summary() error {
 	if inc := r.DataQuality.Incomplete; len(inc) > 0 {
 		complete = "NO: " + strings.Join(inc, "; ")
 	}
-	idle := any(t.IdleCost)
-	if !t.IdleKnown() {
+	// Nobody measured: a word where there is room for one, else a blank
+	// cell, never 0 (unknown.go).
+	m := t.IdleReading()
+	idle, util := any(t.IdleCost), any(t.AvgGPUUtilization/100)
+	if !m.Known() {
 		idle = "unknown: no GPU-hour was monitored"
+		util = idle
 	}
 	rows := []kpi{
 		{"Period", r.Period.Label, st.text},
@@ -53,8 +57,8 @@ func (b *book) summary() error {
 		{"Non-GPU cost", t.NonGPUCost, st.money},
 		{"Other charges (tax, credits, adjustments)", t.OtherCharges, st.money},
 		{"Idle cost", idle, st.money},
-		{"Idle share of total cost", idleShare(t), st.percent},
-		{"Allocated but idle cost (fix the job)", t.AllocatedIdleCost, st.money},
+		{"Idle share of total cost", measuredCell(idleShare(t), m), st.percent},
+		{"Allocated but idle cost (fix the job)", measuredCell(t.AllocatedIdleCost, m), st.money},
 		{"Unallocated cost (no task held the GPU)", t.UnallocatedCost, st.money},
 		{"Unmonitored cost", t.UnmonitoredCost, st.money},
 		{"Unused commitment cost", t.UnusedCommitmentCost, st.money},
@@ -62,7 +66,7 @@ func (b *book) summary() error {
 		{"GPU-hours active", t.GPUHoursActive, st.hours},
 		{"GPU-hours idle", t.GPUHoursIdle, st.hours},
 		{"GPU-hours unmonitored", t.GPUHoursUnmonitored, st.hours},
-		{"Average GPU utilization", t.AvgGPUUtilization / 100, st.percent},
+		{"Average GPU utilization", util, st.percent},
 		{"Monthly savings available", t.MonthlySavings, st.money},
 	}
 	if a := r.Advice; a != nil {
@@ -228,7 +232,11 @@ func (b *book) summaryCharts(kpiLast int) error {
 		top := nextRow
 		rows := make([][]any, len(models))
 		for i, m := range models {
-			rows[i] = []any{orDefault(m.GPUModel, "unknown"), m.AvgUtilization / 100, m.GPUHours}
+			var util any // blank where no GPU-hour of the model was monitored
+			if m.UtilKnown() {
+				util = m.AvgUtilization / 100
+			}
+			rows[i] = []any{orDefault(m.GPUModel, "unknown"), util, m.GPUHours}
 		}
 		bottom, err := b.helperTable(sheet, top, []string{"GPU model", "Avg utilization", "GPU-hours billed"}, rows,
 			[]int{0, st.percent, st.hours})

@@ -159,10 +159,10 @@ func TestRollupConvertsEveryAmount(t *testing.T) {
 		v               any
 		money, notMoney []string
 	}{
-		{analysis.ResourceCost{}, []string{"Cost", "IdleCost", "UnmonitoredCost", "PreviousCost"},
+		{analysis.ResourceCost{}, []string{"Cost", "IdleCost", "UnmonitoredCost", "UnallocatedCost", "PreviousCost"},
 			[]string{"GPUHoursBilled", "GPUHoursActive", "GPUHoursIdle", "GPUHoursUnmonitored", "AvgUtilization",
 				"Bands.Idle", "Bands.Low", "Bands.Fair", "Bands.Target", "Bands.Saturated", "SaturatedHours"}},
-		{analysis.TaskCost{}, []string{"Cost", "IdleCost", "UnitCost"}, []string{"GPUHours", "Units"}},
+		{analysis.TaskCost{}, []string{"Cost", "IdleCost", "UnitCost"}, []string{"GPUHours", "GPUHoursMonitored", "Units"}},
 		{analysis.Recommendation{}, []string{"CurrentMonthlyCost", "RecommendedMonthlyCost", "MonthlySavings"},
 			[]string{"ActiveHoursPerMonth", "BreakevenHoursPerMonth"}},
 		{analysis.IdleSpan{}, []string{"Cost"}, []string{"Hours"}},

@@ -20,8 +20,12 @@ func TestDecodeRefuses(t *testing.T) {
 	}{
 		{"no schema_version", edited(t, euShard(), func(d map[string]any) { delete(d, "schema_version") }),
 			[]string{"shard eu has no schema_version", "report the shard again"}},
-		{"a newer schema", edited(t, euShard(), func(d map[string]any) { d["schema_version"] = "2" }),
-			[]string{`shard eu has schema_version "2"`, `reads version "1" only`}},
+		{"a newer schema", edited(t, euShard(), func(d map[string]any) { d["schema_version"] = "3" }),
+			[]string{`shard eu has schema_version "3"`, `reads version "2" only`}},
+		// Version 1 wrote 0 where version 2 writes null (unknown): its
+		// zeros cannot be told from measured ones.
+		{"the schema before unknown was null", edited(t, euShard(), func(d map[string]any) { d["schema_version"] = "1" }),
+			[]string{`shard eu has schema_version "1"`, `reads version "2" only`}},
 		{"a number for the schema", edited(t, euShard(), func(d map[string]any) { d["schema_version"] = 1 }),
 			[]string{"shard eu has schema_version 1,"}},
 		{"another program's JSON", []byte(`{"schema_version": "1", "items": []}`),

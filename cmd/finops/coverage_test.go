@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -106,8 +107,10 @@ func TestExporterDiedMidWeek(t *testing.T) {
 	// The idle card's parts add up to it (issue #27: it showed "of which
 	// unallocated ¥806.40", every billed minute no task held, unmonitored
 	// ones included, inside an idle cost of ¥93.64). No task ran: all the
-	// idle cost is idle no task held, none allocated.
-	for _, part := range []string{"of which idle, no task held</span> <strong>¥93.64</strong>",
+	// idle cost is idle no task held, none allocated: that 0 is exact (no
+	// task held a minute nobody saw), the part no task held a lower bound
+	// as the whole is (issue 33: parts of a lower bound are lower bounds).
+	for _, part := range []string{"of which idle, no task held</span> <strong>≥ ¥93.64</strong>",
 		"of which allocated but idle</span> <strong>¥0.00</strong>"} {
 		if !strings.Contains(p, part) {
 			t.Errorf("the idle card lacks %q", part)
@@ -149,7 +152,7 @@ func TestNoTelemetryIdleUnknown(t *testing.T) {
 	if err := os.WriteFile(logs, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, out := reportWeek(t, dir, "json", ExitPartial, []string{"ingest", "--host", "gpu-a", "--tz", "UTC", logs})
+	r, out := reportWeek(t, dir, "json,html", ExitPartial, []string{"ingest", "--host", "gpu-a", "--tz", "UTC", logs})
 	// The source did not vanish from the box: it is there, stale.
 	stale := false
 	for _, s := range r.DataQuality.Sources {
@@ -164,6 +167,43 @@ func TestNoTelemetryIdleUnknown(t *testing.T) {
 	}
 	if !strings.Contains(subject, "idle unknown (no telemetry)") || !strings.Contains(out, "Idle cost            unknown") {
 		t.Errorf("subject %q / summary:\n%s", subject, out)
+	}
+	// Unknown is not zero below the headline too (issue 33): gpu-a's row in
+	// the terminal and the page, and its, its team's and the totals' JSON.
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "gpu-a") && strings.Contains(l, "A100") && strings.Count(l, "unknown") != 2 {
+			t.Errorf("gpu-a's row in the summary: %q, want its idle cost and utilization unknown", l)
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "out", "finops-2026-W48.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `<td class="num">unknown</td><td class="num">unknown</td></tr>`) {
+		t.Error("the page's resource row of gpu-a does not read unknown, unknown")
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "out", "finops-2026-W48.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Totals     map[string]any   `json:"totals"`
+		ByTeam     []map[string]any `json:"by_team"`
+		ByResource []map[string]any `json:"by_resource"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	rows := append([]map[string]any{doc.Totals}, append(doc.ByTeam, doc.ByResource...)...)
+	for _, m := range rows {
+		for _, k := range []string{"idle_cost", "avg_utilization", "avg_gpu_utilization"} {
+			if v, ok := m[k]; ok && v != nil {
+				t.Errorf("%s of %v = %v, want null: nobody measured it", k, m["resource_id"], v)
+			}
+		}
+		if c, ok := m["coverage"]; !ok || c != 0.0 {
+			t.Errorf("coverage beside it = %v, want 0", c)
+		}
 	}
 }
 

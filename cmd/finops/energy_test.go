@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
 // smiPowerHead and smiPowerLine are smiHead and smiLine with power.draw.
@@ -102,7 +104,7 @@ func TestEnergyEndToEnd(t *testing.T) {
 			if e == nil {
 				t.Fatal("the summary has no energy")
 			}
-			exactly(t, "total kWh", e.Total.KWh, c.total)
+			exactly(t, "total kWh", measuredKWh(t, e.Total), c.total)
 			exactly(t, "total power coverage", e.Total.PowerCoverage, 121.0/20160)
 			if !e.Total.LowerBound {
 				t.Error("total energy is not a lower bound")
@@ -110,9 +112,9 @@ func TestEnergyEndToEnd(t *testing.T) {
 			if len(e.ByResource) != 1 || len(e.Tasks) != 1 {
 				t.Fatalf("energy: resources %+v, tasks %+v", e.ByResource, e.Tasks)
 			}
-			exactly(t, "gpu-a kWh", e.ByResource[0].KWh, c.total)
+			exactly(t, "gpu-a kWh", measuredKWh(t, e.ByResource[0].EnergyUse), c.total)
 			task := e.Tasks[0]
-			exactly(t, "train kWh", task.KWh, c.task)
+			exactly(t, "train kWh", measuredKWh(t, task.EnergyUse), c.task)
 			exactly(t, "train power coverage", task.PowerCoverage, c.taskCoverage)
 			if task.LowerBound != (c.taskCoverage < 1) {
 				t.Errorf("train lower bound = %v", task.LowerBound)
@@ -149,6 +151,16 @@ func ptrF(v float64) *float64 { return &v }
 
 // exactly compares energy to a part in a billion: approx's half a cent
 // would not tell 0.525 kWh from 0.526.
+// measuredKWh is u's energy, which power readings measured: nil (unknown)
+// fails the test.
+func measuredKWh(t *testing.T, u analysis.EnergyUse) float64 {
+	t.Helper()
+	if u.KWh == nil {
+		t.Fatalf("energy unknown (null), want measured: %+v", u)
+	}
+	return *u.KWh
+}
+
 func exactly(t *testing.T, name string, got, want float64) {
 	t.Helper()
 	if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {

@@ -231,12 +231,12 @@ func TestRollupRefusesAndConverts(t *testing.T) {
 	} else if err := os.Rename(filepath.Join(dirs["cnshort"], "finops-2026-11-23_2026-11-27.json"), short); err != nil {
 		t.Fatal(err)
 	}
-	v2 := filepath.Join(root, "v2.json")
+	v3 := filepath.Join(root, "v3.json")
 	b, err := os.ReadFile(cn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rollupFiles(t, root, map[string]string{"v2.json": strings.Replace(string(b), `"schema_version": "1"`, `"schema_version": "2"`, 1)})
+	rollupFiles(t, root, map[string]string{"v3.json": strings.Replace(string(b), `"schema_version": "2"`, `"schema_version": "3"`, 1)})
 	fx := filepath.Join(root, "fx.yaml")
 	rollupFiles(t, root, map[string]string{"fx.yaml": "currency: CNY\nfx: {USD: 7.1}\n"})
 
@@ -248,7 +248,7 @@ func TestRollupRefusesAndConverts(t *testing.T) {
 	}{
 		{"two files of one name", []string{eu, cn}, []string{`two shards are named "out"`, "name each with --name"}},
 		{"one name twice", []string{"--name", "x", "--name", "x", eu, cn}, []string{`two shards are named "x"`}},
-		{"a newer schema", []string{"--name", "eu", "--name", "cn", eu, v2}, []string{`shard cn has schema_version "2"`}},
+		{"a newer schema", []string{"--name", "eu", "--name", "cn", eu, v3}, []string{`shard cn has schema_version "3"`}},
 		{"another period", []string{"--name", "eu", "--name", "cn", eu, short},
 			[]string{"shard eu covers 2026-W48", "and shard cn 2026-11-23_2026-11-27", "a rollup combines one period"}},
 		{"two currencies, no rate", []string{"--name", "eu", "--name", "us", eu, us},
