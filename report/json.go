@@ -40,6 +40,7 @@ func WriteJSON(w io.Writer, r *analysis.Result, meta Meta) error {
 		Generator:     jsonGenerator{Name: "finops", Version: orDefault(meta.Version, "unknown")},
 		Result:        roundedMoney(normalised(r)),
 	}
+	partsAddUp(&doc.Result, r)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(&doc); err != nil {

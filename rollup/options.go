@@ -1,7 +1,10 @@
 package rollup
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/report"
@@ -10,14 +13,43 @@ import (
 
 // NewOptions is a rollup into currency, with the config's fx rates
 // (RatesFromFX) and the --rate flags (ParseRate; a malformed one refused).
+// Each pair of currencies has one rate: a second for the same pair, or its
+// inverse, whether from a flag or the config, is refused naming both, so
+// that no rate given is silently not the one used.
 func NewOptions(currency string, fx map[string]decimal.Decimal, rates []string) (Options, error) {
-	opt := Options{Currency: currency, Rates: RatesFromFX(currency, fx)}
+	opt := Options{Currency: currency}
+	given := map[[2]string]string{}
+	add := func(r Rate, as string) error {
+		k := [2]string{r.From, r.To}
+		if k[1] < k[0] {
+			k = [2]string{r.To, r.From}
+		}
+		if first, ok := given[k]; ok {
+			return refuse("%s and %s both give the rate between %s and %s: give one rate per pair of currencies "+
+				"(its inverse is derived); remove one of them", first, as, k[0], k[1])
+		}
+		given[k] = as
+		opt.Rates = append(opt.Rates, r)
+		return nil
+	}
+	fxRates := RatesFromFX(currency, fx)
+	slices.SortFunc(fxRates, func(a, b Rate) int { return strings.Compare(a.From, b.From) })
+	for _, r := range fxRates {
+		if err := checkRange(r); err != nil {
+			return Options{}, refuse("the config's fx: {%s: %s}: %v; set it between %s and %s", r.From, r.Value, err, minRate, maxRate)
+		}
+		if err := add(r, fmt.Sprintf("the config's fx: {%s: %s} (currency: %s)", r.From, r.Value, r.To)); err != nil {
+			return Options{}, err
+		}
+	}
 	for _, s := range rates {
 		r, err := ParseRate(s)
 		if err != nil {
 			return Options{}, err
 		}
-		opt.Rates = append(opt.Rates, r)
+		if err := add(r, fmt.Sprintf("--rate %s", strings.TrimSpace(s))); err != nil {
+			return Options{}, err
+		}
 	}
 	return opt, nil
 }
