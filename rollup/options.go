@@ -13,22 +13,31 @@ import (
 
 // NewOptions is a rollup into currency, with the config's fx rates
 // (RatesFromFX) and the --rate flags (ParseRate; a malformed one refused).
-// Each pair of currencies has one rate: a second for the same pair, or its
-// inverse, whether from a flag or the config, is refused naming both, so
-// that no rate given is silently not the one used.
+// Each pair of currencies has one rate, so that no rate given is silently
+// not the one used: a second --rate for a pair, or for its inverse, is
+// refused naming both, and so is a --rate that says otherwise than the
+// config's fx for the same pair (one that repeats it is taken once).
 func NewOptions(currency string, fx map[string]decimal.Decimal, rates []string) (Options, error) {
 	opt := Options{Currency: currency}
-	given := map[[2]string]string{}
-	add := func(r Rate, as string) error {
+	type given struct {
+		as   string
+		rate Rate
+		flag bool
+	}
+	seen := map[[2]string]given{}
+	add := func(r Rate, as string, flag bool) error {
 		k := [2]string{r.From, r.To}
 		if k[1] < k[0] {
 			k = [2]string{r.To, r.From}
 		}
-		if first, ok := given[k]; ok {
+		if first, ok := seen[k]; ok {
+			if !first.flag && first.rate.From == r.From && first.rate.Value.Equal(r.Value) {
+				return nil
+			}
 			return refuse("%s and %s both give the rate between %s and %s: give one rate per pair of currencies "+
-				"(its inverse is derived); remove one of them", first, as, k[0], k[1])
+				"(its inverse is derived); remove one of them", first.as, as, k[0], k[1])
 		}
-		given[k] = as
+		seen[k] = given{as: as, rate: r, flag: flag}
 		opt.Rates = append(opt.Rates, r)
 		return nil
 	}
@@ -38,7 +47,7 @@ func NewOptions(currency string, fx map[string]decimal.Decimal, rates []string) 
 		if err := checkRange(r); err != nil {
 			return Options{}, refuse("the config's fx: {%s: %s}: %v; set it between %s and %s", r.From, r.Value, err, minRate, maxRate)
 		}
-		if err := add(r, fmt.Sprintf("the config's fx: {%s: %s} (currency: %s)", r.From, r.Value, r.To)); err != nil {
+		if err := add(r, fmt.Sprintf("the config's fx: {%s: %s} (currency: %s)", r.From, r.Value, r.To), false); err != nil {
 			return Options{}, err
 		}
 	}
@@ -47,7 +56,7 @@ func NewOptions(currency string, fx map[string]decimal.Decimal, rates []string) 
 		if err != nil {
 			return Options{}, err
 		}
-		if err := add(r, fmt.Sprintf("--rate %s", strings.TrimSpace(s))); err != nil {
+		if err := add(r, fmt.Sprintf("--rate %s", strings.TrimSpace(s)), true); err != nil {
 			return Options{}, err
 		}
 	}
