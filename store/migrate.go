@@ -497,6 +497,16 @@ CREATE INDEX run_digests_pending ON run_digests(status) WHERE status IN ('pendin
 	`
 ALTER TABLE gpu_days ADD COLUMN power BLOB;
 `,
+	// 15: the database's identity (store/meta.go): a random id, drawn once,
+	// that the JSON summary carries so that `finops rollup` can tell two
+	// summaries of one database apart from two shards (docs/ROLLUP.md).
+	`
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+INSERT INTO meta (key, value) VALUES ('database_id', lower(hex(randomblob(16))));
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
