@@ -18,7 +18,15 @@ const JSONSchemaVersion = "1"
 type jsonDoc struct {
 	SchemaVersion string        `json:"schema_version"`
 	Generator     jsonGenerator `json:"generator"`
+	Source        *jsonSource   `json:"source,omitempty"`
 	analysis.Result
+}
+
+// jsonSource is what the summary was reported from: the database's id
+// (store.DatabaseID), so that `finops rollup` refuses two summaries of one
+// database and period. A rollup's summary has none.
+type jsonSource struct {
+	DatabaseID string `json:"database_id"`
 }
 
 type jsonGenerator struct {
@@ -41,6 +49,9 @@ func WriteJSON(w io.Writer, r *analysis.Result, meta Meta) error {
 		Result:        roundedMoney(normalised(r)),
 	}
 	partsAddUp(&doc.Result, r)
+	if meta.DatabaseID != "" {
+		doc.Source = &jsonSource{DatabaseID: meta.DatabaseID}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(&doc); err != nil {

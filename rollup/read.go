@@ -31,6 +31,11 @@ type Shard struct {
 	// SHA256 is the hash of the file's bytes: the same summary given
 	// twice, under two names or through a link, is refused (checkDistinct).
 	SHA256 [sha256.Size]byte
+	// DatabaseID is the summary's source.database_id, the id of the
+	// database it was reported from (store.DatabaseID); "" when it has
+	// none (a rollup's, or an older finops'). Two summaries of one
+	// database and period are refused (checkDistinct).
+	DatabaseID string
 }
 
 // Error is a shard the rollup refuses: not a summary, a schema it cannot
@@ -130,6 +135,14 @@ func Decode(b []byte, name string) (Shard, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return Shard{}, notSummary(err.Error())
 	}
+	var src struct {
+		DatabaseID string `json:"database_id"`
+	}
+	if raw, ok := top["source"]; ok {
+		if err := json.Unmarshal(raw, &src); err != nil {
+			return Shard{}, notSummary("source: " + err.Error())
+		}
+	}
 	if r.Currency == "" {
 		return Shard{}, notSummary("no currency")
 	}
@@ -144,7 +157,8 @@ func Decode(b []byte, name string) (Shard, error) {
 		return Shard{}, err
 	}
 	sort.Strings(dropped)
-	return Shard{Name: name, Result: r, Dropped: slices.Compact(dropped), SHA256: sha256.Sum256(b)}, nil
+	return Shard{Name: name, Result: r, Dropped: slices.Compact(dropped), SHA256: sha256.Sum256(b),
+		DatabaseID: src.DatabaseID}, nil
 }
 
 // carried is what Combine carries of r into the rollup. Where Combine
@@ -198,10 +212,12 @@ func droppedKeys(b []byte, kept analysis.Result) ([]string, error) {
 	if err := dec.Decode(&k); err != nil {
 		return nil, err
 	}
-	// What the file is (its schema and generator), Decode has checked.
+	// What the file is (its schema and generator) Decode has checked, and
+	// where it came from (source) Combine has.
 	if m, ok := raw.(map[string]any); ok {
 		delete(m, "schema_version")
 		delete(m, "generator")
+		delete(m, "source")
 	}
 	var out []string
 	walkUnknown("", raw, k, &out)

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
 // loadWithin runs Load on its own goroutine and fails the test if it has
@@ -152,4 +154,61 @@ func mustRate(t *testing.T, s string) Rate {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestCombineRefusesOneDatabaseTwice: two summaries of one database
+// (source.database_id) and period are refused naming both, though their
+// bytes differ (a team's slice and its fleet, or one reported again after
+// an ingest); of one database and two periods, the periods are what is
+// refused; of two databases, or with no source, they are combined.
+func TestCombineRefusesOneDatabaseTwice(t *testing.T) {
+	const idA, idB = "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"
+	withSource := func(r func() analysis.Result, id string) []byte {
+		return edited(t, r(), func(d map[string]any) {
+			if id != "" {
+				d["source"] = map[string]any{"database_id": id}
+			}
+		})
+	}
+	cnUSD := func() analysis.Result { r := cnShard(); r.Currency = "USD"; return r }
+	nextWeek := func() analysis.Result {
+		r := cnUSD()
+		r.Period.Start, r.Period.End, r.Period.Label = r.Period.Start.AddDate(0, 0, 7), r.Period.End.AddDate(0, 0, 7), "2026-W49"
+		return r
+	}
+	for _, c := range []struct {
+		name   string
+		eu, cn []byte
+		want   []string
+	}{
+		{"one database, one period", withSource(euShard, idA), withSource(cnUSD, idA),
+			[]string{"shards eu (", ") and cn (", ") were both reported from database " + idA + " for 2026-W48", "a shard counts once"}},
+		{"one database, two periods", withSource(euShard, idA), withSource(nextWeek, idA), []string{"a rollup combines one period"}},
+		{"two databases", withSource(euShard, idA), withSource(cnUSD, idB), nil},
+		{"no source", withSource(euShard, ""), withSource(cnUSD, ""), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			shards, err := load(t, map[string][]byte{"eu": c.eu, "cn": c.cn}, "eu", "cn")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range shards {
+				if len(s.Dropped) != 0 {
+					t.Errorf("shard %s: dropped %q: source is read, not dropped", s.Name, s.Dropped)
+				}
+			}
+			res, err := Combine(context.Background(), shards, Options{})
+			if c.want == nil {
+				// By hand: eu 100.00 + cn 500.00 (in USD here) = 600.00.
+				if err != nil || res.Totals.Cost != 600 {
+					t.Fatalf("err %v: want the two combined, 600.00", err)
+				}
+				return
+			}
+			if err == nil || !IsRefusal(err) {
+				t.Fatalf("err %v: want a refusal", err)
+			}
+			containsAll(t, "error", err.Error(), c.want...)
+		})
+	}
 }

@@ -41,6 +41,19 @@ func TestRollupCountsAShardOnce(t *testing.T) {
 	if !strings.Contains(string(b), `"cost": 1008,`) {
 		t.Fatalf("the eu summary has no total of 1008: %s", b)
 	}
+	// The same database reported again after another bill: other bytes,
+	// one database and period. By hand its total is eu's ¥1,008.00 +
+	// gpu-e's ¥201.60 = ¥1,209.60; summed with the first, eu would count twice.
+	first := filepath.Join(root, "eu-first.json")
+	if err := os.WriteFile(first, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rollupFiles(t, eudir, map[string]string{"more.csv": "实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价\n" +
+		"gpu-e,推理机,RTX 4090 * 1,包周,2026-11-23 08:00:00,2026-11-30 08:00:00,¥201.60,¥201.60\n"})
+	again := rollupReport(t, eudir, 0, "more.csv")
+	if s := readSummary(t, again); cents(s.Totals.Cost) != 120960 {
+		t.Fatalf("eu reported again: total %.2f, want 1209.60", s.Totals.Cost)
+	}
 	out := filepath.Join(root, "org")
 	for _, c := range []struct {
 		name string
@@ -49,6 +62,8 @@ func TestRollupCountsAShardOnce(t *testing.T) {
 	}{
 		{"one file under two names", []string{"--name", "eu", "--name", "cn", eu, eu}, []string{"shards eu (" + eu + ") and cn (" + eu + ") are the same summary"}},
 		{"a link", []string{"--name", "eu", "--name", "cn", eu, link}, []string{"shards eu (" + eu + ") and cn (" + link + ") are the same summary"}},
+		{"one database twice", []string{"--name", "eu", "--name", "eu2", first, again},
+			[]string{"shards eu (" + first + ") and eu2 (" + again + ") were both reported from database "}},
 		{"a FIFO", []string{"--name", "eu", "--name", "cn", eu, fifo}, []string{"shard cn: " + fifo + " is not a regular file (a FIFO)"}},
 		{"two cost keys", []string{twoCosts}, []string{`shard twocosts: key "cost" appears twice at totals.cost`}},
 		{"a rate past float64", []string{"--rate", "USD/CNY=1e400", eu}, []string{`--rate "USD/CNY=1e400": the rate is not between`}},
@@ -87,8 +102,8 @@ func TestRollupCountsAShardOnce(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a refused rollup wrote %s", out)
 	}
-	// The shard alone is read and counted once: ¥1,008.00.
-	if code, stdout, errs := cli(t, "rollup", "--out", out, "--format", "json", eu); code != 0 {
+	// The first summary alone is read and counted once: ¥1,008.00.
+	if code, stdout, errs := cli(t, "rollup", "--out", out, "--format", "json", first); code != 0 {
 		t.Fatalf("eu alone: exit %d\n%s%s", code, stdout, errs)
 	}
 	if s := readSummary(t, filepath.Join(out, "finops-2026-W48.json")); cents(s.Totals.Cost) != 100800 {
