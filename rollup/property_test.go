@@ -8,20 +8,23 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/shopspring/decimal"
 )
 
 // genShard is a generated shard as whole minor units, the numbers the
 // test's own sums use: its teams' costs, each the sum of its GPU
 // resources' costs and a non-GPU amount (negative for a credit).
 type genShard struct {
-	teams map[string]int64
-	gpu   int64
-	total int64
-	res   analysis.Result
+	fromUnit float64
+	teams    map[string]int64
+	gpu      int64
+	total    int64
+	res      analysis.Result
 }
 
 // generate builds a shard of 1–4 teams, each with 0–3 GPU resources, in
@@ -112,21 +115,37 @@ func TestRollupCountsEachShardOnceGenerated(t *testing.T) {
 		code string
 		unit float64
 	}{{"USD", 100}, {"JPY", 1}, {"KWD", 1000}}
-	var refusedDup, refusedTamper, combined int
+	var refusedDup, refusedTamper, combined, converted int
 	for n := range 400 {
 		cur := currencies[rng.Intn(len(currencies))]
+		// A third of the sets have their odd shards in another currency, at
+		// a rate of R/10⁴ (0.0001 to 100) into cur.
+		other, rateR := cur, int64(10_000)
+		if rng.Intn(3) == 0 {
+			other = currencies[(slices.Index(currencies, cur)+1+rng.Intn(2))%len(currencies)]
+			rateR = 1 + rng.Int63n(1_000_000)
+		}
+		opt := Options{Currency: cur.code}
+		if other != cur {
+			opt.Rates = []Rate{{From: other.code, To: cur.code, Value: decimal.New(rateR, -4)}}
+		}
 		dir := t.TempDir()
 		var paths, names []string
 		var tampered []string // names of the moved shards, in order
 		var gens []genShard
 		for i := range 1 + rng.Intn(5) {
-			g := generate(rng, cur.code, cur.unit)
+			in := cur
+			if i%2 == 1 {
+				in = other
+			}
+			g := generate(rng, in.code, in.unit)
+			g.fromUnit = in.unit
 			gens = append(gens, g)
 			b := summaryBytes(t, g.res)
 			name := fmt.Sprintf("s%d", i)
 			if rng.Intn(6) == 0 {
 				var what string
-				b, what = tamper(t, rng, b, cur.unit)
+				b, what = tamper(t, rng, b, in.unit)
 				tampered = append(tampered, name+": "+what)
 			}
 			paths = append(paths, writeFile(t, dir, name+".json", b))
@@ -161,7 +180,7 @@ func TestRollupCountsEachShardOnceGenerated(t *testing.T) {
 		shards, err := Load(context.Background(), paths, names)
 		var res *analysis.Result
 		if err == nil {
-			res, err = Combine(context.Background(), shards, Options{})
+			res, err = Combine(context.Background(), shards, opt)
 		}
 		switch {
 		case len(tampered) > 0:
@@ -192,32 +211,75 @@ func TestRollupCountsEachShardOnceGenerated(t *testing.T) {
 			if err != nil {
 				t.Fatalf("case %d: distinct, untouched shards: %v", n, err)
 			}
-			var total int64
-			teams := map[string]int64{}
-			for _, g := range gens {
-				total += g.total
+			// Each team's cost in cur's minor units, converted here in
+			// integers: [lo, hi] is one value, or the two at an exact half,
+			// where a float may round either way.
+			type span struct{ lo, hi int64 }
+			var total span
+			teams := map[string]span{}
+			for i, g := range gens {
 				for name, c := range g.teams {
-					teams[name] += c
+					lo, hi := c, c
+					if i%2 == 1 && other != cur {
+						lo, hi = convertMinor(c, int64(g.fromUnit), int64(cur.unit), rateR)
+					}
+					teams[name] = span{teams[name].lo + lo, teams[name].hi + hi}
+					total = span{total.lo + lo, total.hi + hi}
 				}
 			}
-			if got := int64(math.Round(res.Totals.Cost * cur.unit)); got != total {
-				t.Fatalf("case %d: rollup total %d minor units, want %d (the shards' sum)", n, got, total)
+			got := int64(math.Round(res.Totals.Cost * cur.unit))
+			if got < total.lo || got > total.hi {
+				t.Fatalf("case %d: rollup total %d minor units, want %d..%d (the shards' parts' sum)", n, got, total.lo, total.hi)
 			}
 			if len(res.ByTeam) != len(teams) {
 				t.Fatalf("case %d: %d teams, want %d", n, len(res.ByTeam), len(teams))
 			}
+			var sum int64
 			for _, tc := range res.ByTeam {
-				if got := int64(math.Round(tc.Cost * cur.unit)); got != teams[tc.Team] {
-					t.Fatalf("case %d: team %s %d minor units, want %d", n, tc.Team, got, teams[tc.Team])
+				g := int64(math.Round(tc.Cost * cur.unit))
+				if w := teams[tc.Team]; g < w.lo || g > w.hi {
+					t.Fatalf("case %d: team %s %d minor units, want %d..%d", n, tc.Team, g, w.lo, w.hi)
 				}
+				sum += g
+			}
+			// The rollup counts as what its parts add up to too: its own
+			// summary is a shard a rollup reads.
+			if sum != got {
+				t.Fatalf("case %d: the rollup's teams add up to %d minor units, its total is %d", n, sum, got)
+			}
+			if _, err := Decode(summaryBytes(t, *res), "org"); err != nil {
+				t.Fatalf("case %d: the rollup's own summary: %v", n, err)
+			}
+			if other != cur {
+				converted++
 			}
 			combined++
 		}
 	}
 	// The generator must reach every branch, or the test proves less than
 	// it says.
-	if refusedDup < 30 || refusedTamper < 30 || combined < 100 {
-		t.Errorf("cases: %d refused as given twice, %d as moved, %d combined: too few of one kind", refusedDup, refusedTamper, combined)
+	if refusedDup < 30 || refusedTamper < 30 || combined < 100 || converted < 30 {
+		t.Errorf("cases: %d refused as given twice, %d as moved, %d combined (%d converted): too few of one kind",
+			refusedDup, refusedTamper, combined, converted)
 	}
-	t.Logf("cases: %d refused as given twice, %d as moved, %d combined", refusedDup, refusedTamper, combined)
+	t.Logf("cases: %d refused as given twice, %d as moved, %d combined (%d converted)", refusedDup, refusedTamper, combined, converted)
+}
+
+// convertMinor is c minor units of a currency of fromUnit minor units to
+// one, at R/10⁴, in minor units of a currency of toUnit, rounded to the
+// nearest; at an exact half, lo and hi are the two nearest.
+func convertMinor(c, fromUnit, toUnit, r int64) (lo, hi int64) {
+	num, den := c*r*toUnit, fromUnit*10_000
+	q := num / den
+	if num%den != 0 && num < 0 {
+		q-- // floor, not truncation
+	}
+	rem := num - q*den // 0 ≤ rem < den
+	switch {
+	case 2*rem < den:
+		return q, q
+	case 2*rem > den:
+		return q + 1, q + 1
+	}
+	return q, q + 1
 }
