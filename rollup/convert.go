@@ -27,8 +27,17 @@ func converted(r analysis.Result, rate decimal.Decimal, to string) analysis.Resu
 		}
 		*v = c
 	})
+	from := r.Currency
 	r.Currency = to
 	partsTotals(&r)
+	// The sentences too: EachMoney copied the lists, so r's are its own.
+	tc := newTextConverter(from, to, rate)
+	for i := range r.Findings {
+		r.Findings[i].Text = tc.convert(r.Findings[i].Text)
+	}
+	for i := range r.Recommendations {
+		r.Recommendations[i].Reason = tc.convert(r.Recommendations[i].Reason)
+	}
 	return r
 }
 
