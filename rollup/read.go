@@ -104,12 +104,6 @@ func Decode(b []byte, name string) (Shard, error) {
 	if err := json.Unmarshal(b, &top); err != nil || top == nil {
 		return Shard{}, notSummary("not a JSON object")
 	}
-	// encoding/json keeps the last of two equal keys: a second "cost"
-	// would stand in for the first unseen, so no key may appear twice.
-	if err := checkDuplicateKeys(b); err != nil {
-		return Shard{}, refuse("shard %s: %v: a summary finops writes has each key once; report the shard again "+
-			"with `finops report --format json`", name, err)
-	}
 	var gen struct {
 		Name string `json:"name"`
 	}
@@ -125,6 +119,12 @@ func Decode(b []byte, name string) (Shard, error) {
 	if err := json.Unmarshal(sv, &version); err != nil || version != report.JSONSchemaVersion {
 		return Shard{}, refuse("shard %s has schema_version %s, and this finops reads version %q only: "+
 			"report every shard with the same finops version as the rollup", name, strings.TrimSpace(string(sv)), report.JSONSchemaVersion)
+	}
+	// encoding/json keeps the last of two equal keys: a second "cost"
+	// would stand in for the first unseen, so no key may appear twice.
+	if err := checkDuplicateKeys(b); err != nil {
+		return Shard{}, refuse("shard %s: %v: a summary finops writes has each key once; report the shard again "+
+			"with `finops report --format json`", name, err)
 	}
 	for _, k := range []string{"period", "currency", "totals", "by_team", "by_resource", "data_quality"} {
 		if _, ok := top[k]; !ok {

@@ -68,11 +68,11 @@ func TestLoadRefusesWhatIsNotARegularFile(t *testing.T) {
 		name, path string
 		want       []string
 	}{
-		{"a FIFO", fifo, []string{"shard eu:", "is not a regular file (a FIFO)", "give the file `finops report --format json` wrote"}},
-		{"a link to a FIFO", linkToFIFO, []string{"shard link:", "is not a regular file (a FIFO)"}},
-		{"a folder", dir, []string{"is not a regular file (a folder)"}},
-		{"a device", "/dev/null", []string{"shard null:", "is not a regular file (a device)"}},
-		{"over the cap", big, []string{"shard big:", "is 64 MiB, over the 64 MiB a shard may be", "check that it is the file"}},
+		{"a FIFO", fifo, []string{"shard eu:", "is a named pipe (FIFO), not a regular file", "give the file `finops report --format json` wrote"}},
+		{"a link to a FIFO", linkToFIFO, []string{"shard link:", "is a named pipe (FIFO), not a regular file"}},
+		{"a folder", dir, []string{"is a folder, not a regular file"}},
+		{"a device", "/dev/null", []string{"shard null:", "is a character device, not a regular file"}},
+		{"over the cap", big, []string{"shard big:", "is 64.0 MiB, over the 64 MiB a shard may be", "check that it is the file"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.path == "/dev/null" {

@@ -64,7 +64,7 @@ func TestRollupCountsAShardOnce(t *testing.T) {
 		{"a link", []string{"--name", "eu", "--name", "cn", eu, link}, []string{"shards eu (" + eu + ") and cn (" + link + ") are the same summary"}},
 		{"one database twice", []string{"--name", "eu", "--name", "eu2", first, again},
 			[]string{"shards eu (" + first + ") and eu2 (" + again + ") were both reported from database "}},
-		{"a FIFO", []string{"--name", "eu", "--name", "cn", eu, fifo}, []string{"shard cn: " + fifo + " is not a regular file (a FIFO)"}},
+		{"a FIFO", []string{"--name", "eu", "--name", "cn", eu, fifo}, []string{"shard cn: " + fifo + " is a named pipe (FIFO), not a regular file"}},
 		{"two cost keys", []string{twoCosts}, []string{`shard twocosts: key "cost" appears twice at totals.cost`}},
 		{"a rate past float64", []string{"--rate", "USD/CNY=1e400", eu}, []string{`--rate "USD/CNY=1e400": the rate is not between`}},
 		{"a rate of 0", []string{"--rate", "USD/CNY=0", eu}, []string{`--rate "USD/CNY=0": the rate is not a positive number`}},
