@@ -45,7 +45,7 @@ func NewOptions(currency string, fx map[string]decimal.Decimal, rates []string) 
 	slices.SortFunc(fxRates, func(a, b Rate) int { return strings.Compare(a.From, b.From) })
 	for _, r := range fxRates {
 		if err := checkRange(r); err != nil {
-			return Options{}, refuse("the config's fx: {%s: %s}: %v; set it between %s and %s", r.From, r.Value, err, minRate, maxRate)
+			return Options{}, refuse("the config's fx: {%s: %s}: %v: set it to the number of %s one %s is", r.From, r.Value, err, r.To, r.From)
 		}
 		if err := add(r, fmt.Sprintf("the config's fx: {%s: %s} (currency: %s)", r.From, r.Value, r.To), false); err != nil {
 			return Options{}, err
