@@ -18,7 +18,15 @@ const JSONSchemaVersion = "2"
 type jsonDoc struct {
 	SchemaVersion string        `json:"schema_version"`
 	Generator     jsonGenerator `json:"generator"`
+	Source        *jsonSource   `json:"source,omitempty"`
 	analysis.Result
+}
+
+// jsonSource is what the summary was reported from: the database's id
+// (store.DatabaseID), so that `finops rollup` refuses two summaries of one
+// database and period. A rollup's summary has none.
+type jsonSource struct {
+	DatabaseID string `json:"database_id"`
 }
 
 type jsonGenerator struct {
@@ -39,6 +47,10 @@ func WriteJSON(w io.Writer, r *analysis.Result, meta Meta) error {
 		SchemaVersion: JSONSchemaVersion,
 		Generator:     jsonGenerator{Name: "finops", Version: orDefault(meta.Version, "unknown")},
 		Result:        roundedMoney(normalised(r)),
+	}
+	partsAddUp(&doc.Result, r)
+	if meta.DatabaseID != "" {
+		doc.Source = &jsonSource{DatabaseID: meta.DatabaseID}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

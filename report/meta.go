@@ -18,6 +18,9 @@ import (
 type Meta struct {
 	GeneratedAt time.Time // shown in the report; zero omits it
 	Version     string    // finops version; "" omits it
+	// DatabaseID is the store's id (store.DatabaseID), written in the JSON
+	// summary's source; "" (a rollup) omits it.
+	DatabaseID string
 	// Team names the team whose slice (analysis.Result.ForTeam) the Result
 	// is; "" for the whole organisation. It appears in titles and file names.
 	Team string

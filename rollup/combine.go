@@ -34,6 +34,10 @@ func Combine(ctx context.Context, shards []Shard, opt Options) (*analysis.Result
 	if len(shards) == 0 {
 		return nil, refuse("no shard summaries: give the JSON files of `finops report --format json`")
 	}
+	// The same file twice is refused as such, before its two names are.
+	if err := checkDistinct(shards); err != nil {
+		return nil, err
+	}
 	if err := checkNames(shards); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,37 @@ func converted(r analysis.Result, rate decimal.Decimal, to string) analysis.Resu
 		}
 		*v = c
 	})
+	from := r.Currency
 	r.Currency = to
+	partsTotals(&r)
+	// The sentences too: EachMoney copied the lists, so r's are its own.
+	tc := newTextConverter(from, to, rate)
+	for i := range r.Findings {
+		r.Findings[i].Text = tc.convert(r.Findings[i].Text)
+	}
+	for i := range r.Recommendations {
+		r.Recommendations[i].Reason = tc.convert(r.Recommendations[i].Reason)
+	}
 	return r
+}
+
+// partsTotals sets a converted shard's cost and GPU cost to what its
+// converted parts add up to (the teams', the resources'), and non-GPU cost
+// to the difference: a shard counts only as what its parts add up to, in
+// the rollup's currency too, so that the rollup's own summary adds up
+// (checkParts holds of it). Each part is rounded on its own, so the total
+// can differ from the shard's total converted at once by a minor unit per
+// part. In the shard's currency its parts added up to its totals exactly
+// (checkParts), so a shard with no teams (no resources) has no cost (GPU
+// cost) to lose.
+func partsTotals(r *analysis.Result) {
+	var cost, gpu decimal.Decimal
+	for _, tc := range r.ByTeam {
+		cost = cost.Add(decimal.NewFromFloat(tc.Cost))
+	}
+	for _, rc := range r.ByResource {
+		gpu = gpu.Add(decimal.NewFromFloat(rc.Cost))
+	}
+	r.Totals.Cost, r.Totals.GPUCost = cost.InexactFloat64(), gpu.InexactFloat64()
+	r.Totals.NonGPUCost = cost.Sub(gpu).InexactFloat64()
 }

@@ -36,8 +36,30 @@ func ParseRate(s string) (Rate, error) {
 	if err != nil || !v.IsPositive() {
 		return Rate{}, bad("the rate is not a positive number")
 	}
-	return Rate{From: from, To: to, Value: v}, nil
+	// A rate the decimal holds may still be one no float64 does (1e400
+	// is +Inf, 1e-400 is 0): the converted amounts would be Inf or 0 at
+	// write. The config's fx has the same bounds (config/bounds.go).
+	r := Rate{From: from, To: to, Value: v}
+	if err := checkRange(r); err != nil {
+		return Rate{}, bad(err.Error())
+	}
+	return r, nil
 }
+
+// checkRange refuses a rate outside [minRate, maxRate].
+func checkRange(r Rate) error {
+	if r.Value.LessThan(minRate) || r.Value.GreaterThan(maxRate) {
+		return fmt.Errorf("the rate is not between %s and %s", minRate, maxRate)
+	}
+	return nil
+}
+
+// minRate and maxRate bound a rate, as the config's fx is bounded: past
+// them no currency is worth the other.
+var (
+	minRate = decimal.New(1, -9)
+	maxRate = decimal.New(1, 9)
+)
 
 func isCode(c string) bool {
 	if len(c) != 3 {

@@ -3,11 +3,10 @@ package rollup
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -16,10 +15,6 @@ import (
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/report"
 )
-
-// maxSummaryBytes bounds one shard file. A week of 10,000 GPUs writes a
-// summary of tens of megabytes (its idle spans); a file past this is not one.
-const maxSummaryBytes = 1 << 30
 
 // Shard is one finops' JSON summary, decoded, under the name the rollup
 // shows it by.
@@ -33,6 +28,14 @@ type Shard struct {
 	// it does not combine, and any key this finops does not know. They
 	// become one warning.
 	Dropped []string
+	// SHA256 is the hash of the file's bytes: the same summary given
+	// twice, under two names or through a link, is refused (checkDistinct).
+	SHA256 [sha256.Size]byte
+	// DatabaseID is the summary's source.database_id, the id of the
+	// database it was reported from (store.DatabaseID); "" when it has
+	// none (a rollup's, or an older finops'). Two summaries of one
+	// database and period are refused (checkDistinct).
+	DatabaseID string
 }
 
 // Error is a shard the rollup refuses: not a summary, a schema it cannot
@@ -76,27 +79,13 @@ func defaultNames(paths []string) []string {
 
 // Read reads one shard file named name. The file must be a JSON summary of
 // `finops report --format json` with a schema_version this finops writes
-// (report.JSONSchemaVersion).
+// (report.JSONSchemaVersion), a regular file of at most MaxShardBytes
+// (readShardFile), with no key twice in one object and totals its parts
+// add up to (checkParts).
 func Read(ctx context.Context, path, name string) (Shard, error) {
-	if err := ctx.Err(); err != nil {
+	b, err := readShardFile(ctx, path, name)
+	if err != nil {
 		return Shard{}, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return Shard{}, refuse("shard %s: %v: name an existing `finops report --format json` summary", name, err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return Shard{}, fmt.Errorf("rollup: shard %s: %w", name, err)
-	} else if !fi.Mode().IsRegular() {
-		return Shard{}, refuse("shard %s: %s is not a regular file: name a `finops report --format json` summary", name, path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSummaryBytes+1))
-	if err != nil {
-		return Shard{}, fmt.Errorf("rollup: shard %s: read %s: %w", name, path, err)
-	}
-	if len(b) > maxSummaryBytes {
-		return Shard{}, refuse("shard %s: %s is over %d bytes: not a finops JSON summary", name, path, maxSummaryBytes)
 	}
 	s, err := Decode(b, name)
 	if err != nil {
@@ -131,6 +120,12 @@ func Decode(b []byte, name string) (Shard, error) {
 		return Shard{}, refuse("shard %s has schema_version %s, and this finops reads version %q only: "+
 			"report every shard with the same finops version as the rollup", name, strings.TrimSpace(string(sv)), report.JSONSchemaVersion)
 	}
+	// encoding/json keeps the last of two equal keys: a second "cost"
+	// would stand in for the first unseen, so no key may appear twice.
+	if err := checkDuplicateKeys(b); err != nil {
+		return Shard{}, refuse("shard %s: %v: a summary finops writes has each key once; report the shard again "+
+			"with `finops report --format json`", name, err)
+	}
 	for _, k := range []string{"period", "currency", "totals", "by_team", "by_resource", "data_quality"} {
 		if _, ok := top[k]; !ok {
 			return Shard{}, notSummary("no " + k)
@@ -139,6 +134,14 @@ func Decode(b []byte, name string) (Shard, error) {
 	var r analysis.Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return Shard{}, notSummary(err.Error())
+	}
+	var src struct {
+		DatabaseID string `json:"database_id"`
+	}
+	if raw, ok := top["source"]; ok {
+		if err := json.Unmarshal(raw, &src); err != nil {
+			return Shard{}, notSummary("source: " + err.Error())
+		}
 	}
 	if r.Currency == "" {
 		return Shard{}, notSummary("no currency")
@@ -150,8 +153,12 @@ func Decode(b []byte, name string) (Shard, error) {
 	if err != nil {
 		return Shard{}, notSummary(err.Error())
 	}
+	if err := checkParts(name, &r); err != nil {
+		return Shard{}, err
+	}
 	sort.Strings(dropped)
-	return Shard{Name: name, Result: r, Dropped: slices.Compact(dropped)}, nil
+	return Shard{Name: name, Result: r, Dropped: slices.Compact(dropped), SHA256: sha256.Sum256(b),
+		DatabaseID: src.DatabaseID}, nil
 }
 
 // carried is what Combine carries of r into the rollup. Where Combine
@@ -205,10 +212,12 @@ func droppedKeys(b []byte, kept analysis.Result) ([]string, error) {
 	if err := dec.Decode(&k); err != nil {
 		return nil, err
 	}
-	// What the file is (its schema and generator), Decode has checked.
+	// What the file is (its schema and generator) Decode has checked, and
+	// where it came from (source) Combine has.
 	if m, ok := raw.(map[string]any); ok {
 		delete(m, "schema_version")
 		delete(m, "generator")
+		delete(m, "source")
 	}
 	var out []string
 	walkUnknown("", raw, k, &out)

@@ -518,6 +518,16 @@ CREATE TABLE period_changes (
 );
 CREATE INDEX period_changes_source ON period_changes(source_id);
 `,
+	// 16: the database's identity (store/meta.go): a random id, drawn once,
+	// that the JSON summary carries so that `finops rollup` can tell two
+	// summaries of one database apart from two shards (docs/ROLLUP.md).
+	`
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+INSERT INTO meta (key, value) VALUES ('database_id', lower(hex(randomblob(16))));
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -116,7 +116,11 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	}
 	sheets := m.bars().Sheets("workbook " + win.Label)
 	defer sheets.Done()
-	meta := report.Meta{GeneratedAt: m.Now(), Version: version, FX: in.Params.FX, Sheet: sheets.Sheet}
+	dbID, err := st.DatabaseID(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta := report.Meta{GeneratedAt: m.Now(), Version: version, FX: in.Params.FX, Sheet: sheets.Sheet, DatabaseID: dbID}
 	var keep func(*finops.BillingLine) bool // nil: every line
 	if team != "" {
 		if res, keep, err = reportjob.ForTeam(res, c, team); err != nil {
