@@ -43,7 +43,11 @@ func (b *jsonBilling) record(raw []byte, path string, line int, parse func() (ls
 		if perr != nil {
 			break
 		}
-		perr = b.lines.check(l, checkPath)
+		if perr = b.lines.check(l, checkPath); perr == nil {
+			if perr = checkIDs(b.name, l.Line, billingIDs(l)); perr != nil && checkPath != "" {
+				perr.Field = checkPath + "." + perr.Field
+			}
+		}
 	}
 	if perr != nil {
 		return b.sum.reject(perr, b.maxBad)
