@@ -147,3 +147,9 @@ func JSON(b []byte) []byte {
 	}
 	return append(out, b[last:]...)
 }
+
+// Document replaces every unsafe character (UnsafeRune) of a whole
+// generated document but TAB, LF and CR with U+FFFD: for an HTML page, whose
+// own markup and scripts hold none of them, so what is left came from the
+// data (a value stored before ingest refused them).
+func Document(s string) string { return replaceControl(s, "\t\n\r") }

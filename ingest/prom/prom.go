@@ -268,6 +268,9 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 					*dst = &x.vals[k]
 				}
 			}
+			if perr := ingest.CheckSample(d.URI, &x.GPUSample, promLabel); perr != nil {
+				return sum, perr
+			}
 			if err := sink.Sample(&x.GPUSample); err != nil {
 				return sum, fmt.Errorf("%s: %w", d.URI, err)
 			}
@@ -276,6 +279,9 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 		}
 	}
 	for i := range d.runs {
+		if perr := ingest.CheckTask(d.URI, &d.runs[i]); perr != nil {
+			return sum, perr
+		}
 		if err := sink.TaskRun(&d.runs[i]); err != nil {
 			return sum, fmt.Errorf("%s: %w", d.URI, err)
 		}
@@ -737,4 +743,18 @@ func (ps *points) all() func(yield func(int, *point) bool) {
 			}
 		}
 	}
+}
+
+// promLabel names the labels a sample's text comes from, for
+// ingest.CheckSample's refusal of a control or invisible character.
+func promLabel(field string) string {
+	switch field {
+	case "hostname":
+		return "the Hostname (hostname, node, instance) label"
+	case "uuid":
+		return "the UUID (uuid, gpu_uuid) label"
+	case "name":
+		return "the modelName (name) label"
+	}
+	return field
 }
