@@ -253,6 +253,7 @@ type Day struct {
 // Replay sends the day's records to sink; it is a store.ParseFunc.
 func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 	sum := &ingest.Summary{Format: Format, Kind: ingest.KindUtilization, SampleInterval: d.interval, SamplesDropped: d.Dropped}
+	power := ingest.NewPowerCheck()
 	for _, gd := range d.gpus {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -267,6 +268,14 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 				if p.has&(1<<k) != 0 {
 					*dst = &x.vals[k]
 				}
+			}
+			// A power reading above the model's plausible bound
+			// (ingest.PowerCheck) makes the point no sample, dropped and
+			// counted as an out-of-range utilization is: an answer has no
+			// rows to refuse.
+			if x.PowerWatt != nil && power.Check(x.Model, *x.PowerWatt) != nil {
+				sum.SamplesDropped++
+				continue
 			}
 			if perr := ingest.CheckSample(d.URI, &x.GPUSample, promLabel); perr != nil {
 				return sum, perr
