@@ -22,15 +22,16 @@ type idField struct{ name, value string }
 // billingIDs are a line's identifying fields; its ResourceName is display
 // text, which may hold a line break (every writer keeps or replaces it), as
 // a description may.
-func billingIDs(l *finops.BillingLine) []idField {
-	return []idField{{"ProviderName", l.Provider}, {"BillingAccountId", l.BillingAccount}, {"SubAccountId", l.SubAccount},
+// They come as an array, not a slice, so a row's check allocates nothing.
+func billingIDs(l *finops.BillingLine) [13]idField {
+	return [...]idField{{"ProviderName", l.Provider}, {"BillingAccountId", l.BillingAccount}, {"SubAccountId", l.SubAccount},
 		{"CommitmentDiscountId", l.CommitmentID}, {"ResourceId", l.ResourceID},
 		{"ResourceType", l.ResourceType}, {"ServiceName", l.Service}, {"SkuId", l.SKU}, {"InstanceType", l.InstanceType},
 		{"RegionId", l.Region}, {"GPUModel", l.GPUModel}, {"BillingCurrency", l.Currency}, {"PricingUnit", l.UsageUnit}}
 }
 
-func sampleIDs(s *finops.GPUSample) []idField {
-	return []idField{{"hostname", s.Host}, {"uuid", s.UUID}, {"pci.bus_id", s.BusID}, {"name", s.Model}}
+func sampleIDs(s *finops.GPUSample) [4]idField {
+	return [...]idField{{"hostname", s.Host}, {"uuid", s.UUID}, {"pci.bus_id", s.BusID}, {"name", s.Model}}
 }
 
 func taskIDs(t *finops.TaskRun) []idField {
@@ -73,9 +74,11 @@ func checkParsedIDs(file string, line int, header, rec []string, out parsed) *Pa
 	var fields []idField
 	switch {
 	case out.billing != nil:
-		fields = billingIDs(out.billing)
+		ids := billingIDs(out.billing)
+		fields = ids[:]
 	case out.sample != nil:
-		fields = sampleIDs(out.sample)
+		ids := sampleIDs(out.sample)
+		fields = ids[:]
 	case out.task != nil:
 		fields = taskIDs(out.task)
 	}
@@ -100,7 +103,8 @@ func checkParsedIDs(file string, line int, header, rec []string, out parsed) *Pa
 // telemetry readers outside this package (dcgm scrapes, Prometheus): the
 // same rule as a log's. field names where the text came from (a label).
 func CheckSample(file string, s *finops.GPUSample, field func(name string) string) *ParseError {
-	perr := checkIDs(file, s.Line, sampleIDs(s))
+	ids := sampleIDs(s)
+	perr := checkIDs(file, s.Line, ids[:])
 	if perr != nil && field != nil {
 		perr.Field = field(perr.Field)
 	}

@@ -44,7 +44,8 @@ func (b *jsonBilling) record(raw []byte, path string, line int, parse func() (ls
 			break
 		}
 		if perr = b.lines.check(l, checkPath); perr == nil {
-			if perr = checkIDs(b.name, l.Line, billingIDs(l)); perr != nil && checkPath != "" {
+			ids := billingIDs(l)
+			if perr = checkIDs(b.name, l.Line, ids[:]); perr != nil && checkPath != "" {
 				perr.Field = checkPath + "." + perr.Field
 			}
 		}
