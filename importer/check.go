@@ -79,8 +79,18 @@ const checkMoreBadRows = 20
 // the s3:// URL it was downloaded from.
 func checkOne(ctx context.Context, o Options, s source.Spec, path, f string) error {
 	out, c := o.Out, o.Config
+	// The same guard as an import's: a sample no clock could have written
+	// is said by the check too, not only refused later by the import.
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
 	sink := &CheckSink{}
-	sum, err := CheckFile(ctx, c, s, path, f, sink)
+	guard := ingest.NewClockGuard(sink, f, now())
+	sum, err := CheckFile(ctx, c, s, path, f, guard)
+	if err == nil {
+		err = guard.Finish(sum)
+	}
 	tooMany := sum != nil && len(sum.Rejected) > c.MaxBadRows
 	if err != nil && !tooMany {
 		if o.JSON {

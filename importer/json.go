@@ -19,7 +19,7 @@ func emitJSON(w io.Writer, v any) error {
 	if err != nil {
 		return fmt.Errorf("importer: json result: %w", err)
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", sanitize.JSON(b)) // no control or invisible character raw
 	return err
 }
 

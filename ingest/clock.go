@@ -32,6 +32,7 @@ type ClockGuard struct {
 	kept, ahead, behind int
 	firstLine           int
 	aheadMax, behindMin time.Time
+	keptMin, keptMax    time.Time // the kept samples' extent
 }
 
 // NewClockGuard guards sink for the file name against samples dated more
@@ -55,6 +56,12 @@ func (g *ClockGuard) Sample(s *finops.GPUSample) error {
 		}
 	default:
 		g.kept++
+		if g.keptMin.IsZero() || s.Time.Before(g.keptMin) {
+			g.keptMin = s.Time
+		}
+		if s.Time.After(g.keptMax) {
+			g.keptMax = s.Time
+		}
 		return g.Sink.Sample(s)
 	}
 	if g.firstLine == 0 {
@@ -65,11 +72,21 @@ func (g *ClockGuard) Sample(s *finops.GPUSample) error {
 
 // Finish adds one warning to the file's summary naming what the guard
 // refused; SamplesDropped stays the count of readings that are no sample
-// (the messages print it as such). It returns an error when the file had
-// samples and every one was refused.
+// (the messages print it as such). The summary's rows and period become the
+// kept samples': a refused sample is not imported, so it is not counted
+// as a row (one sample of 2099 read "3 rows … 2099-12-07" with 2 stored) and
+// does not stretch the file's period, which the report's stale-telemetry
+// check reads. It returns an error when the file had samples and every one
+// was refused.
 func (g *ClockGuard) Finish(sum *Summary) error {
 	if sum == nil || g.ahead+g.behind == 0 {
 		return nil
+	}
+	if refused := g.ahead + g.behind; sum.Rows >= refused {
+		sum.Rows -= refused
+	}
+	if sum.Kind == KindUtilization && g.kept > 0 {
+		sum.PeriodStart, sum.PeriodEnd = g.keptMin, g.keptMax
 	}
 	var why string
 	switch {

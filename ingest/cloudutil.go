@@ -70,7 +70,7 @@ func (r *cloudRow) dec(i int) (*decimal.Decimal, *ParseError) {
 	}
 	d, err := parseDecimal(v)
 	if err != nil {
-		return nil, r.err(i, "a decimal number like 12.34 or 5e-06", v)
+		return nil, withRange(r.err(i, "a decimal number like 12.34 or 5e-06", v), err, v)
 	}
 	return &d, nil
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -57,10 +58,47 @@ func parseDecimal(s string) (decimal.Decimal, error) {
 	if err != nil {
 		return decimal.Decimal{}, errNotNumber
 	}
-	if e := d.Exponent(); e < -maxDecimalExponent-maxDecimalLen || e > maxDecimalExponent {
-		return decimal.Decimal{}, errNotNumber
+	// A number is read at most to 1e-120 and at most 1e40: the reason is
+	// said (rangeError), for "5e-324" — the smallest float64, printed by an
+	// exporter as text — is a decimal number, and "expected a decimal
+	// number" would be no reason to refuse it.
+	if d.IsZero() {
+		return decimal.Decimal{}, nil // 0e-999: zero however it is written
+	}
+	if e := d.Exponent(); e < -maxDecimalExponent-maxDecimalLen {
+		return decimal.Decimal{}, &rangeError{small: true}
+	} else if e > maxDecimalExponent {
+		return decimal.Decimal{}, &rangeError{}
 	}
 	return d, nil
+}
+
+// rangeError is a decimal number parseDecimal does not store: finer than
+// 1e-120 (more decimal places than any amount or quantity has; money's
+// smallest unit is 0.01 or 0.001, and a bill's unit prices go to 1e-10),
+// or larger than 1e40.
+type rangeError struct{ small bool }
+
+func (e *rangeError) Error() string {
+	if e.small {
+		return fmt.Sprintf("has more precision than finops stores (at most %d decimal places; "+
+			"no currency's smallest unit or unit price comes near, and 5e-324 is the smallest float64, "+
+			"a float printed as text): round it in the export, or write 0 if it is none", maxDecimalExponent+maxDecimalLen)
+	}
+	return fmt.Sprintf("is larger than finops reads (at most 1e%d; no real charge or quantity comes near): "+
+		"is the cell mangled or a column shifted?", maxDecimalExponent)
+}
+
+// withRange gives perr, the refusal of the number cell value that a
+// reader's parseDecimal or parseAmount refused with err, the reason of a
+// rangeError ("the number 5e-324 has more precision than finops stores …")
+// in place of its "expected a decimal number".
+func withRange(perr *ParseError, err error, value string) *ParseError {
+	var re *rangeError
+	if perr != nil && errors.As(err, &re) {
+		perr.Msg = "the number " + found(value) + " " + re.Error()
+	}
+	return perr
 }
 
 // maxAmount is the largest amount of money, in absolute value, that a bill

@@ -129,7 +129,7 @@ func (p *focusParser) decimal(rec []string, i, line int) (*decimal.Decimal, *Par
 	}
 	d, err := parseDecimal(v)
 	if err != nil {
-		return nil, p.err(line, i, focusDecimalExample, v)
+		return nil, withRange(p.err(line, i, focusDecimalExample, v), err, v)
 	}
 	return &d, nil
 }

@@ -123,7 +123,7 @@ func (b *gcpBuilder) build(f gcpFields, line int) (*finops.BillingLine, *ParseEr
 		}
 		d, err := parseDecimal(v)
 		if err != nil {
-			return nil, f.bad(name, "a decimal number like 12.34 or 5e-06", v)
+			return nil, withRange(f.bad(name, "a decimal number like 12.34 or 5e-06", v), err, v)
 		}
 		return &d, nil
 	}

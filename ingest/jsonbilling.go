@@ -43,7 +43,12 @@ func (b *jsonBilling) record(raw []byte, path string, line int, parse func() (ls
 		if perr != nil {
 			break
 		}
-		perr = b.lines.check(l, checkPath)
+		if perr = b.lines.check(l, checkPath); perr == nil {
+			ids := billingIDs(l)
+			if perr = checkIDs(b.name, l.Line, ids[:]); perr != nil && checkPath != "" {
+				perr.Field = checkPath + "." + perr.Field
+			}
+		}
 	}
 	if perr != nil {
 		return b.sum.reject(perr, b.maxBad)

@@ -103,17 +103,18 @@ func checkLine(file string, f lineFields, currency string, l *finops.BillingLine
 	return warn, nil
 }
 
-// checkTags refuses a tag key or value with a control character or a line
-// break. A CSV field is checked for them as read, but a Tags JSON string
+// checkTags refuses a tag key or value with a control or invisible
+// formatting character (sanitize.UnsafeRune: C1, U+2028, bidi and
+// zero-width characters too), a line break or a tab. A CSV field is checked for them as read, but a Tags JSON string
 // ("\u0000", "\u001b[2J", "\r\n") or a Parquet map reaches the tags decoded,
 // and from there the team CSV, the page and the email: a tag is one line of
 // text.
 func checkTags(file string, l *finops.BillingLine) *ParseError {
 	for k, v := range l.Tags {
 		for _, s := range [2]string{k, v} {
-			if j, _ := scanText(s); j >= 0 {
+			if j, r, _ := unsafeIn(s); j >= 0 {
 				return &ParseError{File: file, Line: l.Line, Field: "Tags",
-					Msg: fmt.Sprintf("tag %q: %s", k, controlMsg(rune(s[j])))}
+					Msg: fmt.Sprintf("tag %q: %s", k, controlMsg(r))}
 			}
 			if i := strings.IndexAny(s, "\r\n\t"); i >= 0 {
 				return &ParseError{File: file, Line: l.Line, Field: "Tags",

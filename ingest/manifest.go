@@ -378,7 +378,15 @@ func resolveKey(dir, key, within string) (string, error) {
 				if err := checkMode(cand, fi.Mode()); err != nil {
 					return cand, err
 				}
-				return cand, linkWithin(cand, within)
+				// A manifest named by hand has no source folder
+				// (within ""): the folder the key was found under
+				// is the one its file may not lead out of, so that
+				// no file outside it is read, nor quoted in an error.
+				root := within
+				if root == "" {
+					root = d
+				}
+				return cand, linkWithin(cand, root)
 			}
 			if len(tried) < 2 {
 				tried = append(tried, cand)
@@ -397,9 +405,6 @@ func resolveKey(dir, key, within string) (string, error) {
 // synced folder (to /etc/passwd, to ~/.aws/credentials) must not make
 // finops read, and quote in its errors, a local file.
 func linkWithin(p, within string) error {
-	if within == "" {
-		return nil
-	}
 	target, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return err

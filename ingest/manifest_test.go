@@ -250,3 +250,51 @@ func TestPlanDeliveriesLinkOutside(t *testing.T) {
 		t.Errorf("a link within the folder: files %+v, errors %v", plan.Files, plan.Errs)
 	}
 }
+
+// TestPlanDeliveriesLinkOutsideNamedManifest: issue 32's leftover — a
+// manifest named by hand (no source folder) whose listed file is a link to a
+// file outside the folder the key was found in is refused before anything
+// reads it, naming the paths only: the outside file's first line is in no
+// message (before, its header was quoted as "unrecognised header (...)").
+func TestPlanDeliveriesLinkOutsideNamedManifest(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "outside", "secret.csv")
+	synced := filepath.Join(dir, "synced")
+	mdir := filepath.Join(synced, "rep", "20260301-20260401")
+	for _, d := range []string{filepath.Dir(secret), mdir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(secret, []byte("SECRET-FIRST-LINE,token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(mdir, "rep-1.csv")); err != nil {
+		t.Fatal("symbolic links are needed here:", err)
+	}
+	manifest := filepath.Join(mdir, "rep-Manifest.json")
+	if err := os.WriteFile(manifest, []byte(`{"assemblyId":"a1","account":"1","reportName":"rep",
+		"billingPeriod":{"start":"20260301T000000.000Z","end":"20260401T000000.000Z"},"reportKeys":["rep/20260301-20260401/rep-1.csv"]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plan := PlanDeliveries([]string{manifest})
+	if len(plan.Files) != 0 || len(plan.Errs) != 1 || !strings.Contains(plan.Errs[0].Error(), "leads to "+secret) {
+		t.Fatalf("a hand-named manifest's link out of its folder: files %+v, errors %v", plan.Files, plan.Errs)
+	}
+	for _, e := range plan.Errs {
+		if strings.Contains(e.Error(), "SECRET") {
+			t.Errorf("the outside file's content is in the message: %v", e)
+		}
+	}
+	// A plain file (no link) found by climbing, as a Data Exports manifest's
+	// sibling data folder is, is still read.
+	if err := os.Remove(filepath.Join(mdir, "rep-1.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mdir, "rep-1.csv"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if plan := PlanDeliveries([]string{manifest}); len(plan.Files) != 1 || len(plan.Errs) != 0 {
+		t.Errorf("a plain listed file: files %+v, errors %v", plan.Files, plan.Errs)
+	}
+}

@@ -28,6 +28,7 @@ type smiParser struct {
 	host   string
 	in     *interner
 	models memo[string] // GPU name → model
+	power  *PowerCheck  // the plausible bound of each model's power readings
 
 	lastTS   string    // the previous row's timestamp text and its time
 	clock    logClock  // resolves local wall clocks; clock.last is the previous row's time
@@ -49,7 +50,7 @@ func newSMIParser(idx *columns, opt Options) *smiParser {
 	}
 	return &smiParser{
 		file: opt.Name, hdr: hdr, cat: opt.Catalog, loc: opt.Location, host: host, clock: logClock{loc: opt.Location},
-		in: newInterner(), models: memo[string]{},
+		in: newInterner(), models: memo[string]{}, power: NewPowerCheck(),
 		ts: at("timestamp"), name: at("name"), index: at("index"), uuid: at("uuid"), bus: at("pci.bus_id"),
 		util: at("utilization.gpu"), memUsed: at("memory.used"), memTotal: at("memory.total"),
 		hostname: at("hostname"), powers: powerColumns(idx),
@@ -173,6 +174,13 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 	}
 	if err := CheckMemory(s.MemUsed, s.MemTotal); err != nil {
 		return parsed{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.memUsed), Msg: err.Error()}
+	}
+	if s.PowerWatt != nil {
+		// Per row, not per text: the same text may be a plausible reading
+		// of one GPU and not of a smaller one in the same log.
+		if err := p.power.Check(s.Model, *s.PowerWatt); err != nil {
+			return parsed{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.powerColumn(rec)), Msg: err.Error()}
+		}
 	}
 	return parsed{sample: s}, nil
 }

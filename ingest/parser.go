@@ -120,7 +120,9 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 		perr.Msg = "header is " + perr.Msg + gbHint(first, opt)
 		return nil, perr
 	}
-	if perr := checkControl(name, line, nil, first); perr != nil {
+	// A BOM may hide in a quoted first name (cleanHeader drops it); any
+	// other invisible character in a column's name is refused.
+	if perr := checkControl(name, line, nil, cleanHeader(first)); perr != nil {
 		perr.Msg = "header: " + perr.Msg
 		return nil, perr
 	}
@@ -178,6 +180,9 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 		}
 		if perr == nil && out.billing != nil {
 			perr = lines.check(out.billing, "")
+		}
+		if perr == nil {
+			perr = checkParsedIDs(name, line, setup.header, rec, out)
 		}
 		if perr != nil {
 			return sum.reject(rowErr(perr), maxBad)

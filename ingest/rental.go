@@ -230,7 +230,7 @@ func (p *rentalParser) amount(rec []string, field string, line int) (*decimal.De
 	}
 	d, err := parseAmount(v)
 	if err != nil {
-		return nil, p.err(line, i, rentalAmountExample, v)
+		return nil, withRange(p.err(line, i, rentalAmountExample, v), err, v)
 	}
 	return &d, nil
 }

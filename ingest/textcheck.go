@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // Text that no reader may take as it is: control characters, in a CSV
@@ -12,28 +15,57 @@ import (
 // checked on the record as read, before any parser picks fields out of it,
 // so every reader refuses them the same way, naming the field.
 
-// isControl reports the control characters refused in any text: C0 (NUL,
-// ESC, …) but TAB, LF and CR, which free text may hold, and DEL. They have
-// no place in an id, a name or a description; a NUL is what a log cut by a
-// crash is padded with.
+// isControl reports the C0 control characters refused in any text
+// (NUL, ESC, …) but TAB, LF and CR, which free text may hold, and DEL: the
+// ASCII part of sanitize.UnsafeRune, which scanText looks for a word at a
+// time. A NUL is what a log cut by a crash is padded with.
 func isControl(r rune) bool {
 	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f
 }
 
-func controlMsg(r rune) string {
-	name := fmt.Sprintf("U+%04X", r)
-	if r == 0 {
-		name = "NUL (U+0000)"
+// textKeep are the characters sanitize.UnsafeRune refuses that a field of
+// free text (a description) may hold; an identifier holds none of them
+// (checkIDs).
+const textKeep = "\t\n\r"
+
+// unsafeIn returns the index and the rune of the first character of f that
+// no field may hold (sanitize.UnsafeRune but textKeep), or -1, and whether
+// f has a byte past ASCII: the ASCII ones a word at a time (scanText), the
+// others (C1, U+2028, bidi and zero-width characters) only in a field that
+// has a byte past ASCII.
+func unsafeIn(f string) (at int, r rune, nonASCII bool) {
+	j, nonASCII := scanText(f)
+	if j >= 0 {
+		return j, rune(f[j]), nonASCII
 	}
-	return "a control character " + name + " in the text; a field holds no control characters: " +
+	if nonASCII {
+		at, r = sanitize.FindUnsafe(f, textKeep)
+		return at, r, true
+	}
+	return -1, 0, false
+}
+
+func controlMsg(r rune) string {
+	name := sanitize.RuneName(r)
+	kind := "a control character"
+	switch {
+	case r == 0:
+		name = "NUL (U+0000)"
+	case r == 0x2028 || r == 0x2029:
+		kind = "a line or paragraph separator"
+	case !unicode.Is(unicode.Cc, r):
+		kind = "an invisible formatting character"
+	}
+	return kind + " " + name + " in the text; a field holds no control or invisible formatting characters " +
+		"(they act on the terminal that shows the text or make one id look like another): " +
 		"is the file cut or corrupt (a log cut by a crash is padded with NULs)? fix or export it again"
 }
 
 // checkControl refuses a CSV record with a control character, naming the field.
 func checkControl(file string, line int, header, rec []string) *ParseError {
 	for i, f := range rec {
-		if j, _ := scanText(f); j >= 0 {
-			return controlError(file, line, header, i, f, j)
+		if j, r, _ := unsafeIn(f); j >= 0 {
+			return controlError(file, line, header, i, f, r)
 		}
 	}
 	return nil
@@ -44,25 +76,32 @@ func checkControl(file string, line int, header, rec []string) *ParseError {
 // before a control character. The two passes were a fifth of parsing a
 // large export; most of its fields are ASCII, which is UTF-8 as it is.
 func checkText(file string, line int, header, rec []string) *ParseError {
-	ctl, at := -1, 0
+	ctl, bad := -1, rune(0)
 	for i, f := range rec {
 		j, nonASCII := scanText(f)
 		if nonASCII && !utf8.ValidString(f) {
 			return utf8Error(file, line, header, i, f)
 		}
-		if j >= 0 && ctl < 0 {
-			ctl, at = i, j
+		if ctl >= 0 {
+			continue
+		}
+		if j >= 0 {
+			ctl, bad = i, rune(f[j])
+		} else if nonASCII {
+			if j, r := sanitize.FindUnsafe(f, textKeep); j >= 0 {
+				ctl, bad = i, r
+			}
 		}
 	}
 	if ctl >= 0 {
-		return controlError(file, line, header, ctl, rec[ctl], at)
+		return controlError(file, line, header, ctl, rec[ctl], bad)
 	}
 	return nil
 }
 
-func controlError(file string, line int, header []string, i int, f string, at int) *ParseError {
+func controlError(file string, line int, header []string, i int, f string, r rune) *ParseError {
 	return &ParseError{File: file, Line: line, Field: columnName(header, i),
-		Msg: controlMsg(rune(f[at])) + " (found " + found(f) + ")"}
+		Msg: controlMsg(r) + " (found " + found(f) + ")"}
 }
 
 // scanText returns the index of the first control character of s
@@ -211,17 +250,15 @@ func jsonString(raw []byte, start int) (s string, end int, control rune) {
 		if c := raw[i]; c == '\\' {
 			break
 		} else if c == '"' {
-			for _, c := range raw[start+1 : i] {
-				if isControl(rune(c)) {
-					control = rune(c)
-					break
-				}
+			s := string(raw[start+1 : i])
+			if j, r := sanitize.FindUnsafe(s, textKeep); j >= 0 {
+				control = r
 			}
-			return string(raw[start+1 : i]), i, control
+			return s, i, control
 		}
 	}
 	note := func(r rune) {
-		if control < 0 && isControl(r) {
+		if control < 0 && sanitize.UnsafeRune(r) && !strings.ContainsRune(textKeep, r) {
 			control = r
 		}
 	}
@@ -230,6 +267,9 @@ func jsonString(raw []byte, start int) (s string, end int, control rune) {
 		c := raw[i]
 		switch {
 		case c == '"':
+			if j, r := sanitize.FindUnsafe(b.String(), textKeep); j >= 0 && control < 0 {
+				control = r
+			}
 			return b.String(), i, control
 		case c == '\\' && i+1 < len(raw):
 			i++
@@ -263,8 +303,7 @@ func jsonString(raw []byte, start int) (s string, end int, control rune) {
 				b.WriteByte(e)
 			}
 		default:
-			note(rune(c))
-			b.WriteByte(c)
+			b.WriteByte(c) // a character past ASCII comes a byte at a time: judged whole below
 		}
 	}
 	return b.String(), len(raw), control

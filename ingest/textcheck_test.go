@@ -183,9 +183,9 @@ func TestControlCharacters(t *testing.T) {
 	if err != nil || sum.Rows != 1 || sink.lines[0].ResourceName != "a\tb\nc" {
 		t.Errorf("TAB and LF in a name: %v, %+v", err, sink.lines)
 	}
-	if _, _, err := parseString(fmt.Sprintf(runpod, `"p\t1"`), "tab.json"); err != nil {
-		t.Errorf("TAB in JSON text: %v", err)
-	}
+	// …but an id is one line: a TAB in a pod id (the resource id) is refused.
+	_, _, err = parseString(fmt.Sprintf(runpod, `"p\t1"`), "tab.json")
+	wantErrParts(t, err, "tab.json:1", `"[0].ResourceId"`, "U+0009")
 }
 
 // TestScanText checks the word-at-a-time scan against a byte-by-byte one

@@ -8,8 +8,8 @@ import (
 	"net/mail"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/jordan-wright/email"
 )
 
@@ -77,13 +77,15 @@ func MessageID(period, scope string, generation int, from string) string {
 	return fmt.Sprintf("<finops.%s.%s.%d@%s>", SafeName(period), hex.EncodeToString(h[:6]), generation, domain)
 }
 
-// SafeHeader makes text from the data safe for a header: control characters
-// (CR and LF included, so no header can be injected) become spaces, runs of
+// SafeHeader makes text from the data safe for a header: control and
+// invisible formatting characters (sanitize.UnsafeRune: CR and LF included,
+// so no header can be injected; bidi controls that would disguise a
+// subject) become spaces, runs of
 // whitespace collapse, and it is cut to 200 characters. Non-ASCII text stays
 // and is RFC 2047-encoded when the message is built.
 func SafeHeader(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+		if sanitize.UnsafeRune(r) {
 			return ' '
 		}
 		return r

@@ -15,6 +15,7 @@ import (
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/internal/termcol"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
@@ -524,6 +525,7 @@ func chartsJSON(specs []chartSpec) (template.JS, error) {
 	if err != nil {
 		return "", fmt.Errorf("report: chart options: %w", err)
 	}
+	b = sanitize.JSON(b) // no control or invisible character raw, whatever a label held
 	if bytes.ContainsAny(b, "<>&") || bytes.Contains(b, []byte("\u2028")) || bytes.Contains(b, []byte("\u2029")) {
 		return "", fmt.Errorf("report: chart options are not script-safe")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/templates"
 )
 
@@ -45,7 +46,9 @@ func writeHTML(w io.Writer, r *analysis.Result, meta Meta, echarts []byte) error
 	if err := templates.Report().Execute(&buf, p); err != nil {
 		return fmt.Errorf("report: render html: %w", err)
 	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	// html/template escapes for HTML, not for invisible characters: they
+	// go here, page-wide (sanitize.Document), the rule of every writer.
+	if _, err := io.WriteString(w, sanitize.Document(buf.String())); err != nil {
 		return fmt.Errorf("report: write html: %w", err)
 	}
 	return nil

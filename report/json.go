@@ -1,11 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // JSONSchemaVersion is the version of the JSON summary's shape, written as
@@ -52,9 +54,16 @@ func WriteJSON(w io.Writer, r *analysis.Result, meta Meta) error {
 	if meta.DatabaseID != "" {
 		doc.Source = &jsonSource{DatabaseID: meta.DatabaseID}
 	}
-	enc := json.NewEncoder(w)
+	// Encoded whole, then written with every control and invisible
+	// character escaped (sanitize.JSON): the same value, none of them raw,
+	// also for a value stored before ingest refused them.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(&doc); err != nil {
+		return fmt.Errorf("report: write json: %w", err)
+	}
+	if _, err := w.Write(sanitize.JSON(buf.Bytes())); err != nil {
 		return fmt.Errorf("report: write json: %w", err)
 	}
 	return nil

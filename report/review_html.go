@@ -30,7 +30,7 @@ func WriteReviewHTML(w io.Writer, rv *analysis.Review, meta Meta) error {
 	if err := templates.Review().Execute(&buf, p); err != nil {
 		return fmt.Errorf("report: render review html: %w", err)
 	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	if _, err := io.WriteString(w, sanitize.Document(buf.String())); err != nil { // no invisible character from the data
 		return fmt.Errorf("report: write review html: %w", err)
 	}
 	return nil

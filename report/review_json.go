@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -54,9 +55,13 @@ func WriteReviewJSON(w io.Writer, rv *analysis.Review) error {
 		roundReviewMoney(rv.Currency, &m)
 		n.Models[i] = m
 	}
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(&n); err != nil {
+		return fmt.Errorf("report: write review json: %w", err)
+	}
+	if _, err := w.Write(sanitize.JSON(buf.Bytes())); err != nil { // no control or invisible character raw
 		return fmt.Errorf("report: write review json: %w", err)
 	}
 	return nil

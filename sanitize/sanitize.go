@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/finops-oss/finops/internal/termcol"
@@ -23,7 +22,10 @@ const MaxCellChars = 32767
 // OWASP). The standard defence is a leading apostrophe, which makes every
 // spreadsheet treat the rest as text and is visible to the reader.
 func Cell(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	// Line breaks and tabs are text in a cell; every other unsafe character
+	// (UnsafeRune: C1, U+2028, bidi and zero-width) becomes U+FFFD, the
+	// rule of every writer.
+	s = replaceControl(s, "\n\t\r")
 	if s != "" {
 		switch s[0] {
 		case '=', '+', '-', '@', '\t', '\r':
@@ -33,32 +35,26 @@ func Cell(s string) string {
 	return Truncate(s, MaxCellChars)
 }
 
-// Control replaces control characters (C0, DEL, C1) and invalid UTF-8 with
-// U+FFFD so they cannot act on whatever displays the text.
+// Control replaces control characters and invisible formatting characters
+// (UnsafeRune: C0, DEL, C1, U+2028/U+2029, bidi and zero-width characters)
+// and invalid UTF-8 with U+FFFD so they cannot act on whatever displays the
+// text or disguise it.
 func Control(s string) string { return replaceControl(s, "") }
 
 // Text is Control for text of several lines: newlines and tabs are kept,
-// every other control character (ESC, BEL, CR, backspace, C1) and invalid
-// UTF-8 become U+FFFD, so the text cannot move the cursor, retitle the
+// every other control character (ESC, BEL, CR, backspace, C1), every
+// invisible format character (UnsafeRune) and invalid UTF-8 become U+FFFD, so the text cannot move the cursor, retitle the
 // window or clear the screen of the terminal that shows it.
 func Text(s string) string { return replaceControl(s, "\n\t") }
 
 func replaceControl(s, keep string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) && !strings.ContainsRune(keep, r) || isBidiControl(r) {
+		if UnsafeRune(r) && !strings.ContainsRune(keep, r) {
 			return '\uFFFD'
 		}
 		return r
 	}, s)
-}
-
-// isBidiControl reports the invisible characters that reorder the text
-// around them (U+202E RIGHT-TO-LEFT OVERRIDE makes "gpu-a\u202Egnp.exe"
-// read as "gpu-aexe.png"): in a resource id from a bill they can only
-// disguise it, in a terminal and in a chat message alike.
-func isBidiControl(r rune) bool {
-	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C
 }
 
 // Terminal makes a string safe for a terminal table: control characters

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/finops-oss/finops/deliver"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/source"
 )
 
@@ -20,7 +21,7 @@ func emitJSON(w io.Writer, v any) error {
 	if err != nil {
 		return fmt.Errorf("json result: %w", err)
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", sanitize.JSON(b)) // no control or invisible character raw
 	return err
 }
 

@@ -364,6 +364,7 @@ func (c *collector) send(ctx context.Context, sink ingest.Sink) (*ingest.Summary
 		c.opt.UsedScrapeTime()
 	}
 	line := 0
+	power := ingest.NewPowerCheck()
 	for _, k := range keys {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -376,10 +377,23 @@ func (c *collector) send(ctx context.Context, sink ingest.Sink) (*ingest.Summary
 		// (drivers 535+: the board's mean over the last second) before
 		// power.draw.instant (one reading, noisier under a bursty load)
 		// before power.draw (whichever of the two the driver maps it to).
-		for _, p := range rd.power {
+		powerField := ""
+		for i, p := range rd.power {
 			if p != nil {
 				s.PowerWatt = p
+				powerField = [...]string{PowerUsage, SMIPowerAvg, SMIPowerInst, SMIPower}[i]
 				break
+			}
+		}
+		// A reading above the model's plausible bound (ingest.PowerCheck)
+		// is a bad row: refused, counted and named, the rest of the scrape
+		// read.
+		if s.PowerWatt != nil {
+			if err := power.Check(s.Model, *s.PowerWatt); err != nil {
+				sum.Rejected = append(sum.Rejected, &ingest.ParseError{File: c.name,
+					Field: powerField + "{" + k.gpu + "}", Msg: "at " + rd.at.Format(time.RFC3339) + ": " + err.Error()})
+				line--
+				continue
 			}
 		}
 		// The first valid of GR_ENGINE_ACTIVE, GPU_UTIL and nvidia-smi's
@@ -429,6 +443,11 @@ func (c *collector) send(ctx context.Context, sink ingest.Sink) (*ingest.Summary
 			line--
 			continue
 		}
+		// A label is text from the exporter's host: the same rule for
+		// control and invisible characters as a log's columns.
+		if perr := ingest.CheckSample(c.name, s, labelField); perr != nil {
+			return sum, perr
+		}
 		if err := sink.Sample(s); err != nil {
 			return sum, fmt.Errorf("%s: %w", c.name, err)
 		}
@@ -472,4 +491,18 @@ func value(m *dto.Metric) (float64, bool) {
 		return m.GetUntyped().GetValue(), true
 	}
 	return 0, false
+}
+
+// labelField names the labels a sample's text comes from, for
+// ingest.CheckSample's refusal.
+func labelField(field string) string {
+	switch field {
+	case "hostname":
+		return "the Hostname (hostname, node, instance) label"
+	case "uuid":
+		return "the UUID (uuid, gpu_uuid) label"
+	case "name":
+		return "the modelName (name) label"
+	}
+	return field
 }

@@ -253,6 +253,7 @@ type Day struct {
 // Replay sends the day's records to sink; it is a store.ParseFunc.
 func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 	sum := &ingest.Summary{Format: Format, Kind: ingest.KindUtilization, SampleInterval: d.interval, SamplesDropped: d.Dropped}
+	power := ingest.NewPowerCheck()
 	for _, gd := range d.gpus {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -268,6 +269,17 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 					*dst = &x.vals[k]
 				}
 			}
+			// A power reading above the model's plausible bound
+			// (ingest.PowerCheck) makes the point no sample, dropped and
+			// counted as an out-of-range utilization is: an answer has no
+			// rows to refuse.
+			if x.PowerWatt != nil && power.Check(x.Model, *x.PowerWatt) != nil {
+				sum.SamplesDropped++
+				continue
+			}
+			if perr := ingest.CheckSample(d.URI, &x.GPUSample, promLabel); perr != nil {
+				return sum, perr
+			}
 			if err := sink.Sample(&x.GPUSample); err != nil {
 				return sum, fmt.Errorf("%s: %w", d.URI, err)
 			}
@@ -276,6 +288,9 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 		}
 	}
 	for i := range d.runs {
+		if perr := ingest.CheckTask(d.URI, &d.runs[i]); perr != nil {
+			return sum, perr
+		}
 		if err := sink.TaskRun(&d.runs[i]); err != nil {
 			return sum, fmt.Errorf("%s: %w", d.URI, err)
 		}
@@ -737,4 +752,18 @@ func (ps *points) all() func(yield func(int, *point) bool) {
 			}
 		}
 	}
+}
+
+// promLabel names the labels a sample's text comes from, for
+// ingest.CheckSample's refusal of a control or invisible character.
+func promLabel(field string) string {
+	switch field {
+	case "hostname":
+		return "the Hostname (hostname, node, instance) label"
+	case "uuid":
+		return "the UUID (uuid, gpu_uuid) label"
+	case "name":
+		return "the modelName (name) label"
+	}
+	return field
 }
