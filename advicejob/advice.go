@@ -23,6 +23,7 @@ type State struct {
 	Window    analysis.Window
 	Result    *analysis.Result
 	Decisions []analysis.AdviceDecision
+	Teams     []string // the configured teams' names, for --team
 }
 
 // Open analyses win's advice (no hourly rows: the list does not show them)
@@ -34,6 +35,9 @@ func Open(ctx context.Context, st *store.Store, c *config.Config, win analysis.W
 	}
 	in.SkipHourly = true
 	s := &State{Window: win}
+	for _, t := range c.Teams {
+		s.Teams = append(s.Teams, t.Name)
+	}
 	if s.Result, err = reportjob.Analyze(ctx, in); err != nil {
 		return nil, err
 	}

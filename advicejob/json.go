@@ -13,6 +13,7 @@ import (
 type Entry struct {
 	ID             string     `json:"id"`
 	ResourceID     string     `json:"resource_id"`
+	Team           string     `json:"team,omitempty"` // the resource's team in the window (TeamOf)
 	Action         string     `json:"action"`
 	MonthlySavings float64    `json:"monthly_savings"`
 	Open           bool       `json:"open"`
@@ -33,8 +34,9 @@ type ListResult struct {
 // ListResult is entries, the window's, as `advice list` reports them.
 func (s *State) ListResult(entries []analysis.AdviceEntry) ListResult {
 	list := make([]Entry, 0, len(entries))
+	teamOf := s.teams()
 	for _, e := range entries {
-		r := Entry{ID: e.ID, ResourceID: e.ResourceID, Action: e.Action,
+		r := Entry{ID: e.ID, ResourceID: e.ResourceID, Team: teamOf[e.ResourceID], Action: e.Action,
 			MonthlySavings: amount.RoundMinor(s.Result.Currency, e.MonthlySavings), Open: e.Open}
 		if d := e.Decision; d != nil {
 			r.Decision, r.DecidedAt, r.Why = d.Decision, &d.DecidedAt, d.Why

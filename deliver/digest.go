@@ -77,7 +77,7 @@ func (r *Run) chatScopes(res *analysis.Result, dir string, reports []string) []c
 		}
 		p := r.teamPages(res, dir, reports)[t.Name]
 		if p == nil {
-			fmt.Fprintf(r.said(), "chat: team %s has no costs in %s; no digest\n", t.Name, r.Window.Label)
+			fmt.Fprintf(r.said(), "chat: team %s has no cost and nothing to report in %s; no digest\n", t.Name, r.Window.Label)
 			continue
 		}
 		// The team's own page, as the fleet digest links the report.

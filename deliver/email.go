@@ -41,7 +41,7 @@ func (r *Run) scopes(ctx context.Context, res *analysis.Result, dir string, repo
 		}
 		p := pages[t.Name]
 		if p == nil {
-			fmt.Fprintf(r.said(), "email: team %s has no costs in %s; no email\n", t.Name, r.Window.Label)
+			fmt.Fprintf(r.said(), "email: team %s has no cost and nothing to report in %s; no email\n", t.Name, r.Window.Label)
 			continue
 		}
 		if write {

@@ -32,8 +32,8 @@ func (r *Run) digestOn() bool {
 // teamPages names the files of every team that may be told about its week:
 // by email (it has leads) or in chat (a channel listing it); the names
 // consider them all, so that they do not depend on which are sent this run. A
-// team with no costs in the result has none. report.BaseName already keeps
-// names that lose characters apart ("数据组" is ___-0f8c4195,
+// team with no row in the result, or nothing to tell (nothingToTell), has
+// none. report.BaseName already keeps names that lose characters apart ("数据组" is ___-0f8c4195,
 // sanitize.FileLabelUnique); a name spelt like another's label, hash and
 // all, would still share its files (and S3 keys), so a second, shorter hash
 // follows there.
@@ -54,7 +54,7 @@ func (r *Run) teamPages(res *analysis.Result, dir string, reports []string) map[
 			continue
 		}
 		slice := res.ForTeam(t.Name)
-		if slice == nil {
+		if slice == nil || nothingToTell(slice) {
 			continue
 		}
 		team := slice.ByTeam[0].Team

@@ -1,8 +1,9 @@
 // Package doctor checks what a run needs — the database, every configured
-// source, each Prometheus server, S3 and SMTP — and returns one finding per
-// check (OK, FAIL or SKIP, and what to do). It imports nothing into the
-// store and changes nothing but a probe object it deletes again; `finops
-// doctor` loads the config and prints the findings.
+// source, each Prometheus server, S3, SMTP and each chat channel — and
+// returns one finding per check (OK, FAIL or SKIP, and what to do). It
+// imports nothing into the store, posts nothing to a chat channel and
+// changes nothing but a probe object it deletes again; `finops doctor`
+// loads the config and prints the findings.
 package doctor
 
 import (
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -40,7 +42,7 @@ const (
 // addresses and errors, with the secrets of the check taken out.
 type Finding struct {
 	Verdict string
-	Check   string // config, database, billing, utilization, tasks, prometheus, s3, smtp, smtp send
+	Check   string // config, database, billing, utilization, tasks, prometheus, s3, smtp, smtp send, chat
 	Detail  string
 }
 
@@ -60,6 +62,9 @@ type Options struct {
 	SendTo   string // --send-test: also send one test email here
 	Now      func() time.Time
 	Getenv   func(string) string
+	// ChatClient is the chat channels' HTTP client, whose proxy and TLS
+	// roots the reachability probe uses (nil: the default, as the watch's).
+	ChatClient *http.Client
 }
 
 // Run runs every check but the config's, handing each finding to found as
@@ -78,6 +83,9 @@ func Run(ctx context.Context, o Options, found func(Finding)) []Finding {
 	}
 	d.s3(ctx, o.Config.Publish.S3)
 	d.smtp(ctx, o.Config.Publish.SMTP, o.SendTo)
+	for i, ch := range o.Config.Watch.Channels {
+		d.chat(ctx, i, ch)
+	}
 	return d.all
 }
 

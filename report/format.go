@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/finops-oss/finops/amount"
@@ -75,28 +74,9 @@ func idleTone(t analysis.Totals) string {
 	return ""
 }
 
-// actionText is the human wording of a recommendation action.
-func actionText(action string) string {
-	switch action {
-	case analysis.ActionKeep:
-		return "Keep"
-	case analysis.ActionSwitchToHourly:
-		return "Switch to hourly"
-	case analysis.ActionSwitchToMonthly:
-		return "Switch to monthly"
-	case analysis.ActionSwitchToSpot:
-		return "Switch to spot"
-	case analysis.ActionStopWhenIdle:
-		return "Stop when idle"
-	case analysis.ActionRelease:
-		return "Release"
-	}
-	s := strings.ReplaceAll(action, "_", " ")
-	if s == "" {
-		return ""
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
+// actionText is the human wording of a recommendation action (analysis's
+// one table, shared with `finops advice`).
+func actionText(action string) string { return analysis.ActionText(action) }
 
 // reportZone loads the report's time zone; "" means UTC (metrics.md default).
 func reportZone(r *analysis.Result) (*time.Location, error) { return periodZone(r.Period) }

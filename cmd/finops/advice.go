@@ -45,8 +45,9 @@ func (m *Main) adviceCommand() *cobra.Command {
 
 func (m *Main) adviceListCommand(wf *config.Period) *cobra.Command {
 	var all bool
+	var team string
 	cmd := &cobra.Command{
-		Use:   "list [--all]",
+		Use:   "list [--all] [--team NAME]",
 		Short: "List the open advice of the window (--all: the decided advice too, with its decision)",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -56,6 +57,13 @@ func (m *Main) adviceListCommand(wf *config.Period) *cobra.Command {
 			}
 			defer a.st.Close()
 			entries := a.List(m.Now(), all)
+			if cmd.Flags().Changed("team") {
+				name, err := a.Team(team)
+				if err != nil {
+					return err // a reportjob.ConfigError: exit 2
+				}
+				entries = a.ForTeam(entries, name)
+			}
 			if m.jsonResults() {
 				return emitJSON(m.Stdout, a.ListResult(entries))
 			}
@@ -63,6 +71,7 @@ func (m *Main) adviceListCommand(wf *config.Period) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "also the advice marked done, dismissed or snoozed, with the decision")
+	cmd.Flags().StringVar(&team, "team", "", "only the advice on this configured team's resources")
 	return cmd
 }
 

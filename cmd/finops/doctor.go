@@ -15,13 +15,15 @@ func (m *Main) doctorCommand() *cobra.Command {
 	var sendTo string
 	cmd := &cobra.Command{
 		Use:   "doctor [--send-test ADDRESS]",
-		Short: "Check the config, the database, every source, Prometheus, S3 and SMTP",
+		Short: "Check the config, the database, every source, Prometheus, S3, SMTP and the chat channels",
 		Long: "doctor checks what a run needs, one line per check (OK, FAIL or SKIP, and what to do):\n" +
 			"the config; the database (opens read-only, PRAGMA quick_check, schema version); each configured\n" +
 			"source (its files are found and readable, the format of the first one is detected; nothing is\n" +
 			"imported); each Prometheus server (one query over the last five minutes); S3 (a probe object\n" +
 			"put, read back and deleted under the prefix); SMTP (connect, STARTTLS, AUTH; --send-test sends\n" +
-			"one email). It exits 0 when nothing failed, 2 when the config cannot be loaded, else 1.",
+			"one email); each chat channel of watch.channels (its URL and secret read and valid, its host\n" +
+			"reached by a TCP connection and, for https, a TLS handshake: no request is made, nothing is posted).\n" +
+			"It exits 0 when nothing failed, 2 when the config cannot be loaded, else 1.",
 		Example: "  finops doctor\n  finops doctor --send-test me@example.com",
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
