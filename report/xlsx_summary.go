@@ -126,12 +126,18 @@ func (b *book) summary() error {
 	return b.summaryCharts(len(rows) + 1)
 }
 
-// The charts start in column D, leaving C as a gap after the KPI table; they
-// are chartWidth pixels wide, ten default columns (64 px each, D:M). The
-// helper tables start at column O, a column's gap to the charts' right.
+// The charts start in column D, leaving C as a narrow gap after the KPI
+// table; they are chartWidth pixels wide, the ten columns D:M (7.5 units, 60
+// px each as excelize places charts). The helper tables start at column O, a
+// column's gap to the charts' right. A:M is 42 + 20 + 2 + 75 = 139 units,
+// inside workbook.MaxPrintWidth, so the Summary prints at 74 % or more; chart
+// text is 11 pt (axis labels were 9 pt, 6.6 pt printed), so it prints at 8 pt
+// or more too.
 const (
 	chartCol   = "D"
-	chartWidth = 640
+	chartWidth = 600
+	chartGap   = 2.0 // column C
+	chartColW  = 7.5 // each of D:M
 	chartLast  = "M" // the charts' last column, the printed area's
 	helperCol  = 15
 )
@@ -146,8 +152,8 @@ const (
 
 // axis is a chart axis with readable labels and a title.
 func axis(title string) excelize.ChartAxis {
-	return excelize.ChartAxis{Font: excelize.Font{Color: axisColor, Size: 9},
-		Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title, Font: &excelize.Font{Color: axisColor, Size: 10}}}}}
+	return excelize.ChartAxis{Font: excelize.Font{Color: axisColor, Size: workbook.BodyFontPt},
+		Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title, Font: &excelize.Font{Color: axisColor, Size: workbook.BodyFontPt}}}}}
 }
 
 // summaryCharts writes two helper tables (daily cost per team; idle cost per
@@ -256,6 +262,12 @@ func (b *book) summaryCharts(kpiLast int) error {
 	}
 	// The charts stack down from D2; the sheet prints the KPI table and the
 	// charts (A:M), not the helper tables behind them.
+	if err := f.SetColWidth(sheet, "C", "C", chartGap); err != nil {
+		return err
+	}
+	if err := f.SetColWidth(sheet, chartCol, chartLast, chartColW); err != nil {
+		return err
+	}
 	row := 2
 	for _, c := range charts {
 		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", chartCol, row), c); err != nil {
