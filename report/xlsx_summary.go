@@ -249,8 +249,9 @@ func (b *book) summaryCharts(kpiLast int) error {
 		charts = append(charts, ch)
 		lastHelperCol = max(lastHelperCol, helperCol+2)
 	}
-	if len(charts) == 0 {
-		return nil
+	if len(charts) == 0 { // the KPI table alone prints
+		_, err := workbook.PrintColumns(f, sheet, 2, kpiLast)
+		return err
 	}
 	if err := f.SetColWidth(sheet, colName(helperCol), colName(helperCol), 24); err != nil {
 		return err
