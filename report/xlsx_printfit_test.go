@@ -25,9 +25,9 @@ const (
 	// columns start 69.98 pt apart (LibreOffice 7.4). Excel draws narrower
 	// (7 px + padding, about 5.3 pt), so LibreOffice is the binding one.
 	loPointsPerUnit = 7.0
-	letterWidthIn   = 11.0        // landscape
-	a4WidthIn       = 297 / 25.4  // landscape
-	bodyPt, minPt   = 11.0, 8.0   // Calibri 11, the smallest readable
+	letterWidthIn   = 11.0       // landscape
+	a4WidthIn       = 297 / 25.4 // landscape
+	bodyPt, minPt   = 11.0, 8.0  // Calibri 11, the smallest readable
 	noPrintSheetRE  = `^(Utilization \(hourly\)|Billing lines)( \(\d+\))?$`
 	printAreaRE     = `^'(?:[^']|'')+'!\$([A-Z]+)\$(\d+):\$([A-Z]+)\$(\d+)$`
 	printTitlesWant = "'%s'!$1:$1"
