@@ -20,22 +20,31 @@ const maxFleetPages = 12
 // TestFleetWorkbookPrints: a four-team fleet of 32 GPUs on 8 resources (a
 // week of hourly utilization is 5,376 rows, about 140 pages printed) and 300
 // billing lines: LibreOffice prints the fleet's workbook and a team's on 12
-// A4 landscape pages or fewer, with no text under 8 pt. Page sizes and text
+// landscape pages or fewer, A4 for Shanghai and Letter for New York, with no
+// text under 8 pt. Page sizes and text
 // sizes are read back from the PDF (pdfPages).
 func TestFleetWorkbookPrints(t *testing.T) {
 	soffice, err := exec.LookPath("soffice")
 	if err != nil {
 		testenv.Missing(t, "soffice not found: install LibreOffice Calc (apt-get install -y libreoffice-calc-nogui) to print the fleet's workbooks")
 	}
-	r := fourTeamFleet()
+	// Shanghai's workbooks print on A4, New York's on Letter (PaperFor).
+	paper := map[string][2]float64{
+		"fleet": {297 / 25.4 * 72, 210 / 25.4 * 72}, "nlp": {297 / 25.4 * 72, 210 / 25.4 * 72},
+		"fleet-ny": {11 * 72, 8.5 * 72}, "nlp-ny": {11 * 72, 8.5 * 72},
+	}
 	dir := t.TempDir()
 	var files []string
-	for _, team := range []string{"", "nlp"} {
-		res, meta := r, testMeta()
+	for _, c := range []struct{ name, team, zone string }{
+		{"fleet", "", "Asia/Shanghai"}, {"nlp", "nlp", "Asia/Shanghai"},
+		{"fleet-ny", "", "America/New_York"}, {"nlp-ny", "nlp", "America/New_York"},
+	} {
+		r := fourTeamFleet()
+		r.Period.TimeZone = c.zone
+		res, meta, name := r, testMeta(), c.name
 		meta.Lines = syntheticLines(300)
-		name := "fleet"
-		if team != "" {
-			res, meta.Team, name = r.ForTeam(team), team, team
+		if c.team != "" {
+			res, meta.Team = r.ForTeam(c.team), c.team
 		}
 		var buf bytes.Buffer
 		if err := WriteXLSX(&buf, res, meta); err != nil {
@@ -53,8 +62,8 @@ func TestFleetWorkbookPrints(t *testing.T) {
 	if b, err := exec.Command(soffice, args...).CombinedOutput(); err != nil {
 		t.Fatalf("soffice: %v\n%s", err, b)
 	}
-	const a4W, a4H = 297 / 25.4 * 72, 210 / 25.4 * 72 // landscape, in PDF points
 	for _, f := range files {
+		w, h := paper[f][0], paper[f][1] // landscape, in PDF points
 		pdf, err := os.ReadFile(filepath.Join(dir, f+".pdf"))
 		if err != nil {
 			t.Fatal(err)
@@ -65,8 +74,8 @@ func TestFleetWorkbookPrints(t *testing.T) {
 			t.Errorf("%s workbook prints on %d pages, want 1..%d", f, len(pages), maxFleetPages)
 		}
 		for i, p := range pages {
-			if abs(p.width-a4W) > 1 || abs(p.height-a4H) > 1 {
-				t.Errorf("%s page %d is %.0f × %.0f pt, want A4 landscape %.0f × %.0f", f, i+1, p.width, p.height, a4W, a4H)
+			if abs(p.width-w) > 1 || abs(p.height-h) > 1 {
+				t.Errorf("%s page %d is %.0f × %.0f pt, want landscape %.0f × %.0f", f, i+1, p.width, p.height, w, h)
 			}
 			if p.minFont < 8 {
 				t.Errorf("%s page %d prints text at %.1f pt, want 8 pt or more", f, i+1, p.minFont)

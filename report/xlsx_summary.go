@@ -138,8 +138,14 @@ const (
 	chartWidth = 600
 	chartGap   = 2.0 // column C
 	chartColW  = 7.5 // each of D:M
-	chartLast  = "M" // the charts' last column, the printed area's
-	helperCol  = 15
+	// summaryPageRows is how many 20 px (15 pt) rows one printed page of
+	// the Summary holds, at the least: A4 landscape is 595 − 2 × 43 = 509 pt
+	// high inside the margins, at A:M's 80 % that is 636 pt of sheet, 42
+	// rows; less the repeated header row and some slack for the programs'
+	// rounding. (Letter, at 75 %, holds 46.)
+	summaryPageRows = 38
+	chartLast       = "M" // the charts' last column, the printed area's
+	helperCol       = 15
 )
 
 // Chart text is dark grey (excelize's default axis labels are #D9D9D9,
@@ -191,7 +197,7 @@ func (b *book) summaryCharts(kpiLast int) error {
 		ch := &excelize.Chart{
 			Type:      excelize.ColStacked,
 			Title:     chartTitle("Daily cost by team"),
-			Legend:    excelize.ChartLegend{Position: "bottom"},
+			Legend:    excelize.ChartLegend{Position: "bottom", Font: &excelize.Font{Size: workbook.BodyFontPt}},
 			Dimension: excelize.ChartDimension{Width: chartWidth, Height: 320},
 			XAxis:     axis("Day"),
 			YAxis:     axis("Cost (" + amount.Code(b.r.Currency) + ")"),
@@ -269,8 +275,16 @@ func (b *book) summaryCharts(kpiLast int) error {
 	if err := f.SetColWidth(sheet, chartCol, chartLast, chartColW); err != nil {
 		return err
 	}
-	row := 2
+	row, pageTop := 2, 1
 	for _, c := range charts {
+		// A chart that would cross the foot of a printed page starts the
+		// next one: split, its halves printed on two pages.
+		if rows := (int(c.Dimension.Height) + 19) / 20; row > pageTop && row+rows-1 >= pageTop+summaryPageRows {
+			if err := f.InsertPageBreak(sheet, fmt.Sprintf("A%d", row)); err != nil {
+				return err
+			}
+			pageTop = row
+		}
 		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", chartCol, row), c); err != nil {
 			return fmt.Errorf("chart: %w", err)
 		}
