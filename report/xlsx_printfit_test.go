@@ -182,8 +182,9 @@ func cellStyle(t *testing.T, f *excelize.File, sheet, cell string) *excelize.Sty
 
 // TestPrintFitGenerated: GENERATED fleets (seeded): 1–6 teams, 1–40
 // resources with IDs, names, models and team names up to 60 characters,
-// findings, recommendations with long reasons, pools and idle spans; the
-// fleet's workbook and every team's must keep the print invariant.
+// findings, recommendations with long reasons, pools, idle spans, and in half
+// of them a chargeback and the watch's actions and alerts; the fleet's
+// workbook and a random team's must keep the print invariant.
 func TestPrintFitGenerated(t *testing.T) {
 	rng := rand.New(rand.NewSource(33))
 	word := func(n int) string {
@@ -194,15 +195,24 @@ func TestPrintFitGenerated(t *testing.T) {
 		}
 		return string(b)
 	}
+	seen := map[string]int{} // printed sheets, to show the cases reach every kind
 	for i := range 25 {
 		r := randomFleet(rng, word)
 		meta := testMeta()
 		_, f := writeBookMeta(t, r, meta)
-		checkPrintFit(t, fmt.Sprintf("case %d fleet", i), f)
+		for sheet := range checkPrintFit(t, fmt.Sprintf("case %d fleet", i), f) {
+			seen[sheet]++
+		}
 		team := r.ByTeam[rng.Intn(len(r.ByTeam))].Team
 		meta.Team = team
 		_, tf := writeBookMeta(t, r.ForTeam(team), meta)
 		checkPrintFit(t, fmt.Sprintf("case %d team %q", i, team), tf)
+	}
+	for _, sheet := range []string{sheetSummary, sheetFindings, sheetTeams, sheetChargeback, sheetTasks, sheetResources,
+		sheetIdle, sheetRecs, sheetPools, sheetWatch} {
+		if seen[sheet] == 0 {
+			t.Errorf("no generated case printed %s", sheet)
+		}
 	}
 }
 
@@ -238,6 +248,21 @@ func randomFleet(rng *rand.Rand, word func(int) string) *analysis.Result {
 		r.IdleSpans = append(r.IdleSpans, analysis.IdleSpan{ResourceID: id, GPU: "GPU-" + word(40), Start: start,
 			End: start.Add(time.Duration(1+rng.Intn(100)) * time.Hour), Hours: 3, Cost: money()})
 		r.Tasks = append(r.Tasks, analysis.TaskCost{Task: word(50), Team: team, Kind: word(10), Cost: money(), GPUHours: 12})
+	}
+	if rng.Intn(2) == 0 { // the optional sheets: Chargeback, Watch
+		r.Chargeback = &analysis.Chargeback{UnallocatedRule: word(30), IdleRule: word(30), Total: money()}
+		for _, team := range teams {
+			r.Chargeback.Teams = append(r.Chargeback.Teams, analysis.TeamChargeback{Team: team, Direct: money(),
+				Unallocated: money(), Idle: money(), ChargedBack: money()})
+		}
+		rate, saved := money(), money()
+		r.Watch = &analysis.WatchSummary{}
+		for _, rc := range r.ByResource {
+			r.Watch.Actions = append(r.Watch.Actions, analysis.WatchAction{At: start, Resource: rc.ResourceID, Team: rc.Team,
+				Action: word(20), Outcome: "done", Rate: &rate, Until: start.Add(time.Hour), Hours: 1, Saved: &saved})
+			r.Watch.Alerts = append(r.Watch.Alerts, analysis.WatchAlert{At: start, Resource: rc.ResourceID, Team: rc.Team,
+				Event: "idle", Channel: "slack#0", Title: strings.Repeat(word(12)+" ", 1+rng.Intn(10))})
+		}
 	}
 	for range rng.Intn(4) {
 		r.Pools = append(r.Pools, analysis.Pool{Provider: word(20), GPUModel: word(30), Resources: 2, GPUs: 4,
