@@ -242,9 +242,20 @@ func newStyles(f *excelize.File, currency string) (styles, error) {
 	return s, err
 }
 
-// table writes a data table on its own sheet (workbook.Table).
+// table writes a data table on its own sheet (workbook.Table) that prints
+// as many of its columns as fit one page wide at 8 pt (printTable).
 func (b *book) table(sheet string, cols []workbook.Column, rows [][]any) error {
-	return workbook.Table(b.f, sheet, b.st.header, cols, rows, b.loc)
+	return b.printTable(sheet, cols, rows, len(cols))
+}
+
+// printTable writes a data table (workbook.Table) whose print area is its
+// first keys columns, or as many of them as fit (workbook.PrintColumns).
+func (b *book) printTable(sheet string, cols []workbook.Column, rows [][]any, keys int) error {
+	if err := workbook.Table(b.f, sheet, b.st.header, cols, rows, b.loc); err != nil {
+		return err
+	}
+	_, err := workbook.PrintColumns(b.f, sheet, keys, len(rows)+1)
+	return err
 }
 
 // printSetup sets sheet's page setup (workbook.PrintSetup) on the paper of

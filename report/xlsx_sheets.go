@@ -65,21 +65,21 @@ func (b *book) tasks() error {
 func (b *book) resources() error {
 	st := b.st
 	cols := []workbook.Column{
-		{Title: "Resource ID", Style: st.text},
+		{Title: "Resource ID", Style: st.wrapped, Max: 26},
 		{Title: "Name", Style: st.text},
 		{Title: "Provider", Style: st.text},
-		{Title: "GPU model", Style: st.text},
-		{Title: "GPUs", Style: st.count},
+		{Title: "GPU model", Style: st.wrapped, Max: 12},
+		{Title: "GPUs", Style: st.count, Width: 7},
 		{Title: "Pricing", Style: st.text},
-		{Title: "Team", Style: st.text},
-		{Title: "Cost", Style: st.money},
-		{Title: "GPU-hours billed", Style: st.hours},
+		{Title: "Team", Style: st.wrapped, Max: 14},
+		{Title: "Cost", Style: st.money, Width: 14},
+		{Title: "GPU-hours billed", Style: st.hours, Width: 11},
 		{Title: "GPU-hours active", Style: st.hours},
-		{Title: "GPU-hours idle", Style: st.hours},
+		{Title: "GPU-hours idle", Style: st.hours, Width: 11},
 		{Title: "GPU-hours unmonitored", Style: st.hours},
-		{Title: "Idle cost", Style: st.money},
-		{Title: "Unmonitored cost", Style: st.money},
-		{Title: "Avg utilization", Style: st.percent},
+		{Title: "Idle cost", Style: st.money, Width: 14},
+		{Title: "Unmonitored cost", Style: st.money, Width: 14},
+		{Title: "Avg utilization", Style: st.percent, Width: 11},
 		{Title: "Previous period cost", Style: st.money},
 		{Title: "GPU-h <10% (idle band)", Style: st.hours},
 		{Title: "GPU-h 10–50% (low)", Style: st.hours},
@@ -100,15 +100,16 @@ func (b *book) resources() error {
 		})
 	}
 	cols, rows = b.withEnergy(cols, rows, func(i int) string { return b.r.ByResource[i].ResourceID }, resourceEnergy)
-	return b.table(sheetResources, cols, rows)
+	cols, rows, keys := keysFirst(cols, rows, resourceKeys)
+	return b.printTable(sheetResources, cols, rows, keys)
 }
 
 func (b *book) idle() error {
 	st := b.st
 	zone := b.loc.String()
 	cols := []workbook.Column{
-		{Title: "Resource ID", Style: st.text},
-		{Title: "GPU", Style: st.text},
+		{Title: "Resource ID", Style: st.wrapped, Max: 26},
+		{Title: "GPU", Style: st.wrapped, Max: 26},
 		{Title: "Start (" + zone + ")", Style: st.date},
 		{Title: "End (" + zone + ")", Style: st.date},
 		{Title: "Hours", Style: st.hours},
@@ -124,18 +125,18 @@ func (b *book) idle() error {
 func (b *book) recommendations() error {
 	st := b.st
 	cols := []workbook.Column{
-		{Title: "Resource ID", Style: st.text},
+		{Title: "Resource ID", Style: st.wrapped, Max: 22},
 		{Title: "GPU model", Style: st.text},
 		{Title: "GPUs", Style: st.count},
 		{Title: "Current mode", Style: st.text},
-		{Title: "Action", Style: st.text},
-		{Title: "Current monthly cost", Style: st.money},
-		{Title: "Recommended monthly cost", Style: st.money},
-		{Title: "Monthly savings", Style: st.money},
+		{Title: "Action", Style: st.wrapped, Max: 16},
+		{Title: "Current monthly cost", Style: st.money, Width: 14},
+		{Title: "Recommended monthly cost", Style: st.money, Width: 14},
+		{Title: "Monthly savings", Style: st.money, Width: 14},
 		{Title: "Active hours/month per GPU", Style: st.hours},
 		{Title: "Breakeven hours/month", Style: st.hours},
-		{Title: "Confidence", Style: st.text},
-		{Title: "Reason", Style: st.text, Width: 70},
+		{Title: "Confidence", Style: st.text, Width: 11},
+		{Title: "Reason", Style: st.wrapped, Width: 44}, // wrapped: a 70-wide Reason was cut on the printed page
 		{Title: "Advice ID", Style: st.text},
 	}
 	rows := make([][]any, 0, len(b.r.Recommendations))
@@ -146,7 +147,8 @@ func (b *book) recommendations() error {
 			rec.ActiveHoursPerMonth, blankIfZero(rec.BreakevenHoursPerMonth), rec.Confidence, rec.Reason, rec.ID,
 		})
 	}
-	return b.table(sheetRecs, cols, rows)
+	cols, rows, keys := keysFirst(cols, rows, recKeys)
+	return b.printTable(sheetRecs, cols, rows, keys)
 }
 
 func (b *book) findings() error {
@@ -181,7 +183,7 @@ func (b *book) pools() error {
 		{Title: "Monthly cards", Style: st.count},
 		{Title: "Pool monthly cost", Style: st.money},
 		{Title: "Monthly savings", Style: st.money},
-		{Title: "Reason", Style: st.text, Width: 80},
+		{Title: "Reason", Style: st.wrapped, Width: 44},
 	}
 	rows := make([][]any, 0, len(b.r.Pools))
 	for _, p := range b.r.Pools {

@@ -11,6 +11,7 @@ import (
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/workbook"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
 )
@@ -96,6 +97,11 @@ func (b *book) openStream(sheet string, cols []streamColumn) (*excelize.StreamWr
 		if err := sw.SetColWidth(i+1, i+1, c.width); err != nil {
 			return nil, err
 		}
+	}
+	// Hourly rows and raw billing lines are for filtering and pivoting on
+	// screen: printed, they were 36 of a week's 49 pages.
+	if err := workbook.NoPrint(b.f, sheet, len(cols)+2); err != nil {
+		return nil, err
 	}
 	if err := sw.SetPanes(&excelize.Panes{
 		Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft",

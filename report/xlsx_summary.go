@@ -130,14 +130,26 @@ func (b *book) summary() error {
 	return b.summaryCharts(len(rows) + 1)
 }
 
-// The charts start in column D, leaving C as a gap after the KPI table; they
-// are chartWidth pixels wide, ten default columns (64 px each, D:M). The
-// helper tables start at column O, a column's gap to the charts' right.
+// The charts start in column D, leaving C as a narrow gap after the KPI
+// table; they are chartWidth pixels wide, the ten columns D:M (7.5 units, 60
+// px each as excelize places charts). The helper tables start at column O, a
+// column's gap to the charts' right. A:M is 42 + 20 + 2 + 75 = 139 units,
+// inside workbook.MaxPrintWidth, so the Summary prints at 74 % or more; chart
+// text is 11 pt (axis labels were 9 pt, 6.6 pt printed), so it prints at 8 pt
+// or more too.
 const (
 	chartCol   = "D"
-	chartWidth = 640
-	chartLast  = "M" // the charts' last column, the printed area's
-	helperCol  = 15
+	chartWidth = 600
+	chartGap   = 2.0 // column C
+	chartColW  = 7.5 // each of D:M
+	// summaryPageRows is how many 20 px (15 pt) rows one printed page of
+	// the Summary holds, at the least: A4 landscape is 595 − 2 × 43 = 509 pt
+	// high inside the margins, at A:M's 80 % that is 636 pt of sheet, 42
+	// rows; less the repeated header row and some slack for the programs'
+	// rounding. (Letter, at 75 %, holds 46.)
+	summaryPageRows = 38
+	chartLast       = "M" // the charts' last column, the printed area's
+	helperCol       = 15
 )
 
 // Chart text is dark grey (excelize's default axis labels are #D9D9D9,
@@ -150,8 +162,8 @@ const (
 
 // axis is a chart axis with readable labels and a title.
 func axis(title string) excelize.ChartAxis {
-	return excelize.ChartAxis{Font: excelize.Font{Color: axisColor, Size: 9},
-		Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title, Font: &excelize.Font{Color: axisColor, Size: 10}}}}}
+	return excelize.ChartAxis{Font: excelize.Font{Color: axisColor, Size: workbook.BodyFontPt},
+		Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title, Font: &excelize.Font{Color: axisColor, Size: workbook.BodyFontPt}}}}}
 }
 
 // summaryCharts writes two helper tables (daily cost per team; idle cost per
@@ -189,7 +201,7 @@ func (b *book) summaryCharts(kpiLast int) error {
 		ch := &excelize.Chart{
 			Type:      excelize.ColStacked,
 			Title:     chartTitle("Daily cost by team"),
-			Legend:    excelize.ChartLegend{Position: "bottom"},
+			Legend:    excelize.ChartLegend{Position: "bottom", Font: &excelize.Font{Size: workbook.BodyFontPt}},
 			Dimension: excelize.ChartDimension{Width: chartWidth, Height: 320},
 			XAxis:     axis("Day"),
 			YAxis:     axis("Cost (" + amount.Code(b.r.Currency) + ")"),
@@ -251,8 +263,9 @@ func (b *book) summaryCharts(kpiLast int) error {
 		charts = append(charts, ch)
 		lastHelperCol = max(lastHelperCol, helperCol+2)
 	}
-	if len(charts) == 0 {
-		return nil
+	if len(charts) == 0 { // the KPI table alone prints
+		_, err := workbook.PrintColumns(f, sheet, 2, kpiLast)
+		return err
 	}
 	if err := f.SetColWidth(sheet, colName(helperCol), colName(helperCol), 24); err != nil {
 		return err
@@ -264,8 +277,22 @@ func (b *book) summaryCharts(kpiLast int) error {
 	}
 	// The charts stack down from D2; the sheet prints the KPI table and the
 	// charts (A:M), not the helper tables behind them.
-	row := 2
+	if err := f.SetColWidth(sheet, "C", "C", chartGap); err != nil {
+		return err
+	}
+	if err := f.SetColWidth(sheet, chartCol, chartLast, chartColW); err != nil {
+		return err
+	}
+	row, pageTop := 2, 1
 	for _, c := range charts {
+		// A chart that would cross the foot of a printed page starts the
+		// next one: split, its halves printed on two pages.
+		if rows := (int(c.Dimension.Height) + 19) / 20; row > pageTop && row+rows-1 >= pageTop+summaryPageRows {
+			if err := f.InsertPageBreak(sheet, fmt.Sprintf("A%d", row)); err != nil {
+				return err
+			}
+			pageTop = row
+		}
 		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", chartCol, row), c); err != nil {
 			return fmt.Errorf("chart: %w", err)
 		}

@@ -86,14 +86,15 @@ func TestWriteXLSXSheetsAndHeaders(t *testing.T) {
 		sheetTeams: {"Team", "Cost", "GPU cost", "Idle cost", "Idle share of cost", "Monthly budget", "Previous period cost",
 			"Change vs previous period", "Month to date", "Month-end forecast", "Forecast share of budget"},
 		sheetTasks: {"Task", "Team", "Kind", "Cost", "GPU-hours", "Idle cost", "Units", "Unit", "Unit cost"},
-		sheetResources: {"Resource ID", "Name", "Provider", "GPU model", "GPUs", "Pricing", "Team", "Cost",
-			"GPU-hours billed", "GPU-hours active", "GPU-hours idle", "GPU-hours unmonitored", "Idle cost",
-			"Unmonitored cost", "Avg utilization", "Previous period cost", "GPU-h <10% (idle band)", "GPU-h 10–50% (low)",
+		// The printed columns first (xlsx_print.go), then the rest.
+		sheetResources: {"Resource ID", "Team", "GPU model", "GPUs", "Cost", "Idle cost", "Avg utilization",
+			"GPU-hours billed", "GPU-hours idle", "Unmonitored cost", "Name", "Provider", "Pricing",
+			"GPU-hours active", "GPU-hours unmonitored", "Previous period cost", "GPU-h <10% (idle band)", "GPU-h 10–50% (low)",
 			"GPU-h 50–80% (fair)", "GPU-h 80–95% (target)", "GPU-h >95% (saturated)", "Longest >95% run (h)"},
 		sheetIdle: {"Resource ID", "GPU", "Start (Asia/Shanghai)", "End (Asia/Shanghai)", "Hours", "Cost"},
-		sheetRecs: {"Resource ID", "GPU model", "GPUs", "Current mode", "Action", "Current monthly cost",
-			"Recommended monthly cost", "Monthly savings", "Active hours/month per GPU", "Breakeven hours/month",
-			"Confidence", "Reason", "Advice ID"},
+		sheetRecs: {"Resource ID", "Action", "Monthly savings", "Current monthly cost", "Recommended monthly cost",
+			"Confidence", "Reason", "GPU model", "GPUs", "Current mode", "Active hours/month per GPU", "Breakeven hours/month",
+			"Advice ID"},
 		sheetPools: {"Provider", "GPU model", "Resources", "GPUs", "Current monthly cost", "Monthly cards",
 			"Pool monthly cost", "Monthly savings", "Reason"},
 		sheetUtil: {"Resource ID", "GPU", "Hour (Asia/Shanghai)", "Utilization", "Band"},
@@ -229,7 +230,7 @@ func TestWriteXLSXValues(t *testing.T) {
 		{sheetTasks, "I2", num(1000)}, // unit cost
 		{sheetTasks, "I3", blank},     // no units: blank, not 0
 		{sheetResources, "A3", txt(hostileScript)},
-		{sheetResources, "O2", num(0.555)},
+		{sheetResources, "G2", num(0.555)}, // the printed columns come first (xlsx_print.go)
 		{sheetResources, "P2", num(3000)},
 		{sheetResources, "P3", blank}, // no previous cost: blank
 		{sheetResources, "Q2", num(300)},
@@ -238,9 +239,9 @@ func TestWriteXLSXValues(t *testing.T) {
 		{sheetIdle, "C2", num(46343.375)},      // 2026-11-17 09:00 local
 		{sheetIdle, "D3", num(46345 + 0.5/24)}, // 2026-11-19 00:30 local
 		{sheetRecs, "A2", txt("gpu-h100-2")},   // order as given
-		{sheetRecs, "E4", txt("Switch to hourly")},
-		{sheetRecs, "J2", blank}, // breakeven unknown: blank
-		{sheetRecs, "J4", num(438)},
+		{sheetRecs, "B4", txt("Switch to hourly")},
+		{sheetRecs, "L2", blank}, // breakeven unknown: blank
+		{sheetRecs, "L4", num(438)},
 		{sheetPools, "F2", num(5)},
 		{sheetPools, "H2", num(2400)},
 		{sheetUtil, "A2", txt("gpu-a100-1")},
@@ -301,13 +302,13 @@ func TestWriteXLSXNumberFormats(t *testing.T) {
 	}{
 		{"CNY", sheetSummary, "B10", `"¥"#,##0.00`},
 		{"USD", sheetTeams, "B2", `"$"#,##0.00`},
-		{"EUR", sheetResources, "H2", `"€"#,##0.00`},
-		{"CHF", sheetRecs, "H2", `#,##0.00 "CHF"`},
+		{"EUR", sheetResources, "E2", `"€"#,##0.00`},
+		{"CHF", sheetRecs, "C2", `#,##0.00 "CHF"`},
 		{"CNY", sheetTasks, "I2", `"¥"#,##0.0000`},
 		{"CNY", sheetSummary, "B17", `0.0%`},
 		{"CNY", sheetSummary, "B3", `yyyy-mm-dd hh:mm`},
 		{"CNY", sheetTeams, "K2", `0.0%`},
-		{"CNY", sheetResources, "I2", `#,##0.0`},
+		{"CNY", sheetResources, "H2", `#,##0.0`},
 		{"CNY", sheetIdle, "C2", `yyyy-mm-dd hh:mm`},
 		{"CNY", sheetFindings, "E2", `"¥"#,##0.00`},
 		{"CNY", sheetUtil, "C2", `yyyy-mm-dd hh:mm`},
@@ -343,7 +344,7 @@ func TestWriteXLSXNumberFormats(t *testing.T) {
 func TestWriteXLSXHostileTextIsInert(t *testing.T) {
 	_, f := writeBook(t, handResult(t))
 	for _, c := range []struct{ sheet, cell string }{
-		{sheetTeams, "A3"}, {sheetTasks, "A3"}, {sheetTasks, "B3"}, {sheetResources, "G3"}, {sheetSummary, "Q1"},
+		{sheetTeams, "A3"}, {sheetTasks, "A3"}, {sheetTasks, "B3"}, {sheetResources, "B3"}, {sheetSummary, "Q1"},
 		{sheetFindings, "C4"},
 		{sheetLines, "N3"},  // resource name (streamed sheet)
 		{sheetLines, "AE3"}, // the hostile =HYPERLINK(...) team tag

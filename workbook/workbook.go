@@ -28,8 +28,10 @@ func HeaderStyle(f *excelize.File) (int, error) {
 }
 
 // Column is one column of a table: its header, the style of its data cells,
-// and its width: Width when set, else from the content, between 8 and Max
-// (60 when 0).
+// and its width: Width when set, else from the content and the header's
+// longest word (the header wraps: a column sized to "Change vs previous
+// period" on one line made the By team sheet too wide to print at 8 pt),
+// between 8 and Max (60 when 0).
 type Column struct {
 	Title string
 	Style int
@@ -48,7 +50,7 @@ func Table(f *excelize.File, sheet string, header int, cols []Column, rows [][]a
 		if err := f.SetCellStr(sheet, cell, sanitize.Cell(c.Title)); err != nil {
 			return err
 		}
-		widths[i] = utf8.RuneCountInString(c.Title)
+		widths[i] = longestWord(c.Title)
 	}
 	for ri, row := range rows {
 		for ci, v := range row {
@@ -134,6 +136,16 @@ func SetCell(f *excelize.File, sheet, cell string, v any, loc *time.Location) (i
 	return 0, fmt.Errorf("unsupported cell value %T", v)
 }
 
+// longestWord is the length in characters of title's longest word, the
+// narrowest a wrapped header can be without breaking a word.
+func longestWord(title string) int {
+	n := 0
+	for _, w := range strings.Fields(title) {
+		n = max(n, utf8.RuneCountInString(w))
+	}
+	return n
+}
+
 // FreezeHeader freezes the first row so the header stays visible on scroll.
 func FreezeHeader(f *excelize.File, sheet string) error {
 	return f.SetPanes(sheet, &excelize.Panes{
@@ -146,21 +158,25 @@ func FreezeHeader(f *excelize.File, sheet string) error {
 }
 
 // PrintSetup makes a sheet print as a reader expects: landscape, one page
-// wide (as many pages high as it takes) and the header row repeated on every
-// page. Without it LibreOffice prints a wide sheet's columns on pages of
-// their own (92 pages for a week's report). On a streamed sheet it must come
-// before NewStreamWriter, which copies the sheet's settings.
+// wide (as many pages high as it takes), the header row repeated on every
+// page, and the margins PrintColumns counts on (print.go). Without it
+// LibreOffice prints a wide sheet's columns on pages of their own (92 pages
+// for a week's report). On a streamed sheet it must come before
+// NewStreamWriter, which copies the sheet's settings.
 func PrintSetup(f *excelize.File, sheet string) error {
 	landscape, wide, high := "landscape", 1, 0
 	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &wide, FitToHeight: &high}); err != nil {
 		return fmt.Errorf("workbook: page layout of %q: %w", sheet, err)
+	}
+	if err := setMargins(f, sheet); err != nil {
+		return fmt.Errorf("workbook: margins of %q: %w", sheet, err)
 	}
 	fit := true
 	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
 		return fmt.Errorf("workbook: sheet properties of %q: %w", sheet, err)
 	}
 	if err := f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", Scope: sheet,
-		RefersTo: "'" + strings.ReplaceAll(sheet, "'", "''") + "'!$1:$1"}); err != nil {
+		RefersTo: quoteSheet(sheet) + "!$1:$1"}); err != nil {
 		return fmt.Errorf("workbook: print titles of %q: %w", sheet, err)
 	}
 	return nil
