@@ -8,15 +8,17 @@ import (
 )
 
 // moverText is a mover's change as a reader takes it: "+$1,010.00 · +32 %
-// vs the 4-week mean ($3,150.00)", or "new vs the 4-week mean (none)"
-// when the mean is 0.
+// vs the 4-week mean ($3,150.00)", the mean over the weeks it had cost
+// ("the 2-week mean" for a resource two weeks old), or "new: no cost in the
+// 4 weeks before" when it had none.
 func moverText(cur string, m analysis.Mover) string {
-	mean := fmt.Sprintf("the %d-week mean", analysis.MoverWeeks)
+	mean := fmt.Sprintf("the %d-week mean", m.BaselineWeeks)
 	if m.ChangePct == nil {
+		before := fmt.Sprintf("the %d weeks before", analysis.MoverWeeks)
 		if m.Change == 0 {
-			return "nothing this week nor in " + mean
+			return "nothing this week nor in " + before
 		}
-		return signedMoney(cur, m.Change) + " · new vs " + mean + " (none)"
+		return signedMoney(cur, m.Change) + " · new: no cost in " + before
 	}
 	return signedMoney(cur, m.Change) + " · " + signedPct(*m.ChangePct) + " vs " + mean + " (" + money(cur, m.Mean) + ")"
 }
