@@ -18,6 +18,9 @@ type DigestOptions struct {
 	ReportURL string
 	// MaxActions bounds the recommendations listed (default 5).
 	MaxActions int
+	// View is the audience's chargeback and movers, the same its email,
+	// page and workbook show (audience.go); nil builds it from the result.
+	View *Audience
 }
 
 // DigestMessage is a weekly digest as every chat channel starts from: one
@@ -41,6 +44,11 @@ const (
 	digestIDRunes     = 16
 	digestReasonRunes = 160
 	digestMaxReasons  = 3
+	// A mover's or a chargeback row's name is cut shorter, and at most
+	// digestMaxRows of each list are shown: they come on top of the
+	// actions, inside the same 3000 characters.
+	digestRowRunes = 24
+	digestMaxRows  = 3
 )
 
 // Digest renders the weekly digest of r for chat: the period's cost, the
@@ -117,9 +125,64 @@ func Digest(r *analysis.Result, opts DigestOptions) (DigestMessage, error) {
 				oneLine(analysis.ShortResourceID(a.ResourceID), digestNameRunes), money(cur, a.MonthlySavings), id)
 		}
 	}
+	lines = append(lines, digestView(audienceOf(opts.View, r, opts.Team, nil), cur)...)
 	team := ""
 	if opts.Team != "" {
 		team = oneLine(opts.Team, digestNameRunes)
 	}
 	return DigestMessage{Title: title, Text: strings.Join(lines, "\n"), Team: team, Currency: cur}, nil
+}
+
+// digestView is the digest's lines of the audience's chargeback and movers:
+// a team's charged-back line, or the first teams' of the fleet; the total's
+// or the team's line against the weeks before and the first top movers,
+// each worded as the email and the page word it.
+func digestView(v *Audience, cur string) []string {
+	var lines []string
+	if cb := v.Chargeback; cb != nil {
+		for i, row := range cb.Rows {
+			if i == digestMaxRows {
+				lines = append(lines, fmt.Sprintf("- and %d more teams (see the report)", len(cb.Rows)-i))
+				break
+			}
+			head := "Charged back"
+			if v.Team == "" {
+				head += " to " + oneLine(row.Team, digestRowRunes)
+			}
+			lines = append(lines, head+": "+money(cur, row.ChargedBack)+" (direct "+money(cur, row.Direct)+
+				" + shared "+money(cur, row.Unallocated)+" + shared idle "+money(cur, row.Idle)+")")
+		}
+	}
+	m := v.Movers
+	if m == nil {
+		return lines
+	}
+	if m.NoHistory != "" {
+		return append(lines, m.NoHistory)
+	}
+	line := func(mr MoverRow) string {
+		s := oneLine(mr.Label, digestRowRunes) + ": " + money(cur, mr.Cost) + ", " + mr.Text
+		if mr.Flag != "" {
+			s += " — " + mr.Flag
+		}
+		return s
+	}
+	own := m.Total
+	if own == nil && len(m.Teams) == 1 {
+		own = &m.Teams[0]
+	}
+	if own != nil {
+		lines = append(lines, "Trend "+oneLine(m.Week, 20)+": "+line(*own))
+	}
+	if len(m.Top) > 0 {
+		lines = append(lines, "Top movers:")
+		for i, mr := range m.Top {
+			if i == digestMaxRows {
+				lines = append(lines, fmt.Sprintf("… and %d more in the report", len(m.Top)-i))
+				break
+			}
+			lines = append(lines, fmt.Sprintf("%d. %s (%s)", i+1, line(mr), mr.Kind))
+		}
+	}
+	return lines
 }

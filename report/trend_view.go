@@ -25,7 +25,7 @@ func moverText(cur string, m analysis.Mover) string {
 
 // signedMoney is "+$1,010.00" or "−$40.00".
 func signedMoney(cur string, v float64) string {
-	if v < 0 {
+	if v < 0 && money(cur, -v) != money(cur, 0) { // −0.001 is "+¥0.00", not "−¥0.00"
 		return "−" + money(cur, -v)
 	}
 	return "+" + money(cur, v)
@@ -34,6 +34,9 @@ func signedMoney(cur string, v float64) string {
 // signedPct is "+23 %" or "−40 %" of a share.
 func signedPct(share float64) string {
 	p := math.Round(share * 100)
+	if p == 0 {
+		return "+0 %" // −0.4 % rounds to −0, which %.0f writes "-0"
+	}
 	if p < 0 {
 		return fmt.Sprintf("−%.0f %%", -p)
 	}
