@@ -290,9 +290,12 @@ func stopped(tr *Trend, teams, resources map[string][]float64, resTeam map[strin
 }
 
 // topMovers are the n movers of ms whose change is largest in money, leaving
-// out those that did not move.
+// out those that did not move: a change within float rounding of 0 (a mean
+// of three weeks of 378 is 378 give or take 1e-13) is none.
 func topMovers(ms []Mover, n int) []Mover {
-	ms = slices.DeleteFunc(slices.Clone(ms), func(m Mover) bool { return m.Change == 0 })
+	ms = slices.DeleteFunc(slices.Clone(ms), func(m Mover) bool {
+		return math.Abs(m.Change) <= 1e-9*max(1, math.Abs(m.Cost), math.Abs(m.Mean))
+	})
 	byMoney(ms)
 	if len(ms) > n {
 		ms = ms[:n]
