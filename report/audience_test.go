@@ -354,7 +354,11 @@ func TestAudienceSameInEveryOutput(t *testing.T) {
 	}
 	for where, got := range readOutputs(t, slice, "nlp", NewAudience(slice, "nlp", fleet.Chargeback)) {
 		checkCharge(t, where, got.charge, nlpCharge)
-		checkMovers(t, where, got.movers, nlpMovers)
+		want := nlpMovers
+		if where == "digest" {
+			want = want[:digestMaxRows] // the first two; "… and 1 more in the report"
+		}
+		checkMovers(t, where, got.movers, want)
 	}
 }
 

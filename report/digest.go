@@ -44,11 +44,11 @@ const (
 	digestIDRunes     = 16
 	digestReasonRunes = 160
 	digestMaxReasons  = 3
-	// A mover's or a chargeback row's name is cut shorter, and at most
-	// digestMaxRows of each list are shown: they come on top of the
-	// actions, inside the same 3000 characters.
-	digestRowRunes = 24
-	digestMaxRows  = 3
+	// A top mover's name is cut shorter, and at most digestMaxRows are
+	// listed: they come on top of the actions, inside the same 3000
+	// characters even when every character of a name is escaped ("&amp;").
+	digestRowRunes = 16
+	digestMaxRows  = 2
 )
 
 // Digest renders the weekly digest of r for chat: the period's cost, the
@@ -133,23 +133,21 @@ func Digest(r *analysis.Result, opts DigestOptions) (DigestMessage, error) {
 	return DigestMessage{Title: title, Text: strings.Join(lines, "\n"), Team: team, Currency: cur}, nil
 }
 
-// digestView is the digest's lines of the audience's chargeback and movers:
-// a team's charged-back line, or the first teams' of the fleet; the total's
-// or the team's line against the weeks before and the first top movers,
-// each worded as the email and the page word it.
+// digestView is the digest's lines of the audience's chargeback and movers,
+// worded as the email and the page word them: a team's charged-back line
+// (the fleet's: the bill, the pools and the number of teams charged back,
+// one line for every team's would not fit), the total's or the team's
+// line against the weeks before, and the first top movers.
 func digestView(v *Audience, cur string) []string {
 	var lines []string
 	if cb := v.Chargeback; cb != nil {
-		for i, row := range cb.Rows {
-			if i == digestMaxRows {
-				lines = append(lines, fmt.Sprintf("- and %d more teams (see the report)", len(cb.Rows)-i))
-				break
-			}
-			head := "Charged back"
-			if v.Team == "" {
-				head += " to " + oneLine(row.Team, digestRowRunes)
-			}
-			lines = append(lines, head+": "+money(cur, row.ChargedBack)+" (direct "+money(cur, row.Direct)+
+		if v.Team == "" {
+			lines = append(lines, fmt.Sprintf("Charged back: the bill %s to %d teams (unallocated %s %s, idle %s %s; see the report)",
+				money(cur, cb.Bill), len(cb.Rows), money(cur, cb.UnallocatedPool), oneLine(cb.UnallocatedRule, 20),
+				money(cur, cb.IdlePool), oneLine(cb.IdleRule, 20)))
+		} else if len(cb.Rows) == 1 {
+			row := cb.Rows[0]
+			lines = append(lines, "Charged back: "+money(cur, row.ChargedBack)+" (direct "+money(cur, row.Direct)+
 				" + shared "+money(cur, row.Unallocated)+" + shared idle "+money(cur, row.Idle)+")")
 		}
 	}
@@ -160,19 +158,21 @@ func digestView(v *Audience, cur string) []string {
 	if m.NoHistory != "" {
 		return append(lines, m.NoHistory)
 	}
-	line := func(mr MoverRow) string {
-		s := oneLine(mr.Label, digestRowRunes) + ": " + money(cur, mr.Cost) + ", " + mr.Text
+	change := func(mr MoverRow) string {
+		s := money(cur, mr.Cost) + ", " + mr.Text
 		if mr.Flag != "" {
 			s += " — " + mr.Flag
 		}
 		return s
 	}
+	// The digest's subject is the fleet's total or the team: its own line
+	// needs no name.
 	own := m.Total
 	if own == nil && len(m.Teams) == 1 {
 		own = &m.Teams[0]
 	}
 	if own != nil {
-		lines = append(lines, "Trend "+oneLine(m.Week, 20)+": "+line(*own))
+		lines = append(lines, "Trend "+oneLine(m.Week, 20)+": "+change(*own))
 	}
 	if len(m.Top) > 0 {
 		lines = append(lines, "Top movers:")
@@ -181,7 +181,7 @@ func digestView(v *Audience, cur string) []string {
 				lines = append(lines, fmt.Sprintf("… and %d more in the report", len(m.Top)-i))
 				break
 			}
-			lines = append(lines, fmt.Sprintf("%d. %s (%s)", i+1, line(mr), mr.Kind))
+			lines = append(lines, fmt.Sprintf("%d. %s: %s (%s)", i+1, oneLine(mr.Label, digestRowRunes), change(mr), mr.Kind))
 		}
 	}
 	return lines
