@@ -593,3 +593,30 @@ func expectedTopMovers(team string, cost map[string][]int, resTeam map[string]st
 	}
 	return out
 }
+
+// TestFleetDigestView: the fleet's digest of audienceFleet carries the
+// chargeback's bill and pools and the fleet's movers. By hand: the bill is
+// W47's 150 + 60 + 180 + 90 = 480, the unallocated pool u1's 90, spread
+// evenly, the idle pool 0. Totals W43…W46: 390, 390, 410, 420 (80 + 50 +
+// 200 + 90): mean 1,610 / 4 = 402.5; 480 − 402.5 = +77.5, +19.3 %. Top
+// movers: nlp +97.5, n1 +50, then cv and c1 −20 and n2 +10 ("3 more").
+// Each of the three is above its range (analysis' anomaly rule): the total
+// [390, 420] + max(30/2, 40.25) = 460.25 < 480; nlp [100, 130] + max(15,
+// 11.25) = 145 < 210; n1 [80, 120] + max(20, 10) = 140 < 150.
+func TestFleetDigestView(t *testing.T) {
+	d, err := Digest(audienceFleet(t), DigestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"Charged back: the bill $480.00, unallocated $90.00 spread even, idle $0.00 spread none",
+		"Trend 2026-W47: $480.00, +$77.50 · +19 % vs the 4-week mean ($402.50) — above its recent range",
+		"1. nlp: $210.00, +$97.50 · +87 % vs the 4-week mean ($112.50) — above its recent range (team)",
+		"2. n1: $150.00, +$50.00 · +50 % vs the 4-week mean ($100.00) — above its recent range (resource)",
+		"… and 3 more in the report",
+	} {
+		if !strings.Contains(d.Text, w) {
+			t.Errorf("the fleet digest lacks %q:\n%s", w, d.Text)
+		}
+	}
+}

@@ -135,15 +135,15 @@ func Digest(r *analysis.Result, opts DigestOptions) (DigestMessage, error) {
 
 // digestView is the digest's lines of the audience's chargeback and movers,
 // worded as the email and the page word them: a team's charged-back line
-// (the fleet's: the bill, the pools and the number of teams charged back,
-// one line for every team's would not fit), the total's or the team's
+// (the fleet's: the bill and the pools, as a line for every team's would
+// not fit), the total's or the team's
 // line against the weeks before, and the first top movers.
 func digestView(v *Audience, cur string) []string {
 	var lines []string
 	if cb := v.Chargeback; cb != nil {
 		if v.Team == "" {
-			lines = append(lines, fmt.Sprintf("Charged back: the bill %s to %d teams (unallocated %s %s, idle %s %s; see the report)",
-				money(cur, cb.Bill), len(cb.Rows), money(cur, cb.UnallocatedPool), oneLine(cb.UnallocatedRule, 20),
+			lines = append(lines, fmt.Sprintf("Charged back: the bill %s, unallocated %s spread %s, idle %s spread %s (each team's share in the report)",
+				money(cur, cb.Bill), money(cur, cb.UnallocatedPool), oneLine(cb.UnallocatedRule, 20),
 				money(cur, cb.IdlePool), oneLine(cb.IdleRule, 20)))
 		} else if len(cb.Rows) == 1 {
 			row := cb.Rows[0]
