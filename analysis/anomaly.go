@@ -43,17 +43,32 @@ func mean(v []float64) float64 {
 	return s / float64(len(v))
 }
 
-// mover is x against the mean of the MoverWeeks weeks before it; nil with
-// fewer of them.
+// mover is x against the mean of the weeks with cost among the MoverWeeks
+// weeks before it; nil with fewer than MoverWeeks weeks before it.
 func mover(kind, name, team string, x float64, prior []float64) *Mover {
 	if len(prior) < MoverWeeks {
 		return nil
 	}
-	m := mean(prior[len(prior)-MoverWeeks:])
-	mv := &Mover{Kind: kind, Name: name, Team: team, Cost: x, Mean: m, Change: x - m}
+	m, n := moverMean(prior[len(prior)-MoverWeeks:])
+	mv := &Mover{Kind: kind, Name: name, Team: team, Cost: x, Mean: m, BaselineWeeks: n, Change: x - m}
 	if m != 0 {
 		pct := (x - m) / m
 		mv.ChangePct = &pct
 	}
 	return mv
+}
+
+// moverMean is the mean of the weeks that had cost (were billed), and how
+// many they are; 0 and 0 when none had. A week before a resource existed,
+// or after it was released, is no week of ¥0 in its baseline: counted, it
+// would show a resource that started two weeks ago as growing by the weeks
+// it was not yet there (docs/METRICS.md §Trend).
+func moverMean(costs []float64) (float64, int) {
+	var billed []float64
+	for _, c := range costs {
+		if c != 0 {
+			billed = append(billed, c)
+		}
+	}
+	return mean(billed), len(billed)
 }

@@ -38,7 +38,8 @@ func TestAnomalyRule(t *testing.T) {
 	}
 }
 
-// TestMovers: the last week against the mean of the four before; the top
+// TestMovers: the last week against the mean of the weeks with cost among
+// the four before (how many, BaselineWeeks); the top
 // movers by absolute money, unchanged ones left out.
 func TestMovers(t *testing.T) {
 	for _, tc := range []struct {
@@ -47,17 +48,25 @@ func TestMovers(t *testing.T) {
 		prior    []float64
 		nil      bool
 		mean     float64
+		weeks    int // BaselineWeeks
 		change   float64
 		pct      float64
 		pctIsNil bool
 	}{
 		// mean (100+110+90+100)/4 = 100: +23, +23 %.
-		{name: "up 23 %", x: 123, prior: []float64{100, 110, 90, 100}, mean: 100, change: 23, pct: 0.23},
+		{name: "up 23 %", x: 123, prior: []float64{100, 110, 90, 100}, mean: 100, weeks: 4, change: 23, pct: 0.23},
 		// mean (80+80+120+120)/4 = 100: −40, −40 %.
-		{name: "down", x: 60, prior: []float64{80, 80, 120, 120}, mean: 100, change: -40, pct: -0.4},
+		{name: "down", x: 60, prior: []float64{80, 80, 120, 120}, mean: 100, weeks: 4, change: -40, pct: -0.4},
 		// the fifth week back does not count: mean 20.
-		{name: "four weeks only", x: 30, prior: []float64{1000, 20, 20, 20, 20}, mean: 20, change: 10, pct: 0.5},
+		{name: "four weeks only", x: 30, prior: []float64{1000, 20, 20, 20, 20}, mean: 20, weeks: 4, change: 10, pct: 0.5},
 		{name: "from nothing", x: 30, prior: []float64{0, 0, 0, 0}, mean: 0, change: 30, pctIsNil: true},
+		// started two weeks ago: mean (40+50)/2 = 45 over 2 weeks, not
+		// (0+0+40+50)/4 = 22.5: −5, −11.1 %.
+		{name: "new two weeks ago", x: 40, prior: []float64{0, 0, 40, 50}, mean: 45, weeks: 2, change: -5, pct: -5.0 / 45},
+		// a gap week counts for nothing: mean (60+120+90)/3 = 90 over 3: +30, +33.3 %.
+		{name: "gap", x: 120, prior: []float64{60, 0, 120, 90}, mean: 90, weeks: 3, change: 30, pct: 30.0 / 90},
+		// stopped: 0 this week against (10+20)/2 = 15 over 2: −15, −100 %.
+		{name: "stopped", x: 0, prior: []float64{10, 20, 0, 0}, mean: 15, weeks: 2, change: -15, pct: -1},
 		{name: "three weeks", x: 30, prior: []float64{1, 2, 3}, nil: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,6 +81,9 @@ func TestMovers(t *testing.T) {
 				t.Fatal("no mover")
 			}
 			near(t, "mean", m.Mean, tc.mean)
+			if m.BaselineWeeks != tc.weeks {
+				t.Errorf("mean over %d weeks, want %d", m.BaselineWeeks, tc.weeks)
+			}
 			near(t, "change", m.Change, tc.change)
 			if tc.pctIsNil != (m.ChangePct == nil) {
 				t.Fatalf("change %% %v, want nil %v", m.ChangePct, tc.pctIsNil)

@@ -47,9 +47,11 @@ func HistoryWeeks(w Window, n int, loc *time.Location) []Window {
 // newHistory sets up the analyses of the history's weeks (nil when
 // p.TrendWeeks is 0). orig is the input before clipping; report the window
 // the report analyses, whose result is reused when it is one of the weeks.
-// A week that starts before the first record of the data is absent: wholly
-// before it, it would read as zero, partly before, as a week of little
-// spend; either drags the means of the movers and flags down.
+// A week that ends at or before the first record of the data is absent:
+// wholly before it, it would read as zero and drag the anomaly ranges down.
+// A week holding any record (a billing line, even a monthly rental's first
+// days, a sample or a task run) is present: it has figures of its own, and
+// the movers' means take only the weeks each was billed (moverMean).
 func newHistory(orig *Input, report Window, p Params) (*history, error) {
 	if p.TrendWeeks <= 0 {
 		return nil, nil
@@ -58,7 +60,7 @@ func newHistory(orig *Input, report Window, p Params) (*history, error) {
 	first, _, ok := dataExtent(orig)
 	lb := orig.Lookback.End.Sub(orig.Lookback.Start)
 	for _, w := range HistoryWeeks(orig.Window, p.TrendWeeks, p.Location) {
-		if !ok || w.Start.Before(first) {
+		if !ok || !w.End.After(first) {
 			h.absent = append(h.absent, w.Label)
 			continue
 		}
@@ -207,7 +209,8 @@ func weekFigures(label string, w Window, r *Result, minCoverage float64) TrendWe
 
 // flagTrend sets every week's anomaly flags and the last week's movers.
 // The weeks are consecutive (only weeks before the first data are absent),
-// and a team or resource missing from a week had no cost in it: 0.
+// and a team or resource missing from a week had no cost in it: 0 (which
+// the movers' means leave out, moverMean).
 func flagTrend(tr *Trend) {
 	n := len(tr.Weeks)
 	totals := make([]float64, n)
@@ -287,9 +290,12 @@ func stopped(tr *Trend, teams, resources map[string][]float64, resTeam map[strin
 }
 
 // topMovers are the n movers of ms whose change is largest in money, leaving
-// out those that did not move.
+// out those that did not move: a change within float rounding of 0 (a mean
+// of three weeks of 378 is 378 give or take 1e-13) is none.
 func topMovers(ms []Mover, n int) []Mover {
-	ms = slices.DeleteFunc(slices.Clone(ms), func(m Mover) bool { return m.Change == 0 })
+	ms = slices.DeleteFunc(slices.Clone(ms), func(m Mover) bool {
+		return math.Abs(m.Change) <= 1e-9*max(1, math.Abs(m.Cost), math.Abs(m.Mean))
+	})
 	byMoney(ms)
 	if len(ms) > n {
 		ms = ms[:n]

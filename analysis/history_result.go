@@ -75,13 +75,17 @@ type TrendResource struct {
 }
 
 // Mover is the last week's cost of the total, a team or a resource against
-// the mean of the MoverWeeks weeks before it.
+// the mean of its billed weeks among the MoverWeeks weeks before it.
 type Mover struct {
 	Kind string  `json:"kind"` // total, team, resource
 	Name string  `json:"name"`
 	Team string  `json:"team,omitempty"` // a resource's team
 	Cost float64 `json:"cost"`
 	Mean float64 `json:"mean"`
+	// BaselineWeeks is how many of the MoverWeeks weeks before the last
+	// the mean takes: those it was billed in ("vs the 2-week mean"); 0 when
+	// it had no cost in any of them (Mean 0: new).
+	BaselineWeeks int `json:"baseline_weeks"`
 	// Change is Cost − Mean; ChangePct is Change ÷ Mean, nil when the mean is 0.
 	Change    float64  `json:"change"`
 	ChangePct *float64 `json:"change_pct"`

@@ -337,8 +337,17 @@ func TestTrendStopped(t *testing.T) {
 }
 
 // TestTrendPartialFirstWeek: the first bill starts on Wednesday Oct 21, in
-// W43: W43 holds only part of a week's spend, so it is absent like W42
-// (wholly before the data), not a low week dragging the means down.
+// W43. W43 holds a billing line, so it is present (docs/METRICS.md §Trend:
+// a week with any billing is never absent); only W42, wholly before the
+// data, is absent. W43's lines of the fleet are replaced by gpu-a's 71.43
+// from Oct 21, so by hand (W47 against W43…W46):
+//
+//	total: W43 71.43, W44 160, W45 140, W46 150: mean 521.43 / 4 = 130.3575
+//	  over 4 weeks; W47 210, change 79.6425.
+//	gpu-a: 71.43, 110, 90, 100: mean 371.43 / 4 = 92.8575 over 4 weeks;
+//	  W47 160, change 67.1425.
+//	gpu-b (and team ml): nothing in W43, 50 in W44…W46: mean 150 / 3 = 50
+//	  over 3 weeks (W43 is not a week of 0 for it); W47 50, change 0.
 func TestTrendPartialFirstWeek(t *testing.T) {
 	in := trendFleet(nov23, 6)
 	in.GPUs, in.TaskRuns = nil, nil
@@ -349,13 +358,44 @@ func TestTrendPartialFirstWeek(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := res.Trend
-	if len(tr.AbsentWeeks) != 2 || tr.AbsentWeeks[1] != "2026-W43" || len(tr.Weeks) != 4 || tr.Weeks[0].Label != "2026-W44" {
-		t.Fatalf("absent %v, weeks from %s (%d); want W42 and W43 absent, W44 to W47", tr.AbsentWeeks, tr.Weeks[0].Label, len(tr.Weeks))
+	if len(tr.AbsentWeeks) != 1 || tr.AbsentWeeks[0] != "2026-W42" || len(tr.Weeks) != 5 || tr.Weeks[0].Label != "2026-W43" {
+		t.Fatalf("absent %v, weeks from %s (%d); want W42 absent, W43 to W47", tr.AbsentWeeks, tr.Weeks[0].Label, len(tr.Weeks))
 	}
-	// W47 has three weeks before it: no movers, no flags.
-	if tr.EnoughHistory || tr.TotalMover != nil || tr.Weeks[3].Anomaly != AnomalyNoHist {
-		t.Errorf("enough history %v, mover %+v, W47 %s; want none", tr.EnoughHistory, tr.TotalMover, tr.Weeks[3].Anomaly)
+	near(t, "W43 cost", tr.Weeks[0].Cost, 71.43)
+	if !tr.EnoughHistory || tr.TotalMover == nil {
+		t.Fatalf("enough history %v, mover %+v; want movers: W43…W46 are before W47", tr.EnoughHistory, tr.TotalMover)
 	}
+	for _, c := range []struct {
+		name         string
+		m            *Mover
+		mean, change float64
+		weeks        int
+	}{
+		{"total", tr.TotalMover, 130.3575, 79.6425, 4},
+		{"gpu-a", findMover(tr.ResourceMovers, "gpu-a"), 92.8575, 67.1425, 4},
+		{"gpu-b", findMover(tr.ResourceMovers, "gpu-b"), 50, 0, 3},
+		{"ml", findMover(tr.TeamMovers, "ml"), 50, 0, 3},
+	} {
+		if c.m == nil {
+			t.Errorf("%s: no mover", c.name)
+			continue
+		}
+		near(t, c.name+" mean", c.m.Mean, c.mean)
+		near(t, c.name+" change", c.m.Change, c.change)
+		if c.m.BaselineWeeks != c.weeks {
+			t.Errorf("%s: mean over %d weeks, want %d", c.name, c.m.BaselineWeeks, c.weeks)
+		}
+	}
+}
+
+// findMover is the mover named name in ms, or nil.
+func findMover(ms []Mover, name string) *Mover {
+	for i := range ms {
+		if ms[i].Name == name {
+			return &ms[i]
+		}
+	}
+	return nil
 }
 
 // TestTrendOutlinesLoadTheirWeeks: with outlines, each week of the history

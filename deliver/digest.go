@@ -30,7 +30,8 @@ const (
 type chatScope struct {
 	scope     string // the team's name as configured; "" for the fleet
 	result    *analysis.Result
-	channels  []string // config.Channel.Name, in watch.channels order
+	view      *report.Audience // the one the scope's email, page and workbook show
+	channels  []string         // config.Channel.Name, in watch.channels order
 	reportURL string
 }
 
@@ -81,10 +82,10 @@ func (r *Run) chatScopes(res *analysis.Result, dir string, reports []string) []c
 			continue
 		}
 		// The team's own page, as the fleet digest links the report.
-		out = append(out, chatScope{scope: t.Name, result: p.result, channels: chans, reportURL: r.link(filepath.Base(p.page))})
+		out = append(out, chatScope{scope: t.Name, result: p.result, view: p.view, channels: chans, reportURL: r.link(filepath.Base(p.page))})
 	}
 	if chans := digestRoute(r.Config, ""); len(chans) > 0 {
-		s := chatScope{result: res, channels: chans}
+		s := chatScope{result: res, view: report.NewAudience(res, "", nil), channels: chans}
 		for _, p := range reports {
 			if filepath.Ext(p) == ".html" {
 				s.reportURL = r.link(filepath.Base(p))
@@ -101,7 +102,7 @@ func (s chatScope) digest() (report.DigestMessage, error) {
 	if s.scope != "" {
 		team = s.result.ByTeam[0].Team
 	}
-	return report.Digest(s.result, report.DigestOptions{Team: team, ReportURL: s.reportURL})
+	return report.Digest(s.result, report.DigestOptions{Team: team, ReportURL: s.reportURL, View: s.view})
 }
 
 func chatWhat(scope, channel string) string {

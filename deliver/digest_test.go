@@ -160,7 +160,21 @@ func TestDigestSlackLimit(t *testing.T) {
 	// 40 recommendations on resources of 300 characters, each '&' sent as
 	// "&amp;": uncut, five lines would be 5 × 1,500 characters.
 	long := strings.Repeat("&", 300)
-	if err := r.Deliver(context.Background(), hostileResult(40, long), t.TempDir(), nil); err != nil {
+	res := hostileResult(40, long)
+	// The view's lines come on top: the team's chargeback and movers of
+	// resources named as long (the digest cuts them and lists at most two).
+	res.Chargeback = &analysis.Chargeback{UnallocatedRule: analysis.SpreadEven, Total: 700,
+		Teams: []analysis.TeamChargeback{{Team: hostileTeam, Direct: 700, ChargedBack: 700}}}
+	pct := 0.5
+	tr := &analysis.Trend{WeeksAsked: 5, EnoughHistory: true,
+		TeamMovers: []analysis.Mover{{Kind: analysis.MoverTeam, Name: hostileTeam, Cost: 700, Mean: 400, BaselineWeeks: 4, Change: 300, ChangePct: &pct}}}
+	for i := range 5 {
+		tr.Weeks = append(tr.Weeks, analysis.TrendWeek{Label: fmt.Sprintf("2026-W%d", 44+i), Teams: []analysis.TrendTeam{{Team: hostileTeam, Cost: 700}}})
+		tr.ResourceMovers = append(tr.ResourceMovers, analysis.Mover{Kind: analysis.MoverResource, Name: fmt.Sprintf("%s-%02d", long, i),
+			Team: hostileTeam, Cost: 7, Mean: 1, BaselineWeeks: 1, Change: 6, ChangePct: &pct})
+	}
+	res.Trend = tr
+	if err := r.Deliver(context.Background(), res, t.TempDir(), nil); err != nil {
 		t.Fatal(err)
 	}
 	var msg struct {
@@ -186,7 +200,8 @@ func TestDigestSlackLimit(t *testing.T) {
 		}
 	}
 	sec := msg.Blocks[1].Text.Text
-	for _, w := range []string{"Cost: ¥700.00", "Savings available: ¥", "1. Stop when idle: ", "… and 35 more in the report"} {
+	for _, w := range []string{"Cost: ¥700.00", "Savings available: ¥", "1. Stop when idle: ", "… and 35 more in the report",
+		"Charged back: ¥700.00", "Top movers:", "… and 3 more in the report"} {
 		if !strings.Contains(sec, w) {
 			t.Errorf("the section lacks %q:\n%s", w, sec)
 		}

@@ -131,7 +131,7 @@ func (r *Run) DryRun(ctx context.Context, res *analysis.Result, dir string, repo
 			return err
 		}
 		subject, _, _, err := report.EmailBody(s.result, report.EmailOptions{Team: s.scope, ReportURL: s.reportURL,
-			Attachment: filepath.Base(s.workbook)})
+			Attachment: filepath.Base(s.workbook), View: s.view})
 		if err != nil {
 			return err
 		}

@@ -22,8 +22,9 @@ import (
 type mailScope struct {
 	scope      string // team name; "" for admins
 	result     *analysis.Result
-	workbook   string // path of the attached workbook
-	page       string // path of a team's own HTML page; "" for admins (theirs is a report)
+	view       *report.Audience // what the scope's page, workbook and digest show of chargeback and movers
+	workbook   string           // path of the attached workbook
+	page       string           // path of a team's own HTML page; "" for admins (theirs is a report)
 	recipients []string
 	reportURL  string
 }
@@ -49,11 +50,11 @@ func (r *Run) scopes(ctx context.Context, res *analysis.Result, dir string, repo
 				return nil, err
 			}
 		}
-		out = append(out, mailScope{scope: t.Name, result: p.result, workbook: p.workbook, page: p.page, recipients: t.Leads,
+		out = append(out, mailScope{scope: t.Name, result: p.result, view: p.view, workbook: p.workbook, page: p.page, recipients: t.Leads,
 			reportURL: r.link(filepath.Base(p.page))})
 	}
 	if admins := r.Config.Publish.SMTP.Admins; len(admins) > 0 {
-		s := mailScope{result: res, recipients: admins}
+		s := mailScope{result: res, view: report.NewAudience(res, "", nil), recipients: admins}
 		for _, p := range reports {
 			switch filepath.Ext(p) {
 			case ".xlsx":
@@ -117,7 +118,7 @@ func (r *Run) queueEmails(ctx context.Context, res *analysis.Result, dir string,
 			}
 			name := filepath.Base(s.workbook)
 			subject, text, html, err := report.EmailBody(s.result, report.EmailOptions{Team: s.scope, ReportURL: s.reportURL, Attachment: name,
-				Chargeback: res.Chargeback})
+				View: s.view})
 			if err != nil {
 				return "", "", nil, err
 			}

@@ -17,8 +17,11 @@ import (
 // its workbook and its HTML page. The names are chosen once for the run, so
 // that the lead's email, the team's chat digest and the upload agree.
 type teamPage struct {
-	team     string // as configured
-	result   *analysis.Result
+	team   string // as configured
+	result *analysis.Result
+	// view is the team's chargeback and movers, built once: its page,
+	// workbook, email and digest all render this one (report.Audience).
+	view     *report.Audience
 	workbook string
 	page     string
 	written  bool
@@ -64,7 +67,7 @@ func (r *Run) teamPages(res *analysis.Result, dir string, reports []string) map[
 			base += "-" + hex.EncodeToString(h[:3])
 		}
 		used[base] = true
-		r.pages[t.Name] = &teamPage{team: t.Name, result: slice,
+		r.pages[t.Name] = &teamPage{team: t.Name, result: slice, view: report.NewAudience(slice, team, res.Chargeback),
 			workbook: filepath.Join(dir, base+".xlsx"), page: filepath.Join(dir, base+".html")}
 	}
 	return r.pages
@@ -76,7 +79,7 @@ func (r *Run) writeTeamPage(ctx context.Context, p *teamPage) error {
 	if p.written {
 		return nil
 	}
-	meta := report.Meta{GeneratedAt: r.now(), Version: r.Version, Team: p.result.ByTeam[0].Team}
+	meta := report.Meta{GeneratedAt: r.now(), Version: r.Version, Team: p.result.ByTeam[0].Team, View: p.view}
 	if err := report.WriteFileAtomic(p.page, func(w io.Writer) error { return report.WriteHTML(w, p.result, meta) }); err != nil {
 		return err
 	}

@@ -18,6 +18,9 @@ type DigestOptions struct {
 	ReportURL string
 	// MaxActions bounds the recommendations listed (default 5).
 	MaxActions int
+	// View is the audience's chargeback and movers, the same its email,
+	// page and workbook show (audience.go); nil builds it from the result.
+	View *Audience
 }
 
 // DigestMessage is a weekly digest as every chat channel starts from: one
@@ -41,6 +44,11 @@ const (
 	digestIDRunes     = 16
 	digestReasonRunes = 160
 	digestMaxReasons  = 3
+	// A top mover's name is cut shorter, and at most digestMaxRows are
+	// listed: they come on top of the actions, inside the same 3000
+	// characters even when every character of a name is escaped ("&amp;").
+	digestRowRunes = 16
+	digestMaxRows  = 2
 )
 
 // Digest renders the weekly digest of r for chat: the period's cost, the
@@ -117,9 +125,64 @@ func Digest(r *analysis.Result, opts DigestOptions) (DigestMessage, error) {
 				oneLine(analysis.ShortResourceID(a.ResourceID), digestNameRunes), money(cur, a.MonthlySavings), id)
 		}
 	}
+	lines = append(lines, digestView(audienceOf(opts.View, r, opts.Team, nil), cur)...)
 	team := ""
 	if opts.Team != "" {
 		team = oneLine(opts.Team, digestNameRunes)
 	}
 	return DigestMessage{Title: title, Text: strings.Join(lines, "\n"), Team: team, Currency: cur}, nil
+}
+
+// digestView is the digest's lines of the audience's chargeback and movers,
+// worded as the email and the page word them: a team's charged-back line
+// (the fleet's: the bill and the pools, as a line for every team's would
+// not fit), the total's or the team's
+// line against the weeks before, and the first top movers.
+func digestView(v *Audience, cur string) []string {
+	var lines []string
+	if cb := v.Chargeback; cb != nil {
+		if v.Team == "" {
+			lines = append(lines, fmt.Sprintf("Charged back: the bill %s, unallocated %s spread %s, idle %s spread %s (each team's share in the report)",
+				money(cur, cb.Bill), money(cur, cb.UnallocatedPool), oneLine(cb.UnallocatedRule, 20),
+				money(cur, cb.IdlePool), oneLine(cb.IdleRule, 20)))
+		} else if len(cb.Rows) == 1 {
+			row := cb.Rows[0]
+			lines = append(lines, "Charged back: "+money(cur, row.ChargedBack)+" (direct "+money(cur, row.Direct)+
+				" + shared "+money(cur, row.Unallocated)+" + shared idle "+money(cur, row.Idle)+")")
+		}
+	}
+	m := v.Movers
+	if m == nil {
+		return lines
+	}
+	if m.NoHistory != "" {
+		return append(lines, m.NoHistory)
+	}
+	change := func(mr MoverRow) string {
+		s := money(cur, mr.Cost) + ", " + mr.Text
+		if mr.Flag != "" {
+			s += " — " + mr.Flag
+		}
+		return s
+	}
+	// The digest's subject is the fleet's total or the team: its own line
+	// needs no name.
+	own := m.Total
+	if own == nil && len(m.Teams) == 1 {
+		own = &m.Teams[0]
+	}
+	if own != nil {
+		lines = append(lines, "Trend "+oneLine(m.Week, 20)+": "+change(*own))
+	}
+	if len(m.Top) > 0 {
+		lines = append(lines, "Top movers:")
+		for i, mr := range m.Top {
+			if i == digestMaxRows {
+				lines = append(lines, fmt.Sprintf("… and %d more in the report", len(m.Top)-i))
+				break
+			}
+			lines = append(lines, fmt.Sprintf("%d. %s: %s (%s)", i+1, oneLine(mr.Label, digestRowRunes), change(mr), mr.Kind))
+		}
+	}
+	return lines
 }

@@ -32,8 +32,13 @@ type EmailOptions struct {
 	// totals to a team's email for context.
 	OrgTotals *analysis.Totals
 	// Chargeback, when set, is the whole report's chargeback: a team's email,
-	// whose slice has none, shows the team's row of it.
+	// whose slice has none, shows the team's row of it. Only read when View
+	// is nil.
 	Chargeback *analysis.Chargeback
+	// View is the audience's chargeback and movers, the same the page, the
+	// workbook and the digest of the audience show (audience.go); nil builds
+	// it from the result and Chargeback.
+	View *Audience
 	// MaxFindings and MaxTeams bound the lists (defaults 5 and 8).
 	MaxFindings, MaxTeams int
 }
@@ -142,8 +147,8 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		v.KPIs = append(v.KPIs, emailKPI{Label: "Unmonitored cost", Value: money(cur, t.UnmonitoredCost),
 			Note: percent(r.DataQuality.UnmonitoredShare) + " of GPU-hours without telemetry", Tone: "warn"})
 	}
-	cb := emailChargeback(r, opts)
-	if row := teamChargeback(cb, opts.Team); opts.Team != "" && row != nil {
+	view := audienceOf(opts.View, r, opts.Team, opts.Chargeback)
+	if row := view.chargebackRow(opts.Team); opts.Team != "" && row != nil {
 		v.KPIs = append(v.KPIs, chargebackKPI(cur, row))
 	}
 	if opts.OrgTotals != nil {
@@ -205,12 +210,12 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 			row.Budget = amount.Format(cur, *tc.Budget, 0)
 			row.OverBudget = tc.MonthForecast > *tc.Budget
 		}
-		if c := teamChargeback(cb, tc.Team); c != nil {
+		if c := view.chargebackRow(tc.Team); c != nil {
 			row.ChargedBack, v.ChargedBack = money(cur, c.ChargedBack), true
 		}
 		v.Teams = append(v.Teams, row)
 	}
-	v.Trend = newEmailTrend(r, opts.Team, opts.MaxTeams)
+	v.Trend = newEmailTrend(view.Movers, cur, opts.MaxTeams)
 	// Why the numbers may be wrong comes first: the sources not ok are
 	// among the reasons (a result not made by analysis may lack them).
 	v.Warnings = append(v.Warnings, r.DataQuality.Incomplete...)

@@ -10,15 +10,6 @@ import (
 // total (metrics.md §Allocation and chargeback) and the GPUs' energy
 // (§Energy and CO₂e), each only when the report has it.
 
-// emailChargeback is the chargeback the email shows: the result's own, else
-// the whole report's from opts (a team's slice has none, analysis.ForTeam).
-func emailChargeback(r *analysis.Result, opts EmailOptions) *analysis.Chargeback {
-	if r.Chargeback != nil {
-		return r.Chargeback
-	}
-	return opts.Chargeback
-}
-
 // teamChargeback is team's row of cb, or nil.
 func teamChargeback(cb *analysis.Chargeback, team string) *analysis.TeamChargeback {
 	if cb == nil {

@@ -86,6 +86,8 @@ type page struct {
 	// Chargeback (nil without rules) and Allocation (report.group_by): html_chargeback.go.
 	Chargeback *chargebackView
 	Allocation []allocationTable
+	// Movers: the audience's movers, nil without a history (html_movers.go).
+	Movers *moversView
 }
 
 type findingItem struct{ Severity, SevTone, Kind, Team, Resource, Money, Text, Overlap string }
@@ -322,7 +324,9 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	}
 
 	p.Watch = newWatchView(r, loc)
-	p.Chargeback, p.Allocation = allocationViews(r)
+	view := audienceOf(meta.View, r, meta.Team, nil)
+	p.Chargeback, p.Allocation = allocationViews(r, view)
+	p.Movers = newMoversView(view.Movers, cur)
 	p.Energy = newEnergyView(r)
 
 	dq := r.DataQuality

@@ -24,6 +24,9 @@ type Meta struct {
 	// Team names the team whose slice (analysis.Result.ForTeam) the Result
 	// is; "" for the whole organisation. It appears in titles and file names.
 	Team string
+	// View is the audience's chargeback and movers, the same its email and
+	// digest show (audience.go); nil builds it from the Result.
+	View *Audience
 	// Lines streams the window's raw billing lines into the workbook's
 	// "Billing lines" sheet; nil leaves that sheet with its header only.
 	Lines LineSource

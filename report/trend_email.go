@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"strings"
-
-	"github.com/finops-oss/finops/analysis"
 )
 
 // emailTrend is the email's trend section: the total's line (the team's, in
@@ -20,53 +18,34 @@ type emailTrend struct {
 
 type emailMover struct{ Name, Kind, Cost, Change, Flag string }
 
-// newEmailTrend is the section for r (nil: r has no history), with at most
-// maxTeams team lines, those that moved most. A lead's email (team set, r
-// the team's slice) shows the team's line and its resources' movers.
-func newEmailTrend(r *analysis.Result, team string, maxTeams int) *emailTrend {
-	t := r.Trend
-	if t == nil || len(t.Weeks) == 0 {
+// newEmailTrend is the section of the audience's movers (nil: no
+// history), with at most maxTeams team lines, those that moved most. A
+// lead's email shows the team's line and its resources' movers.
+func newEmailTrend(m *AudienceMovers, cur string, maxTeams int) *emailTrend {
+	if m == nil {
 		return nil
 	}
-	cur := r.Currency
-	last := t.Weeks[len(t.Weeks)-1]
-	v := &emailTrend{Title: "Trend: " + last.Label + " against the weeks before"}
-	if !t.EnoughHistory {
-		v.NoHistory = notEnoughHistory(t)
+	v := &emailTrend{Title: "Trend: " + m.Week + " against the weeks before"}
+	if m.NoHistory != "" {
+		v.NoHistory = m.NoHistory
 		return v
 	}
-	flags := map[string]string{}
-	for _, tt := range last.Teams {
-		flags[tt.Team] = anomalyText(tt.Anomaly)
+	line := func(mr MoverRow) emailMover {
+		return emailMover{Name: mr.Label, Kind: mr.Kind, Cost: money(cur, mr.Cost), Change: mr.Text, Flag: mr.Flag}
 	}
-	for _, rr := range last.Resources {
-		flags["\x00"+rr.ResourceID] = anomalyText(rr.Anomaly)
-	}
-	line := func(m analysis.Mover) emailMover {
-		flag := flags[m.Name]
-		if m.Kind == analysis.MoverResource {
-			flag = flags["\x00"+m.Name]
-		}
-		name := m.Name
-		if m.Kind == analysis.MoverResource {
-			name = analysis.ShortResourceID(m.Name)
-		}
-		return emailMover{Name: name, Kind: m.Kind, Cost: money(cur, m.Cost), Change: moverText(cur, m), Flag: flag}
-	}
-	if team == "" && t.TotalMover != nil {
-		tm := line(*t.TotalMover)
-		tm.Name, tm.Flag = "Total", anomalyText(last.Anomaly)
+	if m.Total != nil {
+		tm := line(*m.Total)
 		v.Total = &tm
 	}
-	for i, m := range t.TeamMovers {
+	for i, mr := range m.Teams {
 		if i == maxTeams {
-			v.MoreTeams = len(t.TeamMovers) - i
+			v.MoreTeams = len(m.Teams) - i
 			break
 		}
-		v.Teams = append(v.Teams, line(m))
+		v.Teams = append(v.Teams, line(mr))
 	}
-	for _, m := range t.TopMovers {
-		v.Top = append(v.Top, line(m))
+	for _, mr := range m.Top {
+		v.Top = append(v.Top, line(mr))
 	}
 	return v
 }

@@ -55,12 +55,12 @@ func trendResult(t testing.TB) *analysis.Result {
 		})
 	}
 	pct := func(v float64) *float64 { return &v }
-	tr.TotalMover = &analysis.Mover{Kind: analysis.MoverTotal, Name: "total", Cost: 4500, Mean: 3490, Change: 1010, ChangePct: pct(1010.0 / 3490)}
-	mlMover := analysis.Mover{Kind: analysis.MoverTeam, Name: "ml-train", Cost: 4160, Mean: 3150, Change: 1010, ChangePct: pct(1010.0 / 3150)}
-	hostileMover := analysis.Mover{Kind: analysis.MoverTeam, Name: hostileFormula, Cost: 340, Mean: 340, ChangePct: pct(0)}
-	gpuMover := analysis.Mover{Kind: analysis.MoverResource, Name: "gpu-a100-1", Team: "ml-train", Cost: 4160, Mean: 3150,
+	tr.TotalMover = &analysis.Mover{Kind: analysis.MoverTotal, Name: "total", Cost: 4500, Mean: 3490, BaselineWeeks: 4, Change: 1010, ChangePct: pct(1010.0 / 3490)}
+	mlMover := analysis.Mover{Kind: analysis.MoverTeam, Name: "ml-train", Cost: 4160, Mean: 3150, BaselineWeeks: 4, Change: 1010, ChangePct: pct(1010.0 / 3150)}
+	hostileMover := analysis.Mover{Kind: analysis.MoverTeam, Name: hostileFormula, Cost: 340, Mean: 340, BaselineWeeks: 4, ChangePct: pct(0)}
+	gpuMover := analysis.Mover{Kind: analysis.MoverResource, Name: "gpu-a100-1", Team: "ml-train", Cost: 4160, Mean: 3150, BaselineWeeks: 4,
 		Change: 1010, ChangePct: pct(1010.0 / 3150)}
-	scriptMover := analysis.Mover{Kind: analysis.MoverResource, Name: hostileScript, Team: hostileFormula, Cost: 340, Mean: 340,
+	scriptMover := analysis.Mover{Kind: analysis.MoverResource, Name: hostileScript, Team: hostileFormula, Cost: 340, Mean: 340, BaselineWeeks: 4,
 		ChangePct: pct(0)}
 	tr.TeamMovers = []analysis.Mover{mlMover, hostileMover}
 	tr.ResourceMovers = []analysis.Mover{gpuMover, scriptMover}

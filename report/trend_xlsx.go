@@ -14,7 +14,8 @@ const sheetTrend = "Trend"
 // and a row per resource, each with its cost, idle cost, whether that idle
 // is a lower bound, and its anomaly flag; a team's unit costs; a row per
 // absent week (no data yet: absent, not zero). The last week's rows carry
-// the change against the mean of the weeks before (movers).
+// the change against the mean of the weeks before that had cost, and how
+// many those were (movers).
 func (b *book) trendSheet() error {
 	st, t := b.st, b.r.Trend
 	zone := b.loc.String()
@@ -31,9 +32,10 @@ func (b *book) trendSheet() error {
 		{Title: "Anomaly", Style: st.text},
 		{Title: "Unit cost", Style: st.unitMoney},
 		{Title: "Per", Style: st.text},
-		{Title: "4-week mean", Style: st.money},
+		{Title: "Mean of the weeks with cost", Style: st.money},
 		{Title: "Change vs mean", Style: st.money},
 		{Title: "Change vs mean %", Style: st.percent},
+		{Title: "Weeks in mean", Style: st.count},
 	}
 	movers := map[string]analysis.Mover{}
 	if t.TotalMover != nil {
@@ -47,16 +49,16 @@ func (b *book) trendSheet() error {
 	}
 	var rows [][]any
 	for _, w := range t.AbsentWeeks {
-		rows = append(rows, []any{w, nil, "absent: before the first data", nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil})
+		rows = append(rows, []any{w, nil, "absent: before the first data", nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil})
 	}
 	for i, w := range t.Weeks {
 		last := i == len(t.Weeks)-1
 		change := func(key string) []any {
 			m, ok := movers[key]
 			if !last || !ok {
-				return []any{nil, nil, nil}
+				return []any{nil, nil, nil, nil}
 			}
-			return []any{m.Mean, m.Change, optional(m.ChangePct)}
+			return []any{m.Mean, m.Change, optional(m.ChangePct), m.BaselineWeeks}
 		}
 		rows = append(rows, append([]any{w.Label, w.Start, "total", nil, nil, w.Cost, measuredCell(w.IdleCost, w.IdleReading()), w.IdleLowerBound,
 			w.Coverage, w.Anomaly, nil, nil}, change("total\x00")...))

@@ -62,7 +62,7 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 	if err != nil {
 		return fmt.Errorf("report: xlsx styles: %w", err)
 	}
-	b := &book{ctx: ctx, f: f, st: st, r: r, loc: loc, meta: meta}
+	b := &book{ctx: ctx, f: f, st: st, r: r, loc: loc, meta: meta, view: audienceOf(meta.View, r, meta.Team, nil)}
 
 	if err := f.SetSheetName("Sheet1", sheetSummary); err != nil {
 		return fmt.Errorf("report: xlsx: %w", err)
@@ -91,10 +91,15 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 	if len(r.Shards) > 0 {
 		steps = slices.Insert(steps, 1, step{sheetShards, b.shards, false})
 	}
-	// Chargeback, then Allocation, after By team (xlsx_chargeback.go).
+	// Chargeback, Movers, then Allocation, after By team (xlsx_chargeback.go,
+	// xlsx_movers.go): the audience's, as its email and page show them.
 	at := slices.IndexFunc(steps, func(s step) bool { return s.sheet == sheetTeams }) + 1
-	if r.Chargeback != nil {
+	if b.view.Chargeback != nil {
 		steps = slices.Insert(steps, at, step{sheetChargeback, b.chargeback, false})
+		at++
+	}
+	if b.view.Movers != nil {
+		steps = slices.Insert(steps, at, step{sheetMovers, b.movers, false})
 		at++
 	}
 	if len(r.Allocation) > 0 {
@@ -175,6 +180,7 @@ type book struct {
 	r    *analysis.Result
 	loc  *time.Location
 	meta Meta
+	view *Audience // the chargeback and movers the audience's other outputs show
 	// moneyIn holds the style of amounts in each currency the raw billing
 	// lines are in, made on first use.
 	moneyIn map[string]int

@@ -10,11 +10,12 @@ const (
 	sheetAllocation = "Allocation"
 )
 
-// chargeback is one row per team: direct cost, its shares of the two pools
-// and the total charged back, which add up to the bill (the Summary's total
-// cost) to the minor unit.
+// chargeback is one row per team of the audience (every team; a team's
+// workbook: its own): direct cost, its shares of the two pools and the
+// total charged back. Every team's rows add up to the bill (the fleet's
+// Summary's total cost) to the minor unit.
 func (b *book) chargeback() error {
-	st, cb := b.st, b.r.Chargeback
+	st, cb := b.st, b.view.Chargeback
 	cols := []workbook.Column{
 		{Title: "Team", Style: st.text},
 		{Title: "Direct cost", Style: st.money},
@@ -23,9 +24,9 @@ func (b *book) chargeback() error {
 		{Title: "Charged back", Style: st.money},
 		{Title: "Share of bill", Style: st.percent},
 	}
-	rows := make([][]any, 0, len(cb.Teams))
-	for _, t := range cb.Teams {
-		rows = append(rows, []any{t.Team, t.Direct, t.Unallocated, t.Idle, t.ChargedBack, share(t.ChargedBack, cb.Total)})
+	rows := make([][]any, 0, len(cb.Rows))
+	for _, t := range cb.Rows {
+		rows = append(rows, []any{t.Team, t.Direct, t.Unallocated, t.Idle, t.ChargedBack, share(t.ChargedBack, cb.Bill)})
 	}
 	return b.table(sheetChargeback, cols, rows)
 }
