@@ -74,7 +74,7 @@ func (p *smiParser) finishSummary(s *Summary) {
 	}
 	s.HeaderRepeats = p.repeats
 	s.Warn(&ParseError{File: p.file, Line: p.firstRepeat, Msg: fmt.Sprintf("%d %s the header (a logger that runs nvidia-smi once per sample "+
-		"without noheader): skipped, not read as rows; --format=csv,noheader after the first call writes one header", p.repeats, plural(p.repeats, "line repeats", "lines repeat"))})
+		"without noheader): skipped, not read as rows", p.repeats, plural(p.repeats, "line repeats", "lines repeat"))})
 }
 
 func plural(n int, one, many string) string {
