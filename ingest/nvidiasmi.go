@@ -111,7 +111,7 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if p.single && v != "" && v == p.lastTS {
 		// nvidia-smi stamps every GPU of one call with the same time.
 		return parsed{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.ts),
-			Msg: "the time of the row before: the log holds more than one GPU and no column tells them apart; " + smiNoIDFix}
+			Msg: "the same time as the row before: the log holds more than one GPU and no column tells them apart; " + smiNoIDFix}
 	}
 	// One invocation logs every GPU with the same timestamp: parse it once.
 	t := p.clock.last
