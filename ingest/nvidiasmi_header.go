@@ -73,13 +73,10 @@ func (p *smiParser) finishSummary(s *Summary) {
 		return
 	}
 	s.HeaderRepeats = p.repeats
-	s.Warn(&ParseError{File: p.file, Line: p.firstRepeat, Msg: fmt.Sprintf("%d %s the header (a logger that runs nvidia-smi once per sample "+
-		"without noheader): skipped, not read as rows", p.repeats, plural(p.repeats, "line repeats", "lines repeat"))})
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
+	lines := "lines repeat"
+	if p.repeats == 1 {
+		lines = "line repeats"
 	}
-	return many
+	s.Warn(&ParseError{File: p.file, Line: p.firstRepeat, Msg: fmt.Sprintf("%d %s the header (a logger that runs nvidia-smi once per sample "+
+		"without noheader): skipped, not read as rows", p.repeats, lines)})
 }

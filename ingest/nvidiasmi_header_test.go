@@ -117,6 +117,16 @@ func TestSMIRepeatedHeaders(t *testing.T) {
 			}
 		})
 	}
+	// Only headers (the logger ran while nvidia-smi found no GPU): read as a
+	// header-only file is, 0 rows, with the repeats said; not "text after the
+	// header, but not one row was read".
+	h := "timestamp, index, utilization.gpu [%]\n"
+	for _, text := range []string{h, h + h + h} {
+		sum, _, err := parseSMIText(t, text, Options{})
+		if err != nil || sum.Rows != 0 || sum.HeaderRepeats != strings.Count(text, "\n")-1 {
+			t.Errorf("%q: %v, %+v", text, err, sum)
+		}
+	}
 	// A line like the header but not it (the logger changed its list) is a
 	// bad row, as before: only the header itself is skipped.
 	changed := strings.Replace(text, "timestamp, name, index, utilization.gpu [%], memory.used [MiB], memory.total [MiB]  \n",
