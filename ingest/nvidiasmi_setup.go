@@ -25,7 +25,7 @@ func newSMISetup(hdr []string, cols *columns, opt Options, fileErr func(string) 
 		return setup, nil
 	}
 	if otherFormat {
-		return parserSetup{}, fileErr("not an nvidia-smi log: its header names no timestamp beside one of " +
+		return parserSetup{}, fileErr("not an nvidia-smi log: its header does not name timestamp and one of " +
 			strings.Join(smiHeaderFields(), ", ") + looksLike)
 	}
 	setup.headerIsData = true
