@@ -24,9 +24,10 @@ func knownMappingFields() []string {
 }
 
 // DetectFormat names the format of a CSV from its header: FOCUS (BilledCost
-// and ChargePeriodStart), nvidia-smi (timestamp first, with utilization.gpu or
-// uuid), a finops tasks file (task, resource, start, end), a cloud billing
-// export (AWS CUR or CUR 2.0, GCP, Azure: detectCloudFormat), or the first of
+// and ChargePeriodStart), nvidia-smi (timestamp and one of utilization.gpu,
+// utilization.memory, uuid, index or pci.bus_id, in any order), a finops
+// tasks file (task, resource, start, end), a cloud billing export (AWS CUR
+// or CUR 2.0, GCP, Azure: detectCloudFormat), or the first of
 // mappings whose required columns are all present (format FormatRental; the
 // mapping is returned). Parse passes the configured mappings followed by
 // BuiltinMappings. A header no mapping reads with resource_id for resource
@@ -102,20 +103,49 @@ func foreignHint(idx *columns) string {
 		return "this looks like an Azure cost export but lacks the Date (or UsageDateTime) or MeterCategory column: export the full cost details, or the FOCUS dataset"
 	case idx.col("cost", "sku.description", "sku_description") >= 0 && idx.col("usage_start_time") >= 0:
 		return "this looks like a GCP billing export but lacks usage_end_time or sku.description: export every column of the billing table, or a FOCUS view of it"
+	case smiLike(idx.hdr):
+		return "this looks like an nvidia-smi log but names none of " + strings.Join(smiHeaderFields(), ", ") +
+			": add utilization.gpu and index (or uuid) to the logger's --query-gpu list"
 	}
 	return ""
 }
 
+// smiHeaderFields are the fields of which an nvidia-smi header names at
+// least one besides timestamp: what finops reads a GPU's use by or tells
+// the GPUs apart by.
+func smiHeaderFields() []string {
+	return []string{"utilization.gpu", "utilization.memory", "uuid", "index", "pci.bus_id"}
+}
+
+// isNvidiaSMIHeader reports an nvidia-smi --query-gpu header: one that names
+// timestamp and at least one of smiHeaderFields, wherever they stand, since
+// the logger's --query-gpu list decides the order (HPC guides log
+// index,timestamp,…). A data row never qualifies: its cells are values.
 func isNvidiaSMIHeader(h []string) bool {
-	if len(h) == 0 || smiColumn(h[0]) != "timestamp" {
-		return false
-	}
-	for _, c := range h[1:] {
-		if n := smiColumn(c); n == "utilization.gpu" || n == "uuid" {
-			return true
+	ts, known := false, false
+	for _, c := range h {
+		switch n := smiColumn(c); {
+		case n == "timestamp":
+			ts = true
+		case slices.Contains(smiHeaderFields(), n):
+			known = true
 		}
 	}
-	return false
+	return ts && known
+}
+
+// smiLike reports a header that names timestamp and is otherwise made of
+// nvidia-smi --query-gpu fields: a log that lacks what finops reads.
+func smiLike(h []string) bool {
+	ts := false
+	for _, c := range h {
+		n := smiColumn(c)
+		if canonicalSMIField(n) == "" {
+			return false
+		}
+		ts = ts || n == "timestamp"
+	}
+	return ts && len(h) > 1
 }
 
 // smiColumn strips the unit from an nvidia-smi header name and reads an

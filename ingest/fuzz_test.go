@@ -76,7 +76,8 @@ func FuzzParseFOCUS(f *testing.F) {
 
 func FuzzParseNvidiaSMI(f *testing.F) {
 	seed(f, "derived_query-gpu_subset.csv", "smi_shanghai.csv", "smi_noheader.csv", "smi_logger_h100x2.csv", "bad/smi_as_focus.csv",
-		"smi_logger_h100x2_busid.csv", "derived_query-gpu_power.csv")
+		"smi_logger_h100x2_busid.csv", "derived_query-gpu_power.csv",
+		"smi_hpc_index_first.csv", "smi_loop_repeated_header.csv", "smi_one_gpu_no_ids.csv")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzParse(t, data, FormatNvidiaSMI) })
 }
 

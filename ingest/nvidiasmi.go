@@ -38,6 +38,15 @@ type smiParser struct {
 	ts, name, index, uuid, bus, util, memUsed, memTotal, hostname int
 	// powers are the power columns the log has, best first (newSMIParser).
 	powers []int
+
+	// header is the file's header as read (nil for a headerless log): a
+	// row equal to it is the header again, skipped and counted in repeats.
+	header      []string
+	repeats     int
+	firstRepeat int
+	// single: the header names no uuid, index or pci.bus_id; every row is
+	// GPU 0 of the host given (oneGPU).
+	single bool
 }
 
 func newSMIParser(idx *columns, opt Options) *smiParser {
@@ -91,7 +100,19 @@ func (p *smiParser) powerColumn(rec []string) int {
 }
 
 func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
+	if p.repeatsHeader(rec) {
+		if p.repeats == 0 {
+			p.firstRepeat = line
+		}
+		p.repeats++
+		return parsed{}, nil
+	}
 	v := cell(rec, p.ts)
+	if p.single && v != "" && v == p.lastTS {
+		// nvidia-smi stamps every GPU of one call with the same time.
+		return parsed{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.ts),
+			Msg: "the same time as the row before: the log holds more than one GPU and no column tells them apart; " + smiNoIDFix}
+	}
 	// One invocation logs every GPU with the same timestamp: parse it once.
 	t := p.clock.last
 	if v != p.lastTS || v == "" {
@@ -107,6 +128,9 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 	// One allocation for the sample and its four measures.
 	x := &smiSample{GPUSample: finops.GPUSample{Line: line, Time: t, Index: -1, Host: p.host}}
 	s := &x.GPUSample
+	if p.single {
+		s.Index = 0
+	}
 	if h := cell(rec, p.hostname); !isNullNumber(h) {
 		s.Host = p.in.get(h)
 	}
@@ -125,9 +149,13 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		if v := cell(rec, p.bus); !isNullNumber(v) {
 			s.BusID = p.in.get(v)
 		} else {
+			// The first identity column the log has: never -1, which
+			// would name "column 0".
 			col := p.uuid
-			if col < 0 && p.bus >= 0 {
-				col = p.bus
+			for _, c := range []int{p.index, p.bus} {
+				if col < 0 {
+					col = c
+				}
 			}
 			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, col),
 				"a GPU uuid, index or pci.bus_id to tell the GPUs apart; log uuid", cell(rec, col))

@@ -16,11 +16,17 @@ func newSMISetup(hdr []string, cols *columns, opt Options, fileErr func(string) 
 			return parserSetup{}, fileErr(fmt.Sprintf("the header lists %s, the fields given are %s: a header says its own fields; "+
 				"drop --fields (fields: in the config) for logs with a header, or make it match", strings.Join(hdr, ","), strings.Join(opt.SMIFields, ",")))
 		}
-		setup.p, setup.header = newSMIParser(cols, opt), hdr
+		p := newSMIParser(cols, opt)
+		if perr := p.oneGPU(opt, fileErr); perr != nil {
+			return parserSetup{}, perr
+		}
+		p.header = hdr
+		setup.p, setup.header = p, hdr
 		return setup, nil
 	}
 	if otherFormat {
-		return parserSetup{}, fileErr("not an nvidia-smi log: the first field is not timestamp" + looksLike)
+		return parserSetup{}, fileErr("not an nvidia-smi log: its header does not name timestamp and one of " +
+			strings.Join(smiHeaderFields(), ", ") + looksLike)
 	}
 	setup.headerIsData = true
 	if len(opt.SMIFields) == 0 {

@@ -79,6 +79,9 @@ type Summary struct {
 	// billing period), the first maxWarnings of WarningCount.
 	Warnings     []*ParseError
 	WarningCount int
+	// HeaderRepeats counts the lines of an nvidia-smi log that are its header
+	// again (a logger that runs nvidia-smi once per sample): skipped, warned.
+	HeaderRepeats int
 	// SamplesDropped counts telemetry readings that are no sample: a
 	// utilization outside 0–100 % or not a number (finops.ValidUtil).
 	SamplesDropped int

@@ -150,6 +150,9 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 	if fp, ok := setup.p.(*focusParser); ok {
 		fp.noteHeader(sum.sum, line)
 	}
+	if sp, ok := setup.p.(*smiParser); ok {
+		sp.noteHeader(sum.sum, line)
+	}
 	if encoding != EncodingUTF8 {
 		sum.sum.Encoding = encoding
 	}
@@ -254,7 +257,7 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 	if perr := noGoodRow(name, s); perr != nil {
 		return s, perr
 	}
-	if s.Rows == 0 && len(s.Rejected) == 0 && s.Skipped == 0 && !setup.headerIsData && textFound != nil && textFound() {
+	if s.Rows == 0 && len(s.Rejected) == 0 && s.Skipped == 0 && s.HeaderRepeats == 0 && !setup.headerIsData && textFound != nil && textFound() {
 		return s, &ParseError{File: name, Line: line + 1, Msg: "text after the header, but not one row was read from it: " +
 			"finops refuses to import it as 0 rows; are the line ends something other than LF, CRLF or CR, or is the header's quoting broken?"}
 	}

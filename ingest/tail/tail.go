@@ -164,8 +164,8 @@ func logHeader(f io.ReaderAt) (string, error) {
 	if !complete {
 		return "", nil // not even one complete line yet: looked at again next pass
 	}
-	first, _, _ := bytes.Cut(bytes.TrimPrefix(line, []byte("\ufeff")), []byte(","))
-	if strings.EqualFold(strings.TrimSpace(string(first)), "timestamp") {
+	// The parser's own rule: timestamp may stand anywhere in the header.
+	if ingest.SMIHeaderLine(bytes.TrimPrefix(line, []byte("\ufeff"))) {
 		return string(bytes.TrimRight(line, "\r")), nil
 	}
 	return "", nil

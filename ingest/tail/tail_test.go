@@ -193,3 +193,36 @@ func TestChunkDigest(t *testing.T) {
 		t.Error("the same chunk read twice has two digests")
 	}
 }
+
+// TestReadIndexFirst: a log of the HPC guides' recipe
+// (--query-gpu=index,timestamp,utilization.gpu --format=csv) keeps its header
+// though timestamp is not its first field, and its rows' times are read from
+// their second field, so a long one new to the watch starts at the lookback:
+// 2,000 rows a minute apart, from 1,990 minutes on, so the header's line and
+// 1,990 rows before the start, and 10 rows read.
+func TestReadIndexFirst(t *testing.T) {
+	hdr := "index, timestamp, utilization.gpu [%]"
+	at := func(m int) string {
+		return fmt.Sprintf("0, %s, 95 %%\n", day.Add(time.Duration(m)*time.Minute).Format("2006/01/02 15:04:05.000"))
+	}
+	var b strings.Builder
+	b.WriteString(hdr + "\n")
+	for m := 0; m < 2000; m++ {
+		b.WriteString(at(m))
+	}
+	log := b.String()
+	r := int64(len(at(0)))
+	c, err := Read(strings.NewReader(log), int64(len(log)), "hpc.log", nil, day.Add(1990*time.Minute), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStart := int64(len(hdr)+1) + 1990*r
+	if c.Header != hdr || c.Start != wantStart || c.Lines != 10 {
+		t.Errorf("header %q, start %d, %d lines; want %q, %d, 10", c.Header, c.Start, c.Lines, hdr, wantStart)
+	}
+	if in, fields := c.Input(); fields != nil {
+		t.Errorf("fields %v for a log with a header", fields)
+	} else if got, _ := io.ReadAll(in); !strings.HasPrefix(string(got), hdr+"\n"+at(1990)) {
+		t.Errorf("input starts %q, want the header then row 1990", string(got)[:80])
+	}
+}
