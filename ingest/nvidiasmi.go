@@ -28,7 +28,7 @@ type smiParser struct {
 	host   string
 	in     *interner
 	models memo[smiModel] // GPU name → model
-	power  *PowerCheck  // the plausible bound of each model's power readings
+	power  *PowerCheck    // the plausible bound of each model's power readings
 
 	lastTS   string    // the previous row's timestamp text and its time
 	clock    logClock  // resolves local wall clocks; clock.last is the previous row's time
