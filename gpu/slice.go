@@ -190,3 +190,35 @@ func (c *Catalog) parseMIG(name string) (Slice, bool) {
 // eighths or smaller of the card, so a card's slices never add up to more
 // than it). 0: unknown, the parent's memory is not in the catalog.
 func (s Slice) Share() float64 { return s.MemoryFraction }
+
+// Name is the model name finops records a slice under where a record has
+// no room for its slice (a bill's GPU model): "A100-80GB MIG 1g.10gb" for a
+// MIG instance, the profile ("A100-10C") for a vGPU. It reads back as the
+// same slice (ParseSlice), and is never the parent's name, so per-model
+// prices, the review and the planner keep a slice apart from a whole card.
+func (s Slice) Name() string {
+	if s.Kind == SliceMIG {
+		if s.Parent == "" {
+			return "MIG " + s.Profile
+		}
+		return s.Parent + " MIG " + s.Profile
+	}
+	return s.Profile
+}
+
+// sliceSpec is what the planner and the review know of a slice of parent:
+// the profile's memory; a MIG instance's share of the compute and bandwidth
+// (its compute slices own their memory slices' bandwidth: the MIG user
+// guide's isolation of the memory system); a time-sliced vGPU's compute is
+// not its own, so unknown (0), and no slice has the card's NVLink (MIG: no
+// peer-to-peer between instances).
+func sliceSpec(s Slice, parent Spec) Spec {
+	out := Spec{Model: s.Name(), MemoryGB: s.MemoryGB, RatedWatts: parent.RatedWatts,
+		Source: parent.Model + " " + s.Kind + " " + s.Profile + ": memory from the profile's name"}
+	if s.Kind == SliceMIG && s.ComputeFraction > 0 {
+		out.TFLOPS = parent.TFLOPS * s.ComputeFraction
+		out.BandwidthGBs = parent.BandwidthGBs * s.MemoryFraction
+		out.Source += ", compute and bandwidth the instance's share of the card's"
+	}
+	return out
+}

@@ -176,3 +176,56 @@ func looksLikeProfile(s string) bool {
 	}
 	return false
 }
+
+// TestSliceNeverTheWholeCard: the recogniser every reader, bill and config
+// goes through (GPUName, Canonical, Lookup) reads a slice as the slice: on
+// main "GRID A100-10C" was the A100-40GB with its 40 GB.
+func TestSliceNeverTheWholeCard(t *testing.T) {
+	tests := []struct {
+		text, model string
+		count       int
+		memGB       float64
+		tflops      float64
+	}{
+		{"GRID A100-10C", "A100-10C", 1, 10, 0},
+		{"2 x NVIDIA A100-4C", "A100-4C", 2, 4, 0},
+		{"GRID T4-4Q", "T4-4Q", 1, 4, 0},
+		// 3 of 7 compute slices of the A100's 312 TFLOPS.
+		{"NVIDIA A100-SXM4-80GB MIG 3g.40gb", "A100-80GB MIG 3g.40gb", 1, 40, 312.0 * 3 / 7},
+		{"NVIDIA A100-SXM4-40GB MIG 1g.5gb", "A100-40GB MIG 1g.5gb", 1, 5, 312.0 / 7},
+	}
+	cat := NewCatalog()
+	for _, tt := range tests {
+		m, n, ok := cat.GPUName(tt.text)
+		if !ok || m != tt.model || n != tt.count {
+			t.Errorf("GPUName(%q) = %q, %d, %v; want %q, %d", tt.text, m, n, ok, tt.model, tt.count)
+		}
+		spec, ok := Lookup(tt.text)
+		if !ok || spec.MemoryGB != tt.memGB || math.Abs(spec.TFLOPS-tt.tflops) > 1e-9 || spec.NVLink {
+			t.Errorf("Lookup(%q) = %+v, %v; want %v GB, %v TFLOPS, no NVLink", tt.text, spec, ok, tt.memGB, tt.tflops)
+		}
+		// The recorded name reads back as the same slice.
+		if s2, ok2 := ParseSlice(m); !ok2 || s2.MemoryGB != tt.memGB || s2.Parent == "" {
+			t.Errorf("ParseSlice(%q) = %+v, %v; want the slice of %q read back", m, s2, ok2, tt.text)
+		}
+	}
+	// Generated: no profile of any catalog parent is its parent's model.
+	rng := rand.New(rand.NewSource(341))
+	for i := 0; i < 2000; i++ {
+		spec := Specs()[rng.Intn(len(Specs()))]
+		if spec.MemoryGB < 1 {
+			continue
+		}
+		gb := 1 + rng.Intn(int(spec.MemoryGB))
+		name := fmt.Sprintf("NVIDIA %s MIG %dg.%dgb", spec.Model, 1+rng.Intn(4), gb)
+		if _, isSlice := ParseSlice(name); !isSlice {
+			continue // a card without MIG: not a slice, nothing to check
+		}
+		if m, ok := Canonical(name); !ok || m == spec.Model || Key(m) == Key(Model(spec.Model)) {
+			t.Fatalf("Canonical(%q) = %q, %v: a slice read as the card", name, m, ok)
+		}
+		if got, ok := Lookup(name); !ok || got.MemoryGB != float64(gb) {
+			t.Fatalf("Lookup(%q) = %+v, %v; want %d GB", name, got, ok, gb)
+		}
+	}
+}
