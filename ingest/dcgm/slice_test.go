@@ -15,7 +15,12 @@ import (
 // as slices of their parent card with the hand-computed fractions, and the
 // GPUs they add up to are fractions of a card, never whole cards (issue
 // #34). On main the vGPU was model A100-40GB, a whole card, through the
-// "A100" alias, and each MIG instance a whole A100-80GB.
+// "A100" alias, and each MIG instance a whole A100-80GB. The files are
+// written for finops in dcgm-exporter's text format: its default counters'
+// names and labels (gpu, UUID, device, modelName, Hostname,
+// DCGM_FI_DRIVER_VERSION; GPU_I_PROFILE and GPU_I_ID on a MIG instance's
+// series, NVIDIA DCGM-Exporter documentation, "MIG support"), the profiles
+// those of NVIDIA's vGPU and MIG user guides.
 func TestParseSliceScrapes(t *testing.T) {
 	type want struct {
 		key, model, kind, profile string
