@@ -229,3 +229,23 @@ func TestSliceNeverTheWholeCard(t *testing.T) {
 		}
 	}
 }
+
+// TestAzurePartialA10: Azure's smaller NVadsA10 v5 sizes are slices of one
+// A10, their fractions those Azure states (1/6, 1/3, 1/2 GPU), read back
+// from the slice's memory over the A10's 24 GB; the full size is the card.
+func TestAzurePartialA10(t *testing.T) {
+	cat := NewCatalog()
+	for _, tt := range []struct {
+		size  string
+		share float64 // Azure's "GPU" column
+	}{{"Standard_NV6ads_A10_v5", 1.0 / 6}, {"Standard_NV12ads_A10_v5", 1.0 / 3}, {"Standard_NV18ads_A10_v5", 0.5}} {
+		m, n, ok := cat.Instance(tt.size)
+		s, isSlice := ParseSlice(m)
+		if !ok || n != 1 || !isSlice || s.Parent != "A10" || math.Abs(s.MemoryFraction-tt.share) > 1e-12 {
+			t.Errorf("%s: %q × %d (%v), slice %+v; want one slice of an A10 worth %v", tt.size, m, n, ok, s, tt.share)
+		}
+	}
+	if m, n, ok := cat.Instance("Standard_NV36ads_A10_v5"); !ok || m != "A10" || n != 1 {
+		t.Errorf("NV36ads: %q × %d, want one whole A10", m, n)
+	}
+}
