@@ -13,6 +13,7 @@ type GPUSeries struct {
 	UUID  string
 	Index int
 	Model string
+	Slice *GPUSlice // nil: a whole card
 	// Start is the first minute with a value (unix seconds / 60); All lists
 	// every such minute with its mean, in increasing order.
 	Start int64

@@ -98,6 +98,8 @@ func TestGPUSeriesIdentity(t *testing.T) {
 			f.SetString("x" + v.Type().Field(i).Name)
 		case reflect.Int, reflect.Int64:
 			f.SetInt(int64(i + 7))
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
 		default:
 			t.Fatalf("field %s of kind %s: teach this test its non-zero value", v.Type().Field(i).Name, f.Kind())
 		}

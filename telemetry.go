@@ -17,6 +17,9 @@ type GPUSample struct {
 	// host when a log has neither uuid nor index; "" otherwise.
 	BusID string
 	Model string // canonical model when recognised, else the raw name
+	// Slice is nil for a whole card; for a vGPU profile or MIG instance it
+	// says which part of its Model (the parent card) the device is.
+	Slice *GPUSlice
 
 	Time time.Time // UTC
 
@@ -42,6 +45,30 @@ func GPUKey(uuid, host string, index int) string {
 		return uuid
 	}
 	return host + "/" + strconv.Itoa(index)
+}
+
+// GPUSlice is a vGPU profile or MIG instance: part of one physical card,
+// recorded under the card's model with its fractions (gpu.Slice) and never
+// counted as a whole card (docs/METRICS.md, "Slices and shared GPUs").
+type GPUSlice struct {
+	Kind    string // "vGPU" or "MIG"
+	Profile string // "A100-10C", "1g.10gb"
+	// MemoryFraction is the profile's memory over the card's, the share a
+	// slice counts as; 0 when the card's memory is unknown.
+	MemoryFraction float64
+	// ComputeFraction is a MIG instance's share of the card's compute
+	// slices (g/7); 0 for a time-sliced vGPU, whose compute is not its own.
+	ComputeFraction float64
+}
+
+// Cards is how many cards a GPU with slice sl counts as: 1 for a whole card
+// (sl nil), else the slice's memory fraction (0 when unknown: counted as a
+// slice, never as a card).
+func (sl *GPUSlice) Cards() float64 {
+	if sl == nil {
+		return 1
+	}
+	return sl.MemoryFraction
 }
 
 // ValidUtil is the one rule every telemetry source (nvidia-smi logs and NVML

@@ -132,6 +132,12 @@ func (a *analyzer) resource(r *gpuResource) {
 		a.warn("%s: %d GPUs billed, %d report telemetry: the other %d are unmonitored, and its advice assumes they work as the %d that report",
 			r.key, r.gpuCount, k, r.gpuCount-k, k)
 	}
+	if n := r.slotCount(); n.Slices > 0 && !billsSlices(r.model) {
+		// Each slot stands for one billed GPU: a slice in one stands for a
+		// whole card. Said, so that no one reads its card-hours as a card's.
+		a.warn("%s: its telemetry is %s: each stands for one of its %d billed GPUs in its hours and advice; bill the slices (a slice's own model, docs/METRICS.md) or map the whole card",
+			r.key, n, r.gpuCount)
+	}
 	days, weeks := 0, map[int]bool{}
 	for d, busy := range busyDays {
 		if busy {

@@ -229,6 +229,10 @@ func (w *windowAnalysis) finish(ctx context.Context, grouped []*gpuResource) (*R
 	for _, k := range overfull {
 		a.warn("%s: more GPUs report telemetry than the bill says it has; extra GPUs were left unmatched", k)
 	}
+	if n := CountGPUs(unmatched); n.Slices > 0 {
+		// A slice left over is not a spare card: say what it is.
+		a.warn("%s of telemetry match no billed resource: a slice is part of a card, never counted as one; map the card's host under resources in the config", n)
+	}
 	for _, h := range ambiguous {
 		a.warn("GPU host %s could belong to several billed resources: map it under resources in the config", h)
 	}
@@ -291,7 +295,7 @@ func (w *windowAnalysis) finish(ctx context.Context, grouped []*gpuResource) (*R
 			return nil, err
 		}
 		a.warn("GPU %s on host %q has telemetry but matches no billed resource: map it under resources in the config", s.Key, s.Host)
-		res.DataQuality.UnmatchedGPUs = append(res.DataQuality.UnmatchedGPUs, UnmatchedGPU{GPU: s.Key, Host: s.Host, Model: s.Model})
+		res.DataQuality.UnmatchedGPUs = append(res.DataQuality.UnmatchedGPUs, UnmatchedGPU{GPU: s.Key, Host: s.Host, Model: s.Model, Slice: sliceLabel(s.Slice)})
 		sl := &slot{series: s}
 		if err := a.load(ctx, []*slot{sl}); err != nil {
 			return nil, err

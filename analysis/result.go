@@ -274,6 +274,9 @@ type UnmatchedGPU struct {
 	GPU   string `json:"gpu"`
 	Host  string `json:"host"`
 	Model string `json:"model,omitempty"`
+	// Slice is a vGPU profile's or MIG instance's name ("MIG 1g.10gb") when
+	// the GPU is a slice of a Model card, not the card.
+	Slice string `json:"slice,omitempty"`
 }
 
 // DailyCost is the cost of one day (in the report zone) for a team and GPU model.

@@ -508,6 +508,11 @@ func rentalPrices(o *observed, catalog []Price, conv reviewConverter, spot bool,
 			p.hourly, p.hourlySource = v, "observed hourly rate"
 		}
 	}
+	if math.IsNaN(p.hourly) {
+		// A slice with no price of its own: its card's × its fraction,
+		// said to be an estimate (docs/METRICS.md, "Slices and shared GPUs").
+		p.hourly, p.hourlySource = sliceEstimate(o.model, catalog, conv)
+	}
 	if math.IsNaN(p.monthly) {
 		p.monthly = observedRate(finops.ModeMonthly) * HoursPerMonth
 	}

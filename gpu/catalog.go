@@ -82,6 +82,12 @@ func NewCatalog() *Catalog {
 	add(gpuH100, 8, "Standard_ND96isr_H100_v5")
 	add(gpuT4, 1, "Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3")
 	add(gpuT4, 4, "Standard_NC64as_T4_v3")
+	// The smaller NVadsA10 v5 sizes are vGPU slices of one A10 (Azure's
+	// "NVadsA10 v5-series" page: 1/6, 1/3 and 1/2 GPU with 4, 8 and 12 GiB):
+	// billed per slice under the slice's model, never as a whole A10.
+	add("A10-4Q", 1, "Standard_NV6ads_A10_v5")
+	add("A10-8Q", 1, "Standard_NV12ads_A10_v5")
+	add("A10-12Q", 1, "Standard_NV18ads_A10_v5")
 	add(gpuA10, 1, "Standard_NV36ads_A10_v5")
 	add(gpuA10, 2, "Standard_NV72ads_A10_v5")
 	return c

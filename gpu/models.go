@@ -163,6 +163,13 @@ func Lookup(name string) (Spec, bool) {
 		return s, true
 	}
 	if m, ok := Canonical(name); ok {
+		// A slice has its profile's memory, not its card's.
+		if sl, ok := ParseSlice(m); ok {
+			if parent, ok := byKey(specs, Key(sl.Parent)); ok {
+				return sliceSpec(sl, parent), true
+			}
+			return Spec{}, false
+		}
 		return byKey(specs, Key(m))
 	}
 	return Spec{}, false

@@ -11,6 +11,11 @@ import (
 // "NVIDIA H100 80GB HBM3", "Tesla T4". count is 1 when the text has none.
 func (c *Catalog) GPUName(text string) (model string, count int, ok bool) {
 	for _, cand := range splitGPUCount(text) {
+		// A vGPU profile or MIG instance names its parent card too: read
+		// first, it is that slice, never the whole card (Slice.Name).
+		if sl, found := c.ParseSlice(cand.name); found {
+			return sl.Name(), cand.count, true
+		}
 		if m, found := c.resolveGPU(cand.name); found {
 			return m, cand.count, true
 		}

@@ -27,8 +27,8 @@ type smiParser struct {
 	loc    *time.Location
 	host   string
 	in     *interner
-	models memo[string] // GPU name → model
-	power  *PowerCheck  // the plausible bound of each model's power readings
+	models memo[smiModel] // GPU name → model
+	power  *PowerCheck    // the plausible bound of each model's power readings
 
 	lastTS   string    // the previous row's timestamp text and its time
 	clock    logClock  // resolves local wall clocks; clock.last is the previous row's time
@@ -59,7 +59,7 @@ func newSMIParser(idx *columns, opt Options) *smiParser {
 	}
 	return &smiParser{
 		file: opt.Name, hdr: hdr, cat: opt.Catalog, loc: opt.Location, host: host, clock: logClock{loc: opt.Location},
-		in: newInterner(), models: memo[string]{}, power: NewPowerCheck(),
+		in: newInterner(), models: memo[smiModel]{}, power: NewPowerCheck(),
 		ts: at("timestamp"), name: at("name"), index: at("index"), uuid: at("uuid"), bus: at("pci.bus_id"),
 		util: at("utilization.gpu"), memUsed: at("memory.used"), memTotal: at("memory.total"),
 		hostname: at("hostname"), powers: powerColumns(idx),
@@ -162,7 +162,7 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		}
 	}
 	if v := cell(rec, p.name); !isNullNumber(v) {
-		s.Model = p.model(v)
+		s.Model, s.Slice = p.model(v)
 	}
 	for i, m := range [...]struct {
 		dst  **float64
@@ -214,16 +214,24 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 }
 
 // model canonicalises the driver's GPU name when finops knows the chip and
-// keeps the name otherwise, so unknown GPUs stay distinguishable.
-// A log repeats a handful of names millions of times, so answers are cached.
-func (p *smiParser) model(name string) string {
-	m, _ := p.models.of(name, always(func(name string) string {
-		if m := p.cat.Model(name); m != name {
-			return m
+// keeps the name otherwise, so unknown GPUs stay distinguishable; a vGPU
+// profile ("GRID A100-10C", the name a vGPU guest's nvidia-smi prints) is
+// its parent model and its slice (GPUModel). A log repeats a handful of
+// names millions of times, so answers are cached.
+func (p *smiParser) model(name string) (string, *finops.GPUSlice) {
+	m, _ := p.models.of(name, always(func(name string) smiModel {
+		if m, sl := GPUModel(p.cat, name); m != name || sl != nil {
+			return smiModel{m, sl}
 		}
-		return strings.Clone(name) // name is the reader's buffer
+		return smiModel{model: strings.Clone(name)} // name is the reader's buffer
 	}))
-	return m
+	return m.model, m.slice
+}
+
+// smiModel is what a GPU name is recorded as.
+type smiModel struct {
+	model string
+	slice *finops.GPUSlice
 }
 
 // smiSample is a sample with room for its measures.

@@ -291,15 +291,32 @@ func (f *File) gpuTable(p *problems) []GPU {
 		idx := gpuIndex(gs)
 		j, known := idx[gpu.Key(g.Model)]
 		if !known {
+			// A vGPU profile or MIG instance fits by its own memory, not
+			// its card's: package gpu gives what its name says (the
+			// profile's GB; a MIG instance's share of compute and
+			// bandwidth), the row the rest.
+			row := GPU{Model: strings.TrimSpace(g.Model), Source: "scenario file"}
+			_, slice := gpu.ParseSlice(row.Model)
+			if slice {
+				if sp, ok := gpu.Lookup(row.Model); ok {
+					row.TFLOPS, row.VRAMGB, row.BandwidthGBs = sp.TFLOPS, sp.MemoryGB, sp.BandwidthGBs
+					row.Source = "scenario file; " + sp.Source
+				}
+			}
 			for _, fld := range []struct {
 				name string
 				v    *float64
-			}{{"tflops", g.TFLOPS}, {"vram_gb", g.VRAMGB}, {"bandwidth_gbs", g.BandwidthGBs}} {
-				if fld.v == nil {
+				have float64
+			}{{"tflops", g.TFLOPS, row.TFLOPS}, {"vram_gb", g.VRAMGB, row.VRAMGB}, {"bandwidth_gbs", g.BandwidthGBs, row.BandwidthGBs}} {
+				switch {
+				case fld.v != nil || fld.have > 0:
+				case slice:
+					p.add("gpus", i, fld.name, "required: %s is a slice of a card and its name does not say its %s (a time-sliced vGPU's compute is shared, not its own); give it for the share you expect", g.Model, fld.name)
+				default:
 					p.add("gpus", i, fld.name, "required for a GPU model the planner does not know (%s is new); give tflops (dense BF16), vram_gb and bandwidth_gbs", g.Model)
 				}
 			}
-			gs = append(gs, GPU{Model: strings.TrimSpace(g.Model), Source: "scenario file"})
+			gs = append(gs, row)
 			j = len(gs) - 1
 		} else {
 			gs[j].Source = "scenario file (overrides " + gs[j].Source + ")"

@@ -420,11 +420,18 @@ func newWriter(ctx context.Context, conn *sql.Conn, tx *sql.Tx, sourceID int64, 
 	prep := p.prep
 	w.lines = billingBatch{source: sourceID}
 	w.inserter = billingInserter{ctx: ctx, conn: conn}
-	w.gpu = prep(`INSERT INTO gpus (gpu_key, uuid, host, idx, model, memory_total_mib) VALUES (?,?,?,?,?,?)
+	// A GPU's slice goes with its model: the file that names the model says
+	// whether it is a whole card or which slice (finops.GPUSlice).
+	w.gpu = prep(`INSERT INTO gpus (gpu_key, uuid, host, idx, model, memory_total_mib,
+			slice_kind, slice_profile, slice_memory, slice_compute) VALUES (?,?,?,?,?,?,?,?,?,?)
 		ON CONFLICT (gpu_key) DO UPDATE SET
 			uuid = coalesce(excluded.uuid, uuid), host = coalesce(excluded.host, host),
 			idx = coalesce(excluded.idx, idx), model = coalesce(excluded.model, model),
-			memory_total_mib = coalesce(excluded.memory_total_mib, memory_total_mib)
+			memory_total_mib = coalesce(excluded.memory_total_mib, memory_total_mib),
+			slice_kind = iif(excluded.model IS NULL, slice_kind, excluded.slice_kind),
+			slice_profile = iif(excluded.model IS NULL, slice_profile, excluded.slice_profile),
+			slice_memory = iif(excluded.model IS NULL, slice_memory, excluded.slice_memory),
+			slice_compute = iif(excluded.model IS NULL, slice_compute, excluded.slice_compute)
 		RETURNING id`)
 	w.task = prep(`INSERT INTO tasks (name, team, kind, unit) VALUES (?,?,?,?)
 		ON CONFLICT (name) DO UPDATE SET team = excluded.team, kind = excluded.kind, unit = excluded.unit
@@ -480,8 +487,18 @@ func (w *writer) Sample(s *finops.GPUSample) error {
 		if s.Index >= 0 {
 			idx = s.Index
 		}
+		var kind, profile, mem, compute any
+		if sl := s.Slice; sl != nil {
+			kind, profile = sl.Kind, sl.Profile
+			if sl.MemoryFraction > 0 {
+				mem = sl.MemoryFraction
+			}
+			if sl.ComputeFraction > 0 {
+				compute = sl.ComputeFraction
+			}
+		}
 		if err := w.gpu.QueryRowContext(w.ctx, key, nullString(s.UUID), nullString(s.Host), idx,
-			nullString(s.Model), floatOrNil(s.MemTotal)).Scan(&id); err != nil {
+			nullString(s.Model), floatOrNil(s.MemTotal), kind, profile, mem, compute).Scan(&id); err != nil {
 			return err
 		}
 		w.gpuIDs[key] = id

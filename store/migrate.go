@@ -528,6 +528,18 @@ CREATE TABLE meta (
 );
 INSERT INTO meta (key, value) VALUES ('database_id', lower(hex(randomblob(16))));
 `,
+	// 17: a GPU that is a slice of a card (issue #34): a vGPU profile or MIG
+	// instance, recorded under its parent model with its profile and
+	// fractions (finops.GPUSlice) so that nothing per model counts it as a
+	// whole card. NULL slice_kind: a whole card. GPUs recorded before keep
+	// NULL: their driver name is not stored, so a vGPU read then as its
+	// parent card stays one until its telemetry is imported again.
+	`
+ALTER TABLE gpus ADD COLUMN slice_kind TEXT;      -- vGPU, MIG
+ALTER TABLE gpus ADD COLUMN slice_profile TEXT;   -- A100-10C, 1g.10gb
+ALTER TABLE gpus ADD COLUMN slice_memory REAL;    -- profile memory / card memory; NULL unknown
+ALTER TABLE gpus ADD COLUMN slice_compute REAL;   -- MIG g/7; NULL not dedicated (time-sliced vGPU)
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -47,7 +47,8 @@ func (s *Store) gpuList(ctx context.Context, from, to time.Time) ([]seriesGPU, *
 		return nil, nil, err
 	}
 	gpus, err := s.db.QueryContext(ctx, `SELECT g.id, g.gpu_key, coalesce(g.uuid,''), coalesce(g.host,''),
-		coalesce(g.idx,-1), coalesce(g.model,'')
+		coalesce(g.idx,-1), coalesce(g.model,''), coalesce(g.slice_kind,''), coalesce(g.slice_profile,''),
+		coalesce(g.slice_memory,0), coalesce(g.slice_compute,0)
 		FROM gpus g ORDER BY g.gpu_key`)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: load GPUs: %w", err)
@@ -55,9 +56,14 @@ func (s *Store) gpuList(ctx context.Context, from, to time.Time) ([]seriesGPU, *
 	var list []seriesGPU
 	for gpus.Next() {
 		var g seriesGPU
-		if err := gpus.Scan(&g.id, &g.Key, &g.UUID, &g.Host, &g.Index, &g.Model); err != nil {
+		var sl finops.GPUSlice
+		if err := gpus.Scan(&g.id, &g.Key, &g.UUID, &g.Host, &g.Index, &g.Model,
+			&sl.Kind, &sl.Profile, &sl.MemoryFraction, &sl.ComputeFraction); err != nil {
 			gpus.Close()
 			return nil, nil, fmt.Errorf("store: load GPUs: %w", err)
+		}
+		if sl.Kind != "" {
+			g.Slice = &sl
 		}
 		if g.Interval = intervals[g.id]; g.Interval <= 0 {
 			g.Interval = defaultInterval

@@ -63,8 +63,10 @@ func Identify(labels map[string]string) (GPU, bool) {
 	if gi := first(labels, "GPU_I_ID"); gi != "" && g.UUID != "" {
 		// MIG instances share their GPU's UUID in DCGM; each is its own GPU here.
 		g.UUID += "/mig-" + gi
-		if p := first(labels, "GPU_I_PROFILE"); p != "" && g.Name != "" {
-			g.Name += " " + p
+		// The profile after the card's name reads as a MIG slice of it
+		// (gpu.ParseSlice); alone, as a slice of a card not named.
+		if p := first(labels, "GPU_I_PROFILE"); p != "" {
+			g.Name = strings.TrimSpace(g.Name + " " + p)
 		}
 	}
 	if g.UUID == "" && (g.Index < 0 || g.Host == "") {

@@ -371,8 +371,11 @@ func (c *collector) send(ctx context.Context, sink ingest.Sink) (*ingest.Summary
 		}
 		rd := c.byKey[k]
 		line++
+		// A vGPU profile or MIG instance is its parent model and its
+		// slice, never the whole card (ingest.GPUModel).
+		model, slice := ingest.GPUModel(c.opt.Catalog, rd.gpu.Name)
 		s := &finops.GPUSample{Line: line, Host: rd.gpu.Host, Index: rd.gpu.Index, UUID: rd.gpu.UUID,
-			Model: c.opt.Catalog.Model(rd.gpu.Name), Time: rd.at, MemUsed: rd.used}
+			Model: model, Slice: slice, Time: rd.at, MemUsed: rd.used}
 		// Power: DCGM's POWER_USAGE; of nvidia-smi's, power.draw.average
 		// (drivers 535+: the board's mean over the last second) before
 		// power.draw.instant (one reading, noisier under a bursty load)

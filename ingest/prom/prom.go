@@ -263,7 +263,7 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 				continue
 			}
 			x := &sample{GPUSample: finops.GPUSample{Line: sum.Rows + 1, Host: gd.gpu.Host, Index: gd.gpu.Index,
-				UUID: gd.gpu.UUID, Model: gd.model, Time: d.Start.Add(time.Duration(i) * d.step)}, vals: p.vals}
+				UUID: gd.gpu.UUID, Model: gd.model, Slice: gd.slice, Time: d.Start.Add(time.Duration(i) * d.step)}, vals: p.vals}
 			for k, dst := range [...]**float64{&x.Util, &x.MemUsed, &x.MemTotal, &x.PowerWatt} {
 				if p.has&(1<<k) != 0 {
 					*dst = &x.vals[k]
@@ -347,6 +347,7 @@ type point struct {
 type gpuDay struct {
 	gpu    dcgm.GPU
 	model  string
+	slice  *finops.GPUSlice // a vGPU profile or MIG instance; nil: a whole card
 	points points
 	// shared counts the further series with a value at a step, by
 	// step×4 + measure: rare (a pod handing over within a minute), so a map
@@ -525,7 +526,7 @@ func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete boo
 	spacings := map[int]int{}
 	for _, k := range keys {
 		gd := gpus[k]
-		gd.model = c.src.Catalog.Model(gd.gpu.Name)
+		gd.model, gd.slice = ingest.GPUModel(c.src.Catalog, gd.gpu.Name)
 		d.gpus = append(d.gpus, gd)
 		prev := -1
 		for i, p := range gd.points.all() {
