@@ -265,14 +265,15 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if l.Service == "" {
 		l.Service = p.in.get(cmp.Or(r.text(p.productCode), productMap["servicecode"]))
 	}
-	if perr = p.classify(&r, lineType, l); perr != nil {
+	fallback, perr := p.classify(&r, lineType, l)
+	if perr != nil {
 		return parsed{}, perr
 	}
 	if l.Tags, perr = p.tags(&r); perr != nil {
 		return parsed{}, perr
 	}
 	p.gpu(&r, l, lineType, productMap)
-	return parsed{billing: l}, nil
+	return parsed{billing: l, fallback: fallback}, nil
 }
 
 // period reads the usage period, from the start and end columns or else from
@@ -329,8 +330,13 @@ func negDec(d *decimal.Decimal) *decimal.Decimal {
 }
 
 // classify sets the charge category, commitment columns, pricing mode and
-// effective cost from the line item type (see the type's comment).
-func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine) *ParseError {
+// effective cost from the line item type (see the type's comment). A covered
+// line (SavingsPlanCoveredUsage, DiscountedUsage) whose effective-cost column
+// is absent or empty keeps its unblended cost as effective cost and comes back
+// as a fallback, which the file's summary counts and warns about: refusing it
+// would drop real usage and its billed cost from every total, while the
+// unblended cost is a known upper bound of what it cost.
+func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine) (*costFallback, *ParseError) {
 	unblended := l.BilledCost
 	zero := decPtr(decimal.Zero)
 	var eff *decimal.Decimal
@@ -345,14 +351,14 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine
 		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", finops.ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.riARN))
 		if eff, perr = r.money(p.riEffective); perr != nil {
-			return perr
+			return nil, perr
 		}
 	case "SavingsPlanCoveredUsage":
 		l.ChargeCategory, l.ChargeFrequency = finops.ChargeUsage, "usage-based"
 		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", finops.ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
 		if eff, perr = r.money(p.spEffective); perr != nil {
-			return perr
+			return nil, perr
 		}
 	case "SavingsPlanNegation":
 		// Cancels the on-demand cost of covered usage; its amortized cost is
@@ -369,11 +375,11 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine
 		l.CommitmentID = p.in.get(r.text(p.spARN))
 		total, perr := r.money(p.spTotal) // a missing column reads as null
 		if perr != nil {
-			return perr
+			return nil, perr
 		}
 		used, perr := r.money(p.spUsed)
 		if perr != nil {
-			return perr
+			return nil, perr
 		}
 		if total != nil {
 			eff = unusedCommitment(l, total, negDec(used))
@@ -383,11 +389,11 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine
 		l.CommitmentID = p.in.get(r.text(p.riARN))
 		upfront, perr := r.money(p.riUnusedUpfront)
 		if perr != nil {
-			return perr
+			return nil, perr
 		}
 		recurring, perr := r.money(p.riUnusedRecurring)
 		if perr != nil {
-			return perr
+			return nil, perr
 		}
 		eff = unusedCommitment(l, upfront, recurring)
 	case "Fee":
@@ -412,12 +418,28 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine
 		}
 		eff = unblended
 	}
+	var fallback *costFallback
 	if eff == nil {
 		// The commitment column is absent or empty: fall back to the billed cost.
 		eff = unblended
+		switch lineType {
+		case "SavingsPlanCoveredUsage":
+			fallback = &costFallback{lineType: lineType, column: p.nameOf(p.spEffective, "savingsPlan/SavingsPlanEffectiveCost")}
+		case "DiscountedUsage":
+			fallback = &costFallback{lineType: lineType, column: p.nameOf(p.riEffective, "reservation/EffectiveCost")}
+		}
 	}
 	l.EffectiveCost = eff
-	return nil
+	return fallback, nil
+}
+
+// nameOf names column i as the header spells it, or by its legacy name when
+// the header lacks it.
+func (p *curParser) nameOf(i int, legacy string) string {
+	if i >= 0 && i < len(p.hdr) {
+		return p.hdr[i]
+	}
+	return legacy
 }
 
 // onDemandOrSpot tells spot usage (SpotUsage:…, market option Spot) from on-demand.

@@ -18,9 +18,11 @@ const (
 
 // summarizer fills a Summary from the records as they go to the sink.
 type summarizer struct {
+	name       string // the file, for warnings about the whole of it
 	sum        *Summary
 	currencies map[string]bool
 	spacing    *spacingEstimator
+	fallbacks  []*fallbackTally // in the order first seen
 }
 
 func newSummarizer(format, kind string) *summarizer {
@@ -100,6 +102,7 @@ func noGoodRow(name string, s *Summary) *ParseError {
 }
 
 func (s *summarizer) finish() *Summary {
+	s.warnFallbacks()
 	slices.Sort(s.sum.Currencies)
 	if s.spacing != nil {
 		s.sum.SampleInterval = s.spacing.median()
