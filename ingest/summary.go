@@ -51,6 +51,12 @@ func (s *summarizer) billing(l *finops.BillingLine) {
 	if c, ok := l.Cost(); ok {
 		s.sum.TotalCost = s.sum.TotalCost.Add(c)
 	}
+	if l.BilledCost != nil {
+		s.sum.BilledCost = s.sum.BilledCost.Add(*l.BilledCost)
+		if l.EffectiveCost == nil {
+			s.sum.EffectiveFromBilled++
+		}
+	}
 	if l.Currency != "" && !s.currencies[l.Currency] && len(s.currencies) < maxCurrencies {
 		s.currencies[l.Currency] = true
 		s.sum.Currencies = append(s.sum.Currencies, l.Currency)
