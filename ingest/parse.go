@@ -62,7 +62,7 @@ type Summary struct {
 	TotalCost           decimal.Decimal
 	BilledCost          decimal.Decimal
 	EffectiveFromBilled int
-	GPULines    int
+	GPULines            int
 	// SampleInterval is the median spacing between consecutive samples of one
 	// GPU (utilization files only); the minute grid lets a sample cover that long.
 	SampleInterval time.Duration
