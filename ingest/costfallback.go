@@ -63,11 +63,15 @@ func (s *summarizer) warnFallbacks() {
 		if amount == "" {
 			amount = "0"
 		}
+		lines := fmt.Sprintf("%d %s lines (the first on this line) have", t.lines, t.lineType)
+		if t.lines == 1 {
+			lines = fmt.Sprintf("1 %s line (this one) has", t.lineType)
+		}
 		s.sum.Warn(&ParseError{File: s.name, Line: t.first, Field: t.column, Msg: fmt.Sprintf(
-			"%d %s lines (the first on this line) have no %s: their effective cost is their unblended (on-demand) cost, "+
-				"%s in all, which overstates the effective cost by the commitment's discount on them; "+
+			"%s no %s: it counts at its unblended (on-demand) cost as effective cost, "+
+				"%s in all, which overstates the effective cost by up to the commitment's discount; "+
 				"export the report with its commitment columns filled and import it again",
-			t.lines, t.lineType, t.column, amount)})
+			lines, t.column, amount)})
 	}
 	s.fallbacks = nil
 }

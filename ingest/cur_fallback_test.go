@@ -43,8 +43,8 @@ func TestCURCoveredEmptyEffective(t *testing.T) {
 		t.Fatalf("warnings %v, want one for each kind of covered line", sum.Warnings)
 	}
 	wantErrParts(t, sum.Warnings[0], "covered.csv:3", `"savingsPlan/SavingsPlanEffectiveCost"`,
-		"1 SavingsPlanCoveredUsage lines", "10 NOK in all", "overstates the effective cost")
-	wantErrParts(t, sum.Warnings[1], "covered.csv:4", `"reservation/EffectiveCost"`, "1 DiscountedUsage lines", "10 NOK in all")
+		"1 SavingsPlanCoveredUsage line (this one) has no", "10 NOK in all", "overstates the effective cost by up to")
+	wantErrParts(t, sum.Warnings[1], "covered.csv:4", `"reservation/EffectiveCost"`, "1 DiscountedUsage line (this one) has no", "10 NOK in all")
 
 	// Every covered line filled: no warning.
 	_, rows = csvTable(t, "aws/2023-06-01.csv")
@@ -98,8 +98,12 @@ func TestCURFallbackGenerated(t *testing.T) {
 			}
 			continue
 		}
+		count := strconv.Itoa(missing) + " SavingsPlanCoveredUsage lines (the first on this line) have no"
+		if missing == 1 {
+			count = "1 SavingsPlanCoveredUsage line (this one) has no"
+		}
 		if sum.WarningCount != 1 || !strings.Contains(sum.Warnings[0].Msg, missingAmt.String()+" USD in all") ||
-			!strings.HasPrefix(sum.Warnings[0].Msg, strconv.Itoa(missing)+" SavingsPlanCoveredUsage lines") {
+			!strings.HasPrefix(sum.Warnings[0].Msg, count) {
 			t.Errorf("case %d: warnings %v, want %d lines, %s USD", c, sum.Warnings, missing, missingAmt)
 		}
 	}
