@@ -11,7 +11,6 @@ import (
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
-	"github.com/shopspring/decimal"
 )
 
 // emitJSON writes v on w as one line of JSON.
@@ -110,7 +109,7 @@ func newFileResult(file, status string, s *ingest.Summary, err error) fileResult
 	if s.Kind == ingest.KindBilling {
 		n := s.GPULines
 		r.Currencies, r.TotalCost, r.GPULines = s.Currencies, roundedTotal(s), &n
-		r.CostBasis, r.BilledCost, r.EffectiveFromBilled = "effective", rounded(s, s.BilledCost), s.EffectiveFromBilled
+		r.CostBasis, r.BilledCost, r.EffectiveFromBilled = "effective", roundedBilled(s), s.EffectiveFromBilled
 	}
 	for _, x := range s.Rejected {
 		r.RejectedRows = append(r.RejectedRows, sanitize.Redact(x.Error()))
@@ -124,10 +123,13 @@ func newFileResult(file, status string, s *ingest.Summary, err error) fileResult
 // roundedTotal is a file's total cost rounded to its currency's minor unit
 // (amount.MinorDigits): 14.98, not 14.97651418586. A file of several
 // currencies takes the most decimals among them.
-func roundedTotal(s *ingest.Summary) string { return rounded(s, s.TotalCost) }
+func roundedTotal(s *ingest.Summary) string { return s.TotalCost.StringFixed(minorDigits(s)) }
 
-// rounded is one of a file's amounts rounded as roundedTotal rounds.
-func rounded(s *ingest.Summary, x decimal.Decimal) string {
+// roundedBilled is a file's billed cost rounded as roundedTotal rounds.
+func roundedBilled(s *ingest.Summary) string { return s.BilledCost.StringFixed(minorDigits(s)) }
+
+// minorDigits is how many decimals a file's amounts are rounded to.
+func minorDigits(s *ingest.Summary) int32 {
 	d := 0
 	for _, c := range s.Currencies {
 		d = max(d, amount.MinorDigits(c))
@@ -135,7 +137,7 @@ func rounded(s *ingest.Summary, x decimal.Decimal) string {
 	if len(s.Currencies) == 0 {
 		d = amount.MinorDigits("")
 	}
-	return x.StringFixed(int32(d))
+	return int32(d)
 }
 
 // billedBeside is a file's billed cost, said beside its effective total,
@@ -143,9 +145,9 @@ func rounded(s *ingest.Summary, x decimal.Decimal) string {
 // effective cost.
 func billedBeside(s *ingest.Summary) string {
 	if n := fromBilled(s); n != "" {
-		return rounded(s, s.BilledCost) + " (" + n + " in the total)"
+		return roundedBilled(s) + " (" + n + " in the total)"
 	}
-	return rounded(s, s.BilledCost)
+	return roundedBilled(s)
 }
 
 // fromBilled says how many lines count at billed in the effective total, or "".

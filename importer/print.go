@@ -179,7 +179,7 @@ func Describe(s *ingest.Summary) string {
 // and how many lines, lacking an effective cost, count at billed.
 func totalBasis(s *ingest.Summary) string {
 	t := strings.TrimSpace(roundedTotal(s) + " " + strings.Join(s.Currencies, "+"))
-	b := rounded(s, s.BilledCost)
+	b := roundedBilled(s)
 	if n := fromBilled(s); n != "" {
 		b += "; " + n
 	}
