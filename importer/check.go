@@ -153,7 +153,8 @@ func checkOne(ctx context.Context, o Options, s source.Spec, path, f string) err
 			cur = "none given"
 		}
 		fmt.Fprintf(out, "  currency:   %s\n", cur)
-		fmt.Fprintf(out, "  total cost: %s\n", totalCost(sum))
+		fmt.Fprintf(out, "  total cost: %s (effective)\n", totalCost(sum))
+		fmt.Fprintf(out, "  billed:     %s\n", billedBeside(sum))
 		fmt.Fprintf(out, "  GPU lines:  %d of %d\n", sum.GPULines, sum.Rows)
 		if len(sink.unknown) > 0 {
 			fmt.Fprintf(out, "  unknown GPUs: %d lines name a GPU the catalog does not know (the report's data quality lists them): %s\n",

@@ -84,7 +84,7 @@ func TestRun(t *testing.T) {
 	}
 	bill := filepath.Join(f.dir, "bills", "autodl.csv")
 	// One line of ¥806.40: the total is 806.40 CNY.
-	for _, want := range []string{bill + ": rental", "1 rows", "total 806.40 CNY, 1 GPU lines", "junk.csv: FAILED:"} {
+	for _, want := range []string{bill + ": rental", "1 rows", "total 806.40 CNY effective (billed 806.40), 1 GPU lines", "junk.csv: FAILED:"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in\n%s", want, out.String())
 		}

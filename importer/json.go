@@ -38,11 +38,18 @@ type fileResult struct {
 	PeriodStart *time.Time `json:"period_start,omitempty"`
 	PeriodEnd   *time.Time `json:"period_end,omitempty"`
 	Currencies  []string   `json:"currencies,omitempty"`
-	TotalCost   string     `json:"total_cost,omitempty"` // decimal text, rounded to the currency's minor unit
-	GPULines    *int       `json:"gpu_lines,omitempty"`
-	UnknownGPUs []string   `json:"unknown_gpus,omitempty"` // --check: GPU names the catalog does not know (the first few)
-	DuplicateOf string     `json:"duplicate_of,omitempty"`
-	Replaced    []string   `json:"replaced,omitempty"` // earlier deliveries of the period this import replaced
+	// TotalCost is the effective cost (metrics.md's basis, in every format),
+	// BilledCost the billed cost beside it; decimal text, rounded to the
+	// currency's minor unit. EffectiveFromBilled: lines without an effective
+	// cost, counted at their billed cost in total_cost.
+	TotalCost           string   `json:"total_cost,omitempty"`
+	CostBasis           string   `json:"cost_basis,omitempty"` // "effective"
+	BilledCost          string   `json:"billed_cost,omitempty"`
+	EffectiveFromBilled int      `json:"lines_effective_from_billed,omitempty"`
+	GPULines            *int     `json:"gpu_lines,omitempty"`
+	UnknownGPUs         []string `json:"unknown_gpus,omitempty"` // --check: GPU names the catalog does not know (the first few)
+	DuplicateOf         string   `json:"duplicate_of,omitempty"`
+	Replaced            []string `json:"replaced,omitempty"` // earlier deliveries of the period this import replaced
 	// Overlaps: where the file's charges met another file's, and whose won.
 	Overlaps []overlapResult `json:"overlaps,omitempty"`
 	// PeriodChange: what this file's delivery changed from the earlier
@@ -102,6 +109,7 @@ func newFileResult(file, status string, s *ingest.Summary, err error) fileResult
 	if s.Kind == ingest.KindBilling {
 		n := s.GPULines
 		r.Currencies, r.TotalCost, r.GPULines = s.Currencies, roundedTotal(s), &n
+		r.CostBasis, r.BilledCost, r.EffectiveFromBilled = "effective", roundedBilled(s), s.EffectiveFromBilled
 	}
 	for _, x := range s.Rejected {
 		r.RejectedRows = append(r.RejectedRows, sanitize.Redact(x.Error()))
@@ -115,7 +123,13 @@ func newFileResult(file, status string, s *ingest.Summary, err error) fileResult
 // roundedTotal is a file's total cost rounded to its currency's minor unit
 // (amount.MinorDigits): 14.98, not 14.97651418586. A file of several
 // currencies takes the most decimals among them.
-func roundedTotal(s *ingest.Summary) string {
+func roundedTotal(s *ingest.Summary) string { return s.TotalCost.StringFixed(minorDigits(s)) }
+
+// roundedBilled is a file's billed cost rounded as roundedTotal rounds.
+func roundedBilled(s *ingest.Summary) string { return s.BilledCost.StringFixed(minorDigits(s)) }
+
+// minorDigits is how many decimals a file's amounts are rounded to.
+func minorDigits(s *ingest.Summary) int32 {
 	d := 0
 	for _, c := range s.Currencies {
 		d = max(d, amount.MinorDigits(c))
@@ -123,7 +137,28 @@ func roundedTotal(s *ingest.Summary) string {
 	if len(s.Currencies) == 0 {
 		d = amount.MinorDigits("")
 	}
-	return s.TotalCost.StringFixed(int32(d))
+	return int32(d)
+}
+
+// billedBeside is a file's billed cost, said beside its effective total,
+// with the lines that count at billed in that total for want of an
+// effective cost.
+func billedBeside(s *ingest.Summary) string {
+	if n := fromBilled(s); n != "" {
+		return roundedBilled(s) + " (" + n + " in the total)"
+	}
+	return roundedBilled(s)
+}
+
+// fromBilled says how many lines count at billed in the effective total, or "".
+func fromBilled(s *ingest.Summary) string {
+	switch s.EffectiveFromBilled {
+	case 0:
+		return ""
+	case 1:
+		return "1 line has no effective cost and counts at billed"
+	}
+	return fmt.Sprintf("%d lines have no effective cost and count at billed", s.EffectiveFromBilled)
 }
 
 // totalCost is a file's rounded total with its currency, for people.

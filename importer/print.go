@@ -154,7 +154,7 @@ func Describe(s *ingest.Summary) string {
 		fmt.Fprintf(&b, ", %s .. %s", s.PeriodStart.Format(time.RFC3339), s.PeriodEnd.Format(time.RFC3339))
 	}
 	if s.Kind == ingest.KindBilling {
-		fmt.Fprintf(&b, ", total %s %s, %d GPU lines", roundedTotal(s), strings.Join(s.Currencies, "+"), s.GPULines)
+		fmt.Fprintf(&b, ", total %s, %d GPU lines", totalBasis(s), s.GPULines)
 	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, ", %d records skipped (not charges)", s.Skipped)
@@ -172,6 +172,18 @@ func Describe(s *ingest.Summary) string {
 		fmt.Fprintf(&b, ", %d warnings", s.WarningCount)
 	}
 	return b.String()
+}
+
+// totalBasis is a billing file's total on its one basis, effective cost,
+// with the billed cost beside it: "120.00 USD effective (billed 130.00)",
+// and how many lines, lacking an effective cost, count at billed.
+func totalBasis(s *ingest.Summary) string {
+	t := strings.TrimSpace(roundedTotal(s) + " " + strings.Join(s.Currencies, "+"))
+	b := roundedBilled(s)
+	if n := fromBilled(s); n != "" {
+		b += "; " + n
+	}
+	return fmt.Sprintf("%s effective (billed %s)", t, b)
 }
 
 // PrintWarnings lists a file's warnings: lines kept but suspect.

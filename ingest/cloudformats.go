@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// widthChecker is implemented by row parsers whose files may legitimately
-// have rows of another width than the header (AWS CUR drops empty trailing
-// cells); Parse uses it instead of checkWidth.
+// widthChecker is implemented by row parsers whose headers may declare a
+// second row width (a CUR header ending in optional columns, which a row may
+// leave off whole); Parse uses it instead of checkWidth.
 type widthChecker interface {
 	checkWidth(file string, line int, header, rec []string) *ParseError
 }

@@ -51,9 +51,9 @@ type curParser struct {
 	instanceType                                               int
 	productMap, tagMap, costCategoryMap                        int
 
-	needed   int         // highest column a row must reach
-	tagCols  []curTagCol // resourceTags/… and costCategory/… columns
-	mapCache memo[mapKV] // JSON map cell → decoded
+	shortWidth int         // the field count of a row that leaves off the header's optional tail (optionalTail)
+	tagCols    []curTagCol // resourceTags/… and costCategory/… columns
+	mapCache   memo[mapKV] // JSON map cell → decoded
 }
 
 type curTagCol struct {
@@ -141,12 +141,7 @@ func newCURParser(c *columns, opt Options) (*curParser, []string) {
 			p.tagCols = append(p.tagCols, curTagCol{col: i, key: k})
 		}
 	}
-	for _, i := range []int{p.lineType, p.unblended, p.start, p.end} {
-		p.needed = max(p.needed, i)
-	}
-	if p.start < 0 || p.end < 0 {
-		p.needed = max(p.needed, p.interval)
-	}
+	p.shortWidth = optionalTail(hdr)
 	return p, nil
 }
 
@@ -182,18 +177,42 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	return s, false
 }
 
-// checkWidth: real CUR files end rows early when trailing columns (tags, cost
-// categories) are empty, so a row may be shorter than the header as long as it
-// reaches every column the cost needs; extra non-empty values are refused.
+// checkWidth holds CUR to the rule of every CSV format: a row has the
+// header's field count, since a field lost in the middle (a value that lost
+// its quotes, a cut line) shifts every column after it, money included, and
+// nothing in the row tells where. The one other width a CUR row may have is
+// declared by the header: when the header ends with optional columns (names
+// left empty, or resourceTags/… and costCategory/… columns), a row may leave
+// that whole tail off (koku's test_cur.csv: 131 names ending in
+// costCategory/CostCenter, every row 130 fields). A row that stops inside the
+// tail is refused: it is as likely a lost field as a cut tail. Extra cells past
+// the header must be empty, as in every format.
 func (p *curParser) checkWidth(file string, line int, header, rec []string) *ParseError {
-	if len(rec) <= p.needed {
-		return &ParseError{File: file, Line: line, Field: columnName(header, len(rec)),
-			Msg: fmt.Sprintf("expected %d fields as in the header, found %d; the line is cut off or a value lost its quotes", len(header), len(rec))}
-	}
-	if len(rec) > len(header) {
+	switch n := len(rec); {
+	case n > len(header):
 		return checkWidth(file, line, header, rec)
+	case n == len(header) || n == p.shortWidth:
+		return nil
+	default:
+		msg := fmt.Sprintf("%d fields, header has %d: a field is missing (a value lost its quotes, or the line is cut off), "+
+			"so every column after it would shift; fix the line or export the report again", n, len(header))
+		if p.shortWidth < len(header) {
+			msg += fmt.Sprintf(" (a row may leave off the header's last %d optional columns, from %q on, but only all of them: %d fields)",
+				len(header)-p.shortWidth, header[p.shortWidth], p.shortWidth)
+		}
+		return &ParseError{File: file, Line: line, Field: columnName(header, n), Msg: msg}
 	}
-	return nil
+}
+
+// optionalTail is where a CUR header's trailing optional columns begin:
+// columns with no name (trailing commas) and tag or cost-category columns,
+// which hold nothing the cost needs. len(hdr) when the header has none.
+func optionalTail(hdr []string) int {
+	i := len(hdr)
+	for i > 0 && (hdr[i-1] == "" || curTagKey(hdr[i-1]) != "") {
+		i--
+	}
+	return i
 }
 
 func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
@@ -246,14 +265,15 @@ func (p *curParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if l.Service == "" {
 		l.Service = p.in.get(cmp.Or(r.text(p.productCode), productMap["servicecode"]))
 	}
-	if perr = p.classify(&r, lineType, l); perr != nil {
+	fallback, perr := p.classify(&r, lineType, l)
+	if perr != nil {
 		return parsed{}, perr
 	}
 	if l.Tags, perr = p.tags(&r); perr != nil {
 		return parsed{}, perr
 	}
 	p.gpu(&r, l, lineType, productMap)
-	return parsed{billing: l}, nil
+	return parsed{billing: l, fallback: fallback}, nil
 }
 
 // period reads the usage period, from the start and end columns or else from
@@ -310,8 +330,13 @@ func negDec(d *decimal.Decimal) *decimal.Decimal {
 }
 
 // classify sets the charge category, commitment columns, pricing mode and
-// effective cost from the line item type (see the type's comment).
-func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine) *ParseError {
+// effective cost from the line item type (see the type's comment). A covered
+// line (SavingsPlanCoveredUsage, DiscountedUsage) whose effective-cost column
+// is absent or empty keeps its unblended cost as effective cost and comes back
+// as a fallback, which the file's summary counts and warns about: refusing it
+// would drop real usage and its billed cost from every total, while the
+// unblended cost is a known upper bound of what it cost.
+func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine) (*costFallback, *ParseError) {
 	unblended := l.BilledCost
 	zero := decPtr(decimal.Zero)
 	var eff *decimal.Decimal
@@ -326,14 +351,14 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine
 		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", finops.ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.riARN))
 		if eff, perr = r.money(p.riEffective); perr != nil {
-			return perr
+			return nil, perr
 		}
 	case "SavingsPlanCoveredUsage":
 		l.ChargeCategory, l.ChargeFrequency = finops.ChargeUsage, "usage-based"
 		l.PricingCategory, l.PricingMode, l.CommitmentStatus = "committed", finops.ModeCommitted, "used"
 		l.CommitmentID = p.in.get(r.text(p.spARN))
 		if eff, perr = r.money(p.spEffective); perr != nil {
-			return perr
+			return nil, perr
 		}
 	case "SavingsPlanNegation":
 		// Cancels the on-demand cost of covered usage; its amortized cost is
@@ -350,11 +375,11 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine
 		l.CommitmentID = p.in.get(r.text(p.spARN))
 		total, perr := r.money(p.spTotal) // a missing column reads as null
 		if perr != nil {
-			return perr
+			return nil, perr
 		}
 		used, perr := r.money(p.spUsed)
 		if perr != nil {
-			return perr
+			return nil, perr
 		}
 		if total != nil {
 			eff = unusedCommitment(l, total, negDec(used))
@@ -364,11 +389,11 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine
 		l.CommitmentID = p.in.get(r.text(p.riARN))
 		upfront, perr := r.money(p.riUnusedUpfront)
 		if perr != nil {
-			return perr
+			return nil, perr
 		}
 		recurring, perr := r.money(p.riUnusedRecurring)
 		if perr != nil {
-			return perr
+			return nil, perr
 		}
 		eff = unusedCommitment(l, upfront, recurring)
 	case "Fee":
@@ -393,12 +418,28 @@ func (p *curParser) classify(r *cloudRow, lineType string, l *finops.BillingLine
 		}
 		eff = unblended
 	}
+	var fallback *costFallback
 	if eff == nil {
 		// The commitment column is absent or empty: fall back to the billed cost.
 		eff = unblended
+		switch lineType {
+		case "SavingsPlanCoveredUsage":
+			fallback = &costFallback{lineType: lineType, column: p.nameOf(p.spEffective, "savingsPlan/SavingsPlanEffectiveCost")}
+		case "DiscountedUsage":
+			fallback = &costFallback{lineType: lineType, column: p.nameOf(p.riEffective, "reservation/EffectiveCost")}
+		}
 	}
 	l.EffectiveCost = eff
-	return nil
+	return fallback, nil
+}
+
+// nameOf names column i as the header spells it, or by its legacy name when
+// the header lacks it.
+func (p *curParser) nameOf(i int, legacy string) string {
+	if i >= 0 && i < len(p.hdr) {
+		return p.hdr[i]
+	}
+	return legacy
 }
 
 // onDemandOrSpot tells spot usage (SpotUsage:…, market option Spot) from on-demand.

@@ -53,8 +53,16 @@ type Summary struct {
 	PeriodStart time.Time // earliest charge start / sample time
 	PeriodEnd   time.Time // latest charge end / sample time
 	Currencies  []string
-	TotalCost   decimal.Decimal // Σ Cost() over billing lines (nulls skipped)
-	GPULines    int
+	// TotalCost is the file's total on one basis in every format: the
+	// effective cost, metrics.md's cost basis and the report's (Σ Cost():
+	// EffectiveCost, else BilledCost, nulls skipped). BilledCost sums the
+	// billed costs beside it (nulls skipped), and EffectiveFromBilled counts
+	// the lines that have a billed cost and no effective cost, so counted at
+	// billed (an Azure actual-cost export's purchases and covered usage).
+	TotalCost           decimal.Decimal
+	BilledCost          decimal.Decimal
+	EffectiveFromBilled int
+	GPULines            int
 	// SampleInterval is the median spacing between consecutive samples of one
 	// GPU (utilization files only); the minute grid lets a sample cover that long.
 	SampleInterval time.Duration

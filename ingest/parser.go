@@ -26,6 +26,9 @@ type parsed struct {
 	task    *finops.TaskRun
 	// dropped is a telemetry row that is no sample (finops.ValidUtil): counted, not refused.
 	dropped bool
+	// fallback: the billing line's effective cost is its billed cost because
+	// the column that should hold it is empty; counted and warned per file.
+	fallback *costFallback
 }
 
 // Parse reads one file (a FOCUS export, an nvidia-smi --query-gpu log, a
@@ -141,6 +144,7 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 		return nil, perr
 	}
 	sum := newSummarizer(setup.format, setup.kind)
+	sum.name = name
 	if rp, ok := setup.p.(*rentalParser); ok {
 		sum.sum.Mapping = rp.mapping
 		if w := rp.headerWarning(line); w != nil {
@@ -197,6 +201,7 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 		case out.billing != nil:
 			if err = sink.Billing(out.billing); err == nil {
 				sum.billing(out.billing)
+				sum.fallback(out.fallback, out.billing)
 			}
 		case out.sample != nil:
 			if err = sink.Sample(out.sample); err == nil {

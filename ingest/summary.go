@@ -18,9 +18,11 @@ const (
 
 // summarizer fills a Summary from the records as they go to the sink.
 type summarizer struct {
+	name       string // the file, for warnings about the whole of it
 	sum        *Summary
 	currencies map[string]bool
 	spacing    *spacingEstimator
+	fallbacks  []*fallbackTally // in the order first seen
 }
 
 func newSummarizer(format, kind string) *summarizer {
@@ -48,6 +50,12 @@ func (s *summarizer) billing(l *finops.BillingLine) {
 	s.period(l.ChargeStart, l.ChargeEnd)
 	if c, ok := l.Cost(); ok {
 		s.sum.TotalCost = s.sum.TotalCost.Add(c)
+	}
+	if l.BilledCost != nil {
+		s.sum.BilledCost = s.sum.BilledCost.Add(*l.BilledCost)
+		if l.EffectiveCost == nil {
+			s.sum.EffectiveFromBilled++
+		}
 	}
 	if l.Currency != "" && !s.currencies[l.Currency] && len(s.currencies) < maxCurrencies {
 		s.currencies[l.Currency] = true
@@ -100,6 +108,7 @@ func noGoodRow(name string, s *Summary) *ParseError {
 }
 
 func (s *summarizer) finish() *Summary {
+	s.warnFallbacks()
 	slices.Sort(s.sum.Currencies)
 	if s.spacing != nil {
 		s.sum.SampleInterval = s.spacing.median()

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/internal/golden"
 )
 
@@ -45,9 +47,6 @@ func TestWarehousePushdown(t *testing.T) {
 			name: "athena_cur2", heading: "### Athena over CUR 2.0",
 			subs: []substitution{
 				{"'2026-11'", "'2026-01'", 1}, // the fixture's billing period
-				// Trino's regexp_like is a partial match, as DuckDB's
-				// regexp_matches is; both are RE2 syntax.
-				{"regexp_like(", "regexp_matches(", 1},
 				// Trino's element_at(map, key) is the value or NULL;
 				// DuckDB's is a list, map_extract_value the value.
 				{"element_at(", "map_extract_value(", 4},
@@ -73,6 +72,9 @@ func TestWarehousePushdown(t *testing.T) {
 			name: "athena_focus", heading: "### Athena over a FOCUS export",
 			subs: []substitution{
 				{"'2026-11'", "'2024-09'", 1}, // the sample's billing period
+				// Trino's regexp_like is a partial match, as DuckDB's
+				// regexp_matches is.
+				{"regexp_like(", "regexp_matches(", 1},
 				{"element_at(", "map_extract_value(", 1},
 				{"json_format(", "to_json(", 1},
 			},
@@ -119,9 +121,50 @@ func TestWarehousePushdown(t *testing.T) {
 				t.Errorf("raw report: %d GPU resources, want %d", len(rawRep.ByResource), len(tc.cost))
 			}
 			sameReport(t, rawRep, sumRep)
+
+			// The query keeps GPU instances only: every summed row is a line
+			// the ingest recognises as one, while the raw fixture also has
+			// lines that are not (so the check can fail).
+			rawGPU, rawOther := gpuTypeLines(t, tc.raw)
+			sumGPU, sumOther := gpuTypeLines(t, summed)
+			if rawOther == 0 || rawGPU == 0 {
+				t.Fatalf("fixture %s: %d GPU-instance lines, %d others; the check needs both", tc.raw, rawGPU, rawOther)
+			}
+			if sumOther != 0 || sumGPU == 0 {
+				t.Errorf("the query kept %d lines that are no GPU instance (and %d that are); want none of the first", sumOther, sumGPU)
+			}
 		})
 	}
 }
+
+// gpuTypeLines counts the billing lines of file that the ingest recognises
+// as a GPU instance (a GPU model from the catalog) and the others.
+func gpuTypeLines(t *testing.T, file string) (gpuLines, others int) {
+	t.Helper()
+	f, err := ingest.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sink := &gpuLineSink{}
+	if _, err := ingest.Parse(t.Context(), f, ingest.Options{Name: file}, sink); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return sink.gpu, sink.other
+}
+
+type gpuLineSink struct{ gpu, other int }
+
+func (s *gpuLineSink) Billing(l *finops.BillingLine) error {
+	if l.GPUModel != "" {
+		s.gpu++
+	} else {
+		s.other++
+	}
+	return nil
+}
+func (s *gpuLineSink) Sample(*finops.GPUSample) error { return nil }
+func (s *gpuLineSink) TaskRun(*finops.TaskRun) error  { return nil }
 
 // ingestAndReport ingests file into a fresh database and returns the JSON
 // summary of the report over [from, to].
