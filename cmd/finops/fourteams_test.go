@@ -279,8 +279,12 @@ func TestRunFourTeamsReleasedBoxHealthy(t *testing.T) {
 			const minute = 1.0 / 60
 			approx(t, "coverage", r.DataQuality.Coverage, (710+minute)/billed)
 			teamHours := map[string][2]float64{"nlp": {168, 156 + minute}, "cv": {50, 50}, "search": {168, 168}, "platform": {336, 336}}
+			// Costs by hand: cv 50 h × ¥2.00 (51 h stale); the monthly card
+			// ¥3,600.00 over its 720 h, 168 of them in the week: ¥840.00.
+			teamCost := map[string]float64{"nlp": 403.20, "cv": 100, "search": 3600.0 * 168 / 720, "platform": 806.40}
 			if tc.stale {
 				teamHours["cv"] = [2]float64{51, 50}
+				teamCost["cv"] = 102
 			}
 			for _, tr := range r.ByTeam {
 				h, ok := teamHours[tr.Team]
@@ -290,6 +294,7 @@ func TestRunFourTeamsReleasedBoxHealthy(t *testing.T) {
 				}
 				approx(t, tr.Team+" gpu_hours_billed", tr.GPUHoursBilled, h[0])
 				approx(t, tr.Team+" gpu_hours_monitored", tr.GPUHoursMonitored, h[1])
+				approx(t, tr.Team+" cost", tr.Cost, teamCost[tr.Team])
 				delete(teamHours, tr.Team)
 			}
 			if len(teamHours) > 0 {
@@ -359,6 +364,16 @@ func TestRunFourTeamsReleasedBoxHealthy(t *testing.T) {
 					"page":          strings.Contains(page, `class="incomplete"`) || strings.Contains(page, "Data incomplete"),
 					"workbook":      complete != "yes",
 					"digest":        strings.Contains(strings.ToLower(dg.Title+"\n"+dg.Text), "data incomplete"),
+				}
+				// Each view is its audience's: the team's cost, or the fleet's.
+				cost := 0.0
+				for team, c := range teamCost {
+					if a.team == "" || a.team == team {
+						cost += c
+					}
+				}
+				if !strings.Contains(text, money(cost)) || !strings.Contains(page, money(cost)) || !strings.Contains(dg.Text, "Cost: "+money(cost)) {
+					t.Errorf("%s: the email, page or digest lacks the cost %s:\n%s\n%s", who, money(cost), msg.Text, dg.Text)
 				}
 				for view, s := range says {
 					if s != mine {
