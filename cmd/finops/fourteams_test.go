@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,10 +69,29 @@ const (
 	ftAdmin  = "cto@example.com"
 )
 
-// ftSampled reports whether host h has a sample for minute m (0 = Monday
+// ftCase is one week of the fleet: as described above, with gpu-cv billed
+// one more hour (cvExtra: its start, in hours from Monday 00:00 UTC; < 0:
+// none), or the logs of team cut ending with the minute cutAt (minutes from
+// Monday 00:00 UTC; cut "": none). stale is the team whose source is stale
+// by the rule ("": none); the test computes it again from the minutes.
+type ftCase struct {
+	name    string
+	cvExtra int
+	cut     string
+	cutAt   int
+	stale   string
+}
+
+const ftWeekMinutes = 7 * 1440
+
+// sampled reports whether host h has a sample for minute m (0 = Monday
 // 00:00 UTC) of the week: cv on weekdays 01:00–10:59 UTC only (its billed
-// hours), nlp all but Wednesday 00:00–11:59 (its logger down), the rest all.
-func ftSampled(h ftHost, m int) bool {
+// hours), nlp all but Wednesday 00:00–11:59 (its logger down), the rest all;
+// none after the cut.
+func (c ftCase) sampled(h ftHost, m int) bool {
+	if m < 0 || m >= ftWeekMinutes || h.team == c.cut && m > c.cutAt {
+		return false
+	}
 	day, mod := m/1440, m%1440
 	switch h.team {
 	case "cv":
@@ -80,6 +100,78 @@ func ftSampled(h ftHost, m int) bool {
 		return !(day == 2 && mod < 720)
 	}
 	return true
+}
+
+// billed reports whether host h is billed for minute m: cv in its hours
+// (and the extra one), the rest the whole week.
+func (c ftCase) billed(h ftHost, m int) bool {
+	if h.team != "cv" {
+		return true
+	}
+	day, mod := m/1440, m%1440
+	return day < 5 && mod >= 60 && mod < 660 || c.cvExtra >= 0 && m/60 == c.cvExtra
+}
+
+// hours counts, minute by minute, h's billed GPU-hours and the monitored
+// ones: a one-minute logger's sample covers its own minute and the next
+// (metrics.md §Utilization and idle), independent of finops' grid.
+func (c ftCase) hours(h ftHost) (billed, monitored float64) {
+	for m := range ftWeekMinutes {
+		if !c.billed(h, m) {
+			continue
+		}
+		billed++
+		if c.sampled(h, m) || c.sampled(h, m-1) {
+			monitored++
+		}
+	}
+	return billed * float64(h.gpus) / 60, monitored * float64(h.gpus) / 60
+}
+
+// staleTeam is the team whose source is stale by the rule, computed from
+// the minutes: a resource billed after its last sample + 1 min + 24 h.
+func (c ftCase) staleTeam() string {
+	for _, h := range ftHosts {
+		last, end := -1, -1
+		for m := range ftWeekMinutes {
+			if c.sampled(h, m) {
+				last = m
+			}
+			if c.billed(h, m) {
+				end = m + 1
+			}
+		}
+		if end > last+1+24*60 {
+			return h.team
+		}
+	}
+	return ""
+}
+
+// staleReason is the reason the stale team's source gives: its configured
+// glob, the files it read (a file a day with samples) and its last sample.
+func (c ftCase) staleReason(dir string) (glob, why string) {
+	for _, h := range ftHosts {
+		if h.team != c.stale {
+			continue
+		}
+		files, last := 0, -1
+		for d := range 7 {
+			any := false
+			for m := d * 1440; m < (d+1)*1440; m++ {
+				if c.sampled(h, m) {
+					any, last = true, m
+				}
+			}
+			if any {
+				files++
+			}
+		}
+		glob = filepath.Join(dir, h.host) + map[bool]string{false: "/*.csv", true: "/*.om"}[h.dcgm]
+		return glob, fmt.Sprintf("Source %s is stale: %d files, data until %s", glob, files,
+			staleMonday.Add(time.Duration(last)*time.Minute).Format(time.RFC3339))
+	}
+	return "", ""
 }
 
 // ftUtil is the utilization of minute m: busy in the China working day
@@ -91,11 +183,10 @@ func ftUtil(m int) int {
 	return 3
 }
 
-// writeFourTeamFleet writes the bill (with the Saturday hour of gpu-cv when
-// stale), the four hosts' telemetry and a config publishing to s3, mp and
-// the two chat receivers' URLs (read from the variables T_TEAMS_URL and
-// T_ADMIN_URL), and returns the config's path.
-func writeFourTeamFleet(t *testing.T, dir string, s3 *publishtest.S3Server, mp *publishtest.Mailpit, stale bool) string {
+// writeFourTeamFleet writes c's bill, the four hosts' telemetry and a
+// config publishing to s3, mp and the two chat receivers' URLs (read from
+// the variables T_TEAMS_URL and T_ADMIN_URL), and returns the config's path.
+func writeFourTeamFleet(t *testing.T, dir string, s3 *publishtest.S3Server, mp *publishtest.Mailpit, c ftCase) string {
 	t.Helper()
 	cst := func(t time.Time) string { return t.Add(8 * time.Hour).Format(time.DateTime) }
 	bill := "实例ID,实例名称,GPU型号,计费方式,开始时间,结束时间,应付金额,原价\n"
@@ -105,8 +196,8 @@ func writeFourTeamFleet(t *testing.T, dir string, s3 *publishtest.S3Server, mp *
 			bill += fmt.Sprintf("gpu-cv,视觉,RTX 4090 * 1,按量计费,%s,%s,¥2.00,¥2.00\n", cst(at), cst(at.Add(time.Hour)))
 		}
 	}
-	if stale {
-		at := staleMonday.AddDate(0, 0, 5).Add(11 * time.Hour)
+	if c.cvExtra >= 0 {
+		at := staleMonday.Add(time.Duration(c.cvExtra) * time.Hour)
 		bill += fmt.Sprintf("gpu-cv,视觉,RTX 4090 * 1,按量计费,%s,%s,¥2.00,¥2.00\n", cst(at), cst(at.Add(time.Hour)))
 	}
 	week := cst(staleMonday) + "," + cst(staleMonday.AddDate(0, 0, 7))
@@ -129,9 +220,9 @@ func writeFourTeamFleet(t *testing.T, dir string, s3 *publishtest.S3Server, mp *
 			var b []byte
 			name := fmt.Sprintf("2026-11-%02d", 9+d)
 			if h.dcgm {
-				b, name = ftScrapes(h, d), name+".om"
+				b, name = c.scrapes(h, d), name+".om"
 			} else {
-				b, name = ftSMI(h, d), name+".csv"
+				b, name = c.smi(h, d), name+".csv"
 			}
 			if b != nil {
 				if err := os.WriteFile(filepath.Join(logs, name), b, 0o644); err != nil {
@@ -193,13 +284,13 @@ watch:
 	return p
 }
 
-// ftSMI is day d of an nvidia-smi host's log (nil: no sample that day).
-func ftSMI(h ftHost, d int) []byte {
+// smi is day d of an nvidia-smi host's log (nil: no sample that day).
+func (c ftCase) smi(h ftHost, d int) []byte {
 	var b strings.Builder
 	b.WriteString(smiHead)
 	n := 0
 	for m := d * 1440; m < (d+1)*1440; m++ {
-		if !ftSampled(h, m) {
+		if !c.sampled(h, m) {
 			continue
 		}
 		n++
@@ -213,17 +304,24 @@ func ftSMI(h ftHost, d int) []byte {
 	return []byte(b.String())
 }
 
-// ftScrapes is day d of a dcgm-exporter host's scrapes, both GPUs every
-// minute, as OpenMetrics with sample timestamps.
-func ftScrapes(h ftHost, d int) []byte {
+// scrapes is day d of a dcgm-exporter host's scrapes, both GPUs each
+// sampled minute, as OpenMetrics with sample timestamps (nil: none).
+func (c ftCase) scrapes(h ftHost, d int) []byte {
 	var om promtest.OpenMetrics
 	om.Family(dcgm.GPUUtil)
+	n := 0
 	for g := range h.gpus {
 		labels := []string{"gpu", strconv.Itoa(g), "UUID", ftUUID(h, g), "device", "nvidia" + strconv.Itoa(g),
 			"modelName", h.model, "Hostname", h.host, "instance", "10.0.0.9:9400", "job", "dcgm"}
 		for m := d * 1440; m < (d+1)*1440; m++ {
-			om.Sample(labels, staleMonday.Add(time.Duration(m)*time.Minute), strconv.Itoa(ftUtil(m)))
+			if c.sampled(h, m) {
+				n++
+				om.Sample(labels, staleMonday.Add(time.Duration(m)*time.Minute), strconv.Itoa(ftUtil(m)))
+			}
 		}
+	}
+	if n == 0 {
+		return nil
 	}
 	return om.Bytes()
 }
@@ -242,172 +340,223 @@ type ftDigest struct {
 // four-team fleet above, every view read back from where a person reads it:
 // each lead's and the admin's email from mailpit (subject, text and HTML),
 // each team's page and the fleet's from the bucket, each workbook's "Data
-// complete" row, each digest the receivers got. Healthy: exit 0 and none
-// says "data incomplete". Stale: exit 3; cv's and the fleet's say so and
-// name cv's source with when its data ends; nlp's, search's and platform's
-// say nothing of it, not even its name.
+// complete" row, each digest the receivers got. Healthy (released with its
+// bill, or billed to the limit exactly): exit 0 and none says "data
+// incomplete". Stale: exit 3; the stale team's views and the fleet's say so
+// and name its source with when its data ends; the other three teams' say
+// nothing of it, not even its name. Besides the issue's case (cv billed an
+// hour past the limit), a seeded case per team makes each team's source the
+// stale one: cv billed an hour later still, or another team's logs cut on
+// Saturday afternoon while it is billed to Monday.
 func TestRunFourTeamsReleasedBoxHealthy(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		stale bool
-	}{
-		{"released with its bill", false},
-		{"cv billed an hour past the limit", true},
-	} {
+	sat := 5 * 24 // Saturday 00:00 UTC, in hours from Monday
+	cases := []ftCase{
+		{name: "released with its bill", cvExtra: -1},
+		{name: "cv billed to the limit", cvExtra: sat + 10}, // Sat 10:00–11:00: ends at Fri 10:59 + 1 min + 24 h
+		{name: "cv billed an hour past the limit", cvExtra: sat + 11, stale: "cv"},
+	}
+	r := rand.New(rand.NewSource(33))
+	for _, h := range ftHosts {
+		// (A case's name is in its temporary folder, so in every source's
+		// name: it must not hold the word the test looks for.)
+		c := ftCase{cvExtra: -1, stale: h.team}
+		if h.team == "cv" {
+			c.cvExtra = sat + 11 + r.Intn(37) // an hour from Sat 11:00 to Sun 23:00
+			c.name = fmt.Sprintf("generated: cv billed from hour %d", c.cvExtra)
+		} else {
+			// The last sample Saturday 14:00–22:59: past it + 1 min + 24 h
+			// the GPU is still billed (to Monday 00:00).
+			c.cut, c.cutAt = h.team, (sat+14)*60+r.Intn(9*60)
+			c.name = fmt.Sprintf("generated: %s's logs end at minute %d", h.team, c.cutAt)
+		}
+		cases = append(cases, c)
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s3, mp := startTeamServers(t)
-			teamsHook, adminHook := newChatReceiver(t, ""), newChatReceiver(t, "")
-			dir := t.TempDir()
-			cfg := writeFourTeamFleet(t, dir, s3, mp, tc.stale)
-			vars := map[string]string{"T_S3_KEY": testAccessKey, "T_S3_SECRET": testSecretKey, "T_SMTP_PASS": teamSMTPPW,
-				"T_TEAMS_URL": teamsHook.srv.URL + "/teams", "T_ADMIN_URL": adminHook.srv.URL + "/admin"}
-			var stdout, stderr bytes.Buffer
-			m := NewMain(bytes.NewReader(nil), &stdout, &stderr)
-			m.Now = func() time.Time { return now }
-			m.Getenv = func(k string) string { return vars[k] }
-			m.sendBackoff = []time.Duration{}
-			code := m.Run(context.Background(), []string{"--config", cfg, "run", "--week", "2026-W46"})
-			want := map[bool]int{false: ExitOK, true: ExitPartial}[tc.stale]
-			if code != want {
-				t.Fatalf("run: exit %d, want %d\n%s\n%s", code, want, stdout.String(), stderr.String())
+			if got := tc.staleTeam(); got != tc.stale {
+				t.Fatalf("the case's stale team by the rule is %q, want %q", got, tc.stale)
 			}
-
-			// The fleet's numbers, by hand (see the fleet's comment).
-			r := readSummary(t, filepath.Join(dir, "out", "finops-2026-W46.json"))
-			billed := map[bool]float64{false: 722, true: 723}[tc.stale]
-			approx(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, billed)
-			const minute = 1.0 / 60
-			approx(t, "coverage", r.DataQuality.Coverage, (710+minute)/billed)
-			teamHours := map[string][2]float64{"nlp": {168, 156 + minute}, "cv": {50, 50}, "search": {168, 168}, "platform": {336, 336}}
-			// Costs by hand: cv 50 h × ¥2.00 (51 h stale); the monthly card
-			// ¥3,600.00 over its 720 h, 168 of them in the week: ¥840.00.
-			teamCost := map[string]float64{"nlp": 403.20, "cv": 100, "search": 3600.0 * 168 / 720, "platform": 806.40}
-			if tc.stale {
-				teamHours["cv"] = [2]float64{51, 50}
-				teamCost["cv"] = 102
-			}
-			for _, tr := range r.ByTeam {
-				h, ok := teamHours[tr.Team]
-				if !ok {
-					t.Errorf("by_team has a team %q", tr.Team)
-					continue
-				}
-				approx(t, tr.Team+" gpu_hours_billed", tr.GPUHoursBilled, h[0])
-				approx(t, tr.Team+" gpu_hours_monitored", tr.GPUHoursMonitored, h[1])
-				approx(t, tr.Team+" cost", tr.Cost, teamCost[tr.Team])
-				delete(teamHours, tr.Team)
-			}
-			if len(teamHours) > 0 {
-				t.Errorf("by_team lacks %v", teamHours)
-			}
-			cvGlob := filepath.Join(dir, "gpu-cv") + "/*.csv"
-			staleWhy := "Source " + cvGlob + " is stale: 5 files, data until 2026-11-13T10:59:00Z"
-			inc := strings.Join(r.DataQuality.Incomplete, "\n")
-			if tc.stale != (inc != "") || tc.stale && (len(r.DataQuality.Incomplete) != 1 || !strings.HasPrefix(inc, staleWhy)) {
-				t.Errorf("fleet: incomplete %q; want %v (the cv source stale and nothing else)", inc, tc.stale)
-			}
-
-			// Each view, as its reader gets it.
-			inbox := map[string]publishtest.Message{}
-			for _, sum := range mp.Messages(t) {
-				for _, to := range sum.To {
-					if _, dup := inbox[to.Address]; dup {
-						t.Errorf("two emails to %s", to.Address)
-					}
-					inbox[to.Address] = mp.Message(t, sum.ID)
-				}
-			}
-			if len(inbox) != len(ftHosts)+1 {
-				t.Errorf("mailpit holds emails to %d addresses, want the 4 leads and the admin", len(inbox))
-			}
-			digests := map[string]ftDigest{}
-			for who, rcv := range map[string]*chatReceiver{"teams": teamsHook, "admin": adminHook} {
-				for _, b := range rcv.bodies() {
-					var d ftDigest
-					if err := json.Unmarshal(b, &d); err != nil || d.Event != "digest" {
-						t.Fatalf("the %s receiver got %s (%v)", who, b, err)
-					}
-					if (who == "admin") != (d.Team == "") {
-						t.Errorf("the %s receiver got the digest of team %q", who, d.Team)
-					}
-					if _, dup := digests[d.Team]; dup {
-						t.Errorf("two digests of team %q", d.Team)
-					}
-					digests[d.Team] = d
-				}
-			}
-
-			type audience struct{ team, lead, page, book string }
-			auds := []audience{{"", ftAdmin, "finops-2026-W46.html", "finops-2026-W46.xlsx"}}
-			for _, h := range ftHosts {
-				auds = append(auds, audience{h.team, h.lead, "finops-2026-W46-" + h.team + ".html", "finops-2026-W46-" + h.team + ".xlsx"})
-			}
-			for _, a := range auds {
-				who := map[bool]string{true: "fleet", false: "team " + a.team}[a.team == ""]
-				mine := tc.stale && (a.team == "" || a.team == "cv")
-				msg, ok := inbox[a.lead]
-				if !ok {
-					t.Errorf("%s: no email to %s", who, a.lead)
-				}
-				dg, ok := digests[a.team]
-				if !ok {
-					t.Errorf("%s: no digest", who)
-				}
-				page := string(s3.Get(t, ftBucket, "weekly/2026-W46/"+a.page).Body)
-				complete := workbookKPI(t, filepath.Join(dir, "out", a.book), "Data complete")
-				email := msg.Subject + "\n" + msg.Text + "\n" + msg.HTML
-				// The text wraps a long reason over lines: read it unwrapped.
-				text := strings.Join(strings.Fields(msg.Text), " ")
-				says := map[string]bool{
-					"email subject": strings.HasSuffix(msg.Subject, "· data incomplete"),
-					"email body":    strings.Contains(strings.ToLower(msg.Text+msg.HTML), "data incomplete") || strings.Contains(text, staleWhy),
-					"page":          strings.Contains(page, `class="incomplete"`) || strings.Contains(page, "Data incomplete"),
-					"workbook":      complete != "yes",
-					"digest":        strings.Contains(strings.ToLower(dg.Title+"\n"+dg.Text), "data incomplete"),
-				}
-				// Each view is its audience's: the team's cost, or the fleet's.
-				cost := 0.0
-				for team, c := range teamCost {
-					if a.team == "" || a.team == team {
-						cost += c
-					}
-				}
-				if !strings.Contains(text, money(cost)) || !strings.Contains(page, money(cost)) || !strings.Contains(dg.Text, "Cost: "+money(cost)) {
-					t.Errorf("%s: the email, page or digest lacks the cost %s:\n%s\n%s", who, money(cost), msg.Text, dg.Text)
-				}
-				for view, s := range says {
-					if s != mine {
-						t.Errorf("%s: the %s says data incomplete: %v, want %v", who, view, s, mine)
-					}
-				}
-				if !mine {
-					// A healthy audience reads nothing of cv's source when it is
-					// stale, and nothing of staleness at all.
-					for view, text := range map[string]string{"email": email, "page": page, "digest": dg.Text, "workbook": complete} {
-						if tc.stale && strings.Contains(text, cvGlob) || strings.Contains(strings.ToLower(text), "stale") {
-							t.Errorf("%s: the %s speaks of the stale source", who, view)
-						}
-					}
-					continue
-				}
-				// Incomplete: each view says why, naming the source and when
-				// its data ends.
-				if !strings.HasPrefix(complete, "NO: "+staleWhy) {
-					t.Errorf("%s: the workbook's Data complete reads %q, want it to begin %q", who, complete, "NO: "+staleWhy)
-				}
-				if !strings.Contains(text, staleWhy) {
-					t.Errorf("%s: the email text lacks %q:\n%s", who, staleWhy, msg.Text)
-				}
-				if !strings.Contains(page, "data until 2026-11-13T10:59:00Z") {
-					t.Errorf("%s: the page does not say when cv's data ends", who)
-				}
-				// The coverage the digest quotes: the fleet's 710 h 1 min of
-				// 723 h, cv's 50 of 51.
-				cov := map[bool]string{true: pct(710+minute, 723), false: pct(50, 51)}[a.team == ""]
-				if !strings.Contains(dg.Text, "Data incomplete: "+cov+" of GPU-hours monitored") || !strings.Contains(dg.Text, "data until 2026-11-13T10:59:00Z") {
-					t.Errorf("%s: the digest does not say %s monitored and when cv's data ends:\n%s", who, cov, dg.Text)
-				}
-			}
+			testFourTeams(t, tc)
 		})
+	}
+}
+
+// The named cases by hand, against which ftCase.hours is checked too:
+// released, nlp 168 billed and 156 h 1 min monitored (719 minutes of its gap
+// unmonitored), cv 50/50, search 168/168, platform 336/336; with one more
+// cv hour (at or past the limit) cv 51/50, its Saturday hour unmonitored.
+var ftHand = map[string]map[string][2]float64{
+	"released with its bill": {"nlp": {168, 156 + 1.0/60}, "cv": {50, 50}, "search": {168, 168}, "platform": {336, 336}},
+	"cv billed to the limit": {"nlp": {168, 156 + 1.0/60}, "cv": {51, 50}, "search": {168, 168}, "platform": {336, 336}},
+	"cv billed an hour past the limit": {"nlp": {168, 156 + 1.0/60}, "cv": {51, 50}, "search": {168, 168},
+		"platform": {336, 336}},
+}
+
+func testFourTeams(t *testing.T, tc ftCase) {
+	s3, mp := startTeamServers(t)
+	teamsHook, adminHook := newChatReceiver(t, ""), newChatReceiver(t, "")
+	dir := t.TempDir()
+	cfg := writeFourTeamFleet(t, dir, s3, mp, tc)
+	vars := map[string]string{"T_S3_KEY": testAccessKey, "T_S3_SECRET": testSecretKey, "T_SMTP_PASS": teamSMTPPW,
+		"T_TEAMS_URL": teamsHook.srv.URL + "/teams", "T_ADMIN_URL": adminHook.srv.URL + "/admin"}
+	var stdout, stderr bytes.Buffer
+	m := NewMain(bytes.NewReader(nil), &stdout, &stderr)
+	m.Now = func() time.Time { return now }
+	m.Getenv = func(k string) string { return vars[k] }
+	m.sendBackoff = []time.Duration{}
+	code := m.Run(context.Background(), []string{"--config", cfg, "run", "--week", "2026-W46"})
+	want := ExitOK
+	if tc.stale != "" {
+		want = ExitPartial
+	}
+	if code != want {
+		t.Fatalf("run: exit %d, want %d\n%s\n%s", code, want, stdout.String(), stderr.String())
+	}
+
+	// The numbers: GPU-hours counted minute by minute (and by hand for
+	// the named cases); costs by hand: cv ¥2.00 an hour billed; the monthly
+	// card ¥3,600.00 over its 720 h, 168 of them in the week: ¥840.00.
+	hours := map[string][2]float64{}
+	var billed, monitored float64
+	for _, h := range ftHosts {
+		b, m := tc.hours(h)
+		hours[h.team] = [2]float64{b, m}
+		billed, monitored = billed+b, monitored+m
+	}
+	if hand, ok := ftHand[tc.name]; ok {
+		for team, h := range hand {
+			if d := hours[team]; d != h && (d[0]-h[0])*(d[0]-h[0])+(d[1]-h[1])*(d[1]-h[1]) > 1e-12 {
+				t.Fatalf("the minute count gives %s %v GPU-hours, by hand %v", team, d, h)
+			}
+		}
+	}
+	teamCost := map[string]float64{"nlp": 403.20, "cv": 2 * hours["cv"][0], "search": 3600.0 * 168 / 720, "platform": 806.40}
+	r := readSummary(t, filepath.Join(dir, "out", "finops-2026-W46.json"))
+	approx(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, billed)
+	approx(t, "coverage", r.DataQuality.Coverage, monitored/billed)
+	seen := map[string]bool{}
+	for _, tr := range r.ByTeam {
+		h, ok := hours[tr.Team]
+		if !ok || seen[tr.Team] {
+			t.Errorf("by_team has a team %q", tr.Team)
+			continue
+		}
+		seen[tr.Team] = true
+		approx(t, tr.Team+" gpu_hours_billed", tr.GPUHoursBilled, h[0])
+		approx(t, tr.Team+" gpu_hours_monitored", tr.GPUHoursMonitored, h[1])
+		approx(t, tr.Team+" cost", tr.Cost, teamCost[tr.Team])
+	}
+	if len(seen) != len(ftHosts) {
+		t.Errorf("by_team holds %v, want the four teams", seen)
+	}
+	staleGlob, staleWhy := tc.staleReason(dir)
+	inc := strings.Join(r.DataQuality.Incomplete, "\n")
+	// The fleet's coverage stays above 80 % (at worst 46 of 722 GPU-hours
+	// unmonitored), so a stale source is its only reason.
+	if (tc.stale != "") != (inc != "") || tc.stale != "" && (len(r.DataQuality.Incomplete) != 1 || !strings.HasPrefix(inc, staleWhy)) {
+		t.Errorf("fleet: incomplete %q; want %q and nothing else", inc, staleWhy)
+	}
+
+	// Each view, as its reader gets it.
+	inbox := map[string]publishtest.Message{}
+	for _, sum := range mp.Messages(t) {
+		for _, to := range sum.To {
+			if _, dup := inbox[to.Address]; dup {
+				t.Errorf("two emails to %s", to.Address)
+			}
+			inbox[to.Address] = mp.Message(t, sum.ID)
+		}
+	}
+	if len(inbox) != len(ftHosts)+1 {
+		t.Errorf("mailpit holds emails to %d addresses, want the 4 leads and the admin", len(inbox))
+	}
+	digests := map[string]ftDigest{}
+	for who, rcv := range map[string]*chatReceiver{"teams": teamsHook, "admin": adminHook} {
+		for _, b := range rcv.bodies() {
+			var d ftDigest
+			if err := json.Unmarshal(b, &d); err != nil || d.Event != "digest" {
+				t.Fatalf("the %s receiver got %s (%v)", who, b, err)
+			}
+			if (who == "admin") != (d.Team == "") {
+				t.Errorf("the %s receiver got the digest of team %q", who, d.Team)
+			}
+			if _, dup := digests[d.Team]; dup {
+				t.Errorf("two digests of team %q", d.Team)
+			}
+			digests[d.Team] = d
+		}
+	}
+
+	type audience struct{ team, lead, page, book string }
+	auds := []audience{{"", ftAdmin, "finops-2026-W46.html", "finops-2026-W46.xlsx"}}
+	for _, h := range ftHosts {
+		auds = append(auds, audience{h.team, h.lead, "finops-2026-W46-" + h.team + ".html", "finops-2026-W46-" + h.team + ".xlsx"})
+	}
+	for _, a := range auds {
+		who := map[bool]string{true: "fleet", false: "team " + a.team}[a.team == ""]
+		mine := tc.stale != "" && (a.team == "" || a.team == tc.stale)
+		msg, ok := inbox[a.lead]
+		if !ok {
+			t.Errorf("%s: no email to %s", who, a.lead)
+		}
+		dg, ok := digests[a.team]
+		if !ok {
+			t.Errorf("%s: no digest", who)
+		}
+		page := string(s3.Get(t, ftBucket, "weekly/2026-W46/"+a.page).Body)
+		complete := workbookKPI(t, filepath.Join(dir, "out", a.book), "Data complete")
+		email := msg.Subject + "\n" + msg.Text + "\n" + msg.HTML
+		// The text wraps a long reason over lines: read it unwrapped.
+		text := strings.Join(strings.Fields(msg.Text), " ")
+		// Each view is its audience's: the team's cost, or the fleet's.
+		var cost, aBilled, aMonitored float64
+		for team, c := range teamCost {
+			if a.team == "" || a.team == team {
+				cost += c
+				aBilled, aMonitored = aBilled+hours[team][0], aMonitored+hours[team][1]
+			}
+		}
+		if !strings.Contains(text, money(cost)) || !strings.Contains(page, money(cost)) || !strings.Contains(dg.Text, "Cost: "+money(cost)) {
+			t.Errorf("%s: the email, page or digest lacks the cost %s:\n%s\n%s", who, money(cost), msg.Text, dg.Text)
+		}
+		says := map[string]bool{
+			"email subject": strings.HasSuffix(msg.Subject, "· data incomplete"),
+			"email body":    strings.Contains(strings.ToLower(msg.Text+msg.HTML), "data incomplete") || strings.Contains(text, "is stale"),
+			"page":          strings.Contains(page, `class="incomplete"`) || strings.Contains(page, "Data incomplete"),
+			"workbook":      complete != "yes",
+			"digest":        strings.Contains(strings.ToLower(dg.Title+"\n"+dg.Text), "data incomplete"),
+		}
+		for view, s := range says {
+			if s != mine {
+				t.Errorf("%s: the %s says data incomplete: %v, want %v", who, view, s, mine)
+			}
+		}
+		if !mine {
+			// A healthy audience reads nothing of the stale source, not even
+			// its name, and nothing of staleness at all.
+			for view, text := range map[string]string{"email": email, "page": page, "digest": dg.Text, "workbook": complete} {
+				if tc.stale != "" && strings.Contains(text, staleGlob) || strings.Contains(strings.ToLower(text), "stale") {
+					t.Errorf("%s: the %s speaks of the stale source", who, view)
+				}
+			}
+			continue
+		}
+		// Incomplete: each view says why, naming the source and when its
+		// data ends (sources come first among the reasons).
+		until := staleWhy[strings.Index(staleWhy, "data until "):]
+		if !strings.HasPrefix(complete, "NO: "+staleWhy) {
+			t.Errorf("%s: the workbook's Data complete reads %q, want it to begin %q", who, complete, "NO: "+staleWhy)
+		}
+		if !strings.Contains(text, staleWhy) {
+			t.Errorf("%s: the email text lacks %q:\n%s", who, staleWhy, msg.Text)
+		}
+		if !strings.Contains(page, until) {
+			t.Errorf("%s: the page does not say %q", who, until)
+		}
+		// The coverage the digest quotes: its audience's monitored share.
+		cov := pct(aMonitored, aBilled)
+		if !strings.Contains(dg.Text, "Data incomplete: "+cov+" of GPU-hours monitored") || !strings.Contains(dg.Text, until) {
+			t.Errorf("%s: the digest does not say %s monitored and %q:\n%s", who, cov, until, dg.Text)
+		}
 	}
 }
