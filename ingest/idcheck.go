@@ -115,3 +115,18 @@ func CheckSample(file string, s *finops.GPUSample, field func(name string) strin
 func CheckTask(file string, t *finops.TaskRun) *ParseError {
 	return checkIDs(file, t.Line, taskIDs(t))
 }
+
+// ExporterLabel names the exporter labels a sample's text comes from (dcgm
+// scrapes and Prometheus answers share the label names), for CheckSample's
+// refusal of a control or invisible character.
+func ExporterLabel(field string) string {
+	switch field {
+	case "hostname":
+		return "the Hostname (hostname, node, instance) label"
+	case "uuid":
+		return "the UUID (uuid, gpu_uuid) label"
+	case "name":
+		return "the modelName (name) label"
+	}
+	return field
+}

@@ -448,7 +448,7 @@ func (c *collector) send(ctx context.Context, sink ingest.Sink) (*ingest.Summary
 		}
 		// A label is text from the exporter's host: the same rule for
 		// control and invisible characters as a log's columns.
-		if perr := ingest.CheckSample(c.name, s, labelField); perr != nil {
+		if perr := ingest.CheckSample(c.name, s, ingest.ExporterLabel); perr != nil {
 			return sum, perr
 		}
 		if err := sink.Sample(s); err != nil {
@@ -494,18 +494,4 @@ func value(m *dto.Metric) (float64, bool) {
 		return m.GetUntyped().GetValue(), true
 	}
 	return 0, false
-}
-
-// labelField names the labels a sample's text comes from, for
-// ingest.CheckSample's refusal.
-func labelField(field string) string {
-	switch field {
-	case "hostname":
-		return "the Hostname (hostname, node, instance) label"
-	case "uuid":
-		return "the UUID (uuid, gpu_uuid) label"
-	case "name":
-		return "the modelName (name) label"
-	}
-	return field
 }

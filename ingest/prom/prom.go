@@ -277,7 +277,7 @@ func (d *Day) Replay(ctx context.Context, sink ingest.Sink) (*ingest.Summary, er
 				sum.SamplesDropped++
 				continue
 			}
-			if perr := ingest.CheckSample(d.URI, &x.GPUSample, promLabel); perr != nil {
+			if perr := ingest.CheckSample(d.URI, &x.GPUSample, ingest.ExporterLabel); perr != nil {
 				return sum, perr
 			}
 			if err := sink.Sample(&x.GPUSample); err != nil {
@@ -753,18 +753,4 @@ func (ps *points) all() func(yield func(int, *point) bool) {
 			}
 		}
 	}
-}
-
-// promLabel names the labels a sample's text comes from, for
-// ingest.CheckSample's refusal of a control or invisible character.
-func promLabel(field string) string {
-	switch field {
-	case "hostname":
-		return "the Hostname (hostname, node, instance) label"
-	case "uuid":
-		return "the UUID (uuid, gpu_uuid) label"
-	case "name":
-		return "the modelName (name) label"
-	}
-	return field
 }
