@@ -196,7 +196,7 @@ func (a *analyzer) grid(s *slot) gpuGrid {
 	if a.in.costsOnly {
 		series = &finops.GPUSeries{}
 	} else if len(s.parts) > 0 {
-		return cardGrid(a.tl, s.partMinutes(), a.p.IdleThreshold, a.p.IdleMinSpan, a.spareGrid())
+		return cardGrid(a.tl, s, a.p.IdleThreshold, a.p.IdleMinSpan, a.spareGrid())
 	}
 	return buildGrid(a.tl, series, a.p.IdleThreshold, a.p.IdleMinSpan, a.spareGrid())
 }

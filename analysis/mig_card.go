@@ -58,8 +58,10 @@ func cardSlots(series []finops.GPUSeries, picks []int, merge bool) []*slot {
 	return out
 }
 
-// cardGrid lays a MIG-partitioned card's minutes from its instances'
-// (parts, each laid by buildGrid with its own sampling interval), then
+// cardGrid lays the minutes of a MIG-partitioned card's slot s from its
+// instances' (each laid by buildGrid with its own sampling interval; their
+// compute fractions read from s.parts, which loaded minutes need not
+// repeat), then
 // classifies them as any GPU's (idle threshold and span).
 //
 // A minute is monitored when any instance has a value in it. Its utilization
@@ -70,12 +72,13 @@ func cardSlots(series []finops.GPUSeries, picks []int, merge bool) []*slot {
 // out of the mean rather than read as idle, so a gap in one instance's
 // telemetry never makes the card look idler than what was seen of it (with
 // every instance sampled, S + U = 1 and this is Σ f·u exactly).
-func cardGrid(tl timeline, parts []*finops.GPUSeries, threshold float64, minSpan time.Duration, reuse gpuGrid) gpuGrid {
+func cardGrid(tl timeline, s *slot, threshold float64, minSpan time.Duration, reuse gpuGrid) gpuGrid {
 	num := make([]float64, tl.n)  // Σ f·u of the instances with a value
 	seen := make([]float64, tl.n) // Σ f of those instances
+	parts := s.partMinutes()
 	total, powered := 0.0, false
-	for _, p := range parts {
-		total += p.Slice.ComputeFraction
+	for i, p := range parts {
+		total += s.parts[i].Slice.ComputeFraction
 		powered = powered || p.HasPower()
 	}
 	unpartitioned := max(0, 1-total)
@@ -87,9 +90,9 @@ func cardGrid(tl timeline, parts []*finops.GPUSeries, threshold float64, minSpan
 		}
 	}
 	var pg gpuGrid
-	for _, p := range parts {
+	for i, p := range parts {
 		pg = buildGrid(tl, p, threshold, minSpan, pg)
-		f := p.Slice.ComputeFraction
+		f := s.parts[i].Slice.ComputeFraction
 		for t, u := range pg.util {
 			if u == u {
 				num[t] += f * float64(u)

@@ -119,7 +119,7 @@ func tailState(tl timeline, r *gpuResource, p Params) (lastSeen, idleSince time.
 	var g gpuGrid
 	for _, s := range r.slots {
 		if len(s.parts) > 0 {
-			g = cardGrid(tl, s.parts, p.IdleThreshold, p.IdleMinSpan, g)
+			g = cardGrid(tl, s, p.IdleThreshold, p.IdleMinSpan, g)
 		} else {
 			g = buildGrid(tl, s.series, p.IdleThreshold, p.IdleMinSpan, g)
 		}
