@@ -217,3 +217,35 @@ func TestMIGCardGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestMIGCardTaskNamesInstance: a task run naming a MIG instance (as
+// Prometheus' labels name it) holds its card's slot. The card is billed 3.50
+// for the hour and the run holds it for 00:00–00:30: 30 × 3.50/60 = 1.75,
+// with no warning that the GPU fits no slot; the other 30 minutes, 1.75, are
+// unallocated.
+func TestMIGCardTaskNamesInstance(t *testing.T) {
+	in := oneDay()
+	in.Window = Window{Start: day0, End: day0.Add(time.Hour)}
+	in.Lookback = in.Window
+	in.Lines = hourlyLines("dgx-a100-03", "3.50", day0, 1)
+	in.GPUs = []finops.GPUSeries{
+		migSeries("GPU-c", "dgx-a100-03", 1, 3, "3g.40gb", day0, seg{60, 90}),
+		migSeries("GPU-c", "dgx-a100-03", 13, 1, "1g.10gb", day0, seg{60, 20}),
+	}
+	in.TaskRuns = []finops.TaskRun{{Task: "lora", Resource: "dgx-a100-03", GPUs: []string{"GPU-c/mig-13"},
+		Start: day0, End: day0.Add(30 * time.Minute)}}
+	r, err := Analyze(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Tasks) != 1 {
+		t.Fatalf("tasks %+v", r.Tasks)
+	}
+	near(t, "task cost", r.Tasks[0].Cost, 1.75)
+	near(t, "unallocated", r.ByResource[0].UnallocatedCost, 1.75)
+	for _, w := range r.DataQuality.Warnings {
+		if strings.Contains(w, "GPU-c") {
+			t.Errorf("warning %q: the instance is part of the billed card", w)
+		}
+	}
+}
