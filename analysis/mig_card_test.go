@@ -249,3 +249,27 @@ func TestMIGCardTaskNamesInstance(t *testing.T) {
 		}
 	}
 }
+
+// TestMIGCardNow: `finops now` reads a MIG-partitioned card as the card. From
+// 10:00 to 12:00 the 3g.40gb runs at 90 % then 5 %, the 1g.10gb at 20 % then
+// 60 %: in the second hour the card is 5×3/7 + 60×1/7 = 75/7 ≈ 10.71 %, busy
+// (≥ 10 %), so it is not idle (the 3g.40gb alone, at 5 %, would be), and it
+// is one monitored GPU, not two.
+func TestMIGCardNow(t *testing.T) {
+	from := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	in := &Input{
+		Lines: []finops.BillingLine{gpuLine("dgx-a100-03", finops.ModeHourly, "7", from.Add(-2*time.Hour), from, 1)},
+		GPUs: []finops.GPUSeries{
+			migSeries("GPU-c", "dgx-a100-03", 1, 3, "3g.40gb", from, seg{60, 90}, seg{60, 5}),
+			migSeries("GPU-c", "dgx-a100-03", 13, 1, "1g.10gb", from, seg{60, 20}, seg{60, 60}),
+		},
+		Params: DefaultParams(),
+	}
+	got, _, err := Now(in, from, from.Add(2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Monitored != 1 || !got[0].IdleSince.IsZero() || !got[0].LastSeen.Equal(from.Add(2*time.Hour)) {
+		t.Fatalf("now %+v: want one monitored card, busy, last seen at 12:00", got)
+	}
+}
