@@ -135,6 +135,9 @@ func (a *analyzer) resource(r *gpuResource) {
 	if n := r.slotCount(); n.Slices > 0 && !billsSlices(r.model) {
 		// Each slot stands for one billed GPU: a slice in one stands for a
 		// whole card. Said, so that no one reads its card-hours as a card's.
+		// A card's MIG instances of known compute share are merged into the
+		// card (cardSlots) and are not counted here; what is left is a
+		// time-sliced vGPU, or an instance whose card or share is unknown.
 		a.warn("%s: its telemetry is %s: each stands for one of its %d billed GPUs in its hours and advice; bill the slices (a slice's own model, docs/METRICS.md) or map the whole card",
 			r.key, n, r.gpuCount)
 	}
@@ -154,7 +157,7 @@ func (a *analyzer) resource(r *gpuResource) {
 	// input, and the collector let the heap grow by that much.
 	for _, s := range r.slots {
 		a.spare = append(a.spare, s.grid)
-		s.grid, s.loaded = gpuGrid{}, nil
+		s.grid, s.loaded, s.partsLoaded = gpuGrid{}, nil, nil
 	}
 }
 
@@ -164,6 +167,18 @@ func (a *analyzer) load(ctx context.Context, slots []*slot) error {
 		return nil
 	}
 	for _, s := range slots {
+		if len(s.parts) > 0 {
+			// A MIG-partitioned card: its instances hold the minutes.
+			s.partsLoaded = make([]*finops.GPUSeries, len(s.parts))
+			for i, p := range s.parts {
+				g, err := a.in.LoadSeries(ctx, p)
+				if err != nil {
+					return err
+				}
+				s.partsLoaded[i] = &g
+			}
+			continue
+		}
 		g, err := a.in.LoadSeries(ctx, s.series)
 		if err != nil {
 			return err
@@ -180,6 +195,8 @@ func (a *analyzer) grid(s *slot) gpuGrid {
 	series := s.minutes()
 	if a.in.costsOnly {
 		series = &finops.GPUSeries{}
+	} else if len(s.parts) > 0 {
+		return cardGrid(a.tl, s, a.p.IdleThreshold, a.p.IdleMinSpan, a.spareGrid())
 	}
 	return buildGrid(a.tl, series, a.p.IdleThreshold, a.p.IdleMinSpan, a.spareGrid())
 }
@@ -233,9 +250,8 @@ func (a *analyzer) resourceRuns(r *gpuResource) []*finops.TaskRun {
 	}
 	mine := map[string]bool{}
 	for _, s := range r.slots {
-		mine[s.series.Key] = true
-		if s.series.UUID != "" {
-			mine[s.series.UUID] = true
+		for _, k := range s.keys() {
+			mine[k] = true
 		}
 	}
 	for _, k := range sortedKeys(a.runs) {
@@ -284,7 +300,7 @@ func (a *analyzer) runSlots(r *gpuResource, run *finops.TaskRun) []int {
 	}
 	for _, g := range run.GPUs {
 		s := slices.IndexFunc(r.slots, func(sl *slot) bool {
-			return g == sl.series.Key || (sl.series.UUID != "" && g == sl.series.UUID)
+			return slices.Contains(sl.keys(), g)
 		})
 		if s < 0 {
 			s = a.silentSlot(r, run.Task, g)

@@ -250,9 +250,8 @@ func (w *windowAnalysis) finish(ctx context.Context, grouped []*gpuResource) (*R
 	a.gpuOwner, a.taskGPUWarned = map[string]*gpuResource{}, map[string]bool{}
 	for _, r := range resources {
 		for _, s := range r.slots {
-			a.gpuOwner[s.series.Key] = r
-			if s.series.UUID != "" {
-				a.gpuOwner[s.series.UUID] = r
+			for _, k := range s.keys() {
+				a.gpuOwner[k] = r
 			}
 		}
 	}

@@ -153,6 +153,13 @@ func buildGrid(tl timeline, s *finops.GPUSeries, threshold float64, minSpan time
 	if started {
 		lay(math.MaxInt64)
 	}
+	classify(&g, threshold, minSpan)
+	return g
+}
+
+// classify sets each minute's class from g.util: unmonitored where NaN, else
+// idle within runs of idle candidates at least minSpan long, else active.
+func classify(g *gpuGrid, threshold float64, minSpan time.Duration) {
 	span := int(math.Ceil(minSpan.Minutes()))
 	// A run is its candidate minutes from runStart on; unmonitored minutes
 	// inside it neither end it nor count in its length (metrics.md, decided
@@ -191,6 +198,5 @@ func buildGrid(tl timeline, s *finops.GPUSeries, threshold float64, minSpan time
 			g.class[i] = active
 		}
 	}
-	closeRun(tl.n)
-	return g
+	closeRun(len(g.util))
 }

@@ -118,7 +118,11 @@ func tailState(tl timeline, r *gpuResource, p Params) (lastSeen, idleSince time.
 	since, seen := -1, 0
 	var g gpuGrid
 	for _, s := range r.slots {
-		g = buildGrid(tl, s.series, p.IdleThreshold, p.IdleMinSpan, g)
+		if len(s.parts) > 0 {
+			g = cardGrid(tl, s, p.IdleThreshold, p.IdleMinSpan, g)
+		} else {
+			g = buildGrid(tl, s.series, p.IdleThreshold, p.IdleMinSpan, g)
+		}
 		last := len(g.class) - 1
 		for last >= 0 && g.class[last] == unmonitored {
 			last--

@@ -25,7 +25,7 @@ func outlined(t *testing.T, in *Input, loads *int) *Input {
 		if !ok {
 			continue
 		}
-		o := finops.GPUSeries{Key: g.Key, Host: g.Host, UUID: g.UUID, Index: g.Index, Model: g.Model, Interval: g.Interval}
+		o := finops.GPUSeries{Key: g.Key, Host: g.Host, UUID: g.UUID, Index: g.Index, Model: g.Model, Slice: g.Slice, Interval: g.Interval}
 		o.SetSpan(first, last)
 		out.GPUs = append(out.GPUs, o)
 	}
@@ -67,6 +67,16 @@ func TestOutlinesGiveTheSameResult(t *testing.T) {
 		{"thirty days, spot", func() *Input {
 			return thirtyDays(sessions(9, 8, 10), series("GPU-1", "host", month0, repeatDays(30, seg{540, 0}, seg{480, 90}, seg{420, -1})...), true)
 		}, 1},
+		{"a MIG-partitioned card billed by the card (mig_card.go)", func() *Input {
+			in := oneDay()
+			in.SkipTrends = true
+			in.Lines = hourlyLines("dgx-a100-03", "3.50", day0, 24)
+			in.GPUs = []finops.GPUSeries{
+				migSeries("GPU-c", "dgx-a100-03", 1, 3, "3g.40gb", day0, seg{600, 90}, seg{300, -1}, seg{540, 4}),
+				migSeries("GPU-c", "dgx-a100-03", 13, 1, "1g.10gb", day0, seg{900, 20}, seg{540, 2}),
+			}
+			return in
+		}, 2},
 		{"a GPU no resource claims", func() *Input {
 			in := oneDay()
 			in.SkipTrends = true

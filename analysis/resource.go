@@ -53,7 +53,13 @@ type slot struct {
 	// loaded holds series' minutes while its resource is analysed when
 	// series is an outline (Input.LoadSeries).
 	loaded *finops.GPUSeries
-	grid   gpuGrid
+	// parts are the MIG instances of the card series stands for, when the
+	// slot is a MIG-partitioned card (cardSlots); their minutes make its
+	// grid (cardGrid) and series has none. partsLoaded are their loaded
+	// minutes, as loaded is series'.
+	parts       []*finops.GPUSeries
+	partsLoaded []*finops.GPUSeries
+	grid        gpuGrid
 }
 
 // minutes is the series with its minutes: the loaded one, or series itself.
@@ -62,6 +68,14 @@ func (s *slot) minutes() *finops.GPUSeries {
 		return s.loaded
 	}
 	return s.series
+}
+
+// partMinutes are the slot's MIG instances with their minutes.
+func (s *slot) partMinutes() []*finops.GPUSeries {
+	if s.partsLoaded != nil {
+		return s.partsLoaded
+	}
+	return s.parts
 }
 
 // resourceKey names a line's resource: ResourceId, else ResourceName.
@@ -212,16 +226,21 @@ func matchGPUs(resources []*gpuResource, cfg *resourceConfig, series []finops.GP
 			}
 			return sa.Key < sb.Key
 		})
-		if len(picks) > r.gpuCount {
+		// A card's MIG instances are one billed card (mig_card.go), unless
+		// the bill bills the slices themselves.
+		slots := cardSlots(series, picks, !billsSlices(r.model))
+		if len(slots) > r.gpuCount {
 			overfull = append(overfull, r.key)
-			for _, i := range picks[r.gpuCount:] {
-				claimed[i] = false
+			for _, sl := range slots[r.gpuCount:] {
+				for _, g := range append([]*finops.GPUSeries{sl.series}, sl.parts...) {
+					if i := indexOf(series, g); i >= 0 {
+						claimed[i] = false
+					}
+				}
 			}
-			picks = picks[:r.gpuCount]
+			slots = slots[:r.gpuCount]
 		}
-		for _, i := range picks {
-			r.slots = append(r.slots, &slot{series: &series[i]})
-		}
+		r.slots = append(r.slots, slots...)
 	}
 	for i := range series {
 		if !claimed[i] {

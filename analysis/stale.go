@@ -39,9 +39,8 @@ func (a *analyzer) markStale(dq *DataQuality) {
 	by := map[string]served{}
 	for _, r := range a.gpuOwner {
 		for _, s := range r.slots {
-			by[s.series.Key] = served{r, s.series.Interval}
-			if s.series.UUID != "" {
-				by[s.series.UUID] = served{r, s.series.Interval}
+			for _, k := range s.keys() {
+				by[k] = served{r, s.series.Interval}
 			}
 		}
 	}
