@@ -39,11 +39,13 @@ WHERE billing_period = '2026-01'
     'g6e.48xlarge', 'g6e.4xlarge', 'g6e.8xlarge', 'g6e.xlarge', 'nc16as_t4_v3', 'nc24ads_a100_v4',
     'nc40ads_h100_v5', 'nc48ads_a100_v4', 'nc4as_t4_v3', 'nc64as_t4_v3', 'nc80adis_h100_v5',
     'nc8as_t4_v3', 'nc96ads_a100_v4', 'nd96amsr_a100_v4', 'nd96asr_v4', 'nd96isr_h100_v5',
-    'nv36ads_a10_v5', 'nv72ads_a10_v5', 'p3.16xlarge', 'p3.2xlarge', 'p3.8xlarge', 'p3dn.24xlarge',
-    'p4d.24xlarge', 'p4de.24xlarge', 'p5.48xlarge', 'p5e.48xlarge', 'p5en.48xlarge',
-    'standard_nc16as_t4_v3', 'standard_nc24ads_a100_v4', 'standard_nc40ads_h100_v5',
-    'standard_nc48ads_a100_v4', 'standard_nc4as_t4_v3', 'standard_nc64as_t4_v3',
-    'standard_nc80adis_h100_v5', 'standard_nc8as_t4_v3', 'standard_nc96ads_a100_v4',
-    'standard_nd96amsr_a100_v4', 'standard_nd96asr_v4', 'standard_nd96isr_h100_v5',
-    'standard_nv36ads_a10_v5', 'standard_nv72ads_a10_v5')
+    'nv12ads_a10_v5', 'nv18ads_a10_v5', 'nv36ads_a10_v5', 'nv6ads_a10_v5', 'nv72ads_a10_v5',
+    'p3.16xlarge', 'p3.2xlarge', 'p3.8xlarge', 'p3dn.24xlarge', 'p4d.24xlarge', 'p4de.24xlarge',
+    'p5.48xlarge', 'p5e.48xlarge', 'p5en.48xlarge', 'standard_nc16as_t4_v3',
+    'standard_nc24ads_a100_v4', 'standard_nc40ads_h100_v5', 'standard_nc48ads_a100_v4',
+    'standard_nc4as_t4_v3', 'standard_nc64as_t4_v3', 'standard_nc80adis_h100_v5',
+    'standard_nc8as_t4_v3', 'standard_nc96ads_a100_v4', 'standard_nd96amsr_a100_v4',
+    'standard_nd96asr_v4', 'standard_nd96isr_h100_v5', 'standard_nv12ads_a10_v5',
+    'standard_nv18ads_a10_v5', 'standard_nv36ads_a10_v5', 'standard_nv6ads_a10_v5',
+    'standard_nv72ads_a10_v5')
 GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
