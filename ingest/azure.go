@@ -481,10 +481,12 @@ func (p *azureParser) costBasis() string {
 // finishSummary sets the restatement key: billing scope and month, delivery
 // = cost basis. The scope is the billing account (EA enrollment, MCA account)
 // when the file names one, else its subscription(s) (pay-as-you-go). Two
-// exports of one scope and month with the same basis (say one per
-// subscription) are both kept; with different bases the later replaces the
-// earlier. A file that spans several months or billing accounts gets no key:
-// it cannot stand for one month.
+// exports of one scope and month with the same basis are compared charge by
+// charge like any two files (store/scope.go): one per subscription, holding
+// no charge in common, are both kept; a later month-to-date download
+// replaces the earlier. With different bases the later replaces the earlier.
+// A file that spans several months or billing accounts gets no key: it
+// cannot stand for one month.
 func (p *azureParser) finishSummary(s *Summary) {
 	if s.Rows == 0 || len(p.months) != 1 || len(p.accounts) > 1 {
 		return

@@ -298,7 +298,8 @@ func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta
 	}
 	if sum.Kind == ingest.KindBilling {
 		notes, err := resolveOverlaps(ctx, tx, overlapInput{id: id, uri: meta.URI, format: sum.Format,
-			period: result.Period, delivery: result.Delivery, replace: meta.Replace, stats: w.lines.scopes.m, now: now})
+			period: result.Period, delivery: result.Delivery, declared: meta.Period != "",
+			replace: meta.Replace, stats: w.lines.scopes.m, now: now})
 		var oe *OverlapError
 		if errors.As(err, &oe) {
 			return nil, false, fmt.Errorf("store: import %w", err)

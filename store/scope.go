@@ -54,8 +54,10 @@ import (
 // manifest) are not compared here: the latest delivery replaces the others
 // whole (replacePeriod), and the change is measured and named
 // (periodchange.go) — a drop beyond thresholds.max_restatement_drop marks
-// the report incomplete. Nor are two files of one delivery (the parts of
-// one CUR) compared.
+// the report incomplete. Nor are two files of one declared delivery (the
+// parts of one CUR, one Azure export run) compared; a key the parser derives
+// from the data (Azure's scope, month and cost basis) declares nothing, and
+// its files are compared like any others (overlapInput.declared).
 
 // scopeKey is one scope of billing lines.
 type scopeKey struct {
@@ -359,9 +361,17 @@ type overlapInput struct {
 	uri              string
 	format           string
 	period, delivery string
-	replace          bool
-	stats            map[scopeKey]*scopeStat
-	now              int64
+	// declared: the period and delivery came from a manifest (the parts of
+	// one CUR, one Azure export run), not from the file's own data. Only a
+	// declared delivery makes two files "parts of one delivery" that are not
+	// compared: a key derived from the data (Azure's billing scope, month and
+	// cost basis) is shared by every export of that month, a month-to-date
+	// download on the 10th and again on the 20th alike, so those files are
+	// compared charge by charge like any others.
+	declared bool
+	replace  bool
+	stats    map[scopeKey]*scopeStat
+	now      int64
 }
 
 type candidate struct {
@@ -402,8 +412,8 @@ func resolveOverlaps(ctx context.Context, tx *sql.Tx, in overlapInput) ([]Overla
 			return nil, err
 		}
 		for _, c := range cands {
-			if in.period != "" && c.period == in.period && c.delivery == in.delivery {
-				continue // two parts of one delivery
+			if in.declared && c.period == in.period && c.delivery == in.delivery {
+				continue // two parts of one declared delivery
 			}
 			note, dropped, err := resolveOne(ctx, tx, in, k, ns, c)
 			if err != nil {

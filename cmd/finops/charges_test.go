@@ -287,3 +287,69 @@ func TestIngestTwoLinesRefusedEverywhere(t *testing.T) {
 		})
 	}
 }
+
+// azureExport writes one Azure export file with no manifest beside it (an
+// export downloaded by hand, or a scheduled one whose folder was flattened):
+// the same columns and "resource@day=cost" charges as azureRun's parts.
+func azureExport(t *testing.T, dir, name string, charges ...string) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "run")
+	azureRun(t, root, "0", "0", charges)
+	b, err := os.ReadFile(filepath.Join(root, "exports", "gpu-costs", "20260101-20260131", "0", "0", "part_0_0001.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestIngestAzureExportsWithoutManifestCompared: two Azure exports of one
+// billing account, month and cost basis, with no manifest, share the key
+// finops derives from their data (azure:acct-mca-01:2026-01, "actual"); that
+// key is no declared delivery, so the second is compared charge by charge
+// with the first like any other file, never kept beside it as a part of
+// "one delivery" (which counted a month-to-date export twice).
+//
+// jan10.csv: a100-train@03 7.49 + t4-batch@03 5.49 = 12.98 USD.
+//   - jan20.csv holds both and h100-conf@15 2.00: a superset, it replaces
+//     jan10's lines: 7.49 + 5.49 + 2.00 = 14.98 (both kept: 27.96).
+//   - filtered.csv holds a100-train@03 and h100-conf@15 only: t4-batch's
+//     5.49 is in no later file, so it is refused, the month stays 12.98.
+//   - other.csv (another VM, t4-dev@04 5.49) has no charge in common: both
+//     kept, 12.98 + 5.49 = 18.47.
+func TestIngestAzureExportsWithoutManifestCompared(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		second   []string
+		wantCode int
+		want     string
+	}{
+		{"month to date again", []string{"a100-train@03=7.49", "t4-batch@03=5.49", "h100-conf@15=2.00"}, 0, "14.98"},
+		{"filtered", []string{"a100-train@03=7.49", "h100-conf@15=2.00"}, ExitFailed, "12.98"},
+		{"disjoint", []string{"t4-dev@04=5.49"}, 0, "18.47"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := writeConfig(t, dir, "finops.yaml", "currency: USD\n")
+			db := filepath.Join(dir, "f.db")
+			first := azureExport(t, dir, "jan10.csv", "a100-train@03=7.49", "t4-batch@03=5.49")
+			if code, out, errs := cli(t, "--config", cfg, "--db", db, "ingest", first); code != 0 {
+				t.Fatalf("jan10: exit %d\n%s%s", code, out, errs)
+			}
+			second := azureExport(t, dir, "second.csv", tt.second...)
+			code, out, errs := cli(t, "--config", cfg, "--db", db, "ingest", second)
+			if code != tt.wantCode {
+				t.Fatalf("second: exit %d, want %d\n%s%s", code, tt.wantCode, out, errs)
+			}
+			if tt.wantCode != 0 && (!strings.Contains(errs+out, "jan10.csv") || !strings.Contains(errs+out, "--replace")) {
+				t.Errorf("the refusal does not name the earlier file and --replace:\n%s%s", out, errs)
+			}
+			if _, total := storedEffective(t, db); total.StringFixed(2) != tt.want {
+				t.Errorf("stored %s, want %s", total.StringFixed(2), tt.want)
+			}
+		})
+	}
+}
