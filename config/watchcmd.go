@@ -129,7 +129,7 @@ func scriptPlaceholderAt(argv []string, start, depth int) (int, string) {
 					}
 				}
 				if (argv[i] == "-c" || argv[i] == "--command") && i+1 < len(argv) {
-					if hasPlaceholder(argv[i+1]) || hasPlaceholder(argv[i]) {
+					if hasPlaceholder(argv[i+1]) {
 						return i + 1, "flock -c (sh -c)"
 					}
 				}

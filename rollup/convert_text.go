@@ -16,11 +16,10 @@ import (
 // rate and written the same way in the rollup's currency. Text in another
 // form is left as it is.
 type textConverter struct {
-	re       *regexp.Regexp
-	symbol   bool
-	to       string
-	rate     decimal.Decimal
-	jpPrefix bool // from is CNY: "JP¥" is yen, not yuan
+	re     *regexp.Regexp
+	symbol bool
+	to     string
+	rate   decimal.Decimal
 }
 
 func newTextConverter(from, to string, rate decimal.Decimal) *textConverter {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // UnsafeReason begins the reason of an action refused because a command's
@@ -39,8 +40,8 @@ func CheckValue(v string) error {
 	}
 	for _, r := range v {
 		switch {
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
-			return fmt.Errorf("holds a control or invisible formatting character (%U)", r)
+		case sanitize.UnsafeRune(r):
+			return fmt.Errorf("holds a control or invisible formatting character (%s)", sanitize.RuneName(r))
 		case unicode.IsSpace(r):
 			return fmt.Errorf("holds whitespace")
 		case strings.ContainsRune(ValueShellChars, r):

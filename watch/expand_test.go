@@ -1,10 +1,13 @@
 package watch
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // TestExpandRefusesUnsafeValues: the second line. Even a value the
@@ -20,6 +23,8 @@ func TestExpandRefusesUnsafeValues(t *testing.T) {
 		"gpu x":                  "whitespace",
 		"gpu-x\n":                "control",
 		"gpu\u202ex":             "control or invisible",
+		"gpu\u2028x":             "control or invisible",
+		"gpu\u009bx":             "control or invisible",
 		"$(id)":                  `shell character '$'`,
 		"a`id`":                  "shell character '`'",
 		"i-1|sh":                 "shell character '|'",
@@ -76,5 +81,36 @@ func TestExpandOnlyListed(t *testing.T) {
 	}
 	if _, err := Expand([]string{"/bin/stop", "{resource_id}"}, r, ArgvAllow{Teams: []string{"reboot"}}); err == nil {
 		t.Error("a resource id matched against the teams list")
+	}
+}
+
+// TestCheckValueFollowsUnsafeRune: argv follows the project's one rule for
+// invisible characters. For every code point of the BMP's first 0x3000 and
+// a seeded sample past it, CheckValue refuses "a<r>b" whenever
+// sanitize.UnsafeRune(r) does, naming the code point as the refusals of
+// ingest do.
+func TestCheckValueFollowsUnsafeRune(t *testing.T) {
+	rng := rand.New(rand.NewSource(33))
+	runes := make([]rune, 0, 0x3000+2000)
+	for r := rune(0); r < 0x3000; r++ {
+		runes = append(runes, r)
+	}
+	for i := 0; i < 2000; i++ {
+		runes = append(runes, rune(0x3000+rng.Intn(0x10ffff-0x3000)))
+	}
+	refused := 0
+	for _, r := range runes {
+		if !utf8.ValidRune(r) || !sanitize.UnsafeRune(r) {
+			continue
+		}
+		refused++
+		err := CheckValue("a" + string(r) + "b")
+		if err == nil || !strings.Contains(err.Error(), sanitize.RuneName(r)) {
+			t.Errorf("%U: err = %v, want a refusal naming %s", r, err, sanitize.RuneName(r))
+		}
+	}
+	// C0 (32) + DEL + C1 (32) alone are 65: a loop that checked nothing fails.
+	if refused < 65 {
+		t.Fatalf("only %d unsafe runes checked", refused)
 	}
 }
