@@ -17,15 +17,7 @@ import (
 // that team's advice, whatever the name's case; an unknown team is a usage
 // error (exit 2) naming the configured teams.
 func TestAdviceListTeam(t *testing.T) {
-	dir := t.TempDir()
-	if code, out, errs := cli(t, "demo", "--out", dir); code != 0 {
-		t.Fatalf("demo: exit %d\n%s%s", code, out, errs)
-	}
-	cfg := filepath.Join(dir, "demo-data", "finops.yaml")
-	run := func(args ...string) (int, string, string) {
-		t.Helper()
-		return cli(t, append([]string{"--config", cfg}, args...)...)
-	}
+	dir, run := demoFleet(t)
 	sum := readSummary(t, filepath.Join(dir, "finops-2026-W48.json"))
 	teamOf := map[string]string{}
 	for _, rc := range sum.ByResource {

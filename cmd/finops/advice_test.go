@@ -22,15 +22,7 @@ import (
 // only the advice still open, its savings total without the others, and
 // says what was hidden.
 func TestAdviceCommands(t *testing.T) {
-	dir := t.TempDir()
-	if code, out, errs := cli(t, "demo", "--out", dir); code != 0 {
-		t.Fatalf("demo: exit %d\n%s%s", code, out, errs)
-	}
-	cfg := filepath.Join(dir, "demo-data", "finops.yaml")
-	run := func(args ...string) (int, string, string) {
-		t.Helper()
-		return cli(t, append([]string{"--config", cfg}, args...)...)
-	}
+	dir, run := demoFleet(t)
 	before := readSummary(t, filepath.Join(dir, "finops-2026-W48.json"))
 
 	// The demo's advice (TestDemoStories): the A100 pair to hourly, the

@@ -64,7 +64,8 @@ func TestIngestSMIShapes(t *testing.T) {
 		}
 		got[fmt.Sprintf("%s/%d", g.Host, g.Index)] = use{g.Len(), sum / float64(g.Len())}
 	}
-	// By hand: node17's five samples a second apart fall in one minute
+	// By hand: rig's 48 rows fall in 48 distinct minutes, each at 83 %
+	// (mean 83); node17's five samples a second apart fall in one minute
 	// (14:05), GPU 0 at (87+92+100+95+76)/5 = 90 %, GPU 1 at
 	// (0+12+35+48+55)/5 = 30 %; gpu-b's six calls a minute apart, GPU 0 at
 	// 10…60 % (mean 35), GPU 1 at 100, 100, 100, 0, 0, 0 (mean 50).

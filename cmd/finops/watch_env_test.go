@@ -45,7 +45,15 @@ func hostileWatchEnv(t *testing.T, ids []string, watchSection string) *watchEnv 
 	if err := os.WriteFile(bill, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return watchEnvWith(t, dir, bill, fmt.Sprintf(`database: %s
+	return watchEnvWith(t, dir, bill, labWatchConfig(dir, bill, srv.URL, resources.String(), watchSection))
+}
+
+// labWatchConfig is the configuration the hostile-bill watch tests share:
+// the database in dir, the AutoDL bill, one Prometheus (no retries, so a
+// pass never waits), the resources given (YAML list items), all in team nlp,
+// then the watch section given.
+func labWatchConfig(dir, bill, promURL, resources, watchSection string) string {
+	return fmt.Sprintf(`database: %s
 timezone: Asia/Shanghai
 billing:
   - path: %s
@@ -56,7 +64,7 @@ utilization:
 resources:
 %steams:
   - name: nlp
-%s`, filepath.Join(dir, "f.db"), bill, srv.URL, resources.String(), watchSection))
+%s`, filepath.Join(dir, "f.db"), bill, promURL, resources, watchSection)
 }
 
 // TestWatchOldFormRefusedAtLoad: issue 32's commands, each of which loaded

@@ -58,21 +58,10 @@ func TestWatchShellFromBill(t *testing.T) {
 		log+"\nsh -c \"echo stopping $2\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e := watchEnvWith(t, dir, bill, fmt.Sprintf(`database: %s
-timezone: Asia/Shanghai
-billing:
-  - path: %s
-    mapping: autodl
-utilization:
-  prometheus:
-    - {url: %s, name: lab, timeout: 5s, retries: 0}
-resources:
-  - {id: "gpu-x; touch PWNED", hosts: [gpu-a], team: nlp}
+	e := watchEnvWith(t, dir, bill, labWatchConfig(dir, bill, srv.URL, `  - {id: "gpu-x; touch PWNED", hosts: [gpu-a], team: nlp}
   - {id: "--help", hosts: [gpu-b], team: nlp}
   - {id: gpu-c, hosts: [gpu-c], team: nlp}
-teams:
-  - name: nlp
-watch:
+`, fmt.Sprintf(`watch:
   act: true
   max_actions: 5
   allow:
@@ -84,7 +73,7 @@ watch:
     command: [%s, stop, "{resource_id}"]
   channels:
     - {type: slack, url_env: SLACK_URL}
-`, filepath.Join(dir, "f.db"), bill, srv.URL, script))
+`, script)))
 	if got, _ := e.pass(t, watchAt(1, 31), 0); len(got) != 3 {
 		t.Fatalf("01:31: %d alerts, want 3 idle ones: %+v", len(got), got)
 	}
