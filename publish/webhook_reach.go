@@ -17,10 +17,6 @@ func (w Webhook) Check() error {
 	return err
 }
 
-// Host is the URL's host for messages: the only part of a webhook's
-// address that may be shown ("?" when it does not parse).
-func (w Webhook) Host() string { return w.host() }
-
 // Reach connects to where Send would — the proxy the environment names for
 // the URL, else the URL's host — and, for https straight to the host,
 // completes a TLS handshake; then it closes the connection. It makes no
@@ -31,19 +27,12 @@ func (w Webhook) Reach(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	addr := u.Host
-	if u.Port() == "" {
-		addr = net.JoinHostPort(u.Hostname(), map[string]string{"https": "443", "http": "80"}[u.Scheme])
-	}
+	addr := dialAddr(u)
 	if proxy, err := w.proxyFor(u); err != nil {
 		return "", w.errorf("the proxy the environment names: %v", unwrapURL(err))
 	} else if proxy != nil {
-		paddr := proxy.Host
-		if proxy.Port() == "" {
-			paddr = net.JoinHostPort(proxy.Hostname(), map[string]string{"https": "443", "http": "80"}[proxy.Scheme])
-		}
 		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", paddr)
+		c, err := d.DialContext(ctx, "tcp", dialAddr(proxy))
 		if err != nil {
 			return "", w.errorf("connect to the proxy %s: %v: check HTTPS_PROXY/HTTP_PROXY", proxy.Host, err)
 		}
@@ -67,6 +56,14 @@ func (w Webhook) Reach(ctx context.Context) (string, error) {
 	}
 	tc.Close()
 	return addr + " (TLS)", nil
+}
+
+// dialAddr is u's host:port, the scheme's port when u names none.
+func dialAddr(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	return net.JoinHostPort(u.Hostname(), map[string]string{"https": "443", "http": "80"}[u.Scheme])
 }
 
 // proxyFor is the proxy the client's transport would use for u (the

@@ -101,17 +101,12 @@ func (w *Watch) Stop() {
 	w.cancel()
 }
 
-// Stalled reports whether the Watch ended the request.
-func (w *Watch) Stalled() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.stalled
-}
-
 // Err is the *StallError of a request the Watch ended, with what was read
 // of size bytes (size < 0: unknown), or nil.
 func (w *Watch) Err(read, size int64) error {
-	if !w.Stalled() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stalled {
 		return nil
 	}
 	return &StallError{Limit: w.limit, Read: read, Size: size}
@@ -162,9 +157,6 @@ func cut(err error) bool {
 		errors.Is(err, syscall.ECONNABORTED) || errors.As(err, &op)
 }
 
-// N is the number of bytes read so far.
-func (r *Reader) N() int64 { return r.n }
-
 // StallError is a request the Watch ended: no byte came for Limit.
 type StallError struct {
 	Limit time.Duration
@@ -173,7 +165,7 @@ type StallError struct {
 }
 
 func (e *StallError) Error() string {
-	return fmt.Sprintf("no data for %s (%s): the server stopped sending", Seconds(e.Limit), Progress(e.Read, e.Size))
+	return fmt.Sprintf("no data for %s (%s): the server stopped sending", seconds(e.Limit), progress(e.Read, e.Size))
 }
 
 // CutError is a body whose connection closed before its end.
@@ -214,17 +206,17 @@ func Advice(err error, where, setting string) string {
 	return ""
 }
 
-// Seconds writes a limit as a config would give it: 60s, 90s, 200ms.
-func Seconds(d time.Duration) string {
+// seconds writes a limit as a config would give it: 60s, 90s, 200ms.
+func seconds(d time.Duration) string {
 	if d%time.Second == 0 {
 		return fmt.Sprintf("%ds", d/time.Second)
 	}
 	return d.String()
 }
 
-// Progress says how much of an object was read: "read 12.3 MiB of 40 MiB",
+// progress says how much of an object was read: "read 12.3 MiB of 40 MiB",
 // "read 0 bytes", for the messages of a stall or a cut connection.
-func Progress(read, size int64) string {
+func progress(read, size int64) string {
 	if size < 0 {
 		return "read " + capped.Bytes(read)
 	}

@@ -245,8 +245,8 @@ func TestWatchGenerated(t *testing.T) {
 				t.Fatalf("case %d (limit %v, chunks %v): err %v after %d bytes, want the whole %d bytes and io.EOF", c, limit, chunks, err, got, size)
 			}
 		}
-		if got != r.N() {
-			t.Fatalf("case %d: N() %d, but %d bytes were returned", c, r.N(), got)
+		if got != r.n {
+			t.Fatalf("case %d: counted %d, but %d bytes were returned", c, r.n, got)
 		}
 	}
 }

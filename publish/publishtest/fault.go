@@ -1,9 +1,12 @@
 package publishtest
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,4 +151,66 @@ func FaultyS3(t testing.TB, bucket, key string, b Body, listing Fault) string {
 		}
 	})
 	return srv.URL
+}
+
+// ReadFault is what a download through a fault server should end with:
+// the object whole at Path under the folder (ErrHas nil), or an error
+// holding each of ErrHas, none of Secrets, and no torn copy left at Path.
+type ReadFault struct {
+	Idle    time.Duration // the client's idle limit
+	Path    string        // the object's copy, relative to the folder
+	Want    []byte        // the object
+	ErrHas  []string      // nil: the object is read whole
+	Secrets []string      // what no message may show
+}
+
+// CheckRead runs fetch into a fresh folder and checks its end against f.
+// It fails, rather than hangs, when fetch is still going a generous margin
+// (a loaded machine's scheduling, never the limit itself) after f.Idle.
+// fetch says how many files it wrote.
+func (f ReadFault) CheckRead(t *testing.T, fetch func(dir string) (int, error)) {
+	t.Helper()
+	const slack = 5 * time.Second
+	dir := t.TempDir()
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		n, err := fetch(dir)
+		done <- result{n, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(f.Idle + slack):
+		t.Fatalf("still fetching %v after the start; the idle limit is %v", f.Idle+slack, f.Idle)
+	}
+	copyPath := filepath.Join(dir, filepath.FromSlash(f.Path))
+	if f.ErrHas == nil {
+		got, err := os.ReadFile(copyPath)
+		if res.err != nil || res.n != 1 || err != nil || !bytes.Equal(got, f.Want) {
+			t.Fatalf("%d files, err %v; copy %q (%v); want %q whole", res.n, res.err, got, err, f.Want)
+		}
+		return
+	}
+	if res.err == nil {
+		t.Fatalf("no error after %v; want one", time.Since(start))
+	}
+	t.Logf("after %v: %v", time.Since(start).Round(time.Millisecond), res.err)
+	for _, w := range f.ErrHas {
+		if !strings.Contains(res.err.Error(), w) {
+			t.Errorf("error %q lacks %q", res.err, w)
+		}
+	}
+	for _, s := range f.Secrets {
+		if strings.Contains(res.err.Error(), s) {
+			t.Errorf("error shows a secret (%q): %q", s, res.err)
+		}
+	}
+	if _, err := os.Stat(copyPath); err == nil {
+		t.Errorf("a torn copy was left in the folder")
+	}
 }
