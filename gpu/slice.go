@@ -101,12 +101,9 @@ func (c *Catalog) parseVGPU(name string) (Slice, bool) {
 	s := Slice{Kind: SliceVGPU, Profile: profile + m[3] + strings.ToUpper(m[4]), MemoryGB: float64(gb)}
 	s.Parent = c.vgpuParent(board)
 	if s.Parent != "" {
-		if spec, ok := Lookup(s.Parent); ok && spec.MemoryGB > 0 {
-			if float64(gb) > spec.MemoryGB {
-				// No profile is larger than its board: not a slice of it.
-				return Slice{}, false
-			}
-			s.MemoryFraction = float64(gb) / spec.MemoryGB
+		var ok bool
+		if s.MemoryFraction, ok = memoryFraction(s.Parent, s.MemoryGB); !ok {
+			return Slice{}, false
 		}
 	}
 	if m[2] != "" && s.Parent != "" {
@@ -175,14 +172,25 @@ func (c *Catalog) parseMIG(name string) (Slice, bool) {
 			return Slice{}, false
 		}
 		s.ComputeFraction = float64(g) / float64(n)
-		if spec, ok := Lookup(parent); ok && spec.MemoryGB > 0 {
-			if float64(gb) > spec.MemoryGB {
-				return Slice{}, false
-			}
-			s.MemoryFraction = float64(gb) / spec.MemoryGB
+		if s.MemoryFraction, ok = memoryFraction(parent, s.MemoryGB); !ok {
+			return Slice{}, false
 		}
 	}
 	return s, true
+}
+
+// memoryFraction is a profile's gb over its parent's memory (0 when the
+// catalog does not know that memory); ok is false for a profile larger than
+// its parent, which is no slice of it. vGPU and MIG names share the rule.
+func memoryFraction(parent string, gb float64) (frac float64, ok bool) {
+	spec, known := Lookup(parent)
+	if !known || spec.MemoryGB <= 0 {
+		return 0, true
+	}
+	if gb > spec.MemoryGB {
+		return 0, false
+	}
+	return gb / spec.MemoryGB, true
 }
 
 // Share is the fraction of a card s counts as in GPU counts: its memory

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -50,13 +51,8 @@ func (s *summarizer) fallback(f *costFallback, l *finops.BillingLine) {
 // commitment made it cost, and the reader must know by how much at most.
 func (s *summarizer) warnFallbacks() {
 	for _, t := range s.fallbacks {
-		curs := make([]string, 0, len(t.amount))
-		for c := range t.amount {
-			curs = append(curs, c)
-		}
-		slices.Sort(curs)
-		parts := make([]string, 0, len(curs))
-		for _, c := range curs {
+		var parts []string
+		for _, c := range slices.Sorted(maps.Keys(t.amount)) {
 			parts = append(parts, strings.TrimSpace(t.amount[c].String()+" "+c))
 		}
 		amount := strings.Join(parts, " + ")

@@ -204,9 +204,16 @@ func found(s string) string {
 func cleanHeader(rec []string) []string {
 	h := make([]string, len(rec))
 	for i, f := range rec {
-		h[i] = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(f), "\ufeff"))
+		h[i] = cleanCell(f)
 	}
 	return h
+}
+
+// cleanCell is a header cell trimmed of spaces, a CR left by a line end and
+// a BOM: cleanHeader's rule for one cell, which nvidia-smi's repeatsHeader
+// also applies to a row that may be the header again.
+func cleanCell(c string) string {
+	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(c), "\ufeff"))
 }
 
 // columns finds a header's columns by a normalised name: lower case

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/sanitize"
 	"github.com/shopspring/decimal"
 )
 
@@ -105,21 +106,23 @@ func checkLine(file string, f lineFields, currency string, l *finops.BillingLine
 
 // checkTags refuses a tag key or value with a control or invisible
 // formatting character (sanitize.UnsafeRune: C1, U+2028, bidi and
-// zero-width characters too), a line break or a tab. A CSV field is checked for them as read, but a Tags JSON string
-// ("\u0000", "\u001b[2J", "\r\n") or a Parquet map reaches the tags decoded,
-// and from there the team CSV, the page and the email: a tag is one line of
-// text.
+// zero-width characters too), a line break or a tab: the identifier rule
+// (sanitize.FindUnsafe with nothing kept, as checkIDs applies it). A CSV
+// field is checked as read, but a Tags JSON string ("\u0000", "\u001b[2J",
+// "\r\n") or a Parquet map reaches the tags decoded, and from there the team
+// CSV, the page and the email: a tag is one line of text.
 func checkTags(file string, l *finops.BillingLine) *ParseError {
 	for k, v := range l.Tags {
 		for _, s := range [2]string{k, v} {
-			if j, r, _ := unsafeIn(s); j >= 0 {
-				return &ParseError{File: file, Line: l.Line, Field: "Tags",
-					Msg: fmt.Sprintf("tag %q: %s", k, controlMsg(r))}
+			j, r := sanitize.FindUnsafe(s, "")
+			if j < 0 {
+				continue
 			}
-			if i := strings.IndexAny(s, "\r\n\t"); i >= 0 {
-				return &ParseError{File: file, Line: l.Line, Field: "Tags",
-					Msg: fmt.Sprintf("tag %q holds a line break or tab (U+%04X): a tag is one line of text; fix the export", k, s[i])}
+			msg := fmt.Sprintf("tag %q: %s", k, controlMsg(r))
+			if strings.ContainsRune(textKeep, r) {
+				msg = fmt.Sprintf("tag %q holds a line break or tab (%s): a tag is one line of text; fix the export", k, sanitize.RuneName(r))
 			}
+			return &ParseError{File: file, Line: l.Line, Field: "Tags", Msg: msg}
 		}
 	}
 	return nil

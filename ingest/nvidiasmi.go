@@ -220,10 +220,13 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 // names millions of times, so answers are cached.
 func (p *smiParser) model(name string) (string, *finops.GPUSlice) {
 	m, _ := p.models.of(name, always(func(name string) smiModel {
-		if m, sl := GPUModel(p.cat, name); m != name || sl != nil {
-			return smiModel{m, sl}
+		m, sl := GPUModel(p.cat, name)
+		if m == name {
+			// The name itself (unknown, or a slice of no known parent):
+			// name is a cell of the reader's row, which it would pin.
+			m = strings.Clone(name)
 		}
-		return smiModel{model: strings.Clone(name)} // name is the reader's buffer
+		return smiModel{m, sl}
 	}))
 	return m.model, m.slice
 }

@@ -60,12 +60,6 @@ func (p *smiParser) repeatsHeader(rec []string) bool {
 	return true
 }
 
-// cleanCell is a header cell as cleanHeader reads it, a CR left by a line
-// end included.
-func cleanCell(c string) string {
-	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(c), "\ufeff"))
-}
-
 // finishSummary says, once, how many lines repeated the header and were
 // skipped: they are no rows, so they are neither samples nor bad rows.
 func (p *smiParser) finishSummary(s *Summary) {

@@ -78,19 +78,12 @@ func checkControl(file string, line int, header, rec []string) *ParseError {
 func checkText(file string, line int, header, rec []string) *ParseError {
 	ctl, bad := -1, rune(0)
 	for i, f := range rec {
-		j, nonASCII := scanText(f)
+		j, r, nonASCII := unsafeIn(f)
 		if nonASCII && !utf8.ValidString(f) {
 			return utf8Error(file, line, header, i, f)
 		}
-		if ctl >= 0 {
-			continue
-		}
-		if j >= 0 {
-			ctl, bad = i, rune(f[j])
-		} else if nonASCII {
-			if j, r := sanitize.FindUnsafe(f, textKeep); j >= 0 {
-				ctl, bad = i, r
-			}
+		if ctl < 0 && j >= 0 {
+			ctl, bad = i, r
 		}
 	}
 	if ctl >= 0 {

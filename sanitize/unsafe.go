@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -42,37 +43,19 @@ func FindUnsafe(s, keep string) (int, rune) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if (c < 0x20 || c == 0x7f) && !keepsByte(keep, c) {
+			if (c < 0x20 || c == 0x7f) && strings.IndexByte(keep, c) < 0 {
 				return i, rune(c)
 			}
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r != utf8.RuneError && UnsafeRune(r) && !containsRune(keep, r) {
+		if r != utf8.RuneError && UnsafeRune(r) && !strings.ContainsRune(keep, r) {
 			return i, r
 		}
 		i += n
 	}
 	return -1, 0
-}
-
-func keepsByte(keep string, c byte) bool {
-	for i := 0; i < len(keep); i++ {
-		if keep[i] == c {
-			return true
-		}
-	}
-	return false
-}
-
-func containsRune(keep string, r rune) bool {
-	for _, k := range keep {
-		if k == r {
-			return true
-		}
-	}
-	return false
 }
 
 // RuneName names a character by its code point, "U+009B", as the refusals

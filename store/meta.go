@@ -6,7 +6,7 @@ import (
 )
 
 // DatabaseID is the database's identity: 32 hex digits drawn at random
-// when the database was made (or migrated to schema 15), the same for every
+// when the database was made (or migrated to schema 16), the same for every
 // report from it and for a snapshot restored, and different for another
 // database. The JSON summary carries it (report.Meta.DatabaseID) so that
 // `finops rollup` refuses two summaries of one database and period.

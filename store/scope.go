@@ -282,19 +282,20 @@ func walkSourceLines(ctx context.Context, tx *sql.Tx, source int64, only *scopeK
 }
 
 // scopeSource summarises a source imported before migration 11.
+// Its lines are summarised as read, not held: the source may be a CUR of
+// millions of lines.
 func scopeSource(ctx context.Context, tx *sql.Tx, id int64) error {
-	lines, err := sourceLines(ctx, tx, id, nil)
-	if err != nil {
-		return err
-	}
 	stats := map[scopeKey]*scopeStat{}
-	for _, l := range lines {
+	err := walkSourceLines(ctx, tx, id, nil, func(l storedLine) {
 		st := stats[l.scope]
 		if st == nil {
 			st = &scopeStat{}
 			stats[l.scope] = st
 		}
 		st.add(l.start, l.end, l.content)
+	})
+	if err != nil {
+		return err
 	}
 	return saveScopes(ctx, tx, id, stats)
 }
