@@ -7,6 +7,7 @@ package amount
 
 import (
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -131,4 +132,41 @@ func RoundMinor(code string, v float64) float64 {
 		return 0
 	}
 	return r
+}
+
+// RoundToTotal rounds amounts (in minor units, possibly fractional and
+// negative) to whole minor units that add up to total exactly, by largest
+// remainder (Hamilton's method): each amount is floored, then the minor
+// units still missing go one each to the amounts with the largest
+// fractional parts (ties: the earlier amount). When the amounts add up to
+// more than total (float sums can drift by a fraction of a cent), the
+// amounts with the smallest fractional parts give one back each. A
+// difference larger than the number of amounts goes round again.
+func RoundToTotal(total int64, amounts []float64) []int64 {
+	out := make([]int64, len(amounts))
+	if len(amounts) == 0 {
+		return out
+	}
+	frac := make([]float64, len(amounts))
+	var sum int64
+	for i, v := range amounts {
+		f := math.Floor(v)
+		out[i], frac[i] = int64(f), v-f
+		sum += out[i]
+	}
+	order := make([]int, len(amounts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return frac[order[i]] > frac[order[j]] })
+	left := total - sum
+	for k := 0; left > 0; k++ {
+		out[order[k%len(order)]]++
+		left--
+	}
+	for k := 0; left < 0; k++ {
+		out[order[len(order)-1-k%len(order)]]--
+		left++
+	}
+	return out
 }

@@ -27,14 +27,12 @@ func coverage(billed, unmonitored float64) float64 {
 func (t Totals) Coverage() float64 { return coverage(t.GPUHoursBilled, t.GPUHoursUnmonitored) }
 
 // IdleKnown reports whether the idle figures mean anything: some billed
-// GPU-hour was monitored, or none was billed.
-func (t Totals) IdleKnown() bool {
-	return t.GPUHoursBilled <= 0 || t.GPUHoursUnmonitored < t.GPUHoursBilled-1e-9
-}
+// GPU-hour was monitored, or none was billed (IdleReading, the one rule).
+func (t Totals) IdleKnown() bool { return t.IdleReading().Known() }
 
 // IdleLowerBound reports whether the idle figures are only lower bounds:
-// some billed GPU-hours were not monitored.
-func (t Totals) IdleLowerBound() bool { return t.GPUHoursUnmonitored > 1e-9 }
+// some billed GPU-hours were monitored, not all (IdleReading).
+func (t Totals) IdleLowerBound() bool { return t.IdleReading().LowerBound() }
 
 // markCoverage sets the data quality's coverage and the reasons the report
 // is incomplete: every source of dq not ok, and coverage below minCoverage

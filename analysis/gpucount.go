@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/finops-oss/finops"
@@ -48,7 +49,9 @@ func (c GPUCount) String() string {
 	if c.Slices != 1 {
 		slices += "s"
 	}
-	slices += fmt.Sprintf(" (%s of a card)", strconv.FormatFloat(c.SliceCards, 'f', -1, 64))
+	// To the hundredth: a sum of fractions such as three 0.1 slices is
+	// 0.30000000000000004 in floating point, not a figure to print.
+	slices += fmt.Sprintf(" (%s of a card)", strconv.FormatFloat(math.Round(c.SliceCards*100)/100, 'f', -1, 64))
 	if c.Cards == 0 {
 		return slices
 	}

@@ -109,3 +109,22 @@ func TestSliceBilledAsSlice(t *testing.T) {
 		t.Errorf("resources %+v: want the A100-10C slice's 24 hours", r.ByResource)
 	}
 }
+
+// TestGPUCountStringRounds: the slices' worth is said to the hundredth, as
+// computed by hand, never with floating-point crumbs (0.1+0.1+0.1 is
+// 0.30000000000000004 as a float64).
+func TestGPUCountStringRounds(t *testing.T) {
+	for _, tc := range []struct {
+		c    GPUCount
+		want string
+	}{
+		{GPUCount{Slices: 3, SliceCards: 0.1 + 0.1 + 0.1}, "3 slices (0.3 of a card)"},
+		{GPUCount{Cards: 1, Slices: 2, SliceCards: 0.125 + 0.125}, "1 GPU and 2 slices (0.25 of a card)"},
+		{GPUCount{Slices: 1, SliceCards: 12.0 / 94}, "1 slice (0.13 of a card)"}, // 1g.12gb of an H100 NVL's 94 GB
+		{GPUCount{Cards: 2}, "2 GPUs"},
+	} {
+		if got := tc.c.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.c, got, tc.want)
+		}
+	}
+}

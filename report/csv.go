@@ -105,8 +105,14 @@ func csvTable(r *analysis.Result, table string, loc *time.Location) ([]string, [
 			"month_to_date", "month_forecast"}, rows, nil
 	case "tasks":
 		for _, t := range r.Tasks {
+			// No units, no unit cost: blank, as in the workbook, not a 0
+			// that reads as "free per unit".
+			unitCost := ""
+			if t.Units != 0 {
+				unitCost = number(t.UnitCost)
+			}
 			rows = append(rows, []string{csvText(t.Task), csvText(t.Team), csvText(t.Kind), cur, amountCell(cur, t.Cost), number(t.GPUHours),
-				measuredAmountCell(cur, t.IdleCost, t.IdleReading()), number(t.Units), csvText(t.Unit), number(t.UnitCost)})
+				measuredAmountCell(cur, t.IdleCost, t.IdleReading()), number(t.Units), csvText(t.Unit), unitCost})
 		}
 		return []string{"task", "team", "kind", "currency", "cost", "gpu_hours", "idle_cost", "units", "unit", "unit_cost"}, rows, nil
 	case "recommendations":

@@ -75,6 +75,13 @@ func TestWriteCSV(t *testing.T) {
 	} {
 		t.Run(tc.table, func(t *testing.T) { checkCSV(t, csvResult(t), tc.table, tc.want) })
 	}
+	// A task without units has no unit cost: the cell is blank (by hand:
+	// cost 10 over 0 units is no figure), as the workbook's, never 0.
+	noUnits := csvResult(t)
+	noUnits.Tasks[0].Units, noUnits.Tasks[0].Unit, noUnits.Tasks[0].UnitCost = 0, "", 0
+	checkCSV(t, noUnits, "tasks", []string{
+		"period,period_start,period_end,task,team,kind,currency,cost,gpu_hours,idle_cost,units,unit,unit_cost",
+		period + "'@train,vision,training,CNY,10.00,2.5,0.00,0,,"})
 	if err := WriteCSV(&bytes.Buffer{}, csvResult(t), "pools"); err == nil {
 		t.Error("an unknown table: no error")
 	}

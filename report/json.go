@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -54,16 +53,12 @@ func WriteJSON(w io.Writer, r *analysis.Result, meta Meta) error {
 	if meta.DatabaseID != "" {
 		doc.Source = &jsonSource{DatabaseID: meta.DatabaseID}
 	}
-	// Encoded whole, then written with every control and invisible
-	// character escaped (sanitize.JSON): the same value, none of them raw,
-	// also for a value stored before ingest refused them.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	// Written with every control and invisible character escaped
+	// (sanitize.JSONWriter): the same value, none of them raw, also for a
+	// value stored before ingest refused them.
+	enc := json.NewEncoder(sanitize.NewJSONWriter(w))
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(&doc); err != nil {
-		return fmt.Errorf("report: write json: %w", err)
-	}
-	if _, err := w.Write(sanitize.JSON(buf.Bytes())); err != nil {
 		return fmt.Errorf("report: write json: %w", err)
 	}
 	return nil

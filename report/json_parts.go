@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"sort"
 
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
@@ -51,10 +50,10 @@ func partsAddUp(rounded *analysis.Result, raw *analysis.Result) {
 }
 
 // toTotal rounds amounts (in minor units) to whole ones adding up to total
-// by largest remainder (Hamilton's method, as the chargeback's direct
-// column): each rounded down, and the units still missing one each to the
-// largest remainders (ties: the earlier). ok is false, and nothing
-// rounded, when the amounts are a minor unit or more from total, or none.
+// by largest remainder (amount.RoundToTotal, as the chargeback's direct
+// column). ok is false, and nothing rounded, when the amounts are a minor
+// unit or more from total, or none: parts that really disagree with the
+// total are written as they are.
 func toTotal(total float64, amounts []float64) ([]float64, bool) {
 	if len(amounts) == 0 {
 		return nil, false
@@ -66,25 +65,12 @@ func toTotal(total float64, amounts []float64) ([]float64, bool) {
 	if math.IsNaN(sum) || math.Abs(sum-total) >= 1 {
 		return nil, false
 	}
-	out := make([]float64, len(amounts))
-	order := make([]int, len(amounts))
-	var floor float64
-	for i, v := range amounts {
-		out[i] = math.Floor(v)
-		floor += out[i]
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		return amounts[order[a]]-out[order[a]] > amounts[order[b]]-out[order[b]]
-	})
-	// |sum − total| < 1 and each floor takes less than 1 off: the units
-	// missing are at most as many as the amounts, so one round gives them.
-	for k := 0; floor < total && k < len(order); k++ {
-		out[order[k]]++
-		floor++
-	}
-	if floor != total {
-		return nil, false
+	// |sum − total| < 1: the units missing after flooring are at most as
+	// many as the amounts, so each part moves by under one minor unit.
+	whole := amount.RoundToTotal(int64(total), amounts)
+	out := make([]float64, len(whole))
+	for i, m := range whole {
+		out[i] = float64(m)
 	}
 	return out, true
 }

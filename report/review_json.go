@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,13 +54,9 @@ func WriteReviewJSON(w io.Writer, rv *analysis.Review) error {
 		roundReviewMoney(rv.Currency, &m)
 		n.Models[i] = m
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	enc := json.NewEncoder(sanitize.NewJSONWriter(w)) // no control or invisible character raw
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(&n); err != nil {
-		return fmt.Errorf("report: write review json: %w", err)
-	}
-	if _, err := w.Write(sanitize.JSON(buf.Bytes())); err != nil { // no control or invisible character raw
 		return fmt.Errorf("report: write review json: %w", err)
 	}
 	return nil

@@ -55,3 +55,30 @@ func partialRune(b []byte) int {
 	}
 	return 0
 }
+
+// JSONWriter passes an encoded JSON document written to w through JSON, as
+// it is written: for a json.Encoder aimed at an output, so that the document
+// need not be held a second time to be escaped. JSON looks at one character
+// at a time, so a Write is escaped on its own; a character cut between two
+// Writes is held back until the next one completes it (encoding/json writes
+// valid UTF-8, so a document never ends inside one).
+type JSONWriter struct {
+	w       io.Writer
+	pending []byte // the start of a UTF-8 sequence the last Write ended in
+}
+
+// NewJSONWriter returns a JSONWriter on w.
+func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
+
+func (s *JSONWriter) Write(p []byte) (int, error) {
+	b := append(s.pending, p...)
+	cut := len(b) - partialRune(b)
+	s.pending = append([]byte(nil), b[cut:]...)
+	if cut == 0 {
+		return len(p), nil
+	}
+	if _, err := s.w.Write(JSON(b[:cut])); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,8 +1,11 @@
 package sanitize
 
 import (
+	"bytes"
+	"math/rand"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestText(t *testing.T) {
@@ -37,5 +40,31 @@ func TestWriter(t *testing.T) {
 	want := "h\uFFFD]0;t\uFFFD.csv: FAILED\nprometheus http://u:xxxxx@h:9090/ 2026-11-23: ok\n实例\ntab\tkept\n"
 	if b.String() != want {
 		t.Errorf("wrote %q, want %q", b.String(), want)
+	}
+}
+
+// TestJSONWriterStreamsJSON: a document written to a JSONWriter in pieces
+// cut anywhere, inside characters too, comes out as JSON of the whole
+// document at once — the invariant that lets WriteJSON stream.
+func TestJSONWriterStreamsJSON(t *testing.T) {
+	runes := []rune{'a', '"', '\\', '\t', '\n', 0x1b, 0x7f, 0x85, 'é', '实', 0x202e, 0x200b, 0xfeff, 0x1f600, 0xe0001}
+	rng := rand.New(rand.NewSource(7))
+	for i := range 500 {
+		var doc []byte
+		for range rng.Intn(40) {
+			doc = utf8.AppendRune(doc, runes[rng.Intn(len(runes))])
+		}
+		var got bytes.Buffer
+		w := NewJSONWriter(&got)
+		for rest := doc; len(rest) > 0; {
+			n := 1 + rng.Intn(len(rest))
+			if k, err := w.Write(rest[:n]); k != n || err != nil {
+				t.Fatalf("case %d: Write(%q) = %d, %v", i, rest[:n], k, err)
+			}
+			rest = rest[n:]
+		}
+		if want := JSON(doc); !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("case %d: streamed %q, whole %q", i, got.Bytes(), want)
+		}
 	}
 }
