@@ -36,11 +36,19 @@ func (a *analyzer) markStale(dq *DataQuality) {
 		r        *gpuResource
 		interval time.Duration
 	}
-	by := map[string]served{}
+	// Every resource a GPU's slots serve, not the last one a map's order
+	// happened to visit: which teams a stale source touches must not
+	// depend on iteration order.
+	by := map[string][]served{}
+	seen := map[*gpuResource]bool{}
 	for _, r := range a.gpuOwner {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
 		for _, s := range r.slots {
 			for _, k := range s.keys() {
-				by[k] = served{r, s.series.Interval}
+				by[k] = append(by[k], served{r, s.series.Interval})
 			}
 		}
 	}
@@ -52,17 +60,18 @@ func (a *analyzer) markStale(dq *DataQuality) {
 		}
 		stale, billed := map[string]bool{}, map[string]bool{}
 		for _, k := range s.GPUs {
-			sv, ok := by[k]
-			if !ok || sv.r.billedEnd == 0 {
-				continue // serves no resource billed in the window
-			}
-			billed[sv.r.team] = true
-			until := a.tl.time(sv.r.billedEnd)
-			if now := a.in.Now; !now.IsZero() && until.After(now) {
-				until = now // a contract's future is not billed yet
-			}
-			if !s.LastSample.IsZero() && until.After(s.LastSample.Add(sv.interval+a.p.StaleAfter)) {
-				stale[sv.r.team] = true
+			for _, sv := range by[k] {
+				if sv.r.billedEnd == 0 {
+					continue // serves no resource billed in the window
+				}
+				billed[sv.r.team] = true
+				until := a.tl.time(sv.r.billedEnd)
+				if now := a.in.Now; !now.IsZero() && until.After(now) {
+					until = now // a contract's future is not billed yet
+				}
+				if !s.LastSample.IsZero() && until.After(s.LastSample.Add(sv.interval+a.p.StaleAfter)) {
+					stale[sv.r.team] = true
+				}
 			}
 		}
 		switch {
