@@ -609,7 +609,7 @@ func TestFleetDigestView(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{
-		"Charged back: the bill $480.00, unallocated $90.00 spread even, idle $0.00 spread none",
+		"Charged back: the bill $480.00, unallocated $90.00 spread even (each team's share in the report)", // the idle pool is $0.00 and spread to none: not named
 		"Trend 2026-W47: $480.00, +$77.50 · +19 % vs the 4-week mean ($402.50) — above its recent range",
 		"1. nlp: $210.00, +$97.50 · +87 % vs the 4-week mean ($112.50) — above its recent range (team)",
 		"2. n1: $150.00, +$50.00 · +50 % vs the 4-week mean ($100.00) — above its recent range (resource)",
@@ -618,5 +618,8 @@ func TestFleetDigestView(t *testing.T) {
 		if !strings.Contains(d.Text, w) {
 			t.Errorf("the fleet digest lacks %q:\n%s", w, d.Text)
 		}
+	}
+	if strings.Contains(d.Text, "idle $0.00") {
+		t.Errorf("the fleet digest names an empty idle pool:\n%s", d.Text)
 	}
 }

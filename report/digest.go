@@ -142,9 +142,18 @@ func digestView(v *Audience, cur string) []string {
 	var lines []string
 	if cb := v.Chargeback; cb != nil {
 		if v.Team == "" {
-			lines = append(lines, fmt.Sprintf("Charged back: the bill %s, unallocated %s spread %s, idle %s spread %s (each team's share in the report)",
-				money(cur, cb.Bill), money(cur, cb.UnallocatedPool), oneLine(cb.UnallocatedRule, 20),
-				money(cur, cb.IdlePool), oneLine(cb.IdleRule, 20)))
+			// A pool of 0, or one the config spreads to nobody, is no news:
+			// a healthy week's digest names only what was spread.
+			line := "Charged back: the bill " + money(cur, cb.Bill)
+			for _, p := range []struct {
+				name, rule string
+				pool       float64
+			}{{"unallocated", cb.UnallocatedRule, cb.UnallocatedPool}, {"idle", cb.IdleRule, cb.IdlePool}} {
+				if p.pool != 0 && p.rule != "none" {
+					line += fmt.Sprintf(", %s %s spread %s", p.name, money(cur, p.pool), oneLine(p.rule, 20))
+				}
+			}
+			lines = append(lines, line+" (each team's share in the report)")
 		} else if len(cb.Rows) == 1 {
 			row := cb.Rows[0]
 			lines = append(lines, "Charged back: "+money(cur, row.ChargedBack)+" (direct "+money(cur, row.Direct)+
