@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // busy3h is the card of TestRecommendations' first case: a monthly card busy
@@ -35,8 +36,8 @@ func TestAdviceIDStable(t *testing.T) {
 	if a.Action != ActionSwitchToHourly || b.Action != ActionSwitchToHourly {
 		t.Fatalf("actions %s, %s; want switch_to_hourly twice", a.Action, b.Action)
 	}
-	near(t, "week 1 savings", a.MonthlySavings, 2010)
-	near(t, "week 2 savings", b.MonthlySavings, 1980)
+	testnum.NearRel(t, "week 1 savings", a.MonthlySavings, 2010, 1e-6)
+	testnum.NearRel(t, "week 2 savings", b.MonthlySavings, 1980, 1e-6)
 	if a.ID != b.ID {
 		t.Errorf("id week 1 %q, week 2 %q: want the same", a.ID, b.ID)
 	}
@@ -112,7 +113,7 @@ func TestAdviceDecisionsHide(t *testing.T) {
 				if len(res.Recommendations) != 1 || res.Recommendations[0].ID != id {
 					t.Fatalf("recommendations %+v, want %s open", res.Recommendations, id)
 				}
-				near(t, "monthly savings", res.Totals.MonthlySavings, 2010)
+				testnum.NearRel(t, "monthly savings", res.Totals.MonthlySavings, 2010, 1e-6)
 				if recFindings != 1 {
 					t.Errorf("%d recommendation findings, want 1", recFindings)
 				}
@@ -120,7 +121,7 @@ func TestAdviceDecisionsHide(t *testing.T) {
 				if len(res.Recommendations) != 0 {
 					t.Errorf("recommendations %+v, want none open", res.Recommendations)
 				}
-				near(t, "monthly savings", res.Totals.MonthlySavings, 0)
+				testnum.NearRel(t, "monthly savings", res.Totals.MonthlySavings, 0, 1e-6)
 				if recFindings != 0 {
 					t.Errorf("%d recommendation findings of hidden advice, want 0", recFindings)
 				}
@@ -220,12 +221,12 @@ func TestRealisedSavings(t *testing.T) {
 				t.Fatalf("status %s, %d days after, from baseline %v; want %s, %d, %v", r.Status, r.DaysAfter,
 					r.BeforeFromBaseline, tc.status, tc.daysAfter, tc.fromBase)
 			}
-			near(t, "before per day", r.BeforePerDay, tc.before)
-			near(t, "after per day", r.AfterPerDay, tc.after)
-			near(t, "realised", r.RealisedMonthlySavings, tc.realised)
-			near(t, "total realised", res.Advice.RealisedMonthlySavings, tc.realised)
+			testnum.NearRel(t, "before per day", r.BeforePerDay, tc.before, 1e-6)
+			testnum.NearRel(t, "after per day", r.AfterPerDay, tc.after, 1e-6)
+			testnum.NearRel(t, "realised", r.RealisedMonthlySavings, tc.realised, 1e-6)
+			testnum.NearRel(t, "total realised", res.Advice.RealisedMonthlySavings, tc.realised, 1e-6)
 			if tc.status == RealisedMeasured {
-				near(t, "expected", res.Advice.ExpectedMonthlySavings, 3000)
+				testnum.NearRel(t, "expected", res.Advice.ExpectedMonthlySavings, 3000, 1e-6)
 			} else if res.Advice.TooEarly != 1 || res.Advice.ExpectedMonthlySavings != 0 {
 				t.Errorf("too early: %d, expected %g; want 1 and 0 (no number)", res.Advice.TooEarly, res.Advice.ExpectedMonthlySavings)
 			}
@@ -259,7 +260,7 @@ func TestAdviceForTeam(t *testing.T) {
 			t.Errorf("%s: advice %+v, want %d hidden, %d done, %d realised", tc.team, s, tc.hidden, tc.done, tc.realised)
 			continue
 		}
-		near(t, tc.team+" realised", s.RealisedMonthlySavings, tc.saved)
+		testnum.NearRel(t, tc.team+" realised", s.RealisedMonthlySavings, tc.saved, 1e-6)
 	}
 	// A team none of whose advice was decided has no advice section.
 	if s := r.ForTeam("infra").Advice; s != nil {

@@ -5,8 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops"
 )
 
 // The dimensions a report's cost can be grouped by (Params.GroupBy): the

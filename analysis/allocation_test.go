@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestAllocation groups chargeBill (112.00) by each dimension; the tax line
@@ -51,7 +52,7 @@ func TestAllocation(t *testing.T) {
 		if sum != 11200 {
 			t.Errorf("%s: groups add up to %d cents, want the bill 11200", al.Dimension, sum)
 		}
-		near(t, al.Dimension+" shares", share, 1)
+		testnum.NearRel(t, al.Dimension+" shares", share, 1, 1e-6)
 	}
 	if r.Chargeback != nil {
 		t.Errorf("chargeback %+v without rules", r.Chargeback)

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops"
 )
 
 const unassigned = "unassigned"

@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 var day0 = time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
@@ -46,26 +48,26 @@ func TestOneDayMinuteGrid(t *testing.T) {
 		t.Fatalf("resources = %d, want 1", len(r.ByResource))
 	}
 	got := r.ByResource[0]
-	near(t, "gpu_hours_billed", got.GPUHoursBilled, 24)
-	near(t, "gpu_hours_idle", got.GPUHoursIdle, 12)
-	near(t, "gpu_hours_active", got.GPUHoursActive, 601.0/60)
-	near(t, "gpu_hours_unmonitored", got.GPUHoursUnmonitored, 119.0/60)
-	near(t, "active+idle+unmonitored", got.GPUHoursActive+got.GPUHoursIdle+got.GPUHoursUnmonitored, got.GPUHoursBilled)
-	near(t, "cost", got.Cost, 57.60)
-	near(t, "idle_cost", got.IdleCost, 28.80)
-	near(t, "unmonitored_cost", got.UnmonitoredCost, 4.76)
-	near(t, "avg_utilization", got.AvgUtilization, 50710.0/1321)
-	near(t, "totals.cost", r.Totals.Cost, 57.60)
-	near(t, "totals.gpu_cost", r.Totals.GPUCost, 57.60)
-	near(t, "totals.idle_cost", r.Totals.IdleCost, 28.80)
+	testnum.NearRel(t, "gpu_hours_billed", got.GPUHoursBilled, 24, 1e-6)
+	testnum.NearRel(t, "gpu_hours_idle", got.GPUHoursIdle, 12, 1e-6)
+	testnum.NearRel(t, "gpu_hours_active", got.GPUHoursActive, 601.0/60, 1e-6)
+	testnum.NearRel(t, "gpu_hours_unmonitored", got.GPUHoursUnmonitored, 119.0/60, 1e-6)
+	testnum.NearRel(t, "active+idle+unmonitored", got.GPUHoursActive+got.GPUHoursIdle+got.GPUHoursUnmonitored, got.GPUHoursBilled, 1e-6)
+	testnum.NearRel(t, "cost", got.Cost, 57.60, 1e-6)
+	testnum.NearRel(t, "idle_cost", got.IdleCost, 28.80, 1e-6)
+	testnum.NearRel(t, "unmonitored_cost", got.UnmonitoredCost, 4.76, 1e-6)
+	testnum.NearRel(t, "avg_utilization", got.AvgUtilization, 50710.0/1321, 1e-6)
+	testnum.NearRel(t, "totals.cost", r.Totals.Cost, 57.60, 1e-6)
+	testnum.NearRel(t, "totals.gpu_cost", r.Totals.GPUCost, 57.60, 1e-6)
+	testnum.NearRel(t, "totals.idle_cost", r.Totals.IdleCost, 28.80, 1e-6)
 
 	// Two idle spans: the night (8 h, 19.20) and the evening (4 h, 9.60).
 	if len(r.IdleSpans) != 2 {
 		t.Fatalf("idle spans = %+v, want 2", r.IdleSpans)
 	}
-	near(t, "night span hours", r.IdleSpans[0].Hours, 8)
-	near(t, "night span cost", r.IdleSpans[0].Cost, 19.20)
-	near(t, "evening span cost", r.IdleSpans[1].Cost, 9.60)
+	testnum.NearRel(t, "night span hours", r.IdleSpans[0].Hours, 8, 1e-6)
+	testnum.NearRel(t, "night span cost", r.IdleSpans[0].Cost, 19.20, 1e-6)
+	testnum.NearRel(t, "evening span cost", r.IdleSpans[1].Cost, 9.60, 1e-6)
 	if !r.IdleSpans[1].Start.Equal(day0.Add(20 * time.Hour)) {
 		t.Errorf("evening span starts %v, want 20:00", r.IdleSpans[1].Start)
 	}
@@ -84,7 +86,7 @@ func TestIdleMinSpanBoundary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		near(t, "idle hours", r.Totals.GPUHoursIdle, tc.wantIdle)
+		testnum.NearRel(t, "idle hours", r.Totals.GPUHoursIdle, tc.wantIdle, 1e-6)
 	}
 }
 
@@ -98,10 +100,10 @@ func TestMonthlyLineSpreadOverMonth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "totals.cost", r.Totals.Cost, 144)
-	near(t, "resource cost", r.ByResource[0].Cost, 144)
-	near(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, 24)
-	near(t, "idle cost", r.Totals.IdleCost, 720*0.10)
+	testnum.NearRel(t, "totals.cost", r.Totals.Cost, 144, 1e-6)
+	testnum.NearRel(t, "resource cost", r.ByResource[0].Cost, 144, 1e-6)
+	testnum.NearRel(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, 24, 1e-6)
+	testnum.NearRel(t, "idle cost", r.Totals.IdleCost, 720*0.10, 1e-6)
 }
 
 func TestUnmonitoredWhenNoTelemetry(t *testing.T) {
@@ -111,9 +113,9 @@ func TestUnmonitoredWhenNoTelemetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "unmonitored hours", r.Totals.GPUHoursUnmonitored, 24)
-	near(t, "unmonitored cost", r.Totals.UnmonitoredCost, 57.60)
-	near(t, "idle cost", r.Totals.IdleCost, 0)
+	testnum.NearRel(t, "unmonitored hours", r.Totals.GPUHoursUnmonitored, 24, 1e-6)
+	testnum.NearRel(t, "unmonitored cost", r.Totals.UnmonitoredCost, 57.60, 1e-6)
+	testnum.NearRel(t, "idle cost", r.Totals.IdleCost, 0, 1e-6)
 	if got := r.Recommendations[0]; got.Action != ActionKeep || got.Confidence != "low" || got.Reason != "no utilization data" {
 		t.Errorf("recommendation without telemetry = %+v, want keep/low/no utilization data", got)
 	}
@@ -133,7 +135,7 @@ func TestTasksAndUnallocated(t *testing.T) {
 		{Task: "eval", Team: "cv", Kind: "inference", Resource: "GPU-1", Start: day0.Add(19 * time.Hour),
 			End: day0.Add(22 * time.Hour)},
 	}
-	in.Teams = []Team{{Name: "nlp", MonthlyBudget: ptr(1000)}, {Name: "cv"}}
+	in.Teams = []Team{{Name: "nlp", MonthlyBudget: new(1000.0)}, {Name: "cv"}}
 	r, err := Analyze(in)
 	if err != nil {
 		t.Fatal(err)
@@ -142,20 +144,20 @@ func TestTasksAndUnallocated(t *testing.T) {
 	for _, tc := range r.Tasks {
 		tasks[tc.Task] = tc
 	}
-	near(t, "train cost", tasks["train"].Cost, 9.60)
-	near(t, "train unit cost", tasks["train"].UnitCost, 2.40)
-	near(t, "train gpu hours", tasks["train"].GPUHours, 4)
-	near(t, "eval cost", tasks["eval"].Cost, 7.20)
-	near(t, "eval idle cost", tasks["eval"].IdleCost, 4.80)
-	near(t, "unallocated", r.Totals.UnallocatedCost, 40.80)
+	testnum.NearRel(t, "train cost", tasks["train"].Cost, 9.60, 1e-6)
+	testnum.NearRel(t, "train unit cost", tasks["train"].UnitCost, 2.40, 1e-6)
+	testnum.NearRel(t, "train gpu hours", tasks["train"].GPUHours, 4, 1e-6)
+	testnum.NearRel(t, "eval cost", tasks["eval"].Cost, 7.20, 1e-6)
+	testnum.NearRel(t, "eval idle cost", tasks["eval"].IdleCost, 4.80, 1e-6)
+	testnum.NearRel(t, "unallocated", r.Totals.UnallocatedCost, 40.80, 1e-6)
 
 	teams := map[string]TeamCost{}
 	for _, tc := range r.ByTeam {
 		teams[tc.Team] = tc
 	}
-	near(t, "nlp cost", teams["nlp"].Cost, 9.60)
-	near(t, "cv cost", teams["cv"].Cost, 7.20)
-	near(t, "unassigned cost", teams[unassigned].Cost, 40.80)
+	testnum.NearRel(t, "nlp cost", teams["nlp"].Cost, 9.60, 1e-6)
+	testnum.NearRel(t, "cv cost", teams["cv"].Cost, 7.20, 1e-6)
+	testnum.NearRel(t, "unassigned cost", teams[unassigned].Cost, 40.80, 1e-6)
 	if teams["nlp"].Budget == nil || *teams["nlp"].Budget != 1000 {
 		t.Errorf("nlp budget = %v, want 1000", teams["nlp"].Budget)
 	}
@@ -188,7 +190,7 @@ func TestTasksOnlyOfTheWindow(t *testing.T) {
 				t.Fatalf("tasks = %+v, want listed %v", r.Tasks, tc.want)
 			}
 			if tc.want {
-				near(t, "straddling run's cost", r.Tasks[0].Cost, 2.40)
+				testnum.NearRel(t, "straddling run's cost", r.Tasks[0].Cost, 2.40, 1e-6)
 			}
 		})
 	}
@@ -206,9 +208,9 @@ func TestSharedGPUMinutesSplitEvenly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range r.Tasks {
-		near(t, tc.Task+" cost", tc.Cost, 1.20)
+		testnum.NearRel(t, tc.Task+" cost", tc.Cost, 1.20, 1e-6)
 	}
-	near(t, "unallocated", r.Totals.UnallocatedCost, 57.60-2.40)
+	testnum.NearRel(t, "unallocated", r.Totals.UnallocatedCost, 57.60-2.40, 1e-6)
 }
 
 func TestCurrencyConversionAndMissingRate(t *testing.T) {
@@ -222,7 +224,7 @@ func TestCurrencyConversionAndMissingRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "cost in CNY", r.Totals.Cost, 57.60*7.1)
+	testnum.NearRel(t, "cost in CNY", r.Totals.Cost, 57.60*7.1, 1e-6)
 	if r.Currency != "CNY" {
 		t.Errorf("currency = %s", r.Currency)
 	}
@@ -263,11 +265,11 @@ func TestOtherChargesAndUnusedCommitments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "cost", r.Totals.Cost, 57.60+5-3+10)
-	near(t, "gpu cost", r.Totals.GPUCost, 57.60)
-	near(t, "non gpu", r.Totals.NonGPUCost, 12)
-	near(t, "other charges", r.Totals.OtherCharges, 2)
-	near(t, "unused commitment", r.Totals.UnusedCommitmentCost, 10)
+	testnum.NearRel(t, "cost", r.Totals.Cost, 57.60+5-3+10, 1e-6)
+	testnum.NearRel(t, "gpu cost", r.Totals.GPUCost, 57.60, 1e-6)
+	testnum.NearRel(t, "non gpu", r.Totals.NonGPUCost, 12, 1e-6)
+	testnum.NearRel(t, "other charges", r.Totals.OtherCharges, 2, 1e-6)
+	testnum.NearRel(t, "unused commitment", r.Totals.UnusedCommitmentCost, 10, 1e-6)
 }
 
 func TestDeterministic(t *testing.T) {
@@ -294,7 +296,7 @@ func TestUnknownGPUWarning(t *testing.T) {
 	if !found {
 		t.Errorf("no warning names the unknown GPU type: %v", r.DataQuality.Warnings)
 	}
-	near(t, "non-GPU cost", r.Totals.NonGPUCost, 3)
+	testnum.NearRel(t, "non-GPU cost", r.Totals.NonGPUCost, 3, 1e-6)
 }
 
 func TestTaskDaily(t *testing.T) {
@@ -315,8 +317,8 @@ func TestTaskDaily(t *testing.T) {
 		t.Fatalf("task days = %+v", r.TaskDaily)
 	}
 	for i, td := range r.TaskDaily {
-		near(t, "day cost", td.Cost, 9.60)
-		near(t, "day units", td.Units, 4)
+		testnum.NearRel(t, "day cost", td.Cost, 9.60, 1e-6)
+		testnum.NearRel(t, "day units", td.Units, 4, 1e-6)
 		if !td.Day.Equal(day0.Add(time.Duration(i) * 24 * time.Hour)) {
 			t.Errorf("day %d = %v", i, td.Day)
 		}

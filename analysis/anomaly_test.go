@@ -1,6 +1,10 @@
 package analysis
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/finops-oss/finops/internal/testnum"
+)
 
 // TestAnomalyRule: outside [min, max] of the four weeks before, widened by
 // max(half the spread, a tenth of the mean); fewer than four: no flag.
@@ -80,16 +84,16 @@ func TestMovers(t *testing.T) {
 			if m == nil {
 				t.Fatal("no mover")
 			}
-			near(t, "mean", m.Mean, tc.mean)
+			testnum.NearRel(t, "mean", m.Mean, tc.mean, 1e-6)
 			if m.BaselineWeeks != tc.weeks {
 				t.Errorf("mean over %d weeks, want %d", m.BaselineWeeks, tc.weeks)
 			}
-			near(t, "change", m.Change, tc.change)
+			testnum.NearRel(t, "change", m.Change, tc.change, 1e-6)
 			if tc.pctIsNil != (m.ChangePct == nil) {
 				t.Fatalf("change %% %v, want nil %v", m.ChangePct, tc.pctIsNil)
 			}
 			if m.ChangePct != nil {
-				near(t, "change %", *m.ChangePct, tc.pct)
+				testnum.NearRel(t, "change %", *m.ChangePct, tc.pct, 1e-6)
 			}
 		})
 	}

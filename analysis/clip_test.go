@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestAnalyzeClipsWindowToData: a window far longer than the data (a century,
@@ -78,8 +79,8 @@ func TestAnalyzeClipsWindowToData(t *testing.T) {
 				t.Errorf("warnings %q do not begin with the note", res.DataQuality.Warnings)
 			}
 			// 4 lines × 2.5: clipping loses nothing that was billed.
-			near(t, "cost", res.Totals.Cost, tc.wantCost)
-			near(t, "billed GPU-hours", res.Totals.GPUHoursBilled, tc.wantCost/2.5)
+			testnum.NearRel(t, "cost", res.Totals.Cost, tc.wantCost, 1e-6)
+			testnum.NearRel(t, "billed GPU-hours", res.Totals.GPUHoursBilled, tc.wantCost/2.5, 1e-6)
 		})
 	}
 }

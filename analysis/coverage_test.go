@@ -3,6 +3,8 @@ package analysis
 import (
 	"reflect"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestMarkCoverage: the reasons a report is incomplete, from its sources
@@ -41,7 +43,7 @@ func TestMarkCoverage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dq := DataQuality{Sources: tc.sources, Incomplete: []string{"left from before"}}
 			markCoverage(&dq, Totals{GPUHoursBilled: tc.billed, GPUHoursUnmonitored: tc.unmon}, 0.8, hasTelemetry(tc.sources))
-			near(t, "coverage", dq.Coverage, tc.coverage)
+			testnum.NearRel(t, "coverage", dq.Coverage, tc.coverage, 1e-6)
 			if !reflect.DeepEqual(dq.Incomplete, tc.want) {
 				t.Errorf("incomplete %q, want %q", dq.Incomplete, tc.want)
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // inRegion sets every line's region.
@@ -19,7 +20,7 @@ func TestEnergy(t *testing.T) {
 	// All day at 250 W: 1,440 min × 250 W / 60 / 1000 = 6 kWh.
 	allDay := []finops.GPUSeries{poweredSeries("GPU-1", "gpu-1", day0, pseg{1440, 50, 250})}
 	intensities := EnergyParams{Regions: map[string]float64{"EU-North-1": 30},
-		Providers: map[string]float64{"aws": 380}, Default: ptr(436)}
+		Providers: map[string]float64{"aws": 380}, Default: new(436.0)}
 	type want struct {
 		kwh, coverage float64
 		lowerBound    bool
@@ -63,7 +64,7 @@ func TestEnergy(t *testing.T) {
 		runs: []finops.TaskRun{{Task: "eval", Team: "cv", Resource: "gpu-1",
 			Start: day0.Add(11 * time.Hour), End: day0.Add(13 * time.Hour)}},
 		energy: intensities,
-		want: &want{kwh: 2.4, coverage: 0.25, lowerBound: true, co2: ptr(1.0464),
+		want: &want{kwh: 2.4, coverage: 0.25, lowerBound: true, co2: new(1.0464),
 			tasks: map[string]float64{"eval": 0.2}, taskCoverage: map[string]float64{"eval": 0.5},
 			teams: map[string]float64{"cv": 0.2, unassigned: 2.2}},
 	}, {
@@ -73,7 +74,7 @@ func TestEnergy(t *testing.T) {
 		lines:  inRegion(hourlyLines("gpu-1", "2.40", day0, 24), "eu-north-1"),
 		gpus:   allDay,
 		energy: EnergyParams{PUE: 1.5, Regions: intensities.Regions, Providers: intensities.Providers, Default: intensities.Default},
-		want:   &want{kwh: 6, coverage: 1, co2: ptr(0.27), teams: map[string]float64{unassigned: 6}},
+		want:   &want{kwh: 6, coverage: 1, co2: new(0.27), teams: map[string]float64{unassigned: 6}},
 	}, {
 		// A region with no intensity, provider TestCloud with none either:
 		// the default, 6 × 436 / 1000 = 2.616 kg.
@@ -81,14 +82,14 @@ func TestEnergy(t *testing.T) {
 		lines:  inRegion(hourlyLines("gpu-1", "2.40", day0, 24), "ap-south-9"),
 		gpus:   allDay,
 		energy: intensities,
-		want:   &want{kwh: 6, coverage: 1, co2: ptr(2.616), teams: map[string]float64{unassigned: 6}},
+		want:   &want{kwh: 6, coverage: 1, co2: new(2.616), teams: map[string]float64{unassigned: 6}},
 	}, {
 		// The provider's intensity when the region has none: 6 × 400 / 1000 = 2.4 kg.
 		name:   "provider intensity",
 		lines:  hourlyLines("gpu-1", "2.40", day0, 24),
 		gpus:   allDay,
 		energy: EnergyParams{Providers: map[string]float64{"testcloud": 400}},
-		want:   &want{kwh: 6, coverage: 1, co2: ptr(2.4), teams: map[string]float64{unassigned: 6}},
+		want:   &want{kwh: 6, coverage: 1, co2: new(2.4), teams: map[string]float64{unassigned: 6}},
 	}, {
 		// Utilization all day, no power reading: no energy at all.
 		name:   "series without power",
@@ -116,8 +117,8 @@ func TestEnergy(t *testing.T) {
 				t.Fatal("energy is nil")
 			}
 			w := c.want
-			near(t, "total kWh", kwhOr0(e.Total), w.kwh)
-			near(t, "total power coverage", e.Total.PowerCoverage, w.coverage)
+			testnum.NearRel(t, "total kWh", kwhOr0(e.Total), w.kwh, 1e-6)
+			testnum.NearRel(t, "total power coverage", e.Total.PowerCoverage, w.coverage, 1e-6)
 			if e.Total.LowerBound != w.lowerBound {
 				t.Errorf("lower bound = %v, want %v", e.Total.LowerBound, w.lowerBound)
 			}
@@ -127,7 +128,7 @@ func TestEnergy(t *testing.T) {
 			case w.co2 != nil && e.Total.CO2eKg == nil:
 				t.Errorf("CO2e unknown, want %v kg", *w.co2)
 			case w.co2 != nil:
-				near(t, "CO2e kg", *e.Total.CO2eKg, *w.co2)
+				testnum.NearRel(t, "CO2e kg", *e.Total.CO2eKg, *w.co2, 1e-6)
 			}
 			tasks := map[string]TaskEnergy{}
 			for _, te := range e.Tasks {
@@ -137,21 +138,21 @@ func TestEnergy(t *testing.T) {
 				t.Errorf("tasks = %+v, want %v", e.Tasks, w.tasks)
 			}
 			for k, v := range w.tasks {
-				near(t, k+" kWh", kwhOr0(tasks[k].EnergyUse), v)
-				near(t, k+" power coverage", tasks[k].PowerCoverage, w.taskCoverage[k])
+				testnum.NearRel(t, k+" kWh", kwhOr0(tasks[k].EnergyUse), v, 1e-6)
+				testnum.NearRel(t, k+" power coverage", tasks[k].PowerCoverage, w.taskCoverage[k], 1e-6)
 			}
 			teams := map[string]float64{}
 			for _, te := range e.ByTeam {
 				teams[te.Team] = kwhOr0(te.EnergyUse)
 			}
 			for k, v := range w.teams {
-				near(t, k+" team kWh", teams[k], v)
+				testnum.NearRel(t, k+" team kWh", teams[k], v, 1e-6)
 			}
 			sum := 0.0
 			for _, re := range e.ByResource {
 				sum += kwhOr0(re.EnergyUse)
 			}
-			near(t, "Σ resources kWh", sum, w.kwh)
+			testnum.NearRel(t, "Σ resources kWh", sum, w.kwh, 1e-6)
 		})
 	}
 }
@@ -172,7 +173,7 @@ func TestEnergyForTeam(t *testing.T) {
 	if s == nil || s.Energy == nil {
 		t.Fatal("nlp's slice has no energy")
 	}
-	near(t, "nlp kWh", kwhOr0(s.Energy.Total), 0.525)
+	testnum.NearRel(t, "nlp kWh", kwhOr0(s.Energy.Total), 0.525, 1e-6)
 	if len(s.Energy.Tasks) != 1 || len(s.Energy.ByResource) != 0 {
 		t.Errorf("nlp's slice: tasks %+v, resources %+v; want train only", s.Energy.Tasks, s.Energy.ByResource)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 func findingsOf(r *Result, kind string) []Finding {
@@ -28,10 +29,10 @@ func TestBandsAndAllocatedIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := r.ByResource[0].Bands
-	near(t, "idle band", b.Idle, 740.0/60)
-	near(t, "target band", b.Target, 581.0/60)
-	near(t, "low+fair+saturated", b.Low+b.Fair+b.Saturated, 0)
-	near(t, "saturated hours", r.ByResource[0].SaturatedHours, 0)
+	testnum.NearRel(t, "idle band", b.Idle, 740.0/60, 1e-6)
+	testnum.NearRel(t, "target band", b.Target, 581.0/60, 1e-6)
+	testnum.NearRel(t, "low+fair+saturated", b.Low+b.Fair+b.Saturated, 0, 1e-6)
+	testnum.NearRel(t, "saturated hours", r.ByResource[0].SaturatedHours, 0, 1e-6)
 }
 
 func TestSaturatedFinding(t *testing.T) {
@@ -42,8 +43,8 @@ func TestSaturatedFinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "saturated hours", r.ByResource[0].SaturatedHours, 1.5)
-	near(t, "saturated band", r.ByResource[0].Bands.Saturated, 1.5)
+	testnum.NearRel(t, "saturated hours", r.ByResource[0].SaturatedHours, 1.5, 1e-6)
+	testnum.NearRel(t, "saturated band", r.ByResource[0].Bands.Saturated, 1.5, 1e-6)
 	if got := findingsOf(r, FindingSaturated); len(got) != 1 {
 		t.Errorf("saturated findings = %+v, want 1", got)
 	}
@@ -62,7 +63,7 @@ func TestForgottenInstanceFinding(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("forgotten findings = %+v", got)
 	}
-	near(t, "forgotten money", got[0].Money, 31.20)
+	testnum.NearRel(t, "forgotten money", got[0].Money, 31.20, 1e-6)
 	// 2026-11-02 is a Monday; the run is 00:00–13:00 UTC.
 	if want := "Mon 2 Nov 00:00 – Mon 2 Nov 13:00 (13 h × 1 GPU)"; !strings.Contains(got[0].Text, want) {
 		t.Errorf("forgotten finding %q does not say %q", got[0].Text, want)
@@ -84,25 +85,25 @@ func TestTrendsAndBudgetForecast(t *testing.T) {
 	nov1 := day0.Add(-24 * time.Hour)
 	in.Lines = append(hourlyLines("gpu-1", "2.40", nov1, 12), in.Lines...)
 	in.Resources = []Resource{{ID: "gpu-1", Team: "nlp", Hosts: []string{"gpu-1"}}}
-	in.Teams = []Team{{Name: "nlp", MonthlyBudget: ptr(1000)}}
+	in.Teams = []Team{{Name: "nlp", MonthlyBudget: new(1000.0)}}
 	r, err := Analyze(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "resource previous cost", r.ByResource[0].PreviousCost, 28.80)
+	testnum.NearRel(t, "resource previous cost", r.ByResource[0].PreviousCost, 28.80, 1e-6)
 	team := r.ByTeam[0]
-	near(t, "team previous cost", team.PreviousCost, 28.80)
-	near(t, "month to date", team.MonthToDate, 86.40)
-	near(t, "month forecast", team.MonthForecast, 1296)
+	testnum.NearRel(t, "team previous cost", team.PreviousCost, 28.80, 1e-6)
+	testnum.NearRel(t, "month to date", team.MonthToDate, 86.40, 1e-6)
+	testnum.NearRel(t, "month forecast", team.MonthForecast, 1296, 1e-6)
 	if got := findingsOf(r, FindingSpendSpike); len(got) != 2 {
 		t.Errorf("spike findings = %+v, want resource and team", got)
 	} else {
-		near(t, "spike money", got[0].Money, 28.80)
+		testnum.NearRel(t, "spike money", got[0].Money, 28.80, 1e-6)
 	}
 	if got := findingsOf(r, FindingBudget); len(got) != 1 {
 		t.Errorf("budget findings = %+v", got)
 	} else {
-		near(t, "budget overrun", got[0].Money, 296)
+		testnum.NearRel(t, "budget overrun", got[0].Money, 296, 1e-6)
 	}
 }
 
@@ -114,8 +115,8 @@ func TestAllocatedIdleBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "allocated idle", r.Totals.AllocatedIdleCost, 4.80)
-	near(t, "unallocated", r.Totals.UnallocatedCost, 57.60-7.20)
+	testnum.NearRel(t, "allocated idle", r.Totals.AllocatedIdleCost, 4.80, 1e-6)
+	testnum.NearRel(t, "unallocated", r.Totals.UnallocatedCost, 57.60-7.20, 1e-6)
 }
 
 // TestPoolMonthlyCards: six hourly cards at 10/h (catalog monthly 3,000).
@@ -159,9 +160,9 @@ func TestPoolMonthlyCards(t *testing.T) {
 	if p.MonthlyCards != 4 || p.GPUs != 6 || p.Resources != 6 {
 		t.Errorf("pool = %+v, want 4 monthly cards of 6", p)
 	}
-	near(t, "pool cost", p.PoolMonthlyCost, 15960)
-	near(t, "current", p.CurrentMonthlyCost, 43200)
-	near(t, "savings", p.MonthlySavings, 27240)
+	testnum.NearRel(t, "pool cost", p.PoolMonthlyCost, 15960, 1e-6)
+	testnum.NearRel(t, "current", p.CurrentMonthlyCost, 43200, 1e-6)
+	testnum.NearRel(t, "savings", p.MonthlySavings, 27240, 1e-6)
 }
 
 func TestFindingsDeterministic(t *testing.T) {
@@ -192,8 +193,8 @@ func TestSkipTrendsAndHourly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "cost", r.ByResource[0].Cost, 57.60)
-	near(t, "idle cost", r.ByResource[0].IdleCost, 28.80)
+	testnum.NearRel(t, "cost", r.ByResource[0].Cost, 57.60, 1e-6)
+	testnum.NearRel(t, "idle cost", r.ByResource[0].IdleCost, 28.80, 1e-6)
 	if r.ByResource[0].PreviousCost != 0 || r.ByTeam[0].PreviousCost != 0 || r.ByTeam[0].MonthToDate != 0 {
 		t.Errorf("trends computed: resource previous %v, team previous %v, month to date %v",
 			r.ByResource[0].PreviousCost, r.ByTeam[0].PreviousCost, r.ByTeam[0].MonthToDate)
@@ -217,12 +218,12 @@ func TestPreviousTotal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "previous total", r.Totals.PreviousCost, 38.80)
+	testnum.NearRel(t, "previous total", r.Totals.PreviousCost, 38.80, 1e-6)
 	if len(r.ByTeam) != 2 || r.ByTeam[1].Team != unassigned || r.ByTeam[1].Cost != 0 {
 		t.Fatalf("teams = %+v, want nlp and unassigned (cost 0)", r.ByTeam)
 	}
-	near(t, "unassigned previous cost", r.ByTeam[1].PreviousCost, 10)
-	near(t, "nlp slice previous total", r.ForTeam("nlp").Totals.PreviousCost, 28.80)
+	testnum.NearRel(t, "unassigned previous cost", r.ByTeam[1].PreviousCost, 10, 1e-6)
+	testnum.NearRel(t, "nlp slice previous total", r.ForTeam("nlp").Totals.PreviousCost, 28.80, 1e-6)
 }
 
 // TestSpanText: an idle run says its dates, not only weekdays (issue #27:

@@ -1,12 +1,11 @@
 package analysis
 
 import (
-	"math"
-	"testing"
 	"time"
 
-	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops"
 )
 
 // seg is a run of minutes with one utilization; util < 0 means no samples.
@@ -82,12 +81,3 @@ func hourlyLines(res, price string, start time.Time, hours int) []finops.Billing
 	}
 	return out
 }
-
-func near(t *testing.T, name string, got, want float64) {
-	t.Helper()
-	if math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
-		t.Errorf("%s = %.9g, want %.9g", name, got, want)
-	}
-}
-
-func ptr(v float64) *float64 { return &v }

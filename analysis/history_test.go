@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // trendFleet is a fleet billed week by week from Mon Oct 19 2026 (2026-W43)
@@ -124,15 +125,15 @@ func TestTrendHistoryFleet(t *testing.T) {
 			t.Errorf("week %d: %s lower bound %v anomaly %s; want %s %v %s", i, got.Label, got.IdleLowerBound,
 				got.Anomaly, w.label, w.lower, w.total)
 		}
-		near(t, w.label+" cost", got.Cost, w.cost)
-		near(t, w.label+" idle", got.IdleCost, w.idle)
-		near(t, w.label+" coverage", got.Coverage, w.coverage)
+		testnum.NearRel(t, w.label+" cost", got.Cost, w.cost, 1e-6)
+		testnum.NearRel(t, w.label+" idle", got.IdleCost, w.idle, 1e-6)
+		testnum.NearRel(t, w.label+" coverage", got.Coverage, w.coverage, 1e-6)
 		teams := map[string]TrendTeam{}
 		for _, tt := range got.Teams {
 			teams[tt.Team] = tt
 		}
-		near(t, w.label+" infra", teams["infra"].Cost, w.infra)
-		near(t, w.label+" ml", teams["ml"].Cost, w.ml)
+		testnum.NearRel(t, w.label+" infra", teams["infra"].Cost, w.infra, 1e-6)
+		testnum.NearRel(t, w.label+" ml", teams["ml"].Cost, w.ml, 1e-6)
 		if teams["infra"].Anomaly != w.infraFl {
 			t.Errorf("%s infra anomaly %s, want %s", w.label, teams["infra"].Anomaly, w.infraFl)
 		}
@@ -142,7 +143,7 @@ func TestTrendHistoryFleet(t *testing.T) {
 			if len(uc) != 1 || uc[0].Unit != "1k requests" {
 				t.Fatalf("%s ml unit costs %+v, want one per 1k requests", w.label, uc)
 			}
-			near(t, w.label+" ml unit cost", uc[0].UnitCost, w.mlUnit)
+			testnum.NearRel(t, w.label+" ml unit cost", uc[0].UnitCost, w.mlUnit, 1e-6)
 		}
 		if len(got.Resources) != 2 {
 			t.Errorf("%s: %d resources, want 2", w.label, len(got.Resources))
@@ -154,15 +155,15 @@ func TestTrendHistoryFleet(t *testing.T) {
 	if !tr.EnoughHistory || tr.TotalMover == nil {
 		t.Fatal("W47 has four weeks before it: want movers")
 	}
-	near(t, "total mean", tr.TotalMover.Mean, 150)
-	near(t, "total change", tr.TotalMover.Change, 60)
-	near(t, "total change %", *tr.TotalMover.ChangePct, 0.4)
+	testnum.NearRel(t, "total mean", tr.TotalMover.Mean, 150, 1e-6)
+	testnum.NearRel(t, "total change", tr.TotalMover.Change, 60, 1e-6)
+	testnum.NearRel(t, "total change %", *tr.TotalMover.ChangePct, 0.4, 1e-6)
 	if len(tr.TopMovers) != 2 || tr.TopMovers[0].Name != "infra" || tr.TopMovers[1].Name != "gpu-a" ||
 		tr.TopMovers[1].Team != "infra" {
 		t.Fatalf("top movers %+v, want infra then gpu-a", tr.TopMovers)
 	}
-	near(t, "infra change", tr.TopMovers[0].Change, 60)
-	near(t, "infra change %", *tr.TopMovers[0].ChangePct, 0.6)
+	testnum.NearRel(t, "infra change", tr.TopMovers[0].Change, 60, 1e-6)
+	testnum.NearRel(t, "infra change %", *tr.TopMovers[0].ChangePct, 0.6, 1e-6)
 	if len(tr.TeamMovers) != 2 || tr.TeamMovers[1].Name != "ml" || tr.TeamMovers[1].Change != 0 {
 		t.Errorf("team movers %+v, want infra then ml unchanged", tr.TeamMovers)
 	}
@@ -192,11 +193,11 @@ func TestTrendWeekIsItsOwnReport(t *testing.T) {
 	}
 	// Its own report, by hand: cost 100 + 50; idle the 10 minutes of the
 	// run begun in W45, 10 × 100 / 10080 (TestTrendHistoryFleet).
-	near(t, "own report's cost", own.Totals.Cost, 150)
-	near(t, "own report's idle", own.Totals.IdleCost, 10*100.0/10080)
-	near(t, "cost", w46.Cost, own.Totals.Cost)
-	near(t, "idle", w46.IdleCost, own.Totals.IdleCost)
-	near(t, "coverage", w46.Coverage, own.DataQuality.Coverage)
+	testnum.NearRel(t, "own report's cost", own.Totals.Cost, 150, 1e-6)
+	testnum.NearRel(t, "own report's idle", own.Totals.IdleCost, 10*100.0/10080, 1e-6)
+	testnum.NearRel(t, "cost", w46.Cost, own.Totals.Cost, 1e-6)
+	testnum.NearRel(t, "idle", w46.IdleCost, own.Totals.IdleCost, 1e-6)
+	testnum.NearRel(t, "coverage", w46.Coverage, own.DataQuality.Coverage, 1e-6)
 	if len(w46.Teams) != len(own.ByTeam) {
 		t.Fatalf("W46 teams %+v, own report's %+v", w46.Teams, own.ByTeam)
 	}
@@ -205,16 +206,16 @@ func TestTrendWeekIsItsOwnReport(t *testing.T) {
 		if got.Team != tc.Team {
 			t.Fatalf("W46 team %d is %s, own report's %s", i, got.Team, tc.Team)
 		}
-		near(t, tc.Team+" cost", got.Cost, tc.Cost)
-		near(t, tc.Team+" idle", got.IdleCost, tc.IdleCost)
+		testnum.NearRel(t, tc.Team+" cost", got.Cost, tc.Cost, 1e-6)
+		testnum.NearRel(t, tc.Team+" idle", got.IdleCost, tc.IdleCost, 1e-6)
 	}
 	for i, rc := range own.ByResource {
 		got := w46.Resources[i]
 		if got.ResourceID != rc.ResourceID {
 			t.Fatalf("W46 resource %d is %s, own report's %s", i, got.ResourceID, rc.ResourceID)
 		}
-		near(t, rc.ResourceID+" cost", got.Cost, rc.Cost)
-		near(t, rc.ResourceID+" idle", got.IdleCost, rc.IdleCost)
+		testnum.NearRel(t, rc.ResourceID+" cost", got.Cost, rc.Cost, 1e-6)
+		testnum.NearRel(t, rc.ResourceID+" idle", got.IdleCost, rc.IdleCost, 1e-6)
 	}
 }
 
@@ -285,12 +286,12 @@ func TestTrendForTeam(t *testing.T) {
 				t.Fatalf("%d weeks, want %d", len(tr.Weeks), len(tc.costs))
 			}
 			for i, w := range tr.Weeks {
-				near(t, w.Label+" cost", w.Cost, tc.costs[i])
+				testnum.NearRel(t, w.Label+" cost", w.Cost, tc.costs[i], 1e-6)
 				if len(w.Teams) != 1 || len(w.Resources) != 1 || w.Resources[0].ResourceID != tc.resource {
 					t.Errorf("%s: teams %+v resources %+v, want the team's only", w.Label, w.Teams, w.Resources)
 				}
 			}
-			near(t, "W43 coverage", tr.Weeks[0].Coverage, tc.coverage)
+			testnum.NearRel(t, "W43 coverage", tr.Weeks[0].Coverage, tc.coverage, 1e-6)
 			if tr.Weeks[0].IdleLowerBound != (tc.coverage < 0.8) {
 				t.Errorf("W43 idle lower bound %v at coverage %v", tr.Weeks[0].IdleLowerBound, tc.coverage)
 			}
@@ -300,7 +301,7 @@ func TestTrendForTeam(t *testing.T) {
 			if tr.TotalMover == nil {
 				t.Fatal("no mover")
 			}
-			near(t, "change", tr.TotalMover.Change, tc.change)
+			testnum.NearRel(t, "change", tr.TotalMover.Change, tc.change, 1e-6)
 			if len(tr.TopMovers) != tc.topMovers {
 				t.Errorf("top movers %+v, want %d", tr.TopMovers, tc.topMovers)
 			}
@@ -361,7 +362,7 @@ func TestTrendPartialFirstWeek(t *testing.T) {
 	if len(tr.AbsentWeeks) != 1 || tr.AbsentWeeks[0] != "2026-W42" || len(tr.Weeks) != 5 || tr.Weeks[0].Label != "2026-W43" {
 		t.Fatalf("absent %v, weeks from %s (%d); want W42 absent, W43 to W47", tr.AbsentWeeks, tr.Weeks[0].Label, len(tr.Weeks))
 	}
-	near(t, "W43 cost", tr.Weeks[0].Cost, 71.43)
+	testnum.NearRel(t, "W43 cost", tr.Weeks[0].Cost, 71.43, 1e-6)
 	if !tr.EnoughHistory || tr.TotalMover == nil {
 		t.Fatalf("enough history %v, mover %+v; want movers: W43…W46 are before W47", tr.EnoughHistory, tr.TotalMover)
 	}
@@ -380,8 +381,8 @@ func TestTrendPartialFirstWeek(t *testing.T) {
 			t.Errorf("%s: no mover", c.name)
 			continue
 		}
-		near(t, c.name+" mean", c.m.Mean, c.mean)
-		near(t, c.name+" change", c.m.Change, c.change)
+		testnum.NearRel(t, c.name+" mean", c.m.Mean, c.mean, 1e-6)
+		testnum.NearRel(t, c.name+" change", c.m.Change, c.change, 1e-6)
 		if c.m.BaselineWeeks != c.weeks {
 			t.Errorf("%s: mean over %d weeks, want %d", c.name, c.m.BaselineWeeks, c.weeks)
 		}
@@ -444,9 +445,9 @@ func TestTrendOutlinesLoadTheirWeeks(t *testing.T) {
 	}
 	for i, w := range held.Trend.Weeks {
 		got := res.Trend.Weeks[i]
-		near(t, w.Label+" cost", got.Cost, w.Cost)
-		near(t, w.Label+" idle", got.IdleCost, w.IdleCost)
-		near(t, w.Label+" coverage", got.Coverage, w.Coverage)
+		testnum.NearRel(t, w.Label+" cost", got.Cost, w.Cost, 1e-6)
+		testnum.NearRel(t, w.Label+" idle", got.IdleCost, w.IdleCost, 1e-6)
+		testnum.NearRel(t, w.Label+" coverage", got.Coverage, w.Coverage, 1e-6)
 	}
 }
 
@@ -486,13 +487,13 @@ func TestTrendWeeksGroupNothing(t *testing.T) {
 	if a := res.Allocation; len(a) != 1 || len(a[0].Groups) != 1 || a[0].Groups[0].Value != "TestCloud" {
 		t.Fatalf("allocations %+v, want TestCloud's one group", a)
 	}
-	near(t, "TestCloud", res.Allocation[0].Groups[0].Cost, 210)
+	testnum.NearRel(t, "TestCloud", res.Allocation[0].Groups[0].Cost, 210, 1e-6)
 	if len(res.Trend.Weeks) != len(plain.Trend.Weeks) {
 		t.Fatalf("%d weeks, %d without group_by", len(res.Trend.Weeks), len(plain.Trend.Weeks))
 	}
 	for i, w := range res.Trend.Weeks {
 		p := plain.Trend.Weeks[i]
-		near(t, w.Label+" cost", w.Cost, p.Cost)
-		near(t, w.Label+" idle", w.IdleCost, p.IdleCost)
+		testnum.NearRel(t, w.Label+" cost", w.Cost, p.Cost, 1e-6)
+		testnum.NearRel(t, w.Label+" idle", w.IdleCost, p.IdleCost, 1e-6)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestHourlyUtil: the heatmap's row of oneDay's GPU, one mean per window
@@ -35,7 +37,7 @@ func TestHourlyUtil(t *testing.T) {
 			}
 			continue
 		}
-		near(t, g.Hour(h).Format(time.TimeOnly), g.Util[h], w)
+		testnum.NearRel(t, g.Hour(h).Format(time.TimeOnly), g.Util[h], w, 1e-6)
 	}
 	if got := g.Hour(23); !got.Equal(day0.Add(23 * time.Hour)) {
 		t.Errorf("Hour(23) = %s, want 23:00", got)

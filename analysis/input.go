@@ -7,8 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops"
 )
 
 // Input is everything one analysis needs. The caller (cmd) loads it from the

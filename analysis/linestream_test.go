@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // streamed is in with its lines given by a LineStream instead of Lines,
@@ -173,10 +175,10 @@ func TestLineStreamMixedLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "totals.cost", r.Totals.Cost, 57.60+74.40+0.275+4.80+1.20+0.90+4.80)
-	near(t, "totals.gpu_cost", r.Totals.GPUCost, 57.60+74.40+0.275)
-	near(t, "totals.other_charges", r.Totals.OtherCharges, 0.90)
-	near(t, "totals.unused_commitment_cost", r.Totals.UnusedCommitmentCost, 1.20)
+	testnum.NearRel(t, "totals.cost", r.Totals.Cost, 57.60+74.40+0.275+4.80+1.20+0.90+4.80, 1e-6)
+	testnum.NearRel(t, "totals.gpu_cost", r.Totals.GPUCost, 57.60+74.40+0.275, 1e-6)
+	testnum.NearRel(t, "totals.other_charges", r.Totals.OtherCharges, 0.90, 1e-6)
+	testnum.NearRel(t, "totals.unused_commitment_cost", r.Totals.UnusedCommitmentCost, 1.20, 1e-6)
 	var vm *ResourceCost
 	for i := range r.ByResource {
 		if r.ByResource[i].ResourceName == "vm-a (renamed)" {
@@ -189,7 +191,7 @@ func TestLineStreamMixedLines(t *testing.T) {
 	if want := "/subscriptions/S/resourceGroups/G/providers/Microsoft.Compute/virtualMachines/vm-a"; vm.ResourceID != want || vm.Team != "nlp" || vm.GPUCount != 2 {
 		t.Errorf("vm-a = %s, team %s, %d GPUs; want %s, team nlp, 2 GPUs", vm.ResourceID, vm.Team, vm.GPUCount, want)
 	}
-	near(t, "vm-a cost", vm.Cost, 74.40+0.275)
+	testnum.NearRel(t, "vm-a cost", vm.Cost, 74.40+0.275, 1e-6)
 	warned := strings.Join(r.DataQuality.Warnings, "\n")
 	for _, w := range []string{`1 billing lines look like GPU usage ("z9.gpu")`, "1 billing lines have neither EffectiveCost nor BilledCost"} {
 		if !strings.Contains(warned, w) {

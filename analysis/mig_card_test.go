@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // migSeries is a MIG instance of card (a dcgm-exporter GPU_I_ID series,
@@ -80,12 +81,12 @@ func TestMIGCardNamed(t *testing.T) {
 				t.Fatalf("resources %+v", r.ByResource)
 			}
 			rc := r.ByResource[0]
-			near(t, "AvgUtilization", rc.AvgUtilization, c.wantUtil)
-			near(t, "GPUHoursBilled", rc.GPUHoursBilled, 1)
-			near(t, "GPUHoursActive", rc.GPUHoursActive, c.wantActive)
-			near(t, "GPUHoursIdle", rc.GPUHoursIdle, c.wantID)
-			near(t, "GPUHoursUnmonitored", rc.GPUHoursUnmonitored, 0)
-			near(t, "IdleCost", rc.IdleCost, c.wantIdleCost)
+			testnum.NearRel(t, "AvgUtilization", rc.AvgUtilization, c.wantUtil, 1e-6)
+			testnum.NearRel(t, "GPUHoursBilled", rc.GPUHoursBilled, 1, 1e-6)
+			testnum.NearRel(t, "GPUHoursActive", rc.GPUHoursActive, c.wantActive, 1e-6)
+			testnum.NearRel(t, "GPUHoursIdle", rc.GPUHoursIdle, c.wantID, 1e-6)
+			testnum.NearRel(t, "GPUHoursUnmonitored", rc.GPUHoursUnmonitored, 0, 1e-6)
+			testnum.NearRel(t, "IdleCost", rc.IdleCost, c.wantIdleCost, 1e-6)
 			if len(r.DataQuality.UnmatchedGPUs) != 0 {
 				t.Errorf("unmatched %+v: a card's instances are the card", r.DataQuality.UnmatchedGPUs)
 			}
@@ -201,11 +202,11 @@ func TestMIGCardGenerated(t *testing.T) {
 		}
 		rc := r.ByResource[0]
 		name := func(f string) string { return fmt.Sprintf("case %d (%d cards) %s", iter, cards, f) }
-		near(t, name("GPUHoursBilled"), rc.GPUHoursBilled, float64(cards*minutes)/60)
-		near(t, name("GPUHoursActive"), rc.GPUHoursActive, float64(active)/60)
-		near(t, name("GPUHoursIdle"), rc.GPUHoursIdle, float64(idle)/60)
-		near(t, name("GPUHoursUnmonitored"), rc.GPUHoursUnmonitored, float64(unmon)/60)
-		near(t, name("IdleCost"), rc.IdleCost, float64(idle)*price/60)
+		testnum.NearRel(t, name("GPUHoursBilled"), rc.GPUHoursBilled, float64(cards*minutes)/60, 1e-6)
+		testnum.NearRel(t, name("GPUHoursActive"), rc.GPUHoursActive, float64(active)/60, 1e-6)
+		testnum.NearRel(t, name("GPUHoursIdle"), rc.GPUHoursIdle, float64(idle)/60, 1e-6)
+		testnum.NearRel(t, name("GPUHoursUnmonitored"), rc.GPUHoursUnmonitored, float64(unmon)/60, 1e-6)
+		testnum.NearRel(t, name("IdleCost"), rc.IdleCost, float64(idle)*price/60, 1e-6)
 		if active+idle > 0 && math.Abs(rc.AvgUtilization-utilSum/float64(active+idle)) > 1e-3 {
 			t.Errorf("%s = %v, want %v", name("AvgUtilization"), rc.AvgUtilization, utilSum/float64(active+idle))
 		}
@@ -241,8 +242,8 @@ func TestMIGCardTaskNamesInstance(t *testing.T) {
 	if len(r.Tasks) != 1 {
 		t.Fatalf("tasks %+v", r.Tasks)
 	}
-	near(t, "task cost", r.Tasks[0].Cost, 1.75)
-	near(t, "unallocated", r.ByResource[0].UnallocatedCost, 1.75)
+	testnum.NearRel(t, "task cost", r.Tasks[0].Cost, 1.75, 1e-6)
+	testnum.NearRel(t, "unallocated", r.ByResource[0].UnallocatedCost, 1.75, 1e-6)
 	for _, w := range r.DataQuality.Warnings {
 		if strings.Contains(w, "GPU-c") {
 			t.Errorf("warning %q: the instance is part of the billed card", w)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestNow: the watch's view at 12:00 of three resources, hand-computed.
@@ -50,14 +51,14 @@ func TestNow(t *testing.T) {
 	if a.ID != "a" || a.Team != "nlp" || a.GPUs != 2 || a.Monitored != 2 || !a.IdleSince.Equal(h(11, 0)) || !a.LastSeen.Equal(h(12, 0)) {
 		t.Errorf("a: %+v", a)
 	}
-	near(t, "a rate", a.HourlyRate, 4)
+	testnum.NearRel(t, "a rate", a.HourlyRate, 4, 1e-6)
 	if a.RateFrom != "bill" || a.ConfigID != "a" {
 		t.Errorf("a: rate from %q, config %q", a.RateFrom, a.ConfigID)
 	}
 	if b.ID != "b" || !b.IdleSince.IsZero() || !b.LastSeen.Equal(h(12, 0)) || b.RateFrom != "catalog" {
 		t.Errorf("b: %+v", b)
 	}
-	near(t, "b rate", b.HourlyRate, 1.5)
+	testnum.NearRel(t, "b rate", b.HourlyRate, 1.5, 1e-6)
 	if c.ID != "c" || c.Monitored != 0 || !c.LastSeen.IsZero() || !c.IdleSince.IsZero() || c.RateKnown {
 		t.Errorf("c: %+v", c)
 	}

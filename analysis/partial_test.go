@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestPartialTelemetry: a resource billed for 8 GPUs of which 4 report
@@ -50,13 +51,13 @@ func TestPartialTelemetry(t *testing.T) {
 		t.Fatalf("no box in %+v", r.ByResource)
 	}
 	rc := r.ByResource[i]
-	near(t, "active h", rc.GPUHoursActive, 24)
-	near(t, "idle h", rc.GPUHoursIdle, 72)
-	near(t, "unmonitored h", rc.GPUHoursUnmonitored, 96)
+	testnum.NearRel(t, "active h", rc.GPUHoursActive, 24, 1e-6)
+	testnum.NearRel(t, "idle h", rc.GPUHoursIdle, 72, 1e-6)
+	testnum.NearRel(t, "unmonitored h", rc.GPUHoursUnmonitored, 96, 1e-6)
 
 	j := slices.IndexFunc(r.Recommendations, func(rec Recommendation) bool { return rec.ResourceID == "box" })
 	rec := r.Recommendations[j]
-	near(t, "A30", rec.ActiveHoursPerMonth, 180)
+	testnum.NearRel(t, "A30", rec.ActiveHoursPerMonth, 180, 1e-6)
 	if rec.Confidence != "low" || !strings.Contains(rec.Reason, "4 of 8 GPUs report") {
 		t.Errorf("recommendation %+v: want confidence low and the reason saying 4 of 8 GPUs report", rec)
 	}
@@ -65,8 +66,8 @@ func TestPartialTelemetry(t *testing.T) {
 	for _, tc := range r.Tasks {
 		cost[tc.Task] = tc.Cost
 	}
-	near(t, "t1 cost", cost["t1"], 4.80)
-	near(t, "t2 cost", cost["t2"], 0)
+	testnum.NearRel(t, "t1 cost", cost["t1"], 4.80, 1e-6)
+	testnum.NearRel(t, "t2 cost", cost["t2"], 0, 1e-6)
 
 	for _, want := range []string{
 		"box: 8 GPUs billed, 4 report telemetry",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 var month0 = time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
@@ -125,11 +126,11 @@ func TestRecommendations(t *testing.T) {
 			if got.Action != tc.action {
 				t.Errorf("action = %s, want %s (%s)", got.Action, tc.action, got.Reason)
 			}
-			near(t, "current", got.CurrentMonthlyCost, tc.current)
-			near(t, "recommended", got.RecommendedMonthlyCost, tc.reco)
-			near(t, "savings", got.MonthlySavings, tc.current-tc.reco)
-			near(t, "A30", got.ActiveHoursPerMonth, tc.a30)
-			near(t, "breakeven", got.BreakevenHoursPerMonth, 3000.0/11)
+			testnum.NearRel(t, "current", got.CurrentMonthlyCost, tc.current, 1e-6)
+			testnum.NearRel(t, "recommended", got.RecommendedMonthlyCost, tc.reco, 1e-6)
+			testnum.NearRel(t, "savings", got.MonthlySavings, tc.current-tc.reco, 1e-6)
+			testnum.NearRel(t, "A30", got.ActiveHoursPerMonth, tc.a30, 1e-6)
+			testnum.NearRel(t, "breakeven", got.BreakevenHoursPerMonth, 3000.0/11, 1e-6)
 			if got.Confidence != "high" {
 				t.Errorf("confidence = %s, want high (30 days, fully monitored)", got.Confidence)
 			}
@@ -166,8 +167,8 @@ func TestDailyAndWeeklyOptions(t *testing.T) {
 	if got.Action != ActionSwitchToDaily {
 		t.Fatalf("action = %s (%s), want switch_to_daily", got.Action, got.Reason)
 	}
-	near(t, "recommended", got.RecommendedMonthlyCost, 1000)
-	near(t, "savings", got.MonthlySavings, 2000)
+	testnum.NearRel(t, "recommended", got.RecommendedMonthlyCost, 1000, 1e-6)
+	testnum.NearRel(t, "savings", got.MonthlySavings, 2000, 1e-6)
 }
 
 func TestSuspectSpotPrice(t *testing.T) {
@@ -212,7 +213,7 @@ func TestRecommendationCountsGapsAsBusy(t *testing.T) {
 	if got.Action != ActionKeep || got.MonthlySavings != 0 {
 		t.Errorf("action = %s saving %.2f, want keep (%s)", got.Action, got.MonthlySavings, got.Reason)
 	}
-	near(t, "A30", got.ActiveHoursPerMonth, (1260+33119)/60.0)
+	testnum.NearRel(t, "A30", got.ActiveHoursPerMonth, (1260+33119)/60.0, 1e-6)
 	if got.Confidence != "low" {
 		t.Errorf("confidence = %s, want low (77 %% unmonitored)", got.Confidence)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // lineSink keeps the billing lines a parse gives.
@@ -74,9 +75,9 @@ func TestRentalGPUCountPricesEveryGPU(t *testing.T) {
 	if got.GPUCount != 2 || got.Action != ActionSwitchToHourly {
 		t.Errorf("%d GPUs, action %s (%s); want 2 GPUs, %s", got.GPUCount, got.Action, got.Reason, ActionSwitchToHourly)
 	}
-	near(t, "A30", got.ActiveHoursPerMonth, 200)
-	near(t, "current", got.CurrentMonthlyCost, 6000)
-	near(t, "recommended", got.RecommendedMonthlyCost, 4400)
-	near(t, "savings", got.MonthlySavings, 1600)
-	near(t, "breakeven", got.BreakevenHoursPerMonth, 3000.0/11)
+	testnum.NearRel(t, "A30", got.ActiveHoursPerMonth, 200, 1e-6)
+	testnum.NearRel(t, "current", got.CurrentMonthlyCost, 6000, 1e-6)
+	testnum.NearRel(t, "recommended", got.RecommendedMonthlyCost, 4400, 1e-6)
+	testnum.NearRel(t, "savings", got.MonthlySavings, 1600, 1e-6)
+	testnum.NearRel(t, "breakeven", got.BreakevenHoursPerMonth, 3000.0/11, 1e-6)
 }

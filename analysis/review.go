@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/gpu"
-	"github.com/shopspring/decimal"
 )
 
 // The quarterly rent-or-buy review (metrics.md §Quarterly rent-or-buy review).

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops"
 )
 
 // The worked example of docs/METRICS.md §Quarterly rent-or-buy review.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestForTeamUnallocated is issue 33's case: nlp held its A100s with no task
@@ -47,7 +48,7 @@ func TestForTeamUnallocated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "fleet unallocated", r.Totals.UnallocatedCost, 2940)
+	testnum.NearRel(t, "fleet unallocated", r.Totals.UnallocatedCost, 2940, 1e-6)
 	sum := 0.0
 	for _, c := range []struct {
 		team string
@@ -57,8 +58,8 @@ func TestForTeamUnallocated(t *testing.T) {
 		if s == nil {
 			t.Fatalf("no slice for %s", c.team)
 		}
-		near(t, c.team+" unallocated", s.Totals.UnallocatedCost, c.want)
+		testnum.NearRel(t, c.team+" unallocated", s.Totals.UnallocatedCost, c.want, 1e-6)
 		sum += s.Totals.UnallocatedCost
 	}
-	near(t, "Σ teams' unallocated", sum, r.Totals.UnallocatedCost)
+	testnum.NearRel(t, "Σ teams' unallocated", sum, r.Totals.UnallocatedCost, 1e-6)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // cst is China Standard Time, where the weekday rental below is billed.
@@ -122,7 +123,7 @@ func TestReleasedBoxNotStale(t *testing.T) {
 			if !tc.stale && len(res.DataQuality.Incomplete) > 0 {
 				t.Errorf("fleet: incomplete %q, want nothing", res.DataQuality.Incomplete)
 			}
-			near(t, "coverage", res.DataQuality.Coverage, tc.coverage)
+			testnum.NearRel(t, "coverage", res.DataQuality.Coverage, tc.coverage, 1e-6)
 			for _, team := range []string{"cv", "nlp", "search"} {
 				slice := res.ForTeam(team)
 				if slice == nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // Automatic matching of telemetry hosts to billed resources happens only when
@@ -81,9 +82,9 @@ func TestTaskRunsMatchedByGPU(t *testing.T) {
 	if len(r.Tasks) != 1 || r.Tasks[0].Task != "pod-a" || r.Tasks[0].Team != "nlp" {
 		t.Fatalf("tasks %+v", r.Tasks)
 	}
-	near(t, "pod-a cost", r.Tasks[0].Cost, 14.40)
-	near(t, "pod-a idle cost", r.Tasks[0].IdleCost, 14.40)
-	near(t, "unallocated", r.Totals.UnallocatedCost, 57.60-14.40)
+	testnum.NearRel(t, "pod-a cost", r.Tasks[0].Cost, 14.40, 1e-6)
+	testnum.NearRel(t, "pod-a idle cost", r.Tasks[0].IdleCost, 14.40, 1e-6)
+	testnum.NearRel(t, "unallocated", r.Totals.UnallocatedCost, 57.60-14.40, 1e-6)
 	if !slices.ContainsFunc(r.DataQuality.Warnings, func(w string) bool { return strings.Contains(w, `tasks on resource "gpu-1"`) }) {
 		t.Errorf("pod-b on an unknown GPU is not reported: %q", r.DataQuality.Warnings)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // The trend's two rules about which weeks count (docs/METRICS.md §Trend):
@@ -82,8 +83,8 @@ func TestMoverBaselineNewResource(t *testing.T) {
 		if c.m == nil {
 			t.Fatalf("%s: no mover", c.name)
 		}
-		near(t, c.name+" mean", c.m.Mean, c.mean)
-		near(t, c.name+" change", c.m.Change, c.change)
+		testnum.NearRel(t, c.name+" mean", c.m.Mean, c.mean, 1e-6)
+		testnum.NearRel(t, c.name+" change", c.m.Change, c.change, 1e-6)
 		if c.m.BaselineWeeks != c.weeks {
 			t.Errorf("%s: mean over %d weeks, want %d", c.name, c.m.BaselineWeeks, c.weeks)
 		}
@@ -91,7 +92,7 @@ func TestMoverBaselineNewResource(t *testing.T) {
 	if pct := findMover(tr.ResourceMovers, "new").ChangePct; pct == nil {
 		t.Error("new: no change %, want 0")
 	} else {
-		near(t, "new change %", *pct, 0)
+		testnum.NearRel(t, "new change %", *pct, 0, 1e-6)
 	}
 }
 
@@ -117,8 +118,8 @@ func TestTrendMonthlyRentalWeekNotAbsent(t *testing.T) {
 	if len(tr.Weeks) != 2 || tr.Weeks[0].Label != "2026-W40" {
 		t.Fatalf("weeks %+v, want W40 and W41", tr.Weeks)
 	}
-	near(t, "W40 cost", tr.Weeks[0].Cost, 400)
-	near(t, "W41 cost", tr.Weeks[1].Cost, 700)
+	testnum.NearRel(t, "W40 cost", tr.Weeks[0].Cost, 400, 1e-6)
+	testnum.NearRel(t, "W41 cost", tr.Weeks[1].Cost, 700, 1e-6)
 }
 
 // TestTrendBaselineGenerated: random fleets over 8 weeks (W40…W47 of 2026),
@@ -212,7 +213,7 @@ func checkBaseline(t *testing.T, tr *Trend, w40, first time.Time, cost [][]int, 
 		if w.Label != label {
 			t.Fatalf("week %d is %s, want %s (absent %v)", present, w.Label, label, tr.AbsentWeeks)
 		}
-		near(t, label+" cost", w.Cost, total[k])
+		testnum.NearRel(t, label+" cost", w.Cost, total[k], 1e-6)
 		present++
 	}
 	if !slices.Equal(tr.AbsentWeeks, wantAbsent) || len(tr.Weeks) != present {
@@ -245,8 +246,8 @@ func checkBaseline(t *testing.T, tr *Trend, w40, first time.Time, cost [][]int, 
 			}
 			return
 		}
-		near(t, name+" mean", m.Mean, want)
-		near(t, name+" cost", m.Cost, series[weeks-1])
+		testnum.NearRel(t, name+" mean", m.Mean, want, 1e-6)
+		testnum.NearRel(t, name+" cost", m.Cost, series[weeks-1], 1e-6)
 		if m.BaselineWeeks != n {
 			t.Errorf("%s: mean over %d weeks, want %d", name, m.BaselineWeeks, n)
 		}

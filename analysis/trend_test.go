@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // week45 is 2026-W45 (Mon Nov 2 – Mon Nov 9) with a two-week lookback, so its
@@ -83,11 +84,11 @@ func TestTrendsReadNoMinutes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			near(t, "previous total", r.Totals.PreviousCost, 806.40)
+			testnum.NearRel(t, "previous total", r.Totals.PreviousCost, 806.40, 1e-6)
 			if len(r.ByResource) != 1 {
 				t.Fatalf("resources = %+v, want gpu-2x", r.ByResource)
 			}
-			near(t, "resource previous cost", r.ByResource[0].PreviousCost, 806.40)
+			testnum.NearRel(t, "resource previous cost", r.ByResource[0].PreviousCost, 806.40, 1e-6)
 			want := map[string][2]float64{"infra": {604.80, 806.40}, "ml": {172.80, 115.20}, "research": {28.80, 0}}
 			if len(r.ByTeam) != len(want) {
 				t.Fatalf("teams = %+v, want %v", r.ByTeam, want)
@@ -98,9 +99,9 @@ func TestTrendsReadNoMinutes(t *testing.T) {
 					t.Errorf("team %q, want only %v", tm.Team, want)
 					continue
 				}
-				near(t, tm.Team+" previous cost", tm.PreviousCost, w[0])
-				near(t, tm.Team+" month to date", tm.MonthToDate, w[1])
-				near(t, tm.Team+" month forecast", tm.MonthForecast, w[1]*30/8)
+				testnum.NearRel(t, tm.Team+" previous cost", tm.PreviousCost, w[0], 1e-6)
+				testnum.NearRel(t, tm.Team+" month to date", tm.MonthToDate, w[1], 1e-6)
+				testnum.NearRel(t, tm.Team+" month forecast", tm.MonthForecast, w[1]*30/8, 1e-6)
 			}
 		})
 	}

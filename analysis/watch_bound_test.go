@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // watchStop is a done stop of resource res at at, at rate CNY an hour.
@@ -127,12 +128,12 @@ func TestWatchSavingBound(t *testing.T) {
 			if !got.Until.Equal(tc.until) || got.UntilBy != tc.by || got.NextBusy {
 				t.Errorf("until %s by %q (next busy %v), want %s by %q", got.Until, got.UntilBy, got.NextBusy, tc.until, tc.by)
 			}
-			near(t, "hours", got.Hours, tc.hours)
+			testnum.NearRel(t, "hours", got.Hours, tc.hours, 1e-6)
 			if got.Saved == nil {
 				t.Fatal("no saving")
 			}
-			near(t, "saved", *got.Saved, tc.saved)
-			near(t, "total saved", res.Watch.Saved, tc.saved)
+			testnum.NearRel(t, "saved", *got.Saved, tc.saved, 1e-6)
+			testnum.NearRel(t, "total saved", res.Watch.Saved, tc.saved, 1e-6)
 		})
 	}
 }

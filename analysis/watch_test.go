@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestWatchSavings: each action's avoided spend is the rate the watch
@@ -66,11 +67,11 @@ func TestWatchSavings(t *testing.T) {
 		hours    float64
 		saved    *float64
 	}{
-		{"stopped 14:00 at 12/h, busy 20:30: 6.5 h × 12", h(20, 30), true, 6.5, ptr(78)},
+		{"stopped 14:00 at 12/h, busy 20:30: 6.5 h × 12", h(20, 30), true, 6.5, new(78.0)},
 		{"failed: saves nothing", time.Time{}, false, 0, nil},
-		{"dry run 14:00, idle to the end: 10 h × 12 would have", win.End, false, 10, ptr(120)},
-		{"released 14:00:30, c/1 busy 18:30 before c/0 19:00: 4h29m30s × 4", h(18, 30), true, 4.4916666667, ptr(17.966666667)},
-		{"gone from the bill: to the end, 10 h × 3", win.End, false, 10, ptr(30)},
+		{"dry run 14:00, idle to the end: 10 h × 12 would have", win.End, false, 10, new(120.0)},
+		{"released 14:00:30, c/1 busy 18:30 before c/0 19:00: 4h29m30s × 4", h(18, 30), true, 4.4916666667, new(17.966666667)},
+		{"gone from the bill: to the end, 10 h × 3", win.End, false, 10, new(30.0)},
 		{"no rate: hours but no money", h(20, 30), true, 5.5, nil},
 		{"a rate in EUR without fx: not counted", win.End, false, 8, nil},
 		{"refused: saves nothing", time.Time{}, false, 0, nil},
@@ -79,19 +80,19 @@ func TestWatchSavings(t *testing.T) {
 		if !got.Until.Equal(tt.until) || got.NextBusy != tt.nextBusy {
 			t.Errorf("%s: until %s (next busy %v), want %s (%v)", tt.name, got.Until, got.NextBusy, tt.until, tt.nextBusy)
 		}
-		near(t, tt.name+" hours", got.Hours, tt.hours)
+		testnum.NearRel(t, tt.name+" hours", got.Hours, tt.hours, 1e-6)
 		switch {
 		case (got.Saved == nil) != (tt.saved == nil):
 			t.Errorf("%s: saved %v, want %v", tt.name, got.Saved, tt.saved)
 		case got.Saved != nil:
-			near(t, tt.name+" saved", *got.Saved, *tt.saved)
+			testnum.NearRel(t, tt.name+" saved", *got.Saved, *tt.saved, 1e-6)
 		}
 	}
 	if !w.Actions[2].DryRun || w.Actions[0].DryRun || w.Actions[0].Team != "nlp" || w.Actions[1].Team != unassigned {
 		t.Errorf("dry run or team wrong: %+v", w.Actions)
 	}
-	near(t, "saved", w.Saved, 78+17.966666667+30)
-	near(t, "would have saved", w.WouldHaveSaved, 120)
+	testnum.NearRel(t, "saved", w.Saved, 78+17.966666667+30, 1e-6)
+	testnum.NearRel(t, "would have saved", w.WouldHaveSaved, 120, 1e-6)
 	if !strings.Contains(strings.Join(res.DataQuality.Warnings, "\n"), "fx.EUR") {
 		t.Errorf("no warning about the EUR rate: %q", res.DataQuality.Warnings)
 	}

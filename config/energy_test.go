@@ -32,7 +32,7 @@ func TestEnergyConfig(t *testing.T) {
 		def         *float64
 		eu, regions int
 	}{
-		{"example block", y.String(), 1, f64(436), 30, 1},
+		{"example block", y.String(), 1, new(436.0), 30, 1},
 		{"no section", "", 0, nil, 0, 0},
 	}
 	for _, c := range cases {
@@ -55,8 +55,6 @@ func TestEnergyConfig(t *testing.T) {
 		})
 	}
 }
-
-func f64(v float64) *float64 { return &v }
 
 // TestEnergyKeysDifferingInCase: regions and providers match bills without
 // regard to case, so two keys that differ only in case are refused rather

@@ -3,6 +3,8 @@ package plan
 import (
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestA10G: the planner knows AWS's A10G (g5 instances), by the name bills
@@ -30,11 +32,11 @@ scenarios:
 			if g.VRAMGB != 24 || g.TFLOPS != 70 || !g.Fits {
 				t.Errorf("A10G fit = %+v, want 24 GB, 70 TFLOPS, fits 10 GB", g)
 			}
-			near(t, "card-hours", g.CardHours, 1.8e18/(70e12*0.5*3600), 1e-9)
+			testnum.Near(t, "card-hours", g.CardHours, 1.8e18/(70e12*0.5*3600), 1e-9)
 			if s.Plan == nil || s.Plan.GPUModel != "A10G" || s.Plan.Provider != "AWS" {
 				t.Fatalf("plan = %+v, want the A10G at AWS", s.Plan)
 			}
-			near(t, "cost", s.Plan.CostLow, 232.142857, 0.01)
+			testnum.Near(t, "cost", s.Plan.CostLow, 232.142857, 0.01)
 		})
 	}
 }

@@ -3,6 +3,8 @@ package plan
 import (
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // The budget tests use one made-up GPU with round numbers, so every figure
@@ -32,7 +34,7 @@ scenarios:
   - {name: gpu-hours, kind: data, memory_gb: 10, gpu_hours: 20, runs: 3}
 `)
 	s := scenario(t, r, "plain")
-	near(t, "card-hours", gpuFit(t, s, "TestGPU").CardHours, 10, 1e-9)
+	testnum.Near(t, "card-hours", gpuFit(t, s, "TestGPU").CardHours, 10, 1e-9)
 	// Hourly: 10 card-hours × (1 + 0.25) × ¥10 × 1.3 = ¥162.50; at 1.5 ¥187.50.
 	h := option(t, s, "TestGPU", ModeHourly)
 	if h.CostLow != 162.5 || h.CostHigh != 187.5 || h.GPUs != 1 || h.WallHours != 10 {
@@ -144,12 +146,12 @@ scenarios:
   - {name: measured, `+model+`, throughput: 500}
 `)
 	s := scenario(t, r, "all-day")
-	near(t, "total_gb", s.Memory.TotalGB, 3.989641216, 1e-9)
+	testnum.Near(t, "total_gb", s.Memory.TotalGB, 3.989641216, 1e-9)
 	sv := gpuFit(t, s, "TestGPU").Serving
 	if sv == nil || sv.PrefillTokensPerSec != 25000 || sv.DecodeTokensPerSec != 2000 || sv.DecodeBound != "bandwidth" {
 		t.Fatalf("serving = %+v", sv)
 	}
-	near(t, "busy card-hours a day", sv.BusyCardHoursPerDay, 36400.0/3600, 1e-9)
+	testnum.Near(t, "busy card-hours a day", sv.BusyCardHoursPerDay, 36400.0/3600, 1e-9)
 	// 10.11 / 24 h = 0.42 cards → 1 card. Hourly 24 × 30 × ¥10 × 1.3 =
 	// ¥9,360; monthly ¥3,000 × 1.3 = ¥3,900 wins.
 	if s.Plan == nil || s.Plan.Mode != ModeMonthly || s.Plan.GPUs != 1 || s.Plan.CostLow != 3900 {
@@ -251,7 +253,7 @@ scenarios:
 	// token) is (137,953,296,384 + 32,768,000) × 1.2 + 1,073,741,824 =
 	// 166,657,019,085 B = 166.66 GB; ceil(166.66 / 21.6) = 8 RTX 4090s.
 	s = scenario(t, r, "chat")
-	near(t, "70B inference total_gb", s.Memory.TotalGB, 166.657019085, 1e-6)
+	testnum.Near(t, "70B inference total_gb", s.Memory.TotalGB, 166.657019085, 1e-6)
 	if g := gpuFit(t, s, "RTX 4090"); !g.Fits || g.MinGPUs != 8 {
 		t.Errorf("RTX 4090 for 70B inference: %+v, want 8 cards", g)
 	}

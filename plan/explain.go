@@ -2,10 +2,11 @@ package plan
 
 import (
 	"fmt"
-	"github.com/finops-oss/finops/internal/termcol"
-	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"strings"
+
+	"github.com/finops-oss/finops/internal/termcol"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // explainOptions is how many of a scenario's cheapest options --explain

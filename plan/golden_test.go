@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops/internal/golden"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestWorkedCase reproduces metrics.md §Planner's worked case: a 20B LoRA
@@ -43,8 +44,8 @@ func TestWorkedCase(t *testing.T) {
 	// full recomputation 2 × 4096 × 2 × 6144 × 48 = 4,831,838,208 B; total
 	// (40,000,000,000 + 654,311,424 + 4,831,838,208) × 1.05 + 1,073,741,824
 	// = 45,486,149,632 × 1.05 + 1,073,741,824 = 48,834,198,937.6 B.
-	near(t, "activations_gb", two.Memory.ActivationsGB, 4.831838208, 1e-9)
-	near(t, "total_gb", two.Memory.TotalGB, 48.8341989376, 1e-9)
+	testnum.Near(t, "activations_gb", two.Memory.ActivationsGB, 4.831838208, 1e-9)
+	testnum.Near(t, "total_gb", two.Memory.TotalGB, 48.8341989376, 1e-9)
 	// 24, 40 and 48 GB cards are ruled out: 48.83 GB > 0.9 × 48 = 43.2 GB.
 	for _, g := range two.GPUs {
 		if g.VRAMGB <= 48 && g.Fits {

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"math"
 	"strings"
 	"testing"
 )
@@ -64,13 +63,6 @@ func option(t *testing.T, s ScenarioResult, gpu, mode string) Option {
 	}
 	t.Fatalf("scenario %q: no %s %s option", s.Name, gpu, mode)
 	return Option{}
-}
-
-func near(t *testing.T, what string, got, want, tol float64) {
-	t.Helper()
-	if math.Abs(got-want) > tol {
-		t.Errorf("%s = %.6f, want %.6f (±%g)", what, got, want, tol)
-	}
 }
 
 func contains(t *testing.T, what, got string, wants ...string) {

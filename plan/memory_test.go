@@ -3,6 +3,8 @@ package plan
 import (
 	"slices"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // Published figures the memory formulas must reproduce.
@@ -18,7 +20,7 @@ func TestWeightsLlama2_7B(t *testing.T) {
 	if got != 13_476_831_232 {
 		t.Errorf("weights = %v bytes, want 13,476,831,232", got)
 	}
-	near(t, "weights GB", got/gb, 13.5, 0.05)
+	testnum.Near(t, "weights GB", got/gb, 13.5, 0.05)
 	// fp32 4, fp16 2, int8 1, int4 0.5 bytes per parameter.
 	for d, want := range map[Dtype]float64{FP32: 4e9, FP16: 2e9, INT8: 1e9, INT4: 0.5e9} {
 		if got := WeightBytes(1e9, d); got != want {
@@ -51,7 +53,7 @@ scenarios:
 	if s.Memory.KVBytesPerToken != 524288 {
 		t.Errorf("kv_bytes_per_token = %v", s.Memory.KVBytesPerToken)
 	}
-	near(t, "kv_cache_gb", s.Memory.KVCacheGB, 2.147483648, 1e-9)
+	testnum.Near(t, "kv_cache_gb", s.Memory.KVCacheGB, 2.147483648, 1e-9)
 }
 
 func TestSevenBInferenceFitsA24GBCard(t *testing.T) {
@@ -65,7 +67,7 @@ scenarios:
   - {name: chat, kind: inference, model: llama-2-7b, dtype: fp16, seq_len: 4096, gpus: 1, span_days: 30}
 `)
 	s := scenario(t, r, "chat")
-	near(t, "total_gb", s.Memory.TotalGB, 19.82291968, 1e-9)
+	testnum.Near(t, "total_gb", s.Memory.TotalGB, 19.82291968, 1e-9)
 	if g := gpuFit(t, s, "RTX 4090"); !g.Fits || g.MinGPUs != 1 {
 		t.Errorf("RTX 4090: fits=%v min=%d, want one card", g.Fits, g.MinGPUs)
 	}
@@ -81,9 +83,9 @@ scenarios:
 `)
 	s := scenario(t, r, "full")
 	state := s.Memory.WeightsGB + s.Memory.GradientsGB + s.Memory.OptimizerGB
-	near(t, "state GB", state, 107.814649856, 1e-9)
-	near(t, "state ≈ 108 GB", state, 108, 0.5)
-	near(t, "optimizer GB", s.Memory.OptimizerGB, 12*6.738415616, 1e-9)
+	testnum.Near(t, "state GB", state, 107.814649856, 1e-9)
+	testnum.Near(t, "state ≈ 108 GB", state, 108, 0.5)
+	testnum.Near(t, "optimizer GB", s.Memory.OptimizerGB, 12*6.738415616, 1e-9)
 
 	// metrics.md: a 7B full fine-tune needs ≥ 2 × 80 GB. With 2,048 tokens
 	// of activations under full recomputation (2 × 2048 × 1 × 4096 × 32 =
@@ -91,7 +93,7 @@ scenarios:
 	// (107,814,649,856 + 536,870,912) × 1.05 + 1 GiB = 113,769,096,806.4
 	// + 1,073,741,824 = 114,842,838,630.4 B = 114.84 GB (LLaMA-Factory's
 	// table: 120 GB); ceil(114.84 / 72) = 2 A100-80GB.
-	near(t, "total_gb", s.Memory.TotalGB, 114.8428386304, 1e-9)
+	testnum.Near(t, "total_gb", s.Memory.TotalGB, 114.8428386304, 1e-9)
 	if g := gpuFit(t, s, "A100-80GB"); !g.Fits || g.MinGPUs != 2 {
 		t.Errorf("A100-80GB: fits=%v min=%d, want 2", g.Fits, g.MinGPUs)
 	}
@@ -173,8 +175,8 @@ scenarios:
   - {name: ckpt, kind: lora, model: llama-2-7b, tokens: 1M}
   - {name: none, kind: lora, model: llama-2-7b, tokens: 1M, checkpointing: false}
 `)
-	near(t, "ckpt activations_gb", scenario(t, r, "ckpt").Memory.ActivationsGB, 0.536870912, 1e-12)
-	near(t, "none activations_gb", scenario(t, r, "none").Memory.ActivationsGB, 30.601641984, 1e-9)
+	testnum.Near(t, "ckpt activations_gb", scenario(t, r, "ckpt").Memory.ActivationsGB, 0.536870912, 1e-12)
+	testnum.Near(t, "none activations_gb", scenario(t, r, "none").Memory.ActivationsGB, 30.601641984, 1e-9)
 }
 
 // TestLLaMAFactoryTable compares the planner with LLaMA-Factory's published
@@ -226,7 +228,7 @@ scenarios:
 		{"qlora-70b", 43.655279012, 48},
 	} {
 		s := scenario(t, r, c.name)
-		near(t, c.name+" total_gb (by hand)", s.Memory.TotalGB, c.hand, 1e-6)
+		testnum.Near(t, c.name+" total_gb (by hand)", s.Memory.TotalGB, c.hand, 1e-6)
 		if ratio := s.Memory.TotalGB / c.lf; ratio < 0.85 || ratio > 1.15 {
 			t.Errorf("%s: %.2f GB is %.0f%% of LLaMA-Factory's %v GB, outside ±15%%", c.name, s.Memory.TotalGB, ratio*100, c.lf)
 		}
@@ -288,7 +290,7 @@ scenarios:
 		{"guanaco-65b-r64", 53.40137350144, false},
 	} {
 		s := scenario(t, r, c.name)
-		near(t, c.name+" total_gb", s.Memory.TotalGB, c.hand, 1e-9)
+		testnum.Near(t, c.name+" total_gb", s.Memory.TotalGB, c.hand, 1e-9)
 		for _, gpu := range []string{"L40S", "RTX 6000 Ada", "L20"} {
 			g := gpuFit(t, s, gpu)
 			if g.Fits != c.fits || (c.fits && g.MinGPUs != 1) {
@@ -309,10 +311,10 @@ scenarios:
 `)
 	// LoRA, by hand as in TestLLaMAFactoryTable: 14,333,517,824 × 1.25 +
 	// 1,073,741,824 = 18,990,639,104 B.
-	near(t, "lora total_gb", scenario(t, r, "tune").Memory.TotalGB, 18.990639104, 1e-9)
+	testnum.Near(t, "lora total_gb", scenario(t, r, "tune").Memory.TotalGB, 18.990639104, 1e-9)
 	// Inference, as in TestSevenBInferenceFitsA24GBCard: (13,476,831,232 +
 	// 2,147,483,648) × 1.5 + 1,073,741,824 = 24,510,214,144 B.
-	near(t, "inference total_gb", scenario(t, r, "chat").Memory.TotalGB, 24.510214144, 1e-9)
+	testnum.Near(t, "inference total_gb", scenario(t, r, "chat").Memory.TotalGB, 24.510214144, 1e-9)
 }
 
 func presetByName(t *testing.T, name string) Model {

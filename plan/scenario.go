@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/finops-oss/finops/internal/spelling"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/finops-oss/finops/internal/spelling"
 )
 
 // File is a scenario file: the work planned for a period, the prices to

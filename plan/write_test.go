@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/internal/golden"
 	"github.com/xuri/excelize/v2"
+
+	"github.com/finops-oss/finops/internal/golden"
 )
 
 // TestExample plans the shipped example file: every scenario gets a plan,

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/workbook"
-	"github.com/xuri/excelize/v2"
 )
 
 // WriteXLSX writes the plan as a workbook: Plan (one row per scenario with

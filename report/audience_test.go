@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
-	"github.com/shopspring/decimal"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // audienceFleet is a fleet billed a line per resource and week, W43 to W47
@@ -181,10 +183,10 @@ func checkMovers(t *testing.T, where string, got, want []moverFigures) {
 
 func checkCharge(t *testing.T, where string, got, want cbFigures) {
 	t.Helper()
-	near(t, where+" direct", got.direct, want.direct)
-	near(t, where+" unallocated", got.unallocated, want.unallocated)
-	near(t, where+" idle", got.idle, want.idle)
-	near(t, where+" charged back", got.charged, want.charged)
+	testnum.NearRel(t, where+" direct", got.direct, want.direct, 1e-6)
+	testnum.NearRel(t, where+" unallocated", got.unallocated, want.unallocated, 1e-6)
+	testnum.NearRel(t, where+" idle", got.idle, want.idle, 1e-6)
+	testnum.NearRel(t, where+" charged back", got.charged, want.charged, 1e-6)
 }
 
 var (

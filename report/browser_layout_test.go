@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/internal/browsertest"
 )

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
 	"github.com/finops-oss/finops/internal/browsertest"
 )
 

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/xuri/excelize/v2"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
 // chargebackResult is handResult with a chargeback of 100.00 (ml 48.00,

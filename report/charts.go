@@ -12,12 +12,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/internal/termcol"
 	"github.com/finops-oss/finops/sanitize"
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
 // The HTML charts. go-echarts builds the ECharts option objects; we do NOT use

@@ -40,11 +40,11 @@ func csvSectionsResult(t *testing.T) *analysis.Result {
 		}}
 	r.Allocation = []analysis.Allocation{{Dimension: "tag:project", Groups: []analysis.AllocationGroup{
 		{Value: "=cmd|' /C calc'!A0", Cost: 987.6, Share: 0.8}, {Value: analysis.Untagged, Cost: 246.9, Share: 0.2}}}}
-	u := analysis.EnergyUse{KWh: ptr(0.525), PowerCoverage: 0.5, LowerBound: true, CO2eKg: ptr(0.27468)}
+	u := analysis.EnergyUse{KWh: new(0.525), PowerCoverage: 0.5, LowerBound: true, CO2eKg: new(0.27468)}
 	r.Energy = &analysis.Energy{PUE: 1.2, Total: u,
 		ByTeam: []analysis.TeamEnergy{{Team: "-nlp", EnergyUse: u}},
 		ByResource: []analysis.ResourceEnergy{
-			{ResourceID: "i-1", Provider: "autodl", Region: "cn-north", Team: "-nlp", GridIntensity: ptr(436.0), EnergyUse: u},
+			{ResourceID: "i-1", Provider: "autodl", Region: "cn-north", Team: "-nlp", GridIntensity: new(436.0), EnergyUse: u},
 			{ResourceID: "i-2", Provider: "vast", Team: "vision", EnergyUse: analysis.EnergyUse{LowerBound: true}},
 		},
 		Tasks: []analysis.TaskEnergy{{Task: "@train", Team: "vision", EnergyUse: u}},

@@ -29,7 +29,7 @@ func TestEmailLeadLines(t *testing.T) {
 	withCB := handResult(t)
 	withCB.Chargeback = leadChargeback()
 	unknownCO2 := handResult(t)
-	unknownCO2.Energy = &analysis.Energy{PUE: 1, Total: analysis.EnergyUse{KWh: ptr(0.525), PowerCoverage: 1}}
+	unknownCO2.Energy = &analysis.Energy{PUE: 1, Total: analysis.EnergyUse{KWh: new(0.525), PowerCoverage: 1}}
 	advice := adviceResult(t)
 	advice.Advice.Realised[0].Team = "ml-train" // the measured one is the team's
 	for _, tc := range []struct {

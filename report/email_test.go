@@ -4,9 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/internal/golden"
-	"golang.org/x/net/html"
 )
 
 func TestEmailSubject(t *testing.T) {

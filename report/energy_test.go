@@ -14,14 +14,14 @@ import (
 // tests check how the numbers are made.
 func energyResult(t *testing.T) *analysis.Result {
 	r := handResult(t)
-	partial := analysis.EnergyUse{KWh: ptr(2.4), PowerCoverage: 0.25, LowerBound: true, CO2eKg: ptr(1.0464)}
+	partial := analysis.EnergyUse{KWh: new(2.4), PowerCoverage: 0.25, LowerBound: true, CO2eKg: new(1.0464)}
 	r.Energy = &analysis.Energy{PUE: 1, Total: partial,
 		ByTeam: []analysis.TeamEnergy{{Team: "ml-train", EnergyUse: partial}},
 		ByResource: []analysis.ResourceEnergy{
-			{ResourceID: "gpu-a100-1", Provider: "acme", Region: "eu-north-1", Team: "ml-train", GridIntensity: ptr(436.0), EnergyUse: partial},
-			{ResourceID: hostileScript, Provider: "hostcloud", Team: hostileFormula, EnergyUse: analysis.EnergyUse{KWh: ptr(0.525), PowerCoverage: 1}},
+			{ResourceID: "gpu-a100-1", Provider: "acme", Region: "eu-north-1", Team: "ml-train", GridIntensity: new(436.0), EnergyUse: partial},
+			{ResourceID: hostileScript, Provider: "hostcloud", Team: hostileFormula, EnergyUse: analysis.EnergyUse{KWh: new(0.525), PowerCoverage: 1}},
 		},
-		Tasks: []analysis.TaskEnergy{{Task: "train-llm", Team: "ml-train", EnergyUse: analysis.EnergyUse{KWh: ptr(0.525), PowerCoverage: 1, CO2eKg: ptr(0.2289)}}},
+		Tasks: []analysis.TaskEnergy{{Task: "train-llm", Team: "ml-train", EnergyUse: analysis.EnergyUse{KWh: new(0.525), PowerCoverage: 1, CO2eKg: new(0.2289)}}},
 	}
 	return r
 }

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
 // reportSchema compiles docs/finops-report.schema.json, the documented shape

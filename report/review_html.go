@@ -3,12 +3,13 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/finops-oss/finops/sanitize"
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/templates"

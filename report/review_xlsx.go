@@ -7,10 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/workbook"
-	"github.com/xuri/excelize/v2"
 )
 
 // Worksheets of the rent-or-buy workbook.

@@ -1,8 +1,9 @@
 package report
 
 import (
-	"github.com/finops-oss/finops/sanitize"
 	"strings"
+
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // chartText neutralises a data string before it goes into an ECharts option.

@@ -16,8 +16,6 @@ const (
 	hostileScript  = `</script><script>alert(1)</script>__f__function(){}__f__`
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // shanghai returns the report zone of the hand-built Result.
 func shanghai(t testing.TB) *time.Location {
 	t.Helper()
@@ -77,7 +75,7 @@ func handResult(t testing.TB) *analysis.Result {
 		ByTeam: []analysis.TeamCost{
 			// Previous period 4000 in all: +12.5 % week over week.
 			// ml-train will end the month over its budget.
-			{Team: "ml-train", Cost: 4160, GPUCost: 3860, IdleCost: 750, Budget: ptr(20000.0),
+			{Team: "ml-train", Cost: 4160, GPUCost: 3860, IdleCost: 750, Budget: new(20000.0),
 				PreviousCost: 3700, MonthToDate: 9000, MonthForecast: 21000},
 			{Team: hostileFormula, Cost: 340, GPUCost: 200, IdleCost: 80,
 				PreviousCost: 300, MonthToDate: 700, MonthForecast: 1500},

@@ -5,10 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/finops-oss/finops/amount"
-	"github.com/finops-oss/finops/analysis"
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/finops-oss/finops/amount"
+	"github.com/finops-oss/finops/analysis"
 )
 
 // maxTrendTeams bounds the trend chart's stacked teams; the rest are one

@@ -1,10 +1,11 @@
 package report
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestXLSXTrendSheet: the Trend sheet of trendResult: a row per absent
@@ -45,15 +46,15 @@ func TestXLSXTrendSheet(t *testing.T) {
 		}
 	}
 	// W47: total 4500, idle 750 + 80; mean 3490, +1010 = +28.9 %.
-	near(t, "W47 cost", num("F25"), 4500)
-	near(t, "W47 idle", num("G25"), 830)
-	near(t, "W47 mean", num("M25"), 3490)
-	near(t, "W47 change", num("N25"), 1010)
-	near(t, "W47 change %", num("O25"), 1010.0/3490)
-	near(t, "W43 coverage", num("I5"), 0.5)
+	testnum.NearRel(t, "W47 cost", num("F25"), 4500, 1e-6)
+	testnum.NearRel(t, "W47 idle", num("G25"), 830, 1e-6)
+	testnum.NearRel(t, "W47 mean", num("M25"), 3490, 1e-6)
+	testnum.NearRel(t, "W47 change", num("N25"), 1010, 1e-6)
+	testnum.NearRel(t, "W47 change %", num("O25"), 1010.0/3490, 1e-6)
+	testnum.NearRel(t, "W43 coverage", num("I5"), 0.5, 1e-6)
 	// ml-train: 1000 a run; mean 3150.
-	near(t, "ml-train unit cost", num("K26"), 1000)
-	near(t, "ml-train mean", num("M26"), 3150)
+	testnum.NearRel(t, "ml-train unit cost", num("K26"), 1000, 1e-6)
+	testnum.NearRel(t, "ml-train mean", num("M26"), 3150, 1e-6)
 	if raw(t, f, sheetTrend, "M5") != "" {
 		t.Error("a week before the last has a mover")
 	}
@@ -61,13 +62,5 @@ func TestXLSXTrendSheet(t *testing.T) {
 	_, f = writeBook(t, handResult(t))
 	if slices.Contains(f.GetSheetList(), sheetTrend) {
 		t.Error("a result without history has a Trend sheet")
-	}
-}
-
-// near fails t when got is not want to a millionth.
-func near(t *testing.T, name string, got, want float64) {
-	t.Helper()
-	if math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
-		t.Errorf("%s = %.9g, want %.9g", name, got, want)
 	}
 }

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/xuri/excelize/v2"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
 // unknownResult is a week of three GPU resources, built by hand:

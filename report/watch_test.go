@@ -23,9 +23,9 @@ func watchResult(t *testing.T) *analysis.Result {
 			Event: "idle", Channel: "slack#0", Title: "=HYPERLINK(\"http://evil\")\x1b[31m idle"}},
 		Actions: []analysis.WatchAction{
 			{At: at, Resource: "<script>alert(1)</script>", Team: "nlp", Action: "stop", Outcome: "done", ExitCode: &code0,
-				Rate: ptr(12.0), Until: at.Add(390 * time.Minute), NextBusy: true, Hours: 6.5, Saved: ptr(78.0)},
+				Rate: new(12.0), Until: at.Add(390 * time.Minute), NextBusy: true, Hours: 6.5, Saved: new(78.0)},
 			{At: at, Resource: "gpu-b", Team: "nlp", Action: "stop", Outcome: "dry-run", DryRun: true,
-				Rate: ptr(12.0), Until: at.Add(10 * time.Hour), Hours: 10, Saved: ptr(120.0)},
+				Rate: new(12.0), Until: at.Add(10 * time.Hour), Hours: 10, Saved: new(120.0)},
 			{At: at, Resource: "gpu-c", Team: "cv", Action: "stop", Outcome: "refused"},
 		},
 		Saved: 78, WouldHaveSaved: 120,

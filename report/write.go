@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/finops-oss/finops/sanitize"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/finops-oss/finops/sanitize"
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/internal/capped"

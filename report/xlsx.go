@@ -7,11 +7,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/workbook"
-	"github.com/xuri/excelize/v2"
 )
 
 // Worksheet names, in tab order. They are fixed, valid names (31 UTF-16 units

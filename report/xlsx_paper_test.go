@@ -3,9 +3,9 @@ package report
 import (
 	"bytes"
 	"compress/zlib"
+	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,64 +13,68 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/internal/testenv"
 	"github.com/finops-oss/finops/workbook"
 )
 
-// TestFindingsSheetPrints: issue #27's Findings sheet printed at about 3 pt
-// on 43 Letter pages for a team outside the Americas. Every sheet now names
-// its paper from the report's zone, and the Findings sheet, with a long
-// "What to do", prints one landscape page wide at 8 pt or more: LibreOffice
-// prints it, and the PDF's page size and text size are read back.
-func TestFindingsSheetPrints(t *testing.T) {
-	for _, tc := range []struct {
-		zone         string
-		paper        int
-		width, hight float64 // landscape, in PDF points: A4 297 × 210 mm, Letter 11 × 8.5 in
-	}{
-		{"Asia/Shanghai", workbook.PaperA4, 297 / 25.4 * 72, 210 / 25.4 * 72},
-		{"America/New_York", workbook.PaperLetter, 11 * 72, 8.5 * 72},
-		{"Europe/Berlin", workbook.PaperA4, 297 / 25.4 * 72, 210 / 25.4 * 72},
-	} {
-		t.Run(tc.zone, func(t *testing.T) {
-			r := handResult(t)
-			r.Period.TimeZone = tc.zone
-			r.Findings = append(r.Findings, analysis.Finding{Kind: analysis.FindingForgotten, Severity: "high",
-				Team: "research-platform", ResourceID: "ecs.gn7i-c32g1.32xlarge/i-bp1a2b3c4d5e6f7g8h9i", Money: 1234.5,
-				Text: strings.Repeat("The machine sat idle all week while billed by the month; release it or share it. ", 8)})
-			_, f := writeBook(t, r)
-			for _, sheet := range f.GetSheetList() {
-				pl, err := f.GetPageLayout(sheet)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if pl.Size == nil || *pl.Size != tc.paper {
-					t.Errorf("%s: paper %s, want %d", sheet, paperText(pl.Size), tc.paper)
-				}
-			}
+// findingsPrintCases: issue #27's Findings sheet printed at about 3 pt on
+// 43 Letter pages for a team outside the Americas. Every sheet now names its
+// paper from the report's zone, and the Findings sheet, with a long "What to
+// do", prints one landscape page wide at 8 pt or more: LibreOffice prints it
+// (TestWorkbooksPrint), and the PDF's page size and text size are read back.
+var findingsPrintCases = []struct {
+	zone         string
+	paper        int
+	width, hight float64 // landscape, in PDF points: A4 297 × 210 mm, Letter 11 × 8.5 in
+}{
+	{"Asia/Shanghai", workbook.PaperA4, 297 / 25.4 * 72, 210 / 25.4 * 72},
+	{"America/New_York", workbook.PaperLetter, 11 * 72, 8.5 * 72},
+	{"Europe/Berlin", workbook.PaperA4, 297 / 25.4 * 72, 210 / 25.4 * 72},
+}
 
-			soffice, err := exec.LookPath("soffice")
+// writeFindingsBooks writes, for each of findingsPrintCases, a workbook of
+// the Findings sheet alone (so every page of its PDF is one of its) into
+// dir as findings-<i>.xlsx, after checking that every sheet of the whole
+// workbook names the zone's paper.
+func writeFindingsBooks(t *testing.T, dir string) []string {
+	t.Helper()
+	var names []string
+	for i, tc := range findingsPrintCases {
+		r := handResult(t)
+		r.Period.TimeZone = tc.zone
+		r.Findings = append(r.Findings, analysis.Finding{Kind: analysis.FindingForgotten, Severity: "high",
+			Team: "research-platform", ResourceID: "ecs.gn7i-c32g1.32xlarge/i-bp1a2b3c4d5e6f7g8h9i", Money: 1234.5,
+			Text: strings.Repeat("The machine sat idle all week while billed by the month; release it or share it. ", 8)})
+		_, f := writeBook(t, r)
+		for _, sheet := range f.GetSheetList() {
+			pl, err := f.GetPageLayout(sheet)
 			if err != nil {
-				testenv.Missing(t, "soffice not found: install LibreOffice Calc (apt-get install -y libreoffice-calc-nogui) to print the Findings sheet")
-			}
-			// The Findings sheet alone, so every page of the PDF is one of its.
-			for _, sheet := range f.GetSheetList() {
-				if sheet != sheetFindings {
-					if err := f.DeleteSheet(sheet); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			dir := t.TempDir()
-			if err := f.SaveAs(filepath.Join(dir, "findings.xlsx")); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(soffice, "--headless", "-env:UserInstallation=file://"+filepath.ToSlash(t.TempDir()),
-				"--convert-to", "pdf", "--outdir", dir, filepath.Join(dir, "findings.xlsx"))
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("soffice: %v\n%s", err, b)
+			if pl.Size == nil || *pl.Size != tc.paper {
+				t.Errorf("%s %s: paper %s, want %d", tc.zone, sheet, paperText(pl.Size), tc.paper)
 			}
-			pdf, err := os.ReadFile(filepath.Join(dir, "findings.pdf"))
+		}
+		for _, sheet := range f.GetSheetList() {
+			if sheet != sheetFindings {
+				if err := f.DeleteSheet(sheet); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		name := fmt.Sprintf("findings-%d", i)
+		if err := f.SaveAs(filepath.Join(dir, name+".xlsx")); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// checkFindingsPrinted reads back the PDFs of writeFindingsBooks' files.
+func checkFindingsPrinted(t *testing.T, dir string) {
+	for i, tc := range findingsPrintCases {
+		t.Run(tc.zone, func(t *testing.T) {
+			pdf, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("findings-%d.pdf", i)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
+
+	"github.com/finops-oss/finops"
 )
 
 // TestWriteXLSXPrintSetup: every sheet prints landscape, one page wide and

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/xuri/excelize/v2"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
 // The print invariant (README §Printing): every sheet a person would print

@@ -17,16 +17,21 @@ import (
 // on 49 A4 pages, 34 of them hourly utilization.
 const maxFleetPages = 12
 
-// TestFleetWorkbookPrints: a four-team fleet of 32 GPUs on 8 resources (a
+// TestWorkbooksPrint prints every workbook kind report's tests check on
+// paper in ONE LibreOffice conversion (it starts in seconds, then converts
+// each file in well under one): the fleet's and a team's (fleet), and the
+// Findings sheet per zone (findings, findingsPrintCases).
+//
+// fleet: a four-team fleet of 32 GPUs on 8 resources (a
 // week of hourly utilization is 5,376 rows, about 140 pages printed) and 300
 // billing lines: LibreOffice prints the fleet's workbook and a team's on 12
 // landscape pages or fewer, A4 for Shanghai and Letter for New York, with no
 // text under 8 pt. Page sizes and text
 // sizes are read back from the PDF (pdfPages).
-func TestFleetWorkbookPrints(t *testing.T) {
+func TestWorkbooksPrint(t *testing.T) {
 	soffice, err := exec.LookPath("soffice")
 	if err != nil {
-		testenv.Missing(t, "soffice not found: install LibreOffice Calc (apt-get install -y libreoffice-calc-nogui) to print the fleet's workbooks")
+		testenv.Missing(t, "soffice not found: install LibreOffice Calc (apt-get install -y libreoffice-calc-nogui) to print the fleet's workbooks and the Findings sheet")
 	}
 	// Shanghai's workbooks print on A4, New York's on Letter (PaperFor).
 	paper := map[string][2]float64{
@@ -55,13 +60,20 @@ func TestFleetWorkbookPrints(t *testing.T) {
 		}
 		files = append(files, name)
 	}
+	findings := writeFindingsBooks(t, dir)
 	args := []string{"--headless", "-env:UserInstallation=file://" + filepath.ToSlash(t.TempDir()), "--convert-to", "pdf", "--outdir", dir}
-	for _, f := range files {
+	for _, f := range append(files, findings...) {
 		args = append(args, filepath.Join(dir, f+".xlsx"))
 	}
 	if b, err := exec.Command(soffice, args...).CombinedOutput(); err != nil {
 		t.Fatalf("soffice: %v\n%s", err, b)
 	}
+	t.Run("findings", func(t *testing.T) { checkFindingsPrinted(t, dir) })
+	t.Run("fleet", func(t *testing.T) { checkFleetPrinted(t, dir, files, paper) })
+}
+
+// checkFleetPrinted reads back the PDFs of the fleet's and team's workbooks.
+func checkFleetPrinted(t *testing.T, dir string, files []string, paper map[string][2]float64) {
 	for _, f := range files {
 		w, h := paper[f][0], paper[f][1] // landscape, in PDF points
 		pdf, err := os.ReadFile(filepath.Join(dir, f+".pdf"))

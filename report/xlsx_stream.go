@@ -7,13 +7,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+	"github.com/xuri/excelize/v2"
+
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/workbook"
-	"github.com/shopspring/decimal"
-	"github.com/xuri/excelize/v2"
 )
 
 // The two large sheets, written with excelize's StreamWriter: rows go to a

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/workbook"
-	"github.com/xuri/excelize/v2"
 )
 
 // summary writes the KPI table in columns A:B, the native charts beside it

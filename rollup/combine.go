@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
 // Options are what Combine needs besides the shards.

@@ -10,11 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/report"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/shopspring/decimal"
 	"github.com/xuri/excelize/v2"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/report"
 )
 
 // TestCombineCollidingIDs: a resource ID two shards both have gets the

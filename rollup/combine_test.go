@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/report"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/testnum"
+	"github.com/finops-oss/finops/report"
 )
 
 // TestCombineRefuses: shards that do not go together are refused, naming
@@ -141,7 +143,7 @@ func TestCombineWithRate(t *testing.T) {
 			{"shard eu cost", r.Shards[0].Cost, 710}, {"shard cn cost", r.Shards[1].Cost, 500},
 			{"shard eu monitored", r.Shards[0].GPUHoursMonitored, 50},
 		} {
-			near(t, f.name, f.got, f.want)
+			testnum.Near(t, f.name, f.got, f.want, 1e-6)
 		}
 		teams := map[string]float64{}
 		for _, tc := range r.ByTeam {
@@ -150,8 +152,8 @@ func TestCombineWithRate(t *testing.T) {
 		if len(teams) != 2 || r.ByTeam[0].Team != "nlp" {
 			t.Errorf("teams %+v", r.ByTeam)
 		}
-		near(t, "nlp", teams["nlp"], 926)
-		near(t, "vision", teams["vision"], 284)
+		testnum.Near(t, "nlp", teams["nlp"], 926, 1e-6)
+		testnum.Near(t, "vision", teams["vision"], 284, 1e-6)
 		var order []string
 		for _, f := range r.Findings {
 			order = append(order, f.ResourceID)

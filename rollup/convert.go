@@ -1,10 +1,11 @@
 package rollup
 
 import (
+	"github.com/shopspring/decimal"
+
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/report"
-	"github.com/shopspring/decimal"
 )
 
 // converted returns r with every amount of money converted at rate into the

@@ -4,8 +4,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/finops-oss/finops/amount"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops/amount"
 )
 
 // textConverter rewrites the amounts a shard's sentences quote (a

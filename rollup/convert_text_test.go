@@ -4,8 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
 // TestConvertedSentences: a rollup in USD writes a CNY shard's findings and

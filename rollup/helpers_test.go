@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,13 +109,6 @@ func load(t *testing.T, shards map[string][]byte, order ...string) ([]Shard, err
 		paths = append(paths, writeFile(t, dir, n+".json", shards[n]))
 	}
 	return Load(context.Background(), paths, nil)
-}
-
-func near(t *testing.T, name string, got, want float64) {
-	t.Helper()
-	if math.Abs(got-want) > 1e-6 {
-		t.Errorf("%s = %.6f, want %.6f", name, got, want)
-	}
 }
 
 func containsAll(t *testing.T, what, s string, wants ...string) {

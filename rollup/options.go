@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/report"
-	"github.com/shopspring/decimal"
 )
 
 // NewOptions is a rollup into currency, with the config's fx rates

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
 // TestNewOptions: the config's fx rates and the --rate flags together; a

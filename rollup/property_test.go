@@ -12,8 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops/analysis"
 )
 
 // genShard is a generated shard as whole minor units, the numbers the

@@ -20,7 +20,7 @@ const coldM0 = 29013120
 // coldSample is one GPU-A sample at offset at from coldDay; power is an
 // integer so that its day sum is exact in any order of addition.
 func coldSample(at time.Duration, util *float64, mem, power float64) *finops.GPUSample {
-	return &finops.GPUSample{UUID: "GPU-A", Index: -1, Time: coldDay.Add(at), Util: util, MemUsed: f64(mem), PowerWatt: f64(power)}
+	return &finops.GPUSample{UUID: "GPU-A", Index: -1, Time: coldDay.Add(at), Util: util, MemUsed: new(mem), PowerWatt: new(power)}
 }
 
 func hm(h, m, s int) time.Duration {
@@ -39,18 +39,18 @@ func hm(h, m, s int) time.Duration {
 //	1441 (day 2 00:01) 1, then 99 at the same instant → 1 (the first wins)
 func coldSamples() []*finops.GPUSample {
 	return []*finops.GPUSample{
-		coldSample(hm(10, 0, 0), f64(10), 100, 10),
-		coldSample(hm(10, 0, 30), f64(20), 200, 20),
-		coldSample(hm(10, 1, 0), f64(30), 300, 30),
-		coldSample(hm(10, 1, 15), f64(40), 400, 40),
-		coldSample(hm(10, 1, 30), f64(50), 500, 50), // coldSplit: the second file starts here
-		coldSample(hm(10, 1, 45), f64(60), 600, 60),
-		coldSample(hm(10, 2, 0), f64(70), 700, 70),
+		coldSample(hm(10, 0, 0), new(10.0), 100, 10),
+		coldSample(hm(10, 0, 30), new(20.0), 200, 20),
+		coldSample(hm(10, 1, 0), new(30.0), 300, 30),
+		coldSample(hm(10, 1, 15), new(40.0), 400, 40),
+		coldSample(hm(10, 1, 30), new(50.0), 500, 50), // coldSplit: the second file starts here
+		coldSample(hm(10, 1, 45), new(60.0), 600, 60),
+		coldSample(hm(10, 2, 0), new(70.0), 700, 70),
 		coldSample(hm(10, 3, 10), nil, 900, 90),
-		coldSample(hm(23, 59, 30), f64(8), 800, 80),
-		coldSample(hm(24, 0, 10), f64(50), 50, 5),
-		coldSample(hm(24, 1, 5), f64(1), 10, 1),
-		coldSample(hm(24, 1, 5), f64(99), 9999, 999),
+		coldSample(hm(23, 59, 30), new(8.0), 800, 80),
+		coldSample(hm(24, 0, 10), new(50.0), 50, 5),
+		coldSample(hm(24, 1, 5), new(1.0), 10, 1),
+		coldSample(hm(24, 1, 5), new(99.0), 9999, 999),
 	}
 }
 
@@ -234,9 +234,9 @@ func TestColdDayLaterDeliveries(t *testing.T) {
 	// A late log: 10:00 has a mean (15) and keeps it, its memory and power
 	// are not added; 11:00 and 12:00 are new.
 	importCold(t, s, "late.csv", cut, []*finops.GPUSample{
-		coldSample(hm(10, 0, 50), f64(100), 9999, 999),
-		coldSample(hm(11, 0, 0), f64(70), 110, 7),
-		coldSample(hm(12, 0, 0), f64(80), 120, 8),
+		coldSample(hm(10, 0, 50), new(100.0), 9999, 999),
+		coldSample(hm(11, 0, 0), new(70.0), 110, 7),
+		coldSample(hm(12, 0, 0), new(80.0), 120, 8),
 	})
 	if _, err := s.CompactTelemetry(ctx, cut); err != nil {
 		t.Fatal(err)
@@ -269,18 +269,18 @@ func TestColdDayOutOfOrder(t *testing.T) {
 	ctx := context.Background()
 	cut := coldDay.Add(72 * time.Hour)
 	samples := []*finops.GPUSample{
-		coldSample(hm(10, 0, 0), f64(10), 1, 1),
-		coldSample(hm(10, 1, 0), f64(30), 1, 1),
-		coldSample(hm(10, 2, 0), f64(70), 1, 1),
-		coldSample(hm(10, 3, 0), f64(40), 1, 1),
-		coldSample(hm(10, 1, 30), f64(50), 1, 1), // back to 10:01, two minutes behind
-		coldSample(hm(10, 3, 30), f64(60), 1, 1), // back to 10:03, the latest
+		coldSample(hm(10, 0, 0), new(10.0), 1, 1),
+		coldSample(hm(10, 1, 0), new(30.0), 1, 1),
+		coldSample(hm(10, 2, 0), new(70.0), 1, 1),
+		coldSample(hm(10, 3, 0), new(40.0), 1, 1),
+		coldSample(hm(10, 1, 30), new(50.0), 1, 1), // back to 10:01, two minutes behind
+		coldSample(hm(10, 3, 30), new(60.0), 1, 1), // back to 10:03, the latest
 	}
 	// The same, then a jump to 11:02 that folds 10:01 (61 minutes behind),
 	// and a sample back at 10:01 again.
 	far := append(slices.Clone(samples),
-		coldSample(hm(11, 2, 0), f64(20), 1, 1),
-		coldSample(hm(10, 1, 45), f64(90), 1, 1))
+		coldSample(hm(11, 2, 0), new(20.0), 1, 1),
+		coldSample(hm(10, 1, 45), new(90.0), 1, 1))
 	for _, tc := range []struct {
 		name    string
 		cut     time.Time
@@ -321,8 +321,8 @@ func TestColdDaysBesideHotBatches(t *testing.T) {
 			id := fmt.Sprintf("GPU-%d", g)
 			u := float64((i*7 + g*13) % 101)
 			samples = append(samples,
-				&finops.GPUSample{UUID: id, Index: -1, Time: coldDay.Add(time.Duration(i) * time.Minute), Util: f64(u)},
-				&finops.GPUSample{UUID: id, Index: -1, Time: cut.Add(24*time.Hour + time.Duration(i)*time.Minute), Util: f64(100 - u)})
+				&finops.GPUSample{UUID: id, Index: -1, Time: coldDay.Add(time.Duration(i) * time.Minute), Util: new(u)},
+				&finops.GPUSample{UUID: id, Index: -1, Time: cut.Add(24*time.Hour + time.Duration(i)*time.Minute), Util: new(100 - u)})
 		}
 	}
 	load := func(before time.Time) []finops.GPUSeries {

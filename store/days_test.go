@@ -26,12 +26,12 @@ func TestCompactTelemetry(t *testing.T) {
 	}
 	sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization}
 	mustImport(t, s, "a.csv", feed(sum, nil, []*finops.GPUSample{
-		smp(10*time.Hour+5*time.Second, f64(20), f64(100), f64(50)),  // 10:00 → (20+40)/2 = 30
-		smp(10*time.Hour+35*time.Second, f64(40), f64(300), f64(70)), //
-		smp(10*time.Hour+time.Minute, nil, f64(500), f64(10)),        // 10:01: no utilization, only memory and power
-		smp(24*time.Hour-30*time.Second, f64(8), nil, nil),           // 23:59 → 8
-		smp(24*time.Hour+10*time.Second, f64(50), nil, nil),          // day 2, 00:00 → 50
-		smp(48*time.Hour+12*time.Hour, f64(60), nil, nil),            // day 3, 12:00 → 60: stays hot
+		smp(10*time.Hour+5*time.Second, new(20.0), new(100.0), new(50.0)),
+		smp(10*time.Hour+35*time.Second, new(40.0), new(300.0), new(70.0)),
+		smp(10*time.Hour+time.Minute, nil, new(500.0), new(10.0)),
+		smp(24*time.Hour-30*time.Second, new(8.0), nil, nil),  // 23:59 → 8
+		smp(24*time.Hour+10*time.Second, new(50.0), nil, nil), // day 2, 00:00 → 50
+		smp(48*time.Hour+12*time.Hour, new(60.0), nil, nil),   // day 3, 12:00 → 60: stays hot
 	}, nil))
 	// By hand, in minutes from m0: 600 = 10:00, 1439 = 23:59, 1440 = day 2
 	// 00:00, 2880 + 720 = day 3 12:00.
@@ -99,8 +99,8 @@ func TestCompactTelemetry(t *testing.T) {
 	// minute wins, its memory and power are not added) and one in 11:00,
 	// which day 1 has no sample for.
 	mustImport(t, s, "late.csv", feed(sum, nil, []*finops.GPUSample{
-		smp(10*time.Hour+50*time.Second, f64(100), f64(9999), f64(999)),
-		smp(11*time.Hour, f64(70), f64(200), f64(20)),
+		smp(10*time.Hour+50*time.Second, new(100.0), new(9999.0), new(999.0)),
+		smp(11*time.Hour, new(70.0), new(200.0), new(20.0)),
 	}, nil))
 	want = []finops.MinuteUtil{{Minute: m0 + 600, Util: 30}, {Minute: m0 + 660, Util: 70}, {Minute: m0 + 1439, Util: 8}, {Minute: m0 + 1440, Util: 50}, {Minute: m0 + 3600, Util: 60}}
 	if got := series(); !reflect.DeepEqual(got, want) {

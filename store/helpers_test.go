@@ -35,8 +35,6 @@ func dec(s string) *decimal.Decimal {
 	return &d
 }
 
-func f64(v float64) *float64 { return &v }
-
 // utc is a shorthand for a UTC instant.
 func utc(y int, mo time.Month, d, h, mi, s int) time.Time {
 	return time.Date(y, mo, d, h, mi, s, 0, time.UTC)

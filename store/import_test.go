@@ -62,9 +62,9 @@ func fixtureSamples() []*finops.GPUSample {
 	// Two readings of GPU-1111 in the minute 10:00 UTC: util 20 and 40.
 	return []*finops.GPUSample{
 		{Line: 1, Host: "node-1", Index: 0, UUID: "GPU-1111", Model: "H100-80GB", Time: time.Date(2025, 3, 1, 10, 0, 5, 0, time.UTC),
-			Util: f64(20), MemUsed: f64(1024), MemTotal: f64(81559), PowerWatt: f64(300.5)},
+			Util: new(20.0), MemUsed: new(1024.0), MemTotal: new(81559.0), PowerWatt: new(300.5)},
 		{Line: 2, Host: "node-1", Index: 0, UUID: "GPU-1111", Model: "H100-80GB", Time: time.Date(2025, 3, 1, 10, 0, 35, 0, time.UTC),
-			Util: f64(40), MemUsed: f64(2048), MemTotal: f64(81559), PowerWatt: f64(310)},
+			Util: new(40.0), MemUsed: new(2048.0), MemTotal: new(81559.0), PowerWatt: new(310.0)},
 	}
 }
 
@@ -534,7 +534,7 @@ func TestImportOverlappingSamples(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC) // minute 29013720
 	sample := func(uuid string, at time.Time, util float64) *finops.GPUSample {
-		return &finops.GPUSample{Host: "node-1", Index: 0, UUID: uuid, Time: at, Util: f64(util)}
+		return &finops.GPUSample{Host: "node-1", Index: 0, UUID: uuid, Time: at, Util: new(util)}
 	}
 	smi := func(samples ...*finops.GPUSample) ParseFunc {
 		return feed(&ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization, Rows: len(samples)}, nil, samples, nil)
@@ -605,9 +605,9 @@ func TestImportGPUUpsert(t *testing.T) {
 	s := openTest(t)
 	t0 := utc(2025, 3, 1, 10, 0, 0)
 	mustImport(t, s, "a.csv", feed(&ingest.Summary{Kind: ingest.KindUtilization}, nil,
-		[]*finops.GPUSample{{Host: "node-1", Index: 3, UUID: "GPU-A", Time: t0, Util: f64(1)}}, nil))
+		[]*finops.GPUSample{{Host: "node-1", Index: 3, UUID: "GPU-A", Time: t0, Util: new(1.0)}}, nil))
 	mustImport(t, s, "b.csv", feed(&ingest.Summary{Kind: ingest.KindUtilization}, nil,
-		[]*finops.GPUSample{{Index: -1, UUID: "GPU-A", Model: "L4", MemTotal: f64(23034), Time: t0.Add(time.Minute), Util: f64(3)}}, nil))
+		[]*finops.GPUSample{{Index: -1, UUID: "GPU-A", Model: "L4", MemTotal: new(23034.0), Time: t0.Add(time.Minute), Util: new(3.0)}}, nil))
 	series, err := s.GPUSeries(ctx, t0, t0.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)

@@ -256,7 +256,7 @@ func TestMigrateDayPower(t *testing.T) {
 	// 10:02 at 500 W arrives late and is compacted into the old day.
 	sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization}
 	mustImport(t, s, "late.csv", feed(sum, nil, []*finops.GPUSample{
-		{UUID: "GPU-A", Index: -1, Time: coldDay.Add(hm(10, 2, 0)), Util: f64(80), PowerWatt: f64(500)},
+		{UUID: "GPU-A", Index: -1, Time: coldDay.Add(hm(10, 2, 0)), Util: new(80.0), PowerWatt: new(500.0)},
 	}, nil))
 	if _, err := s.CompactTelemetry(ctx, coldDay.Add(72*time.Hour)); err != nil {
 		t.Fatal(err)

@@ -111,15 +111,15 @@ func TestGPUSeries(t *testing.T) {
 	}{
 		{
 			name:  "two samples in one minute are averaged",
-			files: [][]*finops.GPUSample{{smp("G", 0, f64(20)), smp("G", 59*time.Second+999*time.Millisecond, f64(40))}},
+			files: [][]*finops.GPUSample{{smp("G", 0, new(20.0)), smp("G", 59*time.Second+999*time.Millisecond, new(40.0))}},
 			from:  t0, to: at(time.Hour),
 			// (20 + 40) / 2 = 30; no interval known → 60 s.
 			want: []finops.GPUSeries{series(finops.GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []finops.MinuteUtil{{Minute: m0, Util: 30}})},
 		},
 		{
 			name: "a nil util is not a minute and not part of a mean",
-			files: [][]*finops.GPUSample{{smp("G", 0, f64(20)), smp("G", 10*time.Second, nil),
-				smp("G", time.Minute, nil), smp("G", 2*time.Minute, f64(70))}},
+			files: [][]*finops.GPUSample{{smp("G", 0, new(20.0)), smp("G", 10*time.Second, nil),
+				smp("G", time.Minute, nil), smp("G", 2*time.Minute, new(70.0))}},
 			interval: []time.Duration{10 * time.Second},
 			from:     t0, to: at(time.Hour),
 			// minute m0: only 20 (nil skipped) → 20; m0+1: only nil → no minute; m0+2: 70.
@@ -127,22 +127,22 @@ func TestGPUSeries(t *testing.T) {
 		},
 		{
 			name:  "a GPU with only nil utils is left out",
-			files: [][]*finops.GPUSample{{smp("MIG-1", 0, nil), smp("G", 0, f64(5))}},
+			files: [][]*finops.GPUSample{{smp("MIG-1", 0, nil), smp("G", 0, new(5.0))}},
 			from:  t0, to: at(time.Hour),
 			want: []finops.GPUSeries{series(finops.GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []finops.MinuteUtil{{Minute: m0, Util: 5}})},
 		},
 		{
 			name: "the range is [from, to), cut at whole minutes",
-			files: [][]*finops.GPUSample{{smp("G", -time.Millisecond, f64(1)), smp("G", 0, f64(2)),
-				smp("G", time.Minute-time.Millisecond, f64(4)), smp("G", time.Minute, f64(8))}},
+			files: [][]*finops.GPUSample{{smp("G", -time.Millisecond, new(1.0)), smp("G", 0, new(2.0)),
+				smp("G", time.Minute-time.Millisecond, new(4.0)), smp("G", time.Minute, new(8.0))}},
 			from: t0, to: at(time.Minute),
 			// -1 ms is before from, +60 s is at to: (2 + 4) / 2 = 3 in m0.
 			want: []finops.GPUSeries{series(finops.GPUSeries{Key: "G", Host: "h", UUID: "G", Interval: time.Minute}, []finops.MinuteUtil{{Minute: m0, Util: 3}})},
 		},
 		{
 			name: "the interval is the row-weighted median of the GPU's files; GPUs sorted by key",
-			files: [][]*finops.GPUSample{{smp("G2", 0, f64(1)), smp("G2", time.Second, f64(1))},
-				{smp("G2", time.Minute, f64(3)), smp("G1", 0, f64(9))}},
+			files: [][]*finops.GPUSample{{smp("G2", 0, new(1.0)), smp("G2", time.Second, new(1.0))},
+				{smp("G2", time.Minute, new(3.0)), smp("G1", 0, new(9.0))}},
 			interval: []time.Duration{15 * time.Second, 2 * time.Minute},
 			from:     t0, to: at(time.Hour),
 			// G2: 15 s over 2 rows, 2 min over 2 rows: half the weight is
@@ -155,15 +155,15 @@ func TestGPUSeries(t *testing.T) {
 		},
 		{
 			name: "no UUID: the key is host/index",
-			files: [][]*finops.GPUSample{{{Host: "node-2", Index: 3, Model: "A10G", Time: t0, Util: f64(50)},
-				{Host: "node-2", Index: 3, Time: t0.Add(time.Second), Util: f64(25)}}},
+			files: [][]*finops.GPUSample{{{Host: "node-2", Index: 3, Model: "A10G", Time: t0, Util: new(50.0)},
+				{Host: "node-2", Index: 3, Time: t0.Add(time.Second), Util: new(25.0)}}},
 			from: t0, to: at(time.Hour),
 			// (50 + 25) / 2 = 37.5
 			want: []finops.GPUSeries{series(finops.GPUSeries{Key: "node-2/3", Host: "node-2", Index: 3, Model: "A10G", Interval: time.Minute}, []finops.MinuteUtil{{Minute: m0, Util: 37.5}})},
 		},
 		{
 			name:  "nothing in range",
-			files: [][]*finops.GPUSample{{smp("G", 0, f64(20))}},
+			files: [][]*finops.GPUSample{{smp("G", 0, new(20.0))}},
 			from:  at(time.Hour), to: at(2 * time.Hour),
 			want: nil,
 		},
@@ -201,7 +201,7 @@ func TestSampleIntervals(t *testing.T) {
 	file := func(name string, start time.Time, interval time.Duration, rows int) {
 		sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization, Rows: rows,
 			PeriodStart: start, PeriodEnd: start.Add(time.Duration(rows-1) * interval), SampleInterval: interval}
-		mustImport(t, s, name, feed(sum, nil, []*finops.GPUSample{{Host: "h", UUID: "G", Time: start, Util: f64(50)}}, nil))
+		mustImport(t, s, name, feed(sum, nil, []*finops.GPUSample{{Host: "h", UUID: "G", Time: start, Util: new(50.0)}}, nil))
 	}
 	file("w1-a.csv", week1, time.Minute, 1000)
 	file("w1-b.csv", week1.Add(24*time.Hour), time.Minute, 1000)
@@ -317,18 +317,18 @@ func TestSyncTeams(t *testing.T) {
 		{
 			name: "first sync",
 			teams: []Team{
-				{Name: "ml", Tag: "team=ml", MonthlyBudget: f64(12000.5), Leads: []string{"ana@x.io", "bo@x.io"}},
+				{Name: "ml", Tag: "team=ml", MonthlyBudget: new(12000.5), Leads: []string{"ana@x.io", "bo@x.io"}},
 				{Name: "infra", Leads: []string{}},
 			},
-			want: []row{{"infra", "", nil, "[]"}, {"ml", "team=ml", f64(12000.5), `["ana@x.io","bo@x.io"]`}},
+			want: []row{{"infra", "", nil, "[]"}, {"ml", "team=ml", new(12000.5), `["ana@x.io","bo@x.io"]`}},
 		},
 		{
 			name: "replace: infra gone, ml changed, data added",
 			teams: []Team{
-				{Name: "ml", MonthlyBudget: f64(0), Leads: []string{"cy@x.io"}},
+				{Name: "ml", MonthlyBudget: new(0.0), Leads: []string{"cy@x.io"}},
 				{Name: "data", Tag: "cc=42", Leads: []string{"di@x.io"}},
 			},
-			want: []row{{"data", "cc=42", nil, `["di@x.io"]`}, {"ml", "", f64(0), `["cy@x.io"]`}},
+			want: []row{{"data", "cc=42", nil, `["di@x.io"]`}, {"ml", "", new(0.0), `["cy@x.io"]`}},
 		},
 		{name: "sync to nothing", teams: nil, want: nil},
 		{

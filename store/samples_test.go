@@ -76,7 +76,7 @@ func TestMigrateSamplesToMinutes(t *testing.T) {
 	}
 	// A sample delivered again after the migration is recognised.
 	mustImport(t, s, "a-again.csv", feed(&ingest.Summary{Kind: ingest.KindUtilization}, nil,
-		[]*finops.GPUSample{{UUID: "GPU-A", Index: -1, Time: t0.Add(35 * time.Second), Util: f64(99)}}, nil))
+		[]*finops.GPUSample{{UUID: "GPU-A", Index: -1, Time: t0.Add(35 * time.Second), Util: new(99.0)}}, nil))
 	if got, _ := s.GPUSeries(ctx, t0, t0.Add(time.Hour)); got[0].Minutes()[0].Util != 30 {
 		t.Errorf("after re-delivery: %+v", got[0].Minutes())
 	}
@@ -90,7 +90,7 @@ func TestMinuteRollupOrderAndDuplicates(t *testing.T) {
 	s := openTest(t)
 	t0 := utc(2025, 3, 1, 10, 0, 0)
 	smp := func(d time.Duration, util float64) *finops.GPUSample {
-		return &finops.GPUSample{UUID: "G", Index: -1, Time: t0.Add(d), Util: f64(util), MemUsed: f64(util * 10)}
+		return &finops.GPUSample{UUID: "G", Index: -1, Time: t0.Add(d), Util: new(util), MemUsed: new(util * 10)}
 	}
 	sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization}
 	mustImport(t, s, "a.csv", feed(sum, nil, []*finops.GPUSample{

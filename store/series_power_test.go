@@ -51,18 +51,18 @@ func TestSeriesPower(t *testing.T) {
 	sum := &ingest.Summary{Format: ingest.FormatNvidiaSMI, Kind: ingest.KindUtilization}
 	mustImport(t, s, "a.csv", feed(sum, nil, []*finops.GPUSample{
 		// Day 1: 10:00 two samples (50 W, 70 W), 10:02 one (90 W): 2 minutes, 3 readings.
-		smp("GPU-A", 10*h+5*time.Second, f64(20), f64(50)),
-		smp("GPU-A", 10*h+35*time.Second, f64(40), f64(70)),
-		smp("GPU-A", 10*h+2*time.Minute, f64(30), f64(90)),
+		smp("GPU-A", 10*h+5*time.Second, new(20.0), new(50.0)),
+		smp("GPU-A", 10*h+35*time.Second, new(40.0), new(70.0)),
+		smp("GPU-A", 10*h+2*time.Minute, new(30.0), new(90.0)),
 		// Day 2: 00:00 at 200 W, 00:01 and 00:02 without power: 3 minutes, 1 reading.
-		smp("GPU-A", 24*h, f64(50), f64(200)),
-		smp("GPU-A", 24*h+time.Minute, f64(50), nil),
-		smp("GPU-A", 24*h+2*time.Minute, f64(50), nil),
+		smp("GPU-A", 24*h, new(50.0), new(200.0)),
+		smp("GPU-A", 24*h+time.Minute, new(50.0), nil),
+		smp("GPU-A", 24*h+2*time.Minute, new(50.0), nil),
 		// Day 3 stays hot: 12:00 at 300 W, 12:01 without.
-		smp("GPU-A", 60*h, f64(60), f64(300)),
-		smp("GPU-A", 60*h+time.Minute, f64(60), nil),
+		smp("GPU-A", 60*h, new(60.0), new(300.0)),
+		smp("GPU-A", 60*h+time.Minute, new(60.0), nil),
 		// GPU-B never reports power.
-		smp("GPU-B", 10*h, f64(10), nil),
+		smp("GPU-B", 10*h, new(10.0), nil),
 	}, nil))
 	load := func() map[string]map[int64]float64 {
 		t.Helper()

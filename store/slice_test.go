@@ -20,9 +20,9 @@ func TestSliceRoundTrip(t *testing.T) {
 	vgpu := &finops.GPUSlice{Kind: "vGPU", Profile: "A100-10C", MemoryFraction: 0.25}
 	mig := &finops.GPUSlice{Kind: "MIG", Profile: "1g.10gb", MemoryFraction: 0.125, ComputeFraction: 1.0 / 7}
 	samples := []*finops.GPUSample{
-		{Line: 1, Host: "vm", Index: 0, UUID: "GPU-v", Model: "A100-40GB", Slice: vgpu, Time: t0, Util: f64(37)},
-		{Line: 2, Host: "dgx", Index: 0, UUID: "GPU-m/mig-13", Model: "A100-80GB", Slice: mig, Time: t0, Util: f64(0)},
-		{Line: 3, Host: "dgx", Index: 1, UUID: "GPU-c", Model: "A100-80GB", Time: t0, Util: f64(50)},
+		{Line: 1, Host: "vm", Index: 0, UUID: "GPU-v", Model: "A100-40GB", Slice: vgpu, Time: t0, Util: new(37.0)},
+		{Line: 2, Host: "dgx", Index: 0, UUID: "GPU-m/mig-13", Model: "A100-80GB", Slice: mig, Time: t0, Util: new(0.0)},
+		{Line: 3, Host: "dgx", Index: 1, UUID: "GPU-c", Model: "A100-80GB", Time: t0, Util: new(50.0)},
 	}
 	sum := &ingest.Summary{Format: "dcgm-exporter", Kind: ingest.KindUtilization}
 	mustImport(t, s, "a.prom", feed(sum, nil, samples, nil))
@@ -49,7 +49,7 @@ func TestSliceRoundTrip(t *testing.T) {
 		}
 	}
 	// A later file that names GPU-v a whole card (its VM given the card).
-	whole := []*finops.GPUSample{{Line: 1, Host: "vm", Index: 0, UUID: "GPU-v", Model: "A100-40GB", Time: t0.Add(time.Minute), Util: f64(80)}}
+	whole := []*finops.GPUSample{{Line: 1, Host: "vm", Index: 0, UUID: "GPU-v", Model: "A100-40GB", Time: t0.Add(time.Minute), Util: new(80.0)}}
 	mustImport(t, s, "b.prom", feed(sum, nil, whole, nil))
 	got, err := s.GPUSeries(ctx, t0, t0.Add(2*time.Minute))
 	if err != nil {

@@ -29,7 +29,7 @@ func TestSourceGPUs(t *testing.T) {
 		return res.SourceID
 	}
 	sample := func(host string, idx int, uuid string, at time.Time) *finops.GPUSample {
-		return &finops.GPUSample{Host: host, Index: idx, UUID: uuid, Time: at, Util: f64(50)}
+		return &finops.GPUSample{Host: host, Index: idx, UUID: uuid, Time: at, Util: new(50.0)}
 	}
 	recent := smi("recent.csv", t0, sample("gpu-cv", 0, "GPU-B", t0), sample("gpu-cv", 1, "", t0), sample("gpu-cv", 2, "GPU-A", t0))
 	old := t0.AddDate(0, 0, -40)

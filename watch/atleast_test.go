@@ -22,7 +22,7 @@ func TestIdleSinceAtLeast(t *testing.T) {
 		{"idle since 11:00, busy before", -60, false, "GPU resource a idle for 1h", "has been idle since 2026-11-30 11:00 UTC"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tg := res("a", ptr(tc.idleMin))
+			tg := res("a", new(tc.idleMin))
 			tg.IdleSinceAtLeast = tc.atLeast
 			got := Decide(t0, params(), []Target{tg}, nil)
 			if len(got) != 1 || got[0].Event != "idle" {

@@ -30,8 +30,6 @@ func res(id string, idleMin *int) Target {
 	return Target{ResourceNow: r}
 }
 
-func ptr(v int) *int { return &v }
-
 func withPolicy(t Target, p Policy) Target { t.Policy = p; return t }
 
 // stopPolicy's allowlists are the config's watch.allow as the operator
@@ -70,15 +68,15 @@ func TestDecide(t *testing.T) {
 	graced.Graced = at(-15)
 	acted := graced
 	acted.Acted = true
-	stale := res("a", ptr(-60))
+	stale := res("a", new(-60))
 	stale.LastSeen = at(-16)
-	noRate := res("a", ptr(-45))
+	noRate := res("a", new(-45))
 	noRate.RateKnown, noRate.HourlyRate = false, 0
 	lifetime := res("a", nil)
 	lifetime.FirstBilled = at(-73 * 60)
 	idleOld := lifetime // past its lifetime and idle (20 minutes: not alerted as idle yet)
 	idleOld.IdleSince = at(-20)
-	protected := withPolicy(res("a", ptr(-60)), Policy{After: time.Hour, Action: ActionStop, Command: []string{"/bin/stop"}, Protect: true, Allowed: true})
+	protected := withPolicy(res("a", new(-60)), Policy{After: time.Hour, Action: ActionStop, Command: []string{"/bin/stop"}, Protect: true, Allowed: true})
 	for _, tc := range []struct {
 		name    string
 		p       func(*Params)
@@ -86,17 +84,17 @@ func TestDecide(t *testing.T) {
 		open    []Spell
 		want    []want
 	}{
-		{name: "idle 29 minutes: nothing yet", targets: []Target{res("a", ptr(-29))}},
-		{name: "idle 30 minutes: the alert", targets: []Target{res("a", ptr(-30))}, want: []want{{Open, "idle", 30, ""}}},
+		{name: "idle 29 minutes: nothing yet", targets: []Target{res("a", new(-29))}},
+		{name: "idle 30 minutes: the alert", targets: []Target{res("a", new(-30))}, want: []want{{Open, "idle", 30, ""}}},
 		{name: "busy: nothing", targets: []Target{res("a", nil)}},
-		{name: "open, reminder not due", targets: []Target{res("a", ptr(-100))}, open: []Spell{open("a", -100, -70, -70)}},
-		{name: "open, reminder due after 4h", targets: []Target{res("a", ptr(-300))}, open: []Spell{open("a", -300, -240, -240)},
+		{name: "open, reminder not due", targets: []Target{res("a", new(-100))}, open: []Spell{open("a", -100, -70, -70)}},
+		{name: "open, reminder due after 4h", targets: []Target{res("a", new(-300))}, open: []Spell{open("a", -300, -240, -240)},
 			want: []want{{Remind, "reminder", 300, ""}}},
 		{name: "open, busy again: closed", targets: []Target{res("a", nil)}, open: []Spell{open("a", -100, -70, -70)},
 			want: []want{{Close, "busy", 100, "busy"}}},
-		{name: "open, a new idle run after a busy spell: closed and opened", targets: []Target{res("a", ptr(-40))},
+		{name: "open, a new idle run after a busy spell: closed and opened", targets: []Target{res("a", new(-40))},
 			open: []Spell{open("a", -100, -70, -70)}, want: []want{{Close, "busy", 100, "busy"}, {Open, "idle", 40, ""}}},
-		{name: "idle run cut by the lookback continues the spell", targets: []Target{res("a", ptr(-120))},
+		{name: "idle run cut by the lookback continues the spell", targets: []Target{res("a", new(-120))},
 			open: []Spell{open("a", -300, -270, -60)}},
 		{name: "silent while telemetry works: released, burnt until last seen", targets: []Target{stale},
 			open: []Spell{open("a", -60, -30, -30)}, want: []want{{Close, "released", 44, "released"}}},
@@ -113,22 +111,22 @@ func TestDecide(t *testing.T) {
 		{name: "gone from the bill, rate never known: released, amount unknown",
 			open: []Spell{func() Spell { s := open("gone", -60, -30, -30); s.Rate, s.RateKnown = 0, false; return s }()},
 			want: []want{{Close, "released", -1, "released"}}},
-		{name: "grace alert at after − grace", targets: []Target{withPolicy(res("a", ptr(-45)), stopPolicy())},
+		{name: "grace alert at after − grace", targets: []Target{withPolicy(res("a", new(-45)), stopPolicy())},
 			open: []Spell{open("a", -45, -15, -15)}, want: []want{{Grace, "grace", 45, ""}}},
-		{name: "no action before after", targets: []Target{withPolicy(res("a", ptr(-59)), stopPolicy())},
+		{name: "no action before after", targets: []Target{withPolicy(res("a", new(-59)), stopPolicy())},
 			open: []Spell{func() Spell { s := open("a", -59, -29, -29); s.Graced = at(-14); return s }()}},
-		{name: "acts after the grace", targets: []Target{withPolicy(res("a", ptr(-60)), stopPolicy())}, open: []Spell{graced},
+		{name: "acts after the grace", targets: []Target{withPolicy(res("a", new(-60)), stopPolicy())}, open: []Spell{graced},
 			want: []want{{Act, "action", 60, ""}}},
-		{name: "acts once", targets: []Target{withPolicy(res("a", ptr(-60)), stopPolicy())}, open: []Spell{acted}},
+		{name: "acts once", targets: []Target{withPolicy(res("a", new(-60)), stopPolicy())}, open: []Spell{acted}},
 		{name: "protected: refused, no grace", targets: []Target{protected}, open: []Spell{open("a", -60, -30, -30)},
 			want: []want{{Act, "action", 60, "protected (protect: true)"}}},
-		{name: "not allowed: refused", targets: []Target{withPolicy(res("a", ptr(-60)), func() Policy { p := stopPolicy(); p.Allowed = false; return p }())},
+		{name: "not allowed: refused", targets: []Target{withPolicy(res("a", new(-60)), func() Policy { p := stopPolicy(); p.Allowed = false; return p }())},
 			open: []Spell{open("a", -60, -30, -30)}, want: []want{{Act, "action", 60, "not in watch.allow"}}},
 		{name: "dry run: recorded without a grace alert", p: func(p *Params) { p.Act = false },
-			targets: []Target{withPolicy(res("a", ptr(-60)), stopPolicy())}, open: []Spell{open("a", -60, -30, -30)},
+			targets: []Target{withPolicy(res("a", new(-60)), stopPolicy())}, open: []Spell{open("a", -60, -30, -30)},
 			want: []want{{Act, "action", 60, ""}}},
 		{name: "max_actions: the second waits", p: func(p *Params) { p.Act = false },
-			targets: []Target{withPolicy(res("a", ptr(-60)), stopPolicy()), withPolicy(res("b", ptr(-60)), stopPolicy())},
+			targets: []Target{withPolicy(res("a", new(-60)), stopPolicy()), withPolicy(res("b", new(-60)), stopPolicy())},
 			open:    []Spell{open("a", -60, -30, -30), open("b", -60, -30, -30)}, want: []want{{Act, "action", 60, ""}}},
 		{name: "past max_lifetime 72h", targets: []Target{withPolicy(lifetime, Policy{MaxLifetime: 72 * time.Hour})},
 			want: []want{{Open, "lifetime", 60, ""}}},
@@ -195,7 +193,7 @@ func TestDecideAct(t *testing.T) {
 		{id: "--help", reason: `unsafe for its command: {resource_id} "--help" (listed in watch.allow.resources) starts with "-": the program would read it as an option`,
 			want: tmpl},
 	} {
-		tg := withPolicy(res(tc.id, ptr(-60)), stopPolicy())
+		tg := withPolicy(res(tc.id, new(-60)), stopPolicy())
 		s := open(tc.id, -60, -30, -30)
 		s.Graced = at(-15)
 		for _, act := range []bool{true, false} {

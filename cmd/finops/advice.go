@@ -6,11 +6,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/advicejob"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/store"
-	"github.com/spf13/cobra"
 )
 
 // `finops advice`: the recommendations of a window by their stable ids, and

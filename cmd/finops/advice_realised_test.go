@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // writeHourlyBill writes an AutoDL bill of gpu-r, one A100 billed by the
@@ -128,7 +129,7 @@ func TestAdviceRealisedEndToEnd(t *testing.T) {
 	if rec == nil || rec.Action != analysis.ActionStopWhenIdle || rec.ID != analysis.AdviceID("gpu-r", analysis.ActionStopWhenIdle) {
 		t.Fatalf("W48 advice of gpu-r %+v, want stop_when_idle with its id", rec)
 	}
-	approx(t, "W48 monthly_savings", rec.MonthlySavings, 2088)
+	testnum.Near(t, "W48 monthly_savings", rec.MonthlySavings, 2088, 0.005)
 	if out := run("advice", "--week", "2026-W48", "done", rec.ID, "--why", "stopped when idle"); !strings.Contains(out, rec.ID) {
 		t.Errorf("advice done does not name %s:\n%s", rec.ID, out)
 	}
@@ -162,11 +163,11 @@ func TestAdviceRealisedEndToEnd(t *testing.T) {
 	if !got.DecidedAt.Equal(now) {
 		t.Errorf("decided at %v, want the clock's %v", got.DecidedAt, now)
 	}
-	approx(t, "before per day", got.BeforePerDay, 96)
-	approx(t, "after per day", got.AfterPerDay, 24)
-	approx(t, "realised", got.RealisedMonthlySavings, 2191.50)
-	approx(t, "expected", got.ExpectedMonthlySavings, 2088)
-	approx(t, "realised total", a.RealisedMonthlySavings, 2191.50)
+	testnum.Near(t, "before per day", got.BeforePerDay, 96, 0.005)
+	testnum.Near(t, "after per day", got.AfterPerDay, 24, 0.005)
+	testnum.Near(t, "realised", got.RealisedMonthlySavings, 2191.50, 0.005)
+	testnum.Near(t, "expected", got.ExpectedMonthlySavings, 2088, 0.005)
+	testnum.Near(t, "realised total", a.RealisedMonthlySavings, 2191.50, 0.005)
 	if a.TooEarly != 0 {
 		t.Errorf("too early %d, want 0", a.TooEarly)
 	}

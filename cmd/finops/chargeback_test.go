@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // chargebackBill is a FOCUS export of week 2026-W48 whose lines carry tags
@@ -63,7 +65,7 @@ func TestReportChargeback(t *testing.T) {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
 	}
 	s := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))
-	approx(t, "totals.cost", s.Totals.Cost, 118.33)
+	testnum.Near(t, "totals.cost", s.Totals.Cost, 118.33, 0.005)
 
 	cb := s.Chargeback
 	if cb == nil {
@@ -72,9 +74,9 @@ func TestReportChargeback(t *testing.T) {
 	if cb.UnallocatedRule != "proportional" || cb.IdleRule != "even" {
 		t.Errorf("rules %q, %q", cb.UnallocatedRule, cb.IdleRule)
 	}
-	approx(t, "chargeback.total", cb.Total, 118.33)
-	approx(t, "chargeback.unallocated_pool", cb.UnallocatedPool, 18.33)
-	approx(t, "chargeback.idle_pool", cb.IdlePool, 0)
+	testnum.Near(t, "chargeback.total", cb.Total, 118.33, 0.005)
+	testnum.Near(t, "chargeback.unallocated_pool", cb.UnallocatedPool, 18.33, 0.005)
+	testnum.Near(t, "chargeback.idle_pool", cb.IdlePool, 0, 0.005)
 	want := map[string][4]float64{ // direct, unallocated, idle, charged back
 		"ml":         {80, 14.66, 0, 94.66},
 		"infer":      {20, 3.67, 0, 23.67},
@@ -91,7 +93,7 @@ func TestReportChargeback(t *testing.T) {
 			continue
 		}
 		for i, v := range []float64{tr.Direct, tr.Unallocated, tr.Idle, tr.ChargedBack} {
-			approx(t, tr.Team+" "+[]string{"direct", "unallocated", "idle", "charged_back"}[i], v, w[i])
+			testnum.Near(t, tr.Team+" "+[]string{"direct", "unallocated", "idle", "charged_back"}[i], v, w[i], 0.005)
 		}
 		sum += int64(tr.ChargedBack*100 + 0.5*sign(tr.ChargedBack))
 	}
@@ -115,7 +117,7 @@ func TestReportChargeback(t *testing.T) {
 			continue
 		}
 		for _, g := range al.Groups {
-			approx(t, al.Dimension+" "+g.Value, g.Cost, w[g.Value])
+			testnum.Near(t, al.Dimension+" "+g.Value, g.Cost, w[g.Value], 0.005)
 		}
 	}
 }

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/store"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops/store"
 )
 
 // cloudTestdata is testdata/ingest/<rel>.

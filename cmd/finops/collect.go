@@ -5,9 +5,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest/nvml"
-	"github.com/spf13/cobra"
 )
 
 // collectCommand groups collectors that run on GPU hosts.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/testnum"
 	"github.com/finops-oss/finops/report"
 )
 
@@ -75,11 +76,11 @@ func TestExporterDiedMidWeek(t *testing.T) {
 	r, out := reportWeek(t, dir, "json,html", ExitPartial, []string{"ingest", "--host", "gpu-a", "--tz", "UTC", writeSMIDays(t, dir, 3)})
 	rep := filepath.Join(dir, "out")
 	tot := r.Totals
-	approx(t, "gpu_hours_billed", tot.GPUHoursBilled, 336)
-	approx(t, "gpu_hours_unmonitored", tot.GPUHoursUnmonitored, 336-8285.0/60)
-	approx(t, "coverage", r.DataQuality.Coverage, 8285.0/20160)
-	approx(t, "gpu_hours_idle", tot.GPUHoursIdle, 39+1.0/60)
-	approx(t, "idle_cost", tot.IdleCost, 93.64)
+	testnum.Near(t, "gpu_hours_billed", tot.GPUHoursBilled, 336, 0.005)
+	testnum.Near(t, "gpu_hours_unmonitored", tot.GPUHoursUnmonitored, 336-8285.0/60, 0.005)
+	testnum.Near(t, "coverage", r.DataQuality.Coverage, 8285.0/20160, 0.005)
+	testnum.Near(t, "gpu_hours_idle", tot.GPUHoursIdle, 39+1.0/60, 0.005)
+	testnum.Near(t, "idle_cost", tot.IdleCost, 93.64, 0.005)
 	inc := strings.Join(r.DataQuality.Incomplete, "\n")
 	for _, w := range []string{"Source nvidia-smi gpu-a is stale: 3 files, data until 2026-11-25T23:59:00Z",
 		"Telemetry covers 41% of the 336.0 billed GPU-hours (at least 80% is needed)"} {
@@ -294,10 +295,10 @@ func TestPrometheusExporterDiedMidWeek(t *testing.T) {
 	srv := promtest.Start(t, weekOpenMetricsUntil(3*1440))
 	r, _ := reportWeek(t, t.TempDir(), "json", ExitPartial,
 		[]string{"ingest", "prometheus", "--url", srv.URL, "--name", "lab", "--from", "2026-11-23", "--to", "2026-11-29"})
-	approx(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 336-8285.0/60)
-	approx(t, "coverage", r.DataQuality.Coverage, 8285.0/20160)
-	approx(t, "gpu_hours_idle", r.Totals.GPUHoursIdle, 39+1.0/60)
-	approx(t, "idle_cost", r.Totals.IdleCost, 93.64)
+	testnum.Near(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 336-8285.0/60, 0.005)
+	testnum.Near(t, "coverage", r.DataQuality.Coverage, 8285.0/20160, 0.005)
+	testnum.Near(t, "gpu_hours_idle", r.Totals.GPUHoursIdle, 39+1.0/60, 0.005)
+	testnum.Near(t, "idle_cost", r.Totals.IdleCost, 93.64, 0.005)
 	inc := strings.Join(r.DataQuality.Incomplete, "\n")
 	if !strings.Contains(inc, "is stale") || !strings.Contains(inc, "Telemetry covers 41% of the 336.0 billed GPU-hours") {
 		t.Errorf("data_quality.incomplete:\n%s", inc)

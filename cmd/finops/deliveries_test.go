@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/store"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops/store"
 )
 
 // A bill is counted once (issue #24): the same charges delivered again in

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/demo"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
-	"github.com/spf13/cobra"
 )
 
 func (m *Main) demoCommand() *cobra.Command {

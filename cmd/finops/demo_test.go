@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // readSummary decodes the JSON summary into the report model it was written from.
@@ -24,13 +25,6 @@ func readSummary(t *testing.T, path string) analysis.Result {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func approx(t *testing.T, name string, got, want float64) {
-	t.Helper()
-	if math.Abs(got-want) > 0.005 {
-		t.Errorf("%s = %.4f, want %.4f", name, got, want)
-	}
 }
 
 // TestDemoStories runs `finops demo` and checks the stories its fleet is built
@@ -52,7 +46,7 @@ func TestDemoStories(t *testing.T) {
 	for i, r := range s.ByResource {
 		res[r.ResourceID] = i
 		// Every billed GPU-hour is active, idle or unmonitored.
-		approx(t, r.ResourceID+" active+idle+unmonitored", r.GPUHoursActive+r.GPUHoursIdle+r.GPUHoursUnmonitored, r.GPUHoursBilled)
+		testnum.Near(t, r.ResourceID+" active+idle+unmonitored", r.GPUHoursActive+r.GPUHoursIdle+r.GPUHoursUnmonitored, r.GPUHoursBilled, 0.005)
 	}
 
 	// The monthly A100 pair: ¥14,000 per 30 days for 2 GPUs is
@@ -67,16 +61,16 @@ func TestDemoStories(t *testing.T) {
 	if d := math.Abs(a100.Cost - 14000.0*7/30); d >= 0.01 {
 		t.Errorf("A100 cost = %.4f, want %.4f within a fen", a100.Cost, 14000.0*7/30)
 	}
-	approx(t, "A100 billed GPU-hours", a100.GPUHoursBilled, 2*168)
-	approx(t, "A100 idle GPU-hours", a100.GPUHoursIdle, 216)
-	approx(t, "A100 idle cost", a100.IdleCost, 216*60*14000.0/(30*1440*2))
+	testnum.Near(t, "A100 billed GPU-hours", a100.GPUHoursBilled, 2*168, 0.005)
+	testnum.Near(t, "A100 idle GPU-hours", a100.GPUHoursIdle, 216, 0.005)
+	testnum.Near(t, "A100 idle cost", a100.IdleCost, 216*60*14000.0/(30*1440*2), 0.005)
 	weekend := 0
 	for _, sp := range s.IdleSpans {
 		// The weekend: Fri 21:00 Shanghai = 13:00 UTC on Nov 27, to the window end.
 		if sp.ResourceID == "autodl-a100x2" && sp.Start.Equal(time.Date(2026, 11, 27, 13, 0, 0, 0, time.UTC)) &&
 			sp.End.Equal(time.Date(2026, 11, 29, 16, 0, 0, 0, time.UTC)) {
 			weekend++
-			approx(t, "weekend span hours", sp.Hours, 51)
+			testnum.Near(t, "weekend span hours", sp.Hours, 51, 0.005)
 		}
 	}
 	if weekend != 2 {
@@ -86,9 +80,9 @@ func TestDemoStories(t *testing.T) {
 	// The hourly 4090: on 09:00–19:00 at ¥2/h, busy 10:00–18:00: the idle tail is
 	// 2 h a day, 14 h = ¥28 over the week; billed 70 h = ¥140.
 	r4090 := s.ByResource[res["autodl-4090-01"]]
-	approx(t, "4090 cost", r4090.Cost, 140)
-	approx(t, "4090 idle hours", r4090.GPUHoursIdle, 14)
-	approx(t, "4090 idle cost", r4090.IdleCost, 28)
+	testnum.Near(t, "4090 cost", r4090.Cost, 140, 0.005)
+	testnum.Near(t, "4090 idle hours", r4090.GPUHoursIdle, 14, 0.005)
+	testnum.Near(t, "4090 idle cost", r4090.IdleCost, 28, 0.005)
 
 	actions := map[string]string{}
 	for _, r := range s.Recommendations {
@@ -114,7 +108,7 @@ func TestDemoStories(t *testing.T) {
 		if f.Kind == analysis.FindingForgotten && f.ResourceID == "autodl-a100x2" &&
 			strings.Contains(f.Text, "Fri 27 Nov 21:00 – Mon 30 Nov 00:00 (51 h × 2 GPU)") {
 			weekendFinding = true
-			approx(t, "forgotten money", f.Money, 216*60*14000.0/(30*1440*2))
+			testnum.Near(t, "forgotten money", f.Money, 216*60*14000.0/(30*1440*2), 0.005)
 		}
 	}
 	if !weekendFinding {
@@ -133,7 +127,7 @@ func TestDemoStories(t *testing.T) {
 	}
 
 	// 2×168 (A100) + 168 (A10G, 24/7) + 7×12 (L40S) + 7×10 (4090) = 658 GPU-hours.
-	approx(t, "total billed GPU-hours", s.Totals.GPUHoursBilled, 658)
+	testnum.Near(t, "total billed GPU-hours", s.Totals.GPUHoursBilled, 658, 0.005)
 
 	// Ad hoc over the demo's database and config, into a folder that does not
 	// exist yet: --since 14d at Nov 30 03:00 UTC (11:00 in Shanghai) is the 14

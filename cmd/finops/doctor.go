@@ -5,10 +5,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/doctor"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/source"
-	"github.com/spf13/cobra"
 )
 
 func (m *Main) doctorCommand() *cobra.Command {

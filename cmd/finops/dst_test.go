@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	_ "time/tzdata"
+
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestFallBackWeekAmerican: a host in New York logs nvidia-smi in local time
@@ -58,10 +60,10 @@ func TestFallBackWeekAmerican(t *testing.T) {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
 	}
 	tot := readSummary(t, filepath.Join(rep, "finops-2026-W44.json")).Totals
-	approx(t, "gpu_hours_billed", tot.GPUHoursBilled, 168)
-	approx(t, "gpu_hours_active", tot.GPUHoursActive, 168)
-	approx(t, "gpu_hours_idle", tot.GPUHoursIdle, 0)
-	approx(t, "gpu_hours_unmonitored", tot.GPUHoursUnmonitored, 0)
+	testnum.Near(t, "gpu_hours_billed", tot.GPUHoursBilled, 168, 0.005)
+	testnum.Near(t, "gpu_hours_active", tot.GPUHoursActive, 168, 0.005)
+	testnum.Near(t, "gpu_hours_idle", tot.GPUHoursIdle, 0, 0.005)
+	testnum.Near(t, "gpu_hours_unmonitored", tot.GPUHoursUnmonitored, 0, 0.005)
 }
 
 // TestAmbiguousSpanWarns: a task run whose start could be either pass of the

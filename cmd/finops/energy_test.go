@@ -55,7 +55,7 @@ func TestEnergyEndToEnd(t *testing.T) {
 		resourceCO2, taskCO2 *float64 // nil: unknown
 	}{
 		{"task on GPU 0, default intensity", weekUUIDs[0], hot + "energy:\n  grid_intensity:\n    default: 436\n",
-			0.5275, 0.525, 1, ptrF(0.22999), ptrF(0.2289)},
+			0.5275, 0.525, 1, new(0.22999), new(0.2289)},
 		{"task on both GPUs, no intensity", "", hot, 0.5275, 0.525, 0.5, nil, nil},
 		{"compacted day", weekUUIDs[0], "", 0.5275, 0.525, 1, nil, nil},
 	}
@@ -146,8 +146,6 @@ func TestEnergyEndToEnd(t *testing.T) {
 		})
 	}
 }
-
-func ptrF(v float64) *float64 { return &v }
 
 // exactly compares energy to a part in a billion: approx's half a cent
 // would not tell 0.525 kWh from 0.526.

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/runjob"
 	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/telemetry"
 	"github.com/finops-oss/finops/watch/pass"
-	"github.com/spf13/cobra"
 )
 
 // Exit codes: the one table scripts rely on (product.md).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/testnum"
 	"github.com/finops-oss/finops/store"
 )
 
@@ -134,16 +135,16 @@ func TestFaultSMIClockSkew(t *testing.T) {
 	}
 	r := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))
 	tot := r.Totals
-	approx(t, "gpu_hours_billed", tot.GPUHoursBilled, 504)
-	approx(t, "gpu_hours_idle", tot.GPUHoursIdle, 1257.0/60)
-	approx(t, "idle_cost", tot.IdleCost, 50.28)
-	approx(t, "gpu_hours_active", tot.GPUHoursActive, 61.0/60)
-	approx(t, "gpu_hours_unmonitored", tot.GPUHoursUnmonitored, 28922.0/60)
-	approx(t, "unmonitored_cost", tot.UnmonitoredCost, 1156.88)
+	testnum.Near(t, "gpu_hours_billed", tot.GPUHoursBilled, 504, 0.005)
+	testnum.Near(t, "gpu_hours_idle", tot.GPUHoursIdle, 1257.0/60, 0.005)
+	testnum.Near(t, "idle_cost", tot.IdleCost, 50.28, 0.005)
+	testnum.Near(t, "gpu_hours_active", tot.GPUHoursActive, 61.0/60, 0.005)
+	testnum.Near(t, "gpu_hours_unmonitored", tot.GPUHoursUnmonitored, 28922.0/60, 0.005)
+	testnum.Near(t, "unmonitored_cost", tot.UnmonitoredCost, 1156.88, 0.005)
 	idle := map[string]float64{}
 	for _, res := range r.ByResource {
 		idle[res.ResourceID] = res.IdleCost
 	}
-	approx(t, "gpu-a idle cost", idle["gpu-a"], 57*0.04)
-	approx(t, "gpu-b idle cost", idle["gpu-b"], 1200*0.04)
+	testnum.Near(t, "gpu-a idle cost", idle["gpu-a"], 57*0.04, 0.005)
+	testnum.Near(t, "gpu-b idle cost", idle["gpu-b"], 1200*0.04, 0.005)
 }

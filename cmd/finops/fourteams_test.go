@@ -16,6 +16,7 @@ import (
 
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/testnum"
 	"github.com/finops-oss/finops/publish/publishtest"
 )
 
@@ -432,8 +433,8 @@ func testFourTeams(t *testing.T, tc ftCase) {
 	}
 	teamCost := map[string]float64{"nlp": 403.20, "cv": 2 * hours["cv"][0], "search": 3600.0 * 168 / 720, "platform": 806.40}
 	r := readSummary(t, filepath.Join(dir, "out", "finops-2026-W46.json"))
-	approx(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, billed)
-	approx(t, "coverage", r.DataQuality.Coverage, monitored/billed)
+	testnum.Near(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, billed, 0.005)
+	testnum.Near(t, "coverage", r.DataQuality.Coverage, monitored/billed, 0.005)
 	seen := map[string]bool{}
 	for _, tr := range r.ByTeam {
 		h, ok := hours[tr.Team]
@@ -442,9 +443,9 @@ func testFourTeams(t *testing.T, tc ftCase) {
 			continue
 		}
 		seen[tr.Team] = true
-		approx(t, tr.Team+" gpu_hours_billed", tr.GPUHoursBilled, h[0])
-		approx(t, tr.Team+" gpu_hours_monitored", tr.GPUHoursMonitored, h[1])
-		approx(t, tr.Team+" cost", tr.Cost, teamCost[tr.Team])
+		testnum.Near(t, tr.Team+" gpu_hours_billed", tr.GPUHoursBilled, h[0], 0.005)
+		testnum.Near(t, tr.Team+" gpu_hours_monitored", tr.GPUHoursMonitored, h[1], 0.005)
+		testnum.Near(t, tr.Team+" cost", tr.Cost, teamCost[tr.Team], 0.005)
 	}
 	if len(seen) != len(ftHosts) {
 		t.Errorf("by_team holds %v, want the four teams", seen)

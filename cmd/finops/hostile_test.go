@@ -24,10 +24,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/report"
-	"github.com/xuri/excelize/v2"
 )
 
 // hostileDB is a database holding one good file, for "refused files change

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/importer"
 	"github.com/finops-oss/finops/ingest"
@@ -15,7 +17,6 @@ import (
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
-	"github.com/spf13/cobra"
 )
 
 func (m *Main) ingestCommand() *cobra.Command {

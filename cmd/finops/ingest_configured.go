@@ -1,9 +1,10 @@
 package main
 
 import (
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/source"
-	"github.com/spf13/cobra"
 )
 
 // configuredIngest is what `finops ingest` reads when it is named no path:

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestIngestConfiguredSources: `finops ingest` named no path imports the
@@ -57,5 +59,5 @@ func TestIngestConfiguredSources(t *testing.T) {
 		t.Fatalf("report: exit %d, want %d\n%s%s", code, ExitPartial, out, errs)
 	}
 	r := readSummary(t, filepath.Join(dir, "out", "finops-2026-W48.json"))
-	approx(t, "GPU-hours monitored", r.Totals.GPUHoursBilled-r.Totals.GPUHoursUnmonitored, 8285.0/60)
+	testnum.Near(t, "GPU-hours monitored", r.Totals.GPUHoursBilled-r.Totals.GPUHoursUnmonitored, 8285.0/60, 0.005)
 }

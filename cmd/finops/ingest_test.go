@@ -12,8 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/store"
 	"github.com/shopspring/decimal"
+
+	"github.com/finops-oss/finops/store"
 )
 
 func counts(t *testing.T, db string) map[string]int {

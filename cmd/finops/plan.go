@@ -8,9 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/plan"
 	"github.com/finops-oss/finops/report"
-	"github.com/spf13/cobra"
 )
 
 // planFormatNames returns the outputs of finops plan, in the order they are made.

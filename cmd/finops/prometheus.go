@@ -7,12 +7,13 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/telemetry"
-	"github.com/spf13/cobra"
 )
 
 // ingestPrometheusCommand is `finops ingest prometheus`: query_range per UTC

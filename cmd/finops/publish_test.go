@@ -21,12 +21,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/internal/proxytest"
 	"github.com/finops-oss/finops/publish/publishtest"
 	"github.com/finops-oss/finops/runjob"
 	"github.com/finops-oss/finops/store"
-	"github.com/xuri/excelize/v2"
 )
 
 // The publishing integration tests run `finops run` on the demo fleet against

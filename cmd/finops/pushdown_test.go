@@ -11,6 +11,7 @@ import (
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/internal/golden"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // TestWarehousePushdown runs docs/SCALE.md's warehouse queries (one row per
@@ -106,12 +107,12 @@ func TestWarehousePushdown(t *testing.T) {
 			rawRep := ingestAndReport(t, tc.raw, tc.from, tc.to)
 			sumRep := ingestAndReport(t, summed, tc.from, tc.to)
 
-			approx(t, "raw gpu_cost", rawRep.Totals.GPUCost, tc.gpuCost)
-			approx(t, "raw gpu_hours_billed", rawRep.Totals.GPUHoursBilled, tc.gpuHours)
+			testnum.Near(t, "raw gpu_cost", rawRep.Totals.GPUCost, tc.gpuCost, 0.005)
+			testnum.Near(t, "raw gpu_hours_billed", rawRep.Totals.GPUHoursBilled, tc.gpuHours, 0.005)
 			for id, want := range tc.cost {
-				approx(t, "raw cost of "+id, resourceOf(rawRep, id).Cost, want)
+				testnum.Near(t, "raw cost of "+id, resourceOf(rawRep, id).Cost, want, 0.005)
 				if h, ok := tc.hours[id]; ok {
-					approx(t, "raw GPU-hours of "+id, resourceOf(rawRep, id).GPUHoursBilled, h)
+					testnum.Near(t, "raw GPU-hours of "+id, resourceOf(rawRep, id).GPUHoursBilled, h, 0.005)
 				}
 				if team, ok := tc.teams[id]; ok && resourceOf(rawRep, id).Team != team {
 					t.Errorf("raw team of %s: %q, want %q", id, resourceOf(rawRep, id).Team, team)

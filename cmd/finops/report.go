@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/store"
-	"github.com/spf13/cobra"
 )
 
 func (m *Main) reportCommand() *cobra.Command {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // checkTeamReport: `finops report --team nlp` over the demo's database in out
@@ -56,7 +58,7 @@ func checkTeamReport(t *testing.T, out string) {
 			t.Errorf("task %s of team %s in nlp's report", tk.Task, tk.Team)
 		}
 	}
-	approx(t, "nlp cost", s.Totals.Cost, s.ByTeam[0].Cost)
+	testnum.Near(t, "nlp cost", s.Totals.Cost, s.ByTeam[0].Cost, 0.005)
 
 	// The raw lines in the workbook: only nlp's resources (and non-GPU lines
 	// that analysis gives nlp).

@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/deliver"
 	"github.com/finops-oss/finops/publish"
-	"github.com/spf13/cobra"
 )
 
 func (m *Main) restoreCommand() *cobra.Command {

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/store"
-	"github.com/spf13/cobra"
 )
 
 func (m *Main) reviewCommand() *cobra.Command {

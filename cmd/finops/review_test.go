@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // demoPurchase is the worked example's purchase block (docs/METRICS.md):
@@ -90,16 +91,16 @@ func TestReviewDemo(t *testing.T) {
 	if a100.GPUs != 2 || a100.Coverage >= analysis.MinReviewCoverage || a100.PreviousUtilization != nil {
 		t.Errorf("A100: GPUs %d, coverage %.3f, previous %v", a100.GPUs, a100.Coverage, a100.PreviousUtilization)
 	}
-	approx(t, "A100 owned per GPU-month", a100.OwnedMonthlyPerGPU, 3792)
-	approx(t, "A100 breakeven", a100.BreakevenUtilization, 3792.0/(15*730)*100)
-	approx(t, "A100 observed", a100.ObservedUtilization, a100.GPUHoursActive/(2*a100.CoveredDays*24)*100)
+	testnum.Near(t, "A100 owned per GPU-month", a100.OwnedMonthlyPerGPU, 3792, 0.005)
+	testnum.Near(t, "A100 breakeven", a100.BreakevenUtilization, 3792.0/(15*730)*100, 0.005)
+	testnum.Near(t, "A100 observed", a100.ObservedUtilization, a100.GPUHoursActive/(2*a100.CoveredDays*24)*100, 0.005)
 	// Telemetry coverage (issue #25): monitored ÷ billed GPU-hours, times the
 	// covered share of the quarter; the default minimum, as no min_coverage
 	// is configured.
 	monitored := (a100.GPUHoursBilled - a100.GPUHoursUnmonitored) / a100.GPUHoursBilled
-	approx(t, "A100 monitored share", a100.MonitoredShare, monitored)
-	approx(t, "A100 telemetry coverage", a100.TelemetryCoverage, a100.Coverage*monitored)
-	approx(t, "A100 minimum to count", a100.MinTelemetryCoverage, analysis.DefaultMinTelemetryCoverage)
+	testnum.Near(t, "A100 monitored share", a100.MonitoredShare, monitored, 0.005)
+	testnum.Near(t, "A100 telemetry coverage", a100.TelemetryCoverage, a100.Coverage*monitored, 0.005)
+	testnum.Near(t, "A100 minimum to count", a100.MinTelemetryCoverage, analysis.DefaultMinTelemetryCoverage, 0.005)
 	if want, _ := analysis.UtilizationReading(a100.ObservedUtilization, monitored); !strings.HasPrefix(a100.ObservedText, want) {
 		t.Errorf("A100 observed text %q, want it to start %q", a100.ObservedText, want)
 	}

@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/rollup"
-	"github.com/spf13/cobra"
 )
 
 // rollupCommand is `finops rollup`: the shards' JSON summaries combined

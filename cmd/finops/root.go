@@ -12,13 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/watch/pass"
-	"github.com/mattn/go-isatty"
-	"github.com/spf13/cobra"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".

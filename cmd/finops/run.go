@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/deliver"
@@ -13,7 +15,6 @@ import (
 	"github.com/finops-oss/finops/runjob"
 	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
-	"github.com/spf13/cobra"
 )
 
 func (m *Main) runCommand() *cobra.Command {

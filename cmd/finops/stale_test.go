@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/report"
 	"github.com/xuri/excelize/v2"
+
+	"github.com/finops-oss/finops/internal/testnum"
+	"github.com/finops-oss/finops/report"
 )
 
 // The three-team week of issue #33 (2026-W46, Monday 2026-11-09 00:00 UTC to
@@ -128,8 +130,8 @@ func TestRunReleasedBoxNotStale(t *testing.T) {
 			if tc.stale {
 				billed = 387 // the Saturday hour
 			}
-			approx(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, billed)
-			approx(t, "coverage", r.DataQuality.Coverage, 386/billed)
+			testnum.Near(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, billed, 0.005)
+			testnum.Near(t, "coverage", r.DataQuality.Coverage, 386/billed, 0.005)
 			cvGlob := filepath.Join(dir, "gpu-cv") + "/*.csv"
 			var names []string
 			for _, s := range r.DataQuality.Sources {
@@ -193,7 +195,7 @@ func TestRunReleasedBoxNotStale(t *testing.T) {
 						t.Errorf("team %s: the %s says data incomplete: %v, want %v", h.team, view, s, mine)
 					}
 				}
-				approx(t, h.team+" coverage", slice.DataQuality.Coverage, teamCoverage(h.team, tc.stale))
+				testnum.Near(t, h.team+" coverage", slice.DataQuality.Coverage, teamCoverage(h.team, tc.stale), 0.005)
 			}
 		})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/nvml"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // The telemetry week: Monday 2026-11-23 to Monday 2026-11-30 UTC, ISO week
@@ -106,30 +107,30 @@ func reportWeek(t *testing.T, dir, formats string, wantCode int, telemetry ...[]
 func checkWeek(t *testing.T, r analysis.Result, withTask bool) {
 	t.Helper()
 	tot := r.Totals
-	approx(t, "gpu_hours_billed", tot.GPUHoursBilled, 336)
-	approx(t, "gpu_hours_idle", tot.GPUHoursIdle, 91)
-	approx(t, "idle_cost", tot.IdleCost, 218.40)
-	approx(t, "gpu_hours_unmonitored", tot.GPUHoursUnmonitored, 833.0/60)
-	approx(t, "unmonitored_cost", tot.UnmonitoredCost, 33.32)
-	approx(t, "gpu_hours_active", tot.GPUHoursActive, 336-91-833.0/60)
+	testnum.Near(t, "gpu_hours_billed", tot.GPUHoursBilled, 336, 0.005)
+	testnum.Near(t, "gpu_hours_idle", tot.GPUHoursIdle, 91, 0.005)
+	testnum.Near(t, "idle_cost", tot.IdleCost, 218.40, 0.005)
+	testnum.Near(t, "gpu_hours_unmonitored", tot.GPUHoursUnmonitored, 833.0/60, 0.005)
+	testnum.Near(t, "unmonitored_cost", tot.UnmonitoredCost, 33.32, 0.005)
+	testnum.Near(t, "gpu_hours_active", tot.GPUHoursActive, 336-91-833.0/60, 0.005)
 	if len(r.ByResource) != 1 || r.ByResource[0].ResourceID != "gpu-a" {
 		t.Fatalf("resources %+v", r.ByResource)
 	}
-	approx(t, "gpu-a idle_cost", r.ByResource[0].IdleCost, 218.40)
+	testnum.Near(t, "gpu-a idle_cost", r.ByResource[0].IdleCost, 218.40, 0.005)
 	var spans float64
 	for _, s := range r.IdleSpans {
 		spans += s.Hours
 	}
-	approx(t, "idle span hours", spans, 91)
+	testnum.Near(t, "idle span hours", spans, 91, 0.005)
 	if !withTask {
 		return
 	}
 	if len(r.Tasks) != 1 || r.Tasks[0].Task != "train-7" || r.Tasks[0].Team != "nlp" {
 		t.Fatalf("tasks %+v", r.Tasks)
 	}
-	approx(t, "train-7 cost", r.Tasks[0].Cost, 403.20)
-	approx(t, "train-7 idle cost", r.Tasks[0].IdleCost, 16.80)
-	approx(t, "train-7 GPU-hours", r.Tasks[0].GPUHours, 168)
+	testnum.Near(t, "train-7 cost", r.Tasks[0].Cost, 403.20, 0.005)
+	testnum.Near(t, "train-7 idle cost", r.Tasks[0].IdleCost, 16.80, 0.005)
+	testnum.Near(t, "train-7 GPU-hours", r.Tasks[0].GPUHours, 168, 0.005)
 }
 
 // weekOpenMetrics is the week as dcgm-exporter history: GPU-a0 reports
@@ -253,12 +254,12 @@ utilization:
 // not zero — and the bill is still all there.
 func checkMissing(t *testing.T, r analysis.Result) {
 	t.Helper()
-	approx(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, 336)
-	approx(t, "cost", r.Totals.Cost, 806.40)
-	approx(t, "gpu_hours_idle", r.Totals.GPUHoursIdle, 0)
-	approx(t, "idle_cost", r.Totals.IdleCost, 0)
-	approx(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 336)
-	approx(t, "unmonitored_cost", r.Totals.UnmonitoredCost, 806.40)
+	testnum.Near(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, 336, 0.005)
+	testnum.Near(t, "cost", r.Totals.Cost, 806.40, 0.005)
+	testnum.Near(t, "gpu_hours_idle", r.Totals.GPUHoursIdle, 0, 0.005)
+	testnum.Near(t, "idle_cost", r.Totals.IdleCost, 0, 0.005)
+	testnum.Near(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 336, 0.005)
+	testnum.Near(t, "unmonitored_cost", r.Totals.UnmonitoredCost, 806.40, 0.005)
 }
 
 // Faults a real server cannot be made to produce on demand, from a fake
@@ -301,9 +302,9 @@ func TestPrometheusFaults(t *testing.T) {
 		r := runWithPrometheus(t, url, "")
 		wantStatus(t, r, "partial", "partial response")
 		// GPU-a0 at 50 % all week: active; GPU-a1 never reported: unmonitored.
-		approx(t, "gpu_hours_idle", r.Totals.GPUHoursIdle, 0)
-		approx(t, "gpu_hours_active", r.Totals.GPUHoursActive, 168)
-		approx(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 168)
+		testnum.Near(t, "gpu_hours_idle", r.Totals.GPUHoursIdle, 0, 0.005)
+		testnum.Near(t, "gpu_hours_active", r.Totals.GPUHoursActive, 168, 0.005)
+		testnum.Near(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 168, 0.005)
 	})
 	t.Run("concurrent_days", func(t *testing.T) {
 		// The config's concurrent_days reaches the fetcher: with answers that
@@ -347,8 +348,8 @@ func TestPrometheusFaults(t *testing.T) {
 				t.Errorf("concurrent_days %d: %d days at most in flight", n, most)
 			}
 			mu.Unlock()
-			approx(t, "gpu_hours_active", r.Totals.GPUHoursActive, 168)
-			approx(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 168)
+			testnum.Near(t, "gpu_hours_active", r.Totals.GPUHoursActive, 168, 0.005)
+			testnum.Near(t, "gpu_hours_unmonitored", r.Totals.GPUHoursUnmonitored, 168, 0.005)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/testnum"
 )
 
 // writeWeeksBill writes nine weeks of AutoDL bills in writeWeekBill's
@@ -92,8 +93,8 @@ func TestReportTrend(t *testing.T) {
 		if want := fmt.Sprintf("2026-W%02d", 40+i); w.Label != want {
 			t.Errorf("week %d is %s, want %s", i, w.Label, want)
 		}
-		approx(t, w.Label+" cost", w.Cost, totals[i])
-		approx(t, w.Label+" idle", w.IdleCost, 0)
+		testnum.Near(t, w.Label+" cost", w.Cost, totals[i], 0.005)
+		testnum.Near(t, w.Label+" idle", w.IdleCost, 0, 0.005)
 		if !w.IdleLowerBound || w.Coverage != 0 {
 			t.Errorf("%s: coverage %v, lower bound %v; want 0 and a lower bound", w.Label, w.Coverage, w.IdleLowerBound)
 		}
@@ -103,7 +104,7 @@ func TestReportTrend(t *testing.T) {
 		if len(w.Teams) != 2 || w.Teams[0].Team != "infra" {
 			t.Fatalf("%s teams %+v, want infra then ml", w.Label, w.Teams)
 		}
-		approx(t, w.Label+" infra", w.Teams[0].Cost, infra[i])
+		testnum.Near(t, w.Label+" infra", w.Teams[0].Cost, infra[i], 0.005)
 	}
 	last := tr.Weeks[8]
 	if last.Teams[0].Anomaly != "above_range" || last.Teams[1].Anomaly != "below_range" {
@@ -112,9 +113,9 @@ func TestReportTrend(t *testing.T) {
 	if !tr.EnoughHistory || tr.TotalMover == nil || tr.TotalMover.ChangePct == nil {
 		t.Fatalf("W48 has four weeks before it: want movers, got %+v", tr.TotalMover)
 	}
-	approx(t, "total mean", tr.TotalMover.Mean, 1100)
-	approx(t, "total change", tr.TotalMover.Change, 250)
-	approx(t, "total change %", *tr.TotalMover.ChangePct, 250.0/1100)
+	testnum.Near(t, "total mean", tr.TotalMover.Mean, 1100, 0.005)
+	testnum.Near(t, "total change", tr.TotalMover.Change, 250, 0.005)
+	testnum.Near(t, "total change %", *tr.TotalMover.ChangePct, 250.0/1100, 0.005)
 	var top []string
 	for _, m := range tr.TopMovers {
 		top = append(top, m.Name)
@@ -122,18 +123,18 @@ func TestReportTrend(t *testing.T) {
 	if strings.Join(top, ",") != "infra,gpu-a,ml,gpu-b" {
 		t.Errorf("top movers %v, want infra, gpu-a, ml, gpu-b", top)
 	}
-	approx(t, "infra change", tr.TopMovers[0].Change, 400)
-	approx(t, "ml change", tr.TopMovers[2].Change, -150)
+	testnum.Near(t, "infra change", tr.TopMovers[0].Change, 400, 0.005)
+	testnum.Near(t, "ml change", tr.TopMovers[2].Change, -150, 0.005)
 
 	own := report("2026-W46")
 	w46 := tr.Weeks[6]
-	approx(t, "W46 alone", own.Totals.Cost, 1060)
-	approx(t, "W46 in the history", w46.Cost, own.Totals.Cost)
-	approx(t, "W46 idle", w46.IdleCost, own.Totals.IdleCost)
+	testnum.Near(t, "W46 alone", own.Totals.Cost, 1060, 0.005)
+	testnum.Near(t, "W46 in the history", w46.Cost, own.Totals.Cost, 0.005)
+	testnum.Near(t, "W46 idle", w46.IdleCost, own.Totals.IdleCost, 0.005)
 	for i, tc := range own.ByTeam {
 		if w46.Teams[i].Team != tc.Team {
 			t.Fatalf("W46 team %d: %s in the history, %s alone", i, w46.Teams[i].Team, tc.Team)
 		}
-		approx(t, "W46 "+tc.Team, w46.Teams[i].Cost, tc.Cost)
+		testnum.Near(t, "W46 "+tc.Team, w46.Teams[i].Cost, tc.Cost, 0.005)
 	}
 }

@@ -6,10 +6,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/watch/pass"
-	"github.com/spf13/cobra"
 )
 
 // watchCommand is `finops watch`: one pass (cron, a systemd timer), or one

@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/watch/pass"
-	"github.com/shopspring/decimal"
 )
 
 // BenchmarkWatchPass1000GPUs times one watch pass over a fleet of 125

@@ -40,9 +40,9 @@ func TestParseNvidiaGPUExporter(t *testing.T) {
 		used, total float64
 		power       float64
 	}{
-		{"linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__load.metrics", "H100", f64(100), 19818, 81559, 631.95},
+		{"linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01__load.metrics", "H100", new(100.0), 19818, 81559, 631.95},
 		{"linux-x86_64__nvidia-h100-mig__590.48.01__load.metrics", "H100", nil, 11125, 81559, 433.78},
-		{"linux-x86_64__nvidia-geforce-rtx-2080-super__595.71.05__load.metrics", "NVIDIA GeForce RTX 2080 SUPER", f64(8), 819, 8192, 111.5},
+		{"linux-x86_64__nvidia-geforce-rtx-2080-super__595.71.05__load.metrics", "NVIDIA GeForce RTX 2080 SUPER", new(8.0), 819, 8192, 111.5},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			f, err := os.Open(filepath.Join("..", "..", "testdata", "telemetry", c.file))
@@ -100,7 +100,7 @@ func TestParseNvidiaGPUExporterEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	// GPU 1 measured (0.37 → 37 %), GPU 0 only named: skipped.
-	if sum.Rows != 1 || sum.Skipped != 1 || sink.samples[0].Index != 1 || !near(sink.samples[0].Util, f64(37)) {
+	if sum.Rows != 1 || sum.Skipped != 1 || sink.samples[0].Index != 1 || !near(sink.samples[0].Util, new(37.0)) {
 		t.Errorf("summary %+v, samples %+v; want GPU 1 at 37 %% and one skipped", sum, sink.samples)
 	}
 }
@@ -118,15 +118,15 @@ func TestUtilizationPrecedence(t *testing.T) {
 		want     *float64
 	}{
 		// 0.255 × 100 = 25.5, not GPU_UTIL's 91.
-		{"GR_ENGINE_ACTIVE over GPU_UTIL", GREngineActive + id + "0.255" + ts + GPUUtil + id + "91" + ts, f64(25.5)},
-		{"GR_ENGINE_ACTIVE 0 over GPU_UTIL 100", GREngineActive + id + "0" + ts + GPUUtil + id + "100" + ts, f64(0)},
-		{"GPU_UTIL alone", GPUUtil + id + "91" + ts, f64(91)},
-		{"GPU_UTIL over the nvidia-smi ratio", GPUUtil + id + "91" + ts + SMIUtil + id + "0.5" + ts, f64(91)},
-		{"GR_ENGINE_ACTIVE missing: GPU_UTIL", GREngineActive + id + "NaN" + ts + GPUUtil + id + "91" + ts, f64(91)},
-		{"GR_ENGINE_ACTIVE blank sentinel: GPU_UTIL", GREngineActive + id + "9223372036854775794" + ts + GPUUtil + id + "91" + ts, f64(91)},
+		{"GR_ENGINE_ACTIVE over GPU_UTIL", GREngineActive + id + "0.255" + ts + GPUUtil + id + "91" + ts, new(25.5)},
+		{"GR_ENGINE_ACTIVE 0 over GPU_UTIL 100", GREngineActive + id + "0" + ts + GPUUtil + id + "100" + ts, new(0.0)},
+		{"GPU_UTIL alone", GPUUtil + id + "91" + ts, new(91.0)},
+		{"GPU_UTIL over the nvidia-smi ratio", GPUUtil + id + "91" + ts + SMIUtil + id + "0.5" + ts, new(91.0)},
+		{"GR_ENGINE_ACTIVE missing: GPU_UTIL", GREngineActive + id + "NaN" + ts + GPUUtil + id + "91" + ts, new(91.0)},
+		{"GR_ENGINE_ACTIVE blank sentinel: GPU_UTIL", GREngineActive + id + "9223372036854775794" + ts + GPUUtil + id + "91" + ts, new(91.0)},
 		// 1.5 × 100 = 150 % is no reading; GPU_UTIL's 60 is.
-		{"GR_ENGINE_ACTIVE out of range: GPU_UTIL", GREngineActive + id + "1.5" + ts + GPUUtil + id + "60" + ts, f64(60)},
-		{"nvidia-smi ratio alone", SMIUtil + id + "0.5" + ts, f64(50)},
+		{"GR_ENGINE_ACTIVE out of range: GPU_UTIL", GREngineActive + id + "1.5" + ts + GPUUtil + id + "60" + ts, new(60.0)},
+		{"nvidia-smi ratio alone", SMIUtil + id + "0.5" + ts, new(50.0)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sink := &recSink{}

@@ -17,8 +17,6 @@ func (s *recSink) Billing(*finops.BillingLine) error { return nil }
 func (s *recSink) Sample(x *finops.GPUSample) error  { s.samples = append(s.samples, x); return nil }
 func (s *recSink) TaskRun(*finops.TaskRun) error     { return nil }
 
-func f64(v float64) *float64 { return &v }
-
 func eq(a, b *float64) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
 
 // The real scrape (DataDog/integrations-core fixture, testdata/telemetry/metrics.txt):
@@ -42,10 +40,10 @@ func TestParseRealScrape(t *testing.T) {
 	want := []finops.GPUSample{
 		// grep 424773df46e0: GPU_UTIL 0, FB_USED 0, FB_FREE 15109, POWER_USAGE 8.969000.
 		{Line: 1, Host: "424773df46e0", Index: 0, UUID: "GPU-20c56d28-0da5-6d26-a36a-e7af1ce2586e", Model: "T4",
-			Util: f64(0), MemUsed: f64(0), MemTotal: f64(15109), PowerWatt: f64(8.969)},
+			Util: new(0.0), MemUsed: new(0.0), MemTotal: new(15109.0), PowerWatt: new(8.969)},
 		// grep 551bdf382151: FB_TOTAL 15109, no utilization, no power usage.
 		{Line: 2, Host: "551bdf382151", Index: 0, UUID: "GPU-9ef1b6d0-3643-5dd7-b823-c0ec20dcf2d5", Model: "T4",
-			MemTotal: f64(15109)},
+			MemTotal: new(15109.0)},
 		{Line: 3, Host: "ip-11111", Index: 0, UUID: "GPU-abc", Model: "A10G"},
 	}
 	if len(sink.samples) != len(want) {

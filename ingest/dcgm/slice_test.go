@@ -36,7 +36,7 @@ func TestParseSliceScrapes(t *testing.T) {
 		// GRID A100-10C: a 10 GB profile of the 40 GB A100 PCIe → 10/40;
 		// time-sliced, so no dedicated compute. FB_TOTAL 10239 MiB.
 		{"dcgm-vgpu-grid-a100-10c.prom", []want{
-			{"GPU-4b1f2c3d-8e9a-11ee-b5a7-0242ac120002", "A100-40GB", "vGPU", "A100-10C", 0.25, 0, 37, 4096, f64(10239)},
+			{"GPU-4b1f2c3d-8e9a-11ee-b5a7-0242ac120002", "A100-40GB", "vGPU", "A100-10C", 0.25, 0, 37, 4096, new(10239.0)},
 		}, 0.25},
 		// An A100-SXM4-80GB in MIG mode: 3g.40gb = 40/80 and 3/7, two
 		// 1g.10gb = 10/80 and 1/7 each; 1/2 + 1/8 + 1/8 = 3/4 of a card.
@@ -82,7 +82,7 @@ func TestParseSliceScrapes(t *testing.T) {
 					math.Abs(sl.ComputeFraction-w.compute) > 1e-12 {
 					t.Errorf("%s: slice %+v, want %s %s memory %v compute %v", w.key, *sl, w.kind, w.profile, w.mem, w.compute)
 				}
-				if s.Util == nil || math.Abs(*s.Util-w.util) > 1e-9 || !eq(s.MemUsed, f64(w.used)) || w.total != nil && !eq(s.MemTotal, w.total) {
+				if s.Util == nil || math.Abs(*s.Util-w.util) > 1e-9 || !eq(s.MemUsed, new(w.used)) || w.total != nil && !eq(s.MemTotal, w.total) {
 					t.Errorf("%s: util %v used %v total %v, want %v %v %v", w.key, s.Util, s.MemUsed, s.MemTotal, w.util, w.used, w.total)
 				}
 			}

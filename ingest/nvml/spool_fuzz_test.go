@@ -13,7 +13,7 @@ import (
 // lines, finish the file and open the spool, whatever the bytes.
 func FuzzSpoolRecover(f *testing.F) {
 	ok := format("h", []Row{{Time: time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC), Name: "NVIDIA L4", UUID: "GPU-1",
-		Util: f64(50), MemUsedMiB: f64(1), MemTotalMiB: f64(2), PowerW: f64(70.126)}})
+		Util: new(50.0), MemUsedMiB: new(1.0), MemTotalMiB: new(2.0), PowerW: new(70.126)}})
 	f.Add(append([]byte(Header+"\n"), ok...))
 	f.Add([]byte(Header + "\n2026-11-23T08:00:00.000Z, h, 0, X, GPU-1, 5, 1, 2, 3.00, 0\n2026-11-23T08:01"))
 	f.Add([]byte(Header))

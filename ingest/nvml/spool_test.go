@@ -8,8 +8,6 @@ import (
 	"time"
 )
 
-func f64(v float64) *float64 { return &v }
-
 // A crash leaves a .part file with half a line: the next start cuts the line
 // and finishes the file; a restart within the same hour starts a new file.
 func TestSpoolRecoversAfterCrash(t *testing.T) {
@@ -32,7 +30,7 @@ func TestSpoolRecoversAfterCrash(t *testing.T) {
 	if !strings.HasSuffix(string(b), "3.00, 0\n") {
 		t.Errorf("recovered file ends %q", b[len(b)-20:])
 	}
-	rows := []Row{{Time: at, Index: 0, Name: "NVIDIA L4, rev 2", UUID: "GPU-1", Util: f64(50), PowerW: f64(70.126)}}
+	rows := []Row{{Time: at, Index: 0, Name: "NVIDIA L4, rev 2", UUID: "GPU-1", Util: new(50.0), PowerW: new(70.126)}}
 	if err := s.Write(at, rows); err != nil {
 		t.Fatal(err)
 	}
