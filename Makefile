@@ -29,9 +29,9 @@ build-nvml:
 
 ## test-nvml: vet and test the NVML sampler as the tagged build compiles it (the default build leaves it out)
 test-nvml: build-nvml
-	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) vet -tags nvml ./ingest/nvml ./cmd/finops
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) vet -tags nvml ./ingest/nvml ./internal/cli ./e2e ./cmd/finops
 	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -tags nvml -count=1 ./ingest/nvml
-	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -tags nvml -count=1 -run '^(TestCollectNVMLWithoutGPU|TestNVMLSpoolWeekSameNumbers)$$' ./cmd/finops
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -tags nvml -count=1 -run '^(TestCollectNVMLWithoutGPU|TestNVMLSpoolWeekSameNumbers)$$' ./e2e
 
 ## install: bin/finops as $(BINDIR)/finops, so the README's `finops …` commands run by name. BINDIR is
 ## $(PREFIX)/bin when PREFIX is set (make install PREFIX=/usr/local), else where `go install` puts binaries:
@@ -93,7 +93,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	GO=$(GO) bash bench/run.sh
 	# telemetry: 1,000,000 nvidia-smi samples every 15 s and 1,002,240 once a minute over 87 old days vs sqlite3 .import, peak RSS at 100k and 1M (docs/BENCHMARKS.md §Telemetry)
-	FINOPS_BENCH_SMI=1 $(GO) test ./cmd/finops -run '^TestIngestSMIBenchmark$$' -count=1 -v
+	FINOPS_BENCH_SMI=1 $(GO) test ./e2e -run '^TestIngestSMIBenchmark$$' -count=1 -v
 	# Prometheus: a week of 1,000 GPUs from a promtool-backfilled server, concurrent_days 1 and 4: time, heap, answer sizes (§Prometheus)
 	FINOPS_BENCH_PROM=1 $(GO) test ./ingest/prom -run '^TestFetchWeekPeakHeap$$' -count=1 -v -timeout 30m
 	GO=$(GO) bash bench/report.sh
@@ -131,13 +131,13 @@ bench-report:
 FAULT_TESTS := ^(TestPrometheusFaults|TestFetchDayFaults|TestFetchDaysStops|TestRunPublish|TestS3Down|TestSMTPDeadline|TestSMTPRefusesRecipients|TestRunLockExcludes|TestRunLockSurvivesKill|TestLedgerInterruptedSend|TestImportCancelledAmidBatches|TestImportParseErrorRollsBack|TestCheckIntegrityRejectsDamage|TestFaultDiskFull|TestBadFileLeavesDatabaseUnchanged|TestFaultPublishMidTransfer|TestSMTPClosedMidData|TestFaultKilledMidIngest|TestFaultSMIClockSkew)$$
 .PHONY: test-faults
 test-faults:
-	$(GO) test -count=1 -run '$(FAULT_TESTS)' ./cmd/finops ./publish ./ingest/prom ./store
+	$(GO) test -count=1 -run '$(FAULT_TESTS)' ./e2e ./publish ./ingest/prom ./store
 
-## test-hostile: the hostile-input suite (cmd/finops/hostile_test.go); HOSTILE_LINE_MB sets the one-line file's size
+## test-hostile: the hostile-input suite (e2e/hostile_test.go); HOSTILE_LINE_MB sets the one-line file's size
 HOSTILE_LINE_MB ?= 64
 .PHONY: test-hostile
 test-hostile:
-	FINOPS_HOSTILE_LINE_MB=$(HOSTILE_LINE_MB) $(GO) test -count=1 -run '^TestHostile' -v ./cmd/finops
+	FINOPS_HOSTILE_LINE_MB=$(HOSTILE_LINE_MB) $(GO) test -count=1 -run '^TestHostile' -v ./e2e
 
 ## test-all: everything slow too: make test, the fault suite, the hostile suite with a 2 GB one-line file, the fuzzers
 .PHONY: test-all

@@ -12,7 +12,7 @@ import (
 
 // TestSMTPClosedMidData: a server that accepts the envelope and DATA, reads
 // part of the message and closes the connection (a fault mailpit cannot be
-// made to produce; cmd/finops's TestFaultPublishMidTransfer cuts a real
+// made to produce; e2e's TestFaultPublishMidTransfer cuts a real
 // mailpit connection the same way). Send must fail, as a temporary error of
 // the data step, so that the caller keeps the email pending and retries it.
 func TestSMTPClosedMidData(t *testing.T) {

@@ -39,7 +39,7 @@ func validateJSON(sch *jsonschema.Schema, raw []byte) error {
 }
 
 // TestJSONSchemaValidatesOutput checks the schema in docs/ against what
-// finops writes: the demo's summary (cmd/finops's golden, which TestGoldenDemo
+// finops writes: the demo's summary (e2e's golden, which TestGoldenDemo
 // keeps equal to `finops demo`'s output), this package's hand-built result and
 // an empty one. The schema forbids unknown keys, so a key added to the Result
 // without documenting it fails here.

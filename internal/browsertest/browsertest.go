@@ -2,7 +2,7 @@
 // Chromium, offline (quality.md §Real parts), and says what a reader would
 // see: which charts were drawn, and every console error, uncaught exception,
 // browser log error and network request the page made. The report's own
-// tests and cmd/finops' tests of published pages share it. Only tests
+// tests and e2e's tests of published pages share it. Only tests
 // import it.
 package browsertest
 
