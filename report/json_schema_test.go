@@ -45,7 +45,7 @@ func validateJSON(sch *jsonschema.Schema, raw []byte) error {
 // without documenting it fails here.
 func TestJSONSchemaValidatesOutput(t *testing.T) {
 	sch := reportSchema(t)
-	demo, err := os.ReadFile(filepath.Join("..", "cmd", "finops", "testdata", "TestGoldenDemo", "summary.json.golden"))
+	demo, err := os.ReadFile(filepath.Join("..", "e2e", "testdata", "TestGoldenDemo", "summary.json.golden"))
 	if err != nil {
 		t.Fatal(err)
 	}
