@@ -40,76 +40,10 @@ func (a *analyzer) resource(r *gpuResource) {
 	a.resolveResource(r)
 
 	runs := a.resourceRuns(r)
-	w0, w1 := a.win[0], a.win[1]
 	held := a.holders(r, runs, slots) // [slot][window minute] number of runs holding it
 
-	wu, lu := newUsage(), newUsage()
-	model := a.models[r.model]
-	if model == nil {
-		u := newUsage()
-		model = &u
-		a.models[r.model] = model
-	}
-	owner := a.teamCost(r.team)
-	pool := a.pool(r)
-	busyDays := make([]bool, (a.lb[1]-a.lb[0]+minutesPerDay-1)/minutesPerDay)
-	// With k of n GPUs reporting, the k stand for all n in what the resource
-	// needs (metrics.md §Partial telemetry); the silent GPUs' minutes stay
-	// unmonitored in the report's hours.
-	busyScale := 1.0
-	if k := len(r.slots); k > 0 && k < r.gpuCount {
-		busyScale = float64(r.gpuCount) / float64(k)
-	}
-	var bands UtilBands
-	unallocated := 0.0                // its window's GPU-minutes no task held, at their rate
-	satRun := make([]int, r.gpuCount) // current run of saturated minutes per slot
-	satMax := 0
-	for t := a.lb[0]; t < a.lb[1]; t++ {
-		n := int(slots[t])
-		inWin := t >= w0 && t < w1
-		if inWin && n > 0 {
-			r.billedEnd = t + 1 // stale.go: how long into the window it is billed
-		}
-		for s := 0; s < n; s++ {
-			class, util := unmonitored, float32(0)
-			if s < len(r.slots) {
-				class, util = r.slots[s].grid.class[t], r.slots[s].grid.util[t]
-			}
-			lu.add(t, class, util, rate[t])
-			if pool.first < 0 || t < pool.first {
-				pool.first = t
-			}
-			if class == active {
-				pool.busy[(t-a.lb[0])/60] += busyScale / 60
-				busyDays[(t-a.lb[0])/minutesPerDay] = true
-			}
-			if !inWin {
-				continue
-			}
-			wu.add(t, class, util, rate[t])
-			model.add(t, class, util, rate[t])
-			a.total.add(t, class, util, rate[t])
-			if class != unmonitored {
-				bands.add(float64(util), a.p.TargetBandLow, a.p.TargetBandHigh)
-			}
-			if class != unmonitored && float64(util) > a.p.TargetBandHigh {
-				satRun[s]++
-				satMax = max(satMax, satRun[s])
-			} else {
-				satRun[s] = 0
-			}
-			if held[s][t-w0] == 0 {
-				a.unallocated += rate[t]
-				unallocated += rate[t]
-				owner.Cost += rate[t]
-				owner.GPUCost += rate[t]
-				if class == idle {
-					owner.IdleCost += rate[t]
-				}
-				*a.dailyCell(a.dayOf(t), r.team, r.model) += rate[t]
-			}
-		}
-	}
+	w := a.walkMinutes(r, rate, slots, held)
+	wu, lu, bands, unallocated, satMax := w.wu, w.lu, w.bands, w.unallocated, w.satMax
 	a.attributeRuns(r, runs, held, rate, slots)
 	a.resourceEnergy(r, runs, held, slots)
 	a.idleSpans(r, rate, slots)
@@ -124,6 +58,110 @@ func (a *analyzer) resource(r *gpuResource) {
 		GPUHoursUnmonitored: wu.unmonitored / 60, IdleCost: wu.idleCost, UnmonitoredCost: wu.unmonitoredCost,
 		UnallocatedCost: unallocated, AvgUtilization: wu.avgUtil(), Bands: bands, SaturatedHours: float64(satMax) / 60,
 	})
+	a.telemetryWarnings(r, &wu, &lu)
+	days, weeks := busyBlocks(w.busyDays)
+	a.res.Recommendations = append(a.res.Recommendations, a.recommend(r, &lu, days, weeks))
+	a.watchResource(r)
+	// The grids are this resource's alone: five bytes per GPU-minute of the
+	// lookback (nine with power), which for a fleet is most of the analysis's
+	// memory if every resource's stayed until the end. The next resource lays its GPUs on
+	// them: made anew for each GPU they were as much garbage as a quarter's
+	// input, and the collector let the heap grow by that much.
+	for _, s := range r.slots {
+		a.spare = append(a.spare, s.grid)
+		s.grid, s.loaded, s.partsLoaded = gpuGrid{}, nil, nil
+	}
+}
+
+// resourceWalk is what a resource's minute-by-minute walk adds up: the
+// window's usage (wu) and the lookback's (lu), utilization bands, the
+// window's GPU-minutes no task held at their rate, the longest saturated
+// run, and the lookback's days with any active minute.
+type resourceWalk struct {
+	wu, lu      usage
+	bands       UtilBands
+	unallocated float64
+	satMax      int
+	busyDays    []bool
+}
+
+// walkMinutes walks each minute of the lookback and each billed slot in
+// it, adding the minute to the lookback's usage, the pool's busy hours
+// and, in the window, to the resource's, its model's and the fleet's
+// usage and the owner's unallocated cost. One loop for all of them: it
+// runs once per GPU-minute, the analysis' hottest path.
+func (a *analyzer) walkMinutes(r *gpuResource, rate []float64, slots []uint16, held [][]uint8) resourceWalk {
+	w0, w1 := a.win[0], a.win[1]
+	w := resourceWalk{wu: newUsage(), lu: newUsage()}
+	model := a.models[r.model]
+	if model == nil {
+		u := newUsage()
+		model = &u
+		a.models[r.model] = model
+	}
+	owner := a.teamCost(r.team)
+	pool := a.pool(r)
+	w.busyDays = make([]bool, (a.lb[1]-a.lb[0]+minutesPerDay-1)/minutesPerDay)
+	// With k of n GPUs reporting, the k stand for all n in what the resource
+	// needs (metrics.md §Partial telemetry); the silent GPUs' minutes stay
+	// unmonitored in the report's hours.
+	busyScale := 1.0
+	if k := len(r.slots); k > 0 && k < r.gpuCount {
+		busyScale = float64(r.gpuCount) / float64(k)
+	}
+	satRun := make([]int, r.gpuCount) // current run of saturated minutes per slot
+	for t := a.lb[0]; t < a.lb[1]; t++ {
+		n := int(slots[t])
+		inWin := t >= w0 && t < w1
+		if inWin && n > 0 {
+			r.billedEnd = t + 1 // stale.go: how long into the window it is billed
+		}
+		for s := 0; s < n; s++ {
+			class, util := unmonitored, float32(0)
+			if s < len(r.slots) {
+				class, util = r.slots[s].grid.class[t], r.slots[s].grid.util[t]
+			}
+			w.lu.add(t, class, util, rate[t])
+			if pool.first < 0 || t < pool.first {
+				pool.first = t
+			}
+			if class == active {
+				pool.busy[(t-a.lb[0])/60] += busyScale / 60
+				w.busyDays[(t-a.lb[0])/minutesPerDay] = true
+			}
+			if !inWin {
+				continue
+			}
+			w.wu.add(t, class, util, rate[t])
+			model.add(t, class, util, rate[t])
+			a.total.add(t, class, util, rate[t])
+			if class != unmonitored {
+				w.bands.add(float64(util), a.p.TargetBandLow, a.p.TargetBandHigh)
+			}
+			if class != unmonitored && float64(util) > a.p.TargetBandHigh {
+				satRun[s]++
+				w.satMax = max(w.satMax, satRun[s])
+			} else {
+				satRun[s] = 0
+			}
+			if held[s][t-w0] == 0 {
+				a.unallocated += rate[t]
+				w.unallocated += rate[t]
+				owner.Cost += rate[t]
+				owner.GPUCost += rate[t]
+				if class == idle {
+					owner.IdleCost += rate[t]
+				}
+				*a.dailyCell(a.dayOf(t), r.team, r.model) += rate[t]
+			}
+		}
+	}
+	return w
+}
+
+// telemetryWarnings says what the resource's telemetry leaves out: all of
+// it, some of its GPUs, or whole cards seen only as slices.
+func (a *analyzer) telemetryWarnings(r *gpuResource, wu, lu *usage) {
 	if len(r.slots) == 0 && wu.billed > 0 {
 		a.warn("%s (%d×%s) has no utilization data: its GPU-hours are unmonitored", r.key, r.gpuCount, r.model)
 		a.res.DataQuality.UnmatchedResources = append(a.res.DataQuality.UnmatchedResources, r.key)
@@ -141,24 +179,19 @@ func (a *analyzer) resource(r *gpuResource) {
 		a.warn("%s: its telemetry is %s: each stands for one of its %d billed GPUs in its hours and advice; bill the slices (a slice's own model, docs/METRICS.md) or map the whole card",
 			r.key, n, r.gpuCount)
 	}
-	days, weeks := 0, map[int]bool{}
+}
+
+// busyBlocks counts the lookback's 24-hour and 7-day blocks with any
+// active minute: a daily or weekly rental must cover each of them whole.
+func busyBlocks(busyDays []bool) (days, weeks int) {
+	seen := map[int]bool{}
 	for d, busy := range busyDays {
 		if busy {
 			days++
-			weeks[d/7] = true
+			seen[d/7] = true
 		}
 	}
-	a.res.Recommendations = append(a.res.Recommendations, a.recommend(r, &lu, days, len(weeks)))
-	a.watchResource(r)
-	// The grids are this resource's alone: five bytes per GPU-minute of the
-	// lookback (nine with power), which for a fleet is most of the analysis's
-	// memory if every resource's stayed until the end. The next resource lays its GPUs on
-	// them: made anew for each GPU they were as much garbage as a quarter's
-	// input, and the collector let the heap grow by that much.
-	for _, s := range r.slots {
-		a.spare = append(a.spare, s.grid)
-		s.grid, s.loaded, s.partsLoaded = gpuGrid{}, nil, nil
-	}
+	return days, len(seen)
 }
 
 // load fetches the minutes of slots whose series are outlines.

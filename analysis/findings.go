@@ -14,23 +14,12 @@ import (
 // Money is per month for recommendations and in the window otherwise; both
 // rank together because a team lead reads them as "how much is at stake".
 func findings(r *Result, p Params) []Finding {
-	days := r.Period.End.Sub(r.Period.Start).Hours() / 24
 	total := math.Abs(r.Totals.Cost)
-	floor := p.SpikeFloor
-	if floor <= 0 {
-		floor = math.Max(0.01*total, 1)
+	fl := &findingList{days: r.Period.End.Sub(r.Period.Start).Hours() / 24, total: total, floor: p.SpikeFloor,
+		cur: r.Currency, p: p}
+	if fl.floor <= 0 {
+		fl.floor = math.Max(0.01*total, 1)
 	}
-	cur := r.Currency
-	var out []Finding
-	add := func(kind, resource, team string, m float64, monthly bool, text string) {
-		base := total
-		if monthly && days > 0 {
-			base = total * 30 / days
-		}
-		out = append(out, Finding{Kind: kind, Severity: severity(m, base), ResourceID: resource, Team: team,
-			Money: m, Text: text})
-	}
-
 	teamOf := map[string]string{}
 	for _, res := range r.ByResource {
 		teamOf[res.ResourceID] = res.Team
@@ -39,33 +28,65 @@ func findings(r *Result, p Params) []Finding {
 		if rec.Action == ActionKeep {
 			continue
 		}
-		add(FindingRecommendation, rec.ResourceID, teamOf[rec.ResourceID], rec.MonthlySavings, true,
+		fl.add(FindingRecommendation, rec.ResourceID, teamOf[rec.ResourceID], rec.MonthlySavings, true,
 			fmt.Sprintf("%s %s: %s", actionTitle(rec.Action), ShortResourceID(rec.ResourceID), rec.Reason))
 	}
-
-	// Forgotten instances: idle runs of ForgottenSpan or more (a weekend, a
-	// night), one finding per resource listing its runs, GPUs idle together
-	// counted once per run.
-	type run struct {
-		start, end time.Time
-		gpus       int
-		hours      float64
+	fl.forgotten(r, teamOf)
+	fl.tasks(r)
+	fl.resources(r)
+	fl.teams(r)
+	if c := r.Totals.UnusedCommitmentCost; c > 0 {
+		fl.add(FindingUnusedCommit, "", "", c, false, fmt.Sprintf(
+			"%s of commitments (reservations, savings plans) was paid for and used by nothing", amount.Rounded(fl.cur, c)))
 	}
-	runs := map[string][]*run{}
+	sortFindings(fl.out)
+	return fl.out
+}
+
+// findingList collects findings, each graded against the spend it belongs
+// to: the window's total, or a month of it for monthly money.
+type findingList struct {
+	out                []Finding
+	days, total, floor float64 // floor: the least money a spike or idle task is worth a finding for
+	cur                string
+	p                  Params
+}
+
+func (fl *findingList) add(kind, resource, team string, m float64, monthly bool, text string) {
+	base := fl.total
+	if monthly && fl.days > 0 {
+		base = fl.total * 30 / fl.days
+	}
+	fl.out = append(fl.out, Finding{Kind: kind, Severity: severity(m, base), ResourceID: resource, Team: team,
+		Money: m, Text: text})
+}
+
+// forgottenRun is one idle run of a resource and how many GPUs sat in it.
+type forgottenRun struct {
+	start, end time.Time
+	gpus       int
+	hours      float64
+}
+
+// forgotten adds the forgotten instances: idle runs of ForgottenSpan or
+// more (a weekend, a night), one finding per resource listing its runs,
+// GPUs idle together counted once per run.
+func (fl *findingList) forgotten(r *Result, teamOf map[string]string) {
+	runs := map[string][]*forgottenRun{}
 	cost := map[string]float64{}
 	for _, sp := range r.IdleSpans {
-		if sp.Hours < p.ForgottenSpan.Hours() {
+		if sp.Hours < fl.p.ForgottenSpan.Hours() {
 			continue
 		}
 		cost[sp.ResourceID] += sp.Cost
-		var found *run
+		var found *forgottenRun
 		for _, rn := range runs[sp.ResourceID] {
 			if rn.start.Equal(sp.Start) && rn.end.Equal(sp.End) {
 				found = rn
 			}
 		}
 		if found == nil {
-			found = &run{start: sp.Start, end: sp.End, hours: sp.Hours}
+			found = &forgottenRun{start: sp.Start, end: sp.End, hours: sp.Hours}
 			runs[sp.ResourceID] = append(runs[sp.ResourceID], found)
 		}
 		found.gpus++
@@ -81,52 +102,67 @@ func findings(r *Result, p Params) []Finding {
 		for _, rn := range rs {
 			parts = append(parts, fmt.Sprintf("%s (%.0f h × %d GPU)", spanText(rn.start, rn.end, r.Period.Start, loc), rn.hours, rn.gpus))
 		}
-		add(FindingForgotten, id, teamOf[id], cost[id], false, fmt.Sprintf(
+		fl.add(FindingForgotten, id, teamOf[id], cost[id], false, fmt.Sprintf(
 			"%s sat idle while billed: %s; %s of idle time in runs of %.0f h or more", ShortResourceID(id),
-			strings.Join(parts, ", "), amount.Rounded(cur, cost[id]), p.ForgottenSpan.Hours()))
+			strings.Join(parts, ", "), amount.Rounded(fl.cur, cost[id]), fl.p.ForgottenSpan.Hours()))
 	}
+}
 
+// tasks adds the tasks that held GPUs idle for at least the floor's worth.
+func (fl *findingList) tasks(r *Result) {
+	cur := fl.cur
 	for _, t := range r.Tasks {
-		if t.IdleCost >= floor {
-			add(FindingAllocatedIdle, "", t.Team, t.IdleCost, false, fmt.Sprintf(
+		if t.IdleCost >= fl.floor {
+			fl.add(FindingAllocatedIdle, "", t.Team, t.IdleCost, false, fmt.Sprintf(
 				"task %s held GPUs it did not use: %s of its %s was idle time (fix the job, not the machine)",
 				t.Task, amount.Rounded(cur, t.IdleCost), amount.Rounded(cur, t.Cost)))
 		}
 	}
+}
+
+// resources adds each resource's saturation, missing telemetry and spend
+// spike.
+func (fl *findingList) resources(r *Result) {
+	cur, p := fl.cur, fl.p
 	for _, res := range r.ByResource {
 		if res.SaturatedHours > p.SaturatedSpan.Hours() {
-			add(FindingSaturated, res.ResourceID, res.Team, 0, false, fmt.Sprintf(
+			fl.add(FindingSaturated, res.ResourceID, res.Team, 0, false, fmt.Sprintf(
 				"%s ran above %.0f%% for %.1f h in a row: jobs may be queueing for it", ShortResourceID(res.ResourceID),
 				p.TargetBandHigh, res.SaturatedHours))
 		}
 		if res.GPUHoursBilled > 0 && res.GPUHoursUnmonitored >= res.GPUHoursBilled-1e-9 {
-			add(FindingNoTelemetry, res.ResourceID, res.Team, res.UnmonitoredCost, false, fmt.Sprintf(
+			fl.add(FindingNoTelemetry, res.ResourceID, res.Team, res.UnmonitoredCost, false, fmt.Sprintf(
 				"%s has no utilization data: %s of GPU time cannot be judged; add its host to the telemetry sources",
 				ShortResourceID(res.ResourceID), amount.Rounded(cur, res.UnmonitoredCost)))
 		}
-		if spike(res.Cost, res.PreviousCost, p.SpikePct, floor) {
-			add(FindingSpendSpike, res.ResourceID, res.Team, res.Cost-res.PreviousCost, false, fmt.Sprintf(
+		if spike(res.Cost, res.PreviousCost, p.SpikePct, fl.floor) {
+			fl.add(FindingSpendSpike, res.ResourceID, res.Team, res.Cost-res.PreviousCost, false, fmt.Sprintf(
 				"%s cost %s, up %.0f%% from %s in the previous period", ShortResourceID(res.ResourceID), amount.Rounded(cur, res.Cost),
 				(res.Cost/res.PreviousCost-1)*100, amount.Rounded(cur, res.PreviousCost)))
 		}
 	}
+}
+
+// teams adds each team's spend spike and budget overrun.
+func (fl *findingList) teams(r *Result) {
+	cur := fl.cur
 	for _, t := range r.ByTeam {
-		if spike(t.Cost, t.PreviousCost, p.SpikePct, floor) {
-			add(FindingSpendSpike, "", t.Team, t.Cost-t.PreviousCost, false, fmt.Sprintf(
+		if spike(t.Cost, t.PreviousCost, fl.p.SpikePct, fl.floor) {
+			fl.add(FindingSpendSpike, "", t.Team, t.Cost-t.PreviousCost, false, fmt.Sprintf(
 				"team %s spent %s, up %.0f%% from %s in the previous period", t.Team, amount.Rounded(cur, t.Cost),
 				(t.Cost/t.PreviousCost-1)*100, amount.Rounded(cur, t.PreviousCost)))
 		}
 		if t.Budget != nil && t.MonthForecast > *t.Budget {
-			add(FindingBudget, "", t.Team, t.MonthForecast-*t.Budget, true, fmt.Sprintf(
+			fl.add(FindingBudget, "", t.Team, t.MonthForecast-*t.Budget, true, fmt.Sprintf(
 				"team %s is on course for %s this month against a budget of %s (%s so far)", t.Team,
 				amount.Rounded(cur, t.MonthForecast), amount.Rounded(cur, *t.Budget), amount.Rounded(cur, t.MonthToDate)))
 		}
 	}
-	if c := r.Totals.UnusedCommitmentCost; c > 0 {
-		add(FindingUnusedCommit, "", "", c, false, fmt.Sprintf(
-			"%s of commitments (reservations, savings plans) was paid for and used by nothing", amount.Rounded(cur, c)))
-	}
+}
 
+// sortFindings ranks by money, then by kind, resource and team, so that
+// equal money always lists in the same order.
+func sortFindings(out []Finding) {
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Money != b.Money {
@@ -140,7 +176,6 @@ func findings(r *Result, p Params) []Finding {
 		}
 		return a.Team < b.Team
 	})
-	return out
 }
 
 func spike(cur, prev, pct, floor float64) bool {

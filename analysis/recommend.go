@@ -99,15 +99,7 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 		rec.CurrentMonthlyCost = contract // the contract's price, exactly (metrics.md §Recommendation)
 	}
 	rec.RecommendedMonthlyCost = rec.CurrentMonthlyCost
-	unmon := lu.unmonitoredShare()
-	switch {
-	case days >= 21 && unmon < 0.10:
-		rec.Confidence = "high"
-	case days < 7 || unmon > 0.30:
-		rec.Confidence = "low"
-	default:
-		rec.Confidence = "medium"
-	}
+	rec.Confidence = confidence(days, lu.unmonitoredShare())
 	if lu.unmonitored == lu.billed {
 		rec.Confidence, rec.Reason = "low", "no utilization data"
 		return rec
@@ -144,37 +136,7 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 		return rec
 	}
 
-	type option struct {
-		action string
-		cost   float64
-		mode   string
-	}
-	var opts []option
-	if !math.IsNaN(pr.hourly) {
-		act := ActionSwitchToHourly
-		if r.mode == finops.ModeHourly {
-			act = ActionStopWhenIdle
-		}
-		opts = append(opts, option{act, a30 * pr.hourly * slack * n, finops.ModeHourly})
-	}
-	if !math.IsNaN(pr.monthly) {
-		opts = append(opts, option{ActionSwitchToMonthly, pr.monthly * n, finops.ModeMonthly})
-	}
-	if !math.IsNaN(pr.daily) {
-		opts = append(opts, option{ActionSwitchToDaily, pr.daily * float64(busyDays) * 30 / days * n, finops.ModeDaily})
-	}
-	if !math.IsNaN(pr.weekly) {
-		opts = append(opts, option{ActionSwitchToWeekly, pr.weekly * float64(busyWeeks) * 30 / days * n, finops.ModeWeekly})
-	}
-	if !math.IsNaN(pr.spot) && r.interruptible {
-		opts = append(opts, option{ActionSwitchToSpot, a30 * pr.spot * p.SpotInflation * n, finops.ModeSpot})
-	}
-	var best *option
-	for i := range opts {
-		if best == nil || opts[i].cost < best.cost {
-			best = &opts[i]
-		}
-	}
+	best := cheapest(a.rentalOptions(r, pr, a30, n, days, busyDays, busyWeeks))
 	breakeven := ""
 	if rec.BreakevenHoursPerMonth > 0 {
 		breakeven = fmt.Sprintf("; monthly pays off above %.0f h/month", rec.BreakevenHoursPerMonth)
@@ -194,16 +156,83 @@ func (a *analyzer) recommend(r *gpuResource, lu *usage, busyDays, busyWeeks int)
 		return rec
 	}
 	rec.Action, rec.RecommendedMonthlyCost, rec.MonthlySavings = best.action, best.cost, saving
-	switch best.action {
-	case ActionStopWhenIdle:
-		rec.Reason = fmt.Sprintf("%s but billed %.0f h/month; stopping it when idle saves %s/month",
-			busy, lu.billed/60/n*30/days, amount.Rounded(a.conv.currency, saving))
-	case ActionSwitchToSpot:
-		rec.Reason = fmt.Sprintf("%s on interruptible work; spot at %s/h with %.0f%% rerun overhead saves %s/month",
-			busy, amount.Rounded(a.conv.currency, pr.spot), (p.SpotInflation-1)*100, amount.Rounded(a.conv.currency, saving))
-	default:
-		rec.Reason = fmt.Sprintf("%s%s; %s saves %s/month", busy, breakeven,
-			strings.ReplaceAll(best.action, "_", " "), amount.Rounded(a.conv.currency, saving))
-	}
+	rec.Reason = a.switchReason(best.action, busy, breakeven, saving, lu.billed/60/n*30/days, pr.spot)
 	return rec
+}
+
+// confidence grades advice by how much of a month the lookback covers and
+// how much of it telemetry saw (metrics.md §Recommendation).
+func confidence(days, unmonitoredShare float64) string {
+	switch {
+	case days >= 21 && unmonitoredShare < 0.10:
+		return "high"
+	case days < 7 || unmonitoredShare > 0.30:
+		return "low"
+	default:
+		return "medium"
+	}
+}
+
+// rentalOption is one way to rent the resource and its monthly cost.
+type rentalOption struct {
+	action string
+	cost   float64
+	mode   string
+}
+
+// rentalOptions prices every mode the catalog has for the resource over a
+// month of its measured work: hourly for the busy hours (with the release
+// slack), monthly whole, daily and weekly for the busy days and weeks,
+// spot for interruptible work with its rerun overhead.
+func (a *analyzer) rentalOptions(r *gpuResource, pr prices, a30, n, days float64, busyDays, busyWeeks int) []rentalOption {
+	p := a.p
+	slack := 1 + p.ReleaseSlack
+	var opts []rentalOption
+	if !math.IsNaN(pr.hourly) {
+		act := ActionSwitchToHourly
+		if r.mode == finops.ModeHourly {
+			act = ActionStopWhenIdle
+		}
+		opts = append(opts, rentalOption{act, a30 * pr.hourly * slack * n, finops.ModeHourly})
+	}
+	if !math.IsNaN(pr.monthly) {
+		opts = append(opts, rentalOption{ActionSwitchToMonthly, pr.monthly * n, finops.ModeMonthly})
+	}
+	if !math.IsNaN(pr.daily) {
+		opts = append(opts, rentalOption{ActionSwitchToDaily, pr.daily * float64(busyDays) * 30 / days * n, finops.ModeDaily})
+	}
+	if !math.IsNaN(pr.weekly) {
+		opts = append(opts, rentalOption{ActionSwitchToWeekly, pr.weekly * float64(busyWeeks) * 30 / days * n, finops.ModeWeekly})
+	}
+	if !math.IsNaN(pr.spot) && r.interruptible {
+		opts = append(opts, rentalOption{ActionSwitchToSpot, a30 * pr.spot * p.SpotInflation * n, finops.ModeSpot})
+	}
+	return opts
+}
+
+// cheapest is the first of the cheapest options; nil when there is none.
+func cheapest(opts []rentalOption) *rentalOption {
+	var best *rentalOption
+	for i := range opts {
+		if best == nil || opts[i].cost < best.cost {
+			best = &opts[i]
+		}
+	}
+	return best
+}
+
+// switchReason says why the advised switch pays: billedHours is the
+// resource's billed hours a month per GPU, spot the spot price per hour.
+func (a *analyzer) switchReason(action, busy, breakeven string, saving, billedHours, spot float64) string {
+	switch action {
+	case ActionStopWhenIdle:
+		return fmt.Sprintf("%s but billed %.0f h/month; stopping it when idle saves %s/month",
+			busy, billedHours, amount.Rounded(a.conv.currency, saving))
+	case ActionSwitchToSpot:
+		return fmt.Sprintf("%s on interruptible work; spot at %s/h with %.0f%% rerun overhead saves %s/month",
+			busy, amount.Rounded(a.conv.currency, spot), (a.p.SpotInflation-1)*100, amount.Rounded(a.conv.currency, saving))
+	default:
+		return fmt.Sprintf("%s%s; %s saves %s/month", busy, breakeven,
+			strings.ReplaceAll(action, "_", " "), amount.Rounded(a.conv.currency, saving))
+	}
 }

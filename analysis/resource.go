@@ -171,6 +171,42 @@ func groupGPUResources(lines []finops.BillingLine, conv *converter) []*gpuResour
 	return g.resources()
 }
 
+// claimConfigured claims the unclaimed series a resource's config entry
+// names: its GPUs (by key or UUID) first, then every GPU of its hosts.
+func claimConfigured(series []finops.GPUSeries, claimed []bool, c Resource) []int {
+	var picks []int
+	for _, k := range c.GPUs {
+		for i := range series {
+			if !claimed[i] && (series[i].Key == k || series[i].UUID == k) {
+				picks, claimed[i] = append(picks, i), true
+			}
+		}
+	}
+	for _, h := range c.Hosts {
+		for i := range series {
+			if !claimed[i] && strings.EqualFold(series[i].Host, h) {
+				picks, claimed[i] = append(picks, i), true
+			}
+		}
+	}
+	return picks
+}
+
+// sortPicks orders a resource's series by host, GPU index and key, so
+// that its slots do not depend on the order telemetry arrived in.
+func sortPicks(series []finops.GPUSeries, picks []int) {
+	sort.SliceStable(picks, func(a, b int) bool {
+		sa, sb := &series[picks[a]], &series[picks[b]]
+		if sa.Host != sb.Host {
+			return sa.Host < sb.Host
+		}
+		if sa.Index != sb.Index {
+			return sa.Index < sb.Index
+		}
+		return sa.Key < sb.Key
+	})
+}
+
 // matchGPUs assigns telemetry series to resources: GPUs named in the config,
 // then all GPUs of the configured hosts, then — for resources with no
 // configuration — GPUs whose host (or its first DNS label: gpu-a.lab.internal)
@@ -195,20 +231,7 @@ func matchGPUs(resources []*gpuResource, cfg *resourceConfig, series []finops.GP
 		configured = configured && (len(c.GPUs) > 0 || len(c.Hosts) > 0)
 		var picks []int
 		if configured {
-			for _, k := range c.GPUs {
-				for i := range series {
-					if !claimed[i] && (series[i].Key == k || series[i].UUID == k) {
-						picks, claimed[i] = append(picks, i), true
-					}
-				}
-			}
-			for _, h := range c.Hosts {
-				for i := range series {
-					if !claimed[i] && strings.EqualFold(series[i].Host, h) {
-						picks, claimed[i] = append(picks, i), true
-					}
-				}
-			}
+			picks = claimConfigured(series, claimed, c)
 		} else {
 			for _, i := range owned[r] {
 				if !claimed[i] {
@@ -216,16 +239,7 @@ func matchGPUs(resources []*gpuResource, cfg *resourceConfig, series []finops.GP
 				}
 			}
 		}
-		sort.SliceStable(picks, func(a, b int) bool {
-			sa, sb := &series[picks[a]], &series[picks[b]]
-			if sa.Host != sb.Host {
-				return sa.Host < sb.Host
-			}
-			if sa.Index != sb.Index {
-				return sa.Index < sb.Index
-			}
-			return sa.Key < sb.Key
-		})
+		sortPicks(series, picks)
 		// A card's MIG instances are one billed card (mig_card.go), unless
 		// the bill bills the slices themselves.
 		slots := cardSlots(series, picks, !billsSlices(r.model))

@@ -210,6 +210,24 @@ type Sensitivity struct {
 	ClearsMargin         bool    `json:"clears_margin"`         // observed ≥ this breakeven + margin
 }
 
+// purchaseTable keys the purchase assumptions by GPU model, refusing a
+// model given twice (which one is meant?) or in a currency without a rate.
+func purchaseTable(purchases []PurchaseAssumption, conv reviewConverter) (map[string]PurchaseAssumption, error) {
+	out := map[string]PurchaseAssumption{}
+	for _, a := range purchases {
+		k := gpuModelKey(a.GPUModel)
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("analysis: review: purchase assumptions for %s given twice", a.GPUModel)
+		}
+		if _, ok := conv.rate(a.Currency); !ok {
+			return nil, fmt.Errorf("analysis: review: no exchange rate from %s to %s for the purchase assumptions of %s: add fx.%s to the config",
+				strings.ToUpper(a.Currency), conv.currency, a.GPUModel, strings.ToUpper(a.Currency))
+		}
+		out[k] = a
+	}
+	return out, nil
+}
+
 // RentOrBuy computes the review. It is pure: the same input gives the same review.
 func RentOrBuy(in *ReviewInput) (*Review, error) {
 	if in == nil || in.Current == nil {
@@ -240,17 +258,9 @@ func RentOrBuy(in *ReviewInput) (*Review, error) {
 	}
 	conv := reviewConverter{currency: cur.Currency, fx: p.FX}
 
-	purchases := map[string]PurchaseAssumption{}
-	for _, a := range in.Purchases {
-		k := gpuModelKey(a.GPUModel)
-		if _, dup := purchases[k]; dup {
-			return nil, fmt.Errorf("analysis: review: purchase assumptions for %s given twice", a.GPUModel)
-		}
-		if _, ok := conv.rate(a.Currency); !ok {
-			return nil, fmt.Errorf("analysis: review: no exchange rate from %s to %s for the purchase assumptions of %s: add fx.%s to the config",
-				strings.ToUpper(a.Currency), cur.Currency, a.GPUModel, strings.ToUpper(a.Currency))
-		}
-		purchases[k] = a
+	purchases, err := purchaseTable(in.Purchases, conv)
+	if err != nil {
+		return nil, err
 	}
 	if len(in.Purchases) == 0 {
 		rv.Warnings = append(rv.Warnings, "no purchase assumptions are configured: add a purchase block to the config (see finops.example.yaml)")
@@ -573,7 +583,29 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 	u := mr.ObservedUtilization
 	mr.HeadroomPoints = u - mr.BreakevenUtilization
 
-	// Renting at the observed usage: the cheapest option of metrics.md §Recommendation.
+	priceRenting(mr, pr, p, capex)
+
+	need := mr.BreakevenUtilization + margin
+	mr.AsConfigured = &Sensitivity{Case: "as configured", DepreciationYears: mr.Owned.DepreciationYears,
+		CapexPerGPU: mr.Owned.CapexPerGPU, OwnedMonthlyPerGPU: mr.OwnedMonthlyPerGPU,
+		BreakevenUtilization: mr.BreakevenUtilization, ClearsMargin: u >= need}
+	addSensitivities(mr, a, r, capex, full, margin)
+
+	j := newJudgement(mr, cur, previous, margin, full)
+	if reason := j.insufficient(mr, o, quarter, inProgress); reason != "" {
+		mr.Verdict, mr.Confidence, mr.Reason = VerdictInsufficientData, "low", reason
+		return
+	}
+	mr.Verdict, mr.Reason = j.verdict(mr)
+	mr.Reason += j.prevNote
+	if unmon > 0.10 {
+		mr.Reason += fmt.Sprintf("; %.0f%% of the billed GPU-hours were unmonitored, so the utilization is a lower bound", unmon*100)
+	}
+}
+
+// priceRenting prices renting at the observed usage, the cheapest option
+// of metrics.md §Recommendation, and what owning saves against it.
+func priceRenting(mr *ModelReview, pr rentPrices, p Params, capex float64) {
 	usage := mr.ActiveHoursPerMonth
 	mr.RentOption, mr.RentMonthlyPerGPU = finops.ModeHourly, usage*pr.hourly*(1+p.ReleaseSlack)
 	if !math.IsNaN(pr.monthly) && pr.monthly < mr.RentMonthlyPerGPU {
@@ -590,11 +622,13 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 		v := capex / net
 		mr.PaybackMonths = &v
 	}
+}
 
-	need := mr.BreakevenUtilization + margin
-	mr.AsConfigured = &Sensitivity{Case: "as configured", DepreciationYears: mr.Owned.DepreciationYears,
-		CapexPerGPU: mr.Owned.CapexPerGPU, OwnedMonthlyPerGPU: mr.OwnedMonthlyPerGPU,
-		BreakevenUtilization: mr.BreakevenUtilization, ClearsMargin: u >= need}
+// addSensitivities adds the breakeven under a year less and a year more of
+// depreciation and a price 20 % lower and higher: how far the verdict
+// rests on the assumptions.
+func addSensitivities(mr *ModelReview, a PurchaseAssumption, r, capex, full, margin float64) {
+	u := mr.ObservedUtilization
 	sens := func(name string, capex, years float64) {
 		oc := ownedMonthly(a, r, capex, years)
 		be := oc.Total / full * 100
@@ -608,89 +642,101 @@ func judge(mr *ModelReview, o *observed, a PurchaseAssumption, pr rentPrices, co
 	sens(fmt.Sprintf("depreciation %s years", trimNum(y+1)), capex, y+1)
 	sens("price −20%", capex*0.8, y)
 	sens("price +20%", capex*1.2, y)
+}
 
-	busy := fmt.Sprintf("busy %.1f%% of the hours", u)
+// judgement is what a verdict's reason quotes: the observed usage, the
+// breakeven and margin, and the previous quarter when it votes.
+type judgement struct {
+	cur, previous         string
+	u, margin, need, full float64
+	busy, be              string
+	prevU                 *float64 // nil when the previous quarter does not vote
+	prevBound, prevNote   string
+}
+
+// newJudgement words the usage and decides whether the previous quarter
+// votes: it confirms or vetoes only with enough telemetry, so a buy is
+// never vetoed by a quarter with too little data (nor confirmed by one),
+// and the reason says that quarter was left out.
+func newJudgement(mr *ModelReview, cur, previous string, margin, full float64) judgement {
+	u := mr.ObservedUtilization
+	j := judgement{cur: cur, previous: previous, u: u, margin: margin, need: mr.BreakevenUtilization + margin, full: full,
+		busy: fmt.Sprintf("busy %.1f%% of the hours", u), be: fmt.Sprintf("the %.1f%% breakeven", mr.BreakevenUtilization),
+		prevU: mr.PreviousUtilization}
 	if mr.ObservedLowerBound {
-		busy = fmt.Sprintf("busy at least %.1f%% of the hours", u)
+		j.busy = fmt.Sprintf("busy at least %.1f%% of the hours", u)
 	}
-	// The previous quarter confirms or vetoes only with enough telemetry: a
-	// buy is never vetoed by a quarter with too little data (nor confirmed by
-	// one), and the reason says that quarter was left out.
-	prevU := mr.PreviousUtilization
-	prevNote := ""
-	if prevU != nil && !mr.PreviousVotes {
-		prevU = nil
-		prevNote = "; " + notEnoughTelemetry(previous, *mr.PreviousTelemetryCoverage, mr.MinTelemetryCoverage) + " to compare"
+	if j.prevU != nil && !mr.PreviousVotes {
+		j.prevU = nil
+		j.prevNote = "; " + notEnoughTelemetry(previous, *mr.PreviousTelemetryCoverage, mr.MinTelemetryCoverage) + " to compare"
 	}
-	prevBound := ""
-	if prevU != nil && mr.PreviousLowerBound {
-		prevBound = " or more"
+	if j.prevU != nil && mr.PreviousLowerBound {
+		j.prevBound = " or more"
 	}
-	be := fmt.Sprintf("the %.1f%% breakeven", mr.BreakevenUtilization)
+	return j
+}
+
+// insufficient says why the data cannot judge a purchase (no telemetry,
+// too few days, too little of the hours monitored); "" when it can.
+func (j judgement) insufficient(mr *ModelReview, o *observed, quarter string, inProgress bool) string {
 	switch {
 	case o.billed > 0 && o.unmonitored >= o.billed:
-		mr.Verdict, mr.Confidence = VerdictInsufficientData, "low"
-		mr.Reason = fmt.Sprintf("no utilization data for %s in %s: a purchase cannot be judged without it", o.model, quarter)
-		return
+		return fmt.Sprintf("no utilization data for %s in %s: a purchase cannot be judged without it", o.model, quarter)
 	case mr.Coverage < MinReviewCoverage:
-		mr.Verdict, mr.Confidence = VerdictInsufficientData, "low"
 		why := ""
 		if inProgress {
 			why = " (the quarter is still in progress)"
 		}
-		mr.Reason = fmt.Sprintf("the data covers %.0f of the %.0f days of %s%s and a purchase needs at least %.0f days of evidence; so far %s it covers, against %s",
-			mr.CoveredDays, mr.QuarterDays, quarter, why, math.Ceil(mr.QuarterDays*MinReviewCoverage), busy, be)
-		return
+		return fmt.Sprintf("the data covers %.0f of the %.0f days of %s%s and a purchase needs at least %.0f days of evidence; so far %s it covers, against %s",
+			mr.CoveredDays, mr.QuarterDays, quarter, why, math.Ceil(mr.QuarterDays*MinReviewCoverage), j.busy, j.be)
 	case !mr.QuarterVotes:
 		// The observed utilization is only a lower bound over too few of
 		// the hours: it can neither support a purchase nor rule one out.
-		mr.Verdict, mr.Confidence = VerdictInsufficientData, "low"
 		monitored := "" // the same figure as the quarter's hours when the data covers all of it
 		if shareText(mr.MonitoredShare) != shareText(mr.TelemetryCoverage) {
 			monitored = " (" + shareText(mr.MonitoredShare) + " of the billed GPU-hours monitored)"
 		}
-		mr.Reason = fmt.Sprintf("%s to judge: busy between %.1f%% and %.1f%% of the hours%s, against %s and the %.1f%% a purchase needs",
-			notEnoughTelemetry(quarter, mr.TelemetryCoverage, mr.MinTelemetryCoverage), u, mr.ObservedUpperBound, monitored, be, need)
-		return
+		return fmt.Sprintf("%s to judge: busy between %.1f%% and %.1f%% of the hours%s, against %s and the %.1f%% a purchase needs",
+			notEnoughTelemetry(quarter, mr.TelemetryCoverage, mr.MinTelemetryCoverage), j.u, mr.ObservedUpperBound, monitored, j.be, j.need)
 	}
-	mr.Verdict = VerdictKeepRenting
+	return ""
+}
+
+// verdict is keep renting, with the first reason that holds, or buy when
+// none does.
+func (j judgement) verdict(mr *ModelReview) (string, string) {
+	cur, u, be := j.cur, j.u, j.be
 	owning := fmt.Sprintf("owning costs %s/GPU-month", amount.Rounded(cur, mr.OwnedMonthlyPerGPU))
 	switch {
 	case mr.BreakevenUtilization >= 100:
-		mr.Reason = fmt.Sprintf("%s, more than renting hourly around the clock (%s): keep renting", owning, amount.Rounded(cur, full))
+		return VerdictKeepRenting, fmt.Sprintf("%s, more than renting hourly around the clock (%s): keep renting", owning, amount.Rounded(cur, j.full))
 	case u < mr.BreakevenUtilization:
-		mr.Reason = fmt.Sprintf("%s, below %s: renting %s costs %s/GPU-month at this usage and %s",
-			busy, be, mr.RentOption, amount.Rounded(cur, mr.RentMonthlyPerGPU), owning)
-	case u < need:
-		mr.Reason = fmt.Sprintf("%s, %.1f points above %s but short of the %s-point margin: keep renting and review next quarter",
-			busy, mr.HeadroomPoints, be, trimNum(margin))
-	case prevU != nil && *prevU < mr.BreakevenUtilization:
-		mr.Reason = fmt.Sprintf("%s, but only %.1f%%%s in %s, below %s: keep renting until the usage holds for two quarters",
-			busy, *prevU, prevBound, previous, be)
-	case prevU != nil && *prevU < need:
-		mr.Reason = fmt.Sprintf("%s, but %.1f%%%s in %s, short of %s plus the %s-point margin: keep renting until the usage holds for two quarters",
-			busy, *prevU, prevBound, previous, be, trimNum(margin))
+		return VerdictKeepRenting, fmt.Sprintf("%s, below %s: renting %s costs %s/GPU-month at this usage and %s",
+			j.busy, be, mr.RentOption, amount.Rounded(cur, mr.RentMonthlyPerGPU), owning)
+	case u < j.need:
+		return VerdictKeepRenting, fmt.Sprintf("%s, %.1f points above %s but short of the %s-point margin: keep renting and review next quarter",
+			j.busy, mr.HeadroomPoints, be, trimNum(j.margin))
+	case j.prevU != nil && *j.prevU < mr.BreakevenUtilization:
+		return VerdictKeepRenting, fmt.Sprintf("%s, but only %.1f%%%s in %s, below %s: keep renting until the usage holds for two quarters",
+			j.busy, *j.prevU, j.prevBound, j.previous, be)
+	case j.prevU != nil && *j.prevU < j.need:
+		return VerdictKeepRenting, fmt.Sprintf("%s, but %.1f%%%s in %s, short of %s plus the %s-point margin: keep renting until the usage holds for two quarters",
+			j.busy, *j.prevU, j.prevBound, j.previous, be, trimNum(j.margin))
 	case mr.MonthlySavingsPerGPU <= 0:
-		mr.Reason = fmt.Sprintf("%s, above %s plus the margin, but renting %s at %s/GPU-month is cheaper than owning (%s/GPU-month): keep renting",
-			busy, be, mr.RentOption, amount.Rounded(cur, mr.RentMonthlyPerGPU), amount.Rounded(cur, mr.OwnedMonthlyPerGPU))
-	default:
-		mr.Verdict = VerdictBuy
-		prevText := ""
-		if prevU != nil {
-			prevText = fmt.Sprintf(" (%.1f%%%s in %s)", *prevU, prevBound, previous)
-		}
-		payback := "never pays back"
-		if mr.PaybackMonths != nil {
-			payback = fmt.Sprintf("pays back in %.1f months", *mr.PaybackMonths)
-		}
-		mr.Reason = fmt.Sprintf("%s%s, %.1f points above %s (margin %s): owning at %s/GPU-month instead of renting %s at %s saves %s/GPU-month; the purchase %s",
-			busy, prevText, mr.HeadroomPoints, be, trimNum(margin), amount.Rounded(cur, mr.OwnedMonthlyPerGPU), mr.RentOption,
-			amount.Rounded(cur, mr.RentMonthlyPerGPU), amount.Rounded(cur, mr.MonthlySavingsPerGPU), payback)
+		return VerdictKeepRenting, fmt.Sprintf("%s, above %s plus the margin, but renting %s at %s/GPU-month is cheaper than owning (%s/GPU-month): keep renting",
+			j.busy, be, mr.RentOption, amount.Rounded(cur, mr.RentMonthlyPerGPU), amount.Rounded(cur, mr.OwnedMonthlyPerGPU))
 	}
-	mr.Reason += prevNote
-	if unmon > 0.10 {
-		mr.Reason += fmt.Sprintf("; %.0f%% of the billed GPU-hours were unmonitored, so the utilization is a lower bound", unmon*100)
+	prevText := ""
+	if j.prevU != nil {
+		prevText = fmt.Sprintf(" (%.1f%%%s in %s)", *j.prevU, j.prevBound, j.previous)
 	}
+	payback := "never pays back"
+	if mr.PaybackMonths != nil {
+		payback = fmt.Sprintf("pays back in %.1f months", *mr.PaybackMonths)
+	}
+	return VerdictBuy, fmt.Sprintf("%s%s, %.1f points above %s (margin %s): owning at %s/GPU-month instead of renting %s at %s saves %s/GPU-month; the purchase %s",
+		j.busy, prevText, mr.HeadroomPoints, be, trimNum(j.margin), amount.Rounded(cur, mr.OwnedMonthlyPerGPU), mr.RentOption,
+		amount.Rounded(cur, mr.RentMonthlyPerGPU), amount.Rounded(cur, mr.MonthlySavingsPerGPU), payback)
 }
 
 // notEnoughTelemetry says why a quarter's utilization does not vote, e.g.

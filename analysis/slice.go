@@ -57,8 +57,30 @@ func (r *Result) ForTeam(team string) *Result {
 		out.ByTeam[0].Budget = &b
 	}
 
-	own := map[string]bool{}   // the team's resource ids
-	other := map[string]bool{} // everyone else's
+	own, other := out.takeResources(r, name)
+	tasks := out.takeTeamRows(r, name)
+	out.takeResourceRows(r, name, own)
+	out.Pools = teamPools(r, name)
+	for _, d := range r.TaskDaily {
+		if tasks[d.Task] {
+			out.TaskDaily = append(out.TaskDaily, d)
+		}
+	}
+	out.GPUsByModel = modelUtil(out.ByResource)
+	out.Watch = r.Watch.forTeam(name)
+	out.Energy = r.Energy.forTeam(name)
+	out.Advice = r.Advice.forTeam(name, own)
+	out.Trend = r.Trend.forTeam(name)
+	out.DataQuality = teamDataQuality(r.DataQuality, name, own, other)
+	out.teamTotals(tc, r.DataQuality)
+	return out
+}
+
+// takeResources copies the team's resources into out and returns the ids
+// of the team's resources and of everyone else's (the warnings that name
+// only the team's are its own).
+func (out *Result) takeResources(r *Result, name string) (own, other map[string]bool) {
+	own, other = map[string]bool{}, map[string]bool{}
 	for _, rc := range r.ByResource {
 		if rc.Team == name {
 			own[rc.ResourceID] = true
@@ -67,6 +89,12 @@ func (r *Result) ForTeam(team string) *Result {
 			other[rc.ResourceID] = true
 		}
 	}
+	return own, other
+}
+
+// takeTeamRows copies the rows that carry a team (tasks, daily costs) and
+// returns the team's task names, which its tasks' daily rows follow.
+func (out *Result) takeTeamRows(r *Result, name string) map[string]bool {
 	tasks := map[string]bool{}
 	for _, t := range r.Tasks {
 		if t.Team == name {
@@ -74,6 +102,18 @@ func (r *Result) ForTeam(team string) *Result {
 			out.Tasks = append(out.Tasks, t)
 		}
 	}
+	for _, d := range r.Daily {
+		if d.Team == name {
+			out.Daily = append(out.Daily, d)
+		}
+	}
+	return tasks
+}
+
+// takeResourceRows copies the rows that belong to the team through its
+// resources: recommendations, idle spans, hourly utilization, and the
+// findings naming the team or, naming none, one of its resources.
+func (out *Result) takeResourceRows(r *Result, name string, own map[string]bool) {
 	for _, rec := range r.Recommendations {
 		if own[rec.ResourceID] {
 			out.Recommendations = append(out.Recommendations, rec)
@@ -89,30 +129,17 @@ func (r *Result) ForTeam(team string) *Result {
 			out.Findings = append(out.Findings, f)
 		}
 	}
-	out.Pools = teamPools(r, name)
-	for _, d := range r.Daily {
-		if d.Team == name {
-			out.Daily = append(out.Daily, d)
-		}
-	}
 	for _, h := range r.HourlyUtil {
 		if own[h.ResourceID] {
 			out.HourlyUtil = append(out.HourlyUtil, h)
 		}
 	}
-	for _, d := range r.TaskDaily {
-		if tasks[d.Task] {
-			out.TaskDaily = append(out.TaskDaily, d)
-		}
-	}
-	out.GPUsByModel = modelUtil(out.ByResource)
-	out.Watch = r.Watch.forTeam(name)
-	out.Energy = r.Energy.forTeam(name)
-	out.Advice = r.Advice.forTeam(name, own)
-	out.Trend = r.Trend.forTeam(name)
+}
 
-	dq := r.DataQuality
-	out.DataQuality = DataQuality{
+// teamDataQuality is the data-quality box of a team's slice: its sources,
+// the fleet's counts, and the warnings naming only its resources.
+func teamDataQuality(dq DataQuality, name string, own, other map[string]bool) DataQuality {
+	out := DataQuality{
 		Sources:        teamSources(dq.Sources, name),
 		RowsRejected:   dq.RowsRejected,
 		SamplesDropped: slices.Clone(dq.SamplesDropped),
@@ -121,10 +148,15 @@ func (r *Result) ForTeam(team string) *Result {
 	}
 	for _, w := range dq.Warnings {
 		if w == dq.Clipped || mentionsOnly(w, own, other) {
-			out.DataQuality.Warnings = append(out.DataQuality.Warnings, w)
+			out.Warnings = append(out.Warnings, w)
 		}
 	}
+	return out
+}
 
+// teamTotals fills the slice's totals (see ForTeam) from its ByTeam row
+// and the rows already taken, and marks its coverage.
+func (out *Result) teamTotals(tc TeamCost, dq DataQuality) {
 	t := &out.Totals
 	t.Cost, t.GPUCost, t.IdleCost, t.PreviousCost = tc.Cost, tc.GPUCost, tc.IdleCost, tc.PreviousCost
 	t.NonGPUCost = tc.Cost - tc.GPUCost
@@ -159,7 +191,6 @@ func (r *Result) ForTeam(team string) *Result {
 			t.UnusedCommitmentCost += f.Money
 		}
 	}
-	return out
 }
 
 // teamPools keeps the pools whose every resource belongs to team.

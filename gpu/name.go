@@ -171,6 +171,17 @@ func tokens(s string) []string {
 	})
 }
 
+// tokenModels are the tokens that name one model on their own, whatever
+// the rest of the name says (resolveGPU handles the A100's memory, the
+// RTX 6000 Ada and the Ascend 910B variants). A read-only table.
+var tokenModels = map[string]string{
+	"A800": gpuA800, "H100": gpuH100, "H200": gpuH200, "H800": gpuH800, "H20": gpuH20,
+	"L40S": gpuL40S, "L4": gpuL4, "L20": gpuL20, "A10G": gpuA10G, "A10": gpuA10, "T4": gpuT4,
+	"V100": gpuV100, "V100S": gpuV100, "M60": gpuM60, "4090": gpu4090, "4090D": gpu4090D, "5090": gpu5090,
+	"A40": gpuA40, "A30": gpuA30, "L40": gpuL40, "A6000": gpuA6000, "B200": gpuB200, "MI300X": gpuMI300X,
+	"P100": gpuP100, "3090": gpu3090,
+}
+
 // resolveGPU maps a GPU name without count to its canonical model. It works
 // on whole tokens so that "H200" is never read as "H20".
 func (c *Catalog) resolveGPU(name string) (string, bool) {
@@ -192,67 +203,18 @@ func (c *Catalog) resolveGPU(name string) (string, bool) {
 		return false
 	}
 	for _, t := range toks {
-		switch t {
-		case "A100":
-			if has("80G") {
-				return gpuA100_80, true
-			}
+		switch {
+		case t == "A100" && has("80G"):
+			return gpuA100_80, true
+		case t == "A100":
 			return gpuA100_40, true
-		case "A800":
-			return gpuA800, true
-		case "H100":
-			return gpuH100, true
-		case "H200":
-			return gpuH200, true
-		case "H800":
-			return gpuH800, true
-		case "H20":
-			return gpuH20, true
-		case "L40S":
-			return gpuL40S, true
-		case "L4":
-			return gpuL4, true
-		case "L20":
-			return gpuL20, true
-		case "A10G":
-			return gpuA10G, true
-		case "A10":
-			return gpuA10, true
-		case "T4":
-			return gpuT4, true
-		case "V100", "V100S":
-			return gpuV100, true
-		case "M60":
-			return gpuM60, true
-		case "4090":
-			return gpu4090, true
-		case "4090D":
-			return gpu4090D, true
-		case "5090":
-			return gpu5090, true
-		case "A40":
-			return gpuA40, true
-		case "A30":
-			return gpuA30, true
-		case "L40":
-			return gpuL40, true
-		case "A6000":
-			return gpuA6000, true
-		case "B200":
-			return gpuB200, true
-		case "MI300X":
-			return gpuMI300X, true
-		case "P100":
-			return gpuP100, true
-		case "3090":
-			return gpu3090, true
-		case "6000":
-			if has("ADA") {
-				return gpu6000Ada, true
-			}
-		}
-		if strings.HasPrefix(t, "910B") {
+		case t == "6000" && has("ADA"):
+			return gpu6000Ada, true
+		case strings.HasPrefix(t, "910B"):
 			return gpu910B, true
+		}
+		if m, ok := tokenModels[t]; ok {
+			return m, true
 		}
 	}
 	return "", false

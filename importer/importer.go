@@ -56,152 +56,208 @@ type Result struct {
 // all were tried, so one bad export never hides the rest of the week.
 func Run(ctx context.Context, o Options, specs []source.Spec) ([]Result, error) {
 	defer gc(o.Getenv)()
-	type job struct {
-		spec *Result
-		file ingest.PlannedFile
-		uri  string // the file's path, or the s3:// URL of an object downloaded to it
+	r := newRun(o, len(specs))
+	plans := r.plan(ctx, specs)
+	defer func() {
+		// s3:// sources: the downloaded copies, once every file is
+		// imported, the last planned first.
+		for i := len(plans) - 1; i >= 0; i-- {
+			plans[i].Close()
+		}
+	}()
+	done := 0
+	for _, u := range deliveryUnits(r.jobs, func(j importJob) string { return j.file.Manifest + "\x00" + j.file.Delivery }) {
+		label := func(i int) string { return fmt.Sprintf("[%d/%d] %s", done+i+1, len(r.jobs), u[i].uri) }
+		var err error
+		if len(u) == 1 && u[0].file.Delivery == "" {
+			err = r.importLone(ctx, u[0], label(0))
+		} else {
+			err = r.importDelivery(ctx, u, label)
+		}
+		done += len(u)
+		if err != nil {
+			return r.results, err
+		}
 	}
-	st, perFile, asJSON := o.Store, o.Out, o.JSON
-	results := make([]Result, len(specs))
-	var jobs []job
-	var errs []error
-	notes := perFile
-	if asJSON && perFile != io.Discard {
-		notes = o.Stderr // stdout carries only the JSON results
+	return r.results, r.err(len(specs))
+}
+
+// importJob is one planned file of a source.
+type importJob struct {
+	spec *Result
+	file ingest.PlannedFile
+	uri  string // the file's path, or the s3:// URL of an object downloaded to it
+}
+
+// importRun is one Run's state: the results by source, the files planned,
+// the errors so far and where each kind of line goes.
+type importRun struct {
+	o       Options
+	results []Result
+	jobs    []importJob
+	errs    []error
+	perFile io.Writer // each file's line, and every problem
+	notes   io.Writer // plan notes with JSON results (stderr: stdout carries only the JSON)
+	done    io.Writer // what went well: nothing with --quiet
+	maxDrop float64
+}
+
+func newRun(o Options, sources int) *importRun {
+	r := &importRun{o: o, results: make([]Result, sources), perFile: o.Out, notes: o.Out, done: o.Out,
+		maxDrop: config.DefaultMaxRestatementDrop}
+	if o.JSON && o.Out != io.Discard {
+		r.notes = o.Stderr // stdout carries only the JSON results
 	}
 	// done gets what went well: with --quiet only the problems (and JSON
 	// results) are printed.
-	done := perFile
-	if o.Quiet && !asJSON {
-		done = io.Discard
+	if o.Quiet && !o.JSON {
+		r.done = io.Discard
 	}
+	if o.Config != nil {
+		r.maxDrop = o.Config.MaxRestatementDrop()
+	}
+	return r
+}
+
+// plan plans each source into jobs, recording the sources and files that
+// cannot be planned; it returns the plans, to be closed after the imports.
+func (r *importRun) plan(ctx context.Context, specs []source.Spec) []*source.Plan {
+	var plans []*source.Plan
 	for i, s := range specs {
-		results[i].Spec = s
-		plan, err := o.Sources.Plan(ctx, s.Name)
+		res := &r.results[i]
+		res.Spec = s
+		plan, err := r.o.Sources.Plan(ctx, s.Name)
 		if err != nil {
-			results[i].Err = err
-			errs = append(errs, err)
+			res.Err = err
+			r.errs = append(r.errs, err)
 			if !isConfigError(err) {
 				// A source address or setting that can never work is not
 				// printed here: the returned error carries it to stderr whole.
-				printFailed(perFile, asJSON, "", s.Name, err)
+				printFailed(r.perFile, r.o.JSON, "", s.Name, err)
 			}
 			continue
 		}
-		defer plan.Close() // s3:// sources: the downloaded copies, once every file is imported
-		if asJSON {
-			printPlanNotes(notes, s.Name, plan.DeliveryPlan)
+		plans = append(plans, plan)
+		if r.o.JSON {
+			printPlanNotes(r.notes, s.Name, plan.DeliveryPlan)
 		} else {
-			printPlanNotes(done, s.Name, plan.DeliveryPlan)
+			printPlanNotes(r.done, s.Name, plan.DeliveryPlan)
 		}
 		for _, err := range plan.Errs {
 			// Problems are printed even with --quiet: the returned error
 			// says each is named on standard output.
-			printFailed(perFile, asJSON, "", s.Name, err)
-			results[i].Files++
-			results[i].Failed++
-			if results[i].Err == nil {
-				results[i].Err = err
+			printFailed(r.perFile, r.o.JSON, "", s.Name, err)
+			res.Files++
+			res.Failed++
+			if res.Err == nil {
+				res.Err = err
 			}
-			errs = append(errs, err)
+			r.errs = append(r.errs, err)
 		}
 		for _, f := range plan.Files {
-			jobs = append(jobs, job{&results[i], f, plan.URI(f.Path)})
+			r.jobs = append(r.jobs, importJob{res, f, plan.URI(f.Path)})
 		}
 	}
-	maxDrop := config.DefaultMaxRestatementDrop
-	if o.Config != nil {
-		maxDrop = o.Config.MaxRestatementDrop()
+	return plans
+}
+
+// importLone imports a file that belongs to no delivery; only a cancelled
+// context is returned, any other failure recorded.
+func (r *importRun) importLone(ctx context.Context, j importJob, label string) error {
+	res, err := importFile(ctx, r.o, j.spec.Spec, j.file, j.uri, label)
+	j.spec.Files++
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		r.fail(ctx, j, j.uri, err)
+		return nil
 	}
-	handle := func(j job, res *store.ImportResult) {
-		if asJSON {
-			emitJSON(perFile, importResult(j.uri, res, maxDrop))
-			return
-		}
-		PrintImport(done, j.uri, res, maxDrop)
-	}
-	fail := func(j job, name string, err error) {
-		j.spec.Failed++
-		if j.spec.Err == nil {
-			j.spec.Err = err
-		}
-		errs = append(errs, err)
-		printFailed(perFile, asJSON, name+": ", name, err)
-		// A delivery that did not import, or a file refused for sharing
-		// charges with another, leaves a bill missing: later reports say so
-		// too, until the file (or another delivery of its period) imports.
-		// A malformed lone file is this command's failure only.
-		var overlap *store.OverlapError
-		if j.file.Delivery == "" && !errors.As(err, &overlap) {
-			return
-		}
-		if rerr := st.RecordFailedImport(ctx, store.FailedImport{URI: name, Period: j.file.Period, Delivery: j.file.Delivery,
-			Error: err.Error(), At: o.Now()}); rerr != nil {
-			errs = append(errs, rerr)
-		}
-	}
-	done0 := 0
-	for _, u := range deliveryUnits(jobs, func(j job) string { return j.file.Manifest + "\x00" + j.file.Delivery }) {
-		label := func(i int) string { return fmt.Sprintf("[%d/%d] %s", done0+i+1, len(jobs), u[i].uri) }
-		if len(u) == 1 && u[0].file.Delivery == "" {
-			j := u[0]
-			res, err := importFile(ctx, o, j.spec.Spec, j.file, j.uri, label(0))
-			done0++
-			j.spec.Files++
-			if err != nil {
-				if errors.Is(err, context.Canceled) {
-					return results, err
-				}
-				fail(j, j.uri, err)
-				continue
-			}
-			handle(j, res)
-			continue
-		}
-		// A delivery's files import together or not at all: one bad file
-		// must not leave the period half restated.
-		files := make([]store.FileImport, 0, len(u))
-		var prepErr error
-		for i, j := range u {
-			fi, err := prepareFile(ctx, o, j.spec.Spec, j.file, j.uri, label(i))
-			if err != nil {
-				prepErr = err
-				break
-			}
-			files = append(files, fi)
-		}
-		var res []*store.ImportResult
-		err := prepErr
-		if err == nil {
-			res, err = st.ImportGroup(ctx, files)
-		}
-		done0 += len(u)
-		u[0].spec.Files += len(u)
+	r.handle(j, res)
+	return nil
+}
+
+// importDelivery imports a delivery's files together or not at all: one
+// bad file must not leave the period half restated. Only a cancelled
+// context is returned, any other failure recorded.
+func (r *importRun) importDelivery(ctx context.Context, u []importJob, label func(int) string) error {
+	files := make([]store.FileImport, 0, len(u))
+	var prepErr error
+	for i, j := range u {
+		fi, err := prepareFile(ctx, r.o, j.spec.Spec, j.file, j.uri, label(i))
 		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return results, err
-			}
-			j := u[0]
-			j.spec.Failed += len(u) - 1
-			fail(j, j.file.Manifest, fmt.Errorf("delivery %s of %s (%d files) not imported, the period's earlier delivery stays: %w",
-				j.file.Delivery, j.file.Period, len(u), err))
-			continue
+			prepErr = err
+			break
 		}
-		for i, j := range u {
-			handle(j, res[i])
+		files = append(files, fi)
+	}
+	var res []*store.ImportResult
+	err := prepErr
+	if err == nil {
+		res, err = r.o.Store.ImportGroup(ctx, files)
+	}
+	u[0].spec.Files += len(u)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		j := u[0]
+		j.spec.Failed += len(u) - 1
+		r.fail(ctx, j, j.file.Manifest, fmt.Errorf("delivery %s of %s (%d files) not imported, the period's earlier delivery stays: %w",
+			j.file.Delivery, j.file.Period, len(u), err))
+		return nil
+	}
+	for i, j := range u {
+		r.handle(j, res[i])
+	}
+	return nil
+}
+
+// handle prints what importing a file did.
+func (r *importRun) handle(j importJob, res *store.ImportResult) {
+	if r.o.JSON {
+		emitJSON(r.perFile, importResult(j.uri, res, r.maxDrop))
+		return
+	}
+	PrintImport(r.done, j.uri, res, r.maxDrop)
+}
+
+// fail records and prints a file's (or a delivery's) failure.
+func (r *importRun) fail(ctx context.Context, j importJob, name string, err error) {
+	j.spec.Failed++
+	if j.spec.Err == nil {
+		j.spec.Err = err
+	}
+	r.errs = append(r.errs, err)
+	printFailed(r.perFile, r.o.JSON, name+": ", name, err)
+	// A delivery that did not import, or a file refused for sharing
+	// charges with another, leaves a bill missing: later reports say so
+	// too, until the file (or another delivery of its period) imports.
+	// A malformed lone file is this command's failure only.
+	var overlap *store.OverlapError
+	if j.file.Delivery == "" && !errors.As(err, &overlap) {
+		return
+	}
+	if rerr := r.o.Store.RecordFailedImport(ctx, store.FailedImport{URI: name, Period: j.file.Period, Delivery: j.file.Delivery,
+		Error: err.Error(), At: r.o.Now()}); rerr != nil {
+		r.errs = append(r.errs, rerr)
+	}
+}
+
+// err is Run's error: the first configuration error whole (exit 2), or
+// one counting the problems, each already printed.
+func (r *importRun) err(sources int) error {
+	if len(r.errs) == 0 {
+		return nil
+	}
+	for _, err := range r.errs {
+		if isConfigError(err) {
+			return err
 		}
 	}
-	if len(errs) > 0 {
-		for _, err := range errs {
-			if isConfigError(err) {
-				return results, err
-			}
-		}
-		// Each problem is on perFile already: the error only counts them.
-		return results, ReportedError{fmt.Sprintf("ingest: %d problems in %d sources (%d files planned), each named on standard output",
-			len(errs), len(specs), len(jobs)), errs[0]}
-	}
-	return results, nil
+	// Each problem is on perFile already: the error only counts them.
+	return ReportedError{fmt.Sprintf("ingest: %d problems in %d sources (%d files planned), each named on standard output",
+		len(r.errs), sources, len(r.jobs)), r.errs[0]}
 }
 
 // isConfigError reports a source that can never work as configured (exit 2).

@@ -75,33 +75,15 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 			return sum.finish(), j.fail(err, path)
 		}
 		err = jb.record(raw, path, line, func() ([]*finops.BillingLine, *ParseError, bool) {
-			rec, perr := newGCPJSONFields(name, line, raw)
-			var l *finops.BillingLine
-			if perr == nil {
-				l, perr = b.build(rec, line)
-			}
-			if perr == nil {
-				return []*finops.BillingLine{l}, nil, false
-			}
-			if n == 1 && rec != nil && rec.text(gcpStart) == "" && rec.text(gcpCost) == "" {
-				perr.Msg = "not a GCP billing export record: expected usage_start_time, usage_end_time and cost (" + perr.Msg + ")"
-				return nil, perr, true
-			}
-			return nil, perr, false
+			return gcpJSONLine(name, &b, line, raw, n == 1)
 		})
 		if err != nil {
 			return sum.finish(), err
 		}
 	}
 	if array {
-		if _, err := j.dec.Token(); err != nil { // ]
-			return sum.finish(), j.fail(err, "")
-		}
-		if _, err := j.dec.Token(); err != io.EOF {
-			if err == nil {
-				return sum.finish(), &ParseError{File: name, Line: j.line(), Msg: "more JSON after the array of records; a file holds one array or one record per line"}
-			}
-			return sum.finish(), j.fail(err, "")
+		if err := endArray(j, name); err != nil {
+			return sum.finish(), err
 		}
 	}
 	if sum.sum.Rows == 0 && len(sum.sum.Rejected) == 0 {
@@ -111,6 +93,40 @@ func parseGCPJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Su
 		return sum.finish(), perr
 	}
 	return sum.finish(), nil
+}
+
+// gcpJSONLine builds one record's billing line. A first record that has
+// neither a start nor a cost is no GCP export at all: its error says so
+// and stops the file (true).
+func gcpJSONLine(name string, b *gcpBuilder, line int, raw []byte, first bool) ([]*finops.BillingLine, *ParseError, bool) {
+	rec, perr := newGCPJSONFields(name, line, raw)
+	var l *finops.BillingLine
+	if perr == nil {
+		l, perr = b.build(rec, line)
+	}
+	if perr == nil {
+		return []*finops.BillingLine{l}, nil, false
+	}
+	if first && rec != nil && rec.text(gcpStart) == "" && rec.text(gcpCost) == "" {
+		perr.Msg = "not a GCP billing export record: expected usage_start_time, usage_end_time and cost (" + perr.Msg + ")"
+		return nil, perr, true
+	}
+	return nil, perr, false
+}
+
+// endArray reads the "]" closing an array of records and refuses anything
+// after it: a file holds one array or one record per line.
+func endArray(j *jsonReader, name string) error {
+	if _, err := j.dec.Token(); err != nil { // ]
+		return j.fail(err, "")
+	}
+	if _, err := j.dec.Token(); err != io.EOF {
+		if err == nil {
+			return &ParseError{File: name, Line: j.line(), Msg: "more JSON after the array of records; a file holds one array or one record per line"}
+		}
+		return j.fail(err, "")
+	}
+	return nil
 }
 
 // newGCPJSONFields reads one record: into the export's own schema when it

@@ -107,23 +107,9 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 		p.repeats++
 		return parsed{}, nil
 	}
-	v := cell(rec, p.ts)
-	if p.single && v != "" && v == p.lastTS {
-		// nvidia-smi stamps every GPU of one call with the same time.
-		return parsed{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.ts),
-			Msg: "the same time as the row before: the log holds more than one GPU and no column tells them apart; " + smiNoIDFix}
-	}
-	// One invocation logs every GPU with the same timestamp: parse it once.
-	t := p.clock.last
-	if v != p.lastTS || v == "" {
-		pt, local, err := parseTimeIn(v, p.loc)
-		if err != nil {
-			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.ts), timeExpect(err, smiTimeExample, p.loc), v)
-		}
-		// The log runs forward: the hour a local clock falls back is read
-		// as the first pass until the log has gone back (wallclock.go).
-		t = p.clock.resolve(pt, local)
-		p.lastTS = strings.Clone(v)
+	t, perr := p.rowTime(rec, line)
+	if perr != nil {
+		return parsed{}, perr
 	}
 	// One allocation for the sample and its four measures.
 	x := &smiSample{GPUSample: finops.GPUSample{Line: line, Time: t, Index: -1, Host: p.host}}
@@ -131,13 +117,61 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 	if p.single {
 		s.Index = 0
 	}
+	if perr := p.identify(rec, line, s); perr != nil {
+		return parsed{}, perr
+	}
+	if v := cell(rec, p.name); !isNullNumber(v) {
+		s.Model, s.Slice = p.model(v)
+	}
+	if dropped, perr := p.measures(rec, line, x); perr != nil || dropped {
+		return parsed{dropped: dropped}, perr
+	}
+	if err := CheckMemory(s.MemUsed, s.MemTotal); err != nil {
+		return parsed{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.memUsed), Msg: err.Error()}
+	}
+	if s.PowerWatt != nil {
+		// Per row, not per text: the same text may be a plausible reading
+		// of one GPU and not of a smaller one in the same log.
+		if err := p.power.Check(s.Model, *s.PowerWatt); err != nil {
+			return parsed{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.powerColumn(rec)), Msg: err.Error()}
+		}
+	}
+	return parsed{sample: s}, nil
+}
+
+// rowTime reads the row's time. One invocation logs every GPU with the
+// same timestamp: it is parsed once.
+func (p *smiParser) rowTime(rec []string, line int) (time.Time, *ParseError) {
+	v := cell(rec, p.ts)
+	if p.single && v != "" && v == p.lastTS {
+		// nvidia-smi stamps every GPU of one call with the same time.
+		return time.Time{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.ts),
+			Msg: "the same time as the row before: the log holds more than one GPU and no column tells them apart; " + smiNoIDFix}
+	}
+	t := p.clock.last
+	if v != p.lastTS || v == "" {
+		pt, local, err := parseTimeIn(v, p.loc)
+		if err != nil {
+			return time.Time{}, fieldErr(p.file, line, columnName(p.hdr, p.ts), timeExpect(err, smiTimeExample, p.loc), v)
+		}
+		// The log runs forward: the hour a local clock falls back is read
+		// as the first pass until the log has gone back (wallclock.go).
+		t = p.clock.resolve(pt, local)
+		p.lastTS = strings.Clone(v)
+	}
+	return t, nil
+}
+
+// identify reads which GPU the row is: its host, index, uuid, or failing
+// both, its PCI bus id.
+func (p *smiParser) identify(rec []string, line int, s *finops.GPUSample) *ParseError {
 	if h := cell(rec, p.hostname); !isNullNumber(h) {
 		s.Host = p.in.get(h)
 	}
 	if v := cell(rec, p.index); !isNullNumber(v) {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, p.index), "a GPU index like 0", v)
+			return fieldErr(p.file, line, columnName(p.hdr, p.index), "a GPU index like 0", v)
 		}
 		s.Index = n
 	}
@@ -157,13 +191,17 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 					col = c
 				}
 			}
-			return parsed{}, fieldErr(p.file, line, columnName(p.hdr, col),
+			return fieldErr(p.file, line, columnName(p.hdr, col),
 				"a GPU uuid, index or pci.bus_id to tell the GPUs apart; log uuid", cell(rec, col))
 		}
 	}
-	if v := cell(rec, p.name); !isNullNumber(v) {
-		s.Model, s.Slice = p.model(v)
-	}
+	return nil
+}
+
+// measures reads the utilization, memory and power into x; dropped when
+// the utilization is no sample.
+func (p *smiParser) measures(rec []string, line int, x *smiSample) (dropped bool, _ *ParseError) {
+	s := &x.GPUSample
 	for i, m := range [...]struct {
 		dst  **float64
 		col  int
@@ -187,30 +225,20 @@ func (p *smiParser) parse(rec []string, line int) (parsed, *ParseError) {
 				// A number out of 0–100 % (NaN too) is no sample, as from
 				// every other source; text that is no number is a bad field.
 				if f, err = parseUtil(v); err == nil && !finops.ValidUtil(f) {
-					return parsed{dropped: true}, nil
+					return true, nil
 				}
 			} else {
 				f, err = parseMeasure(v)
 			}
 			if err != nil || f < 0 {
-				return parsed{}, fieldErr(p.file, line, columnName(p.hdr, m.col), m.what+" (or [N/A])", v)
+				return false, fieldErr(p.file, line, columnName(p.hdr, m.col), m.what+" (or [N/A])", v)
 			}
 			p.lastText[i], p.lastVal[i] = strings.Clone(v), f
 		}
 		x.vals[i] = f
 		*m.dst = &x.vals[i]
 	}
-	if err := CheckMemory(s.MemUsed, s.MemTotal); err != nil {
-		return parsed{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.memUsed), Msg: err.Error()}
-	}
-	if s.PowerWatt != nil {
-		// Per row, not per text: the same text may be a plausible reading
-		// of one GPU and not of a smaller one in the same log.
-		if err := p.power.Check(s.Model, *s.PowerWatt); err != nil {
-			return parsed{}, &ParseError{File: p.file, Line: line, Field: columnName(p.hdr, p.powerColumn(rec)), Msg: err.Error()}
-		}
-	}
-	return parsed{sample: s}, nil
+	return false, nil
 }
 
 // model canonicalises the driver's GPU name when finops knows the chip and

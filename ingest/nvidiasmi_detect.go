@@ -105,36 +105,9 @@ func detectSMIFields(rows [][]string) ([]string, string) {
 	if def := defaultSMIColumns(); width == len(def) && fitsDefault(cols) {
 		return def, ""
 	}
-	names := make([]string, width)
-	only := func(field string, shapes ...smiShape) (int, string) {
-		at := -1
-		for i, c := range cols {
-			for _, s := range shapes {
-				if c.shape == s {
-					if at >= 0 {
-						return -1, fmt.Sprintf("columns %d and %d both look like %s", at+1, i+1, field)
-					}
-					at = i
-				}
-			}
-		}
-		if at >= 0 {
-			names[at] = field
-		}
-		return at, ""
-	}
-	if at, why := only("timestamp", shapeTime); why != "" || at < 0 {
-		return nil, cmp.Or(why, "no column holds "+smiTimeExample)
-	}
-	uuid, why := only("uuid", shapeUUID)
+	n := &smiNamer{cols: cols, names: make([]string, width)}
+	uuid, bus, why := n.identities()
 	if why != "" {
-		return nil, why
-	}
-	bus, why := only("pci.bus_id", shapeBusID)
-	if why != "" {
-		return nil, why
-	}
-	if _, why := only("name", shapeName); why != "" {
 		return nil, why
 	}
 	key := uuid
@@ -144,26 +117,84 @@ func detectSMIFields(rows [][]string) ([]string, string) {
 	for i := range cols {
 		gpuStats(&cols[i], same, i, key)
 	}
+	if why := n.measures(same); why != "" {
+		return nil, why
+	}
+	if why := n.leftovers(uuid, bus); why != "" {
+		return nil, why
+	}
+	return n.names, ""
+}
+
+// smiNamer names a headerless log's columns as detectSMIFields finds them.
+type smiNamer struct {
+	cols  []smiColumnStats
+	names []string
+}
+
+// only names the one column of one of the shapes field; -1 when none,
+// and why when two columns could both hold it.
+func (n *smiNamer) only(field string, shapes ...smiShape) (int, string) {
+	at := -1
+	for i, c := range n.cols {
+		for _, s := range shapes {
+			if c.shape == s {
+				if at >= 0 {
+					return -1, fmt.Sprintf("columns %d and %d both look like %s", at+1, i+1, field)
+				}
+				at = i
+			}
+		}
+	}
+	if at >= 0 {
+		n.names[at] = field
+	}
+	return at, ""
+}
+
+// identities names the timestamp (required), uuid, pci.bus_id and name
+// columns, returning the uuid's and bus id's (-1 when absent).
+func (n *smiNamer) identities() (uuid, bus int, why string) {
+	if at, why := n.only("timestamp", shapeTime); why != "" || at < 0 {
+		return -1, -1, cmp.Or(why, "no column holds "+smiTimeExample)
+	}
+	if uuid, why = n.only("uuid", shapeUUID); why != "" {
+		return -1, -1, why
+	}
+	if bus, why = n.only("pci.bus_id", shapeBusID); why != "" {
+		return -1, -1, why
+	}
+	if _, why := n.only("name", shapeName); why != "" {
+		return -1, -1, why
+	}
+	return uuid, bus, ""
+}
+
+// measures names the measure columns, by their units when the log has
+// them, else by their values.
+func (n *smiNamer) measures(same [][]string) string {
 	units := false
-	for _, c := range cols {
+	for _, c := range n.cols {
 		units = units || c.shape == shapePct || c.shape == shapeMiB || c.shape == shapeWatt
 	}
 	if units {
-		if why := detectWithUnits(cols, names, only); why != "" {
-			return nil, why
+		return detectWithUnits(n.cols, n.names, n.only)
+	}
+	return detectBare(n.cols, n.names, same, n.only)
+}
+
+// leftovers refuses a log with whole numbers no field took (which field
+// they are would be a guess) or nothing that tells its GPUs apart.
+func (n *smiNamer) leftovers(uuid, bus int) string {
+	for i, c := range n.cols {
+		if c.shape == shapeInt && n.names[i] == "" {
+			return fmt.Sprintf("column %d holds whole numbers (%s) that could be more than one field", i+1, fmtRange(c))
 		}
-	} else if why := detectBare(cols, names, same, only); why != "" {
-		return nil, why
 	}
-	for i, c := range cols {
-		if c.shape == shapeInt && names[i] == "" {
-			return nil, fmt.Sprintf("column %d holds whole numbers (%s) that could be more than one field", i+1, fmtRange(c))
-		}
+	if uuid < 0 && bus < 0 && !slices.Contains(n.names, "index") {
+		return "no column holds a GPU uuid (GPU-…), a GPU index or a pci.bus_id (00000000:00:09.0) that tells the GPUs apart"
 	}
-	if uuid < 0 && bus < 0 && !slices.Contains(names, "index") {
-		return nil, "no column holds a GPU uuid (GPU-…), a GPU index or a pci.bus_id (00000000:00:09.0) that tells the GPUs apart"
-	}
-	return names, ""
+	return ""
 }
 
 // detectWithUnits names the measures of a log written with units: the %

@@ -73,16 +73,8 @@ func (p *runpodParser) record(raw []byte, path string, line int) ([]*finops.Bill
 	case err != nil || !ms.IsInteger() || ms.IsNegative() || ms.GreaterThan(decimal.NewFromInt(maxBilledMs)):
 		return nil, bad("timeBilledMs", "billed milliseconds like 3600000", r.TimeBilledMs)
 	}
-	id, kind := r.PodID, "pod"
-	switch {
-	case id != "":
-	case r.EndpointID != "":
-		id, kind = r.EndpointID, "endpoint"
-	case r.NetworkVolumeID != "":
-		id, kind = r.NetworkVolumeID, "network volume"
-	case r.GPUTypeID != "":
-		id, kind = r.GPUTypeID, "gpu type"
-	default:
+	id, kind := r.resource()
+	if id == "" {
 		return nil, bad("podId", "a podId, endpointId, networkVolumeId or gpuTypeId", nil)
 	}
 	l := &finops.BillingLine{
@@ -106,24 +98,48 @@ func (p *runpodParser) record(raw []byte, path string, line int) ([]*finops.Bill
 		l.Tags = map[string]string{"disk_gb": p.in.get(disk)}
 	}
 	if r.GPUTypeID != "" {
-		if m, n, ok := p.cat.GPUName(r.GPUTypeID); ok {
-			l.GPUModel, l.GPUCount = p.in.get(m), n
-		} else if gpu.LooksLike(r.GPUTypeID) {
-			// Still a GPU line, under RunPod's name, and reported.
-			l.GPUModel, l.GPUCount = p.in.get(r.GPUTypeID), 1
-			if l.Tags == nil {
-				l.Tags = map[string]string{}
-			}
-			l.Tags[UnknownGPUTag] = p.in.get(r.GPUTypeID)
-		}
-		if l.GPUModel != "" {
-			if n, present, err := jsonDecimal(r.GPUCount); present {
-				if err != nil || !n.IsInteger() || n.LessThan(decimal.NewFromInt(1)) || n.GreaterThan(decimal.NewFromInt(gpu.MaxPerMachine)) {
-					return nil, bad("gpuCount", "a GPU count like 2", r.GPUCount)
-				}
-				l.GPUCount = int(n.IntPart())
-			}
+		if perr := p.setGPU(l, &r, bad); perr != nil {
+			return nil, perr
 		}
 	}
 	return []*finops.BillingLine{l}, nil
+}
+
+// resource is what the record bills, the first of pod, endpoint, network
+// volume and GPU type it names; "" when it names none.
+func (r *runpodRecord) resource() (id, kind string) {
+	switch {
+	case r.PodID != "":
+		return r.PodID, "pod"
+	case r.EndpointID != "":
+		return r.EndpointID, "endpoint"
+	case r.NetworkVolumeID != "":
+		return r.NetworkVolumeID, "network volume"
+	}
+	return r.GPUTypeID, "gpu type"
+}
+
+// setGPU sets the GPU of a record with a gpuTypeId: the catalog's model,
+// or RunPod's own name (tagged unknown) when it only looks like a GPU, and
+// its gpuCount when given.
+func (p *runpodParser) setGPU(l *finops.BillingLine, r *runpodRecord, bad func(field, expected string, v []byte) *ParseError) *ParseError {
+	if m, n, ok := p.cat.GPUName(r.GPUTypeID); ok {
+		l.GPUModel, l.GPUCount = p.in.get(m), n
+	} else if gpu.LooksLike(r.GPUTypeID) {
+		// Still a GPU line, under RunPod's name, and reported.
+		l.GPUModel, l.GPUCount = p.in.get(r.GPUTypeID), 1
+		if l.Tags == nil {
+			l.Tags = map[string]string{}
+		}
+		l.Tags[UnknownGPUTag] = p.in.get(r.GPUTypeID)
+	}
+	if l.GPUModel != "" {
+		if n, present, err := jsonDecimal(r.GPUCount); present {
+			if err != nil || !n.IsInteger() || n.LessThan(decimal.NewFromInt(1)) || n.GreaterThan(decimal.NewFromInt(gpu.MaxPerMachine)) {
+				return bad("gpuCount", "a GPU count like 2", r.GPUCount)
+			}
+			l.GPUCount = int(n.IntPart())
+		}
+	}
+	return nil
 }

@@ -56,34 +56,9 @@ func parseTimeIn(s string, loc *time.Location) (time.Time, bool, error) {
 func (p *timeScanner) clockOn(year, month, day int, clock bool, loc *time.Location) (time.Time, bool, error) {
 	var hour, minute, sec, nsec int
 	if clock {
-		for p.peek() == ' ' {
-			p.i++
-		}
-		var ok, okH, okC, okM bool
-		hour, okH = p.digits(1, 2)
-		okC = p.expect(':')
-		minute, okM = p.digits(2, 2)
-		if !okH || !okC || !okM {
+		var ok bool
+		if hour, minute, sec, nsec, ok = p.timeOfDay(); !ok {
 			return time.Time{}, false, errNotTime
-		}
-		if p.peek() == ':' {
-			p.i++
-			if sec, ok = p.digits(2, 2); !ok {
-				return time.Time{}, false, errNotTime
-			}
-			if c := p.peek(); c == '.' || c == ',' {
-				p.i++
-				start := p.i
-				scale := 100000000
-				for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-					nsec += int(p.s[p.i]-'0') * scale
-					scale /= 10
-					p.i++
-				}
-				if p.i == start {
-					return time.Time{}, false, errNotTime
-				}
-			}
 		}
 	}
 	zone, err := p.zone(loc)
@@ -103,6 +78,47 @@ func (p *timeScanner) clockOn(year, month, day int, clock bool, loc *time.Locati
 		return time.Time{}, false, errSkippedTime
 	}
 	return t.UTC(), local, nil
+}
+
+// timeOfDay reads H:MM or HH:MM, then optionally :SS and a fraction
+// after '.' or ',' (to the nanosecond), after any spaces.
+func (p *timeScanner) timeOfDay() (hour, minute, sec, nsec int, ok bool) {
+	for p.peek() == ' ' {
+		p.i++
+	}
+	var okH, okC, okM bool
+	hour, okH = p.digits(1, 2)
+	okC = p.expect(':')
+	minute, okM = p.digits(2, 2)
+	if !okH || !okC || !okM {
+		return 0, 0, 0, 0, false
+	}
+	if p.peek() != ':' {
+		return hour, minute, 0, 0, true
+	}
+	p.i++
+	if sec, ok = p.digits(2, 2); !ok {
+		return 0, 0, 0, 0, false
+	}
+	if c := p.peek(); c == '.' || c == ',' {
+		p.i++
+		if nsec, ok = p.fraction(); !ok {
+			return 0, 0, 0, 0, false
+		}
+	}
+	return hour, minute, sec, nsec, true
+}
+
+// fraction reads a second's fraction's digits as nanoseconds; false when
+// there is no digit.
+func (p *timeScanner) fraction() (int, bool) {
+	start, nsec, scale := p.i, 0, 100000000
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		nsec += int(p.s[p.i]-'0') * scale
+		scale /= 10
+		p.i++
+	}
+	return nsec, p.i != start
 }
 
 func daysIn(m time.Month, year int) int {

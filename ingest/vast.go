@@ -122,27 +122,26 @@ func (p *vastParser) time(raw json.RawMessage, path, field string, line int) (ti
 	return t, present && !t.Equal(time.Unix(0, 0)), nil
 }
 
-// charge turns a /api/v0/charges/ record into one line per leaf item.
-func (p *vastParser) charge(c *vastCharge, path string, line int) ([]*finops.BillingLine, *ParseError) {
-	total, perr := p.amount(c, path, line)
-	if perr != nil {
-		return nil, perr
-	}
+// chargeSpan is the charge's start (or its day) and end; a charge without
+// an end, or ending at its start, lasts to its start's next midnight when
+// it starts at one (daily charge rows carry the day's midnight as start
+// and end), else is an instant.
+func (p *vastParser) chargeSpan(c *vastCharge, path string, line int) (time.Time, time.Time, *ParseError) {
 	start, ok, perr := p.time(c.Start, path, "start", line)
 	if perr != nil {
-		return nil, perr
+		return time.Time{}, time.Time{}, perr
 	}
 	if !ok {
 		if start, ok, perr = p.time(c.Day, path, "day", line); perr != nil {
-			return nil, perr
+			return time.Time{}, time.Time{}, perr
 		}
 		if !ok {
-			return nil, p.bad(line, path, "start", "unix seconds like 1791504000", c.Start)
+			return time.Time{}, time.Time{}, p.bad(line, path, "start", "unix seconds like 1791504000", c.Start)
 		}
 	}
 	end, ok, perr := p.time(c.End, path, "end", line)
 	if perr != nil {
-		return nil, perr
+		return time.Time{}, time.Time{}, perr
 	}
 	if !ok || end.Equal(start) {
 		end = start
@@ -152,7 +151,20 @@ func (p *vastParser) charge(c *vastCharge, path string, line int) ([]*finops.Bil
 		}
 	}
 	if end.Before(start) {
-		return nil, p.bad(line, path, "end", "an end after the start "+start.Format(time.RFC3339), c.End)
+		return time.Time{}, time.Time{}, p.bad(line, path, "end", "an end after the start "+start.Format(time.RFC3339), c.End)
+	}
+	return start, end, nil
+}
+
+// charge turns a /api/v0/charges/ record into one line per leaf item.
+func (p *vastParser) charge(c *vastCharge, path string, line int) ([]*finops.BillingLine, *ParseError) {
+	total, perr := p.amount(c, path, line)
+	if perr != nil {
+		return nil, perr
+	}
+	start, end, perr := p.chargeSpan(c, path, line)
+	if perr != nil {
+		return nil, perr
 	}
 	id := jsonText(c.Source)
 	if id == "" {

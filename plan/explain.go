@@ -42,12 +42,25 @@ func WriteExplain(w io.Writer, r *Result) error {
 	return err
 }
 
+// explainScenario writes one scenario's --explain section: the model,
+// then the planner's four steps, each a function below, in the order the
+// planner takes them.
 func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
-	cur := r.Currency
 	fmt.Fprintf(b, "\n== Scenario %q · %s ==\n", sanitize.Terminal(s.Name, 0), s.Kind)
 	if s.Notes != "" {
 		fmt.Fprintf(b, "Notes: %s\n", sanitize.Terminal(s.Notes, 0))
 	}
+	explainModel(b, s)
+	b.WriteString("Settings: " + settingsLine(s) + "\n")
+	explainMemory(b, s)
+	explainGPUs(b, s)
+	explainHours(b, s)
+	explainBudget(b, r.Currency, s)
+}
+
+// explainModel writes the model line: its name, where it came from, its
+// parameters and the shape fields it has.
+func explainModel(b *strings.Builder, s ScenarioResult) {
 	m := s.Model
 	fmt.Fprintf(b, "Model: %s (%s): N = %s parameters", sanitize.Terminal(m.Name, 0), sanitize.Terminal(s.ModelFrom, 0), num(m.Params))
 	if m.ActiveParams > 0 {
@@ -67,9 +80,10 @@ func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 		b.WriteString(", " + strings.Join(shape, ", "))
 	}
 	b.WriteString("\n")
-	b.WriteString("Settings: " + settingsLine(s) + "\n")
+}
 
-	// Step 1.
+// explainMemory writes step 1: each memory term and how it was computed.
+func explainMemory(b *strings.Builder, s ScenarioResult) {
 	b.WriteString("\nStep 1 · memory\n")
 	tw := termcol.NewRightWriter(b)
 	for _, t := range s.Memory.Terms {
@@ -80,10 +94,12 @@ func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 	for _, t := range s.Memory.Terms {
 		fmt.Fprintf(b, "    %s = %s\n", strings.ReplaceAll(t.Name, "_", " "), sanitize.Terminal(t.How, 0))
 	}
+}
 
-	// Step 2.
+// explainGPUs writes step 2: each card model, whether the work fits and why.
+func explainGPUs(b *strings.Builder, s ScenarioResult) {
 	fmt.Fprintf(b, "\nStep 2 · GPUs (%s)\n", s.ParallelismWhy)
-	tw = termcol.NewWriter(b)
+	tw := termcol.NewWriter(b)
 	for _, f := range s.GPUs {
 		verdict := "ruled out"
 		if f.Fits {
@@ -92,9 +108,28 @@ func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.GPUModel, verdict, f.Why)
 	}
 	_ = tw.Flush()
+}
 
-	// Step 3.
+// explainHours writes step 3: the work's size, then each fitting card's
+// card-hours (or serving cards).
+func explainHours(b *strings.Builder, s ScenarioResult) {
 	b.WriteString("\nStep 3 · hours\n")
+	explainWork(b, s)
+	tw := termcol.NewWriter(b)
+	for _, f := range s.GPUs {
+		switch {
+		case !f.Fits:
+		case f.Serving != nil:
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.GPUModel, cardsText(f.Serving.Cards), f.Serving.How)
+		case f.CardHoursHow != "":
+			fmt.Fprintf(tw, "  %s\t%s card-hours\t= %s\n", f.GPUModel, fixed(f.CardHours, 2), f.CardHoursHow)
+		}
+	}
+	_ = tw.Flush()
+}
+
+// explainWork writes the line saying how big the work is, by its kind.
+func explainWork(b *strings.Builder, s ScenarioResult) {
 	wk := s.Work
 	switch wk.Kind {
 	case "compute":
@@ -112,19 +147,12 @@ func explainScenario(b *strings.Builder, r *Result, s ScenarioResult) {
 		fmt.Fprintf(b, "  no work size given: %s reserved for %s days (%s card-hours)\n", cardsText(s.Inputs.GPUs), num(s.Inputs.SpanDays),
 			num(float64(s.Inputs.GPUs)*s.Inputs.SpanDays*24))
 	}
-	tw = termcol.NewWriter(b)
-	for _, f := range s.GPUs {
-		switch {
-		case !f.Fits:
-		case f.Serving != nil:
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", f.GPUModel, cardsText(f.Serving.Cards), f.Serving.How)
-		case f.CardHoursHow != "":
-			fmt.Fprintf(tw, "  %s\t%s card-hours\t= %s\n", f.GPUModel, fixed(f.CardHours, 2), f.CardHoursHow)
-		}
-	}
-	_ = tw.Flush()
+}
 
-	// Step 4.
+// explainBudget writes step 4: the risk range and what changes the cost,
+// the priced options (the first explainOptions), the plan and warnings.
+func explainBudget(b *strings.Builder, cur string, s ScenarioResult) {
+	wk := s.Work
 	fmt.Fprintf(b, "\nStep 4 · budget (risk %s–%s", num(s.Inputs.Risk), num(s.Inputs.RiskHigh))
 	if wk.Kind == "compute" || wk.Kind == "hours" || wk.Kind == "gpu_hours" {
 		fmt.Fprintf(b, ", concurrency buffer %s on hourly and spot", num(s.Inputs.Buffer))

@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// resolveWork reads how much work a scenario is.
-func (f *File) resolveWork(s *spec, sc *Scenario, bad func(string, string, ...any), a Assumptions) {
+// resolveWork reads how much work a scenario is: serving for inference,
+// a size (tokens, hours or card-hours) for everything else.
+func (f *File) resolveWork(s *spec, sc *Scenario, bad badFunc, a Assumptions) {
 	s.runs = 1
 	s.mfu = a.MFU
 	if sc.MFU != nil {
@@ -17,68 +18,102 @@ func (f *File) resolveWork(s *spec, sc *Scenario, bad func(string, string, ...an
 		s.mfu = *sc.MFU
 	}
 	if s.kind == KindInference {
-		for _, fld := range []struct {
-			name string
-			set  bool
-		}{{"tokens", sc.Tokens != nil}, {"epochs", sc.Epochs != nil}, {"dataset_tokens", sc.DatasetTokens != nil},
-			{"dataset_samples", sc.DatasetSamples != nil}, {"runs", sc.Runs != nil}, {"hours", sc.Hours != nil},
-			{"gpu_hours", sc.GPUHours != nil}} {
-			if fld.set {
-				bad(fld.name, "does not apply to inference; give requests_per_day, input_tokens and output_tokens (or gpus and span_days)")
-			}
-		}
-		s.servingHours = 24
-		if sc.ServingHours != nil {
-			if *sc.ServingHours <= 0 || *sc.ServingHours > 24 {
-				bad("serving_hours_per_day", "want hours in (0, 24]")
-			}
-			s.servingHours = *sc.ServingHours
-		}
-		if sc.Throughput != nil {
-			if !positive(*sc.Throughput) {
-				bad("throughput", "want generated tokens per second per GPU, more than 0")
-			}
-			s.throughput = *sc.Throughput
-		}
-		switch {
-		case sc.RequestsPerDay != nil:
-			s.work = "serving"
-			s.requestsPerDay = float64(*sc.RequestsPerDay)
-			s.inputTokens = countOr(sc.InputTokens, 0)
-			if sc.OutputTokens == nil || *sc.OutputTokens <= 0 {
-				bad("output_tokens", "required with requests_per_day: the tokens generated per request, e.g. 300")
-			} else {
-				s.outputTokens = float64(*sc.OutputTokens)
-			}
-			if s.requestsPerDay <= 0 {
-				bad("requests_per_day", "want more than 0")
-			}
-			if s.throughput == 0 && s.model.computeParams() <= 0 {
-				bad("params", "the throughput estimate needs the parameter count; give model or params (or a measured throughput)")
-			}
-		case sc.GPUs != nil:
-			s.work = "reservation"
-		default:
-			bad("requests_per_day", "required for inference with input_tokens and output_tokens per request (or gpus and span_days to reserve cards)")
-		}
+		s.resolveServing(sc, bad)
 		return
 	}
-	for _, fld := range []struct {
-		name string
-		set  bool
-	}{{"requests_per_day", sc.RequestsPerDay != nil}, {"input_tokens", sc.InputTokens != nil},
-		{"output_tokens", sc.OutputTokens != nil}, {"throughput", sc.Throughput != nil},
-		{"serving_hours_per_day", sc.ServingHours != nil}} {
-		if fld.set {
-			bad(fld.name, "applies to kind inference only")
-		}
-	}
+	refuseFields(sc.servingFields(), "applies to kind inference only", bad)
 	if sc.Runs != nil {
 		if *sc.Runs < 1 {
 			bad("runs", "want 1 or more")
 		}
 		s.runs = *sc.Runs
 	}
+	checkWorkSizes(sc, bad)
+	s.resolveWorkSize(sc, bad)
+	if s.work == "compute" && s.model.computeParams() <= 0 {
+		bad("params", "the compute estimate needs the parameter count; give model or params (or hours)")
+	}
+}
+
+// setField is a scenario field and whether the file gave it.
+type setField struct {
+	name string
+	set  bool
+}
+
+// refuseFields names each given field that does not apply, with why:
+// silently ignoring one would plan something else than was asked.
+func refuseFields(fields []setField, why string, bad badFunc) {
+	for _, fld := range fields {
+		if fld.set {
+			bad(fld.name, "%s", why)
+		}
+	}
+}
+
+// servingFields are the fields only inference reads.
+func (sc *Scenario) servingFields() []setField {
+	return []setField{{"requests_per_day", sc.RequestsPerDay != nil}, {"input_tokens", sc.InputTokens != nil},
+		{"output_tokens", sc.OutputTokens != nil}, {"throughput", sc.Throughput != nil},
+		{"serving_hours_per_day", sc.ServingHours != nil}}
+}
+
+// workSizeFields are the fields only the other kinds read.
+func (sc *Scenario) workSizeFields() []setField {
+	return []setField{{"tokens", sc.Tokens != nil}, {"epochs", sc.Epochs != nil}, {"dataset_tokens", sc.DatasetTokens != nil},
+		{"dataset_samples", sc.DatasetSamples != nil}, {"runs", sc.Runs != nil}, {"hours", sc.Hours != nil},
+		{"gpu_hours", sc.GPUHours != nil}}
+}
+
+// resolveServing reads an inference scenario's work: requests a day for
+// so many hours, or cards reserved for span_days.
+func (s *spec) resolveServing(sc *Scenario, bad badFunc) {
+	refuseFields(sc.workSizeFields(), "does not apply to inference; give requests_per_day, input_tokens and output_tokens (or gpus and span_days)", bad)
+	s.servingHours = 24
+	if sc.ServingHours != nil {
+		if *sc.ServingHours <= 0 || *sc.ServingHours > 24 {
+			bad("serving_hours_per_day", "want hours in (0, 24]")
+		}
+		s.servingHours = *sc.ServingHours
+	}
+	if sc.Throughput != nil {
+		if !positive(*sc.Throughput) {
+			bad("throughput", "want generated tokens per second per GPU, more than 0")
+		}
+		s.throughput = *sc.Throughput
+	}
+	switch {
+	case sc.RequestsPerDay != nil:
+		s.resolveRequests(sc, bad)
+	case sc.GPUs != nil:
+		s.work = "reservation"
+	default:
+		bad("requests_per_day", "required for inference with input_tokens and output_tokens per request (or gpus and span_days to reserve cards)")
+	}
+}
+
+// resolveRequests reads the serving load: requests a day and the tokens
+// of each.
+func (s *spec) resolveRequests(sc *Scenario, bad badFunc) {
+	s.work = "serving"
+	s.requestsPerDay = float64(*sc.RequestsPerDay)
+	s.inputTokens = countOr(sc.InputTokens, 0)
+	if sc.OutputTokens == nil || *sc.OutputTokens <= 0 {
+		bad("output_tokens", "required with requests_per_day: the tokens generated per request, e.g. 300")
+	} else {
+		s.outputTokens = float64(*sc.OutputTokens)
+	}
+	if s.requestsPerDay <= 0 {
+		bad("requests_per_day", "want more than 0")
+	}
+	if s.throughput == 0 && s.model.computeParams() <= 0 {
+		bad("params", "the throughput estimate needs the parameter count; give model or params (or a measured throughput)")
+	}
+}
+
+// checkWorkSizes refuses two sizes given for one piece of work: which one
+// wins would be a guess.
+func checkWorkSizes(sc *Scenario, bad badFunc) {
 	dataset := sc.DatasetTokens != nil || sc.DatasetSamples != nil
 	switch {
 	case sc.Tokens != nil && dataset:
@@ -93,6 +128,11 @@ func (f *File) resolveWork(s *spec, sc *Scenario, bad func(string, string, ...an
 	if sc.Epochs != nil && !dataset {
 		bad("epochs", "needs dataset_tokens or dataset_samples (or give tokens: the total)")
 	}
+}
+
+// resolveWorkSize reads the one size of a training or data scenario, in
+// the order of precedence: card-hours, hours, tokens, a dataset, cards.
+func (s *spec) resolveWorkSize(sc *Scenario, bad badFunc) {
 	switch {
 	case sc.GPUHours != nil:
 		s.work = "gpu_hours"
@@ -113,34 +153,37 @@ func (f *File) resolveWork(s *spec, sc *Scenario, bad func(string, string, ...an
 		if s.tokens <= 0 {
 			bad("tokens", "want more than 0 tokens, e.g. 2B")
 		}
-	case dataset:
-		s.work = "compute"
-		epochs := 1.0
-		if sc.Epochs != nil {
-			if !positive(*sc.Epochs) {
-				bad("epochs", "want more than 0")
-			}
-			epochs = *sc.Epochs
-		} else {
-			s.defaulted = append(s.defaulted, "epochs")
-		}
-		if sc.DatasetTokens != nil {
-			s.tokens = epochs * float64(*sc.DatasetTokens)
-			s.tokensHow = fmt.Sprintf("epochs × dataset_tokens = %s × %s", num(epochs), num(float64(*sc.DatasetTokens)))
-		} else {
-			s.tokens = epochs * float64(*sc.DatasetSamples) * s.seqLen
-			s.tokensHow = fmt.Sprintf("epochs × dataset_samples × seq_len = %s × %s × %s", num(epochs), num(float64(*sc.DatasetSamples)), num(s.seqLen))
-		}
-		if s.tokens <= 0 {
-			bad("dataset_tokens", "the dataset is empty; want more than 0 tokens")
-		}
+	case sc.DatasetTokens != nil || sc.DatasetSamples != nil:
+		s.resolveDataset(sc, bad)
 	case sc.GPUs != nil:
 		s.work = "reservation"
 	default:
 		bad("tokens", "no work size: give tokens, dataset_tokens (or dataset_samples) with epochs, hours or gpu_hours; or gpus and span_days to reserve cards")
 	}
-	if s.work == "compute" && s.model.computeParams() <= 0 {
-		bad("params", "the compute estimate needs the parameter count; give model or params (or hours)")
+}
+
+// resolveDataset turns a dataset and its epochs into tokens, keeping the
+// sum it did for --explain.
+func (s *spec) resolveDataset(sc *Scenario, bad badFunc) {
+	s.work = "compute"
+	epochs := 1.0
+	if sc.Epochs != nil {
+		if !positive(*sc.Epochs) {
+			bad("epochs", "want more than 0")
+		}
+		epochs = *sc.Epochs
+	} else {
+		s.defaulted = append(s.defaulted, "epochs")
+	}
+	if sc.DatasetTokens != nil {
+		s.tokens = epochs * float64(*sc.DatasetTokens)
+		s.tokensHow = fmt.Sprintf("epochs × dataset_tokens = %s × %s", num(epochs), num(float64(*sc.DatasetTokens)))
+	} else {
+		s.tokens = epochs * float64(*sc.DatasetSamples) * s.seqLen
+		s.tokensHow = fmt.Sprintf("epochs × dataset_samples × seq_len = %s × %s × %s", num(epochs), num(float64(*sc.DatasetSamples)), num(s.seqLen))
+	}
+	if s.tokens <= 0 {
+		bad("dataset_tokens", "the dataset is empty; want more than 0 tokens")
 	}
 }
 

@@ -120,18 +120,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		URL: opts.ReportURL, Attachment: opts.Attachment,
 	}
 
-	// Subject: one line, from printable text only.
-	parts := []string{"[finops]"}
-	if opts.Team != "" {
-		parts = append(parts, oneLine(opts.Team, 40)+" ·")
-	}
-	parts = append(parts, oneLine(orDefault(r.Period.Label, period), 40),
-		"· "+amount.Format(cur, t.Cost, 0),
-		"· idle "+idleSubject(cur, t))
-	if incomplete(r.DataQuality) {
-		parts = append(parts, "· data incomplete")
-	}
-	v.Subject = strings.Join(parts, " ")
+	v.Subject = emailSubject(r, opts.Team, period)
 
 	util := emailKPI{Label: "Avg GPU utilization", Value: utilPct(t.AvgGPUUtilization), Note: hours(t.GPUHoursBilled) + " billed"}
 	if !anyMonitored(t) {
@@ -163,10 +152,44 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 	v.Energy = energyLine(r)
 	v.Advice = adviceNotes(r)
 
+	v.setFindings(r, opts.MaxFindings)
+	v.setTeams(r, view, opts.MaxTeams)
+	v.Trend = newEmailTrend(view.Movers, cur, opts.MaxTeams)
+	// Why the numbers may be wrong comes first: the sources not ok are
+	// among the reasons (a result not made by analysis may lack them).
+	v.Warnings = append(v.Warnings, r.DataQuality.Incomplete...)
+	for _, s := range r.DataQuality.Sources {
+		if w := "Source " + s.Name + " is " + s.Status + dashDetail(s.Detail); s.Status != "" && s.Status != "ok" && !slices.Contains(v.Warnings, w) {
+			v.Warnings = append(v.Warnings, w)
+		}
+	}
+	return v
+}
+
+// emailSubject is the subject line: one line, from printable text only.
+func emailSubject(r *analysis.Result, team, period string) string {
+	cur, t := r.Currency, r.Totals
+	parts := []string{"[finops]"}
+	if team != "" {
+		parts = append(parts, oneLine(team, 40)+" ·")
+	}
+	parts = append(parts, oneLine(orDefault(r.Period.Label, period), 40),
+		"· "+amount.Format(cur, t.Cost, 0),
+		"· idle "+idleSubject(cur, t))
+	if incomplete(r.DataQuality) {
+		parts = append(parts, "· data incomplete")
+	}
+	return strings.Join(parts, " ")
+}
+
+// setFindings lists the top findings (the first maxFindings), or, when
+// there are none, the actions that save the most.
+func (v *emailView) setFindings(r *analysis.Result, maxFindings int) {
+	cur := r.Currency
 	v.FindingsTitle = "Top findings"
 	views := findingViews(r)
 	for i, f := range views {
-		if i == opts.MaxFindings {
+		if i == maxFindings {
 			v.MoreFindings = len(views) - i
 			break
 		}
@@ -183,7 +206,7 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 	if len(r.Findings) == 0 {
 		// Without findings, the actions that save the most are what to read.
 		v.FindingsTitle = "Top actions"
-		for _, a := range topActions(r.Recommendations, opts.MaxFindings) {
+		for _, a := range topActions(r.Recommendations, maxFindings) {
 			title := actionText(a.Action) + ": " + analysis.ShortResourceID(a.ResourceID)
 			if a.ID != "" {
 				title += " · " + a.ID
@@ -193,8 +216,14 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		}
 	}
 
+}
+
+// setTeams lists the teams (the first maxTeams) with their change, budget
+// and what was charged back to them.
+func (v *emailView) setTeams(r *analysis.Result, view *Audience, maxTeams int) {
+	cur := r.Currency
 	for i, tc := range r.ByTeam {
-		if i == opts.MaxTeams {
+		if i == maxTeams {
 			v.MoreTeams = len(r.ByTeam) - i
 			break
 		}
@@ -215,16 +244,6 @@ func newEmailView(r *analysis.Result, opts EmailOptions, zone, period string) *e
 		}
 		v.Teams = append(v.Teams, row)
 	}
-	v.Trend = newEmailTrend(view.Movers, cur, opts.MaxTeams)
-	// Why the numbers may be wrong comes first: the sources not ok are
-	// among the reasons (a result not made by analysis may lack them).
-	v.Warnings = append(v.Warnings, r.DataQuality.Incomplete...)
-	for _, s := range r.DataQuality.Sources {
-		if w := "Source " + s.Name + " is " + s.Status + dashDetail(s.Detail); s.Status != "" && s.Status != "ok" && !slices.Contains(v.Warnings, w) {
-			v.Warnings = append(v.Warnings, w)
-		}
-	}
-	return v
 }
 
 func dashDetail(d string) string {
@@ -232,6 +251,64 @@ func dashDetail(d string) string {
 		return ""
 	}
 	return ": " + d
+}
+
+// writeFindingsText writes the numbered findings (or actions), each
+// wrapped under its number.
+func writeFindingsText(b *strings.Builder, v *emailView) {
+	if len(v.Findings) == 0 {
+		return
+	}
+	b.WriteString("\n" + v.FindingsTitle + "\n")
+	for i, f := range v.Findings {
+		head := fmt.Sprintf("  %d. ", i+1)
+		pad := strings.Repeat(" ", len(head))
+		line := ""
+		if f.Severity != "" {
+			line += "[" + oneLine(f.Severity, 10) + "] "
+		}
+		line += oneLine(f.Title, 60) + " — " + f.Money
+		b.WriteString(wrap(line, 76, head, pad) + "\n")
+		if f.Text != "" {
+			b.WriteString(wrap(oneLine(f.Text, 600), 76, pad, pad) + "\n")
+		}
+	}
+	if v.MoreFindings > 0 {
+		fmt.Fprintf(b, "  … and %d more in the report.\n", v.MoreFindings)
+	}
+}
+
+// writeTeamsText writes the teams' table, with a charged-back column when
+// any team was charged back.
+func writeTeamsText(b *strings.Builder, p painter, v *emailView) {
+	if len(v.Teams) == 0 {
+		return
+	}
+	b.WriteString("\nTeams\n")
+	rows := make([][]cell, 0, len(v.Teams))
+	for _, t := range v.Teams {
+		budget := ""
+		if t.Forecast != "" || t.Budget != "" {
+			budget = orDefault(t.Forecast, "–") + " / " + orDefault(t.Budget, "–")
+			if t.OverBudget {
+				budget += " over"
+			}
+		}
+		row := []cell{{termcol.Truncate(oneLine(t.Team, 0), 24), styleNone}, {t.Cost, styleNone}, {t.Idle, styleNone},
+			{t.IdleShare, styleNone}, {t.Change, styleNone}, {budget, styleNone}}
+		if v.ChargedBack {
+			row = slices.Insert(row, 2, cell{orDefault(t.ChargedBack, "–"), styleNone})
+		}
+		rows = append(rows, row)
+	}
+	head, right := []string{"TEAM", "COST", "IDLE", "IDLE %", "CHANGE", "FORECAST / BUDGET"}, []bool{false, true, true, true, true, false}
+	if v.ChargedBack {
+		head, right = slices.Insert(head, 2, "CHARGED BACK"), slices.Insert(right, 2, true)
+	}
+	writeTable(b, p, head, right, rows)
+	if v.MoreTeams > 0 {
+		fmt.Fprintf(b, "  … and %d more teams.\n", v.MoreTeams)
+	}
 }
 
 // emailText is the plain-text alternative: the same content, aligned for a
@@ -269,53 +346,8 @@ func emailText(v *emailView) string {
 		b.WriteString("\n" + wrap(v.Energy, 76, "", "") + "\n")
 	}
 
-	if len(v.Findings) > 0 {
-		b.WriteString("\n" + v.FindingsTitle + "\n")
-		for i, f := range v.Findings {
-			head := fmt.Sprintf("  %d. ", i+1)
-			pad := strings.Repeat(" ", len(head))
-			line := ""
-			if f.Severity != "" {
-				line += "[" + oneLine(f.Severity, 10) + "] "
-			}
-			line += oneLine(f.Title, 60) + " — " + f.Money
-			b.WriteString(wrap(line, 76, head, pad) + "\n")
-			if f.Text != "" {
-				b.WriteString(wrap(oneLine(f.Text, 600), 76, pad, pad) + "\n")
-			}
-		}
-		if v.MoreFindings > 0 {
-			fmt.Fprintf(&b, "  … and %d more in the report.\n", v.MoreFindings)
-		}
-	}
-
-	if len(v.Teams) > 0 {
-		b.WriteString("\nTeams\n")
-		rows := make([][]cell, 0, len(v.Teams))
-		for _, t := range v.Teams {
-			budget := ""
-			if t.Forecast != "" || t.Budget != "" {
-				budget = orDefault(t.Forecast, "–") + " / " + orDefault(t.Budget, "–")
-				if t.OverBudget {
-					budget += " over"
-				}
-			}
-			row := []cell{{termcol.Truncate(oneLine(t.Team, 0), 24), styleNone}, {t.Cost, styleNone}, {t.Idle, styleNone},
-				{t.IdleShare, styleNone}, {t.Change, styleNone}, {budget, styleNone}}
-			if v.ChargedBack {
-				row = slices.Insert(row, 2, cell{orDefault(t.ChargedBack, "–"), styleNone})
-			}
-			rows = append(rows, row)
-		}
-		head, right := []string{"TEAM", "COST", "IDLE", "IDLE %", "CHANGE", "FORECAST / BUDGET"}, []bool{false, true, true, true, true, false}
-		if v.ChargedBack {
-			head, right = slices.Insert(head, 2, "CHARGED BACK"), slices.Insert(right, 2, true)
-		}
-		writeTable(&b, p, head, right, rows)
-		if v.MoreTeams > 0 {
-			fmt.Fprintf(&b, "  … and %d more teams.\n", v.MoreTeams)
-		}
-	}
+	writeFindingsText(&b, v)
+	writeTeamsText(&b, p, v)
 
 	b.WriteString(emailTrendText(v.Trend))
 

@@ -155,7 +155,6 @@ const maxPageFindings = 10
 
 func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) (*page, error) {
 	cur := r.Currency
-	t := r.Totals
 	p := &page{
 		Title:      "finops " + r.Period.Label,
 		Team:       meta.Team,
@@ -168,7 +167,30 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	if !meta.GeneratedAt.IsZero() {
 		p.GeneratedAt = meta.GeneratedAt.In(loc).Format("2006-01-02 15:04 -07:00") // zone abbreviations are ambiguous (CST)
 	}
+	if meta.Team != "" {
+		p.Title += " · team " + meta.Team
+	}
+	if err := p.setCharts(r, loc, echarts); err != nil {
+		return nil, err
+	}
+	p.setKPIs(r)
+	p.setAdvice(r)
+	p.AdviceNotes = adviceNotes(r)
+	p.setTables(r)
+	p.setTeams(r)
 
+	p.Watch = newWatchView(r, loc)
+	view := audienceOf(meta.View, r, meta.Team, nil)
+	p.Chargeback, p.Allocation = allocationViews(r, view)
+	p.Movers = newMoversView(view.Movers, cur)
+	p.Energy = newEnergyView(r)
+	p.setQuality(r)
+	return p, nil
+}
+
+// setCharts builds the charts, names the ones with no data, and inlines
+// the chart library, or says in a banner that the page has none.
+func (p *page) setCharts(r *analysis.Result, loc *time.Location, echarts []byte) error {
 	p.Charts = buildCharts(r, loc)
 	have := map[string]bool{}
 	for _, c := range p.Charts {
@@ -183,21 +205,24 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		p.HasCharts, p.ECharts = true, js
 		cj, err := chartsJSON(p.Charts)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		p.ChartsJSON = cj
 	} else {
 		p.Banner = noChartsBanner
 	}
 
+	return nil
+}
+
+// setKPIs fills the headline and the key figures' cards.
+func (p *page) setKPIs(r *analysis.Result) {
+	cur, t := r.Currency, r.Totals
 	unmonTone := ""
 	if r.DataQuality.UnmonitoredShare > 0.30 {
 		unmonTone = "bad"
 	} else if r.DataQuality.UnmonitoredShare >= 0.10 {
 		unmonTone = "warn"
-	}
-	if meta.Team != "" {
-		p.Title += " · team " + meta.Team
 	}
 	costNote := changeText(t.Cost, r.Totals.PreviousCost)
 	if n := otherChargesNote(cur, t); n != "" {
@@ -236,6 +261,12 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		p.KPIs = append(p.KPIs, kpiCard{Label: "Unused commitments", Period: week, Value: money(cur, t.UnusedCommitmentCost), Tone: "warn"})
 	}
 
+}
+
+// setAdvice fills the findings (the first maxPageFindings), the top
+// actions and every recommendation.
+func (p *page) setAdvice(r *analysis.Result) {
+	cur := r.Currency
 	views := findingViews(r)
 	for i, f := range views {
 		if i == maxPageFindings {
@@ -273,7 +304,11 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			Saves: rec.MonthlySavings > 0,
 		})
 	}
-	p.AdviceNotes = adviceNotes(r)
+}
+
+// setTables fills the resources, pools and tasks tables.
+func (p *page) setTables(r *analysis.Result) {
+	cur := r.Currency
 	for _, rc := range r.ByResource {
 		p.Resources = append(p.Resources, resourceRow{
 			Resource: breakableID(resourceLabel(rc)), Provider: rc.Provider, GPU: gpuText(rc.GPUModel, rc.GPUCount),
@@ -282,26 +317,6 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 			Unmonitored: hours(rc.GPUHoursUnmonitored), IdleCost: measuredMoney(cur, rc.IdleCost, rc.IdleReading()),
 			Util: measuredUtil(rc.AvgUtilization, rc.IdleReading()),
 		})
-	}
-	for _, tc := range r.ByTeam {
-		budget := ""
-		if tc.Budget != nil {
-			budget = money(cur, *tc.Budget)
-		}
-		row := teamRow{
-			Team: tc.Team, Cost: money(cur, tc.Cost), GPUCost: money(cur, tc.GPUCost),
-			IdleCost: measuredMoney(cur, tc.IdleCost, tc.IdleReading()), IdleShare: measuredShare(tc.IdleCost, tc.Cost, tc.IdleReading()),
-			Budget:     budget,
-			OverBudget: tc.Budget != nil && tc.MonthForecast > *tc.Budget,
-		}
-		if tc.PreviousCost != 0 {
-			row.Previous = money(cur, tc.PreviousCost)
-			row.Change = strings.TrimSuffix(changeText(tc.Cost, tc.PreviousCost), " vs previous period")
-		}
-		if tc.MonthToDate != 0 || tc.MonthForecast != 0 {
-			row.MonthToDate, row.Forecast = money(cur, tc.MonthToDate), money(cur, tc.MonthForecast)
-		}
-		p.Teams = append(p.Teams, row)
 	}
 	for _, pl := range r.Pools {
 		p.Pools = append(p.Pools, poolRow{
@@ -323,12 +338,36 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 		})
 	}
 
-	p.Watch = newWatchView(r, loc)
-	view := audienceOf(meta.View, r, meta.Team, nil)
-	p.Chargeback, p.Allocation = allocationViews(r, view)
-	p.Movers = newMoversView(view.Movers, cur)
-	p.Energy = newEnergyView(r)
+}
 
+// setTeams fills the teams' table: cost, idle, change and budget.
+func (p *page) setTeams(r *analysis.Result) {
+	cur := r.Currency
+	for _, tc := range r.ByTeam {
+		budget := ""
+		if tc.Budget != nil {
+			budget = money(cur, *tc.Budget)
+		}
+		row := teamRow{
+			Team: tc.Team, Cost: money(cur, tc.Cost), GPUCost: money(cur, tc.GPUCost),
+			IdleCost: measuredMoney(cur, tc.IdleCost, tc.IdleReading()), IdleShare: measuredShare(tc.IdleCost, tc.Cost, tc.IdleReading()),
+			Budget:     budget,
+			OverBudget: tc.Budget != nil && tc.MonthForecast > *tc.Budget,
+		}
+		if tc.PreviousCost != 0 {
+			row.Previous = money(cur, tc.PreviousCost)
+			row.Change = strings.TrimSuffix(changeText(tc.Cost, tc.PreviousCost), " vs previous period")
+		}
+		if tc.MonthToDate != 0 || tc.MonthForecast != 0 {
+			row.MonthToDate, row.Forecast = money(cur, tc.MonthToDate), money(cur, tc.MonthForecast)
+		}
+		p.Teams = append(p.Teams, row)
+	}
+}
+
+// setQuality fills the data-quality box.
+func (p *page) setQuality(r *analysis.Result) {
+	cur, t := r.Currency, r.Totals
 	dq := r.DataQuality
 	p.Quality = qualityView{
 		UnmonitoredShare: percent(dq.UnmonitoredShare),
@@ -343,7 +382,6 @@ func newPage(r *analysis.Result, meta Meta, loc *time.Location, echarts []byte) 
 	for _, s := range dq.Sources {
 		p.Quality.Sources = append(p.Quality.Sources, sourceRow{Name: s.Name, Kind: s.Kind, Status: s.Status, Tone: statusTone(s.Status), Detail: s.Detail})
 	}
-	return p, nil
 }
 
 // inlineScript prepares the ECharts library for a <script> element. The HTML

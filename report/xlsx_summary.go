@@ -167,11 +167,99 @@ func axis(title string) excelize.ChartAxis {
 		Title: excelize.ChartTitle{Paragraph: []excelize.RichTextRun{{Text: title, Font: &excelize.Font{Color: axisColor, Size: workbook.BodyFontPt}}}}}
 }
 
+// dailyTeamChart writes the daily cost by team ("Day", then team names;
+// one row per day) as a helper table from row top, and returns its
+// stacked column chart and the table's last row.
+func (b *book) dailyTeamChart(daily matrix, top int) (*excelize.Chart, int, error) {
+	const sheet = sheetSummary
+	rows := make([][]any, len(daily.Days))
+	for d, day := range daily.Days {
+		rows[d] = []any{day}
+		for s := range daily.Series {
+			rows[d] = append(rows[d], daily.Values[s][d])
+		}
+	}
+	styles := []int{0}
+	for range daily.Series {
+		styles = append(styles, b.st.money)
+	}
+	bottom, err := b.helperTable(sheet, top, append([]string{"Day"}, daily.Series...), rows, styles)
+	if err != nil {
+		return nil, 0, err
+	}
+	dayCol := colName(helperCol)
+	ch := &excelize.Chart{
+		Type:      excelize.ColStacked,
+		Title:     chartTitle("Daily cost by team"),
+		Legend:    excelize.ChartLegend{Position: "bottom", Font: &excelize.Font{Size: workbook.BodyFontPt}},
+		Dimension: excelize.ChartDimension{Width: chartWidth, Height: 320},
+		XAxis:     axis("Day"),
+		YAxis:     axis("Cost (" + amount.Code(b.r.Currency) + ")"),
+	}
+	ch.YAxis.MajorGridLines = true
+	ch.YAxis.NumFmt = excelize.ChartNumFmt{CustomNumFmt: amount.ExcelFormat(b.r.Currency, 0)}
+	for s := range daily.Series {
+		c := colName(helperCol + 1 + s)
+		ch.Series = append(ch.Series, excelize.ChartSeries{
+			Name:       ref(sheet, c, top, c, top),
+			Categories: ref(sheet, dayCol, top+1, dayCol, bottom),
+			Values:     ref(sheet, c, top+1, c, bottom),
+		})
+	}
+	return ch, bottom, nil
+}
+
+// placeCharts sizes the helper columns, stacks the charts down from D2,
+// each starting a new printed page rather than crossing one's foot, and
+// sets the print area to the KPI table and the charts.
+func (b *book) placeCharts(charts []*excelize.Chart, lastHelperCol, kpiLast int) error {
+	f := b.f
+	const sheet = sheetSummary
+	if len(charts) == 0 { // the KPI table alone prints
+		_, err := workbook.PrintColumns(f, sheet, 2, kpiLast)
+		return err
+	}
+	if err := f.SetColWidth(sheet, colName(helperCol), colName(helperCol), 24); err != nil {
+		return err
+	}
+	if lastHelperCol > helperCol {
+		if err := f.SetColWidth(sheet, colName(helperCol+1), colName(lastHelperCol), 14); err != nil {
+			return err
+		}
+	}
+	// The charts stack down from D2; the sheet prints the KPI table and the
+	// charts (A:M), not the helper tables behind them.
+	if err := f.SetColWidth(sheet, "C", "C", chartGap); err != nil {
+		return err
+	}
+	if err := f.SetColWidth(sheet, chartCol, chartLast, chartColW); err != nil {
+		return err
+	}
+	row, pageTop := 2, 1
+	for _, c := range charts {
+		// A chart that would cross the foot of a printed page starts the
+		// next one: split, its halves printed on two pages.
+		if rows := (int(c.Dimension.Height) + 19) / 20; row > pageTop && row+rows-1 >= pageTop+summaryPageRows {
+			if err := f.InsertPageBreak(sheet, fmt.Sprintf("A%d", row)); err != nil {
+				return err
+			}
+			pageTop = row
+		}
+		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", chartCol, row), c); err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		row += int(c.Dimension.Height)/20 + 2 // default row height is 20 px
+	}
+	last := max(row, kpiLast)
+	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", Scope: sheet,
+		RefersTo: fmt.Sprintf("'%s'!$A$1:$%s$%d", sheet, chartLast, last)})
+}
+
 // summaryCharts writes two helper tables (daily cost per team; idle cost per
 // resource) and a native chart over each. Excel charts must read from cells,
 // so the numbers are on the sheet, where the reader can also check them.
 func (b *book) summaryCharts(kpiLast int) error {
-	f, st := b.f, b.st
+	st := b.st
 	const sheet = sheetSummary
 
 	daily := dailyBy(b.r.Daily, b.loc, teamKey)
@@ -182,40 +270,9 @@ func (b *book) summaryCharts(kpiLast int) error {
 	lastHelperCol := helperCol
 	var charts []*excelize.Chart
 	if len(daily.Days) > 0 && len(daily.Series) > 0 {
-		top := nextRow
-		rows := make([][]any, len(daily.Days))
-		for d, day := range daily.Days {
-			rows[d] = []any{day}
-			for s := range daily.Series {
-				rows[d] = append(rows[d], daily.Values[s][d])
-			}
-		}
-		styles := []int{0}
-		for range daily.Series {
-			styles = append(styles, st.money)
-		}
-		bottom, err := b.helperTable(sheet, top, append([]string{"Day"}, daily.Series...), rows, styles)
+		ch, bottom, err := b.dailyTeamChart(daily, nextRow)
 		if err != nil {
 			return err
-		}
-		dayCol := colName(helperCol)
-		ch := &excelize.Chart{
-			Type:      excelize.ColStacked,
-			Title:     chartTitle("Daily cost by team"),
-			Legend:    excelize.ChartLegend{Position: "bottom", Font: &excelize.Font{Size: workbook.BodyFontPt}},
-			Dimension: excelize.ChartDimension{Width: chartWidth, Height: 320},
-			XAxis:     axis("Day"),
-			YAxis:     axis("Cost (" + amount.Code(b.r.Currency) + ")"),
-		}
-		ch.YAxis.MajorGridLines = true
-		ch.YAxis.NumFmt = excelize.ChartNumFmt{CustomNumFmt: amount.ExcelFormat(b.r.Currency, 0)}
-		for s := range daily.Series {
-			c := colName(helperCol + 1 + s)
-			ch.Series = append(ch.Series, excelize.ChartSeries{
-				Name:       ref(sheet, c, top, c, top),
-				Categories: ref(sheet, dayCol, top+1, dayCol, bottom),
-				Values:     ref(sheet, c, top+1, c, bottom),
-			})
 		}
 		charts = append(charts, ch)
 		lastHelperCol = max(lastHelperCol, helperCol+len(daily.Series))
@@ -264,44 +321,7 @@ func (b *book) summaryCharts(kpiLast int) error {
 		charts = append(charts, ch)
 		lastHelperCol = max(lastHelperCol, helperCol+2)
 	}
-	if len(charts) == 0 { // the KPI table alone prints
-		_, err := workbook.PrintColumns(f, sheet, 2, kpiLast)
-		return err
-	}
-	if err := f.SetColWidth(sheet, colName(helperCol), colName(helperCol), 24); err != nil {
-		return err
-	}
-	if lastHelperCol > helperCol {
-		if err := f.SetColWidth(sheet, colName(helperCol+1), colName(lastHelperCol), 14); err != nil {
-			return err
-		}
-	}
-	// The charts stack down from D2; the sheet prints the KPI table and the
-	// charts (A:M), not the helper tables behind them.
-	if err := f.SetColWidth(sheet, "C", "C", chartGap); err != nil {
-		return err
-	}
-	if err := f.SetColWidth(sheet, chartCol, chartLast, chartColW); err != nil {
-		return err
-	}
-	row, pageTop := 2, 1
-	for _, c := range charts {
-		// A chart that would cross the foot of a printed page starts the
-		// next one: split, its halves printed on two pages.
-		if rows := (int(c.Dimension.Height) + 19) / 20; row > pageTop && row+rows-1 >= pageTop+summaryPageRows {
-			if err := f.InsertPageBreak(sheet, fmt.Sprintf("A%d", row)); err != nil {
-				return err
-			}
-			pageTop = row
-		}
-		if err := f.AddChart(sheet, fmt.Sprintf("%s%d", chartCol, row), c); err != nil {
-			return fmt.Errorf("chart: %w", err)
-		}
-		row += int(c.Dimension.Height)/20 + 2 // default row height is 20 px
-	}
-	last := max(row, kpiLast)
-	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Area", Scope: sheet,
-		RefersTo: fmt.Sprintf("'%s'!$A$1:$%s$%d", sheet, chartLast, last)})
+	return b.placeCharts(charts, lastHelperCol, kpiLast)
 }
 
 // helperTable writes a chart's numbers from column helperCol, row top: a

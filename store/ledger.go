@@ -322,6 +322,58 @@ type EmailStatus struct {
 // period, scope and generation, so a message retried after a crash keeps it.
 type BuildFunc func(generation int) (messageID, subject string, mime []byte, err error)
 
+// emailStatus reads each recipient's status of the email of a period and
+// scope.
+func emailStatus(ctx context.Context, tx *sql.Tx, period, scope string) (map[string]string, error) {
+	status := map[string]string{}
+	rows, err := tx.QueryContext(ctx, `SELECT recipient, status FROM run_emails WHERE period = ? AND scope = ?`, period, scope)
+	if err != nil {
+		return nil, fmt.Errorf("store: queue email: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r, st string
+		if err := rows.Scan(&r, &st); err != nil {
+			return nil, fmt.Errorf("store: queue email: %w", err)
+		}
+		status[r] = st
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: queue email: %w", err)
+	}
+	return status, nil
+}
+
+// pendingRecipients are the recipients, each once and sorted, who do not
+// have the email yet, or all of them with resend.
+func pendingRecipients(recipients []string, status map[string]string, resend bool) []string {
+	var pending []string
+	for _, r := range recipients {
+		if slices.Contains(pending, r) {
+			continue
+		}
+		if st, ok := status[r]; !ok || st != EmailSent || resend {
+			pending = append(pending, r)
+		}
+	}
+	slices.Sort(pending)
+	return pending
+}
+
+// forgetDropped forgets the recipients dropped from the list since, unless
+// they were sent to: the ledger keeps who got the email.
+func forgetDropped(ctx context.Context, tx *sql.Tx, period, scope string, recipients []string, status map[string]string) error {
+	for r, st := range status {
+		if st != EmailSent && !slices.Contains(recipients, r) {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM run_emails WHERE period = ? AND scope = ? AND recipient = ?`,
+				period, scope, r); err != nil {
+				return fmt.Errorf("store: queue email: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
 // QueueEmail records the email of one period and scope for recipients and
 // returns those that still need it. Recipients that already have it are
 // skipped unless resend is set (which starts a new generation, a new
@@ -341,22 +393,9 @@ func (s *Store) QueueEmail(ctx context.Context, runID int64, period, scope strin
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("store: queue email: %w", err)
 	}
-	status := map[string]string{}
-	rows, err := tx.QueryContext(ctx, `SELECT recipient, status FROM run_emails WHERE period = ? AND scope = ?`, period, scope)
+	status, err := emailStatus(ctx, tx, period, scope)
 	if err != nil {
-		return nil, fmt.Errorf("store: queue email: %w", err)
-	}
-	for rows.Next() {
-		var r, st string
-		if err := rows.Scan(&r, &st); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store: queue email: %w", err)
-		}
-		status[r] = st
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: queue email: %w", err)
+		return nil, err
 	}
 	switch {
 	case !exists:
@@ -364,15 +403,7 @@ func (s *Store) QueueEmail(ctx context.Context, runID int64, period, scope strin
 	case resend:
 		gen++
 	}
-	for _, r := range recipients {
-		if slices.Contains(pending, r) {
-			continue
-		}
-		if st, ok := status[r]; !ok || st != EmailSent || resend {
-			pending = append(pending, r)
-		}
-	}
-	slices.Sort(pending)
+	pending = pendingRecipients(recipients, status, resend)
 	if !exists {
 		// The row the recipients refer to; the message itself follows below.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO run_messages (period, scope, generation, message_id, subject, run_id, built_at)
@@ -380,13 +411,8 @@ func (s *Store) QueueEmail(ctx context.Context, runID int64, period, scope strin
 			return nil, fmt.Errorf("store: queue email: %w", err)
 		}
 	}
-	for r, st := range status {
-		if st != EmailSent && !slices.Contains(recipients, r) {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM run_emails WHERE period = ? AND scope = ? AND recipient = ?`,
-				period, scope, r); err != nil {
-				return nil, fmt.Errorf("store: queue email: %w", err)
-			}
-		}
+	if err := forgetDropped(ctx, tx, period, scope, recipients, status); err != nil {
+		return nil, err
 	}
 	for _, r := range pending {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO run_emails (period, scope, recipient, status, run_id) VALUES (?,?,?,?,?)

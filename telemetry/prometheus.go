@@ -71,107 +71,139 @@ func Fetch(ctx context.Context, st *store.Store, o Options, from, to time.Time) 
 	now := o.Now().UTC()
 	var out []Result
 	for _, p := range o.Servers {
-		res := Result{Server: ServerName(p)}
-		fail := func(err error) {
-			res.Failed++
-			if res.Err == nil {
-				res.Err = err
-			}
-		}
-		src, err := o.Config.PromSource(p, o.Getenv)
-		var client *prom.Client
-		if err == nil {
-			client, err = prom.New(src)
-		}
-		if err != nil {
-			res.Days = 1
-			fail(err)
-			out = append(out, res)
-			continue
-		}
-		var ok, skipped, empty int
-		var warnings []string
-		// Days already stored complete are not asked again; the others are
-		// fetched a few at a time (concurrent_days) and stored in day order.
-		var todo []time.Time
-		for day := from.UTC().Truncate(24 * time.Hour); day.Before(to) && day.Before(now); day = day.Add(24 * time.Hour) {
-			if !day.Add(24 * time.Hour).After(now) {
-				if done, err := st.HasSource(ctx, client.DayURI(day)); err != nil {
-					fail(err)
-					break
-				} else if done {
-					skipped++
-					continue
-				}
-			}
-			todo = append(todo, day)
-		}
-		var progress Progress = noProgress{}
-		if o.Progress != nil {
-			progress = o.Progress(res.Server, skipped+len(todo))
-		}
-		progress.Add(skipped)
-		perDay := progress.Above(o.PerDay)
-		err = client.FetchDays(ctx, todo, now, func(d *prom.Day) error {
-			defer progress.Add(1)
-			res.Days++
-			if d.Samples == 0 {
-				// Nothing for that day (no exporter yet, or a query that
-				// matches nothing): not stored, so it is asked again.
-				empty++
-				res.Days--
-				return nil
-			}
-			if len(d.Warnings) > 0 {
-				warnings = append(warnings, d.Warnings...)
-				res.Partial = true
-			}
-			r, err := st.Import(ctx, store.FileMeta{URI: d.URI, SHA256: d.SHA256, CompactBefore: o.CompactBefore}, d.Replay)
-			if err != nil {
-				fail(err)
-				return nil
-			}
-			ok++
-			what := fmt.Sprintf("%d samples, %d task runs", d.Samples, d.Runs)
-			if d.Dropped > 0 {
-				what += fmt.Sprintf(", %d samples dropped (utilization outside 0–100 %%)", d.Dropped)
-			}
-			if r.Duplicate {
-				what = "unchanged since the last fetch"
-			}
-			if !d.Complete {
-				what += " (partial: fetched again next time)"
-			}
-			fmt.Fprintf(perDay, "%s %s: %s\n", res.Server, d.Start.Format("2006-01-02"), what)
-			return nil
-		})
-		// The server is down or refusing after its retries: FetchDays stops
-		// at the first day it did not answer, since the days after it are
-		// missing too; do not hammer it with each.
-		if fe := (*prom.FetchError)(nil); errors.As(err, &fe) {
-			fmt.Fprintf(perDay, "%s %s: FAILED: %v\n", res.Server, fe.Day.Format("2006-01-02"), err)
-			res.Days++
-			fail(err)
-		} else if err != nil && ctx.Err() == nil {
-			fail(err)
-		}
-		switch {
-		case res.Err != nil && (ok > 0 || skipped > 0):
-			res.Partial = true
-		case res.Err == nil && len(warnings) > 0:
-			res.Err = fmt.Errorf("%s answered with warnings (partial data): %s", res.Server, strings.Join(dedupe(warnings), "; "))
-		case res.Err == nil && ok == 0 && skipped == 0:
-			res.Err = fmt.Errorf("%s returned no GPU series for %s .. %s: check the queries and that the exporter is scraped",
-				res.Server, from.Format("2006-01-02"), to.Format("2006-01-02"))
-			res.Days = max(res.Days, 1)
-			res.Failed = res.Days
-		}
-		progress.Done()
-		res.Detail = fmt.Sprintf("%d days fetched, %d already stored, %d empty", ok, skipped, empty)
-		fmt.Fprintf(perDay, "%s: %s\n", res.Server, res.Detail)
-		out = append(out, res)
+		out = append(out, fetchServer(ctx, st, o, p, from, to, now))
 	}
 	return out
+}
+
+// serverFetch is one server's fetch as it goes: its result and the days
+// stored, skipped (already stored complete) and empty, and its warnings.
+type serverFetch struct {
+	res                Result
+	ok, skipped, empty int
+	warnings           []string
+}
+
+// fail counts a failed day, keeping the first error.
+func (f *serverFetch) fail(err error) {
+	f.res.Failed++
+	if f.res.Err == nil {
+		f.res.Err = err
+	}
+}
+
+// fetchServer fetches and stores [from, to) from one server (see Fetch).
+func fetchServer(ctx context.Context, st *store.Store, o Options, p config.Prometheus, from, to, now time.Time) Result {
+	f := &serverFetch{res: Result{Server: ServerName(p)}}
+	src, err := o.Config.PromSource(p, o.Getenv)
+	var client *prom.Client
+	if err == nil {
+		client, err = prom.New(src)
+	}
+	if err != nil {
+		f.res.Days = 1
+		f.fail(err)
+		return f.res
+	}
+	todo := f.daysToFetch(ctx, st, client, from, to, now)
+	var progress Progress = noProgress{}
+	if o.Progress != nil {
+		progress = o.Progress(f.res.Server, f.skipped+len(todo))
+	}
+	progress.Add(f.skipped)
+	perDay := progress.Above(o.PerDay)
+	err = client.FetchDays(ctx, todo, now, func(d *prom.Day) error {
+		defer progress.Add(1)
+		f.store(ctx, st, o, d, perDay)
+		return nil
+	})
+	// The server is down or refusing after its retries: FetchDays stops
+	// at the first day it did not answer, since the days after it are
+	// missing too; do not hammer it with each.
+	if fe := (*prom.FetchError)(nil); errors.As(err, &fe) {
+		fmt.Fprintf(perDay, "%s %s: FAILED: %v\n", f.res.Server, fe.Day.Format("2006-01-02"), err)
+		f.res.Days++
+		f.fail(err)
+	} else if err != nil && ctx.Err() == nil {
+		f.fail(err)
+	}
+	f.judge(from, to)
+	progress.Done()
+	f.res.Detail = fmt.Sprintf("%d days fetched, %d already stored, %d empty", f.ok, f.skipped, f.empty)
+	fmt.Fprintf(perDay, "%s: %s\n", f.res.Server, f.res.Detail)
+	return f.res
+}
+
+// daysToFetch lists the UTC days of [from, to) before now that are not
+// already stored complete (those are counted as skipped): they are
+// fetched a few at a time (concurrent_days) and stored in day order.
+func (f *serverFetch) daysToFetch(ctx context.Context, st *store.Store, client *prom.Client, from, to, now time.Time) []time.Time {
+	var todo []time.Time
+	for day := from.UTC().Truncate(24 * time.Hour); day.Before(to) && day.Before(now); day = day.Add(24 * time.Hour) {
+		if !day.Add(24 * time.Hour).After(now) {
+			if done, err := st.HasSource(ctx, client.DayURI(day)); err != nil {
+				f.fail(err)
+				break
+			} else if done {
+				f.skipped++
+				continue
+			}
+		}
+		todo = append(todo, day)
+	}
+	return todo
+}
+
+// store imports one fetched day in its own transaction and says what it
+// held; an empty day is not stored, so it is asked again.
+func (f *serverFetch) store(ctx context.Context, st *store.Store, o Options, d *prom.Day, perDay io.Writer) {
+	f.res.Days++
+	if d.Samples == 0 {
+		// Nothing for that day (no exporter yet, or a query that
+		// matches nothing): not stored, so it is asked again.
+		f.empty++
+		f.res.Days--
+		return
+	}
+	if len(d.Warnings) > 0 {
+		f.warnings = append(f.warnings, d.Warnings...)
+		f.res.Partial = true
+	}
+	r, err := st.Import(ctx, store.FileMeta{URI: d.URI, SHA256: d.SHA256, CompactBefore: o.CompactBefore}, d.Replay)
+	if err != nil {
+		f.fail(err)
+		return
+	}
+	f.ok++
+	what := fmt.Sprintf("%d samples, %d task runs", d.Samples, d.Runs)
+	if d.Dropped > 0 {
+		what += fmt.Sprintf(", %d samples dropped (utilization outside 0–100 %%)", d.Dropped)
+	}
+	if r.Duplicate {
+		what = "unchanged since the last fetch"
+	}
+	if !d.Complete {
+		what += " (partial: fetched again next time)"
+	}
+	fmt.Fprintf(perDay, "%s %s: %s\n", f.res.Server, d.Start.Format("2006-01-02"), what)
+}
+
+// judge decides the server's outcome: partial when some days came despite
+// an error, an error when it answered only with warnings or no GPU series
+// at all.
+func (f *serverFetch) judge(from, to time.Time) {
+	res := &f.res
+	switch {
+	case res.Err != nil && (f.ok > 0 || f.skipped > 0):
+		res.Partial = true
+	case res.Err == nil && len(f.warnings) > 0:
+		res.Err = fmt.Errorf("%s answered with warnings (partial data): %s", res.Server, strings.Join(dedupe(f.warnings), "; "))
+	case res.Err == nil && f.ok == 0 && f.skipped == 0:
+		res.Err = fmt.Errorf("%s returned no GPU series for %s .. %s: check the queries and that the exporter is scraped",
+			res.Server, from.Format("2006-01-02"), to.Format("2006-01-02"))
+		res.Days = max(res.Days, 1)
+		res.Failed = res.Days
+	}
 }
 
 type noProgress struct{}

@@ -24,6 +24,47 @@ type Overrides struct {
 	Set                             func(flag string) bool
 }
 
+// baseServer is the configured server with that URL (found), else one
+// with the defaults and the configured servers' smallest caps.
+func baseServer(conf []config.Prometheus, url string) (fc config.Prometheus, found bool) {
+	fc = config.Prometheus{URL: url}
+	for _, p := range conf {
+		if strings.TrimRight(p.URL, "/") == strings.TrimRight(url, "/") {
+			fc = p
+			fc.Labels = maps.Clone(p.Labels)
+			return fc, true
+		}
+	}
+	for _, p := range conf {
+		if mrb := cmp.Or(p.MaxResponseBytes, prom.DefaultMaxResponseBytes); fc.MaxResponseBytes == 0 || mrb < fc.MaxResponseBytes {
+			fc.MaxResponseBytes = mrb
+		}
+		if cd := p.ConcurrentDays; cd != nil && *cd > 0 && (fc.ConcurrentDays == nil || *cd < *fc.ConcurrentDays) {
+			fc.ConcurrentDays = cd
+		}
+	}
+	return fc, false
+}
+
+// setLabels applies the --task-label, --team-label and --kind-label flags
+// given: an empty one removes the configured label.
+func setLabels(fc *config.Prometheus, o Overrides) {
+	set := o.Set
+	if fc.Labels == nil {
+		fc.Labels = map[string]string{}
+	}
+	for _, r := range []struct{ flag, role, v string }{{"task-label", "task", o.TaskLabel}, {"team-label", "team", o.TeamLabel}, {"kind-label", "kind", o.KindLabel}} {
+		if !set(r.flag) {
+			continue
+		}
+		if r.v == "" {
+			delete(fc.Labels, r.role)
+		} else {
+			fc.Labels[r.role] = r.v
+		}
+	}
+}
+
 // URLServer is the server `finops ingest prometheus --url` reads: the
 // configured server with that URL (so a day is stored under the name and
 // read with the limits `finops run` uses), else one with the defaults and
@@ -32,24 +73,7 @@ type Overrides struct {
 // flags given replace either. Its errors name the flag.
 func URLServer(conf []config.Prometheus, o Overrides) (config.Prometheus, error) {
 	fl, set := o.Server, o.Set
-	fc, found := config.Prometheus{URL: fl.URL}, false
-	for _, p := range conf {
-		if strings.TrimRight(p.URL, "/") == strings.TrimRight(fl.URL, "/") {
-			fc, found = p, true
-			fc.Labels = maps.Clone(p.Labels)
-			break
-		}
-	}
-	if !found {
-		for _, p := range conf {
-			if mrb := cmp.Or(p.MaxResponseBytes, prom.DefaultMaxResponseBytes); fc.MaxResponseBytes == 0 || mrb < fc.MaxResponseBytes {
-				fc.MaxResponseBytes = mrb
-			}
-			if cd := p.ConcurrentDays; cd != nil && *cd > 0 && (fc.ConcurrentDays == nil || *cd < *fc.ConcurrentDays) {
-				fc.ConcurrentDays = cd
-			}
-		}
-	}
+	fc, found := baseServer(conf, fl.URL)
 	if set("exporter") {
 		// The exporter names a query set: the configured queries were
 		// written for the other one.
@@ -92,18 +116,6 @@ func URLServer(conf []config.Prometheus, o Overrides) (config.Prometheus, error)
 		days := o.ConcurrentDays
 		fc.ConcurrentDays = &days
 	}
-	if fc.Labels == nil {
-		fc.Labels = map[string]string{}
-	}
-	for _, r := range []struct{ flag, role, v string }{{"task-label", "task", o.TaskLabel}, {"team-label", "team", o.TeamLabel}, {"kind-label", "kind", o.KindLabel}} {
-		if !set(r.flag) {
-			continue
-		}
-		if r.v == "" {
-			delete(fc.Labels, r.role)
-		} else {
-			fc.Labels[r.role] = r.v
-		}
-	}
+	setLabels(&fc, o)
 	return fc, nil
 }

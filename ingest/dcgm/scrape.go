@@ -337,6 +337,70 @@ func (c *collector) take(f *dto.MetricFamily, metric string, dst func(*reading) 
 	return nil
 }
 
+// sortedKeys are the readings' keys by time, then GPU: the order send
+// delivers them in, whatever the file's order.
+func (c *collector) sortedKeys() []readingKey {
+	keys := make([]readingKey, 0, len(c.byKey))
+	for k := range c.byKey {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		return a.ms < b.ms || a.ms == b.ms && a.gpu < b.gpu
+	})
+	return keys
+}
+
+// bestPower is the reading's power and the field it came from: DCGM's
+// POWER_USAGE; of nvidia-smi's, power.draw.average (drivers 535+: the
+// board's mean over the last second) before power.draw.instant (one
+// reading, noisier under a bursty load) before power.draw (whichever of
+// the two the driver maps it to).
+func (rd *reading) bestPower() (*float64, string) {
+	for i, p := range rd.power {
+		if p != nil {
+			return p, [...]string{PowerUsage, SMIPowerAvg, SMIPowerInst, SMIPower}[i]
+		}
+	}
+	return nil, ""
+}
+
+// bestUtil is the first valid of GR_ENGINE_ACTIVE, GPU_UTIL and
+// nvidia-smi's utilization.gpu (a GPU without profiling may leak a blank
+// PROF value; docs/METRICS.md says why this order). A missing value (NaN,
+// a blank sentinel: the exporter had none) is no utilization, as in a
+// Prometheus answer; invalid says a number was out of range, which with
+// no valid one beside it makes the reading no sample, dropped and
+// counted, as from every source (finops.ValidUtil).
+func (rd *reading) bestUtil() (util *float64, invalid bool) {
+	for _, u := range []*float64{rd.prof, rd.util, rd.smiUtil} {
+		if u == nil || Missing(*u) {
+			continue
+		}
+		if finops.ValidUtil(*u) {
+			return u, invalid
+		}
+		invalid = true
+	}
+	return nil, invalid
+}
+
+// memTotal is the GPU's memory: the total given, or free + used (+
+// reserved) when the exporter gives the parts.
+func (rd *reading) memTotal() *float64 {
+	switch {
+	case rd.tot != nil:
+		return rd.tot
+	case rd.free != nil && rd.used != nil:
+		t := *rd.free + *rd.used
+		if rd.reserved != nil {
+			t += *rd.reserved
+		}
+		return &t
+	}
+	return nil
+}
+
 // send delivers the readings, by time and GPU.
 func (c *collector) send(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 	format := Format
@@ -348,14 +412,7 @@ func (c *collector) send(ctx context.Context, sink ingest.Sink) (*ingest.Summary
 		return sum, &ingest.ParseError{File: c.name,
 			Msg: "no GPU series (none has a UUID or uuid, or a gpu index and Hostname): is this a dcgm-exporter or nvidia_gpu_exporter scrape?"}
 	}
-	keys := make([]readingKey, 0, len(c.byKey))
-	for k := range c.byKey {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		return a.ms < b.ms || a.ms == b.ms && a.gpu < b.gpu
-	})
+	keys := c.sortedKeys()
 	if d := medianSpacing(keys); d > 0 {
 		// A backfill file says how often it was sampled.
 		sum.SampleInterval = d
@@ -376,18 +433,8 @@ func (c *collector) send(ctx context.Context, sink ingest.Sink) (*ingest.Summary
 		model, slice := ingest.GPUModel(c.opt.Catalog, rd.gpu.Name)
 		s := &finops.GPUSample{Line: line, Host: rd.gpu.Host, Index: rd.gpu.Index, UUID: rd.gpu.UUID,
 			Model: model, Slice: slice, Time: rd.at, MemUsed: rd.used}
-		// Power: DCGM's POWER_USAGE; of nvidia-smi's, power.draw.average
-		// (drivers 535+: the board's mean over the last second) before
-		// power.draw.instant (one reading, noisier under a bursty load)
-		// before power.draw (whichever of the two the driver maps it to).
-		powerField := ""
-		for i, p := range rd.power {
-			if p != nil {
-				s.PowerWatt = p
-				powerField = [...]string{PowerUsage, SMIPowerAvg, SMIPowerInst, SMIPower}[i]
-				break
-			}
-		}
+		var powerField string
+		s.PowerWatt, powerField = rd.bestPower()
 		// A reading above the model's plausible bound (ingest.PowerCheck)
 		// is a bad row: refused, counted and named, the rest of the scrape
 		// read.
@@ -399,24 +446,8 @@ func (c *collector) send(ctx context.Context, sink ingest.Sink) (*ingest.Summary
 				continue
 			}
 		}
-		// The first valid of GR_ENGINE_ACTIVE, GPU_UTIL and nvidia-smi's
-		// utilization.gpu (a GPU without profiling may leak a blank PROF
-		// value; docs/METRICS.md says why this order). A missing value
-		// (NaN, a blank sentinel: the exporter had none) is no
-		// utilization, as in a Prometheus answer; a number out of range
-		// with no valid one beside it makes the reading no sample, dropped
-		// and counted, as from every source (finops.ValidUtil).
-		invalid := false
-		for _, u := range []*float64{rd.prof, rd.util, rd.smiUtil} {
-			if u == nil || Missing(*u) {
-				continue
-			}
-			if finops.ValidUtil(*u) {
-				s.Util = u
-				break
-			}
-			invalid = true
-		}
+		var invalid bool
+		s.Util, invalid = rd.bestUtil()
 		if s.Util == nil && invalid {
 			sum.SamplesDropped++
 			continue
@@ -428,16 +459,7 @@ func (c *collector) send(ctx context.Context, sink ingest.Sink) (*ingest.Summary
 			}
 			return sum, &ingest.ParseError{File: c.name, Field: field + "{" + k.gpu + "}", Msg: err.Error() + " (the total)"}
 		}
-		switch {
-		case rd.tot != nil:
-			s.MemTotal = rd.tot
-		case rd.free != nil && rd.used != nil:
-			t := *rd.free + *rd.used
-			if rd.reserved != nil {
-				t += *rd.reserved
-			}
-			s.MemTotal = &t
-		}
+		s.MemTotal = rd.memTotal()
 		if format == ExporterFormat && s.Util == nil && s.MemUsed == nil && s.PowerWatt == nil {
 			// A GPU the exporter names (nvidia_smi_gpu_info) but measures
 			// nothing of is no telemetry: an empty GPU would count as

@@ -78,16 +78,7 @@ func scanLine(no int, text []byte) expoLine {
 		return l
 	}
 	if t[0] == '#' {
-		f := bytes.Fields(t[1:])
-		if len(f) > 0 {
-			switch kw := string(f[0]); kw {
-			case "HELP", "TYPE", "UNIT", "EOF":
-				l.comment = kw
-				if kw == "TYPE" && len(f) >= 3 && omOnlyTypes[string(f[2])] {
-					l.omType = true
-				}
-			}
-		}
+		l.comment, l.omType = commentKind(t)
 		return l
 	}
 	l.sample = true
@@ -104,27 +95,54 @@ func scanLine(no int, text []byte) expoLine {
 		return l
 	}
 	if i < len(text) && text[i] == '{' {
-		inQuote, closed := false, false
-		for i++; i < len(text); i++ {
-			c := text[i]
-			switch {
-			case inQuote && c == '\\':
-				i++ // the escaped byte
-			case c == '"':
-				inQuote = !inQuote
-			case !inQuote && c == '}':
-				closed = true
-			}
-			if closed {
-				i++
-				break
-			}
-		}
-		if !closed {
+		var closed bool
+		if i, closed = labelSetEnd(text, i); !closed {
 			return l
 		}
 	}
-	// value [timestamp] [# exemplar]
+	l.ts, l.cut = sampleTail(text, i)
+	return l
+}
+
+// commentKind reads a comment line (t starts with '#'): its keyword when
+// HELP, TYPE, UNIT or EOF, and whether it is a TYPE only OpenMetrics has.
+func commentKind(t []byte) (kw string, omType bool) {
+	f := bytes.Fields(t[1:])
+	if len(f) == 0 {
+		return "", false
+	}
+	switch kw := string(f[0]); kw {
+	case "HELP", "TYPE", "UNIT", "EOF":
+		return kw, kw == "TYPE" && len(f) >= 3 && omOnlyTypes[string(f[2])]
+	}
+	return "", false
+}
+
+// labelSetEnd is the byte after the '}' closing the label set that opens
+// at text[open], quoted values and their escapes skipped; closed is false
+// when the line ends first.
+func labelSetEnd(text []byte, open int) (end int, closed bool) {
+	inQuote := false
+	for i := open + 1; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inQuote && c == '\\':
+			i++ // the escaped byte
+		case c == '"':
+			inQuote = !inQuote
+		case !inQuote && c == '}':
+			return i + 1, true
+		}
+	}
+	return len(text), false
+}
+
+// sampleTail reads what follows a sample's name and labels, from text[i]:
+// value [timestamp] [# exemplar]. It returns the timestamp token (nil when
+// there is none) and where the line is read up to (before an exemplar
+// and the blanks before it).
+func sampleTail(text []byte, i int) (ts []byte, cut int) {
+	cut = len(text)
 	var toks [][2]int
 	for i < len(text) {
 		for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
@@ -136,7 +154,7 @@ func scanLine(no int, text []byte) expoLine {
 		s := i
 		if text[i] == '#' && len(toks) >= 1 {
 			// An exemplar: the rest of the line, and the blanks before it.
-			l.cut = len(bytes.TrimRight(text[:i], " \t"))
+			cut = len(bytes.TrimRight(text[:i], " \t"))
 			break
 		}
 		for i < len(text) && text[i] != ' ' && text[i] != '\t' {
@@ -145,9 +163,9 @@ func scanLine(no int, text []byte) expoLine {
 		toks = append(toks, [2]int{s, i})
 	}
 	if len(toks) == 2 {
-		l.ts = text[toks[1][0]:toks[1][1]]
+		ts = text[toks[1][0]:toks[1][1]]
 	}
-	return l
+	return ts, cut
 }
 
 // eachLine calls fn for every line of data, numbered from 1, without its

@@ -7,10 +7,8 @@ package prom
 
 import (
 	"context"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -19,7 +17,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -119,6 +116,57 @@ type Client struct {
 	http     *http.Client
 }
 
+// setDefaults fills in the settings the source leaves out.
+func (src *Source) setDefaults() {
+	if src.Timeout <= 0 {
+		src.Timeout = 2 * time.Minute
+	}
+	if src.Retries < 0 {
+		src.Retries = 0
+	}
+	if src.Backoff <= 0 {
+		src.Backoff = 2 * time.Second
+	}
+	if src.MaxResponseBytes <= 0 {
+		src.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if src.ConcurrentDays <= 0 {
+		src.ConcurrentDays = DefaultConcurrentDays
+	}
+	if src.Getenv == nil {
+		src.Getenv = os.Getenv
+	}
+	if src.Catalog == nil {
+		src.Catalog = gpu.NewCatalog()
+	}
+}
+
+// auth builds the transport that adds the source's credentials, read from
+// the environment now so that a missing one fails at start, not per request.
+func (src *Source) auth() (*authTransport, error) {
+	rt := src.Transport
+	if rt == nil {
+		rt = api.DefaultRoundTripper
+	}
+	a := &authTransport{next: rt}
+	if src.BearerTokenEnv != "" {
+		a.bearer = strings.TrimSpace(src.Getenv(src.BearerTokenEnv))
+		if a.bearer == "" {
+			return nil, fmt.Errorf("prometheus %s: bearer_token_env %s is empty or unset", src.Name, src.BearerTokenEnv)
+		}
+	}
+	if src.BasicAuthUser != "" {
+		a.user = src.BasicAuthUser
+		if src.BasicAuthPasswordEnv != "" {
+			a.password = strings.TrimSpace(src.Getenv(src.BasicAuthPasswordEnv))
+			if a.password == "" {
+				return nil, fmt.Errorf("prometheus %s: basic_auth_password_env %s is empty or unset", src.Name, src.BasicAuthPasswordEnv)
+			}
+		}
+	}
+	return a, nil
+}
+
 // New checks the source and builds its client.
 func New(src Source) (*Client, error) {
 	if src.URL == "" {
@@ -152,46 +200,10 @@ func New(src Source) (*Client, error) {
 		}
 		*q = w
 	}
-	if src.Timeout <= 0 {
-		src.Timeout = 2 * time.Minute
-	}
-	if src.Retries < 0 {
-		src.Retries = 0
-	}
-	if src.Backoff <= 0 {
-		src.Backoff = 2 * time.Second
-	}
-	if src.MaxResponseBytes <= 0 {
-		src.MaxResponseBytes = DefaultMaxResponseBytes
-	}
-	if src.ConcurrentDays <= 0 {
-		src.ConcurrentDays = DefaultConcurrentDays
-	}
-	if src.Getenv == nil {
-		src.Getenv = os.Getenv
-	}
-	if src.Catalog == nil {
-		src.Catalog = gpu.NewCatalog()
-	}
-	rt := src.Transport
-	if rt == nil {
-		rt = api.DefaultRoundTripper
-	}
-	a := &authTransport{next: rt}
-	if src.BearerTokenEnv != "" {
-		a.bearer = strings.TrimSpace(src.Getenv(src.BearerTokenEnv))
-		if a.bearer == "" {
-			return nil, fmt.Errorf("prometheus %s: bearer_token_env %s is empty or unset", src.Name, src.BearerTokenEnv)
-		}
-	}
-	if src.BasicAuthUser != "" {
-		a.user = src.BasicAuthUser
-		if src.BasicAuthPasswordEnv != "" {
-			a.password = strings.TrimSpace(src.Getenv(src.BasicAuthPasswordEnv))
-			if a.password == "" {
-				return nil, fmt.Errorf("prometheus %s: basic_auth_password_env %s is empty or unset", src.Name, src.BasicAuthPasswordEnv)
-			}
-		}
+	src.setDefaults()
+	a, err := src.auth()
+	if err != nil {
+		return nil, err
 	}
 	// The answer is streamed (answer.go), so the request is ours; the
 	// transport, its TLS and the credentials are the client library's.
@@ -383,193 +395,6 @@ func (c *Client) FetchRange(ctx context.Context, from, to time.Time) (*Day, erro
 	from = from.UTC().Truncate(c.src.Step)
 	to = to.UTC().Truncate(c.src.Step)
 	return c.fetchSpan(ctx, from, to, false, "prometheus://"+c.src.Name+"/watch/"+from.Format("2006-01-02T15:04:05Z"))
-}
-
-// fetchSpan queries [day, end) — day is any step-aligned start — into a Day
-// named uri ("#partial" added when not complete).
-func (c *Client) fetchSpan(ctx context.Context, day, end time.Time, complete bool, uri string) (*Day, error) {
-	d := &Day{Start: day, step: c.src.Step, interval: c.src.Step, Complete: complete}
-	if !end.After(day) {
-		d.URI = uri + "#partial"
-		return d, nil
-	}
-	stepMs := c.src.Step.Milliseconds()
-	nSteps := int((end.Sub(day) + c.src.Step - 1) / c.src.Step)
-	gpus := map[string]*gpuDay{}
-	// Steps at which each task label held each GPU; one GPU's series may
-	// split in two (`or` of two metrics), so spans are cut after the join.
-	held := map[labelRun][]uint64{} // a bit per step: a pod-labelled series each
-	tooMany := 0                    // series of GPUs past maxGPUsPerDay
-	for _, q := range []struct {
-		k          metricKind
-		expr, conf string
-	}{{kUtil, c.q.Util, c.src.Queries.Util}, {kMemUsed, c.q.MemUsed, c.src.Queries.MemUsed},
-		{kMemTotal, c.q.MemTotal, c.src.Queries.MemTotal}, {kPower, c.q.Power, c.src.Queries.Power}} {
-		if strings.TrimSpace(q.expr) == "" {
-			continue
-		}
-		warns, err := c.queryRange(ctx, q.expr, day, end, func(ss *model.SampleStream) {
-			labels := make(map[string]string, len(ss.Metric))
-			for k, v := range ss.Metric {
-				labels[string(k)] = string(v)
-			}
-			g, ok := dcgm.Identify(labels)
-			if !ok {
-				return
-			}
-			k := g.Key()
-			gd := gpus[k]
-			if gd == nil {
-				if len(gpus) >= maxGPUsPerDay {
-					tooMany++ // the rest of the answer is read, not kept
-					return
-				}
-				gd = &gpuDay{gpu: g, points: newPoints(nSteps)}
-				gpus[k] = gd
-			}
-			if gd.gpu.Name == "" {
-				gd.gpu.Name = g.Name
-			}
-			var task, team, kind string
-			if q.k == kUtil && !c.src.TaskLabels.Empty() {
-				task, team, kind = c.src.TaskLabels.Of(labels)
-			}
-			var steps []uint64
-			if task != "" {
-				lr := labelRun{task: task, team: team, kind: kind, host: g.Host, key: k}
-				if steps = held[lr]; steps == nil {
-					steps = make([]uint64, (nSteps+63)/64)
-					held[lr] = steps
-				}
-			}
-			for _, sp := range ss.Values {
-				v := float64(sp.Value)
-				// query_range answers at start + k × step; anything else is not ours.
-				off := int64(sp.Timestamp) - day.UnixMilli()
-				// A missing value (NaN: the exporter had none at that step)
-				// is no data, never zero, and not a bad reading either: the
-				// point keeps its other measures with no utilization. A
-				// number out of range is judged below (finops.ValidUtil).
-				if dcgm.Missing(v) || off < 0 || off%stepMs != 0 || off/stepMs >= int64(nSteps) {
-					continue
-				}
-				i := int(off / stepMs)
-				p := gd.points.at(i)
-				if bit := uint8(1) << q.k; p.has&bit == 0 {
-					p.vals[q.k] = v
-					p.has |= bit
-				} else if q.k != kUtil || finops.ValidUtil(p.vals[q.k]) && finops.ValidUtil(v) {
-					// A second series of the GPU at this step: its pod
-					// labels changed within the minute (a pod's last
-					// sample at 10:17:07, the next pod's or the unlabelled
-					// series' first at 10:17:37). The minute is the mean of
-					// all its samples (metrics.md §Utilization), not the
-					// first series' alone: the series' means are averaged,
-					// which is that mean when each holds as many samples
-					// (one each at a handover of 30 s scrapes). An
-					// out-of-range utilization is not averaged into a
-					// valid one: the first is kept, and judged below.
-					if gd.shared == nil {
-						gd.shared = map[int]int{}
-					}
-					key := i*4 + int(q.k)
-					c := float64(1 + gd.shared[key])
-					p.vals[q.k] = (p.vals[q.k]*c + v) / (c + 1)
-					gd.shared[key]++
-				}
-				if steps != nil {
-					si := off / stepMs
-					steps[si/64] |= 1 << (si % 64) // the task holds the GPU for the steps its series has values
-				}
-			}
-		})
-		if err == nil && tooMany > 0 {
-			err = fmt.Errorf("the answer names more than %d GPUs for one day (%d more series were left out): finops keeps a day of "+
-				"each GPU in memory; narrow the query (a label matcher per cluster) and configure one source for each part", maxGPUsPerDay, tooMany)
-		}
-		if err != nil {
-			return nil, &FetchError{Source: c.src.Name, Day: day, Query: q.conf, Sent: q.expr, Err: err}
-		}
-		d.Warnings = append(d.Warnings, warns...)
-	}
-	var runs []labelRun
-	for lr, steps := range held {
-		open := false
-		for i := range nSteps {
-			on := steps[i/64]>>(i%64)&1 == 1
-			ms := day.UnixMilli() + int64(i)*stepMs
-			switch {
-			case on && !open:
-				lr.start, open = ms, true
-			case !on && open:
-				runs = append(runs, lr)
-				open = false
-			}
-			if on {
-				lr.last = ms
-			}
-		}
-		if open {
-			runs = append(runs, lr)
-		}
-	}
-
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%+v\n%s\n%s\n", c.src.URL, c.src.Name, c.q, c.src.Step, day.Format(time.RFC3339))
-	keys := make([]string, 0, len(gpus))
-	for k := range gpus {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	samples := 0
-	// Spacings between a GPU's consecutive points, in steps: how many of each.
-	spacings := map[int]int{}
-	for _, k := range keys {
-		gd := gpus[k]
-		gd.model, gd.slice = ingest.GPUModel(c.src.Catalog, gd.gpu.Name)
-		d.gpus = append(d.gpus, gd)
-		prev := -1
-		for i, p := range gd.points.all() {
-			if p.has == 0 {
-				continue
-			}
-			if p.has&(1<<kUtil) != 0 && !finops.ValidUtil(p.vals[kUtil]) {
-				p.has = 0 // no sample, as from every source
-				d.Dropped++
-				continue
-			}
-			if prev >= 0 {
-				spacings[i-prev]++
-			}
-			prev = i
-			samples++
-			fmt.Fprintf(h, "%s %d", k, day.UnixMilli()+int64(i)*stepMs)
-			for m := range p.vals {
-				if p.has&(1<<m) != 0 {
-					fmt.Fprintf(h, " %s", strconv.FormatFloat(p.vals[m], 'g', -1, 64))
-				} else {
-					fmt.Fprint(h, " -")
-				}
-			}
-			fmt.Fprintln(h)
-		}
-	}
-	d.interval = time.Duration(medianSpacing(spacings)) * c.src.Step
-	d.runs = mergeRuns(runs, c.src.Step)
-	for _, r := range d.runs {
-		fmt.Fprintf(h, "run %s %s %s %s %v %d %d\n", r.Task, r.Team, r.Kind, r.Resource, r.GPUs, r.Start.UnixMilli(), r.End.UnixMilli())
-	}
-	d.Samples, d.Runs = samples, len(d.runs)
-	d.URI = uri
-	if !d.Complete || len(d.Warnings) > 0 {
-		d.Complete = false
-		d.URI += "#partial"
-	}
-	// The URI is hashed too: a complete day whose data a partial fetch
-	// already stored is still recorded as complete, and not fetched again.
-	fmt.Fprintln(h, d.URI)
-	d.SHA256 = hex.EncodeToString(h.Sum(nil))
-	return d, nil
 }
 
 // medianSpacing is the lower median of spacings (spacing in steps → how

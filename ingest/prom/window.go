@@ -65,119 +65,186 @@ func windowed(expr string, step time.Duration) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	l := lexed{expr: expr, toks: toks}
 	shift := step - time.Millisecond
 	var b strings.Builder
 	last := 0
-	next := func(i int) (tok, bool) {
-		if i < len(toks) {
-			return toks[i], true
-		}
-		return tok{}, false
-	}
-	isPunct := func(i int, c string) bool {
-		t, ok := next(i)
-		return ok && t.kind == tPunct && expr[t.s:t.e] == c
-	}
 	for i := 0; i < len(toks); i++ {
+		selEnd, j, resume, err := l.selector(i)
+		if err != nil {
+			return "", err
+		}
+		if selEnd < 0 {
+			i = resume
+			continue
+		}
+		m, err := l.modifiers(j, selEnd)
+		if err != nil {
+			return "", err
+		}
 		t := toks[i]
-		var selEnd, j int
-		switch t.kind {
-		case tIdent:
-			word := strings.ToLower(expr[t.s:t.e])
-			if labelListKeywords[word] {
-				// by (a, b), on(a), group_left(a): label names, not selectors.
-				if isPunct(i+1, "(") {
-					k, err := closeParen(toks, expr, i+1)
-					if err != nil {
-						return "", err
-					}
-					i = k
-				}
-				continue
-			}
-			if word == "with" && isPunct(i+1, "(") {
-				return "", errors.New("MetricsQL WITH templates are not supported: write the query with the templates expanded")
-			}
-			if keywords[word] || isPunct(i+1, "(") {
-				continue // an operator, a modifier, a number, or a function's name
-			}
-			if n, ok := next(i + 1); ok && n.kind == tIdent {
-				if w := strings.ToLower(expr[n.s:n.e]); w == "by" || w == "without" {
-					continue // an aggregation: sum by (a) (…)
-				}
-			}
-			selEnd, j = t.e, i+1
-			if n, ok := next(j); ok && n.kind == tBraces {
-				selEnd, j = n.e, j+1
-			}
-		case tBraces: // a selector without a name: {__name__=~"..."}
-			selEnd, j = t.e, i+1
-		default:
-			continue
-		}
-		if n, ok := next(j); ok && n.kind == tBrackets {
-			i = j // a range vector or a subquery: the query's own window
-			continue
-		}
-		// The selector's own modifiers: offset [-]d and @ t, in any order.
-		var offset time.Duration
-		at, modEnd := "", selEnd
-		for {
-			n, ok := next(j)
-			if !ok {
-				break
-			}
-			if n.kind == tIdent && strings.EqualFold(expr[n.s:n.e], "offset") {
-				neg := false
-				k := j + 1
-				if isPunct(k, "-") || isPunct(k, "+") {
-					neg = isPunct(k, "-")
-					k++
-				}
-				d, ok := next(k)
-				if !ok || d.kind != tNumber {
-					return "", fmt.Errorf("offset at %d: want a duration such as 5m", n.s)
-				}
-				offset, err = parseOffset(expr[d.s:d.e])
-				if err != nil {
-					return "", err
-				}
-				if neg {
-					offset = -offset
-				}
-				modEnd, j = d.e, k+1
-				continue
-			}
-			if n.kind == tPunct && expr[n.s:n.e] == "@" {
-				k := j + 1
-				if isPunct(k, "-") || isPunct(k, "+") {
-					k++
-				}
-				v, ok := next(k)
-				switch {
-				case ok && v.kind == tNumber:
-					modEnd, j = v.e, k+1
-				case ok && v.kind == tIdent && isPunct(k+1, "(") && isPunct(k+2, ")"):
-					modEnd, j = toks[k+2].e, k+3 // @ start(), @ end()
-				default:
-					return "", fmt.Errorf("@ at %d: want a time or start() or end()", n.s)
-				}
-				if at != "" {
-					return "", fmt.Errorf("@ at %d: a selector takes one @", n.s)
-				}
-				at = " " + expr[n.s:modEnd]
-				continue
-			}
-			break
-		}
 		b.WriteString(expr[last:t.s])
-		fmt.Fprintf(&b, "avg_over_time(%s[%s]%s offset %s)", expr[t.s:selEnd], model.Duration(step), at,
-			promDuration(offset-shift))
-		last = modEnd
-		i = j - 1
+		fmt.Fprintf(&b, "avg_over_time(%s[%s]%s offset %s)", expr[t.s:selEnd], model.Duration(step), m.at,
+			promDuration(m.offset-shift))
+		last = m.end
+		i = m.next - 1
 	}
 	b.WriteString(expr[last:])
 	return b.String(), nil
+}
+
+// lexed is an expression with its tokens, for windowed's look-ahead.
+type lexed struct {
+	expr string
+	toks []tok
+}
+
+// next is token i, if there is one.
+func (l lexed) next(i int) (tok, bool) {
+	if i < len(l.toks) {
+		return l.toks[i], true
+	}
+	return tok{}, false
+}
+
+// isPunct says whether token i is the punctuation c.
+func (l lexed) isPunct(i int, c string) bool {
+	t, ok := l.next(i)
+	return ok && t.kind == tPunct && l.expr[t.s:t.e] == c
+}
+
+// selector finds the instant vector selector starting at token i: selEnd
+// is the byte its name and matchers end at and j the token after them.
+// When token i starts none (selEnd < 0), the walk goes on after token
+// resume: past a label list, or past a range vector's window, which is
+// the query's own.
+func (l lexed) selector(i int) (selEnd, j, resume int, err error) {
+	t := l.toks[i]
+	switch t.kind {
+	case tIdent:
+		if selEnd, j, resume, err = l.namedSelector(i); selEnd < 0 || err != nil {
+			return selEnd, j, resume, err
+		}
+	case tBraces: // a selector without a name: {__name__=~"..."}
+		selEnd, j = t.e, i+1
+	default:
+		return -1, 0, i, nil
+	}
+	if n, ok := l.next(j); ok && n.kind == tBrackets {
+		return -1, 0, j, nil // a range vector or a subquery: the query's own window
+	}
+	return selEnd, j, 0, nil
+}
+
+// namedSelector is selector for a name: a metric's, unless it is a
+// keyword, a function, an aggregation or a label list's keyword.
+func (l lexed) namedSelector(i int) (selEnd, j, resume int, err error) {
+	t := l.toks[i]
+	word := strings.ToLower(l.expr[t.s:t.e])
+	if labelListKeywords[word] {
+		// by (a, b), on(a), group_left(a): label names, not selectors.
+		if l.isPunct(i+1, "(") {
+			k, err := closeParen(l.toks, l.expr, i+1)
+			return -1, 0, k, err
+		}
+		return -1, 0, i, nil
+	}
+	if word == "with" && l.isPunct(i+1, "(") {
+		return -1, 0, 0, errors.New("MetricsQL WITH templates are not supported: write the query with the templates expanded")
+	}
+	if keywords[word] || l.isPunct(i+1, "(") {
+		return -1, 0, i, nil // an operator, a modifier, a number, or a function's name
+	}
+	if n, ok := l.next(i + 1); ok && n.kind == tIdent {
+		if w := strings.ToLower(l.expr[n.s:n.e]); w == "by" || w == "without" {
+			return -1, 0, i, nil // an aggregation: sum by (a) (…)
+		}
+	}
+	selEnd, j = t.e, i+1
+	if n, ok := l.next(j); ok && n.kind == tBraces {
+		selEnd, j = n.e, j+1
+	}
+	return selEnd, j, 0, nil
+}
+
+// selectorMods are a selector's own modifiers: its offset, its @ as
+// written, the byte they end at and the token after them.
+type selectorMods struct {
+	offset    time.Duration
+	at        string
+	end, next int
+}
+
+// modifiers reads the offset [-]d and @ t that follow a selector ending at
+// byte selEnd, token j, in any order.
+func (l lexed) modifiers(j, selEnd int) (selectorMods, error) {
+	m := selectorMods{end: selEnd, next: j}
+	for {
+		n, ok := l.next(m.next)
+		switch {
+		case !ok:
+			return m, nil
+		case n.kind == tIdent && strings.EqualFold(l.expr[n.s:n.e], "offset"):
+			if err := l.offset(&m); err != nil {
+				return m, err
+			}
+		case n.kind == tPunct && l.expr[n.s:n.e] == "@":
+			if err := l.at(&m); err != nil {
+				return m, err
+			}
+		default:
+			return m, nil
+		}
+	}
+}
+
+// offset reads the offset modifier at token m.next.
+func (l lexed) offset(m *selectorMods) error {
+	n := l.toks[m.next]
+	neg := false
+	k := m.next + 1
+	if l.isPunct(k, "-") || l.isPunct(k, "+") {
+		neg = l.isPunct(k, "-")
+		k++
+	}
+	d, ok := l.next(k)
+	if !ok || d.kind != tNumber {
+		return fmt.Errorf("offset at %d: want a duration such as 5m", n.s)
+	}
+	off, err := parseOffset(l.expr[d.s:d.e])
+	if err != nil {
+		return err
+	}
+	if neg {
+		off = -off
+	}
+	m.offset, m.end, m.next = off, d.e, k+1
+	return nil
+}
+
+// at reads the @ modifier at token m.next: a time, start() or end().
+func (l lexed) at(m *selectorMods) error {
+	n := l.toks[m.next]
+	k := m.next + 1
+	if l.isPunct(k, "-") || l.isPunct(k, "+") {
+		k++
+	}
+	v, ok := l.next(k)
+	var end, next int
+	switch {
+	case ok && v.kind == tNumber:
+		end, next = v.e, k+1
+	case ok && v.kind == tIdent && l.isPunct(k+1, "(") && l.isPunct(k+2, ")"):
+		end, next = l.toks[k+2].e, k+3 // @ start(), @ end()
+	default:
+		return fmt.Errorf("@ at %d: want a time or start() or end()", n.s)
+	}
+	if m.at != "" {
+		return fmt.Errorf("@ at %d: a selector takes one @", n.s)
+	}
+	m.at = " " + l.expr[n.s:end]
+	m.end, m.next = end, next
+	return nil
 }
 
 // parseOffset reads an offset's duration: 1h30m, or seconds (90, 1.5).
@@ -237,69 +304,89 @@ func lexPromQL(expr string) ([]tok, error) {
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			i++
+			continue
 		case c == '#':
 			for i < len(expr) && expr[i] != '\n' {
 				i++
 			}
-		case c == '"' || c == '\'' || c == '`':
-			e, err := skipString(expr, i)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, tok{tString, i, e})
-			i = e
-		case c == '{' || c == '[':
-			closing := byte('}')
-			kind := tBraces
-			if c == '[' {
-				closing, kind = ']', tBrackets
-			}
-			e := i + 1
-			for e < len(expr) && expr[e] != closing {
-				if q := expr[e]; q == '"' || q == '\'' || q == '`' {
-					var err error
-					if e, err = skipString(expr, e); err != nil {
-						return nil, err
-					}
-					continue
-				}
-				e++
-			}
-			if e >= len(expr) {
-				return nil, fmt.Errorf("%q at %d is not closed", c, i)
-			}
-			out = append(out, tok{kind, i, e + 1})
-			i = e + 1
-		case isNameStart(c):
-			e := i + 1
-			for e < len(expr) && (isNameStart(expr[e]) || isDigit(expr[e])) {
-				e++
-			}
-			out = append(out, tok{tIdent, i, e})
-			i = e
-		case isDigit(c) || c == '.' && i+1 < len(expr) && isDigit(expr[i+1]):
-			hex := strings.HasPrefix(strings.ToLower(expr[i:]), "0x")
-			e := i + 1
-			for e < len(expr) {
-				d := expr[e]
-				if isDigit(d) || d == '.' || d == '_' || d >= 'a' && d <= 'z' || d >= 'A' && d <= 'Z' {
-					e++
-					continue
-				}
-				if (d == '-' || d == '+') && !hex && (expr[e-1] == 'e' || expr[e-1] == 'E') {
-					e++ // 1e-3
-					continue
-				}
-				break
-			}
-			out = append(out, tok{tNumber, i, e})
-			i = e
-		default:
-			out = append(out, tok{tPunct, i, i + 1})
-			i++
+			continue
 		}
+		t, err := lexToken(expr, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+		i = t.e
 	}
 	return out, nil
+}
+
+// lexToken reads the token starting at expr[i], which is not a space or
+// a comment.
+func lexToken(expr string, i int) (tok, error) {
+	c := expr[i]
+	switch {
+	case c == '"' || c == '\'' || c == '`':
+		e, err := skipString(expr, i)
+		return tok{tString, i, e}, err
+	case c == '{' || c == '[':
+		return lexGroup(expr, i)
+	case isNameStart(c):
+		e := i + 1
+		for e < len(expr) && (isNameStart(expr[e]) || isDigit(expr[e])) {
+			e++
+		}
+		return tok{tIdent, i, e}, nil
+	case isDigit(c) || c == '.' && i+1 < len(expr) && isDigit(expr[i+1]):
+		return tok{tNumber, i, numberEnd(expr, i)}, nil
+	default:
+		return tok{tPunct, i, i + 1}, nil
+	}
+}
+
+// lexGroup reads a whole {…} or […] group starting at expr[i], skipping
+// the strings inside it (a "}" in a label value does not close it).
+func lexGroup(expr string, i int) (tok, error) {
+	closing := byte('}')
+	kind := tBraces
+	if expr[i] == '[' {
+		closing, kind = ']', tBrackets
+	}
+	e := i + 1
+	for e < len(expr) && expr[e] != closing {
+		if q := expr[e]; q == '"' || q == '\'' || q == '`' {
+			var err error
+			if e, err = skipString(expr, e); err != nil {
+				return tok{}, err
+			}
+			continue
+		}
+		e++
+	}
+	if e >= len(expr) {
+		return tok{}, fmt.Errorf("%q at %d is not closed", expr[i], i)
+	}
+	return tok{kind, i, e + 1}, nil
+}
+
+// numberEnd is the end of the number or duration starting at expr[i]:
+// digits, letters (units, hex), dots, underscores and an exponent's sign.
+func numberEnd(expr string, i int) int {
+	hex := strings.HasPrefix(strings.ToLower(expr[i:]), "0x")
+	e := i + 1
+	for e < len(expr) {
+		d := expr[e]
+		if isDigit(d) || d == '.' || d == '_' || d >= 'a' && d <= 'z' || d >= 'A' && d <= 'Z' {
+			e++
+			continue
+		}
+		if (d == '-' || d == '+') && !hex && (expr[e-1] == 'e' || expr[e-1] == 'E') {
+			e++ // 1e-3
+			continue
+		}
+		break
+	}
+	return e
 }
 
 // closeParen returns the index of the ")" that closes the "(" at toks[open].

@@ -50,15 +50,9 @@ func (m *Main) ingestCommand() *cobra.Command {
 			if format != "" && !slices.Contains(ingestFormats(), format) {
 				return usagef("--format %q: want one of %s, or json for results as JSON", format, strings.Join(ingestFormats(), ", "))
 			}
-			var fields []string
-			if cmd.Flags().Changed("fields") {
-				if format != "" && format != ingest.FormatNvidiaSMI {
-					return usagef("--fields names the columns of nvidia-smi logs without a header; it does not go with --format %s", format)
-				}
-				var err error
-				if fields, err = ingest.ParseSMIFields(fieldList); err != nil {
-					return usagef("--fields: %v", err)
-				}
+			fields, err := smiFieldsFlag(cmd, format, fieldList)
+			if err != nil {
+				return err
 			}
 			c, loc, err := m.loadConfig()
 			if err != nil {
@@ -82,24 +76,13 @@ func (m *Main) ingestCommand() *cobra.Command {
 					return err
 				}
 			}
-			stdin := 0
-			for _, a := range args {
-				if source.IsStdin(a) {
-					if stdin++; stdin > 1 {
-						return usagef("standard input (- or /dev/stdin) is named twice; it can be read once")
-					}
-				}
-				spec := source.Spec{Name: a, Format: format, Host: host, Location: loc, Mappings: mappings,
-					Currency: strings.ToUpper(strings.TrimSpace(currency)), SMIFields: fields, Replace: replace}
-				if replace {
-					// A file of a configured source is read again as the
-					// source reads it: its mapping, format and currency.
-					if spec, err = source.Again(c, spec); err != nil {
-						return err
-					}
-				}
-				specs = append(specs, spec)
+			base := source.Spec{Format: format, Host: host, Location: loc, Mappings: mappings,
+				Currency: strings.ToUpper(strings.TrimSpace(currency)), SMIFields: fields, Replace: replace}
+			more, err := argSpecs(c, args, base)
+			if err != nil {
+				return err
 			}
+			specs = append(specs, more...)
 			if replace && check {
 				return usagef("--replace imports; --check writes nothing: use one of them")
 			}
@@ -135,6 +118,48 @@ func (m *Main) ingestCommand() *cobra.Command {
 	f.IntVar(&maxBad, "max-bad-rows", 0, "bad rows a file may have before it is refused (they are counted and reported)")
 	cmd.AddCommand(m.ingestPrometheusCommand())
 	return cmd
+}
+
+// smiFieldsFlag reads --fields, the columns of headerless nvidia-smi logs;
+// nil when not given.
+func smiFieldsFlag(cmd *cobra.Command, format, fieldList string) ([]string, error) {
+	if !cmd.Flags().Changed("fields") {
+		return nil, nil
+	}
+	if format != "" && format != ingest.FormatNvidiaSMI {
+		return nil, usagef("--fields names the columns of nvidia-smi logs without a header; it does not go with --format %s", format)
+	}
+	fields, err := ingest.ParseSMIFields(fieldList)
+	if err != nil {
+		return nil, usagef("--fields: %v", err)
+	}
+	return fields, nil
+}
+
+// argSpecs are the sources the command line names, each read with the
+// flags' settings (base); standard input can be named once.
+func argSpecs(c *config.Config, args []string, base source.Spec) ([]source.Spec, error) {
+	var specs []source.Spec
+	stdin := 0
+	for _, a := range args {
+		if source.IsStdin(a) {
+			if stdin++; stdin > 1 {
+				return nil, usagef("standard input (- or /dev/stdin) is named twice; it can be read once")
+			}
+		}
+		spec := base
+		spec.Name = a
+		if base.Replace {
+			// A file of a configured source is read again as the
+			// source reads it: its mapping, format and currency.
+			var err error
+			if spec, err = source.Again(c, spec); err != nil {
+				return nil, err
+			}
+		}
+		specs = append(specs, spec)
+	}
+	return specs, nil
 }
 
 // ingestFormats are the values of ingest --format: the parsers' formats and

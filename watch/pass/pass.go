@@ -125,28 +125,17 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	// so that a pass starting while another still sends never sends the
 	// same pending messages; it is named after the database file, links
 	// resolved, as the run lock is.
-	passLock, err := store.AcquireRunLock(store.RealPath(st.Path())+".watch", LockJob, now)
+	passLock, lock, err := takeLocks(st, now)
 	if err != nil {
-		if errors.Is(err, store.ErrLocked) {
-			return res, BusyError{fmt.Errorf("watch: another watch pass is still running: %w", err)}
-		}
 		return res, err
 	}
 	defer passLock.Release()
-	lock, err := store.AcquireRunLock(st.Path(), LockJob, now)
-	if err != nil {
-		if errors.Is(err, store.ErrLocked) {
-			return res, BusyError{err}
-		}
-		return res, err
-	}
 	defer lock.Release()
 	if n, err := st.InterruptPendingActions(ctx, now); err != nil {
 		return res, err
 	} else if n > 0 {
 		fmt.Fprintf(o.Out, "watch: %d command(s) of an earlier pass were interrupted while running; they are not run again (finops watch --history)\n", n)
 	}
-	set := c.Watch.Settings()
 	obs, err := observe(ctx, o, now)
 	if err != nil {
 		return res, err
@@ -164,12 +153,7 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	if err != nil {
 		return res, err
 	}
-	p := watch.Params{AlertAfter: set.AlertAfter, RemindEvery: set.RemindEvery, Grace: set.Grace,
-		Stale: staleAfter, From: obs.from, TelemetryOK: obs.telemetryOK, Act: c.Watch.Act && !o.DryRun,
-		MaxActions: set.MaxActions}
-	if loc, err := c.Location(); err == nil {
-		p.Zone = loc // the messages' times in the report's zone (config validation checked it)
-	}
+	p := watchParams(o, obs)
 	targets := watchTargets(c, obs.resources)
 	decisions := watch.Decide(now, p, targets, fromLedger(spells))
 	events := watchEvents(c, decisions)
@@ -194,14 +178,7 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	if err != nil {
 		return res, err
 	}
-	for _, d := range decisions {
-		fmt.Fprintf(notes, "watch: %s\n", d.Message.Title)
-		if d.Kind == watch.Act && strings.HasPrefix(d.Reason, watch.UnsafeReason) {
-			// Even when quiet: a bill naming a resource like a shell
-			// command or an option is worth a person's look.
-			fmt.Fprintf(o.Out, "watch: %s %s: refused: %s\n", d.Action, sanitize.Control(d.Spell.Resource), d.Reason)
-		}
-	}
+	printDecisions(notes, o.Out, decisions)
 	res.Resources, res.Decisions = len(obs.resources), len(decisions)
 	if o.Decided != nil {
 		o.Decided(res)
@@ -217,17 +194,71 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 		}
 		return res, nil
 	}
+	return res, deliverPass(ctx, o, lock, pending, obs)
+}
+
+// takeLocks takes the pass lock, then the run lock (Run says why two);
+// either held by someone else is a BusyError.
+func takeLocks(st *store.Store, now time.Time) (passLock, lock *store.RunLock, err error) {
+	passLock, err = store.AcquireRunLock(store.RealPath(st.Path())+".watch", LockJob, now)
+	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return nil, nil, BusyError{fmt.Errorf("watch: another watch pass is still running: %w", err)}
+		}
+		return nil, nil, err
+	}
+	lock, err = store.AcquireRunLock(st.Path(), LockJob, now)
+	if err != nil {
+		passLock.Release()
+		if errors.Is(err, store.ErrLocked) {
+			return nil, nil, BusyError{err}
+		}
+		return nil, nil, err
+	}
+	return passLock, lock, nil
+}
+
+// watchParams are the decision logic's settings for this pass.
+func watchParams(o Options, obs *observation) watch.Params {
+	c := o.Config
+	set := c.Watch.Settings()
+	p := watch.Params{AlertAfter: set.AlertAfter, RemindEvery: set.RemindEvery, Grace: set.Grace,
+		Stale: staleAfter, From: obs.from, TelemetryOK: obs.telemetryOK, Act: c.Watch.Act && !o.DryRun,
+		MaxActions: set.MaxActions}
+	if loc, err := c.Location(); err == nil {
+		p.Zone = loc // the messages' times in the report's zone (config validation checked it)
+	}
+	return p
+}
+
+// printDecisions says each decision's title in notes, and each refused
+// action in out even when quiet: a bill naming a resource like a shell
+// command or an option is worth a person's look.
+func printDecisions(notes, out io.Writer, decisions []watch.Decision) {
+	for _, d := range decisions {
+		fmt.Fprintf(notes, "watch: %s\n", d.Message.Title)
+		if d.Kind == watch.Act && strings.HasPrefix(d.Reason, watch.UnsafeReason) {
+			fmt.Fprintf(out, "watch: %s %s: refused: %s\n", d.Action, sanitize.Control(d.Spell.Resource), d.Reason)
+		}
+	}
+}
+
+// deliverPass runs the pending actions, lets go of the run lock, sends the
+// pending messages and records how they fared; a pass whose telemetry
+// failed ends in a PartialError.
+func deliverPass(ctx context.Context, o Options, lock *store.RunLock, pending []int64, obs *observation) error {
+	st := o.Store
 	var errs []error
 	if len(pending) > 0 {
 		errs = append(errs, runActions(ctx, o, pending))
 	}
 	msgs, err := st.PendingWatchMessages(ctx)
 	if err != nil {
-		return res, errors.Join(append(errs, err)...)
+		return errors.Join(append(errs, err)...)
 	}
 	dbFile, err := os.Stat(st.Path())
 	if err != nil {
-		return res, errors.Join(append(errs, fmt.Errorf("watch: %w", err))...)
+		return errors.Join(append(errs, fmt.Errorf("watch: %w", err))...)
 	}
 	lock.Release() // see above: the database work is done; recordDeliveries takes it again
 	sent, err := sendAlerts(ctx, o, msgs)
@@ -240,7 +271,7 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	if !obs.telemetryOK {
 		errs = append(errs, PartialError{fmt.Errorf("watch: %s", obs.telemetryErr)})
 	}
-	return res, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // fromLedger turns the store's open spells into the decision logic's.
