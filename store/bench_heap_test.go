@@ -18,11 +18,13 @@ import (
 
 // BenchmarkImportFOCUSPeakHeap imports FOCUS exports of 20,000 and 200,000
 // rows (focusInput) and reports, for each, the Go heap's peak above what it
-// held before the import: what `finops ingest`'s peak RSS grows by beyond
-// the binary's pages and SQLite's fixed page cache (docs/BENCHMARKS.md
-// §Billing ingest). Issue #35's target: the peak for 200,000 rows at most
-// 1.15× that for 20,000 (the ratio is reported as peak-ratio). It runs at
-// GOGC 300, as `finops ingest` does (importer.gcPercent):
+// held before the import, and how much more the larger one took: the part
+// of `finops ingest`'s peak RSS that can grow with the file (the binary's
+// pages, the runtime and SQLite's page cache do not). Issue #35's target is
+// on the whole process — peak RSS for 200,000 rows at most 1.15× that for
+// 20,000, which bench/run.sh measures — so the heap's own ratio, over a
+// smaller base, is not it (docs/BENCHMARKS.md §Flat memory again). It runs
+// at GOGC 300, as `finops ingest` does (importer.gcPercent):
 //
 //	go test ./store -run '^$' -bench ImportFOCUSPeakHeap -benchtime 1x
 func BenchmarkImportFOCUSPeakHeap(b *testing.B) {
@@ -60,7 +62,7 @@ func BenchmarkImportFOCUSPeakHeap(b *testing.B) {
 	}
 	b.ReportMetric(peaks[0], "peak-MB-20k")
 	b.ReportMetric(peaks[1], "peak-MB-200k")
-	b.ReportMetric(peaks[1]/peaks[0], "peak-ratio")
+	b.ReportMetric(peaks[1]-peaks[0], "growth-MB")
 }
 
 // watchHeap samples the heap every millisecond until the returned function
