@@ -55,12 +55,19 @@ func billingInsert(rows int) string {
 // arrived scattered: each a search from the root to another page. Sorted,
 // consecutive keys go to the same pages, often after the last key, where
 // SQLite appends without a search (docs/BENCHMARKS.md §Billing ingest:
-// B-tree inserts 0.94 → 0.6 s, 10–15 % less CPU for the import; a chunk
-// of 2,048 lines costs about 16 MB of peak RSS, 8,192 cost 55 MB). Ids
+// B-tree inserts 0.94 → 0.6 s, 10–15 % less CPU for the import). Ids
 // follow the sorted order; the sort is stable, so lines of the same start
 // keep their file order and EachLine's ORDER BY charge_start, id reads
 // them as an insert in file order did.
-const billingChunkRows = 2048
+//
+// The chunks in flight (one filling, one queued, one being inserted) are
+// most of an import's live heap, and at the ingest's GOGC of 300 the heap
+// grows to four times that before each collection: at 2,048 lines a 200,000
+// line import peaked 1.2× higher than a 20,000-line one, which ends before
+// its heap reaches that goal. 1,024 lines spend the same time in B-tree
+// inserts (profiles of the 200,000 rows: 0.59/0.51 s against 0.59/0.50 s)
+// and keep the peak flat (issue #35; docs/BENCHMARKS.md §Billing ingest).
+const billingChunkRows = 1024
 
 // billingBatch collects the arguments of up to billingChunkRows lines, in
 // file order.
@@ -137,6 +144,13 @@ type billingInserter struct {
 	err     error // the first failed INSERT
 	started bool
 	stopped bool
+
+	// stmt is the billingBatchRows-line INSERT, prepared on the import's
+	// driver connection by the first chunk and kept for the others (each
+	// chunk prepared its own: 0.05–0.07 s of the inserter's time over
+	// 200,000 lines). Only run touches it, and only inside Conn.Raw: the
+	// sql.Conn holds that driver connection for the whole import.
+	stmt driver.Stmt
 }
 
 const inserterQueue = 1
@@ -180,6 +194,10 @@ func (in *billingInserter) run() {
 		default:
 		}
 	}
+	if in.stmt != nil {
+		_ = in.conn.Raw(func(any) error { return in.stmt.Close() })
+		in.stmt = nil
+	}
 }
 
 // insert writes the chunk's lines in the given order, billingBatchRows to a
@@ -193,12 +211,6 @@ func (in *billingInserter) insert(c *billingChunk, order []int32, args []driver.
 		if !ok {
 			return fmt.Errorf("store: the SQLite driver's connection %T cannot prepare with a context", dc)
 		}
-		var full driver.Stmt
-		defer func() {
-			if full != nil {
-				full.Close()
-			}
-		}()
 		for len(order) > 0 {
 			n := min(len(order), billingBatchRows)
 			args = args[:0]
@@ -207,14 +219,14 @@ func (in *billingInserter) insert(c *billingChunk, order []int32, args []driver.
 					args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
 				}
 			}
-			st := full
-			if n < billingBatchRows || full == nil {
+			st := in.stmt
+			if n < billingBatchRows || st == nil {
 				var err error
 				if st, err = prep.PrepareContext(in.ctx, billingInsert(n)); err != nil {
 					return err
 				}
 				if n == billingBatchRows {
-					full = st
+					in.stmt = st
 				} else {
 					defer st.Close()
 				}

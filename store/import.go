@@ -169,12 +169,51 @@ func (s *Store) importSaved(ctx context.Context, conn *sql.Conn, tx *sql.Tx, met
 }
 
 // importFile is one file's import; keep is false when what it wrote is to
-// be undone (the file changes nothing).
+// be undone (the file changes nothing). Its steps: a file that an earlier
+// import or delivery settles before it is read (settledBefore), the same
+// bytes imported before (sameBytes), the parse into a new source
+// (parseSource), its billing period's earlier deliveries (replaceEarlier),
+// its charges that other files hold (settleOverlaps), and what it clears
+// (clearFailed).
 func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta, parse ParseFunc) (*ImportResult, bool, error) {
-	fail := func(err error) (*ImportResult, bool, error) {
-		return nil, false, fmt.Errorf("store: import %s: %w", meta.URI, err)
-	}
 	now := s.now().Unix()
+	if res, err := settledBefore(ctx, tx, meta); res != nil || err != nil {
+		return res, false, wrapImport(meta, err)
+	}
+	if res, keep, err := sameBytes(ctx, tx, meta, now); res != nil || err != nil {
+		return res, keep, wrapImport(meta, err)
+	}
+	id, sum, stats, err := parseSource(ctx, conn, tx, meta, parse, now)
+	if err != nil {
+		return nil, false, err
+	}
+	result, err := replaceEarlier(ctx, tx, meta, id, sum, now)
+	if err != nil || result.Duplicate {
+		return result, false, wrapImport(meta, err)
+	}
+	if sum.Kind == ingest.KindBilling {
+		if dup, err := settleOverlaps(ctx, tx, meta, result, stats, now); dup != nil || err != nil {
+			return dup, false, err
+		}
+	}
+	if err := clearFailed(ctx, tx, meta, result.Period); err != nil {
+		return nil, false, wrapImport(meta, err)
+	}
+	return result, true, nil
+}
+
+// wrapImport names the file in an error of its import (nil stays nil).
+func wrapImport(meta FileMeta, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("store: import %s: %w", meta.URI, err)
+}
+
+// settledBefore returns the result of a file that is not to be imported
+// (Superseded), or nil. With meta.Replace the file comes in again whatever
+// replaced it, and its earlier import (the same bytes) goes.
+func settledBefore(ctx context.Context, tx *sql.Tx, meta FileMeta) (*ImportResult, error) {
 	switch {
 	case meta.Replace:
 		// On purpose: the file comes in again, whatever replaced it, and
@@ -183,18 +222,16 @@ func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta
 		err := tx.QueryRowContext(ctx, `SELECT id FROM source_files WHERE sha256 = ?`, meta.SHA256).Scan(&prev)
 		switch {
 		case err == nil:
-			if err := deleteSource(ctx, tx, prev); err != nil {
-				return fail(err)
-			}
+			return nil, deleteSource(ctx, tx, prev)
 		case !errors.Is(err, sql.ErrNoRows):
-			return fail(err)
+			return nil, err
 		}
 	case meta.Period != "":
 		// A delivery that a later one replaced does not come back.
 		if uri, by, err := superseded(ctx, tx, `period_key = ? AND delivery = ?`, meta.Period, meta.Delivery); err != nil {
-			return fail(err)
+			return nil, err
 		} else if uri != "" {
-			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: meta.Period, Delivery: by}, false, nil
+			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: meta.Period, Delivery: by}, nil
 		}
 	default:
 		// Nor do the bytes of a file that a later delivery, or a file that
@@ -204,132 +241,168 @@ func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta
 			meta.SHA256).Scan(&uri, &period, &delivery, &by)
 		switch {
 		case err == nil && delivery != "":
-			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: period, Delivery: by}, false, nil
+			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: period, Delivery: by}, nil
 		case err == nil:
 			// period is a scope (scope.go) and by the file that replaced it.
-			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Delivery: by}, false, nil
+			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Delivery: by}, nil
 		case !errors.Is(err, sql.ErrNoRows):
-			return fail(err)
+			return nil, err
 		}
 	}
+	return nil, nil
+}
+
+// sameBytes returns the result of a file whose bytes were imported before
+// (Duplicate), or nil. When a newer delivery carries the file unchanged,
+// the stored copy now belongs to it and the rest of the older delivery
+// goes: keep is true.
+func sameBytes(ctx context.Context, tx *sql.Tx, meta FileMeta, now int64) (res *ImportResult, keep bool, err error) {
 	var prevID int64
 	var prevURI, prevPeriod, prevDelivery string
-	err := tx.QueryRowContext(ctx, `SELECT id, uri, coalesce(period_key, ''), coalesce(delivery, '')
+	err = tx.QueryRowContext(ctx, `SELECT id, uri, coalesce(period_key, ''), coalesce(delivery, '')
 		FROM source_files WHERE sha256 = ?`, meta.SHA256).Scan(&prevID, &prevURI, &prevPeriod, &prevDelivery)
-	switch {
-	case err == nil:
-		res := &ImportResult{Duplicate: true, DuplicateOf: prevURI, Period: prevPeriod, Delivery: prevDelivery}
-		if meta.Period == "" || (prevPeriod != "" && prevPeriod != meta.Period) ||
-			(prevPeriod == meta.Period && prevDelivery == meta.Delivery) {
-			return res, false, nil
-		}
-		// A newer delivery carries this file unchanged: the stored copy now
-		// belongs to it, and the rest of the older delivery goes.
-		if res.Replaced, res.oldRun, err = replacePeriod(ctx, tx, prevID, meta.Period, meta.Delivery, now); err != nil {
-			return fail(err)
-		}
-		if prevPeriod == meta.Period {
-			// The stored copy was part of the old run too: its charges
-			// count on both sides of the change.
-			if res.oldRun == nil {
-				res.oldRun = newChargeTally()
-			}
-			if err := res.oldRun.addSource(ctx, tx, prevID); err != nil {
-				return fail(err)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
-			meta.Period, meta.Delivery, prevID); err != nil {
-			return fail(err)
-		}
-		res.Period, res.Delivery = meta.Period, meta.Delivery
-		return res, true, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return fail(err)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
 	}
+	if err != nil {
+		return nil, false, err
+	}
+	res = &ImportResult{Duplicate: true, DuplicateOf: prevURI, Period: prevPeriod, Delivery: prevDelivery}
+	if meta.Period == "" || (prevPeriod != "" && prevPeriod != meta.Period) ||
+		(prevPeriod == meta.Period && prevDelivery == meta.Delivery) {
+		return res, false, nil
+	}
+	// A newer delivery carries this file unchanged: the stored copy now
+	// belongs to it, and the rest of the older delivery goes.
+	if res.Replaced, res.oldRun, err = replacePeriod(ctx, tx, prevID, meta.Period, meta.Delivery, now); err != nil {
+		return nil, false, err
+	}
+	if prevPeriod == meta.Period {
+		// The stored copy was part of the old run too: its charges
+		// count on both sides of the change.
+		if res.oldRun == nil {
+			res.oldRun = newChargeTally()
+		}
+		if err := res.oldRun.addSource(ctx, tx, prevID); err != nil {
+			return nil, false, err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
+		meta.Period, meta.Delivery, prevID); err != nil {
+		return nil, false, err
+	}
+	res.Period, res.Delivery = meta.Period, meta.Delivery
+	return res, true, nil
+}
 
+// parseSource records the file as a new source and parses it into the
+// source's records; it returns the source's id, the parser's summary and
+// the scopes of its billing lines (scope.go). A parser's error is returned
+// as it is: it names the file and line already.
+func parseSource(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta, parse ParseFunc, now int64) (int64, *ingest.Summary, map[scopeKey]*scopeStat, error) {
 	res, err := tx.ExecContext(ctx,
 		`INSERT INTO source_files (uri, sha256, format, kind, host, rows, imported_at) VALUES (?, ?, '', '', ?, 0, ?)`,
 		meta.URI, meta.SHA256, nullString(meta.Host), now)
 	if err != nil {
-		return fail(err)
+		return 0, nil, nil, wrapImport(meta, err)
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
-		return fail(err)
+		return 0, nil, nil, wrapImport(meta, err)
 	}
-
 	w, err := newWriter(ctx, conn, tx, id, meta.CompactBefore)
 	if err != nil {
-		return fail(err)
+		return 0, nil, nil, wrapImport(meta, err)
 	}
 	defer w.close()
-
 	sum, err := parse(ctx, w)
 	if err != nil {
-		return nil, false, err // the parser's error already names the file and line
+		return 0, nil, nil, err // the parser's error already names the file and line
 	}
 	if sum == nil {
-		return nil, false, fmt.Errorf("store: import %s: the parser returned no summary", meta.URI)
+		return 0, nil, nil, fmt.Errorf("store: import %s: the parser returned no summary", meta.URI)
 	}
 	if err := w.finish(ctx, sum); err != nil {
-		return fail(err)
+		return 0, nil, nil, wrapImport(meta, err)
 	}
+	return id, sum, w.lines.scopes.m, nil
+}
+
+// replaceEarlier stores the file's restatement key (meta's, else one the
+// parser read from the data) and replaces the period's earlier deliveries
+// (replacePeriod). These very bytes, replaced before under a key read
+// from the data, stay replaced: the result is then Duplicate.
+func replaceEarlier(ctx context.Context, tx *sql.Tx, meta FileMeta, id int64, sum *ingest.Summary, now int64) (*ImportResult, error) {
 	result := &ImportResult{SourceID: id, Summary: sum, Period: meta.Period, Delivery: meta.Delivery}
 	if result.Period == "" && sum.Period != "" {
 		// A key the parser read from the data: these very bytes, replaced
 		// before under the same key, stay replaced.
 		if uri, by, err := superseded(ctx, tx, `sha256 = ? AND period_key = ? AND delivery = ?`,
 			meta.SHA256, sum.Period, sum.Delivery); err != nil {
-			return fail(err)
+			return nil, err
 		} else if uri != "" && !meta.Replace {
-			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: sum.Period, Delivery: by}, false, nil
+			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: sum.Period, Delivery: by}, nil
 		}
 		result.Period, result.Delivery = sum.Period, sum.Delivery
 	}
-	if result.Period != "" {
-		if result.Replaced, result.oldRun, err = replacePeriod(ctx, tx, id, result.Period, result.Delivery, now); err != nil {
-			return fail(err)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
-			result.Period, result.Delivery, id); err != nil {
-			return fail(err)
-		}
+	if result.Period == "" {
+		return result, nil
 	}
-	if sum.Kind == ingest.KindBilling {
-		notes, err := resolveOverlaps(ctx, tx, overlapInput{id: id, uri: meta.URI, format: sum.Format,
-			period: result.Period, delivery: result.Delivery, declared: meta.Period != "",
-			replace: meta.Replace, stats: w.lines.scopes.m, now: now})
-		var oe *OverlapError
-		if errors.As(err, &oe) {
-			return nil, false, fmt.Errorf("store: import %w", err)
-		}
-		if err != nil {
-			return fail(err)
-		}
-		result.Overlaps = notes
-		if len(notes) > 0 && sum.Rows > 0 {
-			var left int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM billing_lines WHERE source_id = ?`, id).Scan(&left); err != nil {
-				return fail(err)
-			}
-			if left == 0 {
-				// Every charge of the file is held by others: it changes
-				// nothing, as the same bytes imported again would not.
-				other := notes[len(notes)-1]
-				return &ImportResult{Duplicate: true, Superseded: other.Action == OverlapKept, DuplicateOf: other.Other,
-					Summary: sum, Overlaps: notes}, false, nil
-			}
-		}
+	var err error
+	if result.Replaced, result.oldRun, err = replacePeriod(ctx, tx, id, result.Period, result.Delivery, now); err != nil {
+		return nil, err
 	}
+	if _, err := tx.ExecContext(ctx, `UPDATE source_files SET period_key = ?, delivery = ? WHERE id = ?`,
+		result.Period, result.Delivery, id); err != nil {
+		return nil, err
+	}
+	return result, nil
+}
+
+// settleOverlaps compares the file's billing lines with the files that
+// cover its scopes (resolveOverlaps) and notes what it did on result. It
+// returns the result of a file whose every charge other files hold
+// (Duplicate: it changes nothing), or nil. An OverlapError refuses the
+// file.
+func settleOverlaps(ctx context.Context, tx *sql.Tx, meta FileMeta, result *ImportResult, stats map[scopeKey]*scopeStat, now int64) (*ImportResult, error) {
+	sum := result.Summary
+	notes, err := resolveOverlaps(ctx, tx, overlapInput{id: result.SourceID, uri: meta.URI, format: sum.Format,
+		period: result.Period, delivery: result.Delivery, declared: meta.Period != "",
+		replace: meta.Replace, stats: stats, now: now})
+	var oe *OverlapError
+	if errors.As(err, &oe) {
+		return nil, fmt.Errorf("store: import %w", err)
+	}
+	if err != nil {
+		return nil, wrapImport(meta, err)
+	}
+	result.Overlaps = notes
+	if len(notes) == 0 || sum.Rows == 0 {
+		return nil, nil
+	}
+	var left int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM billing_lines WHERE source_id = ?`, result.SourceID).Scan(&left); err != nil {
+		return nil, wrapImport(meta, err)
+	}
+	if left > 0 {
+		return nil, nil
+	}
+	// Every charge of the file is held by others: it changes nothing, as
+	// the same bytes imported again would not.
+	other := notes[len(notes)-1]
+	return &ImportResult{Duplicate: true, Superseded: other.Action == OverlapKept, DuplicateOf: other.Other,
+		Summary: sum, Overlaps: notes}, nil
+}
+
+// clearFailed forgets that the file's bytes were replaced and that it, or
+// a file of its billing period, failed to import before.
+func clearFailed(ctx context.Context, tx *sql.Tx, meta FileMeta, period string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM replaced_files WHERE sha256 = ?`, meta.SHA256); err != nil {
-		return fail(err)
+		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM failed_imports WHERE uri = ? OR (period_key <> '' AND period_key = ?)`,
-		meta.URI, result.Period); err != nil {
-		return fail(err)
-	}
-	return result, true, nil
+	_, err := tx.ExecContext(ctx, `DELETE FROM failed_imports WHERE uri = ? OR (period_key <> '' AND period_key = ?)`,
+		meta.URI, period)
+	return err
 }
 
 // superseded looks for a replaced file matching where; it returns the file's
