@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
@@ -152,8 +151,7 @@ func (t Thresholds) validate() []error {
 	errs.add(numRange{lo: 0, hi: 1}.optional("thresholds.max_restatement_drop", t.MaxRestatementDrop))
 	tb := t.TargetBand
 	if len(tb) == 0 {
-		d := analysis.DefaultParams()
-		tb = []float64{d.TargetBandLow, d.TargetBandHigh}
+		tb = []float64{DefaultTargetBandLow, DefaultTargetBandHigh}
 	}
 	if len(tb) != 2 {
 		errs.add(fmt.Errorf("thresholds.target_band: want [low, high] with low < high, e.g. [80, 95]"))
@@ -169,7 +167,7 @@ func (t Thresholds) validate() []error {
 	if ok && tb[0] >= tb[1] {
 		errs.add(fmt.Errorf("thresholds.target_band: want [low, high] with low < high, got [%s, %s]", fmtNum(tb[0]), fmtNum(tb[1])))
 	}
-	idle, given := analysis.DefaultParams().IdleThreshold, ""
+	idle, given := DefaultIdleUtilization, ""
 	if t.IdleUtilization != nil {
 		idle = *t.IdleUtilization
 	} else {

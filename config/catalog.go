@@ -16,7 +16,7 @@ func (c *Config) loadPriceCatalog(configPath string) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(configPath), path)
 	}
-	b, err := readFile(path, "a price catalog")
+	b, err := readFile(c.read, path, "a price catalog")
 	if err != nil {
 		return fmt.Errorf("price_catalog: %w", err)
 	}

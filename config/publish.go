@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/sanitize"
 )
 
@@ -138,10 +137,10 @@ func IsLoopback(host string) bool {
 }
 
 // Credentials returns the static S3 keys named by access_key_env and
-// secret_key_env (or secret_key_file), read with getenv; all empty means
+// secret_key_env (or secret_key_file), read with getenv (files with read); all empty means
 // "use the default AWS credential chain". Errors name the variable or file,
 // never a value.
-func (s S3) Credentials(ctx context.Context, getenv func(string) string) (accessKey, secretKey, sessionToken string, err error) {
+func (s S3) Credentials(ctx context.Context, getenv func(string) string, read ReadFunc) (accessKey, secretKey, sessionToken string, err error) {
 	if s.AccessKeyEnv == "" {
 		return "", "", "", nil
 	}
@@ -154,7 +153,7 @@ func (s S3) Credentials(ctx context.Context, getenv func(string) string) (access
 			return "", "", "", fmt.Errorf("publish.s3.secret_key_env: environment variable %s is not set", s.SecretKeyEnv)
 		}
 	case s.SecretKeyFile != "":
-		if secretKey, err = readSecretFile(ctx, s.SecretKeyFile); err != nil {
+		if secretKey, err = readSecretFile(ctx, read, s.SecretKeyFile); err != nil {
 			return "", "", "", fmt.Errorf("publish.s3.secret_key_file: %w", err)
 		}
 	}
@@ -166,7 +165,7 @@ func (s S3) Credentials(ctx context.Context, getenv func(string) string) (access
 
 // Password returns the SMTP password named by password_env or password_file;
 // "" when no user is configured. Errors name the variable or file, never a value.
-func (m SMTP) Password(ctx context.Context, getenv func(string) string) (string, error) {
+func (m SMTP) Password(ctx context.Context, getenv func(string) string, read ReadFunc) (string, error) {
 	switch {
 	case m.PasswordEnv != "":
 		p := getenv(m.PasswordEnv)
@@ -175,7 +174,7 @@ func (m SMTP) Password(ctx context.Context, getenv func(string) string) (string,
 		}
 		return p, nil
 	case m.PasswordFile != "":
-		p, err := readSecretFile(ctx, m.PasswordFile)
+		p, err := readSecretFile(ctx, read, m.PasswordFile)
 		if err != nil {
 			return "", fmt.Errorf("publish.smtp.password_file: %w", err)
 		}
@@ -187,8 +186,11 @@ func (m SMTP) Password(ctx context.Context, getenv func(string) string) (string,
 // readSecretFile reads a one-line secret (a trailing newline is dropped)
 // from a regular file of at most MaxSecretBytes; a FIFO, a device or a
 // folder is refused from its stat, before any open (readFile).
-func readSecretFile(ctx context.Context, path string) (string, error) {
-	b, err := capped.ReadRegular(ctx, path, MaxSecretBytes)
+func readSecretFile(ctx context.Context, read ReadFunc, path string) (string, error) {
+	if read == nil {
+		return "", fmt.Errorf("%s: no ReadFunc to read it with", path)
+	}
+	b, err := read(ctx, path, MaxSecretBytes)
 	if err != nil {
 		// The errors name the path and the reason, never the contents.
 		return "", withFix(err, "a secret")

@@ -87,12 +87,12 @@ func (s Sources) validate() []error {
 // Secrets returns the shared key or the SAS token named by the azure
 // block, read with getenv; both empty means "use DefaultAzureCredential".
 // Errors name the variable or file, never a value.
-func (a AzureSource) Secrets(ctx context.Context, getenv func(string) string) (accountKey, sasToken string, err error) {
+func (a AzureSource) Secrets(ctx context.Context, getenv func(string) string, read ReadFunc) (accountKey, sasToken string, err error) {
 	read := func(env, file, what string) (string, error) {
 		if env == "" && file == "" {
 			return "", nil
 		}
-		v, err := secretFrom(ctx, getenv, env, file, what)
+		v, err := secretFrom(ctx, getenv, read, env, file, what)
 		if err != nil {
 			return "", fmt.Errorf("sources.azure: %w", err)
 		}

@@ -100,19 +100,19 @@ func (c Channel) Lists(team string) bool {
 }
 
 // URL reads the webhook's address from its variable or file.
-func (c Channel) URL(ctx context.Context, getenv func(string) string) (string, error) {
-	return secretFrom(ctx, getenv, c.URLEnv, c.URLFile, "url")
+func (c Channel) URL(ctx context.Context, getenv func(string) string, read ReadFunc) (string, error) {
+	return secretFrom(ctx, getenv, read, c.URLEnv, c.URLFile, "url")
 }
 
 // Secret reads the signing secret ("" when none is configured).
-func (c Channel) Secret(ctx context.Context, getenv func(string) string) (string, error) {
+func (c Channel) Secret(ctx context.Context, getenv func(string) string, read ReadFunc) (string, error) {
 	if c.SecretEnv == "" && c.SecretFile == "" {
 		return "", nil
 	}
-	return secretFrom(ctx, getenv, c.SecretEnv, c.SecretFile, "secret")
+	return secretFrom(ctx, getenv, read, c.SecretEnv, c.SecretFile, "secret")
 }
 
-func secretFrom(ctx context.Context, getenv func(string) string, env, file, what string) (string, error) {
+func secretFrom(ctx context.Context, getenv func(string) string, read ReadFunc, env, file, what string) (string, error) {
 	if env != "" {
 		v := strings.TrimSpace(getenv(env))
 		if v == "" {
@@ -120,7 +120,7 @@ func secretFrom(ctx context.Context, getenv func(string) string, env, file, what
 		}
 		return v, nil
 	}
-	v, err := readSecretFile(ctx, file)
+	v, err := readSecretFile(ctx, read, file)
 	if err != nil {
 		return "", fmt.Errorf("%s_file: %w", what, err)
 	}

@@ -140,11 +140,11 @@ func (r *Run) webhook(ctx context.Context, ch config.Channel) (*publish.Webhook,
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	url, err := ch.URL(ctx, getenv)
+	url, err := ch.URL(ctx, getenv, capped.ReadRegular)
 	if err != nil {
 		return nil, err
 	}
-	secret, err := ch.Secret(ctx, getenv)
+	secret, err := ch.Secret(ctx, getenv, capped.ReadRegular)
 	if err != nil {
 		return nil, err
 	}

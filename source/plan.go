@@ -93,7 +93,7 @@ func (pl Planner) planS3(ctx context.Context, name string) (*Plan, error) {
 	}
 	// The publish.s3 settings, on the source's bucket and from its root.
 	s := pl.Config.Publish.S3
-	ak, sk, tok, err := s.Credentials(ctx, pl.Getenv)
+	ak, sk, tok, err := s.Credentials(ctx, pl.Getenv, capped.ReadRegular)
 	if err != nil {
 		return nil, ConfigError{fmt.Errorf("%s: %w (the s3:// sources use the publish.s3 settings)", name, err)}
 	}
