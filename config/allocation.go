@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/finops-oss/finops/internal/spelling"
 )
 
 // The analysis's names for dimensions and chargeback rules (dimTeam,
@@ -103,7 +102,7 @@ func dimensionNames(d string) []string {
 
 // didYouMean is "; did you mean X?" with the nearest of known, or "".
 func didYouMean(got string, known []string) string {
-	if s := spelling.Nearest(got, known); s != "" {
+	if s := nearest(got, known); s != "" {
 		return fmt.Sprintf("; did you mean %s?", s)
 	}
 	return ""

@@ -202,11 +202,13 @@ type SMTP struct {
 }
 
 // Check is a check of the config that takes what another package owns: the
-// billing formats and column mappings of ingest (source.CheckConfig), the
-// GPU catalog (reportjob.CheckConfig), the watch's placeholders
-// (pass.CheckConfig). config imports none of them: the caller hands their
-// checks to Load or Parse, whose error then holds theirs after Validate's,
-// a *KeyError among them with its line, as the user has always seen them.
+// billing formats and column mappings of ingest and the addresses' token
+// parameters (source.CheckConfig), Prometheus addresses
+// (telemetry.CheckConfig), the GPU catalog (GPUModelCheck(gpu.Model)), the
+// watch's placeholders (CommandCheck(watch.CheckCommand)). config imports
+// none of them: the caller hands the checks to Load or Parse, whose error
+// then holds their refusals after Validate's, a key error among them with
+// its line, as the user has always seen them.
 type Check func(*Config) []error
 
 // Load reads and validates the file at path with read (internal/capped's

@@ -88,7 +88,7 @@ func (s Sources) validate() []error {
 // block, read with getenv; both empty means "use DefaultAzureCredential".
 // Errors name the variable or file, never a value.
 func (a AzureSource) Secrets(ctx context.Context, getenv func(string) string, read ReadFunc) (accountKey, sasToken string, err error) {
-	read := func(env, file, what string) (string, error) {
+	secret := func(env, file, what string) (string, error) {
 		if env == "" && file == "" {
 			return "", nil
 		}
@@ -98,10 +98,10 @@ func (a AzureSource) Secrets(ctx context.Context, getenv func(string) string, re
 		}
 		return v, nil
 	}
-	if accountKey, err = read(a.AccountKeyEnv, a.AccountKeyFile, "account_key"); err != nil {
+	if accountKey, err = secret(a.AccountKeyEnv, a.AccountKeyFile, "account_key"); err != nil {
 		return "", "", err
 	}
-	if sasToken, err = read(a.SASTokenEnv, a.SASTokenFile, "sas_token"); err != nil {
+	if sasToken, err = secret(a.SASTokenEnv, a.SASTokenFile, "sas_token"); err != nil {
 		return "", "", err
 	}
 	// A token copied with its URL's '?' still works.

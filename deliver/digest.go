@@ -12,6 +12,7 @@ import (
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/sanitize"

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 )
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/finops-oss/finops/fetch"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/sanitize"
 )

@@ -78,7 +78,7 @@ func Fetch(ctx context.Context, st *store.Store, o Options, from, to time.Time) 
 				res.Err = err
 			}
 		}
-		src, err := o.Config.PromSource(p, o.Getenv)
+		src, err := PromSource(o.Config, p, o.Getenv)
 		var client *prom.Client
 		if err == nil {
 			client, err = prom.New(src)

@@ -12,6 +12,7 @@ import (
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/deliver"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/store"
 )

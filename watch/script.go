@@ -1,14 +1,12 @@
-package config
+package watch
 
 import (
 	"path"
 	"strings"
-
-	"github.com/finops-oss/finops/watch"
 )
 
 // The guard of watch commands is not here: a value from a bill never
-// reaches argv at all (argvPlaceholder, watch.Expand), only the command's
+// reaches argv at all (argvPlaceholder, Expand), only the command's
 // environment and stdin. A placeholder may stand as a whole argument for a
 // value the operator typed in watch.allow; this file is the second line of
 // defence on top of that: even such a typed value is refused at load as an
@@ -324,7 +322,7 @@ func contains(list []string, s string) bool {
 // hasPlaceholder reports whether s holds a field's placeholder: operator
 // text such as a shell's "{ …; }" or "${HOME}" is not one.
 func hasPlaceholder(s string) bool {
-	for _, p := range watch.Placeholders() {
+	for _, p := range Placeholders() {
 		if strings.Contains(s, p) {
 			return true
 		}
