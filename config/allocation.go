@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"strings"
-
 )
 
 // The analysis's names for dimensions and chargeback rules (dimTeam,

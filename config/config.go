@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
 )
 
 // Config is the whole finops.yaml. Every key is optional: finops works

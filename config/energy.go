@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
 )
 
 // Energy is the energy: section (docs/METRICS.md §Energy): the grid

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"strings"
-
 )
 
 // Purchase is what buying one GPU of a model would cost, for the quarterly

@@ -1,6 +1,5 @@
 package config
 
-
 // ReportSettings holds the report's own settings (key report).
 type ReportSettings struct {
 	// GroupBy are the dimensions the cost is also grouped by besides the

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
 )
 
 // Prometheus is one Prometheus server finops reads GPU utilization from

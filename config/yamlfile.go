@@ -43,9 +43,9 @@ func readFile(read ReadFunc, path, what string) ([]byte, error) {
 // line, and a bigger file is the wrong one.
 const MaxSecretBytes = 64 << 10
 
-// notRegular is the error of a ReadFunc refusing what is not a regular file
+// notRegularFile is the error of a ReadFunc refusing what is not a regular file
 // (internal/capped.NotRegularError), known by its method, not its package.
-type notRegular interface {
+type notRegularFile interface {
 	error
 	FileMode() fs.FileMode
 }
@@ -53,7 +53,7 @@ type notRegular interface {
 // withFix adds to a refused file what to do about it; other errors are
 // returned as they are (os errors name the path and the reason).
 func withFix(err error, what string) error {
-	var nr notRegular
+	var nr notRegularFile
 	if !errors.As(err, &nr) {
 		return err
 	}
