@@ -19,8 +19,28 @@ const (
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (p Publish) validate() []error {
+	errs := p.S3.validate()
+	for _, e := range []struct{ key, name string }{{"s3.access_key_env", p.S3.AccessKeyEnv},
+		{"s3.secret_key_env", p.S3.SecretKeyEnv}, {"s3.session_token_env", p.S3.SessionTokenEnv},
+		{"smtp.password_env", p.SMTP.PasswordEnv}} {
+		if e.name != "" && !envName.MatchString(e.name) {
+			// Not echoed: a value here that is not a variable name may be the secret itself.
+			errs = append(errs, fmt.Errorf("publish.%s: want the NAME of an environment variable (letters, digits, _), not its value", e.key))
+		}
+	}
+	errs = append(errs, p.S3.validateCredentials()...)
+	errs = append(errs, p.SMTP.validate()...)
+	if p.LinkBaseURL != "" {
+		if err := checkURL(p.LinkBaseURL); err != nil {
+			errs = append(errs, fmt.Errorf("publish.link_base_url: %w", err))
+		}
+	}
+	return errs
+}
+
+// validate checks the bucket and the endpoint of publish.s3.
+func (s S3) validate() []error {
 	var errs []error
-	s := p.S3
 	if s.Bucket != "" && (strings.ContainsAny(s.Bucket, "/\\ \t\r\n") || len(s.Bucket) > 255) {
 		errs = append(errs, fmt.Errorf("publish.s3.bucket %q: a bucket name, without slashes or spaces", s.Bucket))
 	}
@@ -33,14 +53,13 @@ func (p Publish) validate() []error {
 			errs = append(errs, fmt.Errorf("publish.s3.path_style: Alibaba Cloud OSS (%s) refuses path-style requests (SecondLevelDomainForbidden): set path_style: false", s.Endpoint))
 		}
 	}
-	for _, e := range []struct{ key, name string }{{"s3.access_key_env", s.AccessKeyEnv},
-		{"s3.secret_key_env", s.SecretKeyEnv}, {"s3.session_token_env", s.SessionTokenEnv},
-		{"smtp.password_env", p.SMTP.PasswordEnv}} {
-		if e.name != "" && !envName.MatchString(e.name) {
-			// Not echoed: a value here that is not a variable name may be the secret itself.
-			errs = append(errs, fmt.Errorf("publish.%s: want the NAME of an environment variable (letters, digits, _), not its value", e.key))
-		}
-	}
+	return errs
+}
+
+// validateCredentials checks how publish.s3's keys are given, its retention
+// and its timeout.
+func (s S3) validateCredentials() []error {
+	var errs []error
 	hasSecret := s.SecretKeyEnv != "" || s.SecretKeyFile != ""
 	if (s.AccessKeyEnv != "") != hasSecret {
 		errs = append(errs, fmt.Errorf("publish.s3: give access_key_env together with secret_key_env or secret_key_file (or neither, for the default AWS credential chain)"))
@@ -54,8 +73,13 @@ func (p Publish) validate() []error {
 	if s.Timeout.Duration < 0 {
 		errs = append(errs, fmt.Errorf("publish.s3.timeout: want a positive duration"))
 	}
+	return errs
+}
 
-	m := p.SMTP
+// validate checks publish.smtp: a host name only, a TLS mode that never
+// sends a password in plaintext off this host, and the addresses.
+func (m SMTP) validate() []error {
+	var errs []error
 	hostOnly := !strings.ContainsAny(m.Host, "@/")
 	if !hostOnly {
 		// Not echoed: user:password@host or smtp://… may hold the password.
@@ -91,11 +115,6 @@ func (p Publish) validate() []error {
 	for _, a := range m.Admins {
 		if !plausibleEmail(a) {
 			errs = append(errs, fmt.Errorf("publish.smtp.admins: %q is not an email address", a))
-		}
-	}
-	if p.LinkBaseURL != "" {
-		if err := checkURL(p.LinkBaseURL); err != nil {
-			errs = append(errs, fmt.Errorf("publish.link_base_url: %w", err))
 		}
 	}
 	return errs
