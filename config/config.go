@@ -217,7 +217,7 @@ func Load(path string, required bool, read ReadFunc, checks ...Check) (*Config, 
 	b, err := readFile(read, path, "the config (--config, $FINOPS_CONFIG)")
 	if errors.Is(err, os.ErrNotExist) && !required {
 		c := &Config{read: read}
-		return c, validate(c, checks)
+		return c, c.Validate(checks...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -242,24 +242,15 @@ func parse(name string, b []byte, read ReadFunc, checks []Check) (*Config, error
 	if err := c.loadPriceCatalog(name); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", name, err)
 	}
-	if err := validate(c, checks); err != nil {
+	if err := c.Validate(checks...); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", name, withLines(b, err))
 	}
 	return c, nil
 }
 
-// validate is Validate and then the checks.
-func validate(c *Config, checks []Check) error {
-	errs := []error{c.Validate()}
-	for _, check := range checks {
-		errs = append(errs, check(c)...)
-	}
-	return errors.Join(errs...)
-}
-
-// Validate checks what can be checked without touching files, and without
-// what other packages own (Check).
-func (c *Config) Validate() error {
+// Validate checks what can be checked without touching files, then runs the
+// checks of what other packages own (Check), whose refusals come last.
+func (c *Config) Validate(checks ...Check) error {
 	var errs refusals
 	if _, err := c.Location(); err != nil {
 		errs.add(err)
@@ -276,6 +267,9 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateAllocation()...)
 	errs = append(errs, c.Energy.validate()...)
 	errs = append(errs, c.validateReport()...)
+	for _, check := range checks {
+		errs = append(errs, check(c)...)
+	}
 	return errors.Join(errs...)
 }
 
