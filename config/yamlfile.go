@@ -32,7 +32,7 @@ type ReadFunc func(ctx context.Context, path string, limit int64) ([]byte, error
 // do about a refused one.
 func readFile(read ReadFunc, path, what string) ([]byte, error) {
 	if read == nil {
-		return nil, fmt.Errorf("%s: config.Load or Parse was given no ReadFunc to read it with", path)
+		return nil, fmt.Errorf("%s: no ReadFunc to read it with (config.Parse reads no file: load the config with config.Load)", path)
 	}
 	b, err := read(context.Background(), path, MaxFileBytes)
 	return b, withFix(err, what)
