@@ -45,9 +45,6 @@ type Config struct {
 	// Prices[catalogFrom:]: errors name them by that file.
 	catalogPath string
 	catalogFrom int
-	// read reads the files the config names (price_catalog, secret
-	// files): the ReadFunc it was loaded with.
-	read ReadFunc
 }
 
 // Thresholds of metrics.md. A key left out (nil, or a Duration never set)
@@ -216,7 +213,7 @@ type Check func(*Config) []error
 func Load(path string, required bool, read ReadFunc, checks ...Check) (*Config, error) {
 	b, err := readFile(read, path, "the config (--config, $FINOPS_CONFIG)")
 	if errors.Is(err, os.ErrNotExist) && !required {
-		c := &Config{read: read}
+		c := &Config{}
 		return c, c.Validate(checks...)
 	}
 	if err != nil {
@@ -232,14 +229,14 @@ func Parse(name string, b []byte, checks ...Check) (*Config, error) {
 }
 
 func parse(name string, b []byte, read ReadFunc, checks []Check) (*Config, error) {
-	c := &Config{read: read}
+	c := &Config{}
 	if len(b) > MaxFileBytes {
 		return nil, fmt.Errorf("config: %s holds %d bytes, over the %d MiB limit: is it the right file?", name, len(b), MaxFileBytes>>20)
 	}
 	if err := decodeStrict(b, c); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", name, err)
 	}
-	if err := c.loadPriceCatalog(name); err != nil {
+	if err := c.loadPriceCatalog(read, name); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", name, err)
 	}
 	if err := c.Validate(checks...); err != nil {
