@@ -3,10 +3,30 @@ package config
 import (
 	"fmt"
 	"strings"
-
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/internal/spelling"
 )
+
+// The analysis's names for dimensions and chargeback rules (dimTeam,
+// spreadNone …), held here as plain text so that config imports
+// nothing of the analysis; TestAllocationNamesMatchAnalysis keeps them equal.
+const (
+	dimTeam            = "team"
+	dimAccount         = "account"
+	dimProvider        = "provider"
+	dimTagPrefix       = "tag:"
+	spreadNone         = "none"
+	spreadProportional = "proportional"
+	spreadEven         = "even"
+	spreadTeamPrefix   = "team:"
+)
+
+// validDimension is validDimension: a fixed dimension or tag:<key>.
+func validDimension(d string) bool {
+	switch d {
+	case dimTeam, dimAccount, dimProvider:
+		return true
+	}
+	return strings.HasPrefix(d, dimTagPrefix) && strings.TrimSpace(d[len(dimTagPrefix):]) != ""
+}
 
 // Chargeback says how the cost no team owns is spread back onto the teams
 // (docs/METRICS.md §Chargeback): none (the default), proportional, even or
@@ -24,7 +44,7 @@ func (c *Config) validateAllocation() []error {
 	seen := firstSeen{}
 	for i, d := range c.Report.GroupBy {
 		key := fmt.Sprintf("report.group_by[%d]", i)
-		if !analysis.ValidDimension(d) {
+		if !validDimension(d) {
 			errs.add(fmt.Errorf("%s: %q is not a dimension; want team, account, provider or tag:<key> (a billing tag's key, e.g. tag:project)%s",
 				key, d, didYouMean(d, dimensionNames(d))))
 			continue
@@ -42,14 +62,14 @@ func (c *Config) validateAllocation() []error {
 // checkSpreadRule checks one chargeback rule; "" is none.
 func (c *Config) checkSpreadRule(key, rule string) error {
 	switch rule {
-	case "", analysis.SpreadNone, analysis.SpreadProportional, analysis.SpreadEven:
+	case "", spreadNone, spreadProportional, spreadEven:
 		return nil
 	}
-	name, ok := strings.CutPrefix(rule, analysis.SpreadTeamPrefix)
+	name, ok := strings.CutPrefix(rule, spreadTeamPrefix)
 	if !ok {
-		known := []string{analysis.SpreadNone, analysis.SpreadProportional, analysis.SpreadEven}
+		known := []string{spreadNone, spreadProportional, spreadEven}
 		if i := strings.IndexByte(rule, ':'); i >= 0 {
-			known = []string{analysis.SpreadTeamPrefix + rule[i+1:]}
+			known = []string{spreadTeamPrefix + rule[i+1:]}
 		}
 		return fmt.Errorf("%s: %q is not a rule; want none, proportional, even or team:<name>%s", key, rule,
 			didYouMean(rule, known))
@@ -72,23 +92,17 @@ func (c *Config) checkSpreadRule(key, rule string) error {
 // fixed ones, and tag:<its key> when d has a key after some other prefix
 // (tags:project, label:project).
 func dimensionNames(d string) []string {
-	names := []string{analysis.DimTeam, analysis.DimAccount, analysis.DimProvider}
+	names := []string{dimTeam, dimAccount, dimProvider}
 	if i := strings.IndexByte(d, ':'); i >= 0 && strings.TrimSpace(d[i+1:]) != "" {
-		names = append(names, analysis.DimTagPrefix+d[i+1:])
+		names = append(names, dimTagPrefix+d[i+1:])
 	}
 	return names
 }
 
 // didYouMean is "; did you mean X?" with the nearest of known, or "".
 func didYouMean(got string, known []string) string {
-	if s := spelling.Nearest(got, known); s != "" {
+	if s := nearest(got, known); s != "" {
 		return fmt.Sprintf("; did you mean %s?", s)
 	}
 	return ""
-}
-
-// allocationParams are the group_by dimensions and chargeback rules in the
-// analysis's terms.
-func (c *Config) allocationParams() ([]string, analysis.ChargebackRules) {
-	return c.Report.GroupBy, analysis.ChargebackRules{Unallocated: c.Chargeback.Unallocated, Idle: c.Chargeback.Idle}
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest"
 	"github.com/shopspring/decimal"
 )
 
@@ -127,13 +125,6 @@ func checkCurrency(key, cur string) error {
 	return fmt.Errorf("%s: %q is not a currency code; want three letters such as CNY or USD", key, cur)
 }
 
-// billingFormats are the formats a billing source may name (format: is
-// detected from the header when left out).
-func billingFormats() []string {
-	return []string{ingest.FormatFOCUS, ingest.FormatRental, ingest.FormatCUR, ingest.FormatCUR2, ingest.FormatAzure,
-		ingest.FormatGCP, ingest.FormatRunPod, ingest.FormatVast}
-}
-
 // validate checks every threshold against its range, and the
 // idle threshold against the target band: a minute cannot be both idle and
 // on target.
@@ -152,8 +143,7 @@ func (t Thresholds) validate() []error {
 	errs.add(numRange{lo: 0, hi: 1}.optional("thresholds.max_restatement_drop", t.MaxRestatementDrop))
 	tb := t.TargetBand
 	if len(tb) == 0 {
-		d := analysis.DefaultParams()
-		tb = []float64{d.TargetBandLow, d.TargetBandHigh}
+		tb = []float64{DefaultTargetBandLow, DefaultTargetBandHigh}
 	}
 	if len(tb) != 2 {
 		errs.add(fmt.Errorf("thresholds.target_band: want [low, high] with low < high, e.g. [80, 95]"))
@@ -169,7 +159,7 @@ func (t Thresholds) validate() []error {
 	if ok && tb[0] >= tb[1] {
 		errs.add(fmt.Errorf("thresholds.target_band: want [low, high] with low < high, got [%s, %s]", fmtNum(tb[0]), fmtNum(tb[1])))
 	}
-	idle, given := analysis.DefaultParams().IdleThreshold, ""
+	idle, given := DefaultIdleUtilization, ""
 	if t.IdleUtilization != nil {
 		idle = *t.IdleUtilization
 	} else {
@@ -189,12 +179,6 @@ func (c *Config) validateRanges() []error {
 	errs.add(numRange{lo: 0, hi: 1e9}.check("max_bad_rows", float64(c.MaxBadRows)))
 	errs.add(checkCurrency("currency", c.Currency))
 	errs = append(errs, c.validateFX()...)
-	formats := strings.Join(billingFormats(), ", ")
-	for i, s := range c.Billing {
-		if s.Format != "" && !strings.Contains(", "+formats+", ", ", "+s.Format+", ") {
-			errs.add(fmt.Errorf("billing[%d].format: %q is not one of %s (leave it out to detect the format from the header)", i, s.Format, formats))
-		}
-	}
 	for _, name := range sortedNames(c.Mappings) {
 		errs.add(checkCurrency("mappings."+name+".currency", c.Mappings[name].Currency))
 	}

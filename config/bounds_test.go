@@ -59,7 +59,6 @@ func boundCases() []boundCase {
 			[]string{"0", "-7", "abc", "0.0000000001", "1000000001", "1e309"}},
 		{"fx.CNY", "currency: CNY\nfx: {CNY: %s}", []string{"1"}, []string{"2"}},
 		{"fx.US", "fx: {US: %s}", nil, []string{"7"}},
-		{"billing[0].format", "billing: [{path: x, format: %s}]", []string{"focus", "aws-cur2", "vast"}, []string{"pdf", "nvidia-smi", "FOCUS"}},
 		{"mappings.m.currency", "mappings: {m: {currency: %s}}", []string{"CNY"}, []string{"元"}},
 		{"instance_types[0].gpu_count", "instance_types: [{name: x.large, gpu_model: A100, gpu_count: %s}]", []string{"1", "64"}, []string{"0", "-1", "65"}},
 		{"teams[0].monthly_budget", "teams: [{name: nlp, monthly_budget: %s}]", []string{"0", "1000000000000"}, []string{"-1", "-0.01", "1000000000001"}},

@@ -8,7 +8,7 @@ import (
 // loadPriceCatalog appends the rows of the price_catalog file (a path
 // relative to the config file) to c.Prices, so a dated catalog can be shared
 // and refreshed apart from the config.
-func (c *Config) loadPriceCatalog(configPath string) error {
+func (c *Config) loadPriceCatalog(read ReadFunc, configPath string) error {
 	if c.PriceCatalog == "" {
 		return nil
 	}
@@ -16,7 +16,7 @@ func (c *Config) loadPriceCatalog(configPath string) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(configPath), path)
 	}
-	b, err := readFile(path, "a price catalog")
+	b, err := readFile(read, path, "a price catalog")
 	if err != nil {
 		return fmt.Errorf("price_catalog: %w", err)
 	}

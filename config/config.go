@@ -8,9 +8,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/internal/capped"
 )
 
 // Config is the whole finops.yaml. Every key is optional: finops works
@@ -108,17 +105,8 @@ type HostLog struct {
 	Host     string `yaml:"host"`
 	Timezone string `yaml:"timezone"`
 	// Fields is the logger's --query-gpu list, for logs written with
-	// --format=csv,noheader (ingest.ParseSMIFields); "" detects it.
+	// --format=csv,noheader (source.SMIFields reads it); "" detects it.
 	Fields string `yaml:"fields"`
-}
-
-// SMIFields is the field list of the source's headerless logs; nil when
-// none is given.
-func (h HostLog) SMIFields() ([]string, error) {
-	if strings.TrimSpace(h.Fields) == "" {
-		return nil, nil
-	}
-	return ingest.ParseSMIFields(h.Fields)
 }
 
 // InstanceType extends the built-in GPU instance catalog.
@@ -209,115 +197,64 @@ type SMTP struct {
 	CAFile       string   `yaml:"ca_file"` // PEM roots to trust instead of the system's (a private CA)
 }
 
-// Load reads and validates the file at path. A missing file is an error only
-// when required is true: ad hoc use needs no config.
-func Load(path string, required bool) (*Config, error) {
-	b, err := readFile(path, "the config (--config, $FINOPS_CONFIG)")
+// Check is a check of the config that takes what another package owns: the
+// billing formats and column mappings of ingest and the addresses' token
+// parameters (source.CheckConfig), Prometheus addresses
+// (telemetry.CheckConfig), the GPU catalog (GPUModelCheck(gpu.Model)), the
+// watch's placeholders (CommandCheck(watch.CheckCommand)). config imports
+// none of them: the caller hands the checks to Load or Parse, whose error
+// then holds their refusals after Validate's, a key error among them with
+// its line, as the user has always seen them.
+type Check func(*Config) []error
+
+// Load reads and validates the file at path with read (internal/capped's
+// ReadRegular: a regular file, bounded), then runs checks. A missing file is
+// an error only when required is true: ad hoc use needs no config.
+func Load(path string, required bool, read ReadFunc, checks ...Check) (*Config, error) {
+	b, err := readFile(read, path, "the config (--config, $FINOPS_CONFIG)")
 	if errors.Is(err, os.ErrNotExist) && !required {
 		c := &Config{}
-		return c, c.Validate()
+		return c, c.Validate(checks...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	return Parse(path, b)
+	return parse(path, b, read, checks)
 }
 
-// Parse decodes YAML strictly (decodeStrict) and validates the result.
-func Parse(name string, b []byte) (*Config, error) {
+// Parse decodes YAML strictly (decodeStrict), validates the result and runs
+// checks. It reads no file: a price_catalog is read by Load.
+func Parse(name string, b []byte, checks ...Check) (*Config, error) {
+	return parse(name, b, nil, checks)
+}
+
+func parse(name string, b []byte, read ReadFunc, checks []Check) (*Config, error) {
 	c := &Config{}
 	if len(b) > MaxFileBytes {
-		return nil, fmt.Errorf("config: %s: %w", name, &capped.TooLargeError{Path: name, Size: int64(len(b)), Limit: MaxFileBytes})
+		return nil, fmt.Errorf("config: %s holds %d bytes, over the %d MiB limit: is it the right file?", name, len(b), MaxFileBytes>>20)
 	}
 	if err := decodeStrict(b, c); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", name, err)
 	}
-	if err := c.loadPriceCatalog(name); err != nil {
+	if err := c.loadPriceCatalog(read, name); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", name, err)
 	}
-	if err := c.Validate(); err != nil {
+	if err := c.Validate(checks...); err != nil {
 		return nil, fmt.Errorf("config: %s: %w", name, withLines(b, err))
 	}
 	return c, nil
 }
 
-// Validate checks what can be checked without touching files.
-func (c *Config) Validate() error {
-	var errs []error
+// Validate checks what can be checked without touching files, then runs the
+// checks of what other packages own (Check), whose refusals come last.
+func (c *Config) Validate(checks ...Check) error {
+	var errs refusals
 	if _, err := c.Location(); err != nil {
-		errs = append(errs, err)
+		errs.add(err)
 	}
-	for i, s := range c.Billing {
-		if s.Path == "" {
-			errs = append(errs, fmt.Errorf("billing[%d]: path is required", i))
-		}
-		if s.Mapping != "" {
-			if _, ok := c.Mappings[s.Mapping]; !ok && !builtinMapping(s.Mapping) {
-				errs = append(errs, fmt.Errorf("billing[%d]: mapping %q is not defined under mappings", i, s.Mapping))
-			}
-		}
-	}
-	for name, m := range c.Mappings {
-		if m.Timezone != "" {
-			if _, err := time.LoadLocation(m.Timezone); err != nil {
-				errs = append(errs, fmt.Errorf("mappings.%s.timezone: %w", name, err))
-			}
-		}
-		if _, err := ingest.NormalizeEncoding(m.Encoding); err != nil {
-			errs = append(errs, fmt.Errorf("mappings.%s.encoding: %w", name, err))
-		}
-	}
-	for i, h := range c.Telemetry.NvidiaSMI {
-		if h.Path == "" || h.Host == "" {
-			errs = append(errs, fmt.Errorf("utilization.nvidia_smi[%d]: path and host are required", i))
-		}
-		if h.Timezone != "" {
-			if _, err := time.LoadLocation(h.Timezone); err != nil {
-				errs = append(errs, fmt.Errorf("utilization.nvidia_smi[%d].timezone: %w", i, err))
-			}
-		}
-		if _, err := h.SMIFields(); err != nil {
-			errs = append(errs, fmt.Errorf("utilization.nvidia_smi[%d].fields: %w", i, err))
-		}
-	}
-	if err := c.Telemetry.validate(); err != nil {
-		errs = append(errs, err)
-	}
-	seen := map[string]bool{}
-	for i, r := range c.Resources {
-		if r.ID == "" {
-			errs = append(errs, fmt.Errorf("resources[%d]: id is required", i))
-		}
-		if seen[r.ID] {
-			errs = append(errs, fmt.Errorf("resources[%d]: id %q appears twice", i, r.ID))
-		}
-		seen[r.ID] = true
-	}
-	for i, t := range c.Teams {
-		if t.Name == "" {
-			errs = append(errs, fmt.Errorf("teams[%d]: name is required", i))
-		}
-		for _, a := range t.Leads {
-			if !plausibleEmail(a) {
-				errs = append(errs, fmt.Errorf("teams[%d].leads: %q is not an email address", i, a))
-			}
-		}
-	}
-	for i, p := range c.Prices {
-		if p.Provider == "" || p.GPUModel == "" {
-			errs = append(errs, fmt.Errorf("%s: provider and gpu_model are required", c.priceKey(i)))
-		}
-		if p.Hourly == nil && p.Daily == nil && p.Weekly == nil && p.Monthly == nil && p.Spot == nil {
-			errs = append(errs, fmt.Errorf("%s: give at least one of hourly, daily, weekly, monthly, spot", c.priceKey(i)))
-		}
-	}
-	for _, f := range c.Formats {
-		switch f {
-		case "xlsx", "html", "json", "csv":
-		default:
-			errs = append(errs, fmt.Errorf("formats: %q is not one of xlsx, html, json, csv", f))
-		}
-	}
+	errs = append(errs, c.validateSources()...)
+	errs.add(c.Telemetry.validate())
+	errs = append(errs, c.validateNames()...)
 	errs = append(errs, c.Thresholds.validate()...)
 	errs = append(errs, c.validateRanges()...)
 	errs = append(errs, c.Publish.validate()...)
@@ -327,7 +264,82 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateAllocation()...)
 	errs = append(errs, c.Energy.validate()...)
 	errs = append(errs, c.validateReport()...)
+	for _, check := range checks {
+		errs = append(errs, check(c)...)
+	}
 	return errors.Join(errs...)
+}
+
+// validateSources checks the billing sources, the mappings' zones and the
+// nvidia-smi logs; their formats, encodings, built-in mappings and field
+// lists are ingest's (source.CheckConfig).
+func (c *Config) validateSources() []error {
+	var errs refusals
+	for i, s := range c.Billing {
+		if s.Path == "" {
+			errs.add(fmt.Errorf("billing[%d]: path is required", i))
+		}
+	}
+	for name, m := range c.Mappings {
+		if m.Timezone != "" {
+			if _, err := time.LoadLocation(m.Timezone); err != nil {
+				errs.add(fmt.Errorf("mappings.%s.timezone: %w", name, err))
+			}
+		}
+	}
+	for i, h := range c.Telemetry.NvidiaSMI {
+		if h.Path == "" || h.Host == "" {
+			errs.add(fmt.Errorf("utilization.nvidia_smi[%d]: path and host are required", i))
+		}
+		if h.Timezone != "" {
+			if _, err := time.LoadLocation(h.Timezone); err != nil {
+				errs.add(fmt.Errorf("utilization.nvidia_smi[%d].timezone: %w", i, err))
+			}
+		}
+	}
+	return errs
+}
+
+// validateNames checks that resources, teams and prices have their names,
+// and the report formats.
+func (c *Config) validateNames() []error {
+	var errs refusals
+	seen := map[string]bool{}
+	for i, r := range c.Resources {
+		if r.ID == "" {
+			errs.add(fmt.Errorf("resources[%d]: id is required", i))
+		}
+		if seen[r.ID] {
+			errs.add(fmt.Errorf("resources[%d]: id %q appears twice", i, r.ID))
+		}
+		seen[r.ID] = true
+	}
+	for i, t := range c.Teams {
+		if t.Name == "" {
+			errs.add(fmt.Errorf("teams[%d]: name is required", i))
+		}
+		for _, a := range t.Leads {
+			if !plausibleEmail(a) {
+				errs.add(fmt.Errorf("teams[%d].leads: %q is not an email address", i, a))
+			}
+		}
+	}
+	for i, p := range c.Prices {
+		if p.Provider == "" || p.GPUModel == "" {
+			errs.add(fmt.Errorf("%s: provider and gpu_model are required", c.priceKey(i)))
+		}
+		if p.Hourly == nil && p.Daily == nil && p.Weekly == nil && p.Monthly == nil && p.Spot == nil {
+			errs.add(fmt.Errorf("%s: give at least one of hourly, daily, weekly, monthly, spot", c.priceKey(i)))
+		}
+	}
+	for _, f := range c.Formats {
+		switch f {
+		case "xlsx", "html", "json", "csv":
+		default:
+			errs.add(fmt.Errorf("formats: %q is not one of xlsx, html, json, csv", f))
+		}
+	}
+	return errs
 }
 
 // Location is the zone days and weeks are cut in (default UTC).
@@ -340,15 +352,6 @@ func (c *Config) Location() (*time.Location, error) {
 		return nil, fmt.Errorf("timezone: %w", err)
 	}
 	return loc, nil
-}
-
-func builtinMapping(name string) bool {
-	for _, m := range ingest.BuiltinMappings() {
-		if m.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func plausibleEmail(s string) bool {

@@ -48,14 +48,9 @@ func FuzzParse(f *testing.F) {
 		if c.Lookback() <= 0 {
 			t.Fatalf("lookback %v", c.Lookback())
 		}
-		if _, err := c.AnalysisParams(); err != nil {
-			t.Fatalf("a valid config's analysis parameters: %v", err)
+		if _, err := c.FXRates(); err != nil {
+			t.Fatalf("a valid config's fx rates: %v", err)
 		}
-		c.AnalysisPrices()
-		c.AnalysisResources()
-		c.AnalysisTeams()
-		c.PurchaseAssumptions()
-		_, _ = c.ColumnMappings()
 		for _, p := range c.Telemetry.Prometheus {
 			p.PromLabels()
 		}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/finops-oss/finops/analysis"
 )
 
 // Energy is the energy: section (docs/METRICS.md §Energy): the grid
@@ -67,17 +65,4 @@ func (e *Energy) validate() []error {
 		}
 	}
 	return errs
-}
-
-// params converts the section for the analysis.
-func (e *Energy) params() analysis.EnergyParams {
-	p := analysis.EnergyParams{Regions: e.GridIntensity.Regions, Providers: e.GridIntensity.Providers}
-	if e.PUE != nil {
-		p.PUE = *e.PUE
-	}
-	if d := e.GridIntensity.Default; d != nil {
-		v := *d
-		p.Default = &v
-	}
-	return p
 }

@@ -7,9 +7,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-
-	"github.com/finops-oss/finops/internal/capped"
-	"github.com/finops-oss/finops/sanitize"
 )
 
 // SMTP TLS modes.
@@ -22,26 +19,47 @@ const (
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (p Publish) validate() []error {
-	var errs []error
-	s := p.S3
-	if s.Bucket != "" && (strings.ContainsAny(s.Bucket, "/\\ \t\r\n") || len(s.Bucket) > 255) {
-		errs = append(errs, fmt.Errorf("publish.s3.bucket %q: a bucket name, without slashes or spaces", s.Bucket))
-	}
-	if s.Endpoint != "" {
-		if err := checkURL(s.Endpoint); err != nil {
-			errs = append(errs, fmt.Errorf("publish.s3.endpoint: %w", err))
-		} else if s.PathStyle && virtualHostOnly(s.Endpoint) {
-			errs = append(errs, fmt.Errorf("publish.s3.path_style: Alibaba Cloud OSS (%s) refuses path-style requests (SecondLevelDomainForbidden): set path_style: false", sanitize.URL(s.Endpoint)))
-		}
-	}
-	for _, e := range []struct{ key, name string }{{"s3.access_key_env", s.AccessKeyEnv},
-		{"s3.secret_key_env", s.SecretKeyEnv}, {"s3.session_token_env", s.SessionTokenEnv},
+	errs := p.S3.validate()
+	for _, e := range []struct{ key, name string }{{"s3.access_key_env", p.S3.AccessKeyEnv},
+		{"s3.secret_key_env", p.S3.SecretKeyEnv}, {"s3.session_token_env", p.S3.SessionTokenEnv},
 		{"smtp.password_env", p.SMTP.PasswordEnv}} {
 		if e.name != "" && !envName.MatchString(e.name) {
 			// Not echoed: a value here that is not a variable name may be the secret itself.
 			errs = append(errs, fmt.Errorf("publish.%s: want the NAME of an environment variable (letters, digits, _), not its value", e.key))
 		}
 	}
+	errs = append(errs, p.S3.validateCredentials()...)
+	errs = append(errs, p.SMTP.validate()...)
+	if p.LinkBaseURL != "" {
+		if err := checkURL(p.LinkBaseURL); err != nil {
+			errs = append(errs, fmt.Errorf("publish.link_base_url: %w", err))
+		}
+	}
+	return errs
+}
+
+// validate checks the bucket and the endpoint of publish.s3.
+func (s S3) validate() []error {
+	var errs []error
+	if s.Bucket != "" && (strings.ContainsAny(s.Bucket, "/\\ \t\r\n") || len(s.Bucket) > 255) {
+		errs = append(errs, fmt.Errorf("publish.s3.bucket %q: a bucket name, without slashes or spaces", s.Bucket))
+	}
+	if s.Endpoint != "" {
+		if err := checkURL(s.Endpoint); err != nil {
+			errs = append(errs, fmt.Errorf("publish.s3.endpoint: %w", err))
+		} else if s.PathStyle && virtualHostOnly(s.Endpoint) && !strings.Contains(s.Endpoint, "?") {
+			// Shown as written: without a password (checkURL) or a query
+			// there is nothing sanitize.URL would redact.
+			errs = append(errs, fmt.Errorf("publish.s3.path_style: Alibaba Cloud OSS (%s) refuses path-style requests (SecondLevelDomainForbidden): set path_style: false", s.Endpoint))
+		}
+	}
+	return errs
+}
+
+// validateCredentials checks how publish.s3's keys are given, its retention
+// and its timeout.
+func (s S3) validateCredentials() []error {
+	var errs []error
 	hasSecret := s.SecretKeyEnv != "" || s.SecretKeyFile != ""
 	if (s.AccessKeyEnv != "") != hasSecret {
 		errs = append(errs, fmt.Errorf("publish.s3: give access_key_env together with secret_key_env or secret_key_file (or neither, for the default AWS credential chain)"))
@@ -55,8 +73,13 @@ func (p Publish) validate() []error {
 	if s.Timeout.Duration < 0 {
 		errs = append(errs, fmt.Errorf("publish.s3.timeout: want a positive duration"))
 	}
+	return errs
+}
 
-	m := p.SMTP
+// validate checks publish.smtp: a host name only, a TLS mode that never
+// sends a password in plaintext off this host, and the addresses.
+func (m SMTP) validate() []error {
+	var errs []error
 	hostOnly := !strings.ContainsAny(m.Host, "@/")
 	if !hostOnly {
 		// Not echoed: user:password@host or smtp://… may hold the password.
@@ -94,15 +117,9 @@ func (p Publish) validate() []error {
 			errs = append(errs, fmt.Errorf("publish.smtp.admins: %q is not an email address", a))
 		}
 	}
-	if p.LinkBaseURL != "" {
-		if err := checkURL(p.LinkBaseURL); err != nil {
-			errs = append(errs, fmt.Errorf("publish.link_base_url: %w", err))
-		}
-	}
 	return errs
 }
 
-// checkURL accepts an http(s) URL without credentials in it.
 // virtualHostOnly reports whether endpoint is a service that answers only
 // virtual-hosted requests (bucket in the host name): Alibaba Cloud OSS, whose
 // endpoints are oss-<region>[-internal].aliyuncs.com. Tencent COS and
@@ -116,12 +133,15 @@ func virtualHostOnly(endpoint string) bool {
 	return strings.HasSuffix(h, ".aliyuncs.com") && strings.HasPrefix(h, "oss-")
 }
 
+// checkURL accepts an http(s) URL without a password in it; a token
+// parameter in its query takes sanitize's rule, which source.CheckConfig
+// applies.
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("want an http:// or https:// URL")
 	}
-	if u.User != nil || sanitize.URL(s) != s {
+	if u.User != nil {
 		return fmt.Errorf("must not contain credentials (a password or a token parameter): secrets come from environment variables or files")
 	}
 	return nil
@@ -138,10 +158,10 @@ func IsLoopback(host string) bool {
 }
 
 // Credentials returns the static S3 keys named by access_key_env and
-// secret_key_env (or secret_key_file), read with getenv; all empty means
+// secret_key_env (or secret_key_file), read with getenv (files with read); all empty means
 // "use the default AWS credential chain". Errors name the variable or file,
 // never a value.
-func (s S3) Credentials(ctx context.Context, getenv func(string) string) (accessKey, secretKey, sessionToken string, err error) {
+func (s S3) Credentials(ctx context.Context, getenv func(string) string, read ReadFunc) (accessKey, secretKey, sessionToken string, err error) {
 	if s.AccessKeyEnv == "" {
 		return "", "", "", nil
 	}
@@ -154,7 +174,7 @@ func (s S3) Credentials(ctx context.Context, getenv func(string) string) (access
 			return "", "", "", fmt.Errorf("publish.s3.secret_key_env: environment variable %s is not set", s.SecretKeyEnv)
 		}
 	case s.SecretKeyFile != "":
-		if secretKey, err = readSecretFile(ctx, s.SecretKeyFile); err != nil {
+		if secretKey, err = readSecretFile(ctx, read, s.SecretKeyFile); err != nil {
 			return "", "", "", fmt.Errorf("publish.s3.secret_key_file: %w", err)
 		}
 	}
@@ -166,7 +186,7 @@ func (s S3) Credentials(ctx context.Context, getenv func(string) string) (access
 
 // Password returns the SMTP password named by password_env or password_file;
 // "" when no user is configured. Errors name the variable or file, never a value.
-func (m SMTP) Password(ctx context.Context, getenv func(string) string) (string, error) {
+func (m SMTP) Password(ctx context.Context, getenv func(string) string, read ReadFunc) (string, error) {
 	switch {
 	case m.PasswordEnv != "":
 		p := getenv(m.PasswordEnv)
@@ -175,7 +195,7 @@ func (m SMTP) Password(ctx context.Context, getenv func(string) string) (string,
 		}
 		return p, nil
 	case m.PasswordFile != "":
-		p, err := readSecretFile(ctx, m.PasswordFile)
+		p, err := readSecretFile(ctx, read, m.PasswordFile)
 		if err != nil {
 			return "", fmt.Errorf("publish.smtp.password_file: %w", err)
 		}
@@ -187,8 +207,11 @@ func (m SMTP) Password(ctx context.Context, getenv func(string) string) (string,
 // readSecretFile reads a one-line secret (a trailing newline is dropped)
 // from a regular file of at most MaxSecretBytes; a FIFO, a device or a
 // folder is refused from its stat, before any open (readFile).
-func readSecretFile(ctx context.Context, path string) (string, error) {
-	b, err := capped.ReadRegular(ctx, path, MaxSecretBytes)
+func readSecretFile(ctx context.Context, read ReadFunc, path string) (string, error) {
+	if read == nil {
+		return "", fmt.Errorf("%s: no ReadFunc to read it with", path)
+	}
+	b, err := read(ctx, path, MaxSecretBytes)
 	if err != nil {
 		// The errors name the path and the reason, never the contents.
 		return "", withFix(err, "a secret")

@@ -3,9 +3,6 @@ package config
 import (
 	"fmt"
 	"strings"
-
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/gpu"
 )
 
 // Purchase is what buying one GPU of a model would cost, for the quarterly
@@ -35,19 +32,14 @@ type Purchase struct {
 // the optional costs (0), the currency and the margin.
 func (c *Config) validatePurchase() []error {
 	var errs []error
-	seen := map[string]bool{}
 	for i, p := range c.Purchase {
 		at := fmt.Sprintf("purchase[%d]", i)
 		if p.GPUModel == "" {
 			errs = append(errs, fmt.Errorf("%s: gpu_model is required", at))
 		} else {
+			// Two spellings of one card are one model to the review: that
+			// takes the GPU catalog, so reportjob.CheckConfig refuses them.
 			at = fmt.Sprintf("purchase[%d] (%s)", i, p.GPUModel)
-			// Two spellings of one card are the same model to the review.
-			k := strings.ToLower(gpu.Model(p.GPUModel))
-			if seen[k] {
-				errs = append(errs, fmt.Errorf("%s: gpu_model appears twice", at))
-			}
-			seen[k] = true
 		}
 		var missing []string
 		for _, f := range []struct {
@@ -80,31 +72,4 @@ func (c *Config) validatePurchase() []error {
 		errs = append(errs, e...)
 	}
 	return errs
-}
-
-// PurchaseAssumptions converts the purchase block for analysis.RentOrBuy,
-// with the margin defaulted to analysis.DefaultMarginPoints and gpu_model
-// read as ingest reads a bill's (gpu.Model).
-func (c *Config) PurchaseAssumptions() []analysis.PurchaseAssumption {
-	val := func(v *float64) float64 {
-		if v == nil {
-			return 0
-		}
-		return *v
-	}
-	out := make([]analysis.PurchaseAssumption, 0, len(c.Purchase))
-	for _, p := range c.Purchase {
-		margin := float64(analysis.DefaultMarginPoints)
-		if p.MarginPoints != nil {
-			margin = *p.MarginPoints
-		}
-		out = append(out, analysis.PurchaseAssumption{
-			GPUModel: gpu.Model(p.GPUModel), PricePerGPU: val(p.PricePerGPU), ServerShare: p.ServerShare,
-			DepreciationYears: val(p.DepreciationYears), Residual: p.Residual, PowerWatts: val(p.PowerWatts),
-			PUE: val(p.PUE), ElectricityPrice: val(p.ElectricityPrice), Load: val(p.Load),
-			HostingPerGPUMonth: p.HostingPerGPUMonth, OpsPerGPUMonth: p.OpsPerGPUMonth,
-			Currency: strings.ToUpper(p.Currency), MarginPoints: &margin, MinCoverage: p.MinCoverage,
-		})
-	}
-	return out
 }

@@ -1,16 +1,18 @@
 package config
 
-import "github.com/finops-oss/finops/analysis"
-
 // ReportSettings holds the report's own settings (key report).
 type ReportSettings struct {
 	// GroupBy are the dimensions the cost is also grouped by besides the
 	// team (allocation.go).
 	GroupBy []string `yaml:"group_by"`
 	// TrendWeeks is how many weeks the report's history shows, ending with
-	// its last whole week (nil: analysis.DefaultTrendWk; 0: none).
+	// its last whole week (nil: DefaultTrendWeeks; 0: none).
 	TrendWeeks *int `yaml:"trend_weeks"`
 }
+
+// DefaultTrendWeeks is report.trend_weeks when not given
+// (analysis.DefaultTrendWk; TestDefaultsMatchAnalysis keeps them equal).
+const DefaultTrendWeeks = 8
 
 // maxTrendWeeks bounds report.trend_weeks: two years of weekly analyses.
 const maxTrendWeeks = 104
@@ -20,7 +22,7 @@ func (c *Config) TrendWeeks() int {
 	if c.Report.TrendWeeks != nil {
 		return *c.Report.TrendWeeks
 	}
-	return analysis.DefaultTrendWk
+	return DefaultTrendWeeks
 }
 
 func (c *Config) validateReport() []error {

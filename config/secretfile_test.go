@@ -71,16 +71,18 @@ func TestSecretFileNotRegular(t *testing.T) {
 		read func(path string) (string, error)
 	}{
 		{"url_file", func(p string) (string, error) {
-			return Channel{Type: "slack", URLFile: p}.URL(context.Background(), getenv)
+			return Channel{Type: "slack", URLFile: p}.URL(context.Background(), getenv, capped.ReadRegular)
 		}},
 		{"secret_file", func(p string) (string, error) {
-			return Channel{Type: "feishu", SecretFile: p}.Secret(context.Background(), getenv)
+			return Channel{Type: "feishu", SecretFile: p}.Secret(context.Background(), getenv, capped.ReadRegular)
 		}},
 		{"publish.s3.secret_key_file", func(p string) (string, error) {
-			_, sk, _, err := S3{AccessKeyEnv: "AK", SecretKeyFile: p}.Credentials(context.Background(), getenv)
+			_, sk, _, err := S3{AccessKeyEnv: "AK", SecretKeyFile: p}.Credentials(context.Background(), getenv, capped.ReadRegular)
 			return sk, err
 		}},
-		{"publish.smtp.password_file", func(p string) (string, error) { return SMTP{PasswordFile: p}.Password(context.Background(), getenv) }},
+		{"publish.smtp.password_file", func(p string) (string, error) {
+			return SMTP{PasswordFile: p}.Password(context.Background(), getenv, capped.ReadRegular)
+		}},
 	}
 	for _, k := range keys {
 		t.Run(k.key, func(t *testing.T) {
@@ -121,7 +123,7 @@ func TestConfigFileNotRegular(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range notRegular(t, dir, MaxFileBytes+1) {
 		within(t, 5*time.Second, tc.path, func() {
-			_, err := Load(tc.path, true)
+			_, err := Load(tc.path, true, capped.ReadRegular)
 			if err == nil || !strings.HasPrefix(err.Error(), "config: ") || !strings.Contains(err.Error(), tc.path+tc.want) {
 				t.Errorf("%s: err = %v, want %q", tc.name, err, tc.path+tc.want)
 			}
@@ -138,10 +140,10 @@ func TestConfigFileNotRegular(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := Load(link, true); err != nil || c.Currency != "EUR" {
+	if c, err := Load(link, true, capped.ReadRegular); err != nil || c.Currency != "EUR" {
 		t.Errorf("a link to a config: %v", err)
 	}
-	if _, err := Load(filepath.Join(dir, "missing.yaml"), false); err != nil {
+	if _, err := Load(filepath.Join(dir, "missing.yaml"), false, capped.ReadRegular); err != nil {
 		t.Errorf("a missing optional config: %v", err)
 	}
 }
@@ -154,11 +156,11 @@ func TestSecretFileReadWithContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if v, err := (SMTP{PasswordFile: p}).Password(ctx, func(string) string { return "" }); err != nil || v != "s3cret" {
+	if v, err := (SMTP{PasswordFile: p}).Password(ctx, func(string) string { return "" }, capped.ReadRegular); err != nil || v != "s3cret" {
 		t.Fatalf("live context: %q, %v", v, err)
 	}
 	cancel()
-	if _, err := (SMTP{PasswordFile: p}).Password(ctx, func(string) string { return "" }); !errors.Is(err, context.Canceled) {
+	if _, err := (SMTP{PasswordFile: p}).Password(ctx, func(string) string { return "" }, capped.ReadRegular); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: err = %v, want context.Canceled", err)
 	}
 }

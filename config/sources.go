@@ -87,21 +87,21 @@ func (s Sources) validate() []error {
 // Secrets returns the shared key or the SAS token named by the azure
 // block, read with getenv; both empty means "use DefaultAzureCredential".
 // Errors name the variable or file, never a value.
-func (a AzureSource) Secrets(ctx context.Context, getenv func(string) string) (accountKey, sasToken string, err error) {
-	read := func(env, file, what string) (string, error) {
+func (a AzureSource) Secrets(ctx context.Context, getenv func(string) string, read ReadFunc) (accountKey, sasToken string, err error) {
+	secret := func(env, file, what string) (string, error) {
 		if env == "" && file == "" {
 			return "", nil
 		}
-		v, err := secretFrom(ctx, getenv, env, file, what)
+		v, err := secretFrom(ctx, getenv, read, env, file, what)
 		if err != nil {
 			return "", fmt.Errorf("sources.azure: %w", err)
 		}
 		return v, nil
 	}
-	if accountKey, err = read(a.AccountKeyEnv, a.AccountKeyFile, "account_key"); err != nil {
+	if accountKey, err = secret(a.AccountKeyEnv, a.AccountKeyFile, "account_key"); err != nil {
 		return "", "", err
 	}
-	if sasToken, err = read(a.SASTokenEnv, a.SASTokenFile, "sas_token"); err != nil {
+	if sasToken, err = secret(a.SASTokenEnv, a.SASTokenFile, "sas_token"); err != nil {
 		return "", "", err
 	}
 	// A token copied with its URL's '?' still works.

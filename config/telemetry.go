@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/finops-oss/finops/ingest/prom"
-	"github.com/finops-oss/finops/sanitize"
 )
 
 // Prometheus is one Prometheus server finops reads GPU utilization from
@@ -72,80 +69,97 @@ func (p Prometheus) PromLabels() map[string][]string {
 	return out
 }
 
+// DefaultPromMaxResponseBytes is utilization.prometheus[].max_response_bytes
+// left out (prom.DefaultMaxResponseBytes; TestDefaultsMatchOwners keeps them
+// equal).
+const DefaultPromMaxResponseBytes = 256 << 20
+
+// validate checks the utilization sources; each Prometheus server's URL is
+// telemetry.CheckConfig's (its redaction is sanitize's).
 func (t *Telemetry) validate() error {
-	var errs []error
+	var errs refusals
 	if t.HotDays < 0 || t.HotDays > 400 {
-		errs = append(errs, fmt.Errorf("utilization.hot_days: %d is not between 1 and 400 (0 for the default)", t.HotDays))
+		errs.add(fmt.Errorf("utilization.hot_days: %d is not between 1 and 400 (0 for the default)", t.HotDays))
 	}
 	names := map[string]bool{}
 	for i, p := range t.Prometheus {
 		at := fmt.Sprintf("utilization.prometheus[%d]", i)
-		if !strings.HasPrefix(p.URL, "http://") && !strings.HasPrefix(p.URL, "https://") {
-			errs = append(errs, fmt.Errorf("%s.url: want http(s)://host:port, got %q", at, sanitize.URL(p.URL)))
-		}
-		switch p.Exporter {
-		case "", "dcgm", "nvidia_gpu_exporter":
-		default:
-			errs = append(errs, fmt.Errorf("%s.exporter: %q is not dcgm or nvidia_gpu_exporter", at, p.Exporter))
-		}
-		if p.Query != "" && p.Queries.Util != "" {
-			errs = append(errs, fmt.Errorf("%s: give query or queries.util, not both", at))
-		}
-		// A step over five minutes would leave minutes between samples
-		// unmonitored: analysis extends a sample over at most five.
-		errs = append(errs, durRange{lo: time.Second, hi: maxSampling, step: time.Second, stepName: "seconds"}.check(at+".step", p.Step))
-		// Days are fetched one query_range each, starting at midnight; a
-		// step that does not divide a day puts the grid off the server's
-		// alignment, and VictoriaMetrics' response cache then answers such
-		// a query with no samples at all (measured with v1.151.0, see
-		// docs/SCALE.md) — telemetry silently lost, so refuse it here.
-		if p.Step.Duration > 0 && p.Step.Duration%time.Second == 0 && (24*time.Hour)%p.Step.Duration != 0 {
-			errs = append(errs, fmt.Errorf("%s.step: %s does not divide a day; want a step such as 15s, 30s, 60s or 5m (a day is fetched as one range, and VictoriaMetrics answers misaligned steps with no samples)", at, fmtDuration(p.Step.Duration)))
-		}
-		errs = append(errs, durRange{lo: 100 * time.Millisecond, hi: time.Hour}.check(at+".timeout", p.Timeout))
-		errs = append(errs, durRange{lo: time.Millisecond, hi: 5 * time.Minute}.check(at+".retry_backoff", p.RetryBackoff))
-		if p.MaxResponseBytes < 0 {
-			errs = append(errs, fmt.Errorf("%s.max_response_bytes: want 0 or more bytes (0 for the default, %d)", at, prom.DefaultMaxResponseBytes))
-		}
-		if p.Retries != nil {
-			errs = append(errs, numRange{lo: 0, hi: 10}.check(at+".retries", float64(*p.Retries)))
-		}
-		if p.ConcurrentDays != nil {
-			// Each day in flight holds its samples (40 bytes a GPU-step):
-			// past 32 the server, not finops, is what is being tested.
-			errs = append(errs, numRange{lo: 1, hi: 32}.check(at+".concurrent_days", float64(*p.ConcurrentDays)))
-		}
-		if p.BasicAuthPasswordEnv != "" && p.BasicAuthUser == "" {
-			errs = append(errs, fmt.Errorf("%s: basic_auth_password_env needs basic_auth_user", at))
-		}
-		if p.BearerTokenEnv != "" && p.BasicAuthUser != "" {
-			errs = append(errs, fmt.Errorf("%s: give a bearer token or basic auth, not both", at))
-		}
-		for role := range p.Labels {
-			if role != "task" && role != "team" && role != "kind" {
-				errs = append(errs, fmt.Errorf("%s.labels: %q is not task, team or kind", at, role))
-			}
-		}
-		if len(p.Labels) > 0 && p.Labels["task"] == "" {
-			errs = append(errs, fmt.Errorf("%s.labels: task (e.g. pod, exported_pod) is required to attribute tasks", at))
-		}
+		errs = append(errs, p.validate(at)...)
 		if n := p.Name; n != "" {
 			if names[n] {
-				errs = append(errs, fmt.Errorf("%s.name: %q appears twice", at, n))
+				errs.add(fmt.Errorf("%s.name: %q appears twice", at, n))
 			}
 			names[n] = true
 		}
 	}
 	for i, s := range t.DCGMScrapes {
 		if s.Path == "" {
-			errs = append(errs, fmt.Errorf("utilization.dcgm_scrapes[%d]: path is required", i))
+			errs.add(fmt.Errorf("utilization.dcgm_scrapes[%d]: path is required", i))
 		}
-		errs = append(errs, durRange{lo: time.Second, hi: maxSampling}.check(fmt.Sprintf("utilization.dcgm_scrapes[%d].interval", i), s.Interval))
+		errs.add(durRange{lo: time.Second, hi: maxSampling}.check(fmt.Sprintf("utilization.dcgm_scrapes[%d].interval", i), s.Interval))
 	}
 	for i, s := range t.NVMLSpool {
 		if s.Path == "" {
-			errs = append(errs, fmt.Errorf("utilization.nvml_spool[%d]: path is required", i))
+			errs.add(fmt.Errorf("utilization.nvml_spool[%d]: path is required", i))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validate checks one Prometheus server's block, at its key.
+func (p Prometheus) validate(at string) []error {
+	var errs refusals
+	switch p.Exporter {
+	case "", "dcgm", "nvidia_gpu_exporter":
+	default:
+		errs.add(fmt.Errorf("%s.exporter: %q is not dcgm or nvidia_gpu_exporter", at, p.Exporter))
+	}
+	if p.Query != "" && p.Queries.Util != "" {
+		errs.add(fmt.Errorf("%s: give query or queries.util, not both", at))
+	}
+	// A step over five minutes would leave minutes between samples
+	// unmonitored: analysis extends a sample over at most five.
+	errs.add(durRange{lo: time.Second, hi: maxSampling, step: time.Second, stepName: "seconds"}.check(at+".step", p.Step))
+	// Days are fetched one query_range each, starting at midnight; a
+	// step that does not divide a day puts the grid off the server's
+	// alignment, and VictoriaMetrics' response cache then answers such
+	// a query with no samples at all (measured with v1.151.0, see
+	// docs/SCALE.md) — telemetry silently lost, so refuse it here.
+	if p.Step.Duration > 0 && p.Step.Duration%time.Second == 0 && (24*time.Hour)%p.Step.Duration != 0 {
+		errs.add(fmt.Errorf("%s.step: %s does not divide a day; want a step such as 15s, 30s, 60s or 5m (a day is fetched as one range, and VictoriaMetrics answers misaligned steps with no samples)", at, fmtDuration(p.Step.Duration)))
+	}
+	errs.add(durRange{lo: 100 * time.Millisecond, hi: time.Hour}.check(at+".timeout", p.Timeout))
+	errs.add(durRange{lo: time.Millisecond, hi: 5 * time.Minute}.check(at+".retry_backoff", p.RetryBackoff))
+	if p.MaxResponseBytes < 0 {
+		errs.add(fmt.Errorf("%s.max_response_bytes: want 0 or more bytes (0 for the default, %d)", at, DefaultPromMaxResponseBytes))
+	}
+	if p.Retries != nil {
+		errs.add(numRange{lo: 0, hi: 10}.check(at+".retries", float64(*p.Retries)))
+	}
+	if p.ConcurrentDays != nil {
+		// Each day in flight holds its samples (40 bytes a GPU-step):
+		// past 32 the server, not finops, is what is being tested.
+		errs.add(numRange{lo: 1, hi: 32}.check(at+".concurrent_days", float64(*p.ConcurrentDays)))
+	}
+	return append(errs, p.validateAuth(at)...)
+}
+
+// validateAuth checks the credentials' and task labels' keys of a server.
+func (p Prometheus) validateAuth(at string) []error {
+	var errs refusals
+	if p.BasicAuthPasswordEnv != "" && p.BasicAuthUser == "" {
+		errs.add(fmt.Errorf("%s: basic_auth_password_env needs basic_auth_user", at))
+	}
+	if p.BearerTokenEnv != "" && p.BasicAuthUser != "" {
+		errs.add(fmt.Errorf("%s: give a bearer token or basic auth, not both", at))
+	}
+	for _, role := range sortedNames(p.Labels) {
+		if role != "task" && role != "team" && role != "kind" {
+			errs.add(fmt.Errorf("%s.labels: %q is not task, team or kind", at, role))
+		}
+	}
+	if len(p.Labels) > 0 && p.Labels["task"] == "" {
+		errs.add(fmt.Errorf("%s.labels: task (e.g. pod, exported_pod) is required to attribute tasks", at))
+	}
+	return errs
 }

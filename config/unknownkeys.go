@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/finops-oss/finops/internal/spelling"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -75,7 +74,7 @@ func unknownKey(k *yaml.Node, path string, fields map[string]reflect.Type) error
 	for name := range fields {
 		names = append(names, name)
 	}
-	if s := spelling.Nearest(k.Value, names); s != "" {
+	if s := nearest(k.Value, names); s != "" {
 		return fmt.Errorf("line %d: unknown key %s; did you mean %s?", k.Line, join(path, k.Value), join(path, s))
 	}
 	slices.Sort(names)

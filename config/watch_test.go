@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/watch"
 )
 
 // watchBase is a config the cases add a watch section to: line 1 is
@@ -59,7 +61,7 @@ func TestWatchConfigRefused(t *testing.T) {
 			[]string{"line 9: watch.alert_after: 2h is longer than watch.lookback (1h)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("finops.yaml", []byte(watchBase+tc.yaml))
+			_, err := parseWatch("finops.yaml", []byte(watchBase+tc.yaml))
 			if err == nil {
 				t.Fatalf("accepted; want %q", tc.want)
 			}
@@ -71,14 +73,14 @@ func TestWatchConfigRefused(t *testing.T) {
 		})
 	}
 	bad := strings.Replace(watchBase, `"22:00-08:00"`, `"22h-8h"`, 1)
-	if _, err := Parse("finops.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "line 4: teams[0].quiet_hours:") {
+	if _, err := parseWatch("finops.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "line 4: teams[0].quiet_hours:") {
 		t.Errorf("bad quiet_hours: %v", err)
 	}
 }
 
 // TestWatchConfigAccepted: a full watch section loads, with its defaults.
 func TestWatchConfigAccepted(t *testing.T) {
-	c, err := Parse("finops.yaml", []byte(watchBase+`    protect: true
+	c, err := parseWatch("finops.yaml", []byte(watchBase+`    protect: true
     max_lifetime: 72h
     on_idle:
       after: 3h
@@ -129,4 +131,10 @@ func TestQuietHours(t *testing.T) {
 			t.Errorf("%s: quiet %v, want %v", tc.utc, got, tc.want)
 		}
 	}
+}
+
+// parseWatch parses as the CLI does with the watch's command check, which
+// takes the watch's placeholders (watch.CheckCommand).
+func parseWatch(name string, b []byte) (*Config, error) {
+	return Parse(name, b, CommandCheck(watch.CheckCommand))
 }

@@ -36,7 +36,7 @@ func TestWatchCommandBypassesRefused(t *testing.T) {
 		for _, allow := range []string{"", "  allow:\n    resources: [gpu-a]\n"} {
 			y := watchBase + "watch:\n" + allow + "  on_idle:\n    after: 2h\n    action: stop\n    command: " + tc.cmd + "\n"
 			line := 11 + strings.Count(allow, "\n")
-			_, err := Parse("finops.yaml", []byte(y))
+			_, err := parseWatch("finops.yaml", []byte(y))
 			if !tc.allowed && allow != "" {
 				continue
 			}
@@ -59,7 +59,7 @@ func TestWatchCommandBypassesRefused(t *testing.T) {
 	// The same stop, through the environment, loads: with no allowlist,
 	// and with $ and quotes in the operator's own script.
 	y := watchBase + "watch:\n  on_idle:\n    after: 2h\n    action: stop\n    command: [sh, -c, 'runpodctl stop pod \"$FINOPS_RESOURCE_ID\"']\n"
-	if _, err := Parse("finops.yaml", []byte(y)); err != nil {
+	if _, err := parseWatch("finops.yaml", []byte(y)); err != nil {
 		t.Errorf("the environment form: %v", err)
 	}
 }
@@ -87,7 +87,7 @@ func TestWatchArgvPlaceholderRules(t *testing.T) {
 		{`[sh, -c, '{ echo "${FINOPS_RESOURCE_ID}" "${HOME}"; } >> /tmp/l']`, "", true},
 	} {
 		y := watchBase + "watch:\n  allow:\n    " + tc.allow + "\n  on_idle:\n    after: 2h\n    action: stop\n    command: " + tc.cmd + "\n"
-		_, err := Parse("finops.yaml", []byte(y))
+		_, err := parseWatch("finops.yaml", []byte(y))
 		if (err == nil) != tc.ok {
 			t.Errorf("%s with %s: err = %v, want ok %v", tc.cmd, tc.allow, err, tc.ok)
 		}
@@ -218,7 +218,7 @@ func TestWatchArgvGenerated(t *testing.T) {
 		fmt.Fprintf(&y, "    teams: %s\n", q)
 		q, _ = json.Marshal(argv)
 		fmt.Fprintf(&y, "  on_idle:\n    after: 2h\n    action: stop\n    command: %s\n", q)
-		c, err := Parse("finops.yaml", []byte(y.String()))
+		c, err := parseWatch("finops.yaml", []byte(y.String()))
 		if mustRefuse(argv, ids, teams) {
 			if err == nil {
 				t.Fatalf("%q with resources %q teams %q: accepted", argv, ids, teams)

@@ -5,9 +5,17 @@ import (
 	"regexp"
 	"strconv"
 	"time"
-
-	"github.com/finops-oss/finops/analysis"
 )
+
+// Window is a period [Start, End) and its label ("2026-W47",
+// "2026-10-31_2026-11-30"): the fields of Window, in its order, so
+// that a caller converts one into the other (Window(w)) and config
+// imports nothing of the analysis.
+type Window struct {
+	Start time.Time
+	End   time.Time
+	Label string
+}
 
 // Period is a report's or a fetch's period as the command line gives it:
 // --since, --week (an ISO week, or last), or --from and --to (dates,
@@ -32,20 +40,20 @@ func checkYear(flag, value string, y int) error {
 }
 
 // isoWeek returns ISO week w of year y as [Monday 00:00, next Monday 00:00) in loc.
-func isoWeek(y, w int, loc *time.Location) (analysis.Window, error) {
+func isoWeek(y, w int, loc *time.Location) (Window, error) {
 	// January 4th is always in week 1.
 	jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, loc)
 	monday := jan4.AddDate(0, 0, -((int(jan4.Weekday()) + 6) % 7))
 	start := monday.AddDate(0, 0, 7*(w-1))
 	if gy, gw := start.ISOWeek(); gy != y || gw != w {
-		return analysis.Window{}, fmt.Errorf("week %d-W%02d does not exist", y, w)
+		return Window{}, fmt.Errorf("week %d-W%02d does not exist", y, w)
 	}
 	end := start.AddDate(0, 0, 7)
-	return analysis.Window{Start: start.UTC(), End: end.UTC(), Label: fmt.Sprintf("%d-W%02d", y, w)}, nil
+	return Window{Start: start.UTC(), End: end.UTC(), Label: fmt.Sprintf("%d-W%02d", y, w)}, nil
 }
 
 // lastCompleteWeek is the ISO week before the one containing now.
-func lastCompleteWeek(now time.Time, loc *time.Location) analysis.Window {
+func lastCompleteWeek(now time.Time, loc *time.Location) Window {
 	y, w := now.In(loc).AddDate(0, 0, -7).ISOWeek()
 	win, _ := isoWeek(y, w, loc)
 	return win
@@ -55,49 +63,49 @@ func lastCompleteWeek(now time.Time, loc *time.Location) analysis.Window {
 // ending at today's 00:00. A report of whole days matches its header (which
 // names dates), two runs on one day cover the same window, and the label
 // names the first and last day covered, as --from/--to would.
-func sinceDays(since string, now time.Time, loc *time.Location) (analysis.Window, error) {
+func sinceDays(since string, now time.Time, loc *time.Location) (Window, error) {
 	d, err := ParseDuration(since)
 	if err != nil || d <= 0 {
-		return analysis.Window{}, fmt.Errorf("--since %q: want a number of days like 30d or 2w", since)
+		return Window{}, fmt.Errorf("--since %q: want a number of days like 30d or 2w", since)
 	}
 	if d%(24*time.Hour) != 0 {
-		return analysis.Window{}, fmt.Errorf("--since %q: a report covers whole days (the last N complete days, ending at today's 00:00 %s); give e.g. %dd",
+		return Window{}, fmt.Errorf("--since %q: a report covers whole days (the last N complete days, ending at today's 00:00 %s); give e.g. %dd",
 			since, loc, (d+24*time.Hour-1)/(24*time.Hour))
 	}
 	y, m, day := now.In(loc).Date()
 	end := time.Date(y, m, day, 0, 0, 0, 0, loc)
 	start := end.AddDate(0, 0, -int(d/(24*time.Hour)))
-	return analysis.Window{Start: start.UTC(), End: end.UTC(),
+	return Window{Start: start.UTC(), End: end.UTC(),
 		Label: start.Format("2006-01-02") + "_" + end.AddDate(0, 0, -1).Format("2006-01-02")}, nil
 }
 
 // sinceNow resolves a fetch's --since: the duration up to now, today's
 // partial day included (ingest prometheus stores whole days itself).
-func sinceNow(since string, now time.Time, loc *time.Location) (analysis.Window, error) {
+func sinceNow(since string, now time.Time, loc *time.Location) (Window, error) {
 	d, err := ParseDuration(since)
 	if err != nil || d <= 0 {
-		return analysis.Window{}, fmt.Errorf("--since %q: want e.g. 7d, 2w or 36h", since)
+		return Window{}, fmt.Errorf("--since %q: want e.g. 7d, 2w or 36h", since)
 	}
 	end := now.Truncate(time.Minute)
 	start := end.Add(-d)
-	return analysis.Window{Start: start.UTC(), End: end.UTC(),
+	return Window{Start: start.UTC(), End: end.UTC(),
 		Label: start.In(loc).Format("2006-01-02") + "_" + end.In(loc).Format("2006-01-02")}, nil
 }
 
 // Window is a report's window at now in loc: --week, --since (whole days,
 // see sinceDays), --from/--to, default the last complete ISO week.
-func (p Period) Window(now time.Time, loc *time.Location) (analysis.Window, error) {
+func (p Period) Window(now time.Time, loc *time.Location) (Window, error) {
 	return p.window(now, loc, sinceDays)
 }
 
 // FetchWindow is Window for a fetch from a live source, whose --since
 // reaches up to now.
-func (p Period) FetchWindow(now time.Time, loc *time.Location) (analysis.Window, error) {
+func (p Period) FetchWindow(now time.Time, loc *time.Location) (Window, error) {
 	return p.window(now, loc, sinceNow)
 }
 
 func (p Period) window(now time.Time, loc *time.Location,
-	since func(string, time.Time, *time.Location) (analysis.Window, error)) (analysis.Window, error) {
+	since func(string, time.Time, *time.Location) (Window, error)) (Window, error) {
 	set := 0
 	for _, v := range []string{p.Since, p.Week, p.From + p.To} {
 		if v != "" {
@@ -105,45 +113,45 @@ func (p Period) window(now time.Time, loc *time.Location,
 		}
 	}
 	if set > 1 {
-		return analysis.Window{}, fmt.Errorf("give one of --since, --week or --from/--to")
+		return Window{}, fmt.Errorf("give one of --since, --week or --from/--to")
 	}
 	switch {
 	case p.Week != "" && p.Week != "last":
 		m := isoWeekRE.FindStringSubmatch(p.Week)
 		if m == nil {
-			return analysis.Window{}, fmt.Errorf("--week %q: want an ISO week like 2026-W47, or last", p.Week)
+			return Window{}, fmt.Errorf("--week %q: want an ISO week like 2026-W47, or last", p.Week)
 		}
 		y, _ := strconv.Atoi(m[1])
 		w, _ := strconv.Atoi(m[2])
 		if err := checkYear("--week", p.Week, y); err != nil {
-			return analysis.Window{}, err
+			return Window{}, err
 		}
 		return isoWeek(y, w, loc)
 	case p.Since != "":
 		return since(p.Since, now, loc)
 	case p.From != "" || p.To != "":
 		if p.From == "" || p.To == "" {
-			return analysis.Window{}, fmt.Errorf("--from and --to go together")
+			return Window{}, fmt.Errorf("--from and --to go together")
 		}
 		from, err := time.ParseInLocation("2006-01-02", p.From, loc)
 		if err != nil {
-			return analysis.Window{}, fmt.Errorf("--from %q: want a date like 2026-11-01", p.From)
+			return Window{}, fmt.Errorf("--from %q: want a date like 2026-11-01", p.From)
 		}
 		to, err := time.ParseInLocation("2006-01-02", p.To, loc)
 		if err != nil {
-			return analysis.Window{}, fmt.Errorf("--to %q: want a date like 2026-11-30", p.To)
+			return Window{}, fmt.Errorf("--to %q: want a date like 2026-11-30", p.To)
 		}
 		if err := checkYear("--from", p.From, from.Year()); err != nil {
-			return analysis.Window{}, err
+			return Window{}, err
 		}
 		if err := checkYear("--to", p.To, to.Year()); err != nil {
-			return analysis.Window{}, err
+			return Window{}, err
 		}
 		if to.Before(from) {
-			return analysis.Window{}, fmt.Errorf("--to %s is before --from %s", p.To, p.From)
+			return Window{}, fmt.Errorf("--to %s is before --from %s", p.To, p.From)
 		}
 		// --to is inclusive: the report covers that whole day.
-		return analysis.Window{Start: from.UTC(), End: to.AddDate(0, 0, 1).UTC(), Label: p.From + "_" + p.To}, nil
+		return Window{Start: from.UTC(), End: to.AddDate(0, 0, 1).UTC(), Label: p.From + "_" + p.To}, nil
 	default:
 		return lastCompleteWeek(now, loc), nil
 	}
@@ -153,7 +161,7 @@ var quarterRE = regexp.MustCompile(`^(\d{4})-?[Qq]([1-4])$`)
 
 // Quarter turns "2026Q4" (or "2026-Q4") into the quarter and the quarter
 // before it, each [first day 00:00, first day of the next quarter 00:00) in loc.
-func Quarter(s string, loc *time.Location) (q, prev analysis.Window, err error) {
+func Quarter(s string, loc *time.Location) (q, prev Window, err error) {
 	mt := quarterRE.FindStringSubmatch(s)
 	if mt == nil {
 		return q, prev, fmt.Errorf("--quarter %q: want a quarter like 2026Q4", s)
@@ -164,12 +172,12 @@ func Quarter(s string, loc *time.Location) (q, prev analysis.Window, err error) 
 		return q, prev, err
 	}
 	start := time.Date(y, time.Month(3*(n-1)+1), 1, 0, 0, 0, 0, loc)
-	q = analysis.Window{Start: start.UTC(), End: start.AddDate(0, 3, 0).UTC(), Label: fmt.Sprintf("%dQ%d", y, n)}
+	q = Window{Start: start.UTC(), End: start.AddDate(0, 3, 0).UTC(), Label: fmt.Sprintf("%dQ%d", y, n)}
 	py, pn := y, n-1
 	if pn == 0 {
 		py, pn = y-1, 4
 	}
-	prev = analysis.Window{Start: start.AddDate(0, -3, 0).UTC(), End: start.UTC(), Label: fmt.Sprintf("%dQ%d", py, pn)}
+	prev = Window{Start: start.AddDate(0, -3, 0).UTC(), End: start.UTC(), Label: fmt.Sprintf("%dQ%d", py, pn)}
 	return q, prev, nil
 }
 

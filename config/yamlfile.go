@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"reflect"
 	"strconv"
 	"strings"
 
-	"github.com/finops-oss/finops/internal/capped"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -19,15 +19,22 @@ import (
 // parse, so a 50 MB file would take well over a gigabyte before any check.
 const MaxFileBytes = 4 << 20
 
-// readFile reads a config or price catalog file: a regular file only (a
-// FIFO would block in open, holding the run lock, and /dev/zero never ends),
-// refused from its stat, and one over MaxFileBytes before reading more than
-// that (the cap is on the bytes read, so a file growing after its stat is
-// refused too).
-// what is the file's part for people ("the config", "a price catalog"),
-// named in what to do about a refused one.
-func readFile(path, what string) ([]byte, error) {
-	b, err := capped.ReadRegular(context.Background(), path, MaxFileBytes)
+// ReadFunc reads a file the config is or names (finops.yaml, its
+// price_catalog, a secret file) of at most limit bytes: a regular file only
+// (a FIFO would block in open, holding the run lock, and /dev/zero never
+// ends), refused from its stat, and one over the limit before reading more
+// than that. internal/capped.ReadRegular is the one implementation; the
+// caller hands it in, so config reads no file of its own and stays a leaf.
+type ReadFunc func(ctx context.Context, path string, limit int64) ([]byte, error)
+
+// readFile reads a config or price catalog file with read. what is the
+// file's part for people ("the config", "a price catalog"), named in what to
+// do about a refused one.
+func readFile(read ReadFunc, path, what string) ([]byte, error) {
+	if read == nil {
+		return nil, fmt.Errorf("%s: no ReadFunc to read it with (config.Parse reads no file: load the config with config.Load)", path)
+	}
+	b, err := read(context.Background(), path, MaxFileBytes)
 	return b, withFix(err, what)
 }
 
@@ -36,14 +43,21 @@ func readFile(path, what string) ([]byte, error) {
 // line, and a bigger file is the wrong one.
 const MaxSecretBytes = 64 << 10
 
+// notRegularFile is the error of a ReadFunc refusing what is not a regular file
+// (internal/capped.NotRegularError), known by its method, not its package.
+type notRegularFile interface {
+	error
+	FileMode() fs.FileMode
+}
+
 // withFix adds to a refused file what to do about it; other errors are
 // returned as they are (os errors name the path and the reason).
 func withFix(err error, what string) error {
-	var nr *capped.NotRegularError
+	var nr notRegularFile
 	if !errors.As(err, &nr) {
 		return err
 	}
-	if nr.Mode.IsDir() {
+	if nr.FileMode().IsDir() {
 		return fmt.Errorf("%w: name the file itself, not its folder", err)
 	}
 	return fmt.Errorf("%w: finops reads %s only from a regular file (a link to one is fine), never a pipe, socket or device: write it into a file and name that file", err, what)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops/internal/capped"
 )
 
 // bigYAML is a valid config padded with comments to size bytes: only its
@@ -32,25 +34,25 @@ func TestConfigFileSizeCap(t *testing.T) {
 		return p
 	}
 	at := write("at.yaml", bigYAML(4<<20))
-	if _, err := Load(at, true); err != nil {
+	if _, err := Load(at, true, capped.ReadRegular); err != nil {
 		t.Errorf("a config of exactly 4 MiB: %v", err)
 	}
 	// 5 MiB + 1 byte: "5.0 MiB" by hand (5,242,881 / 1,048,576 = 5.000001).
 	over := write("over.yaml", bigYAML(5<<20+1))
-	_, err := Load(over, true)
+	_, err := Load(over, true, capped.ReadRegular)
 	if err == nil || !strings.Contains(err.Error(), over+" is 5.0 MiB, over the 4 MiB limit") {
 		t.Errorf("5 MiB config: err = %v", err)
 	}
 	cfg := write("finops.yaml", []byte("price_catalog: prices.yaml\n"))
 	write("prices.yaml", bigYAML(4<<20+1))
-	_, err = Load(cfg, true)
+	_, err = Load(cfg, true, capped.ReadRegular)
 	if err == nil || !strings.Contains(err.Error(), "price_catalog: "+filepath.Join(dir, "prices.yaml")+" is 4.0 MiB, over the 4 MiB limit") {
 		t.Errorf("large price catalog: err = %v", err)
 	}
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		write("zero.yaml", []byte("price_catalog: /dev/zero\n"))
 		start := time.Now()
-		_, err = Load(filepath.Join(dir, "zero.yaml"), true)
+		_, err = Load(filepath.Join(dir, "zero.yaml"), true, capped.ReadRegular)
 		if err == nil || !strings.Contains(err.Error(), "price_catalog: /dev/zero: a character device, not a regular file") {
 			t.Errorf("price_catalog: /dev/zero: err = %v", err)
 		}
@@ -102,7 +104,7 @@ func TestConfigAliasBomb(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "f.yaml"), []byte("price_catalog: p.yaml\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(filepath.Join(dir, "f.yaml"), true); err == nil || !strings.Contains(err.Error(), "p.yaml") {
+	if _, err := Load(filepath.Join(dir, "f.yaml"), true, capped.ReadRegular); err == nil || !strings.Contains(err.Error(), "p.yaml") {
 		t.Errorf("price catalog bomb: err = %v", err)
 	}
 }

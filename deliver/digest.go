@@ -12,6 +12,7 @@ import (
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/report"
 	"github.com/finops-oss/finops/sanitize"
@@ -140,11 +141,11 @@ func (r *Run) webhook(ctx context.Context, ch config.Channel) (*publish.Webhook,
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	url, err := ch.URL(ctx, getenv)
+	url, err := ch.URL(ctx, getenv, capped.ReadRegular)
 	if err != nil {
 		return nil, err
 	}
-	secret, err := ch.Secret(ctx, getenv)
+	secret, err := ch.Secret(ctx, getenv, capped.ReadRegular)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/reportjob"
 )
 
 // teamPage is one team's own files of the period: its slice of the result,
@@ -83,7 +84,7 @@ func (r *Run) writeTeamPage(ctx context.Context, p *teamPage) error {
 	if err := report.WriteFileAtomic(p.page, func(w io.Writer) error { return report.WriteHTML(w, p.result, meta) }); err != nil {
 		return err
 	}
-	meta.Lines = r.Store.LineStream(ctx, r.Window.Start, r.Window.End, r.Config.TeamLineFilter(p.result))
+	meta.Lines = r.Store.LineStream(ctx, r.Window.Start, r.Window.End, reportjob.TeamLineFilter(r.Config, p.result))
 	if err := report.WriteFileAtomic(p.workbook, func(w io.Writer) error { return report.WriteXLSX(w, p.result, meta) }); err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func NewTransports(ctx context.Context, p config.Publish, opts Options, getenv f
 		t.S3 = &sc
 	}
 	if p.SMTP.Host != "" && !opts.NoEmail {
-		pass, err := p.SMTP.Password(ctx, getenv)
+		pass, err := p.SMTP.Password(ctx, getenv, capped.ReadRegular)
 		if err != nil {
 			if err := secretErr(err); err != nil {
 				return Transports{}, err
@@ -118,7 +118,7 @@ func realSecret(secret string) string {
 // S3Settings is the client settings of a publish.s3 block, its keys read
 // from the environment or files; secrets lists them, for redaction.
 func S3Settings(ctx context.Context, s config.S3, getenv func(string) string) (_ publish.S3Config, secrets []string, err error) {
-	ak, sk, tok, err := s.Credentials(ctx, getenv)
+	ak, sk, tok, err := s.Credentials(ctx, getenv, capped.ReadRegular)
 	if err != nil {
 		return publish.S3Config{}, nil, err
 	}

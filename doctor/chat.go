@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 )
 
@@ -29,12 +30,12 @@ func (d *run) chat(ctx context.Context, i int, ch config.Channel) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	url, err := ch.URL(ctx, getenv)
+	url, err := ch.URL(ctx, getenv, capped.ReadRegular)
 	if err != nil {
 		d.line(Fail, "chat", fmt.Sprintf("%s: the URL: %v", name, err))
 		return
 	}
-	secret, err := ch.Secret(ctx, getenv)
+	secret, err := ch.Secret(ctx, getenv, capped.ReadRegular)
 	if err != nil {
 		d.line(Fail, "chat", fmt.Sprintf("%s: the secret: %v", name, err), url)
 		return

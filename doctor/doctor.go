@@ -178,7 +178,7 @@ func (d *run) source(ctx context.Context, s source.Spec) {
 
 func (d *run) prometheus(ctx context.Context, p config.Prometheus) {
 	name := telemetry.ServerName(p)
-	src, err := d.o.Config.PromSource(p, d.o.Getenv)
+	src, err := telemetry.PromSource(d.o.Config, p, d.o.Getenv)
 	if err != nil {
 		d.line(Fail, "prometheus", fmt.Sprintf("%s: %v", name, err))
 		return

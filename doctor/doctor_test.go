@@ -34,7 +34,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mappings, err := c.ColumnMappings()
+	mappings, err := source.ColumnMappings(c)
 	if err != nil {
 		t.Fatal(err)
 	}

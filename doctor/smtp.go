@@ -7,6 +7,7 @@ import (
 
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/deliver"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 )
 
@@ -19,7 +20,7 @@ func (d *run) smtp(ctx context.Context, s config.SMTP, sendTo string) {
 		d.line(Skip, "smtp", "publish.smtp.host is not set: no email is sent")
 		return
 	}
-	pass, err := s.Password(ctx, d.o.Getenv)
+	pass, err := s.Password(ctx, d.o.Getenv, capped.ReadRegular)
 	if err != nil {
 		d.line(Fail, "smtp", err.Error())
 		return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/internal/cli"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/store"
@@ -65,7 +66,7 @@ func demoWeek(t *testing.T) (c *config.Config, win analysis.Window, st *store.St
 		t.Fatalf("demo exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	dir = filepath.Join(out, "demo-data")
-	c, err := config.Load(filepath.Join(dir, "finops.yaml"), true)
+	c, err := config.Load(filepath.Join(dir, "finops.yaml"), true, capped.ReadRegular)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/internal/cli"
 	"github.com/finops-oss/finops/store"
 	"github.com/finops-oss/finops/watch/pass"
@@ -86,7 +87,7 @@ func BenchmarkWatchPass1000GPUs(b *testing.B) {
 	if err := os.WriteFile(path, []byte(cfg.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	c, err := config.Load(path, true)
+	c, err := config.Load(path, true, capped.ReadRegular)
 	if err != nil {
 		b.Fatal(err)
 	}

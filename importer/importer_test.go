@@ -43,7 +43,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	mappings, err := c.ColumnMappings()
+	mappings, err := source.ColumnMappings(c)
 	if err != nil {
 		t.Fatal(err)
 	}

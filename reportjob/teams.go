@@ -23,7 +23,7 @@ func ForTeam(res *analysis.Result, c *config.Config, team string) (*analysis.Res
 		}
 		return nil, nil, ConfigError{fmt.Errorf("--team %q: no such team in this period (teams: %s)", team, strings.Join(names, ", "))}
 	}
-	return slice, c.TeamLineFilter(slice), nil
+	return slice, TeamLineFilter(c, slice), nil
 }
 
 // SyncTeams records the configured teams in the database.

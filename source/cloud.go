@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/finops-oss/finops/fetch"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/sanitize"
 )
@@ -33,7 +34,7 @@ func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 	switch src.Kind {
 	case fetch.KindAzure:
 		az := c.Sources.Azure
-		key, sas, err := az.Secrets(ctx, pl.Getenv)
+		key, sas, err := az.Secrets(ctx, pl.Getenv, capped.ReadRegular)
 		if err != nil {
 			return nil, ConfigError{fmt.Errorf("%s: %w", sanitize.Redact(name), err)}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/fetch"
 	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/sanitize"
 )
@@ -93,7 +94,7 @@ func (pl Planner) planS3(ctx context.Context, name string) (*Plan, error) {
 	}
 	// The publish.s3 settings, on the source's bucket and from its root.
 	s := pl.Config.Publish.S3
-	ak, sk, tok, err := s.Credentials(ctx, pl.Getenv)
+	ak, sk, tok, err := s.Credentials(ctx, pl.Getenv, capped.ReadRegular)
 	if err != nil {
 		return nil, ConfigError{fmt.Errorf("%s: %w (the s3:// sources use the publish.s3 settings)", name, err)}
 	}

@@ -47,7 +47,7 @@ type Spec struct {
 // ParseOptions is how the parsers read the file path of s.
 func (s Spec) ParseOptions(c *config.Config, path string) ingest.Options {
 	return ingest.Options{Name: path, Format: s.Format, Host: s.Host, Location: s.Location,
-		Mappings: s.Mappings, Catalog: c.Catalog(), MaxBadRows: c.MaxBadRows, Currency: s.Currency, SMIFields: s.SMIFields}
+		Mappings: s.Mappings, Catalog: Catalog(c), MaxBadRows: c.MaxBadRows, Currency: s.Currency, SMIFields: s.SMIFields}
 }
 
 // ConfigError marks a source setting or address that can never work (exit
@@ -64,7 +64,7 @@ func FromConfig(c *config.Config) ([]Spec, error) {
 	if err != nil {
 		return nil, ConfigError{err}
 	}
-	mappings, err := c.ColumnMappings()
+	mappings, err := ColumnMappings(c)
 	if err != nil {
 		return nil, ConfigError{err}
 	}
@@ -92,7 +92,7 @@ func FromConfig(c *config.Config) ([]Spec, error) {
 				return nil, ConfigError{fmt.Errorf("utilization.nvidia_smi %s: %v", h.Path, err)}
 			}
 		}
-		fields, err := h.SMIFields()
+		fields, err := SMIFields(h)
 		if err != nil {
 			return nil, ConfigError{fmt.Errorf("utilization.nvidia_smi %s: fields: %v", h.Path, err)}
 		}

@@ -95,7 +95,7 @@ func (f *serverFetch) fail(err error) {
 // fetchServer fetches and stores [from, to) from one server (see Fetch).
 func fetchServer(ctx context.Context, st *store.Store, o Options, p config.Prometheus, from, to, now time.Time) Result {
 	f := &serverFetch{res: Result{Server: ServerName(p)}}
-	src, err := o.Config.PromSource(p, o.Getenv)
+	src, err := PromSource(o.Config, p, o.Getenv)
 	var client *prom.Client
 	if err == nil {
 		client, err = prom.New(src)

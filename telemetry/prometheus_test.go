@@ -13,6 +13,7 @@ import (
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/store"
 )
 
@@ -45,7 +46,7 @@ func setup(t *testing.T, urls ...string) (*config.Config, *store.Store) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := config.Load(path, true)
+	c, err := config.Load(path, true, capped.ReadRegular)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func URLServer(conf []config.Prometheus, o Overrides) (config.Prometheus, error)
 		fc.Exporter, fc.Query, fc.Queries = fl.Exporter, "", config.PromQueries{}
 	}
 	if set("query") {
-		fc.Query, fc.Queries.Util = fl.Query, "" // queries.util would win over it (config.PromSource)
+		fc.Query, fc.Queries.Util = fl.Query, "" // queries.util would win over it (PromSource)
 	}
 	for _, s := range []struct {
 		flag     string

@@ -19,7 +19,7 @@ const reread = 5 * time.Minute
 // watch cursors) to now. It is the watch's read of a server.
 func FetchSince(ctx context.Context, st *store.Store, c *config.Config, p config.Prometheus, getenv func(string) string,
 	from, now time.Time) error {
-	src, err := c.PromSource(p, getenv)
+	src, err := PromSource(c, p, getenv)
 	if err != nil {
 		return fmt.Errorf("%s: %w", ServerName(p), err)
 	}

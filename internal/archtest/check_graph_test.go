@@ -101,6 +101,20 @@ func TestCheckCatchesForbiddenEdges(t *testing.T) {
 				"publish depends on config (through a direct import)",
 				"publish imports config, which its row",
 			}},
+		{"a leaf reaches the module",
+			func(map[string][]string) {},
+			map[string][]string{"config": {module}, "amount": {module}},
+			[]string{
+				// config → analysis → finops; amount imports nothing.
+				"config depends on finops (through another package)",
+			}},
+		{"a leaf imports one of the module's packages",
+			func(g map[string][]string) { g["amount"] = []string{"finops"} },
+			map[string][]string{"amount": {module}},
+			[]string{
+				"amount depends on finops (through a direct import)",
+				"amount imports finops, which its row",
+			}},
 		{"a package without a row",
 			func(g map[string][]string) { g["gpu"] = []string{"finops"} },
 			nil,

@@ -99,13 +99,17 @@ func (a architecture) allows(r rule, imp string) bool {
 	return false
 }
 
-// names reports whether a table's name tok means the package imp: a name
-// with a row is that package of this module exactly (`finops` is the module
-// root), so `config` never means aws-sdk-go-v2/config; any other name is
-// another module's package whose path contains it (`excelize`,
-// `prometheus/client_golang`).
+// names reports whether a table's name tok means the package imp: the
+// module's path means every package of this module (a leaf such as config
+// reaches none); a name with a row is that package of this module exactly
+// (`finops` is the module root), so `config` never means
+// aws-sdk-go-v2/config; any other name is another module's package whose
+// path contains it (`excelize`, `prometheus/client_golang`).
 func (a architecture) names(imp, tok string) bool {
 	internal := imp == module || strings.HasPrefix(imp, module+"/")
+	if tok == module {
+		return internal
+	}
 	if _, isRow := a.allowed[tok]; isRow || internal {
 		return internal && rowName(imp) == tok
 	}

@@ -16,6 +16,10 @@ type NotRegularError struct {
 	Mode fs.FileMode
 }
 
+// FileMode is the mode of what was found: how config, which cannot import
+// this package, tells a folder from a pipe (errors.As on an interface).
+func (e *NotRegularError) FileMode() fs.FileMode { return e.Mode }
+
 func (e *NotRegularError) Error() string {
 	return fmt.Sprintf("%s: %s, not a regular file", e.Path, FileType(e.Mode))
 }

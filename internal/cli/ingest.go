@@ -63,7 +63,7 @@ func (m *Main) ingestCommand() *cobra.Command {
 					return usagef("--tz %q: %v", tz, err)
 				}
 			}
-			mappings, err := c.ColumnMappings()
+			mappings, err := source.ColumnMappings(c)
 			if err != nil {
 				return usageError{err}
 			}

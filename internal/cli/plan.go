@@ -54,7 +54,7 @@ func (m *Main) planCommand() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			opt, err := c.PlanOptions(only)
+			opt, err := planOptions(c, only)
 			if err != nil {
 				return usageError{err}
 			}

@@ -61,7 +61,7 @@ func (m *Main) ingestPrometheusCommand() *cobra.Command {
 					return usageError{err}
 				}
 				one := config.Config{Telemetry: config.Telemetry{Prometheus: []config.Prometheus{fc}}}
-				if err := one.Validate(); err != nil {
+				if err := one.Validate(telemetry.CheckConfig); err != nil {
 					return usageError{err}
 				}
 				srcs = []config.Prometheus{fc}

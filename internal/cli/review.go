@@ -48,7 +48,7 @@ func (m *Main) reviewCommand() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			rv, err := m.review(cmd.Context(), st, c, q, prev, now)
+			rv, err := m.review(cmd.Context(), st, c, analysis.Window(q), analysis.Window(prev), now)
 			if err != nil {
 				return err
 			}
@@ -92,13 +92,13 @@ func (m *Main) review(ctx context.Context, st *store.Store, c *config.Config, q,
 	if err != nil {
 		return nil, err
 	}
-	params, err := c.AnalysisParams()
+	params, err := reportjob.AnalysisParams(c)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	rv, err := analysis.RentOrBuy(&analysis.ReviewInput{
 		Quarter: q, Previous: prev, Current: cur, PreviousResult: before, AsOf: now,
-		Purchases: c.PurchaseAssumptions(), Prices: c.AnalysisPrices(), Resources: c.AnalysisResources(),
+		Purchases: reportjob.PurchaseAssumptions(c), Prices: reportjob.AnalysisPrices(c), Resources: reportjob.AnalysisResources(c),
 		Params: params,
 	})
 	if err != nil {

@@ -29,7 +29,7 @@ func (m *Main) rollupCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := c.AnalysisParams()
+			p, err := reportjob.AnalysisParams(c)
 			if err != nil {
 				return usageError{err}
 			}

@@ -16,9 +16,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/gpu"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/source"
 	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/telemetry"
+	"github.com/finops-oss/finops/watch"
 	"github.com/finops-oss/finops/watch/pass"
 )
 
@@ -181,7 +186,7 @@ func (m *Main) loadConfig() (*config.Config, *time.Location, error) {
 	if path == "" {
 		path, required = "finops.yaml", false
 	}
-	c, err := config.Load(path, required)
+	c, err := config.Load(path, required, capped.ReadRegular, configChecks()...)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
@@ -190,6 +195,13 @@ func (m *Main) loadConfig() (*config.Config, *time.Location, error) {
 		return nil, nil, usageError{err}
 	}
 	return c, loc, nil
+}
+
+// configChecks are the checks of the config that take what other packages
+// own (config.Check): run at load, so they read as config's own refusals.
+func configChecks() []config.Check {
+	return []config.Check{source.CheckConfig, telemetry.CheckConfig, config.GPUModelCheck(gpu.Model),
+		config.CommandCheck(watch.CheckCommand)}
 }
 
 // openStore opens the database (databasePath), creating it when it does not

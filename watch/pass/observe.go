@@ -8,6 +8,7 @@ import (
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/deliver"
+	"github.com/finops-oss/finops/reportjob"
 	"github.com/finops-oss/finops/telemetry"
 )
 
@@ -74,12 +75,12 @@ func observe(ctx context.Context, o Options, now time.Time) (*observation, error
 	}); err != nil {
 		return nil, err
 	}
-	params, err := c.AnalysisParams()
+	params, err := reportjob.AnalysisParams(c)
 	if err != nil {
 		return nil, ConfigError{err}
 	}
-	in := &analysis.Input{Lines: keep.Lines(), GPUs: series, Resources: c.AnalysisResources(), Teams: c.AnalysisTeams(),
-		Prices: c.AnalysisPrices(), Params: params}
+	in := &analysis.Input{Lines: keep.Lines(), GPUs: series, Resources: reportjob.AnalysisResources(c), Teams: reportjob.AnalysisTeams(c),
+		Prices: reportjob.AnalysisPrices(c), Params: params}
 	obs.resources, obs.warnings, err = analysis.Now(in, obs.from, now)
 	if err != nil {
 		return nil, ConfigError{err}

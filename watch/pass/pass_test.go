@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/store"
 )
 
@@ -37,7 +38,7 @@ func TestRunLocks(t *testing.T) {
 			if err := os.WriteFile(cfg, []byte("database: "+db+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			c, err := config.Load(cfg, true)
+			c, err := config.Load(cfg, true, capped.ReadRegular)
 			if err != nil {
 				t.Fatal(err)
 			}

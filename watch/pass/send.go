@@ -12,6 +12,7 @@ import (
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/deliver"
+	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/store"
 )
@@ -242,11 +243,11 @@ func sender(ctx context.Context, o Options, name string) (Sender, error) {
 	if ch.Type == "email" {
 		return newEmailSender(ctx, o)
 	}
-	url, err := ch.URL(ctx, o.Getenv)
+	url, err := ch.URL(ctx, o.Getenv, capped.ReadRegular)
 	if err != nil {
 		return nil, fmt.Errorf("watch.channels[%d]: %w", i, err)
 	}
-	secret, err := ch.Secret(ctx, o.Getenv)
+	secret, err := ch.Secret(ctx, o.Getenv, capped.ReadRegular)
 	if err != nil {
 		return nil, fmt.Errorf("watch.channels[%d]: %w", i, err)
 	}
@@ -266,7 +267,7 @@ func newEmailSender(ctx context.Context, o Options) (Sender, error) {
 	if s.Host == "" || s.From == "" {
 		return nil, errors.New("an email channel needs publish.smtp.host and publish.smtp.from")
 	}
-	pass, err := s.Password(ctx, o.Getenv)
+	pass, err := s.Password(ctx, o.Getenv, capped.ReadRegular)
 	if err != nil {
 		return nil, err
 	}

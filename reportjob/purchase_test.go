@@ -1,4 +1,4 @@
-package config
+package reportjob
 
 import (
 	"math"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/gpu"
 )
 
 // The commented purchase block of finops.example.yaml, uncommented, is a valid
@@ -28,11 +30,11 @@ func TestExamplePurchaseBlock(t *testing.T) {
 		}
 		y.WriteString(strings.TrimPrefix(strings.TrimPrefix(line, "#"), " ") + "\n")
 	}
-	c, err := Parse("purchase block", []byte(y.String()))
+	c, err := config.Parse("purchase block", []byte(y.String()))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, y.String())
 	}
-	got := c.PurchaseAssumptions()
+	got := PurchaseAssumptions(c)
 	margin := 15.0
 	want := analysis.PurchaseAssumption{GPUModel: "A100-80GB", PricePerGPU: 100000, ServerShare: 20000, DepreciationYears: 3,
 		Residual: 0.10, PowerWatts: 400, PUE: 1.25, ElectricityPrice: 1.00, Load: 0.8, HostingPerGPUMonth: 300,
@@ -51,25 +53,25 @@ func TestExamplePurchaseBlock(t *testing.T) {
 }
 
 func TestPurchaseDefaultsAndErrors(t *testing.T) {
-	c, err := Parse("f.yaml", []byte("purchase: [{gpu_model: H100, price_per_gpu: 200000, depreciation_years: 4, power_watts: 700, pue: 1.3, electricity_price: 0.8, load: 0.7}]"))
+	c, err := config.Parse("f.yaml", []byte("purchase: [{gpu_model: H100, price_per_gpu: 200000, depreciation_years: 4, power_watts: 700, pue: 1.3, electricity_price: 0.8, load: 0.7}]"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := c.PurchaseAssumptions()[0]
+	a := PurchaseAssumptions(c)[0]
 	if *a.MarginPoints != analysis.DefaultMarginPoints || a.ServerShare != 0 || a.Residual != 0 || a.Currency != "" {
 		t.Errorf("defaults = %+v", a)
 	}
 	// An explicit margin of 0 stays 0.
-	c, err = Parse("f.yaml", []byte("purchase: [{gpu_model: H100, price_per_gpu: 1, depreciation_years: 4, power_watts: 0, pue: 1, electricity_price: 0, load: 1, margin_points: 0}]"))
-	if err != nil || *c.PurchaseAssumptions()[0].MarginPoints != 0 {
+	c, err = config.Parse("f.yaml", []byte("purchase: [{gpu_model: H100, price_per_gpu: 1, depreciation_years: 4, power_watts: 0, pue: 1, electricity_price: 0, load: 1, margin_points: 0}]"))
+	if err != nil || *PurchaseAssumptions(c)[0].MarginPoints != 0 {
 		t.Errorf("explicit margin 0: %v", err)
 	}
 	// min_coverage is passed on as given; unset, the review's default applies.
 	if a.MinCoverage != nil {
 		t.Errorf("min_coverage unset = %v, want nil (analysis.DefaultMinTelemetryCoverage)", *a.MinCoverage)
 	}
-	c, err = Parse("f.yaml", []byte("purchase: [{gpu_model: H100, price_per_gpu: 1, depreciation_years: 4, power_watts: 0, pue: 1, electricity_price: 0, load: 1, min_coverage: 0.3}]"))
-	if err != nil || c.PurchaseAssumptions()[0].MinCoverage == nil || *c.PurchaseAssumptions()[0].MinCoverage != 0.3 {
+	c, err = config.Parse("f.yaml", []byte("purchase: [{gpu_model: H100, price_per_gpu: 1, depreciation_years: 4, power_watts: 0, pue: 1, electricity_price: 0, load: 1, min_coverage: 0.3}]"))
+	if err != nil || PurchaseAssumptions(c)[0].MinCoverage == nil || *PurchaseAssumptions(c)[0].MinCoverage != 0.3 {
 		t.Errorf("min_coverage 0.3: %v", err)
 	}
 	const ok = "price_per_gpu: 1, depreciation_years: 3, power_watts: 400, pue: 1.2, electricity_price: 1, load: 0.8"
@@ -85,7 +87,7 @@ func TestPurchaseDefaultsAndErrors(t *testing.T) {
 		{"purchase: [{gpu_model: A100, " + ok + "}, {gpu_model: a100, " + ok + "}]", "appears twice"},
 		{"purchase: [{gpu_model: A100, " + ok + ", price: 3}]", "unknown key purchase[0].price; the keys under purchase[0] are"},
 	} {
-		_, err := Parse("f.yaml", []byte(tc.yaml))
+		_, err := config.Parse("f.yaml", []byte(tc.yaml), config.GPUModelCheck(gpu.Model))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", tc.yaml, err, tc.want)
 		}

@@ -1,9 +1,11 @@
-package config
+package reportjob
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/config"
 )
 
 // The commented energy block of finops.example.yaml, uncommented, is a valid
@@ -37,11 +39,11 @@ func TestEnergyConfig(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := Parse("energy", []byte(c.yaml))
+			cfg, err := config.Parse("energy", []byte(c.yaml))
 			if err != nil {
 				t.Fatalf("%v\n%s", err, c.yaml)
 			}
-			p, err := cfg.AnalysisParams()
+			p, err := AnalysisParams(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,13 +69,13 @@ func TestEnergyKeysDifferingInCase(t *testing.T) {
 			`energy.grid_intensity.providers: "AWS" and "aws" name the same provider (case does not count): keep one`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("energy", []byte(c.yaml))
+			_, err := config.Parse("energy", []byte(c.yaml))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err %v, want %q", err, c.want)
 			}
 		})
 	}
-	if _, err := Parse("energy", []byte("energy: {grid_intensity: {regions: {eu-north-1: 30, us-east-1: 380}}}")); err != nil {
+	if _, err := config.Parse("energy", []byte("energy: {grid_intensity: {regions: {eu-north-1: 30, us-east-1: 380}}}")); err != nil {
 		t.Fatalf("distinct regions refused: %v", err)
 	}
 }

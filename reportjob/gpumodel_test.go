@@ -1,8 +1,12 @@
-package config
+package reportjob
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/gpu"
+	"github.com/finops-oss/finops/source"
 )
 
 // TestGPUModelSpellings: a gpu_model written in a driver's or a bill's
@@ -26,24 +30,24 @@ func TestGPUModelSpellings(t *testing.T) {
 		y := "prices: [{provider: p, gpu_model: " + tc.written + ", hourly: 1}]\n" +
 			"purchase: [{gpu_model: " + tc.written + ", " + buy + "}]\n" +
 			"instance_types: [{name: my.gpu8, gpu_model: " + tc.written + ", gpu_count: 8}]\n"
-		c, err := Parse("f.yaml", []byte(y))
+		c, err := config.Parse("f.yaml", []byte(y))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.written, err)
 		}
-		if p := c.AnalysisPrices(); len(p) != 1 || p[0].GPUModel != tc.want {
+		if p := AnalysisPrices(c); len(p) != 1 || p[0].GPUModel != tc.want {
 			t.Errorf("prices: %q → %+v, want %q", tc.written, p, tc.want)
 		}
-		if a := c.PurchaseAssumptions(); len(a) != 1 || a[0].GPUModel != tc.want {
+		if a := PurchaseAssumptions(c); len(a) != 1 || a[0].GPUModel != tc.want {
 			t.Errorf("purchase: %q → %+v, want %q", tc.written, a, tc.want)
 		}
-		if m, n, ok := c.Catalog().Instance("my.gpu8"); !ok || m != tc.want || n != 8 {
+		if m, n, ok := source.Catalog(c).Instance("my.gpu8"); !ok || m != tc.want || n != 8 {
 			t.Errorf("instance_types: %q → %q, %d, %v; want %q, 8", tc.written, m, n, ok, tc.want)
 		}
 	}
 
 	// Two spellings of one card are one purchase.
 	y := "purchase: [{gpu_model: A100-80GB, " + buy + "}, {gpu_model: A100-SXM4-80GB, " + buy + "}]"
-	if _, err := Parse("f.yaml", []byte(y)); err == nil || !strings.Contains(err.Error(), "purchase[1] (A100-SXM4-80GB): gpu_model appears twice") {
+	if _, err := config.Parse("f.yaml", []byte(y), config.GPUModelCheck(gpu.Model)); err == nil || !strings.Contains(err.Error(), "purchase[1] (A100-SXM4-80GB): gpu_model appears twice") {
 		t.Errorf("two spellings of the A100-80GB: %v", err)
 	}
 }

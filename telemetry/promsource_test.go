@@ -1,10 +1,11 @@
-package config
+package telemetry
 
 import (
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/ingest/prom"
 )
 
@@ -24,23 +25,23 @@ func TestPromSource(t *testing.T) {
 	zero := 0
 	for _, tc := range []struct {
 		name        string
-		p           Prometheus
+		p           config.Prometheus
 		wantQ       prom.Queries
 		wantRetries int
 		wantTask    []string
 	}{
-		{name: "defaults", p: Prometheus{URL: "http://p:9090"}, wantQ: dcgm, wantRetries: 3},
-		{name: "other exporter", p: Prometheus{URL: "http://p:9090", Exporter: "nvidia_gpu_exporter"}, wantQ: smi, wantRetries: 3},
-		{name: "query replaces util", p: Prometheus{URL: "http://p:9090", Query: "u"},
+		{name: "defaults", p: config.Prometheus{URL: "http://p:9090"}, wantQ: dcgm, wantRetries: 3},
+		{name: "other exporter", p: config.Prometheus{URL: "http://p:9090", Exporter: "nvidia_gpu_exporter"}, wantQ: smi, wantRetries: 3},
+		{name: "query replaces util", p: config.Prometheus{URL: "http://p:9090", Query: "u"},
 			wantQ: prom.Queries{Util: "u", MemUsed: dcgm.MemUsed, MemTotal: dcgm.MemTotal, Power: dcgm.Power}, wantRetries: 3},
-		{name: "queries replace each", p: Prometheus{URL: "http://p:9090", Query: "u", Queries: PromQueries{Util: "u2", Power: "w"}, Retries: &zero},
+		{name: "queries replace each", p: config.Prometheus{URL: "http://p:9090", Query: "u", Queries: config.PromQueries{Util: "u2", Power: "w"}, Retries: &zero},
 			wantQ: prom.Queries{Util: "u2", MemUsed: dcgm.MemUsed, MemTotal: dcgm.MemTotal, Power: "w"}, wantRetries: 0},
-		{name: "labels", p: Prometheus{URL: "http://p:9090", Labels: map[string]string{"task": "pod, exported_pod"}},
+		{name: "labels", p: config.Prometheus{URL: "http://p:9090", Labels: map[string]string{"task": "pod, exported_pod"}},
 			wantQ: dcgm, wantRetries: 3, wantTask: []string{"pod", "exported_pod"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.p.Step.Duration, tc.p.Timeout.Duration = 30*time.Second, time.Minute
-			src, err := (&Config{}).PromSource(tc.p, func(string) string { return "" })
+			src, err := PromSource(&config.Config{}, tc.p, func(string) string { return "" })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +56,7 @@ func TestPromSource(t *testing.T) {
 			}
 		})
 	}
-	if _, err := (&Config{}).PromSource(Prometheus{Exporter: "nope"}, nil); err == nil {
+	if _, err := PromSource(&config.Config{}, config.Prometheus{Exporter: "nope"}, nil); err == nil {
 		t.Error("an unknown exporter gave a source")
 	}
 }

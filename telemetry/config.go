@@ -1,8 +1,14 @@
-package config
+package telemetry
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom"
+	"github.com/finops-oss/finops/sanitize"
 )
 
 // defaultPromRetries is how often a failed request is retried when the
@@ -13,7 +19,7 @@ const defaultPromRetries = 3
 // the exporter's default queries with the configured ones over them, the
 // deadlines, retries and labels, and the config's GPU catalog. getenv reads
 // the variables that hold its secrets, when the fetcher connects.
-func (c *Config) PromSource(p Prometheus, getenv func(string) string) (prom.Source, error) {
+func PromSource(c *config.Config, p config.Prometheus, getenv func(string) string) (prom.Source, error) {
 	q, err := prom.DefaultQueries(p.Exporter)
 	if err != nil {
 		return prom.Source{}, err
@@ -29,7 +35,7 @@ func (c *Config) PromSource(p Prometheus, getenv func(string) string) (prom.Sour
 	}
 	src := prom.Source{Name: p.Name, URL: p.URL, Queries: q, Step: p.Step.Duration, Timeout: p.Timeout.Duration,
 		Retries: defaultPromRetries, Backoff: p.RetryBackoff.Duration, BearerTokenEnv: p.BearerTokenEnv,
-		BasicAuthUser: p.BasicAuthUser, BasicAuthPasswordEnv: p.BasicAuthPasswordEnv, Catalog: c.Catalog(),
+		BasicAuthUser: p.BasicAuthUser, BasicAuthPasswordEnv: p.BasicAuthPasswordEnv, Catalog: catalog(c),
 		Getenv: getenv, MaxResponseBytes: p.MaxResponseBytes}
 	if p.Retries != nil {
 		src.Retries = *p.Retries
@@ -40,4 +46,27 @@ func (c *Config) PromSource(p Prometheus, getenv func(string) string) (prom.Sour
 	labels := p.PromLabels()
 	src.TaskLabels = dcgm.TaskLabels{Task: labels["task"], Team: labels["team"], Kind: labels["kind"]}
 	return src, nil
+}
+
+// catalog is the built-in GPU instance catalog extended by instance_types,
+// each gpu_model read as a bill's (as source.Catalog, which telemetry
+// cannot import: source reaches publish).
+func catalog(c *config.Config) *gpu.Catalog {
+	cat := gpu.NewCatalog()
+	for _, it := range c.Instances {
+		cat.Add(it.Name, gpu.Model(it.GPUModel), it.GPUCount)
+	}
+	return cat
+}
+
+// CheckConfig is the config.Check of the Prometheus servers' addresses: an
+// http(s) URL, shown redacted (sanitize.URL) when it is not one.
+func CheckConfig(c *config.Config) []error {
+	var errs []error
+	for i, p := range c.Telemetry.Prometheus {
+		if !strings.HasPrefix(p.URL, "http://") && !strings.HasPrefix(p.URL, "https://") {
+			errs = append(errs, fmt.Errorf("utilization.prometheus[%d].url: want http(s)://host:port, got %q", i, sanitize.URL(p.URL)))
+		}
+	}
+	return errs
 }

@@ -1,10 +1,11 @@
-package config
+package reportjob
 
 import (
 	"strings"
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/config"
 )
 
 // TeamLineFilter says which raw billing lines belong in the workbook of a
@@ -12,7 +13,7 @@ import (
 // and the other non-GPU lines analysis gives the team (their configured
 // resource's team, else their "team" tag, else unassigned; metrics.md §Tasks,
 // teams).
-func (c *Config) TeamLineFilter(slice *analysis.Result) func(*finops.BillingLine) bool {
+func TeamLineFilter(c *config.Config, slice *analysis.Result) func(*finops.BillingLine) bool {
 	team := slice.ByTeam[0].Team
 	own := map[string]bool{}
 	for _, rc := range slice.ByResource {
@@ -22,7 +23,7 @@ func (c *Config) TeamLineFilter(slice *analysis.Result) func(*finops.BillingLine
 		}
 	}
 	names := map[string]string{} // lower-case team name or tag → team name
-	for _, t := range c.AnalysisTeams() {
+	for _, t := range AnalysisTeams(c) {
 		names[strings.ToLower(t.Name)] = t.Name
 		if t.Tag != "" {
 			names[strings.ToLower(t.Tag)] = t.Name
@@ -38,7 +39,7 @@ func (c *Config) TeamLineFilter(slice *analysis.Result) func(*finops.BillingLine
 		return v
 	}
 	configured := map[string]string{}
-	for _, r := range c.AnalysisResources() {
+	for _, r := range AnalysisResources(c) {
 		if r.Team != "" {
 			configured[r.ID] = r.Team
 		}

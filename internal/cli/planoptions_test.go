@@ -1,17 +1,19 @@
-package config
+package cli
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/config"
 )
 
 // TestPlanOptions: the catalog's prices, the currency and the fx rates go
 // to the planner; a rate that is not a number names its key.
 func TestPlanOptions(t *testing.T) {
 	h := 2.5
-	c := &Config{Currency: "USD", FX: map[string]string{"CNY": " 0.14 "},
-		Prices: []Price{{Provider: "lab", GPUModel: "H100", Hourly: &h, Currency: "USD", AsOf: "2026-11-01"}}}
-	opt, err := c.PlanOptions([]string{"finetune"})
+	c := &config.Config{Currency: "USD", FX: map[string]string{"CNY": " 0.14 "},
+		Prices: []config.Price{{Provider: "lab", GPUModel: "H100", Hourly: &h, Currency: "USD", AsOf: "2026-11-01"}}}
+	opt, err := planOptions(c, []string{"finetune"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +22,7 @@ func TestPlanOptions(t *testing.T) {
 		t.Errorf("%+v", opt)
 	}
 	c.FX["EUR"] = "one"
-	if _, err := c.PlanOptions(nil); err == nil || !strings.Contains(err.Error(), "fx.EUR") {
+	if _, err := planOptions(c, nil); err == nil || !strings.Contains(err.Error(), "fx.EUR") {
 		t.Errorf("err %v, want one naming fx.EUR", err)
 	}
 }

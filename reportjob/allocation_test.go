@@ -1,4 +1,4 @@
-package config
+package reportjob
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/config"
 )
 
 func TestAllocationConfigErrors(t *testing.T) {
@@ -27,7 +28,7 @@ func TestAllocationConfigErrors(t *testing.T) {
 		{"chargeback: {unallocated: 'team:ml'}", `chargeback.unallocated: team "ml" is not configured: there are no teams`},
 		{teams + "chargeback: {unallocted: even}", "unknown key chargeback.unallocted; did you mean chargeback.unallocated?"},
 	} {
-		_, err := Parse("f.yaml", []byte(tc.yaml))
+		_, err := config.Parse("f.yaml", []byte(tc.yaml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\nerr  %v\nwant it to say %s", tc.yaml, err, tc.want)
 		}
@@ -35,7 +36,7 @@ func TestAllocationConfigErrors(t *testing.T) {
 }
 
 func TestAllocationConfig(t *testing.T) {
-	c, err := Parse("f.yaml", []byte(`
+	c, err := config.Parse("f.yaml", []byte(`
 teams: [{name: ML}, {name: infer}]
 report:
   group_by: [team, tag:project, account, provider]
@@ -46,7 +47,7 @@ chargeback:
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.AnalysisParams()
+	p, err := AnalysisParams(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,11 +56,11 @@ chargeback:
 		t.Errorf("params: group by %q, chargeback %+v", p.GroupBy, p.Chargeback)
 	}
 	// Nothing configured is today's report: no groups, no chargeback.
-	c, err = Parse("f.yaml", nil)
+	c, err = config.Parse("f.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, _ := c.AnalysisParams(); p.GroupBy != nil || p.Chargeback.On() {
+	if p, _ := AnalysisParams(c); p.GroupBy != nil || p.Chargeback.On() {
 		t.Errorf("default params: group by %q, chargeback %+v", p.GroupBy, p.Chargeback)
 	}
 }

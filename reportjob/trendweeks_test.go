@@ -1,8 +1,10 @@
-package config
+package reportjob
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/config"
 )
 
 // TestReportTrendWeeks: report.trend_weeks defaults to 8, takes 0 (no
@@ -23,7 +25,7 @@ func TestReportTrendWeeks(t *testing.T) {
 		{"typo", "report:\n  trend_week: 4\n", 0, "trend_weeks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Parse("finops.yaml", []byte(tc.yaml))
+			c, err := config.Parse("finops.yaml", []byte(tc.yaml))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want one saying %q", err, tc.err)
@@ -33,7 +35,7 @@ func TestReportTrendWeeks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := c.AnalysisParams()
+			p, err := AnalysisParams(c)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,17 +1,19 @@
-package config
+package cli
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/plan"
 )
 
-// PlanOptions passes the price catalog, currency and rates to the planner
-// (finops plan), which plans the scenarios named in only (all when none);
-// the scenario file's own take precedence.
-func (c *Config) PlanOptions(only []string) (plan.Options, error) {
+// planOptions passes the config's price catalog, currency and rates to the
+// planner (finops plan), which plans the scenarios named in only (all when
+// none); the scenario file's own take precedence. It lives here, not in
+// config, so that config links no planner (nor its workbook library).
+func planOptions(c *config.Config, only []string) (plan.Options, error) {
 	opt := plan.Options{Currency: c.Currency, Only: only}
 	for _, p := range c.Prices {
 		opt.Prices = append(opt.Prices, plan.Price{Provider: p.Provider, GPUModel: p.GPUModel, Hourly: p.Hourly,

@@ -1,14 +1,12 @@
-package config
+package watch
 
 import (
 	"path"
 	"strings"
-
-	"github.com/finops-oss/finops/watch"
 )
 
 // The guard of watch commands is not here: a value from a bill never
-// reaches argv at all (argvPlaceholder, watch.Expand), only the command's
+// reaches argv at all (argvPlaceholder, Expand), only the command's
 // environment and stdin. A placeholder may stand as a whole argument for a
 // value the operator typed in watch.allow; this file is the second line of
 // defence on top of that: even such a typed value is refused at load as an
@@ -237,79 +235,113 @@ func envPlaceholder(argv []string, start, depth int) (int, string) {
 // operand (a script file, awk's program, sh -c's string); len(argv) when
 // it cannot tell, so that every argument counts as part of the script.
 func scriptIndex(argv []string, start int, in interp) int {
-	script, codeSeen := -1, false
-	for i := start + 1; i < len(argv); i++ {
-		a := argv[i]
+	s := &scriptScan{argv: argv, in: in, script: -1}
+	for s.i = start + 1; s.i < len(argv); s.i++ {
+		a := argv[s.i]
+		at, done := 0, false
 		switch {
-		case a == "--" || a == "-":
-			if a == "-" {
-				return max(script, i) // the script comes from stdin
-			}
-			if script < 0 || in.operandCode {
-				if i+1 < len(argv) {
-					return i + 1
-				}
-				return len(argv)
-			}
-			return script
+		case a == "-":
+			return max(s.script, s.i) // the script comes from stdin
+		case a == "--":
+			return s.afterDashes()
 		case strings.HasPrefix(a, "--"):
-			name, _, eq := strings.Cut(a, "=")
-			switch {
-			case contains(in.longCode, name):
-				if in.operandCode {
-					codeSeen = true
-					if !eq && i+1 < len(argv) {
-						i++
-						return i
-					}
-					continue
-				}
-				if !eq {
-					i++
-				}
-				script = i
-				if !in.multiCode {
-					return min(script, len(argv))
-				}
-			case contains(in.longValue, name) && !eq:
-				i++
-			}
+			at, done = s.long(a)
 		case (strings.HasPrefix(a, "-") || in.operandCode && strings.HasPrefix(a, "+")) && len(a) > 1:
-			for k := 1; k < len(a); k++ {
-				l := a[k]
-				switch {
-				case strings.IndexByte(in.codeLetters, l) >= 0 && in.operandCode:
-					codeSeen = true
-				case strings.IndexByte(in.codeLetters, l) >= 0:
-					// The code is the next argument when the letter ends
-					// the cluster or only code letters follow (node -pe);
-					// else it is the rest of the cluster (python -cCODE).
-					if rest := a[k+1:]; strings.Trim(rest, in.codeLetters) == "" {
-						i++
-					}
-					script = i
-					if !in.multiCode {
-						return min(script, len(argv))
-					}
-					k = len(a)
-				case strings.IndexByte(in.valueLetters, l) >= 0:
-					if k == len(a)-1 {
-						i++
-					}
-					k = len(a)
-				}
-			}
+			at, done = s.short(a)
 		default:
-			if script >= 0 && !codeSeen {
-				return script // an operand after the code: its arguments
+			if s.script >= 0 && !s.codeSeen {
+				return s.script // an operand after the code: its arguments
 			}
-			return i // sh -c's string, or a script file
+			return s.i // sh -c's string, or a script file
+		}
+		if done {
+			return at
 		}
 	}
-	if script >= 0 {
-		return min(script, len(argv))
+	if s.script >= 0 {
+		return min(s.script, len(argv))
 	}
 	return len(argv)
+}
+
+// scriptScan is scriptIndex's walk over an interpreter's arguments: i the
+// argument read, script the code option's value seen last (-1: none), and
+// codeSeen whether a code letter said that the first operand is the script.
+type scriptScan struct {
+	argv     []string
+	in       interp
+	i        int
+	script   int
+	codeSeen bool
+}
+
+// afterDashes is the script's index at "--": the operand after it, unless a
+// code option has given the script already.
+func (s *scriptScan) afterDashes() int {
+	if s.script < 0 || s.in.operandCode {
+		if s.i+1 < len(s.argv) {
+			return s.i + 1
+		}
+		return len(s.argv)
+	}
+	return s.script
+}
+
+// long reads the --option at s.i (with its value, when it takes one); done
+// with the script's index when the option says where it is.
+func (s *scriptScan) long(a string) (at int, done bool) {
+	name, _, eq := strings.Cut(a, "=")
+	switch {
+	case contains(s.in.longCode, name):
+		if s.in.operandCode {
+			s.codeSeen = true
+			if !eq && s.i+1 < len(s.argv) {
+				s.i++
+				return s.i, true
+			}
+			return 0, false
+		}
+		if !eq {
+			s.i++
+		}
+		s.script = s.i
+		if !s.in.multiCode {
+			return min(s.script, len(s.argv)), true
+		}
+	case contains(s.in.longValue, name) && !eq:
+		s.i++
+	}
+	return 0, false
+}
+
+// short reads the cluster of short options at s.i (-pe, -cCODE, -o errexit);
+// done with the script's index when a code letter says where it is.
+func (s *scriptScan) short(a string) (at int, done bool) {
+	for k := 1; k < len(a); k++ {
+		l := a[k]
+		switch {
+		case strings.IndexByte(s.in.codeLetters, l) >= 0 && s.in.operandCode:
+			s.codeSeen = true
+		case strings.IndexByte(s.in.codeLetters, l) >= 0:
+			// The code is the next argument when the letter ends the
+			// cluster or only code letters follow (node -pe); else it is
+			// the rest of the cluster (python -cCODE).
+			if rest := a[k+1:]; strings.Trim(rest, s.in.codeLetters) == "" {
+				s.i++
+			}
+			s.script = s.i
+			if !s.in.multiCode {
+				return min(s.script, len(s.argv)), true
+			}
+			return 0, false
+		case strings.IndexByte(s.in.valueLetters, l) >= 0:
+			if k == len(a)-1 {
+				s.i++
+			}
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 func contains(list []string, s string) bool {
@@ -324,7 +356,7 @@ func contains(list []string, s string) bool {
 // hasPlaceholder reports whether s holds a field's placeholder: operator
 // text such as a shell's "{ …; }" or "${HOME}" is not one.
 func hasPlaceholder(s string) bool {
-	for _, p := range watch.Placeholders() {
+	for _, p := range Placeholders() {
 		if strings.Contains(s, p) {
 			return true
 		}
