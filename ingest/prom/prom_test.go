@@ -249,114 +249,135 @@ func formTime(r *http.Request, name string) time.Time {
 func TestFetchDayFaults(t *testing.T) {
 	q := Queries{Util: "DCGM_FI_DEV_GPU_UTIL"}
 	now := day0.Add(72 * time.Hour)
-	t.Run("503 then success is retried", func(t *testing.T) {
-		s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
-			if n == 1 {
-				w.WriteHeader(http.StatusServiceUnavailable)
-				fmt.Fprint(w, `{"status":"error","errorType":"timeout","error":"query timed out"}`)
-				return
-			}
-			matrix(w, r)
-		})
-		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 2, Backoff: time.Millisecond})
-		d, err := c.FetchDay(t.Context(), day0, now)
-		if err != nil || d.Samples != 1 || calls.Load() != 2 || !d.Complete {
-			t.Errorf("err %v, day %+v, calls %d", err, d, calls.Load())
-		}
-	})
-	t.Run("503 every time: missing", func(t *testing.T) {
-		s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+	t.Run("503 then success is retried", func(t *testing.T) { fault503ThenSuccessIsRetried(t, q, now) })
+	t.Run("503 every time: missing", func(t *testing.T) { fault503EveryTimeMissing(t, q, now) })
+	t.Run("slow: timeout, missing", func(t *testing.T) { faultSlowTimeoutMissing(t, q, now) })
+	t.Run("warnings: partial", func(t *testing.T) { faultWarningsPartial(t, q, now) })
+	t.Run("bad query: not retried", func(t *testing.T) { faultBadQueryNotRetried(t, q, now) })
+	t.Run("auth and chunks under 11,000 points", func(t *testing.T) { faultAuthAndChunksUnder11000Points(t, q, now) })
+	t.Run("canceled", func(t *testing.T) { faultCanceled(t, q, now) })
+}
+
+// fault503ThenSuccessIsRetried is TestFetchDayFaults's "503 then success is retried" case.
+func fault503ThenSuccessIsRetried(t *testing.T, q Queries, now time.Time) {
+	s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
 			w.WriteHeader(http.StatusServiceUnavailable)
-		})
-		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 2, Backoff: time.Millisecond})
-		_, err := c.FetchDay(t.Context(), day0, now)
-		if err == nil || !strings.Contains(err.Error(), "503") || calls.Load() != 3 {
-			t.Errorf("err %v, calls %d", err, calls.Load())
+			fmt.Fprint(w, `{"status":"error","errorType":"timeout","error":"query timed out"}`)
+			return
 		}
+		matrix(w, r)
 	})
-	t.Run("slow: timeout, missing", func(t *testing.T) {
-		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
-			select {
-			case <-time.After(2 * time.Second):
-			case <-r.Context().Done():
-			}
-			matrix(w, r)
-		})
-		c, _ := New(Source{URL: s.URL, Queries: q, Timeout: 100 * time.Millisecond, Retries: 1, Backoff: time.Millisecond})
-		start := time.Now()
-		_, err := c.FetchDay(t.Context(), day0, now)
-		if err == nil || time.Since(start) > 1500*time.Millisecond {
-			t.Errorf("err %v after %v", err, time.Since(start))
-		}
+	c, _ := New(Source{URL: s.URL, Queries: q, Retries: 2, Backoff: time.Millisecond})
+	d, err := c.FetchDay(t.Context(), day0, now)
+	if err != nil || d.Samples != 1 || calls.Load() != 2 || !d.Complete {
+		t.Errorf("err %v, day %+v, calls %d", err, d, calls.Load())
+	}
+}
+
+// fault503EveryTimeMissing is TestFetchDayFaults's "503 every time: missing" case.
+func fault503EveryTimeMissing(t *testing.T, q Queries, now time.Time) {
+	s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.WriteHeader(http.StatusServiceUnavailable)
 	})
-	t.Run("warnings: partial", func(t *testing.T) {
-		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) { matrix(w, r, "remote read failed for store-2") })
-		c, _ := New(Source{Name: "p", URL: s.URL, Queries: q})
-		d, err := c.FetchDay(t.Context(), day0, now)
-		if err != nil || d.Complete || d.URI != "prometheus://p/2026-11-16#partial" || len(d.Warnings) != 1 || d.Samples != 1 {
-			t.Errorf("err %v, day %+v", err, d)
+	c, _ := New(Source{URL: s.URL, Queries: q, Retries: 2, Backoff: time.Millisecond})
+	_, err := c.FetchDay(t.Context(), day0, now)
+	if err == nil || !strings.Contains(err.Error(), "503") || calls.Load() != 3 {
+		t.Errorf("err %v, calls %d", err, calls.Load())
+	}
+}
+
+// faultSlowTimeoutMissing is TestFetchDayFaults's "slow: timeout, missing" case.
+func faultSlowTimeoutMissing(t *testing.T, q Queries, now time.Time) {
+	s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		select {
+		case <-time.After(2 * time.Second):
+		case <-r.Context().Done():
 		}
+		matrix(w, r)
 	})
-	t.Run("bad query: not retried", func(t *testing.T) {
-		s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprint(w, `{"status":"error","errorType":"bad_data","error":"parse error"}`)
-		})
-		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 3, Backoff: time.Millisecond})
-		_, err := c.FetchDay(t.Context(), day0, now)
-		if err == nil || !strings.Contains(err.Error(), "parse error") || calls.Load() != 1 {
-			t.Errorf("err %v, calls %d", err, calls.Load())
-		}
+	c, _ := New(Source{URL: s.URL, Queries: q, Timeout: 100 * time.Millisecond, Retries: 1, Backoff: time.Millisecond})
+	start := time.Now()
+	_, err := c.FetchDay(t.Context(), day0, now)
+	if err == nil || time.Since(start) > 1500*time.Millisecond {
+		t.Errorf("err %v after %v", err, time.Since(start))
+	}
+}
+
+// faultWarningsPartial is TestFetchDayFaults's "warnings: partial" case.
+func faultWarningsPartial(t *testing.T, q Queries, now time.Time) {
+	s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) { matrix(w, r, "remote read failed for store-2") })
+	c, _ := New(Source{Name: "p", URL: s.URL, Queries: q})
+	d, err := c.FetchDay(t.Context(), day0, now)
+	if err != nil || d.Complete || d.URI != "prometheus://p/2026-11-16#partial" || len(d.Warnings) != 1 || d.Samples != 1 {
+		t.Errorf("err %v, day %+v", err, d)
+	}
+}
+
+// faultBadQueryNotRetried is TestFetchDayFaults's "bad query: not retried" case.
+func faultBadQueryNotRetried(t *testing.T, q Queries, now time.Time) {
+	s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"status":"error","errorType":"bad_data","error":"parse error"}`)
 	})
-	t.Run("auth and chunks under 11,000 points", func(t *testing.T) {
-		var auth []string
-		var points []int
-		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
-			auth = append(auth, r.Header.Get("Authorization"))
-			start, end := formTime(r, "start"), formTime(r, "end")
-			step, _ := time.ParseDuration(r.Form.Get("step") + "s")
-			points = append(points, int(end.Sub(start)/step)+1)
-			matrix(w, r)
-		})
-		env := map[string]string{"TOKEN": "s3cret"}
-		c, err := New(Source{URL: s.URL, Queries: q, Step: 5 * time.Second, BearerTokenEnv: "TOKEN",
-			Getenv: func(k string) string { return env[k] }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.FetchDay(t.Context(), day0, now); err != nil {
-			t.Fatal(err)
-		}
-		// 86,400 s / 5 s = 17,280 points: two requests of at most 11,000.
-		if len(points) != 2 || points[0] > 11000 || points[0]+points[1] != 17280 || auth[0] != "Bearer s3cret" {
-			t.Errorf("points %v auth %v", points, auth)
-		}
-		if _, err := New(Source{URL: s.URL, Queries: q, BearerTokenEnv: "UNSET", Getenv: func(string) string { return "" }}); err == nil {
-			t.Error("an unset token env was accepted")
-		}
-		auth = nil
-		c, err = New(Source{URL: s.URL, Queries: q, BasicAuthUser: "finops", BasicAuthPasswordEnv: "PW",
-			Getenv: func(k string) string { return map[string]string{"PW": "pa55"}[k] }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.FetchDay(t.Context(), day0, now); err != nil {
-			t.Fatal(err)
-		}
-		// base64("finops:pa55")
-		if len(auth) == 0 || auth[0] != "Basic Zmlub3BzOnBhNTU=" {
-			t.Errorf("basic auth header %v", auth)
-		}
+	c, _ := New(Source{URL: s.URL, Queries: q, Retries: 3, Backoff: time.Millisecond})
+	_, err := c.FetchDay(t.Context(), day0, now)
+	if err == nil || !strings.Contains(err.Error(), "parse error") || calls.Load() != 1 {
+		t.Errorf("err %v, calls %d", err, calls.Load())
+	}
+}
+
+// faultAuthAndChunksUnder11000Points is TestFetchDayFaults's "auth and chunks under 11,000 points" case.
+func faultAuthAndChunksUnder11000Points(t *testing.T, q Queries, now time.Time) {
+	var auth []string
+	var points []int
+	s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		auth = append(auth, r.Header.Get("Authorization"))
+		start, end := formTime(r, "start"), formTime(r, "end")
+		step, _ := time.ParseDuration(r.Form.Get("step") + "s")
+		points = append(points, int(end.Sub(start)/step)+1)
+		matrix(w, r)
 	})
-	t.Run("canceled", func(t *testing.T) {
-		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusBadGateway) })
-		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 5, Backoff: time.Hour})
-		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-		defer cancel()
-		if _, err := c.FetchDay(ctx, day0, now); err == nil {
-			t.Error("no error")
-		}
-	})
+	env := map[string]string{"TOKEN": "s3cret"}
+	c, err := New(Source{URL: s.URL, Queries: q, Step: 5 * time.Second, BearerTokenEnv: "TOKEN",
+		Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.FetchDay(t.Context(), day0, now); err != nil {
+		t.Fatal(err)
+	}
+	// 86,400 s / 5 s = 17,280 points: two requests of at most 11,000.
+	if len(points) != 2 || points[0] > 11000 || points[0]+points[1] != 17280 || auth[0] != "Bearer s3cret" {
+		t.Errorf("points %v auth %v", points, auth)
+	}
+	if _, err := New(Source{URL: s.URL, Queries: q, BearerTokenEnv: "UNSET", Getenv: func(string) string { return "" }}); err == nil {
+		t.Error("an unset token env was accepted")
+	}
+	auth = nil
+	c, err = New(Source{URL: s.URL, Queries: q, BasicAuthUser: "finops", BasicAuthPasswordEnv: "PW",
+		Getenv: func(k string) string { return map[string]string{"PW": "pa55"}[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.FetchDay(t.Context(), day0, now); err != nil {
+		t.Fatal(err)
+	}
+	// base64("finops:pa55")
+	if len(auth) == 0 || auth[0] != "Basic Zmlub3BzOnBhNTU=" {
+		t.Errorf("basic auth header %v", auth)
+	}
+}
+
+// faultCanceled is TestFetchDayFaults's "canceled" case.
+func faultCanceled(t *testing.T, q Queries, now time.Time) {
+	s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusBadGateway) })
+	c, _ := New(Source{URL: s.URL, Queries: q, Retries: 5, Backoff: time.Hour})
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.FetchDay(ctx, day0, now); err == nil {
+		t.Error("no error")
+	}
 }
 
 // TestDefaultQueries: an unknown exporter is refused by name. What the default

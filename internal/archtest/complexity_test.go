@@ -53,7 +53,6 @@ var testComplexityOwed = map[string]bool{
 	"TestEnergyEndToEnd":                     true, // 26 cmd/finops/energy_test.go
 	"TestFOCUSSample":                        true, // 29 ingest/focus_test.go
 	"TestFaultKilledMidIngest":               true, // 27 cmd/finops/faults_kill_test.go
-	"TestFetchDayFaults":                     true, // 33 ingest/prom/prom_test.go
 	"TestFetchDayRealPrometheus":             true, // 77 ingest/prom/prom_test.go
 	"TestGCPJSON":                            true, // 31 ingest/cloud_test.go
 	"TestHostileDoctor":                      true, // 36 cmd/finops/hostile_doctor_test.go
@@ -76,7 +75,6 @@ var testComplexityOwed = map[string]bool{
 	"TestSMIHeaderOrderGenerated":            true, // 73 ingest/nvidiasmi_header_test.go
 	"TestTeamPageLinked":                     true, // 26 cmd/finops/teampage_test.go
 	"TestTrendHistoryFleet":                  true, // 31 analysis/history_test.go
-	"TestUnknownIsNotZeroEveryOutput":        true, // 79 report/unknown_test.go
 	"TestUnknownIsNotZeroGenerated":          true, // 42 analysis/unknown_test.go
 	"TestWatchArgvGenerated":                 true, // 32 config/watchargv_test.go
 	"TestWatchGenerated":                     true, // 49 internal/idle/idle_test.go
