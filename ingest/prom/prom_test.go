@@ -40,6 +40,47 @@ func (s *recSink) TaskRun(r *finops.TaskRun) error   { s.runs = append(s.runs, r
 // GPU_UTIL and PROF_GR_ENGINE_ACTIVE (which wins) with the new hostname
 // label and Kubernetes labels that Prometheus renamed to exported_*.
 func TestFetchDayRealPrometheus(t *testing.T) {
+	srv := promtest.Start(t, realPromHistory())
+
+	q, _ := DefaultQueries(ExporterDCGM)
+	c, err := New(Source{Name: "test", URL: srv.URL, Queries: q, TaskLabels: dcgm.DefaultTaskLabels()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.FetchDay(t.Context(), day0.Add(5*time.Hour), day0.Add(48*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Complete || d.URI != "prometheus://test/2026-11-16" || len(d.Warnings) != 0 {
+		t.Fatalf("day %+v", d)
+	}
+	checkFineStep(t, srv.URL, q)
+	checkDCGMDay(t, d)
+	checkSMIExporterDay(t, srv.URL)
+	// The same day again is the same data: the same sha256.
+	d2, err := c.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
+	if err != nil || d2.SHA256 != d.SHA256 {
+		t.Errorf("refetch: %v, sha %s vs %s", err, d2.SHA256, d.SHA256)
+	}
+	// A day that is not over is partial, up to now.
+	d3, err := c.FetchDay(t.Context(), day0, day0.Add(6*time.Hour+30*time.Second))
+	if err != nil || d3.Complete || d3.URI != "prometheus://test/2026-11-16#partial" || d3.Samples != 2*360 {
+		t.Errorf("today: %v, %+v", err, d3)
+	}
+
+	// Down: the real server stopped. Retries, then a FetchError; no data.
+	srv.Stop()
+	c2, _ := New(Source{Name: "test", URL: srv.URL, Queries: q, Retries: 1, Backoff: time.Millisecond})
+	_, err = c2.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
+	var fe *FetchError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "2026-11-16") {
+		t.Errorf("down: %v", err)
+	}
+}
+
+// realPromHistory is the day of exporter history the real server is
+// backfilled with (see TestFetchDayRealPrometheus).
+func realPromHistory() []byte {
 	var om promtest.OpenMetrics
 	g0 := []string{"gpu", "0", "UUID", "GPU-a0", "modelName", "NVIDIA A100-SXM4-80GB", "Hostname", "gpu-a"}
 	g1 := []string{"gpu", "1", "UUID", "GPU-a1", "modelName", "NVIDIA A100-SXM4-80GB", "hostname", "gpu-a",
@@ -81,24 +122,16 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 			om.Sample(gb, day0.Add(time.Duration(m)*time.Minute), f.v)
 		}
 	}
-	srv := promtest.Start(t, om.Bytes())
+	return om.Bytes()
+}
 
-	q, _ := DefaultQueries(ExporterDCGM)
-	c, err := New(Source{Name: "test", URL: srv.URL, Queries: q, TaskLabels: dcgm.DefaultTaskLabels()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := c.FetchDay(t.Context(), day0.Add(5*time.Hour), day0.Add(48*time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !d.Complete || d.URI != "prometheus://test/2026-11-16" || len(d.Warnings) != 0 {
-		t.Fatalf("day %+v", d)
-	}
+// checkFineStep reads the day at a 5 s step (see its comments).
+func checkFineStep(t *testing.T, url string, q Queries) {
+	t.Helper()
 	// A 5 s step over a day is 17,281 points a series: the real server
 	// refuses more than 11,000 in one query, so this only succeeds because
 	// the client splits the day into chunks.
-	fine, err := New(Source{Name: "fine", URL: srv.URL, Queries: q, Step: 5 * time.Second})
+	fine, err := New(Source{Name: "fine", URL: url, Queries: q, Step: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +148,13 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	if err != nil || fd.Samples != 2*1440 || fsum.SampleInterval != time.Minute {
 		t.Fatalf("5 s step over a day: %v, %d samples every %s, want 2880 every 1m0s", err, fd.Samples, fsum.SampleInterval)
 	}
+}
+
+// checkDCGMDay replays the day read with the dcgm queries and checks each
+// GPU's minutes, the task run, and that no nvidia_gpu_exporter series was
+// read.
+func checkDCGMDay(t *testing.T, d *Day) {
+	t.Helper()
 	sink := &recSink{}
 	sum, err := d.Replay(t.Context(), sink)
 	if err != nil {
@@ -127,7 +167,28 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	for _, s := range sink.samples {
 		per[s.UUID] = append(per[s.UUID], s)
 	}
-	a0, a1 := per["GPU-a0"], per["GPU-a1"]
+	checkDCGMMinutes(t, per["GPU-a0"], per["GPU-a1"])
+	// The pod's labels are on both of GPU-a1's series (GPU_UTIL all day,
+	// PROF 02:00–12:00), and only on the utilization query that won at each
+	// step: the pod held GPU-a1 the whole day.
+	if len(sink.runs) != 1 {
+		t.Fatalf("runs %+v", sink.runs)
+	}
+	r := sink.runs[0]
+	if r.Task != "train-7" || r.Team != "nlp" || r.Kind != "trainer" || r.Resource != "gpu-a" ||
+		len(r.GPUs) != 1 || r.GPUs[0] != "GPU-a1" || !r.Start.Equal(day0) || !r.End.Equal(day0.Add(24*time.Hour)) {
+		t.Errorf("run %+v", *r)
+	}
+
+	if g := per["GPU-6d5c0f2e-0000-0000-0000-00000000abcd"]; len(g) != 0 {
+		t.Errorf("the dcgm queries read nvidia_gpu_exporter series: %+v", *g[0])
+	}
+}
+
+// checkDCGMMinutes checks GPU-a0's and GPU-a1's minutes (see
+// TestFetchDayRealPrometheus).
+func checkDCGMMinutes(t *testing.T, a0, a1 []*finops.GPUSample) {
+	t.Helper()
 	if len(a0) != 1440 || len(a1) != 1440 {
 		t.Fatalf("GPU-a0 %d samples, GPU-a1 %d; want 1440 each", len(a0), len(a1))
 	}
@@ -156,23 +217,13 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 			t.Fatalf("GPU-a1 minute %d: util %v, want %v (%+v)", m, s.Util, want, *s)
 		}
 	}
-	// The pod's labels are on both of GPU-a1's series (GPU_UTIL all day,
-	// PROF 02:00–12:00), and only on the utilization query that won at each
-	// step: the pod held GPU-a1 the whole day.
-	if len(sink.runs) != 1 {
-		t.Fatalf("runs %+v", sink.runs)
-	}
-	r := sink.runs[0]
-	if r.Task != "train-7" || r.Team != "nlp" || r.Kind != "trainer" || r.Resource != "gpu-a" ||
-		len(r.GPUs) != 1 || r.GPUs[0] != "GPU-a1" || !r.Start.Equal(day0) || !r.End.Equal(day0.Add(24*time.Hour)) {
-		t.Errorf("run %+v", *r)
-	}
+}
 
-	if g := per["GPU-6d5c0f2e-0000-0000-0000-00000000abcd"]; len(g) != 0 {
-		t.Errorf("the dcgm queries read nvidia_gpu_exporter series: %+v", *g[0])
-	}
+// checkSMIExporterDay reads the day with the nvidia_gpu_exporter queries.
+func checkSMIExporterDay(t *testing.T, url string) {
+	t.Helper()
 	qs, _ := DefaultQueries(ExporterNvidiaSMI)
-	cs, err := New(Source{Name: "smi", URL: srv.URL, Queries: qs})
+	cs, err := New(Source{Name: "smi", URL: url, Queries: qs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,25 +245,6 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 		t.Errorf("nvidia_gpu_exporter sample %+v", *s)
 	}
 
-	// The same day again is the same data: the same sha256.
-	d2, err := c.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
-	if err != nil || d2.SHA256 != d.SHA256 {
-		t.Errorf("refetch: %v, sha %s vs %s", err, d2.SHA256, d.SHA256)
-	}
-	// A day that is not over is partial, up to now.
-	d3, err := c.FetchDay(t.Context(), day0, day0.Add(6*time.Hour+30*time.Second))
-	if err != nil || d3.Complete || d3.URI != "prometheus://test/2026-11-16#partial" || d3.Samples != 2*360 {
-		t.Errorf("today: %v, %+v", err, d3)
-	}
-
-	// Down: the real server stopped. Retries, then a FetchError; no data.
-	srv.Stop()
-	c2, _ := New(Source{Name: "test", URL: srv.URL, Queries: q, Retries: 1, Backoff: time.Millisecond})
-	_, err = c2.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
-	var fe *FetchError
-	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "2026-11-16") {
-		t.Errorf("down: %v", err)
-	}
 }
 
 // fake answers query_range the way a failing server does; only for faults a
