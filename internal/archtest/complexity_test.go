@@ -71,7 +71,6 @@ var testComplexityOwed = map[string]bool{
 	"TestRollupCountsEachShardOnceGenerated": true, // 47 rollup/property_test.go
 	"TestRollupEqualsOneReport":              true, // 38 cmd/finops/rollup_test.go
 	"TestRollupRefusesAndConverts":           true, // 27 cmd/finops/rollup_test.go
-	"TestSMIHeaderOrderGenerated":            true, // 73 ingest/nvidiasmi_header_test.go
 	"TestTeamPageLinked":                     true, // 26 cmd/finops/teampage_test.go
 	"TestTrendHistoryFleet":                  true, // 31 analysis/history_test.go
 	"TestUnknownIsNotZeroGenerated":          true, // 42 analysis/unknown_test.go
