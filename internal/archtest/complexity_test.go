@@ -68,7 +68,6 @@ var testComplexityOwed = map[string]bool{
 	"TestReadmeCommands":                     true, // 26 cmd/finops/readme_commands_test.go
 	"TestRentalAlibabaGBK":                   true, // 42 ingest/rental_gbk_test.go
 	"TestReviewDemo":                         true, // 32 cmd/finops/review_test.go
-	"TestRollupCountsEachShardOnceGenerated": true, // 47 rollup/property_test.go
 	"TestRollupEqualsOneReport":              true, // 38 cmd/finops/rollup_test.go
 	"TestRollupRefusesAndConverts":           true, // 27 cmd/finops/rollup_test.go
 	"TestTeamPageLinked":                     true, // 26 cmd/finops/teampage_test.go
