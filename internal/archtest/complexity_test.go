@@ -74,7 +74,6 @@ var testComplexityOwed = map[string]bool{
 	"TestTrendHistoryFleet":                  true, // 31 analysis/history_test.go
 	"TestUnknownIsNotZeroGenerated":          true, // 42 analysis/unknown_test.go
 	"TestWatchArgvGenerated":                 true, // 32 config/watchargv_test.go
-	"TestWatchGenerated":                     true, // 49 internal/idle/idle_test.go
 	"TestWatchLedger":                        true, // 34 store/watch_test.go
 	"TestWatchReportSaving":                  true, // 41 cmd/finops/watch_report_test.go
 	"TestWatchSection":                       true, // 29 report/watch_test.go
