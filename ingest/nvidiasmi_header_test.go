@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops"
 )
 
 // Invariant (docs/INGEST.md, nvidia-smi logs: which GPU, which power): an
@@ -256,25 +258,7 @@ func TestSMIHeaderOrderGenerated(t *testing.T) {
 		}
 	}()
 	for n := 0; n < 400; n++ {
-		all := smiGenFields()
-		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-		fields := []smiGenField{{"timestamp", ""}}
-		has := map[string]bool{"timestamp": true}
-		for _, f := range all {
-			if f.name != "timestamp" && rng.Intn(2) == 0 {
-				fields = append(fields, f)
-				has[f.name] = true
-			}
-		}
-		if !has["utilization.gpu"] && !has["utilization.memory"] && !has["uuid"] && !has["index"] && !has["pci.bus_id"] {
-			k := key[rng.Intn(len(key))]
-			for _, f := range smiGenFields() {
-				if f.name == k {
-					fields = append(fields, f)
-					has[k] = true
-				}
-			}
-		}
+		fields, has := smiGenPick(rng, key)
 		rng.Shuffle(len(fields), func(i, j int) { fields[i], fields[j] = fields[j], fields[i] })
 		ided := has["uuid"] || has["index"] || has["pci.bus_id"]
 		gpus := 1
@@ -289,15 +273,7 @@ func TestSMIHeaderOrderGenerated(t *testing.T) {
 			}
 		}
 
-		var hdr []string
-		for _, f := range fields {
-			h := f.name
-			if f.unit != "" {
-				h += " [" + f.unit + "]"
-			}
-			hdr = append(hdr, h)
-		}
-		header := strings.Join(hdr, ", ")
+		header := smiGenHeader(fields)
 		start := time.Date(2026, time.Month(1+rng.Intn(12)), 1+rng.Intn(28), rng.Intn(24), rng.Intn(60), 0, 0, time.UTC)
 		var b strings.Builder
 		var want []genSMISample
@@ -318,43 +294,7 @@ func TestSMIHeaderOrderGenerated(t *testing.T) {
 					watts: float64(rng.Intn(40000)) / 100, mh: float64(210 + rng.Intn(1800))}
 				s.used = float64(rng.Intn(81560))
 				want = append(want, s)
-				var cells []string
-				for _, f := range fields {
-					var v string
-					switch f.name {
-					case "timestamp":
-						v = at.Format("2006/01/02 15:04:05.000")
-					case "name":
-						v = "NVIDIA Generated GPU"
-					case "index":
-						v = fmt.Sprint(g)
-					case "uuid":
-						v = fmt.Sprintf("GPU-%08x-0000-0000-0000-000000000000", g)
-					case "pci.bus_id":
-						v = fmt.Sprintf("00000000:%02X:00.0", 7+g)
-					case "utilization.gpu":
-						v = fmt.Sprint(s.util)
-					case "utilization.memory":
-						v = fmt.Sprint(s.utilMem)
-					case "memory.total":
-						v = fmt.Sprint(s.total)
-					case "memory.used":
-						v = fmt.Sprint(s.used)
-					case "memory.free":
-						v = fmt.Sprint(s.total - s.used)
-					case "power.draw":
-						v = fmt.Sprintf("%.2f", s.watts)
-					case "temperature.gpu":
-						v = fmt.Sprint(30 + g)
-					case "clocks.current.sm":
-						v = fmt.Sprint(s.mh)
-					}
-					if units && f.unit != "" {
-						v += " " + f.unit
-					}
-					cells = append(cells, v)
-				}
-				b.WriteString(strings.Join(cells, ", ") + "\n")
+				b.WriteString(smiGenRow(fields, s, g, units) + "\n")
 			}
 		}
 		if repeats > 0 {
@@ -376,42 +316,135 @@ func TestSMIHeaderOrderGenerated(t *testing.T) {
 				t.Fatalf("%s\nwithout --host: %v", desc, err)
 			}
 		}
-		for _, format := range []string{"", FormatNvidiaSMI} {
-			sum, sink, err := parseSMIText(t, text, Options{Host: host, Format: format})
-			if err != nil {
-				t.Fatalf("%s\nformat %q: %v", desc, format, err)
-			}
-			if len(sum.Rejected) > 0 {
-				t.Fatalf("%s\nformat %q: rejected %v", desc, format, sum.Rejected)
-			}
-			if sum.Rows != len(want) || len(sink.samples) != len(want) || sum.HeaderRepeats != repeats {
-				t.Fatalf("%s\nformat %q: rows %d samples %d repeats %d, want %d, %d", desc, format, sum.Rows, len(sink.samples),
-					sum.HeaderRepeats, len(want), repeats)
-			}
-			for i, w := range want {
-				s := sink.samples[i]
-				ok := s.Time.Equal(w.t) && (s.Host == host || host == "" && s.Host == "unknown")
-				switch {
-				case has["uuid"]:
-					ok = ok && s.UUID == fmt.Sprintf("GPU-%08x-0000-0000-0000-000000000000", w.gpu)
-				case has["index"]:
-					ok = ok && s.Index == w.gpu
-				case has["pci.bus_id"]:
-					ok = ok && s.BusID == fmt.Sprintf("00000000:%02X:00.0", 7+w.gpu)
-				default:
-					ok = ok && s.Index == 0
-				}
-				if has["index"] {
-					ok = ok && s.Index == w.gpu
-				}
-				ok = ok && sameMeasure(s.Util, has["utilization.gpu"], w.util) && sameMeasure(s.MemUsed, has["memory.used"], w.used) &&
-					sameMeasure(s.MemTotal, has["memory.total"], w.total) && sameMeasure(s.PowerWatt, has["power.draw"], w.watts)
-				if !ok {
-					t.Fatalf("%s\nformat %q: sample %d %+v, want %+v", desc, format, i, *s, w)
-				}
+		checkSMIGenerated(t, text, desc, host, has, want, repeats)
+	}
+}
+
+// smiGenPick picks a random subset of the fields, timestamp always, and
+// one of key when the subset has none of them.
+func smiGenPick(rng *rand.Rand, key []string) ([]smiGenField, map[string]bool) {
+	all := smiGenFields()
+	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	fields := []smiGenField{{"timestamp", ""}}
+	has := map[string]bool{"timestamp": true}
+	for _, f := range all {
+		if f.name != "timestamp" && rng.Intn(2) == 0 {
+			fields = append(fields, f)
+			has[f.name] = true
+		}
+	}
+	if !has["utilization.gpu"] && !has["utilization.memory"] && !has["uuid"] && !has["index"] && !has["pci.bus_id"] {
+		k := key[rng.Intn(len(key))]
+		for _, f := range smiGenFields() {
+			if f.name == k {
+				fields = append(fields, f)
+				has[k] = true
 			}
 		}
 	}
+	return fields, has
+}
+
+// smiGenHeader is the header line naming the fields, with their units.
+func smiGenHeader(fields []smiGenField) string {
+	var hdr []string
+	for _, f := range fields {
+		h := f.name
+		if f.unit != "" {
+			h += " [" + f.unit + "]"
+		}
+		hdr = append(hdr, h)
+	}
+	return strings.Join(hdr, ", ")
+}
+
+// smiGenRow is GPU g's row of sample s, a cell per field, with units or
+// not.
+func smiGenRow(fields []smiGenField, s genSMISample, g int, units bool) string {
+	var cells []string
+	for _, f := range fields {
+		var v string
+		switch f.name {
+		case "timestamp":
+			v = s.t.Format("2006/01/02 15:04:05.000")
+		case "name":
+			v = "NVIDIA Generated GPU"
+		case "index":
+			v = fmt.Sprint(g)
+		case "uuid":
+			v = fmt.Sprintf("GPU-%08x-0000-0000-0000-000000000000", g)
+		case "pci.bus_id":
+			v = fmt.Sprintf("00000000:%02X:00.0", 7+g)
+		case "utilization.gpu":
+			v = fmt.Sprint(s.util)
+		case "utilization.memory":
+			v = fmt.Sprint(s.utilMem)
+		case "memory.total":
+			v = fmt.Sprint(s.total)
+		case "memory.used":
+			v = fmt.Sprint(s.used)
+		case "memory.free":
+			v = fmt.Sprint(s.total - s.used)
+		case "power.draw":
+			v = fmt.Sprintf("%.2f", s.watts)
+		case "temperature.gpu":
+			v = fmt.Sprint(30 + g)
+		case "clocks.current.sm":
+			v = fmt.Sprint(s.mh)
+		}
+		if units && f.unit != "" {
+			v += " " + f.unit
+		}
+		cells = append(cells, v)
+	}
+	return strings.Join(cells, ", ")
+}
+
+// checkSMIGenerated parses a generated log, detected and with --format
+// nvidia-smi, and compares every sample with what was written.
+func checkSMIGenerated(t *testing.T, text, desc, host string, has map[string]bool, want []genSMISample, repeats int) {
+	t.Helper()
+	for _, format := range []string{"", FormatNvidiaSMI} {
+		sum, sink, err := parseSMIText(t, text, Options{Host: host, Format: format})
+		if err != nil {
+			t.Fatalf("%s\nformat %q: %v", desc, format, err)
+		}
+		if len(sum.Rejected) > 0 {
+			t.Fatalf("%s\nformat %q: rejected %v", desc, format, sum.Rejected)
+		}
+		if sum.Rows != len(want) || len(sink.samples) != len(want) || sum.HeaderRepeats != repeats {
+			t.Fatalf("%s\nformat %q: rows %d samples %d repeats %d, want %d, %d", desc, format, sum.Rows, len(sink.samples),
+				sum.HeaderRepeats, len(want), repeats)
+		}
+		for i, w := range want {
+			s := sink.samples[i]
+			if !smiGenMatches(s, w, host, has) {
+				t.Fatalf("%s\nformat %q: sample %d %+v, want %+v", desc, format, i, *s, w)
+			}
+		}
+	}
+}
+
+// smiGenMatches says whether parsed sample s is written sample w: its
+// time, host, identity and the measures the log has.
+func smiGenMatches(s *finops.GPUSample, w genSMISample, host string, has map[string]bool) bool {
+	ok := s.Time.Equal(w.t) && (s.Host == host || host == "" && s.Host == "unknown")
+	switch {
+	case has["uuid"]:
+		ok = ok && s.UUID == fmt.Sprintf("GPU-%08x-0000-0000-0000-000000000000", w.gpu)
+	case has["index"]:
+		ok = ok && s.Index == w.gpu
+	case has["pci.bus_id"]:
+		ok = ok && s.BusID == fmt.Sprintf("00000000:%02X:00.0", 7+w.gpu)
+	default:
+		ok = ok && s.Index == 0
+	}
+	if has["index"] {
+		ok = ok && s.Index == w.gpu
+	}
+	ok = ok && sameMeasure(s.Util, has["utilization.gpu"], w.util) && sameMeasure(s.MemUsed, has["memory.used"], w.used) &&
+		sameMeasure(s.MemTotal, has["memory.total"], w.total) && sameMeasure(s.PowerWatt, has["power.draw"], w.watts)
+	return ok
 }
 
 // sameMeasure: a measure is read exactly when its column is there, and is

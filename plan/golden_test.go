@@ -75,6 +75,13 @@ func TestWorkedCase(t *testing.T) {
 		t.Errorf("total = %v–%v, want 195,000–225,000", r.Total.Cost, r.Total.CostHigh)
 	}
 
+	checkWorkedCaseFiles(t, r)
+}
+
+// checkWorkedCaseFiles compares the worked case's JSON and --explain with
+// their goldens and reads the JSON back.
+func checkWorkedCaseFiles(t *testing.T, r *Result) {
+	t.Helper()
 	var js, ex bytes.Buffer
 	if err := WriteJSON(&js, r); err != nil {
 		t.Fatal(err)

@@ -112,10 +112,7 @@ func tamper(t *testing.T, rng *rand.Rand, b []byte, unit float64) ([]byte, strin
 // generated amounts.
 func TestRollupCountsEachShardOnceGenerated(t *testing.T) {
 	rng := rand.New(rand.NewSource(32))
-	currencies := []struct {
-		code string
-		unit float64
-	}{{"USD", 100}, {"JPY", 1}, {"KWD", 1000}}
+	currencies := []genCurrency{{"USD", 100}, {"JPY", 1}, {"KWD", 1000}}
 	var refusedDup, refusedTamper, combined, converted int
 	for n := range 400 {
 		cur := currencies[rng.Intn(len(currencies))]
@@ -154,28 +151,7 @@ func TestRollupCountsEachShardOnceGenerated(t *testing.T) {
 		}
 		var dup string
 		if rng.Intn(4) == 0 {
-			i := rng.Intn(len(paths))
-			again := paths[i]
-			switch rng.Intn(3) {
-			case 1:
-				again = filepath.Join(dir, fmt.Sprintf("link%d.json", n))
-				if err := os.Symlink(paths[i], again); err != nil {
-					t.Fatal(err)
-				}
-			case 2:
-				b, err := os.ReadFile(paths[i])
-				if err != nil {
-					t.Fatal(err)
-				}
-				again = writeFile(t, t.TempDir(), "renamed.json", b)
-			}
-			at := rng.Intn(len(paths) + 1)
-			paths = append(paths[:at], append([]string{again}, paths[at:]...)...)
-			names = append(names[:at], append([]string{"again"}, names[at:]...)...)
-			dup = names[i]
-			if at <= i {
-				dup = names[i+1]
-			}
+			paths, names, dup = addDuplicate(t, rng, dir, n, paths, names)
 		}
 
 		shards, err := Load(context.Background(), paths, names)
@@ -185,19 +161,7 @@ func TestRollupCountsEachShardOnceGenerated(t *testing.T) {
 		}
 		switch {
 		case len(tampered) > 0:
-			// Load reads the files in order: the first moved shard is named,
-			// or the copy of a moved shard if it comes first.
-			moved := map[string]bool{}
-			for _, m := range tampered {
-				moved[m[:strings.Index(m, ":")]] = true
-			}
-			first := ""
-			for _, name := range names {
-				if moved[name] || name == "again" && moved[dup] {
-					first = name
-					break
-				}
-			}
+			first := firstMoved(tampered, names, dup)
 			if err == nil || !IsRefusal(err) || !strings.Contains(err.Error(), "shard "+first+": ") {
 				t.Fatalf("case %d: %v moved: err %v, want a refusal naming shard %s", n, tampered, err, first)
 			}
@@ -212,45 +176,7 @@ func TestRollupCountsEachShardOnceGenerated(t *testing.T) {
 			if err != nil {
 				t.Fatalf("case %d: distinct, untouched shards: %v", n, err)
 			}
-			// Each team's cost in cur's minor units, converted here in
-			// integers: [lo, hi] is one value, or the two at an exact half,
-			// where a float may round either way.
-			type span struct{ lo, hi int64 }
-			var total span
-			teams := map[string]span{}
-			for i, g := range gens {
-				for name, c := range g.teams {
-					lo, hi := c, c
-					if i%2 == 1 && other != cur {
-						lo, hi = convertMinor(c, int64(g.fromUnit), int64(cur.unit), rateR)
-					}
-					teams[name] = span{teams[name].lo + lo, teams[name].hi + hi}
-					total = span{total.lo + lo, total.hi + hi}
-				}
-			}
-			got := int64(math.Round(res.Totals.Cost * cur.unit))
-			if got < total.lo || got > total.hi {
-				t.Fatalf("case %d: rollup total %d minor units, want %d..%d (the shards' parts' sum)", n, got, total.lo, total.hi)
-			}
-			if len(res.ByTeam) != len(teams) {
-				t.Fatalf("case %d: %d teams, want %d", n, len(res.ByTeam), len(teams))
-			}
-			var sum int64
-			for _, tc := range res.ByTeam {
-				g := int64(math.Round(tc.Cost * cur.unit))
-				if w := teams[tc.Team]; g < w.lo || g > w.hi {
-					t.Fatalf("case %d: team %s %d minor units, want %d..%d", n, tc.Team, g, w.lo, w.hi)
-				}
-				sum += g
-			}
-			// The rollup counts as what its parts add up to too: its own
-			// summary is a shard a rollup reads.
-			if sum != got {
-				t.Fatalf("case %d: the rollup's teams add up to %d minor units, its total is %d", n, sum, got)
-			}
-			if _, err := Decode(summaryBytes(t, *res), "org"); err != nil {
-				t.Fatalf("case %d: the rollup's own summary: %v", n, err)
-			}
+			checkCombined(t, n, res, gens, cur, other, rateR)
 			if other != cur {
 				converted++
 			}
@@ -264,6 +190,106 @@ func TestRollupCountsEachShardOnceGenerated(t *testing.T) {
 			refusedDup, refusedTamper, combined, converted)
 	}
 	t.Logf("cases: %d refused as given twice, %d as moved, %d combined (%d converted)", refusedDup, refusedTamper, combined, converted)
+}
+
+// genCurrency is a currency of the generated shards and its minor units.
+type genCurrency struct {
+	code string
+	unit float64
+}
+
+// addDuplicate gives one of the shards again, at a random place: the same
+// path, a link to it, or a copy of its bytes under another name. dup is
+// the name of the shard given twice.
+func addDuplicate(t *testing.T, rng *rand.Rand, dir string, n int, paths, names []string) ([]string, []string, string) {
+	t.Helper()
+	i := rng.Intn(len(paths))
+	again := paths[i]
+	switch rng.Intn(3) {
+	case 1:
+		again = filepath.Join(dir, fmt.Sprintf("link%d.json", n))
+		if err := os.Symlink(paths[i], again); err != nil {
+			t.Fatal(err)
+		}
+	case 2:
+		b, err := os.ReadFile(paths[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		again = writeFile(t, t.TempDir(), "renamed.json", b)
+	}
+	at := rng.Intn(len(paths) + 1)
+	paths = append(paths[:at], append([]string{again}, paths[at:]...)...)
+	names = append(names[:at], append([]string{"again"}, names[at:]...)...)
+	dup := names[i]
+	if at <= i {
+		dup = names[i+1]
+	}
+	return paths, names, dup
+}
+
+// firstMoved is the shard a refusal of moved shards names: Load reads the
+// files in order, so the first moved shard, or the copy of a moved shard
+// if it comes first.
+func firstMoved(tampered, names []string, dup string) string {
+	moved := map[string]bool{}
+	for _, m := range tampered {
+		moved[m[:strings.Index(m, ":")]] = true
+	}
+	first := ""
+	for _, name := range names {
+		if moved[name] || name == "again" && moved[dup] {
+			first = name
+			break
+		}
+	}
+	return first
+}
+
+// checkCombined checks a rollup of distinct, untouched shards: its total
+// and each team's cost are the shards' parts converted in integers, and
+// its own summary reads back as a shard.
+func checkCombined(t *testing.T, n int, res *analysis.Result, gens []genShard, cur, other genCurrency, rateR int64) {
+	t.Helper()
+	// Each team's cost in cur's minor units, converted here in
+	// integers: [lo, hi] is one value, or the two at an exact half,
+	// where a float may round either way.
+	type span struct{ lo, hi int64 }
+	var total span
+	teams := map[string]span{}
+	for i, g := range gens {
+		for name, c := range g.teams {
+			lo, hi := c, c
+			if i%2 == 1 && other != cur {
+				lo, hi = convertMinor(c, int64(g.fromUnit), int64(cur.unit), rateR)
+			}
+			teams[name] = span{teams[name].lo + lo, teams[name].hi + hi}
+			total = span{total.lo + lo, total.hi + hi}
+		}
+	}
+	got := int64(math.Round(res.Totals.Cost * cur.unit))
+	if got < total.lo || got > total.hi {
+		t.Fatalf("case %d: rollup total %d minor units, want %d..%d (the shards' parts' sum)", n, got, total.lo, total.hi)
+	}
+	if len(res.ByTeam) != len(teams) {
+		t.Fatalf("case %d: %d teams, want %d", n, len(res.ByTeam), len(teams))
+	}
+	var sum int64
+	for _, tc := range res.ByTeam {
+		g := int64(math.Round(tc.Cost * cur.unit))
+		if w := teams[tc.Team]; g < w.lo || g > w.hi {
+			t.Fatalf("case %d: team %s %d minor units, want %d..%d", n, tc.Team, g, w.lo, w.hi)
+		}
+		sum += g
+	}
+	// The rollup counts as what its parts add up to too: its own
+	// summary is a shard a rollup reads.
+	if sum != got {
+		t.Fatalf("case %d: the rollup's teams add up to %d minor units, its total is %d", n, sum, got)
+	}
+	if _, err := Decode(summaryBytes(t, *res), "org"); err != nil {
+		t.Fatalf("case %d: the rollup's own summary: %v", n, err)
+	}
 }
 
 // convertMinor is c minor units of a currency of fromUnit minor units to

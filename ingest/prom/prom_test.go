@@ -40,6 +40,47 @@ func (s *recSink) TaskRun(r *finops.TaskRun) error   { s.runs = append(s.runs, r
 // GPU_UTIL and PROF_GR_ENGINE_ACTIVE (which wins) with the new hostname
 // label and Kubernetes labels that Prometheus renamed to exported_*.
 func TestFetchDayRealPrometheus(t *testing.T) {
+	srv := promtest.Start(t, realPromHistory())
+
+	q, _ := DefaultQueries(ExporterDCGM)
+	c, err := New(Source{Name: "test", URL: srv.URL, Queries: q, TaskLabels: dcgm.DefaultTaskLabels()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.FetchDay(t.Context(), day0.Add(5*time.Hour), day0.Add(48*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Complete || d.URI != "prometheus://test/2026-11-16" || len(d.Warnings) != 0 {
+		t.Fatalf("day %+v", d)
+	}
+	checkFineStep(t, srv.URL, q)
+	checkDCGMDay(t, d)
+	checkSMIExporterDay(t, srv.URL)
+	// The same day again is the same data: the same sha256.
+	d2, err := c.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
+	if err != nil || d2.SHA256 != d.SHA256 {
+		t.Errorf("refetch: %v, sha %s vs %s", err, d2.SHA256, d.SHA256)
+	}
+	// A day that is not over is partial, up to now.
+	d3, err := c.FetchDay(t.Context(), day0, day0.Add(6*time.Hour+30*time.Second))
+	if err != nil || d3.Complete || d3.URI != "prometheus://test/2026-11-16#partial" || d3.Samples != 2*360 {
+		t.Errorf("today: %v, %+v", err, d3)
+	}
+
+	// Down: the real server stopped. Retries, then a FetchError; no data.
+	srv.Stop()
+	c2, _ := New(Source{Name: "test", URL: srv.URL, Queries: q, Retries: 1, Backoff: time.Millisecond})
+	_, err = c2.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
+	var fe *FetchError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "2026-11-16") {
+		t.Errorf("down: %v", err)
+	}
+}
+
+// realPromHistory is the day of exporter history the real server is
+// backfilled with (see TestFetchDayRealPrometheus).
+func realPromHistory() []byte {
 	var om promtest.OpenMetrics
 	g0 := []string{"gpu", "0", "UUID", "GPU-a0", "modelName", "NVIDIA A100-SXM4-80GB", "Hostname", "gpu-a"}
 	g1 := []string{"gpu", "1", "UUID", "GPU-a1", "modelName", "NVIDIA A100-SXM4-80GB", "hostname", "gpu-a",
@@ -81,24 +122,16 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 			om.Sample(gb, day0.Add(time.Duration(m)*time.Minute), f.v)
 		}
 	}
-	srv := promtest.Start(t, om.Bytes())
+	return om.Bytes()
+}
 
-	q, _ := DefaultQueries(ExporterDCGM)
-	c, err := New(Source{Name: "test", URL: srv.URL, Queries: q, TaskLabels: dcgm.DefaultTaskLabels()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := c.FetchDay(t.Context(), day0.Add(5*time.Hour), day0.Add(48*time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !d.Complete || d.URI != "prometheus://test/2026-11-16" || len(d.Warnings) != 0 {
-		t.Fatalf("day %+v", d)
-	}
+// checkFineStep reads the day at a 5 s step (see its comments).
+func checkFineStep(t *testing.T, url string, q Queries) {
+	t.Helper()
 	// A 5 s step over a day is 17,281 points a series: the real server
 	// refuses more than 11,000 in one query, so this only succeeds because
 	// the client splits the day into chunks.
-	fine, err := New(Source{Name: "fine", URL: srv.URL, Queries: q, Step: 5 * time.Second})
+	fine, err := New(Source{Name: "fine", URL: url, Queries: q, Step: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +148,13 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	if err != nil || fd.Samples != 2*1440 || fsum.SampleInterval != time.Minute {
 		t.Fatalf("5 s step over a day: %v, %d samples every %s, want 2880 every 1m0s", err, fd.Samples, fsum.SampleInterval)
 	}
+}
+
+// checkDCGMDay replays the day read with the dcgm queries and checks each
+// GPU's minutes, the task run, and that no nvidia_gpu_exporter series was
+// read.
+func checkDCGMDay(t *testing.T, d *Day) {
+	t.Helper()
 	sink := &recSink{}
 	sum, err := d.Replay(t.Context(), sink)
 	if err != nil {
@@ -127,7 +167,28 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 	for _, s := range sink.samples {
 		per[s.UUID] = append(per[s.UUID], s)
 	}
-	a0, a1 := per["GPU-a0"], per["GPU-a1"]
+	checkDCGMMinutes(t, per["GPU-a0"], per["GPU-a1"])
+	// The pod's labels are on both of GPU-a1's series (GPU_UTIL all day,
+	// PROF 02:00–12:00), and only on the utilization query that won at each
+	// step: the pod held GPU-a1 the whole day.
+	if len(sink.runs) != 1 {
+		t.Fatalf("runs %+v", sink.runs)
+	}
+	r := sink.runs[0]
+	if r.Task != "train-7" || r.Team != "nlp" || r.Kind != "trainer" || r.Resource != "gpu-a" ||
+		len(r.GPUs) != 1 || r.GPUs[0] != "GPU-a1" || !r.Start.Equal(day0) || !r.End.Equal(day0.Add(24*time.Hour)) {
+		t.Errorf("run %+v", *r)
+	}
+
+	if g := per["GPU-6d5c0f2e-0000-0000-0000-00000000abcd"]; len(g) != 0 {
+		t.Errorf("the dcgm queries read nvidia_gpu_exporter series: %+v", *g[0])
+	}
+}
+
+// checkDCGMMinutes checks GPU-a0's and GPU-a1's minutes (see
+// TestFetchDayRealPrometheus).
+func checkDCGMMinutes(t *testing.T, a0, a1 []*finops.GPUSample) {
+	t.Helper()
 	if len(a0) != 1440 || len(a1) != 1440 {
 		t.Fatalf("GPU-a0 %d samples, GPU-a1 %d; want 1440 each", len(a0), len(a1))
 	}
@@ -156,23 +217,13 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 			t.Fatalf("GPU-a1 minute %d: util %v, want %v (%+v)", m, s.Util, want, *s)
 		}
 	}
-	// The pod's labels are on both of GPU-a1's series (GPU_UTIL all day,
-	// PROF 02:00–12:00), and only on the utilization query that won at each
-	// step: the pod held GPU-a1 the whole day.
-	if len(sink.runs) != 1 {
-		t.Fatalf("runs %+v", sink.runs)
-	}
-	r := sink.runs[0]
-	if r.Task != "train-7" || r.Team != "nlp" || r.Kind != "trainer" || r.Resource != "gpu-a" ||
-		len(r.GPUs) != 1 || r.GPUs[0] != "GPU-a1" || !r.Start.Equal(day0) || !r.End.Equal(day0.Add(24*time.Hour)) {
-		t.Errorf("run %+v", *r)
-	}
+}
 
-	if g := per["GPU-6d5c0f2e-0000-0000-0000-00000000abcd"]; len(g) != 0 {
-		t.Errorf("the dcgm queries read nvidia_gpu_exporter series: %+v", *g[0])
-	}
+// checkSMIExporterDay reads the day with the nvidia_gpu_exporter queries.
+func checkSMIExporterDay(t *testing.T, url string) {
+	t.Helper()
 	qs, _ := DefaultQueries(ExporterNvidiaSMI)
-	cs, err := New(Source{Name: "smi", URL: srv.URL, Queries: qs})
+	cs, err := New(Source{Name: "smi", URL: url, Queries: qs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,25 +245,6 @@ func TestFetchDayRealPrometheus(t *testing.T) {
 		t.Errorf("nvidia_gpu_exporter sample %+v", *s)
 	}
 
-	// The same day again is the same data: the same sha256.
-	d2, err := c.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
-	if err != nil || d2.SHA256 != d.SHA256 {
-		t.Errorf("refetch: %v, sha %s vs %s", err, d2.SHA256, d.SHA256)
-	}
-	// A day that is not over is partial, up to now.
-	d3, err := c.FetchDay(t.Context(), day0, day0.Add(6*time.Hour+30*time.Second))
-	if err != nil || d3.Complete || d3.URI != "prometheus://test/2026-11-16#partial" || d3.Samples != 2*360 {
-		t.Errorf("today: %v, %+v", err, d3)
-	}
-
-	// Down: the real server stopped. Retries, then a FetchError; no data.
-	srv.Stop()
-	c2, _ := New(Source{Name: "test", URL: srv.URL, Queries: q, Retries: 1, Backoff: time.Millisecond})
-	_, err = c2.FetchDay(t.Context(), day0, day0.Add(48*time.Hour))
-	var fe *FetchError
-	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "2026-11-16") {
-		t.Errorf("down: %v", err)
-	}
 }
 
 // fake answers query_range the way a failing server does; only for faults a
@@ -249,114 +281,135 @@ func formTime(r *http.Request, name string) time.Time {
 func TestFetchDayFaults(t *testing.T) {
 	q := Queries{Util: "DCGM_FI_DEV_GPU_UTIL"}
 	now := day0.Add(72 * time.Hour)
-	t.Run("503 then success is retried", func(t *testing.T) {
-		s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
-			if n == 1 {
-				w.WriteHeader(http.StatusServiceUnavailable)
-				fmt.Fprint(w, `{"status":"error","errorType":"timeout","error":"query timed out"}`)
-				return
-			}
-			matrix(w, r)
-		})
-		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 2, Backoff: time.Millisecond})
-		d, err := c.FetchDay(t.Context(), day0, now)
-		if err != nil || d.Samples != 1 || calls.Load() != 2 || !d.Complete {
-			t.Errorf("err %v, day %+v, calls %d", err, d, calls.Load())
-		}
-	})
-	t.Run("503 every time: missing", func(t *testing.T) {
-		s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+	t.Run("503 then success is retried", func(t *testing.T) { fault503ThenSuccessIsRetried(t, q, now) })
+	t.Run("503 every time: missing", func(t *testing.T) { fault503EveryTimeMissing(t, q, now) })
+	t.Run("slow: timeout, missing", func(t *testing.T) { faultSlowTimeoutMissing(t, q, now) })
+	t.Run("warnings: partial", func(t *testing.T) { faultWarningsPartial(t, q, now) })
+	t.Run("bad query: not retried", func(t *testing.T) { faultBadQueryNotRetried(t, q, now) })
+	t.Run("auth and chunks under 11,000 points", func(t *testing.T) { faultAuthAndChunksUnder11000Points(t, q, now) })
+	t.Run("canceled", func(t *testing.T) { faultCanceled(t, q, now) })
+}
+
+// fault503ThenSuccessIsRetried is TestFetchDayFaults's "503 then success is retried" case.
+func fault503ThenSuccessIsRetried(t *testing.T, q Queries, now time.Time) {
+	s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
 			w.WriteHeader(http.StatusServiceUnavailable)
-		})
-		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 2, Backoff: time.Millisecond})
-		_, err := c.FetchDay(t.Context(), day0, now)
-		if err == nil || !strings.Contains(err.Error(), "503") || calls.Load() != 3 {
-			t.Errorf("err %v, calls %d", err, calls.Load())
+			fmt.Fprint(w, `{"status":"error","errorType":"timeout","error":"query timed out"}`)
+			return
 		}
+		matrix(w, r)
 	})
-	t.Run("slow: timeout, missing", func(t *testing.T) {
-		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
-			select {
-			case <-time.After(2 * time.Second):
-			case <-r.Context().Done():
-			}
-			matrix(w, r)
-		})
-		c, _ := New(Source{URL: s.URL, Queries: q, Timeout: 100 * time.Millisecond, Retries: 1, Backoff: time.Millisecond})
-		start := time.Now()
-		_, err := c.FetchDay(t.Context(), day0, now)
-		if err == nil || time.Since(start) > 1500*time.Millisecond {
-			t.Errorf("err %v after %v", err, time.Since(start))
-		}
+	c, _ := New(Source{URL: s.URL, Queries: q, Retries: 2, Backoff: time.Millisecond})
+	d, err := c.FetchDay(t.Context(), day0, now)
+	if err != nil || d.Samples != 1 || calls.Load() != 2 || !d.Complete {
+		t.Errorf("err %v, day %+v, calls %d", err, d, calls.Load())
+	}
+}
+
+// fault503EveryTimeMissing is TestFetchDayFaults's "503 every time: missing" case.
+func fault503EveryTimeMissing(t *testing.T, q Queries, now time.Time) {
+	s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.WriteHeader(http.StatusServiceUnavailable)
 	})
-	t.Run("warnings: partial", func(t *testing.T) {
-		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) { matrix(w, r, "remote read failed for store-2") })
-		c, _ := New(Source{Name: "p", URL: s.URL, Queries: q})
-		d, err := c.FetchDay(t.Context(), day0, now)
-		if err != nil || d.Complete || d.URI != "prometheus://p/2026-11-16#partial" || len(d.Warnings) != 1 || d.Samples != 1 {
-			t.Errorf("err %v, day %+v", err, d)
+	c, _ := New(Source{URL: s.URL, Queries: q, Retries: 2, Backoff: time.Millisecond})
+	_, err := c.FetchDay(t.Context(), day0, now)
+	if err == nil || !strings.Contains(err.Error(), "503") || calls.Load() != 3 {
+		t.Errorf("err %v, calls %d", err, calls.Load())
+	}
+}
+
+// faultSlowTimeoutMissing is TestFetchDayFaults's "slow: timeout, missing" case.
+func faultSlowTimeoutMissing(t *testing.T, q Queries, now time.Time) {
+	s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		select {
+		case <-time.After(2 * time.Second):
+		case <-r.Context().Done():
 		}
+		matrix(w, r)
 	})
-	t.Run("bad query: not retried", func(t *testing.T) {
-		s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprint(w, `{"status":"error","errorType":"bad_data","error":"parse error"}`)
-		})
-		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 3, Backoff: time.Millisecond})
-		_, err := c.FetchDay(t.Context(), day0, now)
-		if err == nil || !strings.Contains(err.Error(), "parse error") || calls.Load() != 1 {
-			t.Errorf("err %v, calls %d", err, calls.Load())
-		}
+	c, _ := New(Source{URL: s.URL, Queries: q, Timeout: 100 * time.Millisecond, Retries: 1, Backoff: time.Millisecond})
+	start := time.Now()
+	_, err := c.FetchDay(t.Context(), day0, now)
+	if err == nil || time.Since(start) > 1500*time.Millisecond {
+		t.Errorf("err %v after %v", err, time.Since(start))
+	}
+}
+
+// faultWarningsPartial is TestFetchDayFaults's "warnings: partial" case.
+func faultWarningsPartial(t *testing.T, q Queries, now time.Time) {
+	s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) { matrix(w, r, "remote read failed for store-2") })
+	c, _ := New(Source{Name: "p", URL: s.URL, Queries: q})
+	d, err := c.FetchDay(t.Context(), day0, now)
+	if err != nil || d.Complete || d.URI != "prometheus://p/2026-11-16#partial" || len(d.Warnings) != 1 || d.Samples != 1 {
+		t.Errorf("err %v, day %+v", err, d)
+	}
+}
+
+// faultBadQueryNotRetried is TestFetchDayFaults's "bad query: not retried" case.
+func faultBadQueryNotRetried(t *testing.T, q Queries, now time.Time) {
+	s, calls := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"status":"error","errorType":"bad_data","error":"parse error"}`)
 	})
-	t.Run("auth and chunks under 11,000 points", func(t *testing.T) {
-		var auth []string
-		var points []int
-		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
-			auth = append(auth, r.Header.Get("Authorization"))
-			start, end := formTime(r, "start"), formTime(r, "end")
-			step, _ := time.ParseDuration(r.Form.Get("step") + "s")
-			points = append(points, int(end.Sub(start)/step)+1)
-			matrix(w, r)
-		})
-		env := map[string]string{"TOKEN": "s3cret"}
-		c, err := New(Source{URL: s.URL, Queries: q, Step: 5 * time.Second, BearerTokenEnv: "TOKEN",
-			Getenv: func(k string) string { return env[k] }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.FetchDay(t.Context(), day0, now); err != nil {
-			t.Fatal(err)
-		}
-		// 86,400 s / 5 s = 17,280 points: two requests of at most 11,000.
-		if len(points) != 2 || points[0] > 11000 || points[0]+points[1] != 17280 || auth[0] != "Bearer s3cret" {
-			t.Errorf("points %v auth %v", points, auth)
-		}
-		if _, err := New(Source{URL: s.URL, Queries: q, BearerTokenEnv: "UNSET", Getenv: func(string) string { return "" }}); err == nil {
-			t.Error("an unset token env was accepted")
-		}
-		auth = nil
-		c, err = New(Source{URL: s.URL, Queries: q, BasicAuthUser: "finops", BasicAuthPasswordEnv: "PW",
-			Getenv: func(k string) string { return map[string]string{"PW": "pa55"}[k] }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.FetchDay(t.Context(), day0, now); err != nil {
-			t.Fatal(err)
-		}
-		// base64("finops:pa55")
-		if len(auth) == 0 || auth[0] != "Basic Zmlub3BzOnBhNTU=" {
-			t.Errorf("basic auth header %v", auth)
-		}
+	c, _ := New(Source{URL: s.URL, Queries: q, Retries: 3, Backoff: time.Millisecond})
+	_, err := c.FetchDay(t.Context(), day0, now)
+	if err == nil || !strings.Contains(err.Error(), "parse error") || calls.Load() != 1 {
+		t.Errorf("err %v, calls %d", err, calls.Load())
+	}
+}
+
+// faultAuthAndChunksUnder11000Points is TestFetchDayFaults's "auth and chunks under 11,000 points" case.
+func faultAuthAndChunksUnder11000Points(t *testing.T, q Queries, now time.Time) {
+	var auth []string
+	var points []int
+	s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		auth = append(auth, r.Header.Get("Authorization"))
+		start, end := formTime(r, "start"), formTime(r, "end")
+		step, _ := time.ParseDuration(r.Form.Get("step") + "s")
+		points = append(points, int(end.Sub(start)/step)+1)
+		matrix(w, r)
 	})
-	t.Run("canceled", func(t *testing.T) {
-		s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusBadGateway) })
-		c, _ := New(Source{URL: s.URL, Queries: q, Retries: 5, Backoff: time.Hour})
-		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-		defer cancel()
-		if _, err := c.FetchDay(ctx, day0, now); err == nil {
-			t.Error("no error")
-		}
-	})
+	env := map[string]string{"TOKEN": "s3cret"}
+	c, err := New(Source{URL: s.URL, Queries: q, Step: 5 * time.Second, BearerTokenEnv: "TOKEN",
+		Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.FetchDay(t.Context(), day0, now); err != nil {
+		t.Fatal(err)
+	}
+	// 86,400 s / 5 s = 17,280 points: two requests of at most 11,000.
+	if len(points) != 2 || points[0] > 11000 || points[0]+points[1] != 17280 || auth[0] != "Bearer s3cret" {
+		t.Errorf("points %v auth %v", points, auth)
+	}
+	if _, err := New(Source{URL: s.URL, Queries: q, BearerTokenEnv: "UNSET", Getenv: func(string) string { return "" }}); err == nil {
+		t.Error("an unset token env was accepted")
+	}
+	auth = nil
+	c, err = New(Source{URL: s.URL, Queries: q, BasicAuthUser: "finops", BasicAuthPasswordEnv: "PW",
+		Getenv: func(k string) string { return map[string]string{"PW": "pa55"}[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.FetchDay(t.Context(), day0, now); err != nil {
+		t.Fatal(err)
+	}
+	// base64("finops:pa55")
+	if len(auth) == 0 || auth[0] != "Basic Zmlub3BzOnBhNTU=" {
+		t.Errorf("basic auth header %v", auth)
+	}
+}
+
+// faultCanceled is TestFetchDayFaults's "canceled" case.
+func faultCanceled(t *testing.T, q Queries, now time.Time) {
+	s, _ := fake(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusBadGateway) })
+	c, _ := New(Source{URL: s.URL, Queries: q, Retries: 5, Backoff: time.Hour})
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := c.FetchDay(ctx, day0, now); err == nil {
+		t.Error("no error")
+	}
 }
 
 // TestDefaultQueries: an unknown exporter is refused by name. What the default

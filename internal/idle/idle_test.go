@@ -118,67 +118,9 @@ func (b *fakeBody) Read(p []byte) (int, error) {
 func TestWatchGenerated(t *testing.T) {
 	rng := rand.New(rand.NewSource(32))
 	for c := 0; c < 2000; c++ {
-		limit := time.Duration(1+rng.Intn(1000)) * time.Millisecond
-		// A silence below, at or above the limit: the limit's ends are
-		// where an off-by-one would hide.
-		silence := func() time.Duration {
-			switch rng.Intn(5) {
-			case 0:
-				return limit
-			case 1:
-				return limit + time.Duration(1+rng.Int63n(int64(limit)))
-			case 2:
-				return limit - 1
-			default:
-				return time.Duration(rng.Int63n(int64(limit)))
-			}
-		}
-		head := silence()
-		chunks := make([]chunk, rng.Intn(12))
-		size := int64(0)
-		for i := range chunks {
-			chunks[i] = chunk{gap: silence(), n: 1 + rng.Intn(4096)}
-			size += int64(chunks[i].n)
-		}
-		cutAt := -1 // the chunk the connection is cut at
-		if len(chunks) > 0 && rng.Intn(6) == 0 {
-			cutAt = rng.Intn(len(chunks))
-			chunks[cutAt].err = io.ErrUnexpectedEOF
-		}
-		interruptAt := -1 // the chunk before whose wait the caller is interrupted
-		if len(chunks) > 0 && rng.Intn(6) == 0 {
-			interruptAt = rng.Intn(len(chunks))
-		}
-		// Between reads the reader works (a slow disk): any length, the
-		// limit not running.
-		work := make([]time.Duration, len(chunks))
-		for i := range work {
-			work[i] = time.Duration(rng.Int63n(3 * int64(limit)))
-		}
-
-		// What must happen, from the timings alone.
-		var (
-			wantHead  = head >= limit
-			wantStall = -1 // index of the first chunk whose gap reaches the limit
-			before    int64
-		)
-		for i, ch := range chunks {
-			if i == interruptAt || i == cutAt && ch.gap < limit {
-				break
-			}
-			if ch.gap >= limit {
-				wantStall = i
-				break
-			}
-			before += int64(ch.n)
-		}
-		endsAt := len(chunks) // the chunk whose read ends the copy
-		for i, ch := range chunks {
-			if i == interruptAt || ch.gap >= limit || ch.err != nil {
-				endsAt = i
-				break
-			}
-		}
+		wc := genWatchCase(rng)
+		limit, head, chunks, size, interruptAt, work := wc.limit, wc.head, wc.chunks, wc.size, wc.interruptAt, wc.work
+		wantHead, wantStall, before, endsAt := wc.expect()
 
 		parent, cancelParent := context.WithCancel(context.Background())
 		clk := &fakeClock{}
@@ -223,30 +165,121 @@ func TestWatchGenerated(t *testing.T) {
 		w.Stop()
 		cancelParent()
 
-		var (
-			se *StallError
-			ce *CutError
-		)
-		switch {
-		case wantStall >= 0 && wantStall == endsAt:
-			if !errors.As(err, &se) || se.Read != before || se.Size != size || se.Limit != limit {
-				t.Fatalf("case %d (limit %v, chunks %v): err %v, want a StallError after %d of %d bytes", c, limit, chunks, err, before, size)
-			}
-		case endsAt < len(chunks) && endsAt == interruptAt:
-			if !errors.Is(err, context.Canceled) || errors.As(err, &se) || errors.As(err, &ce) {
-				t.Fatalf("case %d: interrupted: err %v, want context.Canceled only", c, err)
-			}
-		case endsAt < len(chunks) && endsAt == cutAt:
-			if !errors.As(err, &ce) || ce.Read != before || ce.Size != size || !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Fatalf("case %d: cut: err %v, want a CutError after %d of %d bytes", c, err, before, size)
-			}
-		default:
-			if err != io.EOF || got != size {
-				t.Fatalf("case %d (limit %v, chunks %v): err %v after %d bytes, want the whole %d bytes and io.EOF", c, limit, chunks, err, got, size)
-			}
-		}
+		checkWatchEnd(t, c, wc, err, got, wantStall, before, endsAt)
 		if got != r.n {
 			t.Fatalf("case %d: counted %d, but %d bytes were returned", c, r.n, got)
+		}
+	}
+}
+
+// watchCase is one generated transfer: the limit, the wait for the
+// answer, the body's chunks (one maybe cut, one maybe interrupted) and
+// the reader's work between reads.
+type watchCase struct {
+	limit, head        time.Duration
+	chunks             []chunk
+	size               int64
+	cutAt, interruptAt int
+	work               []time.Duration
+}
+
+// genWatchCase draws a case.
+func genWatchCase(rng *rand.Rand) watchCase {
+	limit := time.Duration(1+rng.Intn(1000)) * time.Millisecond
+	// A silence below, at or above the limit: the limit's ends are
+	// where an off-by-one would hide.
+	silence := func() time.Duration {
+		switch rng.Intn(5) {
+		case 0:
+			return limit
+		case 1:
+			return limit + time.Duration(1+rng.Int63n(int64(limit)))
+		case 2:
+			return limit - 1
+		default:
+			return time.Duration(rng.Int63n(int64(limit)))
+		}
+	}
+	head := silence()
+	chunks := make([]chunk, rng.Intn(12))
+	size := int64(0)
+	for i := range chunks {
+		chunks[i] = chunk{gap: silence(), n: 1 + rng.Intn(4096)}
+		size += int64(chunks[i].n)
+	}
+	cutAt := -1 // the chunk the connection is cut at
+	if len(chunks) > 0 && rng.Intn(6) == 0 {
+		cutAt = rng.Intn(len(chunks))
+		chunks[cutAt].err = io.ErrUnexpectedEOF
+	}
+	interruptAt := -1 // the chunk before whose wait the caller is interrupted
+	if len(chunks) > 0 && rng.Intn(6) == 0 {
+		interruptAt = rng.Intn(len(chunks))
+	}
+	// Between reads the reader works (a slow disk): any length, the
+	// limit not running.
+	work := make([]time.Duration, len(chunks))
+	for i := range work {
+		work[i] = time.Duration(rng.Int63n(3 * int64(limit)))
+	}
+	return watchCase{limit: limit, head: head, chunks: chunks, size: size, cutAt: cutAt, interruptAt: interruptAt, work: work}
+}
+
+// expect is what must happen, from the timings alone: whether the answer
+// stalls, the first chunk whose gap reaches the limit (-1: none), the
+// bytes before it, and the chunk whose read ends the copy.
+func (wc watchCase) expect() (bool, int, int64, int) {
+	limit, head, chunks, cutAt, interruptAt := wc.limit, wc.head, wc.chunks, wc.cutAt, wc.interruptAt
+	var (
+		wantHead  = head >= limit
+		wantStall = -1 // index of the first chunk whose gap reaches the limit
+		before    int64
+	)
+	for i, ch := range chunks {
+		if i == interruptAt || i == cutAt && ch.gap < limit {
+			break
+		}
+		if ch.gap >= limit {
+			wantStall = i
+			break
+		}
+		before += int64(ch.n)
+	}
+	endsAt := len(chunks) // the chunk whose read ends the copy
+	for i, ch := range chunks {
+		if i == interruptAt || ch.gap >= limit || ch.err != nil {
+			endsAt = i
+			break
+		}
+	}
+	return wantHead, wantStall, before, endsAt
+}
+
+// checkWatchEnd checks how the copy ended: a stall, an interruption, a
+// cut connection, or the whole body.
+func checkWatchEnd(t *testing.T, c int, wc watchCase, err error, got int64, wantStall int, before int64, endsAt int) {
+	t.Helper()
+	limit, chunks, size, cutAt, interruptAt := wc.limit, wc.chunks, wc.size, wc.cutAt, wc.interruptAt
+	var (
+		se *StallError
+		ce *CutError
+	)
+	switch {
+	case wantStall >= 0 && wantStall == endsAt:
+		if !errors.As(err, &se) || se.Read != before || se.Size != size || se.Limit != limit {
+			t.Fatalf("case %d (limit %v, chunks %v): err %v, want a StallError after %d of %d bytes", c, limit, chunks, err, before, size)
+		}
+	case endsAt < len(chunks) && endsAt == interruptAt:
+		if !errors.Is(err, context.Canceled) || errors.As(err, &se) || errors.As(err, &ce) {
+			t.Fatalf("case %d: interrupted: err %v, want context.Canceled only", c, err)
+		}
+	case endsAt < len(chunks) && endsAt == cutAt:
+		if !errors.As(err, &ce) || ce.Read != before || ce.Size != size || !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("case %d: cut: err %v, want a CutError after %d of %d bytes", c, err, before, size)
+		}
+	default:
+		if err != io.EOF || got != size {
+			t.Fatalf("case %d (limit %v, chunks %v): err %v after %d bytes, want the whole %d bytes and io.EOF", c, limit, chunks, err, got, size)
 		}
 	}
 }
