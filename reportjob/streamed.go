@@ -36,8 +36,8 @@ func readErr(err error) error {
 // through the analysis, most of a report's peak. Streamed, the analysis
 // reads them in one walk for the window and its trends and its heap stays
 // under 30 MB; on the 1,000-GPU week (200,000 lines, docs/BENCHMARKS.md
-// §Report vs pandas) that took the report's peak RSS from 253 to 233 MB at
-// no more CPU (issue #35). Below it — the demo, a small fleet's week —
+// §Report vs pandas) that took the report's peak RSS from ≈ 259 to 240 MB
+// (issue #35; one run each on a loaded machine, CPU within the noise). Below it — the demo, a small fleet's week —
 // holding them is as cheap as anything.
 const HoldLines = 100_000
 

@@ -102,7 +102,8 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 // the workbook is written) and the result; what is allocated is short-lived
 // cell XML. The default 100 lets the heap grow to twice the live part for
 // that garbage: 70 on the 1,000-GPU week of docs/BENCHMARKS.md §Report vs
-// pandas took peak RSS from 233 to 206 MB (50: 195 MB) for about 3 % more CPU.
+// pandas took peak RSS from 240 to 211 MB (50: 200 MB) in one run each on a
+// loaded machine, for no CPU difference that the load let show.
 const reportGCPercent = 70
 
 // writeTeamReports is writeReports for one team's slice (team != ""): only
