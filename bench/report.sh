@@ -7,8 +7,10 @@
 # those files (the ingest is timed too, on its own row); pandas reads the CSVs.
 # Every run is a child process under /usr/bin/time -v, one at a time,
 # BENCH_RUNS times each (median reported); peak RSS is the process's maximum
-# resident set size. The pandas script runs twice per round: openpyxl's normal
-# mode (what a notebook's DataFrame.to_excel does) and its write_only mode.
+# resident set size. The pandas script runs in openpyxl's normal mode (what a
+# notebook's DataFrame.to_excel does) each round, and once in its write_only
+# mode with BENCH_PANDAS_WO=1. The previous release (bench_prev) ingests the
+# same files into its own database and reports over it in each round.
 # The table goes into docs/BENCHMARKS.md between the bench:report markers.
 #
 #   BENCH_RUNS        runs per measurement (default 3; BENCH_REPORT_RUNS overrides it here)
