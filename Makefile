@@ -84,21 +84,35 @@ test-fuzz:
 		else cat "$$log"; echo "test-fuzz: FAIL $$t in $$pkg"; exit 1; fi; \
 	done
 
-## bench: Go benchmarks, then `finops ingest` of a 200,000-row FOCUS export (and of one with every field quoted and a resource per row) against sqlite3 .import (bench/run.sh writes its table into docs/BENCHMARKS.md)
-# Each step appends its row of issue #15's targets to BENCH_TARGETS; the last
-# writes them as one table (docs/BENCHMARKS.md §Issue #15's targets, one run).
+## bench: issue #35's targets side by side in one run, with the previous release (BENCH_PREV, default 5228183)
+## as a column: FOCUS ingest of 20k and 200k rows and 1M nvidia-smi samples vs sqlite3 .import, the weekly
+## report vs pandas + openpyxl, the stripped binary's size, the incremental second pull (BenchmarkSecondPull,
+## when the tree has it) and, with BENCH_COLD=1, a cold `make demo`; bench/targets.sh writes the summary into
+## docs/BENCHMARKS.md (§Issue #35's targets), each script its own section. BENCH_RUNS runs each (median;
+## default 3). BENCH_ALL=1 also runs every Go benchmark, the Prometheus fetch and the year of history.
+# A step that fails (a target test that fails, a tool missing) does not stop
+# the others (the leading -): its row is then named missing in the summary.
+BENCH_COLD ?=
+BENCH_ALL ?=
 bench: export BENCH_TARGETS = $(CURDIR)/bin/bench-targets.md
 bench:
 	mkdir -p bin && : >"$$BENCH_TARGETS"
-	$(GO) test -run '^$$' -bench . -benchmem ./...
-	GO=$(GO) bash bench/run.sh
-	# telemetry: 1,000,000 nvidia-smi samples every 15 s and 1,002,240 once a minute over 87 old days vs sqlite3 .import, peak RSS at 100k and 1M (docs/BENCHMARKS.md §Telemetry)
-	FINOPS_BENCH_SMI=1 $(GO) test ./e2e -run '^TestIngestSMIBenchmark$$' -count=1 -v
+	-GO=$(GO) bash bench/size.sh
+	-GO=$(GO) bash bench/run.sh
+	# telemetry: 1,000,000 nvidia-smi samples every 15 s, and 1,002,240 once a minute over 87 old days, vs sqlite3 .import, peak RSS at 100k and 1M (docs/BENCHMARKS.md §Telemetry)
+	-FINOPS_BENCH_SMI=1 $(GO) test ./e2e -run '^TestIngestSMIBenchmark$$' -count=1 -v
+	-GO=$(GO) bash bench/report.sh
+	-GO=$(GO) bash bench/incr.sh
+ifeq ($(BENCH_COLD),1)
+	-GO=$(GO) bash bench/cold.sh
+endif
+ifeq ($(BENCH_ALL),1)
+	-$(GO) test -run '^$$' -bench . -benchmem ./...
 	# Prometheus: a week of 1,000 GPUs from a promtool-backfilled server, concurrent_days 1 and 4: time, heap, answer sizes (§Prometheus)
-	FINOPS_BENCH_PROM=1 $(GO) test ./ingest/prom -run '^TestFetchWeekPeakHeap$$' -count=1 -v -timeout 30m
-	GO=$(GO) bash bench/report.sh
+	-FINOPS_BENCH_PROM=1 $(GO) test ./ingest/prom -run '^TestFetchWeekPeakHeap$$' -count=1 -v -timeout 30m
 	# a year of 1,000 GPUs: the weekly report and the quarterly review over it, database size per GPU-year (§A year of history)
-	GO=$(GO) bash bench/year.sh
+	-GO=$(GO) bash bench/year.sh
+endif
 	GO=$(GO) bash bench/targets.sh
 
 clean:

@@ -70,10 +70,42 @@ write_section() {
 	echo "bench: wrote the table into $doc" >&2
 }
 
-# bench_target WORK FINOPS REFERENCE RESULT TARGET VERDICT: one row of issue
-# #15's summary (bench/targets.sh writes the table at the end of make bench),
-# appended to $BENCH_TARGETS when make bench sets it.
+# bench_prev: the path of the previous release's binary (BENCH_PREV, a
+# commit or tag, default 5228183: the release before issue #35's work), built
+# once from `git archive` of it in a temporary folder with make build's flags
+# and kept as bin/finops-prev-COMMIT; empty (and a note on stderr) when
+# BENCH_PREV=none or it cannot be built, so the column says so instead.
+bench_prev() {
+	local rev=${BENCH_PREV:-5228183} commit out tmp
+	[ "$rev" != none ] || return 0
+	commit=$(git rev-parse --short=12 "$rev^{commit}" 2>/dev/null) || {
+		echo "bench: previous release $rev: not in this repository's history" >&2
+		return 0
+	}
+	out=bin/finops-prev-$commit
+	if [ ! -x "$out" ]; then
+		tmp=$(mktemp -d)
+		echo "bench: building the previous release ($rev = $commit) into $out" >&2
+		if git archive "$commit" | tar -x -C "$tmp" &&
+			(cd "$tmp" && CGO_ENABLED=0 ${GO:-go} build -trimpath -ldflags '-s -w' -o "$OLDPWD/$out.tmp" ./cmd/finops); then
+			mv "$out.tmp" "$out"
+		else
+			echo "bench: previous release $rev did not build: its column stays empty" >&2
+		fi
+		rm -rf "$tmp"
+	fi
+	[ -x "$out" ] && echo "$out"
+	return 0
+}
+
+# bench_target WORK THIS PREVIOUS REFERENCE RESULT TARGET VERDICT: one row of
+# issue #35's summary (bench/targets.sh writes the table at the end of make
+# bench), appended to $BENCH_TARGETS when make bench sets it. VERDICT is PASS,
+# MISS or SKIP with its reason.
 bench_target() {
 	[ -n "${BENCH_TARGETS:-}" ] || return 0
-	printf '| %s | %s | %s | %s | %s | %s |\n' "$@" >>"$BENCH_TARGETS"
+	printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$@" >>"$BENCH_TARGETS"
 }
+
+# pass A OP B: PASS when the comparison holds (awk: a <= b, a >= b, …), else MISS.
+pass() { if awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; then echo PASS; else echo "**MISS**"; fi; }

@@ -36,6 +36,7 @@ need sqlite3 sqlite3
 
 . bench/lib.sh
 bench_setup
+prev=$(bench_prev)
 for n in "$small" "$rows"; do
 	if [ ! -s "$dir/focus-$n.csv" ]; then
 		echo "bench: generating a FOCUS export of $n rows" >&2
@@ -57,6 +58,12 @@ for i in $(seq "$runs"); do
 	done
 	rm -f "$dir/sqlite.db"
 	measure "sqlite3-$rows" sqlite3 "$dir/sqlite.db" ".mode csv" ".import $dir/focus-$rows.csv raw"
+	# The previous release, side by side (bench_prev; issue #35's column).
+	for n in "$rows" "$small"; do
+		[ -n "$prev" ] || break
+		rm -f "$dir/prev.db" "$dir/prev.db-wal" "$dir/prev.db-shm"
+		measure "prev-$n" "$prev" --db "$dir/prev.db" ingest "$dir/focus-$n.csv"
+	done
 	rm -f "$dir/finops.db" "$dir/finops.db-wal" "$dir/finops.db-shm"
 	measure "finops-quoted" bin/finops --db "$dir/finops.db" ingest "$dir/focus-quoted-$rows.csv"
 	rm -f "$dir/sqlite.db"
@@ -87,7 +94,16 @@ qratio=$(awk -v a="$qw" -v b="$qsw" 'BEGIN { printf "%.2f", a / b }')
 verdict() { if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; then echo "met"; else echo "**not met**"; fi; }
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
-bench_target "200,000-row FOCUS CSV, every field quoted, a resource per row: \`finops ingest\`" "$qw s, $(mib "$qr")" "\`sqlite3 .import\` $qsw s" "**$qratio×**" "≤ 1.3×, < 150 MB" "$(verdict "$qratio" 1.3), $(verdict "$qr" 146484)"
+# Issue #35's rows: time against sqlite3, and flat memory from 20k to 200k rows.
+pw=- pr=- psr=- pratio=- pgrow=-
+if [ -n "$prev" ]; then
+	pw=$(median 2 "prev-$rows") pr=$(median 3 "prev-$rows") psr=$(median 3 "prev-$small")
+	pratio=$(awk -v a="$pw" -v b="$sw" 'BEGIN { printf "%.2f", a / b }')
+	pgrow=$(awk -v a="$pr" -v b="$psr" 'BEGIN { printf "%.2f", a / b }')
+	pw="$pw s ($pratio×)" pr="$(mib "$pr") / $(mib "$psr") ($pgrow×)"
+fi
+bench_target "FOCUS ingest, $rows rows: \`finops ingest\` vs \`sqlite3 .import\` (time)" "$fw s" "$pw" "$sw s" "**$ratio×**" "≤ 0.9×" "$(pass "$ratio" '<=' 0.9)"
+bench_target "FOCUS ingest peak RSS, $rows rows / $small rows" "$(mib "$fr") / $(mib "$smr")" "$pr" "\`sqlite3 .import\` $(mib "$sr")" "**$grow×**" "≤ 1.15×" "$(pass "$grow" '<=' 1.15)"
 table=$(
 	cat <<EOF
 <!-- bench:ingest:start (written by bench/run.sh; edit the script, not this table) -->
@@ -98,12 +114,13 @@ table=$(
 | \`finops ingest\` | $rows ($mb MB) | $fw s ($lps lines/s) | $(mib "$fr") | $fc s |
 | \`sqlite3 .import\` | $rows | $sw s | $(mib "$sr") | $sc s |
 | \`finops ingest\` | $small | $smw s | $(mib "$smr") | |
+| previous release (${BENCH_PREV:-5228183}) \`finops ingest\` | $rows / $small | $pw | $pr | |
 | \`finops ingest\`, every field quoted, a resource per row | $rows ($qmb MB) | $qw s | $(mib "$qr") | $qc s |
 | \`sqlite3 .import\` of it | $rows | $qsw s | $(mib "$qsr") | $qsc s |
 
-- finops / sqlite3 time: **$ratio×** (target ≤ 1.5×: $(verdict "$ratio" 1.5))
+- finops / sqlite3 time: **$ratio×** (issue #35's target ≤ 0.9×: $(pass "$ratio" '<=' 0.9))
 - finops peak RSS for $rows rows: $(mib "$fr") (target < 150 MB: $(verdict "$fr" 146484))
-- peak RSS for 10× the rows ($rows vs $small): **$grow×** (target < 1.3×: $(verdict "$grow" 1.3))
+- peak RSS for 10× the rows ($rows vs $small): **$grow×** (issue #35's target ≤ 1.15×: $(pass "$grow" '<=' 1.15))
 - quoted export, finops / sqlite3 time: **$qratio×** (target ≤ 1.3×: $(verdict "$qratio" 1.3)); peak RSS $(mib "$qr") (target < 150 MB: $(verdict "$qr" 146484))
 <!-- bench:ingest:end -->
 EOF

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"time"
@@ -13,7 +14,6 @@ import (
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/amount"
 	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/sanitize"
 	"github.com/finops-oss/finops/workbook"
 )
 
@@ -131,21 +131,21 @@ func (b *book) utilization() error {
 	if err != nil {
 		return err
 	}
-	row := make([]any, 5)
+	r := newStreamRow(5)
 	for i := range b.r.HourlyUtil {
 		g := &b.r.HourlyUtil[i]
-		row[0] = excelize.Cell{StyleID: st.text, Value: sanitize.Cell(g.ResourceID)}
-		row[1] = excelize.Cell{StyleID: st.text, Value: sanitize.Cell(g.GPU)}
+		r.str(0, st.text, g.ResourceID)
+		r.str(1, st.text, g.GPU)
 		for h, u := range g.Util {
-			row[2] = excelize.Cell{StyleID: st.date, Value: g.Hour(h).In(b.loc)}
+			r.time(2, st.date, g.Hour(h).In(b.loc))
 			if !math.IsNaN(u) && !math.IsInf(u, 0) {
-				row[3] = excelize.Cell{StyleID: st.percent, Value: u / 100}
-				row[4] = excelize.Cell{StyleID: st.text, Value: utilBand(u)}
+				r.float(3, st.percent, u/100)
+				r.str(4, st.text, utilBand(u))
 			} else {
-				row[3] = nil
-				row[4] = excelize.Cell{StyleID: st.text, Value: "unmonitored"}
+				r.blank(3)
+				r.str(4, st.text, "unmonitored")
 			}
-			if err := add(row); err != nil {
+			if err := add(r.values()); err != nil {
 				return err
 			}
 		}
@@ -187,67 +187,80 @@ func (b *book) billingLines() error {
 	}
 	if b.meta.Lines != nil {
 		ps, pe := b.r.Period.Start, b.r.Period.End
-		row := make([]any, len(cols))
-		text := func(s string) any {
-			if s == "" {
-				return nil
-			}
-			return excelize.Cell{StyleID: st.text, Value: sanitize.Cell(s)}
-		}
-		num := func(d *decimal.Decimal, style int) any {
+		r := newStreamRow(len(cols))
+		num := func(i int, d *decimal.Decimal, style int) {
 			if d == nil {
-				return nil
+				r.blank(i)
+				return
 			}
-			return excelize.Cell{StyleID: style, Value: d.InexactFloat64()}
+			r.float(i, style, d.InexactFloat64())
 		}
-		instant := func(t time.Time) any {
+		instant := func(i int, t time.Time) {
 			if t.IsZero() {
-				return nil
+				r.blank(i)
+				return
 			}
-			return excelize.Cell{StyleID: st.date, Value: t.In(b.loc)}
+			r.time(i, st.date, t.In(b.loc))
 		}
+		// The Tags column repeats from line to line: its JSON is made again
+		// only when the tags differ from the previous line's (a copy, since
+		// the source may reuse its line).
+		var lastTags map[string]string
+		var tagsJSON string
 		err = b.meta.Lines(func(l *finops.BillingLine) error { // add stops on b.ctx
-			row[0], row[1], row[2] = text(l.Provider), text(l.BillingAccount), text(l.SubAccount)
-			row[3], row[4] = instant(l.ChargeStart), instant(l.ChargeEnd)
-			row[5], row[6], row[7] = text(l.ChargeCategory), text(l.ChargeClass), text(l.ChargeFrequency)
-			row[8], row[9], row[10], row[11] = text(l.PricingCategory), text(l.PricingMode), text(l.CommitmentStatus), text(l.CommitmentID)
-			row[12], row[13], row[14], row[15], row[16] = text(l.ResourceID), text(l.ResourceName), text(l.ResourceType), text(l.Service), text(l.SKU)
-			row[17], row[18], row[19] = text(l.InstanceType), text(l.Region), text(l.GPUModel)
-			row[20] = nil
+			r.text(0, st.text, l.Provider)
+			r.text(1, st.text, l.BillingAccount)
+			r.text(2, st.text, l.SubAccount)
+			instant(3, l.ChargeStart)
+			instant(4, l.ChargeEnd)
+			for i, s := range [...]string{l.ChargeCategory, l.ChargeClass, l.ChargeFrequency,
+				l.PricingCategory, l.PricingMode, l.CommitmentStatus, l.CommitmentID,
+				l.ResourceID, l.ResourceName, l.ResourceType, l.Service, l.SKU,
+				l.InstanceType, l.Region, l.GPUModel} {
+				r.text(5+i, st.text, s)
+			}
+			r.blank(20)
 			if l.GPUCount != 0 {
-				row[20] = excelize.Cell{StyleID: st.count, Value: l.GPUCount}
+				r.int(20, st.count, l.GPUCount)
 			}
 			own, err := b.currencyStyle(l.Currency)
 			if err != nil {
 				return err
 			}
-			row[21], row[22], row[23] = num(l.BilledCost, own), num(l.EffectiveCost, own), num(l.ListCost, own)
-			row[24] = text(l.Currency)
-			row[25], row[26] = num(l.UsageQuantity, st.amount), text(l.UsageUnit)
+			num(21, l.BilledCost, own)
+			num(22, l.EffectiveCost, own)
+			num(23, l.ListCost, own)
+			r.text(24, st.text, l.Currency)
+			num(25, l.UsageQuantity, st.amount)
+			r.text(26, st.text, l.UsageUnit)
 			sh := analysis.LineShare(l.ChargeStart, l.ChargeEnd, ps, pe)
-			row[27] = excelize.Cell{StyleID: st.percent, Value: sh.InexactFloat64()}
-			row[28], row[29] = nil, nil
+			r.float(27, st.percent, sh.InexactFloat64())
+			r.blank(28)
+			r.blank(29)
 			if c, ok := l.Cost(); ok {
 				c = c.Mul(sh)
-				row[28] = excelize.Cell{StyleID: own, Value: c.InexactFloat64()}
+				r.float(28, own, c.InexactFloat64())
 				if rate, ok := b.rate(l.Currency); ok {
-					row[29] = excelize.Cell{StyleID: st.money, Value: c.Mul(rate).InexactFloat64()}
+					r.float(29, st.money, c.Mul(rate).InexactFloat64())
 				}
 			}
-			row[30] = text(l.Tags["team"])
-			row[31] = nil
+			r.text(30, st.text, l.Tags["team"])
+			r.blank(31)
 			if len(l.Tags) > 0 {
-				js, err := json.Marshal(l.Tags) // keys sorted: stable output
-				if err != nil {
-					return err
+				if lastTags == nil || !maps.Equal(lastTags, l.Tags) {
+					js, err := json.Marshal(l.Tags) // keys sorted: stable output
+					if err != nil {
+						return err
+					}
+					lastTags, tagsJSON = maps.Clone(l.Tags), string(js)
 				}
-				row[31] = text(string(js))
+				r.text(31, st.text, tagsJSON)
 			}
-			row[32] = nil
+			r.blank(32)
 			if l.Line > 0 {
-				row[32] = excelize.Cell{StyleID: st.count, Value: l.Line}
+				r.int(32, st.count, l.Line)
 			}
-			return add(row)
+			return add(r.values())
 		})
 		if err != nil {
 			return fmt.Errorf("billing lines: %w", err)

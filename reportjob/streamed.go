@@ -32,15 +32,14 @@ func readErr(err error) error {
 // HoldLines is the most billing lines the weekly report holds in memory
 // (Options.HoldLines); above it they are streamed. Held, a line is a
 // finops.BillingLine of 424 bytes, and the collector lets the heap grow to
-// twice what is live: 500,000 lines are ≈ 210 MB live, ≈ 420 MB of heap,
-// from where on they would be most of a report's memory (a 10,000-GPU week
-// is 1,000,000 lines against a 1 GB target). Below it holding costs little
-// on the 1,000-GPU benchmarks (a week, 200,000 lines: the same peak RSS
-// either way; a year's database, whose report range holds 326,000: ≈ 360 MB
-// held, 290 MB streamed, the same CPU), and they, the comparison with pandas
-// among them, keep measuring the path they always did (docs/BENCHMARKS.md
-// §A year of history).
-const HoldLines = 500_000
+// twice what is live: 200,000 lines are ≈ 95 MB live, ≈ 200 MB of heap
+// through the analysis, most of a report's peak. Streamed, the analysis
+// reads them in one walk for the window and its trends and its heap stays
+// under 30 MB; on the 1,000-GPU week (200,000 lines, docs/BENCHMARKS.md
+// §Report vs pandas) that took the report's peak RSS from ≈ 259 to 240 MB
+// (issue #35; one run each on a loaded machine, CPU within the noise). Below it — the demo, a small fleet's week —
+// holding them is as cheap as anything.
+const HoldLines = 100_000
 
 // LineStream is the lines of st overlapping [from, to) as the analysis reads
 // them when it does not hold them (past Options.HoldLines): sum, the same

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -96,6 +97,16 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 	return res, err
 }
 
+// reportGCPercent is the collector's GOGC while the reports are written,
+// unless GOGC is set. What is live then is mostly excelize's buffer of each
+// streamed sheet (16 MiB before it spills to its temporary file, kept until
+// the workbook is written) and the result; what is allocated is short-lived
+// cell XML. The default 100 lets the heap grow to twice the live part for
+// that garbage: 70 on the 1,000-GPU week of docs/BENCHMARKS.md §Report vs
+// pandas took peak RSS from 240 to 211 MB (50: 200 MB) in one run each on a
+// loaded machine, for no CPU difference that the load let show.
+const reportGCPercent = 70
+
 // writeTeamReports is writeReports for one team's slice (team != ""): only
 // that team's rows, files named finops-<period>-<team>.*. It returns the
 // result the reports show and the files written. In JSON mode it prints
@@ -135,6 +146,9 @@ func (m *Main) writeTeamReports(ctx context.Context, st *store.Store, c *config.
 	// alive through the workbook (on the 1,000-GPU week, 280 MB peak instead
 	// of 368 MB, for 0.8 s more CPU).
 	meta.Lines = st.LineStream(ctx, win.Start, win.End, keep)
+	if m.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(reportGCPercent))
+	}
 	paths, err := report.WriteAllContext(ctx, dir, res, formats, meta)
 	if err != nil {
 		return res, nil, err
