@@ -4,6 +4,7 @@ BIN     := bin/finops
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 15s
+FUZZPKGS ?= ./...
 
 .PHONY: all build assets install demo test vet lint fmt-check test-fuzz bench clean
 
@@ -72,19 +73,29 @@ fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-## test-fuzz: every Fuzz* target of every package for FUZZTIME each, one at a time (go test -fuzz takes one
+## test-fuzz: every Fuzz* target of every package (FUZZPKGS: ./...) for FUZZTIME each, one at a time (a fuzz run takes one
 ## target); stops at the first failure and names it. The failing input lands in PKG/testdata/fuzz/NAME/.
-## Go 1.26's coordinator can end a clean run with a bare "context deadline exceeded" at the fuzztime boundary
-## (go.dev/issue/75804, fixed in Go 1.27): with no failing input written, that is reported and not a failure.
+## Each package's instrumented test binary is built once (go test -c -fuzz) and run once per target in the
+## package's folder, as go test runs it, with go test's corpus cache: go test -fuzz per target would link it
+## again for every target. Go 1.26's coordinator can end a clean run with a bare "context deadline exceeded"
+## at the fuzztime boundary (go.dev/issue/75804, fixed in Go 1.27): with no failing input written, that is
+## reported and not a failure.
 test-fuzz:
-	@list="$$($(GO) test -list '^Fuzz' ./...)" || { echo "$$list"; echo "test-fuzz: go test -list failed"; exit 1; }; \
+	@list="$$($(GO) test -list '^Fuzz' $(FUZZPKGS))" || { echo "$$list"; echo "test-fuzz: go test -list failed"; exit 1; }; \
 	targets="$$(echo "$$list" | awk '/^Fuzz/ { n[++c] = $$1; next } /^ok/ { for (i = 1; i <= c; i++) print $$2 " " n[i]; c = 0 }')"; \
 	echo "test-fuzz: $$(echo "$$targets" | grep -c .) targets, $(FUZZTIME) each"; \
-	log="$$(mktemp)"; trap 'rm -f "$$log"' EXIT; \
+	tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; log="$$tmp/log"; fuzzcache="$$($(GO) env GOCACHE)/fuzz"; \
 	echo "$$targets" | while read -r pkg t; do \
 		[ -n "$$t" ] || continue; \
+		bin="$$tmp/$$(echo "$$pkg" | tr / _).test"; \
+		if [ ! -x "$$bin" ]; then \
+			echo "test-fuzz: building $$pkg's instrumented test binary"; \
+			$(GO) test -c -fuzz . -o "$$bin" "$$pkg" || { echo "test-fuzz: FAIL building $$pkg"; exit 1; }; \
+		fi; \
+		dir="$$($(GO) list -f '{{.Dir}}' "$$pkg")"; \
 		echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
-		if $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg >"$$log" 2>&1; then cat "$$log"; \
+		if (cd "$$dir" && "$$bin" -test.run '^$$' -test.fuzz "^$$t$$" -test.fuzztime $(FUZZTIME) -test.timeout 10m \
+			-test.fuzzcachedir "$$fuzzcache/$$pkg") >"$$log" 2>&1; then cat "$$log"; \
 		elif grep -qx '    context deadline exceeded' "$$log" && \
 			! grep -q 'Failing input written\|failure while testing seed corpus' "$$log"; then \
 			cat "$$log"; echo "test-fuzz: $$t: Go's fuzztime deadline race (go.dev/issue/75804), no failing input: not a finding"; \
