@@ -55,7 +55,9 @@ demo: build
 ## test: formatting, vet, lint and every test (what CI runs). go test's output is summarised by
 ## internal/testsummary: a line per package, failing tests' output, and last every skipped test with
 ## what it needs (a server or browser not installed here) and how to install it.
-test: fmt-check vet lint
+# LINT=: .ci/run runs make lint on its own, beside the builds that precede make test.
+LINT ?= lint
+test: fmt-check vet $(LINT)
 	@echo "make: go test -count=1 ./... (a cold run compiles every package first; the skipped tests are listed at the end)"
 	GO=$(GO) $(GO) run ./internal/testsummary -count=1 ./...
 
