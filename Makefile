@@ -4,8 +4,9 @@ BIN     := bin/finops
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 15s
+FUZZPKGS ?= ./...
 
-.PHONY: all build assets install demo test vet fmt-check test-fuzz bench clean
+.PHONY: all build assets install demo test vet lint fmt-check test-fuzz bench clean
 
 all: build
 
@@ -27,8 +28,11 @@ build-nvml:
 	@echo "make: building bin/finops-nvml with -tags nvml (cgo, needs gcc)"
 	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) build -tags nvml -trimpath -ldflags '$(LDFLAGS)' -o bin/finops-nvml ./cmd/finops
 
-## test-nvml: vet and test the NVML sampler as the tagged build compiles it (the default build leaves it out)
-test-nvml: build-nvml
+## test-nvml: build, vet and test the NVML sampler as the tagged build compiles it (the default build leaves it
+## out). Built without build-nvml's -trimpath, which is part of every package's build-cache key: with it, every
+## package make test just compiled would be compiled again; without it only those the tag changes are.
+test-nvml:
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) build -tags nvml -o /dev/null ./cmd/finops
 	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) vet -tags nvml ./ingest/nvml ./internal/cli ./e2e ./cmd/finops
 	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -tags nvml -count=1 ./ingest/nvml
 	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -tags nvml -count=1 -run '^(TestCollectNVMLWithoutGPU|TestNVMLSpoolWeekSameNumbers)$$' ./e2e
@@ -51,33 +55,52 @@ demo: build
 	@echo "make: running $(BIN) demo --out out"
 	./$(BIN) demo --out out
 
-## test: formatting, vet and every test (what CI runs). go test's output is summarised by
+## test: formatting, vet, lint and every test (what CI runs). go test's output is summarised by
 ## internal/testsummary: a line per package, failing tests' output, and last every skipped test with
 ## what it needs (a server or browser not installed here) and how to install it.
-test: fmt-check vet
+# LINT=: .ci/run runs make lint on its own, beside the builds that precede make test.
+LINT ?= lint
+test: fmt-check vet $(LINT)
 	@echo "make: go test -count=1 ./... (a cold run compiles every package first; the skipped tests are listed at the end)"
 	GO=$(GO) $(GO) run ./internal/testsummary -count=1 ./...
 
 vet:
 	$(GO) vet ./...
 
+## lint: staticcheck ./... and deadcode -test ./..., pinned in scripts/lint.sh (scripts/lint.sh install gets them).
+## deadcode's rule: every function is reached from the finops binary or from a test; one that only tests reach
+## may stay (a test helper, an API a test drives), one that nothing reaches is deleted. A missing linter is
+## skipped with its install command here and fails CI (CI=true), as a missing real server does.
+lint:
+	GO=$(GO) bash scripts/lint.sh
+
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-## test-fuzz: every Fuzz* target of every package for FUZZTIME each, one at a time (go test -fuzz takes one
+## test-fuzz: every Fuzz* target of every package (FUZZPKGS: ./...) for FUZZTIME each, one at a time (a fuzz run takes one
 ## target); stops at the first failure and names it. The failing input lands in PKG/testdata/fuzz/NAME/.
-## Go 1.26's coordinator can end a clean run with a bare "context deadline exceeded" at the fuzztime boundary
-## (go.dev/issue/75804, fixed in Go 1.27): with no failing input written, that is reported and not a failure.
+## Each package's instrumented test binary is built once (go test -c -fuzz) and run once per target in the
+## package's folder, as go test runs it, with go test's corpus cache: go test -fuzz per target would link it
+## again for every target. Go 1.26's coordinator can end a clean run with a bare "context deadline exceeded"
+## at the fuzztime boundary (go.dev/issue/75804, fixed in Go 1.27): with no failing input written, that is
+## reported and not a failure.
 test-fuzz:
-	@list="$$($(GO) test -list '^Fuzz' ./...)" || { echo "$$list"; echo "test-fuzz: go test -list failed"; exit 1; }; \
+	@list="$$($(GO) test -list '^Fuzz' $(FUZZPKGS))" || { echo "$$list"; echo "test-fuzz: go test -list failed"; exit 1; }; \
 	targets="$$(echo "$$list" | awk '/^Fuzz/ { n[++c] = $$1; next } /^ok/ { for (i = 1; i <= c; i++) print $$2 " " n[i]; c = 0 }')"; \
 	echo "test-fuzz: $$(echo "$$targets" | grep -c .) targets, $(FUZZTIME) each"; \
-	log="$$(mktemp)"; trap 'rm -f "$$log"' EXIT; \
+	tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; log="$$tmp/log"; fuzzcache="$$($(GO) env GOCACHE)/fuzz"; \
 	echo "$$targets" | while read -r pkg t; do \
 		[ -n "$$t" ] || continue; \
+		bin="$$tmp/$$(echo "$$pkg" | tr / _).test"; \
+		if [ ! -x "$$bin" ]; then \
+			echo "test-fuzz: building $$pkg's instrumented test binary"; \
+			$(GO) test -c -fuzz . -o "$$bin" "$$pkg" || { echo "test-fuzz: FAIL building $$pkg"; exit 1; }; \
+		fi; \
+		dir="$$($(GO) list -f '{{.Dir}}' "$$pkg")"; \
 		echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
-		if $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg >"$$log" 2>&1; then cat "$$log"; \
+		if (cd "$$dir" && "$$bin" -test.run '^$$' -test.fuzz "^$$t$$" -test.fuzztime $(FUZZTIME) -test.timeout 10m \
+			-test.fuzzcachedir "$$fuzzcache/$$pkg") >"$$log" 2>&1; then cat "$$log"; \
 		elif grep -qx '    context deadline exceeded' "$$log" && \
 			! grep -q 'Failing input written\|failure while testing seed corpus' "$$log"; then \
 			cat "$$log"; echo "test-fuzz: $$t: Go's fuzztime deadline race (go.dev/issue/75804), no failing input: not a finding"; \

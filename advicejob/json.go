@@ -13,7 +13,7 @@ import (
 type Entry struct {
 	ID             string     `json:"id"`
 	ResourceID     string     `json:"resource_id"`
-	Team           string     `json:"team,omitempty"` // the resource's team in the window (TeamOf)
+	Team           string     `json:"team,omitempty"` // the resource's team in the window (State.teams)
 	Action         string     `json:"action"`
 	MonthlySavings float64    `json:"monthly_savings"`
 	Open           bool       `json:"open"`

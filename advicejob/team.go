@@ -8,12 +8,9 @@ import (
 	"github.com/finops-oss/finops/reportjob"
 )
 
-// TeamOf is the team a resource's advice is for: the team of its row in
-// the window's result (the same the report's Recommendations table names),
-// "" when the window has no row for it.
-func (s *State) TeamOf(resourceID string) string { return s.teams()[resourceID] }
-
-// teams maps each resource of the window's result to its team.
+// teams maps each resource of the window's result to its team: the team a
+// resource's advice is for, the same the report's Recommendations table
+// names (no entry when the window has no row for the resource).
 func (s *State) teams() map[string]string {
 	m := make(map[string]string, len(s.Result.ByResource))
 	for _, rc := range s.Result.ByResource {

@@ -14,7 +14,7 @@ import (
 // Files expands a local source and plans its deliveries: where the files
 // include billing-export manifests (AWS CUR, AWS Data Exports, Azure), only
 // the files of each billing period's latest delivery are imported, keyed so
-// that the store replaces earlier deliveries (ingest.PlanDeliveries).
+// that the store replaces earlier deliveries (ingest.PlanDeliveriesWithin).
 func Files(pattern string) (*ingest.DeliveryPlan, error) {
 	x, err := Expand(pattern)
 	if err != nil {

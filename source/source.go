@@ -2,7 +2,7 @@
 // command-line) sources as Specs, each expanded into files — a path, a
 // folder, a glob, standard input, or s3://bucket/prefix downloaded to a
 // temporary folder — and the deliveries of billing-export manifests planned
-// (ingest.PlanDeliveries). It reads no file's records and never opens the
+// (ingest.PlanDeliveriesWithin). It reads no file's records and never opens the
 // store: package importer runs the planned files through the parsers.
 package source
 

@@ -26,7 +26,8 @@ func TestReportParses(t *testing.T) {
 }
 
 func TestEmailParses(t *testing.T) {
-	if Email() == Email() {
+	first, second := Email(), Email()
+	if first == second {
 		t.Error("Email returned a shared template")
 	}
 }

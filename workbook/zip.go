@@ -221,7 +221,12 @@ func (p *zipPart) close() error {
 	}
 	p.fh.CRC32 = p.crc.Sum32()
 	p.fh.CompressedSize64, p.fh.UncompressedSize64 = p.out, p.raw
+	// Deprecated for readers, not for writers: archive/zip's central
+	// directory takes the 32-bit fields of an entry that is not zip64, and
+	// CreateRaw copied them before the sizes were known.
+	//lint:ignore SA1019 the writer reads these fields for non-zip64 entries
 	p.fh.CompressedSize = uint32(min(p.out, math.MaxUint32))
+	//lint:ignore SA1019 as above
 	p.fh.UncompressedSize = uint32(min(p.raw, math.MaxUint32))
 	if p.out >= math.MaxUint32 || p.raw >= math.MaxUint32 {
 		p.fh.ReaderVersion = 45 // zip64 sizes

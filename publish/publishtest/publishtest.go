@@ -331,9 +331,6 @@ func hasFlag(args []string, flag string) bool {
 	return false
 }
 
-// Stop stops mailpit.
-func (m *Mailpit) Stop() { m.proc.Stop() }
-
 // Address is a mailpit address.
 type Address struct{ Name, Address string }
 
