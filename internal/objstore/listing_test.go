@@ -133,4 +133,3 @@ func put(t *testing.T, s Store, key string, b []byte) {
 		t.Fatalf("put %s: %v", key, err)
 	}
 }
-
