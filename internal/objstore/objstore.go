@@ -9,7 +9,11 @@
 // The invariant: every remote read either makes progress or ends, within
 // its store's idle limit (internal/idle), with an error naming the object
 // URL and what to check and showing no secret of the store; a copy whose
-// bytes differ from the digest the service keeps is never kept.
+// bytes differ from the digest the service keeps is never kept. And a
+// listing describes each object as stored — key, size, ETag, modification
+// time and, where the service keeps one (Azure, GCS), the MD5 of its bytes
+// — so a caller can tell a new or changed object without downloading it
+// (TestListingGenerated).
 package objstore
 
 import (
