@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -22,7 +23,9 @@ type GCSConfig struct {
 	// Endpoint replaces https://storage.googleapis.com (fake-gcs-server,
 	// a private gateway): a URL or host:port ($STORAGE_EMULATOR_HOST's
 	// form). An endpoint on this machine is an emulator and is reached
-	// without credentials unless CredentialsFile is set.
+	// without credentials unless CredentialsFile is set. "" is
+	// $STORAGE_EMULATOR_HOST when set, as Google's client libraries read
+	// it, else the service.
 	Endpoint string
 	// CredentialsFile is a service-account key file; "" is Application
 	// Default Credentials.
@@ -63,6 +66,9 @@ func NewGCS(ctx context.Context, c GCSConfig) (*GCS, error) {
 	g.rep = reporter{pkg: pkg, setting: c.IdleSetting, idle: c.IdleTimeout, again: "run the ingest again (it resumes where the database stands)"}
 	api, _ := url.Parse("https://storage.googleapis.com/storage/v1/")
 	anonymous := false
+	if c.Endpoint == "" {
+		c.Endpoint = os.Getenv("STORAGE_EMULATOR_HOST")
+	}
 	if c.Endpoint != "" {
 		u, err := emulatorURL(c.Endpoint)
 		if err != nil {
