@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/internal/objstore"
 )
 
 // fetcher is what Azure and GCS share.
 type fetcher interface {
-	Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]publish.Fetched, []error, error)
+	Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]objstore.Fetched, []error, error)
 }
 
 // fetchCase is one source's key part and what it must yield.
@@ -33,7 +33,7 @@ type fetchCase struct {
 // nothing was written outside the folder.
 func runFetch(t *testing.T, f fetcher, c fetchCase, urlBase string, objects map[string][]byte, secrets ...string) {
 	t.Helper()
-	prefix, match, err := publish.SourceKeys(c.key)
+	prefix, match, err := objstore.SourceKeys(c.key)
 	if err != nil {
 		t.Fatal(err)
 	}

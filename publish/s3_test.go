@@ -19,35 +19,6 @@ import (
 	"github.com/finops-oss/finops/publish/publishtest"
 )
 
-// TestClientOptions: on a custom endpoint the client sends request checksums
-// and validates response checksums only when an operation requires them
-// (S3-compatible services reject the SDK's default trailing checksums); on
-// AWS it keeps the SDK's defaults.
-func TestClientOptions(t *testing.T) {
-	custom := s3.NewFromConfig(aws.Config{Region: "us-east-1"}, ClientOptions(S3Config{
-		Endpoint: "https://s3.example.internal/", PathStyle: true})).Options()
-	if custom.RequestChecksumCalculation != aws.RequestChecksumCalculationWhenRequired {
-		t.Errorf("custom endpoint: RequestChecksumCalculation = %v, want WhenRequired", custom.RequestChecksumCalculation)
-	}
-	if custom.ResponseChecksumValidation != aws.ResponseChecksumValidationWhenRequired {
-		t.Errorf("custom endpoint: ResponseChecksumValidation = %v, want WhenRequired", custom.ResponseChecksumValidation)
-	}
-	if aws.ToString(custom.BaseEndpoint) != "https://s3.example.internal" || !custom.UsePathStyle {
-		t.Errorf("custom endpoint: BaseEndpoint %q, UsePathStyle %v", aws.ToString(custom.BaseEndpoint), custom.UsePathStyle)
-	}
-
-	def := s3.NewFromConfig(aws.Config{Region: "us-east-1"}).Options()
-	onAWS := s3.NewFromConfig(aws.Config{Region: "us-east-1"}, ClientOptions(S3Config{})).Options()
-	if onAWS.RequestChecksumCalculation != def.RequestChecksumCalculation ||
-		onAWS.ResponseChecksumValidation != def.ResponseChecksumValidation {
-		t.Errorf("AWS: checksum settings %v/%v, want the SDK defaults %v/%v", onAWS.RequestChecksumCalculation,
-			onAWS.ResponseChecksumValidation, def.RequestChecksumCalculation, def.ResponseChecksumValidation)
-	}
-	if onAWS.BaseEndpoint != nil || onAWS.UsePathStyle {
-		t.Errorf("AWS: BaseEndpoint %v, UsePathStyle %v", onAWS.BaseEndpoint, onAWS.UsePathStyle)
-	}
-}
-
 func TestS3ConfigStringHidesKeys(t *testing.T) {
 	s := S3Config{Bucket: "b", AccessKeyID: "AKIAEXAMPLEKEY", SecretAccessKey: "s3cr3t-value", SessionToken: "tok-value"}.String()
 	for _, secret := range []string{"AKIAEXAMPLEKEY", "s3cr3t-value", "tok-value"} {

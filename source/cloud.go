@@ -7,7 +7,7 @@ import (
 
 	"github.com/finops-oss/finops/fetch"
 	"github.com/finops-oss/finops/internal/capped"
-	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/internal/objstore"
 	"github.com/finops-oss/finops/sanitize"
 )
 
@@ -22,7 +22,7 @@ func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 	if err != nil {
 		return nil, ConfigError{err}
 	}
-	prefix, match, err := publish.SourceKeys(src.Key)
+	prefix, match, err := objstore.SourceKeys(src.Key)
 	if err != nil {
 		return nil, ConfigError{fmt.Errorf("%s: %w", sanitize.Redact(name), err)}
 	}

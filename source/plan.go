@@ -13,7 +13,7 @@ import (
 	"github.com/finops-oss/finops/fetch"
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/internal/capped"
-	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/internal/objstore"
 	"github.com/finops-oss/finops/sanitize"
 )
 
@@ -68,7 +68,7 @@ func (pl Planner) Plan(ctx context.Context, name string) (*Plan, error) {
 	switch {
 	case IsStdin(name):
 		return pl.planStdin(ctx)
-	case publish.IsS3URL(name):
+	case objstore.IsS3URL(name):
 		return pl.planS3(ctx, name)
 	case fetch.IsRemote(name):
 		return pl.planRemote(ctx, name)
@@ -84,11 +84,11 @@ func (pl Planner) Plan(ctx context.Context, name string) (*Plan, error) {
 // planS3 plans s3://bucket/prefix (or a glob in the key part) by
 // downloading the objects first, with the client settings of publish.s3.
 func (pl Planner) planS3(ctx context.Context, name string) (*Plan, error) {
-	bucket, key, err := publish.ParseSourceURL(name)
+	bucket, key, err := objstore.ParseS3URL(name)
 	if err != nil {
 		return nil, ConfigError{err}
 	}
-	prefix, match, err := publish.SourceKeys(key)
+	prefix, match, err := objstore.SourceKeys(key)
 	if err != nil {
 		return nil, ConfigError{fmt.Errorf("%s: %w", name, err)}
 	}
@@ -99,19 +99,20 @@ func (pl Planner) planS3(ctx context.Context, name string) (*Plan, error) {
 		return nil, ConfigError{fmt.Errorf("%s: %w (the s3:// sources use the publish.s3 settings)", name, err)}
 	}
 	secrets := []string{ak, sk, tok}
-	client, err := publish.NewS3(ctx, publish.S3Config{Bucket: bucket, Region: s.Region, Endpoint: s.Endpoint,
+	// Its errors name publish, as they did when the client lived there.
+	client, err := objstore.NewS3(ctx, objstore.S3Config{Bucket: bucket, Region: s.Region, Endpoint: s.Endpoint,
 		PathStyle: s.PathStyle, AccessKeyID: ak, SecretAccessKey: sk, SessionToken: tok,
-		IdleTimeout: pl.Config.Sources.IdleTimeout.Duration, IdleSetting: fetch.IdleSetting})
+		IdleTimeout: pl.Config.Sources.IdleTimeout.Duration, IdleSetting: fetch.IdleSetting, Pkg: "publish"})
 	if err != nil {
 		return nil, RedactErr(err, secrets...)
 	}
 	return fetchPlan(ctx, name, "s3", "s3://"+bucket+"/", client, prefix, match, secrets)
 }
 
-// remoteFetcher is a bucket's or container's client: publish.S3, and
+// remoteFetcher is a bucket's or container's client: objstore's S3, and
 // fetch's Azure and GCS.
 type remoteFetcher interface {
-	Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]publish.Fetched, []error, error)
+	Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]objstore.Fetched, []error, error)
 }
 
 // fetchPlan downloads the objects under prefix that match takes into a
@@ -138,7 +139,7 @@ func fetchPlan(ctx context.Context, name, kind, base string, f remoteFetcher, pr
 
 // planFetched plans a remote source's downloaded copies (files, and the
 // objects refused) as a folder's files, each named by its URL.
-func (p *Plan) planFetched(name string, files []publish.Fetched, refused []error) (*Plan, error) {
+func (p *Plan) planFetched(name string, files []objstore.Fetched, refused []error) (*Plan, error) {
 	if len(files) == 0 && len(refused) == 0 {
 		p.Close()
 		return nil, fmt.Errorf("%s: no objects match (hidden names and folder markers are left out)", name)

@@ -51,7 +51,8 @@ func StartAzurite(t testing.TB) *Azurite {
 	p := publishtest.StartProcess(t, bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port), "--inMemoryPersistence",
 		"--skipApiVersionCheck", "--disableProductStyleUrl", "--silent")
 	a := &Azurite{Endpoint: fmt.Sprintf("http://127.0.0.1:%d/%s", port, AzuriteAccount)}
-	p.WaitHTTP(t, "azurite-blob", a.Endpoint+"?comp=list", 30*time.Second)
+	// Node starts slowly on a loaded machine: a minute and a half, not 30s.
+	p.WaitHTTP(t, "azurite-blob", a.Endpoint+"?comp=list", 90*time.Second)
 	cred, err := azblob.NewSharedKeyCredential(AzuriteAccount, AzuriteKey)
 	if err != nil {
 		t.Fatal(err)

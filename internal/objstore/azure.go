@@ -1,4 +1,4 @@
-package fetch
+package objstore
 
 import (
 	"context"
@@ -13,12 +13,13 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
-	"github.com/finops-oss/finops/publish"
 	"github.com/finops-oss/finops/sanitize"
 )
 
@@ -35,25 +36,30 @@ type AzureConfig struct {
 	AccountKey string // a shared key (base64)
 	SASToken   string // a SAS token, without its '?'
 	// IdleTimeout ends a request or a read that waits this long without a
-	// byte (sources.idle_timeout; default idle.DefaultLimit).
+	// byte (default idle.DefaultLimit); IdleSetting is the config key that
+	// sets it, named in the error ("" when none does).
 	IdleTimeout time.Duration
+	IdleSetting string
+	// Pkg names the package whose errors these are ("fetch"); "" is
+	// "objstore".
+	Pkg string
 }
 
-// Azure fetches from one Azure Blob Storage container.
+// Azure is one Azure Blob Storage container.
 type Azure struct {
 	cc        *container.Client
 	account   string
 	container string
 	endpoint  string // for messages, without any token
-	secrets   []string
-	idle      time.Duration
+	rep       reporter
 }
 
 // NewAzure makes a client of one container; it talks to nothing yet.
 func NewAzure(c AzureConfig) (*Azure, error) {
+	pkg := pkgOr(c.Pkg)
 	if c.Account == "" {
-		return nil, fmt.Errorf("fetch: az://%s: no storage account: set sources.azure.account, or name the source "+
-			"https://<account>.blob.core.windows.net/%s/<prefix>", c.Container, c.Container)
+		return nil, fmt.Errorf("%s: az://%s: no storage account: set sources.azure.account, or name the source "+
+			"https://<account>.blob.core.windows.net/%s/<prefix>", pkg, c.Container, c.Container)
 	}
 	endpoint := strings.TrimSuffix(c.Endpoint, "/")
 	if endpoint == "" {
@@ -63,15 +69,17 @@ func NewAzure(c AzureConfig) (*Azure, error) {
 		}
 		endpoint = "https://" + host
 	}
-	a := &Azure{account: c.Account, container: c.Container, endpoint: sanitize.URL(endpoint), idle: c.IdleTimeout}
+	a := &Azure{account: c.Account, container: c.Container, endpoint: sanitize.URL(endpoint)}
+	a.rep = reporter{pkg: pkg, service: a.endpoint, setting: c.IdleSetting, idle: c.IdleTimeout,
+		again: "run the ingest again (it resumes where the database stands)"}
 	if c.SASToken != "" {
-		a.secrets = append(a.secrets, c.SASToken)
+		a.rep.secrets = append(a.rep.secrets, c.SASToken)
 		if q, err := url.ParseQuery(c.SASToken); err == nil && len(q.Get("sig")) >= 4 {
-			a.secrets = append(a.secrets, q.Get("sig"), url.QueryEscape(q.Get("sig")))
+			a.rep.secrets = append(a.rep.secrets, q.Get("sig"), url.QueryEscape(q.Get("sig")))
 		}
 	}
 	if c.AccountKey != "" {
-		a.secrets = append(a.secrets, c.AccountKey)
+		a.rep.secrets = append(a.rep.secrets, c.AccountKey)
 	}
 	opts := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{
 		// A few quick retries: a wrong endpoint should fail in seconds.
@@ -85,7 +93,7 @@ func NewAzure(c AzureConfig) (*Azure, error) {
 	case c.AccountKey != "":
 		cred, kerr := azblob.NewSharedKeyCredential(c.Account, c.AccountKey)
 		if kerr != nil {
-			return nil, fmt.Errorf("fetch: %s: the shared key of sources.azure.account_key_env or account_key_file is not a storage account key (base64): copy it again from the account's Access keys", a.url(""))
+			return nil, fmt.Errorf("%s: %s: the shared key of sources.azure.account_key_env or account_key_file is not a storage account key (base64): copy it again from the account's Access keys", pkg, a.URL(""))
 		}
 		client, err = azblob.NewClientWithSharedKeyCredential(endpoint+"/", cred, opts)
 	case c.SASToken != "":
@@ -93,35 +101,40 @@ func NewAzure(c AzureConfig) (*Azure, error) {
 	default:
 		cred, cerr := azidentity.NewDefaultAzureCredential(nil)
 		if cerr != nil {
-			return nil, fmt.Errorf("fetch: %s: no Azure credentials: %s; set sources.azure.account_key_env or sas_token_env, or sign in (az login, a managed identity, AZURE_CLIENT_ID…)",
-				a.url(""), sanitize.Redact(cerr.Error(), a.secrets...))
+			return nil, fmt.Errorf("%s: %s: no Azure credentials: %s; set sources.azure.account_key_env or sas_token_env, or sign in (az login, a managed identity, AZURE_CLIENT_ID…)",
+				pkg, a.URL(""), sanitize.Redact(cerr.Error(), a.rep.secrets...))
 		}
 		client, err = azblob.NewClient(endpoint+"/", cred, opts)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fetch: %s: %s; check sources.azure.endpoint", a.url(""), sanitize.Redact(err.Error(), a.secrets...))
+		return nil, fmt.Errorf("%s: %s: %s; check sources.azure.endpoint", pkg, a.URL(""), sanitize.Redact(err.Error(), a.rep.secrets...))
 	}
 	a.cc = client.ServiceClient().NewContainerClient(c.Container)
 	return a, nil
 }
 
 // Fetch downloads the blobs under prefix that accept takes into dir (see
-// download); each one's URL is az://account/container/key.
-func (a *Azure) Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]publish.Fetched, []error, error) {
-	return download(ctx, a, prefix, accept, dir)
+// the package's Fetch); each one's URL is az://account/container/key.
+func (a *Azure) Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]Fetched, []error, error) {
+	return Fetch(ctx, a, prefix, accept, dir)
 }
 
-func (a *Azure) url(key string) string { return "az://" + a.account + "/" + a.container + "/" + key }
+// URL is az://account/container/key.
+func (a *Azure) URL(key string) string { return "az://" + a.account + "/" + a.container + "/" + key }
 
-func (a *Azure) list(ctx context.Context, prefix string) ([]publish.Listed, error) {
+func (a *Azure) reporter() *reporter      { return &a.rep }
+func (a *Azure) fetchErr(err error) error { return err }
+
+// List lists the blobs under prefix, each page under the idle limit.
+func (a *Azure) List(ctx context.Context, prefix string) ([]Listed, error) {
 	opts := &container.ListBlobsFlatOptions{Include: container.ListBlobsInclude{Metadata: true}}
 	if prefix != "" {
 		opts.Prefix = &prefix
 	}
-	var out []publish.Listed
+	var out []Listed
 	pager := a.cc.NewListBlobsFlatPager(opts)
 	for pager.More() {
-		page, err := listStep(ctx, a, prefix, pager.NextPage)
+		page, err := listStep(ctx, &a.rep, a.URL(prefix), pager.NextPage)
 		if err != nil {
 			return nil, a.explain("list", prefix, err)
 		}
@@ -129,10 +142,16 @@ func (a *Azure) list(ctx context.Context, prefix string) ([]publish.Listed, erro
 			if b.Name == nil {
 				continue
 			}
-			o := publish.Listed{Key: *b.Name}
+			o := Listed{Key: *b.Name}
 			if p := b.Properties; p != nil {
 				if p.LastModified != nil {
 					o.LastModified = *p.LastModified
+				}
+				if p.ContentLength != nil {
+					o.Size = *p.ContentLength
+				}
+				if p.ETag != nil {
+					o.ETag = strings.Trim(string(*p.ETag), `"`)
 				}
 				o.MD5 = p.ContentMD5
 			}
@@ -149,23 +168,42 @@ func (a *Azure) list(ctx context.Context, prefix string) ([]publish.Listed, erro
 	return out, nil
 }
 
-func (a *Azure) open(ctx context.Context, key string) (io.ReadCloser, int64, error) {
+// Open starts streaming one blob.
+func (a *Azure) Open(ctx context.Context, key string) (*Stream, error) {
 	resp, err := a.cc.NewBlobClient(key).DownloadStream(ctx, nil)
 	if err != nil {
-		return nil, 0, a.explain("download", key, err)
+		return nil, a.explain("download", key, err)
 	}
 	size := int64(-1)
 	if resp.ContentLength != nil {
 		size = *resp.ContentLength
 	}
+	st := &Stream{Size: size}
+	for k, v := range resp.Metadata {
+		if strings.EqualFold(k, SHA256Meta) && v != nil {
+			st.SHA256 = *v
+		}
+	}
 	// A cut connection resumes where it stopped, at the same blob version
 	// (the retry reader pins its ETag).
-	return resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: 3}), size, nil
+	st.Body = resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: 3})
+	return st, nil
 }
 
-func (a *Azure) service() string          { return a.endpoint }
-func (a *Azure) redact(msg string) string { return sanitize.Redact(msg, a.secrets...) }
-func (a *Azure) idleLimit() time.Duration { return a.idle }
+// Put uploads a block blob with its content type and sha256 metadata.
+func (a *Azure) Put(ctx context.Context, key string, body io.ReadSeeker, size int64, o PutOptions) error {
+	opts := &blockblob.UploadOptions{}
+	if o.ContentType != "" {
+		opts.HTTPHeaders = &blob.HTTPHeaders{BlobContentType: &o.ContentType}
+	}
+	if o.SHA256 != "" {
+		opts.Metadata = map[string]*string{SHA256Meta: &o.SHA256}
+	}
+	if _, err := a.cc.NewBlockBlobClient(key).Upload(ctx, streaming.NopCloser(body), opts); err != nil {
+		return a.explain("upload", key, err)
+	}
+	return nil
+}
 
 // explain turns an Azure error into one line naming the blob URL (never a
 // token) and what to check; it still unwraps to the SDK's error.
@@ -174,7 +212,7 @@ func (a *Azure) explain(op, key string, err error) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ours) {
 		return err
 	}
-	at := a.url(key)
+	at := a.URL(key)
 	var re *azcore.ResponseError
 	var authErr *azidentity.AuthenticationFailedError
 	var netErr *net.OpError
@@ -212,19 +250,9 @@ func (a *Azure) explain(op, key string, err error) error {
 		msg = ue.Err.Error()
 	}
 	msg = strings.Join(strings.Fields(msg), " ")
-	msg = fmt.Sprintf("fetch: %s %s: %s", op, at, sanitize.Redact(msg, a.secrets...))
+	msg = fmt.Sprintf("%s: %s %s: %s", a.rep.pkg, op, at, a.rep.redact(msg))
 	if hint != "" {
 		msg += "; " + hint
 	}
 	return &remoteError{msg: msg, err: err}
 }
-
-// remoteError is a service's error with a message of ours (one line, no
-// secret) that still unwraps to it.
-type remoteError struct {
-	msg string
-	err error
-}
-
-func (e *remoteError) Error() string { return e.msg }
-func (e *remoteError) Unwrap() error { return e.err }

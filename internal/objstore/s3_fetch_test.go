@@ -1,4 +1,4 @@
-package publish
+package objstore
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/finops-oss/finops/publish/publishtest"
 )
 
-func TestParseSourceURL(t *testing.T) {
+func TestParseS3URL(t *testing.T) {
 	for _, c := range []struct{ in, bucket, key string }{
 		{"s3://b", "b", ""},
 		{"s3://b/", "b", ""},
@@ -21,16 +21,16 @@ func TestParseSourceURL(t *testing.T) {
 		{"s3://b/cur/BILLING_PERIOD=2026-01/*.csv.gz", "b", "cur/BILLING_PERIOD=2026-01/*.csv.gz"},
 		{"s3://b/a?b#c", "b", "a?b#c"},
 	} {
-		b, k, err := ParseSourceURL(c.in)
+		b, k, err := ParseS3URL(c.in)
 		if err != nil || b != c.bucket || k != c.key {
-			t.Errorf("ParseSourceURL(%q) = %q, %q, %v; want %q, %q", c.in, b, k, err, c.bucket, c.key)
+			t.Errorf("ParseS3URL(%q) = %q, %q, %v; want %q, %q", c.in, b, k, err, c.bucket, c.key)
 		}
 	}
 	for _, in := range []string{"b/cur", "s3://", "s3:///cur", "s3://key:secret@b/cur", "s3://b*/x", "https://b/x"} {
-		if _, _, err := ParseSourceURL(in); err == nil {
-			t.Errorf("ParseSourceURL(%q): no error", in)
+		if _, _, err := ParseS3URL(in); err == nil {
+			t.Errorf("ParseS3URL(%q): no error", in)
 		} else if strings.Contains(err.Error(), "secret@") {
-			t.Errorf("ParseSourceURL(%q) echoes credentials: %v", in, err)
+			t.Errorf("ParseS3URL(%q) echoes credentials: %v", in, err)
 		}
 	}
 }
@@ -88,7 +88,7 @@ func TestLocalName(t *testing.T) {
 // folder markers, hidden names and keys outside the prefix are left out,
 // folders are kept, bytes and modification times come through.
 func TestFetch(t *testing.T) {
-	c, srv := newTestS3(t, "")
+	c, srv := newTestS3(t)
 	c.pageSize = 2
 	ctx := context.Background()
 	big := bytes.Repeat([]byte("0123456789abcdef"), 64<<10) // 1 MiB
