@@ -41,7 +41,7 @@ func toyFormat(rule ingest.Supersede) ingest.Format {
 }
 
 type toyRows struct {
-	name                  string
+	name                 string
 	id, start, end, cost int
 }
 
