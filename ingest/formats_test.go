@@ -7,11 +7,12 @@ import (
 	"io"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/finops-oss/finops/internal/docanchor"
 )
 
 // formatFacts lists the facts a registry entry lacks or gets wrong, each
@@ -148,42 +149,14 @@ func readSample(t *testing.T, name string) []byte {
 	return raw
 }
 
-// docAnchors lists "docs/X.md#slug" for every heading of docs/*.md, slugged
-// as GitHub does (lower case; letters, digits, spaces, - and _ kept; spaces
-// become -).
+// docAnchors lists the anchors of the repository's headings.
 func docAnchors(t *testing.T) map[string]bool {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("docs: %v (%d files)", err, len(files))
+	a, err := docanchor.Anchors("..")
+	if err != nil {
+		t.Fatal(err)
 	}
-	out := map[string]bool{}
-	for _, p := range files {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fence := false
-		for _, l := range strings.Split(string(raw), "\n") {
-			if strings.HasPrefix(l, "```") {
-				fence = !fence
-			}
-			if fence || !strings.HasPrefix(l, "#") {
-				continue
-			}
-			var b strings.Builder
-			for _, r := range strings.ToLower(strings.TrimSpace(strings.TrimLeft(l, "#"))) {
-				switch {
-				case r == ' ':
-					b.WriteByte('-')
-				case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-					b.WriteRune(r)
-				}
-			}
-			out["docs/"+filepath.Base(p)+"#"+b.String()] = true
-		}
-	}
-	return out
+	return a
 }
 
 // TestFormatFactsRefuseEachMissingFact: taking any one fact away from any
