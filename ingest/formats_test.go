@@ -275,3 +275,46 @@ func TestDetectionSameAsBeforeRegistry(t *testing.T) {
 		}
 	}
 }
+
+// oldDetectJSONRecord is detectJSONRecord as it was before the registry,
+// the oracle of TestJSONDetectionSameAsBeforeRegistry.
+func oldDetectJSONRecord(keys map[string]bool) string {
+	switch {
+	case keys["timeBilledMs"] || keys["gpuTypeId"] || keys["podId"] || keys["endpointId"] || keys["networkVolumeId"]:
+		return FormatRunPod
+	case keys["amount"] || keys["amount_cents"]:
+		if keys["source"] || keys["items"] || keys["timestamp"] || keys["when"] || keys["instance_id"] || keys["start"] {
+			return FormatVast
+		}
+	}
+	return ""
+}
+
+// TestJSONDetectionSameAsBeforeRegistry: for any JSON record, detection
+// through the registry's record detectors names the format the former
+// switch named. Records are generated from the keys either platform uses.
+func TestJSONDetectionSameAsBeforeRegistry(t *testing.T) {
+	vocab := []string{"timeBilledMs", "gpuTypeId", "podId", "endpointId", "networkVolumeId", "amount", "amount_cents",
+		"source", "items", "timestamp", "when", "instance_id", "start", "end", "type", "description", "time"}
+	rng := rand.New(rand.NewSource(36))
+	for i := 0; i < 20000; i++ {
+		keys := map[string]bool{}
+		var b strings.Builder
+		b.WriteString("{")
+		for j, n := 0, rng.Intn(6); j < n; j++ {
+			k := vocab[rng.Intn(len(vocab))]
+			if keys[k] {
+				continue
+			}
+			if len(keys) > 0 {
+				b.WriteString(",")
+			}
+			keys[k] = true
+			b.WriteString(`"` + k + `": 1`)
+		}
+		b.WriteString("}")
+		if got, want := detectJSONRecord(builtinFormats(), []byte(b.String())), oldDetectJSONRecord(keys); got != want {
+			t.Fatalf("record %s: registry detects %q, the former switch %q", b.String(), got, want)
+		}
+	}
+}
