@@ -31,7 +31,6 @@ func TestDialectRegistryFacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metric := regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*`)
 	defaults := 0
 	seen := map[string]bool{}
 	for _, d := range Dialects() {
@@ -42,30 +41,7 @@ func TestDialectRegistryFacts(t *testing.T) {
 		if d.Default {
 			defaults++
 		}
-		if d.Queries.Util == "" || d.Queries.MemUsed == "" || d.Queries.MemTotal == "" || d.Queries.Power == "" {
-			t.Errorf("dialect %s: a default query is missing: %+v", d.Name, d.Queries)
-		}
-		if !anchors[d.Doc] {
-			t.Errorf("dialect %s: docs anchor %q names no heading", d.Name, d.Doc)
-		}
-		if q, err := DefaultQueries(d.Name); err != nil || q != d.Queries {
-			t.Errorf("DefaultQueries(%q) = %+v, %v; the table says %+v", d.Name, q, err, d.Queries)
-		}
-		raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "telemetry", d.Sample))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.ContainsFunc(metric.FindAllString(d.Queries.Util, -1), func(m string) bool {
-			return strings.Contains(string(raw), m+"{")
-		}) {
-			t.Errorf("dialect %s: its sample %s holds no metric of its Util query %q", d.Name, d.Sample, d.Queries.Util)
-		}
-		var sink countSamples
-		sum, err := dcgm.Parse(context.Background(), strings.NewReader(string(raw)),
-			dcgm.Options{Name: d.Sample, Host: "h", ScrapeTime: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}, &sink)
-		if err != nil || sum.Format != d.ScrapeFormat || sink.n == 0 {
-			t.Errorf("dialect %s: sample %s read as %q with %d samples (%v), want %q", d.Name, d.Sample, sum.Format, sink.n, err, d.ScrapeFormat)
-		}
+		checkDialect(t, d, anchors)
 	}
 	if defaults != 1 {
 		t.Errorf("%d default dialects, want exactly one", defaults)
@@ -76,5 +52,35 @@ func TestDialectRegistryFacts(t *testing.T) {
 	}
 	if _, err := DefaultQueries("nope"); err == nil || !strings.Contains(err.Error(), strings.Join(DialectNames(), " or ")) {
 		t.Errorf("an unknown exporter: %v, want one naming %v", err, DialectNames())
+	}
+}
+
+// checkDialect checks one dialect's queries, docs anchor and sample scrape.
+func checkDialect(t *testing.T, d Dialect, anchors map[string]bool) {
+	t.Helper()
+	metric := regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*`)
+	if d.Queries.Util == "" || d.Queries.MemUsed == "" || d.Queries.MemTotal == "" || d.Queries.Power == "" {
+		t.Errorf("dialect %s: a default query is missing: %+v", d.Name, d.Queries)
+	}
+	if !anchors[d.Doc] {
+		t.Errorf("dialect %s: docs anchor %q names no heading", d.Name, d.Doc)
+	}
+	if q, err := DefaultQueries(d.Name); err != nil || q != d.Queries {
+		t.Errorf("DefaultQueries(%q) = %+v, %v; the table says %+v", d.Name, q, err, d.Queries)
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", "testdata", "telemetry", d.Sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(metric.FindAllString(d.Queries.Util, -1), func(m string) bool {
+		return strings.Contains(string(raw), m+"{")
+	}) {
+		t.Errorf("dialect %s: its sample %s holds no metric of its Util query %q", d.Name, d.Sample, d.Queries.Util)
+	}
+	var sink countSamples
+	sum, err := dcgm.Parse(context.Background(), strings.NewReader(string(raw)),
+		dcgm.Options{Name: d.Sample, Host: "h", ScrapeTime: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}, &sink)
+	if err != nil || sum.Format != d.ScrapeFormat || sink.n == 0 {
+		t.Errorf("dialect %s: sample %s read as %q with %d samples (%v), want %q", d.Name, d.Sample, sum.Format, sink.n, err, d.ScrapeFormat)
 	}
 }
