@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,25 +10,35 @@ import (
 	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/ingest/prom"
 	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/source"
 )
 
 // TestConfigListsFollowRegistries: the config accepts exactly the names the
 // registries hold — every billing format a billing source may name
 // (ingest.BillingSourceFormats), every exporter dialect (prom.DialectNames)
 // and every chat channel kind (publish.WebhookKinds) — and its refusals
-// list them. config keeps its own lists (it imports no registry); this test
-// makes a registry entry the config does not know fail.
+// list them. config, a leaf, keeps its own lists of exporters and channel
+// kinds (it imports no registry); this test makes a registry entry it does
+// not know fail. Billing formats are checked by source.CheckConfig.
 func TestConfigListsFollowRegistries(t *testing.T) {
 	parse := func(y string) error {
 		_, err := config.Parse("c.yaml", []byte(y))
 		return err
 	}
+	// Billing formats are checked by source.CheckConfig, which asks the registry.
+	checkBilling := func(format string) error {
+		c, err := config.Parse("c.yaml", []byte(fmt.Sprintf("billing:\n  - path: x.csv\n    format: %s\n", format)))
+		if err != nil {
+			return err
+		}
+		return errors.Join(source.CheckConfig(c)...)
+	}
 	for _, f := range ingest.BillingSourceFormats() {
-		if err := parse(fmt.Sprintf("billing:\n  - path: x.csv\n    format: %s\n", f)); err != nil {
-			t.Errorf("billing format %q of the registry: config refuses it: %v", f, err)
+		if err := checkBilling(f); err != nil {
+			t.Errorf("billing format %q of the registry: the config's check refuses it: %v", f, err)
 		}
 	}
-	if err := parse("billing:\n  - path: x.csv\n    format: nope\n"); err == nil ||
+	if err := checkBilling("nope"); err == nil ||
 		!strings.Contains(err.Error(), "is not one of "+strings.Join(ingest.BillingSourceFormats(), ", ")+" (") {
 		t.Errorf("an unknown billing format: %v; want the registry's list %v", err, ingest.BillingSourceFormats())
 	}
