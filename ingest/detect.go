@@ -33,31 +33,28 @@ func knownMappingFields() []string {
 // BuiltinMappings. A header no mapping reads with resource_id for resource
 // is a tasks file; an Oracle Cloud cost or usage report of OCI's own format
 // is refused naming it (ociNativeReport).
+//
+// The formats and their order are the registry's (formats_builtin.go):
+// each format's Detect, by Precedence, then each Fallback.
 func DetectFormat(header []string, mappings []ColumnMapping) (format string, mapping *ColumnMapping, err error) {
+	return detectIn(builtinFormats(), header, mappings)
+}
+
+// detectIn is DetectFormat over the formats of a registry.
+func detectIn(formats registry, header []string, mappings []ColumnMapping) (format string, mapping *ColumnMapping, err error) {
 	h := cleanHeader(header)
-	idx := headerIndex(h)
-	switch {
-	case idx.col("BilledCost") >= 0 && idx.col("ChargePeriodStart") >= 0:
-		return FormatFOCUS, nil, nil
-	case isNvidiaSMIHeader(h):
-		return FormatNvidiaSMI, nil, nil
-	case len(missing(idx, "task", "resource", "start", "end")) == 0:
-		return FormatTasks, nil, nil
-	}
-	// Cloud billing exports: AWS CUR (legacy, CUR 2.0), GCP, Azure.
-	if f := detectCloudFormat(h, idx); f != "" {
-		return f, nil, nil
-	}
-	for i := range mappings {
-		if len(mappings[i].missingColumns(idx)) == 0 {
-			m := mappings[i]
-			return FormatRental, &m, nil
+	hv := newHeader(h, mappings)
+	idx := hv.idx
+	ds := formats.detectors()
+	for _, f := range ds {
+		if f.Detect != nil && f.Detect(hv) {
+			return f.Name, hv.mapping, nil
 		}
 	}
-	// A tasks file may call its resource resource_id, as the mappings'
-	// field is called: only a header no mapping reads is taken for one.
-	if len(missingTaskColumns(idx)) == 0 {
-		return FormatTasks, nil, nil
+	for _, f := range ds {
+		if f.Fallback != nil && f.Fallback(hv) {
+			return f.Name, hv.mapping, nil
+		}
 	}
 	if msg := ociNativeReport(idx); msg != "" {
 		return "", nil, errors.New(msg)

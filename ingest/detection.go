@@ -15,7 +15,7 @@ type detection struct {
 // detect runs DetectFormat over hdr (cleaned) with the configured
 // mappings followed by the built-in ones, as Parse picks them.
 func detect(hdr []string, opt Options) *detection {
-	f, m, err := DetectFormat(hdr, append(slices.Clone(opt.Mappings), BuiltinMappings()...))
+	f, m, err := detectIn(registryOf(opt), hdr, append(slices.Clone(opt.Mappings), BuiltinMappings()...))
 	return &detection{header: hdr, format: f, mapping: m, err: err}
 }
 

@@ -33,6 +33,9 @@ type Options struct {
 	// without a header (ParseSMIFields reads it); it implies the nvidia-smi
 	// format. nil: the fields are told from the values, or refused.
 	SMIFields []string
+	// Formats are the formats to detect and read; nil = the built-in ones
+	// (BuiltinFormats). A caller adds a format of its own by appending it.
+	Formats []Format
 }
 
 // ColumnMapping maps a rental platform's CSV columns onto billing-line fields.

@@ -8,7 +8,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Formats finops can read. Detect picks one from a file's header.
+// Formats finops can read, each an entry of the registry (formats_builtin.go).
+// DetectFormat picks one from a file's header.
 const (
 	FormatFOCUS     = "focus"
 	FormatRental    = "rental"     // any CSV read through a configured column mapping
@@ -20,13 +21,6 @@ const (
 	FormatAzure = "azure"    // Azure Cost Management cost details (EA, MCA, camelCase, pay-as-you-go, localized)
 	FormatGCP   = "gcp"      // GCP Cloud Billing export to BigQuery, as CSV or newline-delimited JSON
 )
-
-// Formats lists the formats Parse reads, for the checks of a --format flag
-// or a config's format key and their messages.
-func Formats() []string {
-	return []string{FormatFOCUS, FormatNvidiaSMI, FormatTasks, FormatRental, FormatCUR, FormatCUR2, FormatAzure, FormatGCP,
-		FormatRunPod, FormatVast}
-}
 
 // Kinds of data a format carries.
 const (
@@ -73,6 +67,10 @@ type Summary struct {
 	// Empty when the file does not say; a manifest's key (store.FileMeta) wins.
 	Period   string
 	Delivery string
+	// Supersede is the de-duplication rule of the file's format, as its
+	// registry entry says (Format.Supersede); the store applies it
+	// (SupersedeOf). Zero for a summary no registered format made.
+	Supersede Supersede
 	// Mapping is the column mapping a rental CSV was read through; Encoding
 	// the text encoding the file was decoded from ("" for UTF-8).
 	Mapping  string

@@ -126,6 +126,7 @@ type parserSetup struct {
 	header       []string // column names for errors (assumed ones when headerless)
 	headerIsData bool     // the first record is a row, not a header
 	detectSMI    bool     // a headerless nvidia-smi log: p and header come from its values (detectSMISetup)
+	supersede    Supersede
 }
 
 // newRowParser picks the parser for a header, detected as det, found on
@@ -134,11 +135,12 @@ type parserSetup struct {
 func newRowParser(det *detection, headerLine int, opt Options) (setup parserSetup, perr *ParseError) {
 	fileErr := func(msg string) *ParseError { return &ParseError{File: opt.Name, Line: headerLine, Msg: msg} }
 	hdr, detected, mapping, derr := det.header, det.format, det.mapping, det.err
+	reg := registryOf(opt)
 	looksLike := func() string {
 		if detected == "" {
 			return ""
 		}
-		return "; the header looks like " + describeFormat(detected, mapping) + ": drop --format to read it as that"
+		return "; the header looks like " + reg.describe(detected, mapping) + ": drop --format to read it as that"
 	}
 	format := opt.Format
 	if format == "" && len(opt.SMIFields) > 0 {
@@ -150,7 +152,16 @@ func newRowParser(det *detection, headerLine int, opt Options) (setup parserSetu
 		}
 		format = detected
 	}
-	cols := newColumns(hdr, columnNorm(format))
+	f, ok := reg.lookup(format)
+	if !ok || f.setup == nil && f.Rows == nil {
+		return parserSetup{}, &ParseError{File: opt.Name, Msg: fmt.Sprintf("unknown format %q: use one of %s",
+			opt.Format, strings.Join(reg.names(""), ", "))}
+	}
+	norm := f.Norm
+	if norm == nil {
+		norm = strings.ToLower
+	}
+	cols := newColumns(hdr, norm)
 	defer func() {
 		if perr == nil {
 			if perr = cols.duplicate(opt.Name, headerLine); perr != nil {
@@ -158,76 +169,24 @@ func newRowParser(det *detection, headerLine int, opt Options) (setup parserSetu
 			}
 		}
 	}()
-	switch format {
-	case FormatFOCUS:
-		p, miss := newFOCUSParser(cols, opt)
-		if len(miss) > 0 {
-			return parserSetup{}, fileErr(fmt.Sprintf("not a FOCUS export: missing column(s) %s%s",
-				strings.Join(miss, ", "), looksLike()))
-		}
-		return parserSetup{p: p, format: format, kind: KindBilling, header: hdr}, nil
-	case FormatNvidiaSMI:
-		return newSMISetup(hdr, cols, opt, fileErr, detected != "", looksLike())
-	case FormatTasks:
-		p, miss := newTasksParser(cols, opt)
-		if len(miss) > 0 {
-			return parserSetup{}, fileErr(fmt.Sprintf("not a tasks file: missing column(s) %s%s",
-				strings.Join(miss, ", "), looksLike()))
-		}
-		return parserSetup{p: p, format: format, kind: KindTasks, header: hdr}, nil
-	case FormatRental:
-		if detected != FormatRental {
-			msg := "no column mapping matches this header"
-			if derr != nil {
-				msg += ": " + derr.Error()
-			} else {
-				msg += looksLike()
-			}
-			return parserSetup{}, fileErr(msg)
-		}
-		if err := mapping.Validate(); err != nil {
-			return parserSetup{}, fileErr(err.Error() + "; fix the mapping in the config")
-		}
-		return parserSetup{p: newRentalParser(cols, *mapping, opt), format: format, kind: KindBilling, header: hdr}, nil
+	in := setupInput{det: det, cols: cols, line: headerLine, opt: opt, looksLike: looksLike()}
+	if f.setup != nil {
+		setup, perr = f.setup(in)
+	} else {
+		setup, perr = f.rowsSetup(in)
 	}
-	if setup, perr, ok := newCloudRowParser(format, cols, opt, fileErr, looksLike()); ok {
-		return setup, perr
-	}
-	return parserSetup{}, &ParseError{File: opt.Name, Msg: fmt.Sprintf("unknown format %q: use one of %s",
-		opt.Format, strings.Join(Formats(), ", "))}
+	setup.supersede = f.Supersede
+	return setup, perr
 }
 
-// columnNorm is how a format's parser matches column names.
-func columnNorm(format string) func(string) string {
-	switch format {
-	case FormatNvidiaSMI:
-		return smiColumn
-	case FormatCUR, FormatCUR2:
-		return curNorm
-	case FormatGCP:
-		return alnumLower
-	case FormatAzure:
-		return azureNorm
+// describe names a format in messages: its entry's Describe, with the
+// mapping a rental CSV matched.
+func (r registry) describe(format string, m *ColumnMapping) string {
+	if format == FormatRental && m != nil {
+		return fmt.Sprintf("a rental CSV (mapping %q)", m.Name)
 	}
-	return strings.ToLower
-}
-
-func describeFormat(format string, m *ColumnMapping) string {
-	switch format {
-	case FormatFOCUS:
-		return "a FOCUS export"
-	case FormatNvidiaSMI:
-		return "an nvidia-smi log"
-	case FormatTasks:
-		return "a finops tasks file"
-	case FormatRental:
-		if m != nil {
-			return fmt.Sprintf("a rental CSV (mapping %q)", m.Name)
-		}
-		return "a rental CSV"
-	}
-	if d := describeCloudFormat(format); d != "" {
-		return d
+	if f, ok := r.lookup(format); ok && f.Describe != "" {
+		return f.Describe
 	}
 	return format
 }

@@ -83,6 +83,7 @@ func setupRecords(src recordSource, hdr, first []string, line int, det *detectio
 func headerSummary(setup parserSetup, line int, encoding, name string) *summarizer {
 	sum := newSummarizer(setup.format, setup.kind)
 	sum.name = name
+	sum.sum.Supersede = setup.supersede
 	switch p := setup.p.(type) {
 	case *rentalParser:
 		sum.sum.Mapping = p.mapping

@@ -20,7 +20,12 @@ const (
 	FormatVast   = "vast"   // Vast.ai billing API: /api/v0/charges/ pages, legacy /users/me/invoices, /api/v1/invoices/
 )
 
-func isJSONFormat(f string) bool { return f == FormatRunPod || f == FormatVast }
+// isJSONFormat reports a format read a JSON record at a time (its registry
+// entry has records).
+func isJSONFormat(f string) bool {
+	e, ok := registry(builtinFormats()).lookup(f)
+	return ok && e.records != nil
+}
 
 // Bounds on JSON input. A billing record is a few hundred bytes and a few
 // levels deep (Vast.ai charges nest items in items); the bounds keep a
@@ -65,14 +70,12 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 		if p == nil {
 			format := opt.Format
 			if format == "" {
-				format = detectJSONRecord(raw)
+				format = detectJSONRecord(registryOf(opt), raw)
 			}
-			switch format {
-			case FormatRunPod:
-				p = newRunPodParser(opt)
-			case FormatVast:
-				p = newVastParser(opt)
-			default:
+			if f, ok := registryOf(opt).lookup(format); ok && f.records != nil {
+				p = f.records(opt)
+				sum.sum.Supersede = f.Supersede
+			} else {
 				return &ParseError{File: name, Line: line, Field: path, Msg: "expected a RunPod billing record " +
 					`({"amount": …, "gpuTypeId": …, "podId": …, "time": …, "timeBilledMs": …}) or a Vast.ai charge or invoice ` +
 					`({"type": …, "source": …, "amount": …, "start": …, "end": …}), found ` + found(string(raw))}
@@ -107,22 +110,40 @@ func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summa
 	return s, nil
 }
 
-// detectJSONRecord names the format of a record from its keys.
-func detectJSONRecord(raw []byte) string {
-	var keys map[string]json.RawMessage
-	if json.Unmarshal(raw, &keys) != nil {
-		return ""
-	}
-	has := func(k string) bool { _, ok := keys[k]; return ok }
-	switch {
-	case has("timeBilledMs") || has("gpuTypeId") || has("podId") || has("endpointId") || has("networkVolumeId"):
-		return FormatRunPod
-	case has("amount") || has("amount_cents"):
-		if has("source") || has("items") || has("timestamp") || has("when") || has("instance_id") || has("start") {
-			return FormatVast
+// detectJSONRecord names the format of a record from its keys: the first
+// format of the registry whose record detection recognises it.
+func detectJSONRecord(formats registry, raw []byte) string {
+	for _, f := range formats {
+		if f.record != nil && f.record(raw) {
+			return f.Name
 		}
 	}
 	return ""
+}
+
+// jsonKeys are the keys of a JSON object, nil when raw is none.
+func jsonKeys(raw []byte) map[string]json.RawMessage {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(raw, &keys) != nil {
+		return nil
+	}
+	return keys
+}
+
+// isRunPodRecord recognises a RunPod billing record by its keys.
+func isRunPodRecord(raw []byte) bool {
+	keys := jsonKeys(raw)
+	has := func(k string) bool { _, ok := keys[k]; return ok }
+	return has("timeBilledMs") || has("gpuTypeId") || has("podId") || has("endpointId") || has("networkVolumeId")
+}
+
+// isVastRecord recognises a Vast.ai charge or invoice by its keys; a
+// RunPod record (isRunPodRecord, tried first) may have them too.
+func isVastRecord(raw []byte) bool {
+	keys := jsonKeys(raw)
+	has := func(k string) bool { _, ok := keys[k]; return ok }
+	return (has("amount") || has("amount_cents")) &&
+		(has("source") || has("items") || has("timestamp") || has("when") || has("instance_id") || has("start"))
 }
 
 // isVastPage reports whether the start of a file is a JSON object with a

@@ -29,13 +29,22 @@ const (
 
 // WebhookKinds lists the kinds Send knows, for config validation.
 func WebhookKinds() []string {
-	return []string{KindFeishu, KindLark, KindDingTalk, KindWeCom, KindSlack, KindJSON}
+	var out []string
+	for _, c := range channels() {
+		out = append(out, c.kind)
+	}
+	return out
 }
 
 // Signs reports whether a kind uses Webhook.Secret: Feishu, Lark and
 // DingTalk sign with it, the JSON schema puts an HMAC of the body in a
 // header; WeCom and Slack have no signing (their URL is the credential).
-func Signs(kind string) bool { return kind != KindWeCom && kind != KindSlack }
+// A kind the table does not hold is taken to sign, so its secret is not
+// refused before the kind itself is.
+func Signs(kind string) bool {
+	c, ok := channelOf(kind)
+	return !ok || c.signs
+}
 
 // Webhook sends alerts to one chat group's bot or a JSON receiver.
 type Webhook struct {
@@ -209,7 +218,7 @@ func (w Webhook) attempt(ctx context.Context, u *url.URL, header http.Header, bo
 // way back from a bot that posted it, and a refusal (a bad key, a revoked
 // bot) shows on the next message, whose reply arrives whole.
 func (w Webhook) cutReply(partial []byte) (retry bool, after time.Duration, err error) {
-	if w.Kind != KindSlack && w.Kind != KindJSON && json.Valid(partial) {
+	if c, ok := channelOf(w.Kind); (!ok || !c.statusOnly) && json.Valid(partial) {
 		return w.checkReply(partial)
 	}
 	return false, 0, nil

@@ -30,32 +30,11 @@ const (
 // secret is set; for DingTalk the signature goes into u's query.
 func (w Webhook) payload(a Alert, now time.Time, u *url.URL) ([]byte, http.Header, error) {
 	header := http.Header{"Content-Type": {"application/json; charset=utf-8"}, "User-Agent": {"finops-watch"}}
-	var body []byte
-	var err error
-	switch w.Kind {
-	case KindFeishu, KindLark:
-		body, err = feishuBody(plainText(a), w.Secret, now)
-	case KindDingTalk:
-		body, err = dingtalkBody(plainText(a))
-		if w.Secret != "" {
-			ts, sign := dingtalkSign(w.Secret, now)
-			q := u.Query()
-			q.Set("timestamp", ts)
-			q.Set("sign", sign)
-			u.RawQuery = q.Encode()
-		}
-	case KindWeCom:
-		body, err = wecomBody(plainText(a))
-	case KindSlack:
-		body, err = slackBody(plainText(a))
-	case KindJSON:
-		body, err = jsonBody(a, now)
-		if err == nil && w.Secret != "" {
-			header.Set(jsonSignatureHeader, jsonSign(w.Secret, body))
-		}
-	default:
-		err = fmt.Errorf("unknown kind %q", w.Kind)
+	c, ok := channelOf(w.Kind)
+	if !ok {
+		return nil, header, fmt.Errorf("unknown kind %q", w.Kind)
 	}
+	body, err := c.body(a, w.Secret, now, u, header)
 	return body, header, err
 }
 
@@ -277,16 +256,23 @@ func fitBytes(s string, max int) string { return fit(s, max, func(s string) int 
 // the outcome in the body, so a refused message (a bad signature, a missing
 // keyword, a rate limit) comes back as HTTP 200 with a non-zero code.
 func (w Webhook) checkReply(reply []byte) (retry bool, after time.Duration, err error) {
-	switch w.Kind {
-	case KindSlack:
-		// Incoming webhooks answer "ok"; their errors come with 4xx/5xx.
-		if s := strings.TrimSpace(string(reply)); s != "ok" {
-			return false, 0, w.errorf("HTTP 200 but the reply is %s, not \"ok\"", quoteReply(reply))
-		}
-		return false, 0, nil
-	case KindJSON:
-		return false, 0, nil
+	if c, ok := channelOf(w.Kind); ok && c.reply != nil {
+		return c.reply(w, reply)
 	}
+	return w.codeReply(reply)
+}
+
+// slackReply reads Slack's answer: incoming webhooks answer "ok"; their
+// errors come with 4xx/5xx.
+func (w Webhook) slackReply(reply []byte) (retry bool, after time.Duration, err error) {
+	if s := strings.TrimSpace(string(reply)); s != "ok" {
+		return false, 0, w.errorf("HTTP 200 but the reply is %s, not \"ok\"", quoteReply(reply))
+	}
+	return false, 0, nil
+}
+
+// codeReply reads the JSON result code of Feishu, Lark, DingTalk and WeCom.
+func (w Webhook) codeReply(reply []byte) (retry bool, after time.Duration, err error) {
 	var r struct {
 		Code       *int   `json:"code"`       // Feishu, Lark
 		StatusCode *int   `json:"StatusCode"` // Feishu's older replies

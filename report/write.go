@@ -16,19 +16,12 @@ import (
 	"github.com/finops-oss/finops/internal/capped"
 )
 
-// formatNames are the report formats WriteAll accepts, in the order it writes
-// them. Read-only.
-var formatNames = []string{"xlsx", "html", "json", "csv"}
-
-// defaultFormats are those written when none are asked for: csv is a set of
-// files for BI tools, asked for by name. Read-only.
-var defaultFormats = formatNames[:3]
-
-// Formats returns the report format names WriteAll accepts.
-func Formats() []string { return slices.Clone(formatNames) }
+// Formats returns the report format names WriteAll accepts, in the order
+// it writes them (the registry's, outputs.go).
+func Formats() []string { return outputNames(false) }
 
 // DefaultFormats returns the formats WriteAll writes when given none.
-func DefaultFormats() []string { return slices.Clone(defaultFormats) }
+func DefaultFormats() []string { return outputNames(true) }
 
 // WriteAll writes the report in each format to dir as finops-<label>.<format>
 // (finops-<label>-<team>.<format> for a team's slice, Meta.Team; csv is one
@@ -53,22 +46,16 @@ func WriteAllContext(ctx context.Context, dir string, r *analysis.Result, format
 		return nil, fmt.Errorf("report: nil result")
 	}
 	if len(formats) == 0 {
-		formats = defaultFormats
+		formats = DefaultFormats()
 	}
 	var want []string // file-name suffixes: ".xlsx", "-daily.csv"
 	for _, f := range formats {
 		f = strings.ToLower(strings.TrimSpace(f))
-		if !slices.Contains(formatNames, f) {
-			return nil, fmt.Errorf("report: unknown format %q (valid: %s)", f, strings.Join(formatNames, ", "))
+		o, ok := lookupOutput(f)
+		if !ok {
+			return nil, fmt.Errorf("report: unknown format %q (valid: %s)", f, strings.Join(Formats(), ", "))
 		}
-		suffixes := []string{"." + f}
-		if f == "csv" {
-			suffixes = nil
-			for _, t := range csvTablesOf(r) {
-				suffixes = append(suffixes, csvSuffix(t))
-			}
-		}
-		for _, s := range suffixes {
+		for _, s := range o.files(r) {
 			if !slices.Contains(want, s) {
 				want = append(want, s)
 			}
@@ -82,17 +69,9 @@ func WriteAllContext(ctx context.Context, dir string, r *analysis.Result, format
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		switch f {
-		case ".xlsx":
-			return writeXLSX(ctx, w, r, meta)
-		case ".html":
-			return WriteHTML(w, r, meta)
-		case ".json":
-			return WriteJSON(w, r, meta)
-		}
-		for _, t := range csvTables {
-			if f == csvSuffix(t) {
-				return WriteCSV(w, r, t)
+		for _, o := range outputFormats() {
+			if slices.Contains(o.files(r), f) {
+				return o.write(ctx, w, r, meta, f)
 			}
 		}
 		return fmt.Errorf("report: no writer for %q", f)

@@ -63,11 +63,9 @@ func URLSecret(key, s string) error {
 }
 
 // billingFormats are the formats a billing source may name (format: is
-// detected from the header when left out).
-func billingFormats() []string {
-	return []string{ingest.FormatFOCUS, ingest.FormatRental, ingest.FormatCUR, ingest.FormatCUR2, ingest.FormatAzure,
-		ingest.FormatGCP, ingest.FormatRunPod, ingest.FormatVast}
-}
+// detected from the header when left out): the registry's
+// (ingest.Format.ConfigKeys), never a list kept here.
+func billingFormats() []string { return ingest.BillingSourceFormats() }
 
 func builtinMapping(name string) bool {
 	return slices.ContainsFunc(ingest.BuiltinMappings(), func(m ingest.ColumnMapping) bool { return m.Name == name })

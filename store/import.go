@@ -191,7 +191,8 @@ func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta
 	if err != nil || result.Duplicate {
 		return result, false, wrapImport(meta, err)
 	}
-	if sum.Kind == ingest.KindBilling {
+	// Compared with other files by charge only under its format's rule.
+	if ingest.SupersedeOf(sum).ComparesCharges() {
 		if dup, err := settleOverlaps(ctx, tx, meta, result, stats, now); dup != nil || err != nil {
 			return dup, false, err
 		}
@@ -334,7 +335,10 @@ func parseSource(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta,
 // from the data, stay replaced: the result is then Duplicate.
 func replaceEarlier(ctx context.Context, tx *sql.Tx, meta FileMeta, id int64, sum *ingest.Summary, now int64) (*ImportResult, error) {
 	result := &ImportResult{SourceID: id, Summary: sum, Period: meta.Period, Delivery: meta.Delivery}
-	if result.Period == "" && sum.Period != "" {
+	// How the file supersedes others is its format's rule, from the
+	// registry of formats (ingest.Format.Supersede), never a list kept here:
+	// a period read from the data only under SupersedeByPeriod.
+	if result.Period == "" && sum.Period != "" && ingest.SupersedeOf(sum) == ingest.SupersedeByPeriod {
 		// A key the parser read from the data: these very bytes, replaced
 		// before under the same key, stay replaced.
 		if uri, by, err := superseded(ctx, tx, `sha256 = ? AND period_key = ? AND delivery = ?`,

@@ -51,36 +51,11 @@ type Queries struct {
 	Power    string `yaml:"power"`
 }
 
-// Query sets for the exporters finops knows.
+// The exporters finops knows (their query sets: Dialects).
 const (
 	ExporterDCGM      = "dcgm"                // NVIDIA dcgm-exporter
 	ExporterNvidiaSMI = "nvidia_gpu_exporter" // utkuozdemir/nvidia_gpu_exporter
 )
-
-// DefaultQueries returns the query set of an exporter. dcgm-exporter's
-// utilization is DCGM_FI_PROF_GR_ENGINE_ACTIVE (a ratio) where the GPU has
-// profiling metrics, else DCGM_FI_DEV_GPU_UTIL: `or` matches series on every
-// label but the metric name, so a GPU with both keeps the profiling one.
-func DefaultQueries(exporter string) (Queries, error) {
-	switch exporter {
-	case "", ExporterDCGM:
-		return Queries{
-			Util:    dcgm.GREngineActive + " * 100 or " + dcgm.GPUUtil,
-			MemUsed: dcgm.FBUsed,
-			// FB_TOTAL is not in the default counters: used + free (+ reserved where exported).
-			MemTotal: dcgm.FBUsed + " + " + dcgm.FBFree + " + " + dcgm.FBReserved + " or " + dcgm.FBUsed + " + " + dcgm.FBFree,
-			Power:    dcgm.PowerUsage,
-		}, nil
-	case ExporterNvidiaSMI:
-		return Queries{
-			Util:     "nvidia_smi_utilization_gpu_ratio * 100",
-			MemUsed:  "nvidia_smi_memory_used_bytes / 1048576",
-			MemTotal: "nvidia_smi_memory_total_bytes / 1048576",
-			Power:    "nvidia_smi_power_draw_watts",
-		}, nil
-	}
-	return Queries{}, fmt.Errorf("exporter %q: want %s or %s (or give your own queries)", exporter, ExporterDCGM, ExporterNvidiaSMI)
-}
 
 // Source is one configured Prometheus server and how to read it.
 type Source struct {
