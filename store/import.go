@@ -658,7 +658,7 @@ func decText(d *decimal.Decimal) any {
 	if d == nil {
 		return nil
 	}
-	return d.String()
+	return decString(*d)
 }
 
 func floatOrNil(f *float64) any {
