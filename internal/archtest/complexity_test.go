@@ -37,7 +37,6 @@ var testComplexityOwed = map[string]bool{
 	"(*hfFleet).hfExpect":             true, // 26 cmd/finops/holdout_test.go
 	"FuzzFetchDayResponse":            true, // 37 ingest/prom/prom_fuzz_test.go
 	"FuzzParse":                       true, // 31 ingest/dcgm/scrape_fuzz_test.go
-	"TestAdviceCommands":              true, // 64 cmd/finops/advice_test.go
 	"TestBuildMessage":                true, // 29 publish/mail_test.go
 	"TestCURLineTypes":                true, // 36 ingest/cloud_test.go
 	"TestChargebackOutputs":           true, // 38 report/chargeback_test.go
@@ -72,9 +71,7 @@ var testComplexityOwed = map[string]bool{
 	"TestWatchSection":                true, // 29 report/watch_test.go
 	"TestWebhookFormats":              true, // 35 publish/webhook_test.go
 	"checkPrintFit":                   true, // 26 report/xlsx_printfit_test.go
-	"checkTeamEmails":                 true, // 31 cmd/finops/publish_test.go
 	"runFetch":                        true, // 29 fetch/fetch_test.go
-	"testDelivers":                    true, // 53 cmd/finops/publish_test.go
 	"testDigestOnce":                  true, // 31 cmd/finops/digest_test.go
 	"testFourTeams":                   true, // 52 cmd/finops/fourteams_test.go
 	"testS3KilledMidUpload":           true, // 27 cmd/finops/faults_publish_test.go
