@@ -60,20 +60,16 @@ var testComplexityOwed = map[string]bool{
 	"TestReadmeCommands":              true, // 26 cmd/finops/readme_commands_test.go
 	"TestRentalAlibabaGBK":            true, // 42 ingest/rental_gbk_test.go
 	"TestReviewDemo":                  true, // 32 cmd/finops/review_test.go
-	"TestRollupEqualsOneReport":       true, // 38 cmd/finops/rollup_test.go
-	"TestRollupRefusesAndConverts":    true, // 27 cmd/finops/rollup_test.go
 	"TestTeamPageLinked":              true, // 26 cmd/finops/teampage_test.go
 	"TestTrendHistoryFleet":           true, // 31 analysis/history_test.go
 	"TestUnknownIsNotZeroGenerated":   true, // 42 analysis/unknown_test.go
 	"TestWatchArgvGenerated":          true, // 32 config/watchargv_test.go
 	"TestWatchLedger":                 true, // 34 store/watch_test.go
-	"TestWatchReportSaving":           true, // 41 cmd/finops/watch_report_test.go
 	"TestWatchSection":                true, // 29 report/watch_test.go
 	"TestWebhookFormats":              true, // 35 publish/webhook_test.go
 	"checkPrintFit":                   true, // 26 report/xlsx_printfit_test.go
 	"runFetch":                        true, // 29 fetch/fetch_test.go
 	"testDigestOnce":                  true, // 31 cmd/finops/digest_test.go
-	"testFourTeams":                   true, // 52 cmd/finops/fourteams_test.go
 	"testS3KilledMidUpload":           true, // 27 cmd/finops/faults_publish_test.go
 }
 
