@@ -46,9 +46,7 @@ var testComplexityOwed = map[string]bool{
 	"TestFOCUSSample":                 true, // 29 ingest/focus_test.go
 	"TestFaultKilledMidIngest":        true, // 27 cmd/finops/faults_kill_test.go
 	"TestGCPJSON":                     true, // 31 ingest/cloud_test.go
-	"TestHostileDoctor":               true, // 36 cmd/finops/hostile_doctor_test.go
 	"TestHostileJSONResults":          true, // 29 cmd/finops/hostile_results_test.go
-	"TestHostileTextThroughReports":   true, // 32 cmd/finops/hostile_test.go
 	"TestImportPairsNeverLoseCharges": true, // 51 store/charges_pairs_test.go
 	"TestImportRoundTrip":             true, // 42 store/import_test.go
 	"TestIngestS3":                    true, // 28 cmd/finops/s3_ingest_test.go
@@ -59,7 +57,6 @@ var testComplexityOwed = map[string]bool{
 	"TestPrometheusHoldoutFleet":      true, // 31 cmd/finops/holdout_test.go
 	"TestReadmeCommands":              true, // 26 cmd/finops/readme_commands_test.go
 	"TestRentalAlibabaGBK":            true, // 42 ingest/rental_gbk_test.go
-	"TestReviewDemo":                  true, // 32 cmd/finops/review_test.go
 	"TestTeamPageLinked":              true, // 26 cmd/finops/teampage_test.go
 	"TestTrendHistoryFleet":           true, // 31 analysis/history_test.go
 	"TestUnknownIsNotZeroGenerated":   true, // 42 analysis/unknown_test.go
