@@ -40,14 +40,11 @@ var testComplexityOwed = map[string]bool{
 	"TestCURLineTypes":                true, // 36 ingest/cloud_test.go
 	"TestChargebackOutputs":           true, // 38 report/chargeback_test.go
 	"TestCompactTelemetry":            true, // 33 store/days_test.go
-	"TestDemoStories":                 true, // 28 cmd/finops/demo_test.go
-	"TestEnergyEndToEnd":              true, // 26 cmd/finops/energy_test.go
 	"TestFOCUSSample":                 true, // 29 ingest/focus_test.go
 	"TestFaultKilledMidIngest":        true, // 27 cmd/finops/faults_kill_test.go
 	"TestGCPJSON":                     true, // 31 ingest/cloud_test.go
 	"TestImportPairsNeverLoseCharges": true, // 51 store/charges_pairs_test.go
 	"TestImportRoundTrip":             true, // 42 store/import_test.go
-	"TestIngestS3":                    true, // 28 cmd/finops/s3_ingest_test.go
 	"TestJobBudget":                   true, // 38 plan/budget_test.go
 	"TestMigrateAdviceDecisions":      true, // 29 store/advice_test.go
 	"TestNvidiaSMISubset":             true, // 34 ingest/nvidiasmi_test.go
