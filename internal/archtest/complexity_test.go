@@ -41,7 +41,6 @@ var testComplexityOwed = map[string]bool{
 	"TestChargebackOutputs":           true, // 38 report/chargeback_test.go
 	"TestCompactTelemetry":            true, // 33 store/days_test.go
 	"TestFOCUSSample":                 true, // 29 ingest/focus_test.go
-	"TestFaultKilledMidIngest":        true, // 27 cmd/finops/faults_kill_test.go
 	"TestGCPJSON":                     true, // 31 ingest/cloud_test.go
 	"TestImportPairsNeverLoseCharges": true, // 51 store/charges_pairs_test.go
 	"TestImportRoundTrip":             true, // 42 store/import_test.go
@@ -49,9 +48,7 @@ var testComplexityOwed = map[string]bool{
 	"TestMigrateAdviceDecisions":      true, // 29 store/advice_test.go
 	"TestNvidiaSMISubset":             true, // 34 ingest/nvidiasmi_test.go
 	"TestPeriodChangeNamesTheDrop":    true, // 27 store/periodchange_test.go
-	"TestReadmeCommands":              true, // 26 cmd/finops/readme_commands_test.go
 	"TestRentalAlibabaGBK":            true, // 42 ingest/rental_gbk_test.go
-	"TestTeamPageLinked":              true, // 26 cmd/finops/teampage_test.go
 	"TestTrendHistoryFleet":           true, // 31 analysis/history_test.go
 	"TestUnknownIsNotZeroGenerated":   true, // 42 analysis/unknown_test.go
 	"TestWatchArgvGenerated":          true, // 32 config/watchargv_test.go
