@@ -57,7 +57,6 @@ var testComplexityOwed = map[string]bool{
 	"TestWebhookFormats":              true, // 35 publish/webhook_test.go
 	"checkPrintFit":                   true, // 26 report/xlsx_printfit_test.go
 	"runFetch":                        true, // 29 fetch/fetch_test.go
-	"testS3KilledMidUpload":           true, // 27 cmd/finops/faults_publish_test.go
 }
 
 // TestComplexityAtMost25 computes every function's cyclomatic complexity
