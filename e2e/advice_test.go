@@ -31,6 +31,22 @@ func TestAdviceCommands(t *testing.T) {
 	hourly := analysis.AdviceID("autodl-a100x2", analysis.ActionSwitchToHourly)
 	spot := analysis.AdviceID("autodl-l40s-batch", analysis.ActionSwitchToSpot)
 	stop := analysis.AdviceID("autodl-4090-01", analysis.ActionStopWhenIdle)
+	checkAdviceListed(t, run, before, hourly, spot, stop)
+	checkAdviceRefusals(t, run, hourly, spot)
+	db := filepath.Join(dir, "demo-data", "finops.db")
+	checkAdviceBusy(t, run, db, hourly)
+	checkAdviceDecisions(t, run, hourly, spot, stop)
+	checkAdviceReportAfter(t, run, dir, before, hourly, spot, stop)
+	checkAdviceOfLatestRun(t, run, db)
+}
+
+// adviceRun runs finops in the demo fleet: exit code, stdout, stderr.
+type adviceRun = func(args ...string) (int, string, string)
+
+// checkAdviceListed: the list names the open advice of the report by id,
+// the three the demo's stories expect among them.
+func checkAdviceListed(t *testing.T, run adviceRun, before analysis.Result, hourly, spot, stop string) {
+	t.Helper()
 	code, out, errs := run("advice", "list")
 	if code != 0 {
 		t.Fatalf("advice list: exit %d\n%s%s", code, out, errs)
@@ -50,6 +66,12 @@ func TestAdviceCommands(t *testing.T) {
 	if !slices.Equal(listed, want) || !slices.Contains(listed, hourly) || !slices.Contains(listed, spot) || !slices.Contains(listed, stop) {
 		t.Fatalf("advice list ids %v, want the report's %v with %s, %s and %s:\n%s", listed, want, hourly, spot, stop, out)
 	}
+}
+
+// checkAdviceRefusals: an unknown id and a bad date are usage errors that
+// say what to type instead.
+func checkAdviceRefusals(t *testing.T, run adviceRun, hourly, spot string) {
+	t.Helper()
 
 	for _, tc := range []struct {
 		name string
@@ -71,17 +93,27 @@ func TestAdviceCommands(t *testing.T) {
 		})
 	}
 
-	// Under another run's lock, a decision waits for nothing: busy, nothing stored.
-	db := filepath.Join(dir, "demo-data", "finops.db")
+}
+
+// checkAdviceBusy: under another run's lock, a decision waits for nothing:
+// busy, nothing stored.
+func checkAdviceBusy(t *testing.T, run adviceRun, db, hourly string) {
+	t.Helper()
 	held, err := store.AcquireRunLock(db, "run 2026-W48", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _, errs = run("advice", "done", hourly)
+	code, _, errs := run("advice", "done", hourly)
 	held.Release()
 	if code != cli.ExitBusy {
 		t.Fatalf("advice done under a held run lock: exit %d, want %d\n%s", code, cli.ExitBusy, errs)
 	}
+}
+
+// checkAdviceDecisions records done, dismiss and snooze, and checks that
+// list --all (text and JSON) shows them as recorded and list hides them.
+func checkAdviceDecisions(t *testing.T, run adviceRun, hourly, spot, stop string) {
+	t.Helper()
 
 	for _, args := range [][]string{
 		{"advice", "done", strings.ToUpper(hourly), "--why", "=HYPERLINK(\"http://x\") moved to hourly"},
@@ -92,7 +124,7 @@ func TestAdviceCommands(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
 		}
 	}
-	code, out, errs = run("advice", "list", "--all")
+	code, out, errs := run("advice", "list", "--all")
 	if code != 0 {
 		t.Fatalf("advice list --all: exit %d\n%s%s", code, out, errs)
 	}
@@ -102,8 +134,18 @@ func TestAdviceCommands(t *testing.T) {
 			t.Errorf("advice list --all lacks %q:\n%s", w, out)
 		}
 	}
+	checkAdviceListJSON(t, run, hourly, spot)
+	if code, out, _ = run("advice", "list"); code != 0 || strings.Contains(out, hourly) || strings.Contains(out, spot) || strings.Contains(out, stop) {
+		t.Errorf("advice list: exit %d, or it still shows decided advice:\n%s", code, out)
+	}
+}
+
+// checkAdviceListJSON: for scripts, list --all is one JSON object, the
+// decision as recorded, the why as typed.
+func checkAdviceListJSON(t *testing.T, run adviceRun, hourly, spot string) {
+	t.Helper()
 	// For scripts: one JSON object, the decision as recorded, the why as typed.
-	code, out, errs = run("--log-format", "json", "advice", "list", "--all")
+	code, out, errs := run("--log-format", "json", "advice", "list", "--all")
 	var listed2 struct {
 		Command, Period string
 		Advice          []struct {
@@ -129,15 +171,25 @@ func TestAdviceCommands(t *testing.T) {
 			}
 		}
 	}
-	if code, out, _ = run("advice", "list"); code != 0 || strings.Contains(out, hourly) || strings.Contains(out, spot) || strings.Contains(out, stop) {
-		t.Errorf("advice list: exit %d, or it still shows decided advice:\n%s", code, out)
-	}
+}
 
+// checkAdviceReportAfter: the next report lists only the advice still
+// open, its savings total without the others, and says what was hidden.
+func checkAdviceReportAfter(t *testing.T, run adviceRun, dir string, before analysis.Result, hourly, spot, stop string) {
+	t.Helper()
 	rep := filepath.Join(dir, "after")
 	if code, out, errs := run("report", "--format", "json,html", "--out", rep); code != 0 {
 		t.Fatalf("report: exit %d\n%s%s", code, out, errs)
 	}
 	after := readSummary(t, filepath.Join(rep, "finops-2026-W48.json"))
+	checkAdviceOpenAfter(t, before, after, hourly, spot, stop)
+	checkAdvicePageAfter(t, filepath.Join(rep, "finops-2026-W48.html"), hourly, spot, stop)
+}
+
+// checkAdviceOpenAfter: open now is the advice of the first report but the
+// three decided; the total is the first report's less their savings.
+func checkAdviceOpenAfter(t *testing.T, before, after analysis.Result, hourly, spot, stop string) {
+	t.Helper()
 	// Open now: the advice of the first report but the three decided; the
 	// total is the first report's less their savings.
 	wantSavings := before.Totals.MonthlySavings
@@ -171,7 +223,13 @@ func TestAdviceCommands(t *testing.T) {
 		a.Realised[0].Status != analysis.RealisedTooEarly || a.Realised[0].ID != hourly || a.TooEarly != 1 {
 		t.Errorf("advice summary %+v, want 2 hidden, 1 done and too early", after.Advice)
 	}
-	b, err := os.ReadFile(filepath.Join(rep, "finops-2026-W48.html"))
+}
+
+// checkAdvicePageAfter: the page says what was hidden and shows none of
+// the decided advice.
+func checkAdvicePageAfter(t *testing.T, path, hourly, spot, stop string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,6 +246,12 @@ func TestAdviceCommands(t *testing.T) {
 		}
 	}
 
+}
+
+// checkAdviceOfLatestRun: the advice listed is the latest report's that
+// finops run made, when there is one.
+func checkAdviceOfLatestRun(t *testing.T, run adviceRun, db string) {
+	t.Helper()
 	// The advice listed is the latest report's that finops run made, when
 	// there is one: here a run of 2026-W47 in the ledger.
 	if _, out, _ := run("advice", "list"); !strings.HasPrefix(out, "advice of 2026-W48\n") {

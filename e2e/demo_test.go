@@ -49,12 +49,53 @@ func TestDemoStories(t *testing.T) {
 		testnum.Near(t, r.ResourceID+" active+idle+unmonitored", r.GPUHoursActive+r.GPUHoursIdle+r.GPUHoursUnmonitored, r.GPUHoursBilled, 0.005)
 	}
 
+	checkDemoA100(t, s, s.ByResource[res["autodl-a100x2"]])
+
+	// The hourly 4090: on 09:00–19:00 at ¥2/h, busy 10:00–18:00: the idle tail is
+	// 2 h a day, 14 h = ¥28 over the week; billed 70 h = ¥140.
+	r4090 := s.ByResource[res["autodl-4090-01"]]
+	testnum.Near(t, "4090 cost", r4090.Cost, 140, 0.005)
+	testnum.Near(t, "4090 idle hours", r4090.GPUHoursIdle, 14, 0.005)
+	testnum.Near(t, "4090 idle cost", r4090.IdleCost, 28, 0.005)
+	checkDemoAdvice(t, s)
+	// The HTML page a team lead opens shows both: the weekend finding and the
+	// monthly → hourly advice with its saving.
+	page, err := os.ReadFile(filepath.Join(out, "finops-2026-W48.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Fri 27 Nov 21:00 – Mon 30 Nov 00:00 (51 h × 2 GPU)", "Switch to hourly autodl-a100x2", "monthly pays off above 424 h/month"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the HTML page does not show %q", want)
+		}
+	}
+
+	// 2×168 (A100) + 168 (A10G, 24/7) + 7×12 (L40S) + 7×10 (4090) = 658 GPU-hours.
+	testnum.Near(t, "total billed GPU-hours", s.Totals.GPUHoursBilled, 658, 0.005)
+
+	// Ad hoc over the demo's database and config, into a folder that does not
+	// exist yet: --since 14d at Nov 30 03:00 UTC (11:00 in Shanghai) is the 14
+	// complete local days Nov 16 to Nov 29, and the file name says so.
+	adhoc := filepath.Join(out, "adhoc", "sub")
+	code, stdout, stderr = runFinops(t, "--config", filepath.Join(out, "demo-data", "finops.yaml"),
+		"--db", filepath.Join(out, "demo-data", "finops.db"), "report", "--since", "14d", "--out", adhoc, "--format", "json")
+	if code != 0 {
+		t.Fatalf("report --since 14d: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(adhoc, "finops-2026-11-16_2026-11-29.json")); err != nil {
+		t.Errorf("ad hoc report: %v", err)
+	}
+}
+
+// checkDemoA100: the monthly A100 pair's cost, idle hours and cost, and its
+// weekend idle span on each GPU, by hand from the demo fleet's definition.
+func checkDemoA100(t *testing.T, s analysis.Result, a100 analysis.ResourceCost) {
+	t.Helper()
 	// The monthly A100 pair: ¥14,000 per 30 days for 2 GPUs is
 	// 14000 / (30 × 1440 × 2) = ¥0.16204 a GPU-minute. In W48 it is busy only
 	// Wed 09:00 → Fri 21:00 (60 h); idle Mon 00:00 → Wed 09:00 (57 h) and
 	// Fri 21:00 → Mon 00:00 (51 h): 108 h × 2 GPUs = 216 GPU-hours idle =
 	// 216 × 60 × 0.16204 = ¥2,100.00. Its week costs 14000 × 7/30 = ¥3,266.67.
-	a100 := s.ByResource[res["autodl-a100x2"]]
 	// The JSON rounds the resources' costs by largest remainder so that
 	// they add up to totals.gpu_cost (report.partsAddUp): each is within a
 	// fen of its cost, not half a fen.
@@ -76,14 +117,12 @@ func TestDemoStories(t *testing.T) {
 	if weekend != 2 {
 		t.Errorf("weekend idle spans of the A100 pair = %d, want one per GPU (2)", weekend)
 	}
+}
 
-	// The hourly 4090: on 09:00–19:00 at ¥2/h, busy 10:00–18:00: the idle tail is
-	// 2 h a day, 14 h = ¥28 over the week; billed 70 h = ¥140.
-	r4090 := s.ByResource[res["autodl-4090-01"]]
-	testnum.Near(t, "4090 cost", r4090.Cost, 140, 0.005)
-	testnum.Near(t, "4090 idle hours", r4090.GPUHoursIdle, 14, 0.005)
-	testnum.Near(t, "4090 idle cost", r4090.IdleCost, 28, 0.005)
-
+// checkDemoAdvice: the demo's advice, each with savings and a reason, and
+// its weekend forgotten-instance finding with its money.
+func checkDemoAdvice(t *testing.T, s analysis.Result) {
+	t.Helper()
 	actions := map[string]string{}
 	for _, r := range s.Recommendations {
 		actions[r.ResourceID] = r.Action
@@ -113,33 +152,6 @@ func TestDemoStories(t *testing.T) {
 	}
 	if !weekendFinding {
 		t.Errorf("no weekend forgotten-instance finding for the A100 pair in %+v", s.Findings)
-	}
-	// The HTML page a team lead opens shows both: the weekend finding and the
-	// monthly → hourly advice with its saving.
-	page, err := os.ReadFile(filepath.Join(out, "finops-2026-W48.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"Fri 27 Nov 21:00 – Mon 30 Nov 00:00 (51 h × 2 GPU)", "Switch to hourly autodl-a100x2", "monthly pays off above 424 h/month"} {
-		if !strings.Contains(string(page), want) {
-			t.Errorf("the HTML page does not show %q", want)
-		}
-	}
-
-	// 2×168 (A100) + 168 (A10G, 24/7) + 7×12 (L40S) + 7×10 (4090) = 658 GPU-hours.
-	testnum.Near(t, "total billed GPU-hours", s.Totals.GPUHoursBilled, 658, 0.005)
-
-	// Ad hoc over the demo's database and config, into a folder that does not
-	// exist yet: --since 14d at Nov 30 03:00 UTC (11:00 in Shanghai) is the 14
-	// complete local days Nov 16 to Nov 29, and the file name says so.
-	adhoc := filepath.Join(out, "adhoc", "sub")
-	code, stdout, stderr = runFinops(t, "--config", filepath.Join(out, "demo-data", "finops.yaml"),
-		"--db", filepath.Join(out, "demo-data", "finops.db"), "report", "--since", "14d", "--out", adhoc, "--format", "json")
-	if code != 0 {
-		t.Fatalf("report --since 14d: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	if _, err := os.Stat(filepath.Join(adhoc, "finops-2026-11-16_2026-11-29.json")); err != nil {
-		t.Errorf("ad hoc report: %v", err)
 	}
 }
 

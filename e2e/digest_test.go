@@ -274,10 +274,30 @@ func testDigestOnce(t *testing.T, fixture string) {
 		t.Fatalf("after two runs the Feishu bot got %d digests and the JSON receiver %d; want 1 each", len(fb), len(gb))
 	}
 	s := readDigestSummary(t, filepath.Join(e.out, "finops-2026-W48.json"))
+	checkNLPDigest(t, s, fb[0])
+	checkFleetDigest(t, s, gb[0])
+	checkDigestLedger(t, e.db)
 
+	code, out = e.run(t, "--dry-run")
+	if code != cli.ExitOK || !strings.Contains(out, "dry run: feishu#0 already has the 2026-W48 digest of team nlp") ||
+		!strings.Contains(out, "dry run: json#1 already has the 2026-W48 digest of admins") {
+		t.Errorf("dry run: exit %d\n%s", code, out)
+	}
+	if code, out := e.run(t, "--resend"); code != cli.ExitOK {
+		t.Fatalf("--resend: exit %d\n%s", code, out)
+	}
+	if n, m := len(feishu.bodies()), len(generic.bodies()); n != 2 || m != 2 {
+		t.Errorf("after --resend the receivers have %d and %d digests, want 2 each (the dry run sends none)", n, m)
+	}
+}
+
+// checkNLPDigest: the team nlp's digest, on Feishu, holds its by_team row
+// and the recommendations of its resources.
+func checkNLPDigest(t *testing.T, s digestSummary, body []byte) {
+	t.Helper()
 	// The team nlp's digest, on Feishu: its by_team row and the
 	// recommendations of its resources.
-	title, lines := feishuLines(t, fb[0])
+	title, lines := feishuLines(t, body)
 	if title != "finops weekly digest 2026-W48 · team nlp" {
 		t.Errorf("Feishu title %q", title)
 	}
@@ -296,6 +316,12 @@ func testDigestOnce(t *testing.T, fixture string) {
 	if !slices.Contains(lines, "team nlp") {
 		t.Errorf("the nlp digest's facts line is not \"team nlp\": %q", lines)
 	}
+}
+
+// checkFleetDigest: the fleet's digest, on the JSON receiver, holds the
+// totals and every recommendation.
+func checkFleetDigest(t *testing.T, s digestSummary, body []byte) {
+	t.Helper()
 
 	// The fleet's, on the JSON receiver: the totals and every recommendation.
 	var j struct {
@@ -305,7 +331,7 @@ func testDigestOnce(t *testing.T, fixture string) {
 		Team          string
 		Currency      string
 	}
-	if err := json.Unmarshal(gb[0], &j); err != nil {
+	if err := json.Unmarshal(body, &j); err != nil {
 		t.Fatal(err)
 	}
 	if j.SchemaVersion != 1 || j.Event != "digest" || j.Team != "" || j.Currency != "CNY" || j.Title != "finops weekly digest 2026-W48" {
@@ -319,8 +345,13 @@ func testDigestOnce(t *testing.T, fixture string) {
 		t.Errorf("the demo's data is complete, but the digest says otherwise:\n%s", j.Text)
 	}
 
-	// The ledger: one row per scope and channel, sent once.
-	st, err := store.Open(context.Background(), e.db)
+}
+
+// checkDigestLedger: the ledger has one row per scope and channel, sent
+// once.
+func checkDigestLedger(t *testing.T, db string) {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,18 +366,6 @@ func testDigestOnce(t *testing.T, fixture string) {
 	}
 	if w := []string{"|json#1|sent|1", "nlp|feishu#0|sent|1"}; !slices.Equal(got, w) {
 		t.Errorf("ledger %q, want %q", got, w)
-	}
-
-	code, out = e.run(t, "--dry-run")
-	if code != cli.ExitOK || !strings.Contains(out, "dry run: feishu#0 already has the 2026-W48 digest of team nlp") ||
-		!strings.Contains(out, "dry run: json#1 already has the 2026-W48 digest of admins") {
-		t.Errorf("dry run: exit %d\n%s", code, out)
-	}
-	if code, out := e.run(t, "--resend"); code != cli.ExitOK {
-		t.Fatalf("--resend: exit %d\n%s", code, out)
-	}
-	if n, m := len(feishu.bodies()), len(generic.bodies()); n != 2 || m != 2 {
-		t.Errorf("after --resend the receivers have %d and %d digests, want 2 each (the dry run sends none)", n, m)
 	}
 }
 

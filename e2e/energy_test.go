@@ -63,30 +63,7 @@ func TestEnergyEndToEnd(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			var b strings.Builder
-			b.WriteString(smiPowerHead)
-			for m := 480; m < 600; m++ {
-				util, watts := "90 %", "300.00 W"
-				if m >= 570 {
-					util, watts = "40 %", "150.00 W"
-				}
-				b.WriteString(smiPowerLine(weekStart.Add(time.Duration(m)*time.Minute), 0, util, watts))
-			}
-			logPath := filepath.Join(dir, "gpu-a.csv")
-			tasks := filepath.Join(dir, "tasks.csv")
-			cfg := filepath.Join(dir, "finops.yaml")
-			for p, body := range map[string]string{logPath: b.String(), cfg: c.config,
-				tasks: "task,team,resource,gpus,start,end\ntrain,nlp,gpu-a," + c.gpus + ",2026-11-23T08:00:00Z,2026-11-23T10:00:00Z\n"} {
-				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			db := filepath.Join(dir, "f.db")
-			for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", "--host", "gpu-a", "--tz", "UTC", logPath}, {"ingest", tasks}} {
-				if code, out, errs := runFinops(t, append([]string{"--config", cfg, "--db", db}, args...)...); code != 0 {
-					t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
-				}
-			}
+			cfg, db := energyIngest(t, dir, c.gpus, c.config)
 			// The hot cases read minute rows; the default reads one GPU-day.
 			wantDays := 0
 			if !strings.Contains(c.config, "hot_days") {
@@ -165,4 +142,36 @@ func exactly(t *testing.T, name string, got, want float64) {
 	if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
 		t.Errorf("%s = %.9g, want %.9g", name, got, want)
 	}
+}
+
+// energyIngest writes a two-hour nvidia-smi power log of gpu-a (300 W at
+// 90 %, the last half hour 150 W at 40 %), a task on gpus and config into
+// dir, and ingests them with the week's bill.
+func energyIngest(t *testing.T, dir, gpus, config string) (cfg, db string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(smiPowerHead)
+	for m := 480; m < 600; m++ {
+		util, watts := "90 %", "300.00 W"
+		if m >= 570 {
+			util, watts = "40 %", "150.00 W"
+		}
+		b.WriteString(smiPowerLine(weekStart.Add(time.Duration(m)*time.Minute), 0, util, watts))
+	}
+	logPath := filepath.Join(dir, "gpu-a.csv")
+	tasks := filepath.Join(dir, "tasks.csv")
+	cfg = filepath.Join(dir, "finops.yaml")
+	for p, body := range map[string]string{logPath: b.String(), cfg: config,
+		tasks: "task,team,resource,gpus,start,end\ntrain,nlp,gpu-a," + gpus + ",2026-11-23T08:00:00Z,2026-11-23T10:00:00Z\n"} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db = filepath.Join(dir, "f.db")
+	for _, args := range [][]string{{"ingest", writeWeekBill(t, dir)}, {"ingest", "--host", "gpu-a", "--tz", "UTC", logPath}, {"ingest", tasks}} {
+		if code, out, errs := runFinops(t, append([]string{"--config", cfg, "--db", db}, args...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	return cfg, db
 }

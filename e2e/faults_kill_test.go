@@ -150,6 +150,29 @@ func TestFaultKilledMidIngest(t *testing.T) {
 		t.Fatalf("the ingest was not killed mid-file: %v\n%s%s", cmd.ProcessState, stdout.String(), stderr.String())
 	}
 
+	checkKilledIngestLeftNothing(t, db, before)
+
+	code, out, errs := runFinops(t, "--config", conf, "--db", db, "ingest", "--host", "gpu-k", "--tz", "UTC", log)
+	if code != 0 {
+		t.Fatalf("ingest again: exit %d\n%s%s", code, out, errs)
+	}
+	minutes, util := telemetryOf(t, db, "gpu-k", killLogStart.Add(-time.Hour), killLogStart.Add(killIngestMinutes*time.Minute+time.Hour))
+	if minutes != wantRows || util != wantUtil {
+		t.Errorf("after ingesting again: %d GPU-minutes, Σ util %d; the file has %d lines (one GPU-minute each), Σ util %d",
+			minutes, util, wantRows, wantUtil)
+	}
+	after := counts(t, db)
+	if after["source_files"] != before["source_files"]+1 || after["gpus"] != before["gpus"]+killIngestGPUs ||
+		after["billing_lines"] != before["billing_lines"] {
+		t.Errorf("counts %v → %v: want one more source, %d more GPUs, the same bill", before, after, killIngestGPUs)
+	}
+}
+
+// checkKilledIngestLeftNothing: after the kill the database opens, passes
+// SQLite's integrity check, does not record the killed file as imported
+// and holds exactly the rows it held before.
+func checkKilledIngestLeftNothing(t *testing.T, db string, before map[string]int) {
+	t.Helper()
 	st, err := store.Open(context.Background(), db)
 	if err != nil {
 		t.Fatalf("open after kill -9: %v", err)
@@ -170,20 +193,5 @@ func TestFaultKilledMidIngest(t *testing.T) {
 	st.Close()
 	if after := counts(t, db); !equalCounts(before, after) {
 		t.Errorf("the killed ingest left rows behind: %v → %v", before, after)
-	}
-
-	code, out, errs := runFinops(t, "--config", conf, "--db", db, "ingest", "--host", "gpu-k", "--tz", "UTC", log)
-	if code != 0 {
-		t.Fatalf("ingest again: exit %d\n%s%s", code, out, errs)
-	}
-	minutes, util := telemetryOf(t, db, "gpu-k", killLogStart.Add(-time.Hour), killLogStart.Add(killIngestMinutes*time.Minute+time.Hour))
-	if minutes != wantRows || util != wantUtil {
-		t.Errorf("after ingesting again: %d GPU-minutes, Σ util %d; the file has %d lines (one GPU-minute each), Σ util %d",
-			minutes, util, wantRows, wantUtil)
-	}
-	after := counts(t, db)
-	if after["source_files"] != before["source_files"]+1 || after["gpus"] != before["gpus"]+killIngestGPUs ||
-		after["billing_lines"] != before["billing_lines"] {
-		t.Errorf("counts %v → %v: want one more source, %d more GPUs, the same bill", before, after, killIngestGPUs)
 	}
 }

@@ -160,25 +160,7 @@ func testS3KilledMidUpload(t *testing.T, w *pubWorld) {
 		t.Errorf("the server's folder has a file under the cut key: %v", err)
 	}
 	wantOneEach(t, w.mp)
-	arts, err := e.store(t).Artifacts(context.Background(), "2026-W48")
-	if err != nil {
-		t.Fatal(err)
-	}
-	status := map[string]string{}
-	for _, a := range arts {
-		status[a.Name] = a.Status
-	}
-	for name, uploaded := range map[string]bool{"finops-2026-W48-cv.xlsx": true, "finops-2026-W48-nlp.xlsx": true,
-		"finops-2026-W48-platform.xlsx": true, "finops-2026-W48-search.xlsx": true, "finops-2026-W48-cv.html": true,
-		"finops-2026-W48-nlp.html": true, "finops-2026-W48-platform.html": true, "finops-2026-W48-search.html": true,
-		"finops-2026-W48.html": false, "finops-2026-W48.json": false, "finops-2026-W48.xlsx": false} {
-		if (status[name] == store.ArtifactUploaded) != uploaded || status[name] == "" {
-			t.Errorf("ledger: %s is %q, want uploaded %v", name, status[name], uploaded)
-		}
-	}
-	if _, ok := status["finops-2026-W48.db.gz"]; ok && status["finops-2026-W48.db.gz"] == store.ArtifactUploaded {
-		t.Error("the snapshot counts as uploaded after a failed upload stage")
-	}
+	checkKilledUploadLedger(t, e)
 
 	code, stdout, stderr = e.run(t, "run", "--week", "2026-W48")
 	if code != 0 {
@@ -208,6 +190,32 @@ func testS3KilledMidUpload(t *testing.T, w *pubWorld) {
 	runs, _ := st.Runs(context.Background(), "2026-W48")
 	if len(runs) != 2 || runs[0].Status != store.RunPublishFailed || runs[1].Status != store.RunOK {
 		t.Errorf("runs = %+v", runs)
+	}
+}
+
+// checkKilledUploadLedger: after the kill, the ledger holds the team
+// workbooks and pages uploaded, the report, the summary and the workbook
+// pending, and the snapshot not uploaded.
+func checkKilledUploadLedger(t *testing.T, e *pubEnv) {
+	t.Helper()
+	arts, err := e.store(t).Artifacts(context.Background(), "2026-W48")
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	for _, a := range arts {
+		status[a.Name] = a.Status
+	}
+	for name, uploaded := range map[string]bool{"finops-2026-W48-cv.xlsx": true, "finops-2026-W48-nlp.xlsx": true,
+		"finops-2026-W48-platform.xlsx": true, "finops-2026-W48-search.xlsx": true, "finops-2026-W48-cv.html": true,
+		"finops-2026-W48-nlp.html": true, "finops-2026-W48-platform.html": true, "finops-2026-W48-search.html": true,
+		"finops-2026-W48.html": false, "finops-2026-W48.json": false, "finops-2026-W48.xlsx": false} {
+		if (status[name] == store.ArtifactUploaded) != uploaded || status[name] == "" {
+			t.Errorf("ledger: %s is %q, want uploaded %v", name, status[name], uploaded)
+		}
+	}
+	if _, ok := status["finops-2026-W48.db.gz"]; ok && status["finops-2026-W48.db.gz"] == store.ArtifactUploaded {
+		t.Error("the snapshot counts as uploaded after a failed upload stage")
 	}
 }
 

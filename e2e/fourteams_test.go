@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/internal/cli"
@@ -398,6 +399,66 @@ func testFourTeams(t *testing.T, tc ftCase) {
 	s3, mp := startTeamServers(t)
 	teamsHook, adminHook := newChatReceiver(t, ""), newChatReceiver(t, "")
 	dir := t.TempDir()
+	runFourTeams(t, tc, dir, s3, mp, teamsHook, adminHook)
+
+	// The numbers: GPU-hours counted minute by minute (and by hand for
+	// the named cases); costs by hand: cv ¥2.00 an hour billed; the monthly
+	// card ¥3,600.00 over its 720 h, 168 of them in the week: ¥840.00.
+	hours, billed, monitored := ftHoursByTeam(t, tc)
+	teamCost := map[string]float64{"nlp": 403.20, "cv": 2 * hours["cv"][0], "search": 3600.0 * 168 / 720, "platform": 806.40}
+	r := readSummary(t, filepath.Join(dir, "out", "finops-2026-W46.json"))
+	checkFourTeamsSummary(t, r, hours, teamCost, billed, monitored)
+	staleGlob, staleWhy := tc.staleReason(dir)
+	inc := strings.Join(r.DataQuality.Incomplete, "\n")
+	// The fleet's coverage stays above 80 % (at worst 46 of 722 GPU-hours
+	// unmonitored), so a stale source is its only reason.
+	if (tc.stale != "") != (inc != "") || tc.stale != "" && (len(r.DataQuality.Incomplete) != 1 || !strings.HasPrefix(inc, staleWhy)) {
+		t.Errorf("fleet: incomplete %q; want %q and nothing else", inc, staleWhy)
+	}
+
+	// Each view, as its reader gets it.
+	inbox := ftInbox(t, mp)
+	digests := ftDigests(t, teamsHook, adminHook)
+	auds := []ftAudience{{"", ftAdmin, "finops-2026-W46.html", "finops-2026-W46.xlsx"}}
+	for _, h := range ftHosts {
+		auds = append(auds, ftAudience{h.team, h.lead, "finops-2026-W46-" + h.team + ".html", "finops-2026-W46-" + h.team + ".xlsx"})
+	}
+	for _, a := range auds {
+		v := ftView{a: a, staleGlob: staleGlob, staleWhy: staleWhy}
+		v.msg, v.hasMsg = inbox[a.lead]
+		v.dg, v.hasDigest = digests[a.team]
+		v.page = string(s3.Get(t, ftBucket, "weekly/2026-W46/"+a.page).Body)
+		v.complete = workbookKPI(t, filepath.Join(dir, "out", a.book), "Data complete")
+		// Each view is its audience's: the team's cost, or the fleet's.
+		for team, c := range teamCost {
+			if a.team == "" || a.team == team {
+				v.cost += c
+				v.billed, v.monitored = v.billed+hours[team][0], v.monitored+hours[team][1]
+			}
+		}
+		checkFourTeamsView(t, tc, v)
+	}
+}
+
+// ftAudience is one reader of the run: the admin (team "") or a team's lead,
+// with the page and workbook that reader gets.
+type ftAudience struct{ team, lead, page, book string }
+
+// ftView is what one audience received, and what it should read there.
+type ftView struct {
+	a                       ftAudience
+	msg                     publishtest.Message
+	hasMsg, hasDigest       bool
+	dg                      ftDigest
+	page, complete          string
+	cost, billed, monitored float64
+	staleGlob, staleWhy     string
+}
+
+// runFourTeams runs the week of the four-team fleet and wants it ok, or
+// partial when a source is stale.
+func runFourTeams(t *testing.T, tc ftCase, dir string, s3 *publishtest.S3Server, mp *publishtest.Mailpit, teamsHook, adminHook *chatReceiver) {
+	t.Helper()
 	cfg := writeFourTeamFleet(t, dir, s3, mp, tc)
 	vars := map[string]string{"T_S3_KEY": testAccessKey, "T_S3_SECRET": testSecretKey, "T_SMTP_PASS": teamSMTPPW,
 		"T_TEAMS_URL": teamsHook.srv.URL + "/teams", "T_ADMIN_URL": adminHook.srv.URL + "/admin"}
@@ -414,12 +475,14 @@ func testFourTeams(t *testing.T, tc ftCase) {
 	if code != want {
 		t.Fatalf("run: exit %d, want %d\n%s\n%s", code, want, stdout.String(), stderr.String())
 	}
+}
 
-	// The numbers: GPU-hours counted minute by minute (and by hand for
-	// the named cases); costs by hand: cv ¥2.00 an hour billed; the monthly
-	// card ¥3,600.00 over its 720 h, 168 of them in the week: ¥840.00.
-	hours := map[string][2]float64{}
-	var billed, monitored float64
+// ftHoursByTeam counts each team's billed and monitored GPU-hours minute by
+// minute, checks them against the hand counts of the named cases, and
+// returns them with the fleet's totals.
+func ftHoursByTeam(t *testing.T, tc ftCase) (hours map[string][2]float64, billed, monitored float64) {
+	t.Helper()
+	hours = map[string][2]float64{}
 	for _, h := range ftHosts {
 		b, m := tc.hours(h)
 		hours[h.team] = [2]float64{b, m}
@@ -432,8 +495,13 @@ func testFourTeams(t *testing.T, tc ftCase) {
 			}
 		}
 	}
-	teamCost := map[string]float64{"nlp": 403.20, "cv": 2 * hours["cv"][0], "search": 3600.0 * 168 / 720, "platform": 806.40}
-	r := readSummary(t, filepath.Join(dir, "out", "finops-2026-W46.json"))
+	return hours, billed, monitored
+}
+
+// checkFourTeamsSummary: the summary's fleet totals and each team's hours
+// and cost are the ones counted independently.
+func checkFourTeamsSummary(t *testing.T, r analysis.Result, hours map[string][2]float64, teamCost map[string]float64, billed, monitored float64) {
+	t.Helper()
 	testnum.Near(t, "gpu_hours_billed", r.Totals.GPUHoursBilled, billed, 0.005)
 	testnum.Near(t, "coverage", r.DataQuality.Coverage, monitored/billed, 0.005)
 	seen := map[string]bool{}
@@ -451,15 +519,12 @@ func testFourTeams(t *testing.T, tc ftCase) {
 	if len(seen) != len(ftHosts) {
 		t.Errorf("by_team holds %v, want the four teams", seen)
 	}
-	staleGlob, staleWhy := tc.staleReason(dir)
-	inc := strings.Join(r.DataQuality.Incomplete, "\n")
-	// The fleet's coverage stays above 80 % (at worst 46 of 722 GPU-hours
-	// unmonitored), so a stale source is its only reason.
-	if (tc.stale != "") != (inc != "") || tc.stale != "" && (len(r.DataQuality.Incomplete) != 1 || !strings.HasPrefix(inc, staleWhy)) {
-		t.Errorf("fleet: incomplete %q; want %q and nothing else", inc, staleWhy)
-	}
+}
 
-	// Each view, as its reader gets it.
+// ftInbox is each address's one email; a second to the same address is an
+// error.
+func ftInbox(t *testing.T, mp *publishtest.Mailpit) map[string]publishtest.Message {
+	t.Helper()
 	inbox := map[string]publishtest.Message{}
 	for _, sum := range mp.Messages(t) {
 		for _, to := range sum.To {
@@ -472,6 +537,13 @@ func testFourTeams(t *testing.T, tc ftCase) {
 	if len(inbox) != len(ftHosts)+1 {
 		t.Errorf("mailpit holds emails to %d addresses, want the 4 leads and the admin", len(inbox))
 	}
+	return inbox
+}
+
+// ftDigests is each team's one chat digest (the fleet's under ""): the
+// admin receiver gets only the fleet's, the teams receiver only teams'.
+func ftDigests(t *testing.T, teamsHook, adminHook *chatReceiver) map[string]ftDigest {
+	t.Helper()
 	digests := map[string]ftDigest{}
 	for who, rcv := range map[string]*chatReceiver{"teams": teamsHook, "admin": adminHook} {
 		for _, b := range rcv.bodies() {
@@ -488,77 +560,68 @@ func testFourTeams(t *testing.T, tc ftCase) {
 			digests[d.Team] = d
 		}
 	}
+	return digests
+}
 
-	type audience struct{ team, lead, page, book string }
-	auds := []audience{{"", ftAdmin, "finops-2026-W46.html", "finops-2026-W46.xlsx"}}
-	for _, h := range ftHosts {
-		auds = append(auds, audience{h.team, h.lead, "finops-2026-W46-" + h.team + ".html", "finops-2026-W46-" + h.team + ".xlsx"})
+// checkFourTeamsView: each audience reads its own cost, and reads "data
+// incomplete" with the stale source's reason exactly when the stale source
+// is its own (or it is the fleet's view); a healthy audience reads nothing
+// of staleness.
+func checkFourTeamsView(t *testing.T, tc ftCase, v ftView) {
+	t.Helper()
+	a, msg, dg, page, complete, cost := v.a, v.msg, v.dg, v.page, v.complete, v.cost
+	staleGlob, staleWhy := v.staleGlob, v.staleWhy
+	who := map[bool]string{true: "fleet", false: "team " + a.team}[a.team == ""]
+	mine := tc.stale != "" && (a.team == "" || a.team == tc.stale)
+	if !v.hasMsg {
+		t.Errorf("%s: no email to %s", who, a.lead)
 	}
-	for _, a := range auds {
-		who := map[bool]string{true: "fleet", false: "team " + a.team}[a.team == ""]
-		mine := tc.stale != "" && (a.team == "" || a.team == tc.stale)
-		msg, ok := inbox[a.lead]
-		if !ok {
-			t.Errorf("%s: no email to %s", who, a.lead)
+	if !v.hasDigest {
+		t.Errorf("%s: no digest", who)
+	}
+	email := msg.Subject + "\n" + msg.Text + "\n" + msg.HTML
+	// The text wraps a long reason over lines: read it unwrapped.
+	text := strings.Join(strings.Fields(msg.Text), " ")
+	if !strings.Contains(text, money(cost)) || !strings.Contains(page, money(cost)) || !strings.Contains(dg.Text, "Cost: "+money(cost)) {
+		t.Errorf("%s: the email, page or digest lacks the cost %s:\n%s\n%s", who, money(cost), msg.Text, dg.Text)
+	}
+	says := map[string]bool{
+		"email subject": strings.HasSuffix(msg.Subject, "· data incomplete"),
+		"email body":    strings.Contains(strings.ToLower(msg.Text+msg.HTML), "data incomplete") || strings.Contains(text, "is stale"),
+		"page":          strings.Contains(page, `class="incomplete"`) || strings.Contains(page, "Data incomplete"),
+		"workbook":      complete != "yes",
+		"digest":        strings.Contains(strings.ToLower(dg.Title+"\n"+dg.Text), "data incomplete"),
+	}
+	for view, s := range says {
+		if s != mine {
+			t.Errorf("%s: the %s says data incomplete: %v, want %v", who, view, s, mine)
 		}
-		dg, ok := digests[a.team]
-		if !ok {
-			t.Errorf("%s: no digest", who)
-		}
-		page := string(s3.Get(t, ftBucket, "weekly/2026-W46/"+a.page).Body)
-		complete := workbookKPI(t, filepath.Join(dir, "out", a.book), "Data complete")
-		email := msg.Subject + "\n" + msg.Text + "\n" + msg.HTML
-		// The text wraps a long reason over lines: read it unwrapped.
-		text := strings.Join(strings.Fields(msg.Text), " ")
-		// Each view is its audience's: the team's cost, or the fleet's.
-		var cost, aBilled, aMonitored float64
-		for team, c := range teamCost {
-			if a.team == "" || a.team == team {
-				cost += c
-				aBilled, aMonitored = aBilled+hours[team][0], aMonitored+hours[team][1]
+	}
+	if !mine {
+		// A healthy audience reads nothing of the stale source, not even
+		// its name, and nothing of staleness at all.
+		for view, text := range map[string]string{"email": email, "page": page, "digest": dg.Text, "workbook": complete} {
+			if tc.stale != "" && strings.Contains(text, staleGlob) || strings.Contains(strings.ToLower(text), "stale") {
+				t.Errorf("%s: the %s speaks of the stale source", who, view)
 			}
 		}
-		if !strings.Contains(text, money(cost)) || !strings.Contains(page, money(cost)) || !strings.Contains(dg.Text, "Cost: "+money(cost)) {
-			t.Errorf("%s: the email, page or digest lacks the cost %s:\n%s\n%s", who, money(cost), msg.Text, dg.Text)
-		}
-		says := map[string]bool{
-			"email subject": strings.HasSuffix(msg.Subject, "· data incomplete"),
-			"email body":    strings.Contains(strings.ToLower(msg.Text+msg.HTML), "data incomplete") || strings.Contains(text, "is stale"),
-			"page":          strings.Contains(page, `class="incomplete"`) || strings.Contains(page, "Data incomplete"),
-			"workbook":      complete != "yes",
-			"digest":        strings.Contains(strings.ToLower(dg.Title+"\n"+dg.Text), "data incomplete"),
-		}
-		for view, s := range says {
-			if s != mine {
-				t.Errorf("%s: the %s says data incomplete: %v, want %v", who, view, s, mine)
-			}
-		}
-		if !mine {
-			// A healthy audience reads nothing of the stale source, not even
-			// its name, and nothing of staleness at all.
-			for view, text := range map[string]string{"email": email, "page": page, "digest": dg.Text, "workbook": complete} {
-				if tc.stale != "" && strings.Contains(text, staleGlob) || strings.Contains(strings.ToLower(text), "stale") {
-					t.Errorf("%s: the %s speaks of the stale source", who, view)
-				}
-			}
-			continue
-		}
-		// Incomplete: each view says why, naming the source and when its
-		// data ends (sources come first among the reasons).
-		until := staleWhy[strings.Index(staleWhy, "data until "):]
-		if !strings.HasPrefix(complete, "NO: "+staleWhy) {
-			t.Errorf("%s: the workbook's Data complete reads %q, want it to begin %q", who, complete, "NO: "+staleWhy)
-		}
-		if !strings.Contains(text, staleWhy) {
-			t.Errorf("%s: the email text lacks %q:\n%s", who, staleWhy, msg.Text)
-		}
-		if !strings.Contains(page, until) {
-			t.Errorf("%s: the page does not say %q", who, until)
-		}
-		// The coverage the digest quotes: its audience's monitored share.
-		cov := pct(aMonitored, aBilled)
-		if !strings.Contains(dg.Text, "Data incomplete: "+cov+" of GPU-hours monitored") || !strings.Contains(dg.Text, until) {
-			t.Errorf("%s: the digest does not say %s monitored and %q:\n%s", who, cov, until, dg.Text)
-		}
+		return
+	}
+	// Incomplete: each view says why, naming the source and when its
+	// data ends (sources come first among the reasons).
+	until := staleWhy[strings.Index(staleWhy, "data until "):]
+	if !strings.HasPrefix(complete, "NO: "+staleWhy) {
+		t.Errorf("%s: the workbook's Data complete reads %q, want it to begin %q", who, complete, "NO: "+staleWhy)
+	}
+	if !strings.Contains(text, staleWhy) {
+		t.Errorf("%s: the email text lacks %q:\n%s", who, staleWhy, msg.Text)
+	}
+	if !strings.Contains(page, until) {
+		t.Errorf("%s: the page does not say %q", who, until)
+	}
+	// The coverage the digest quotes: its audience's monitored share.
+	cov := pct(v.monitored, v.billed)
+	if !strings.Contains(dg.Text, "Data incomplete: "+cov+" of GPU-hours monitored") || !strings.Contains(dg.Text, until) {
+		t.Errorf("%s: the digest does not say %s monitored and %q:\n%s", who, cov, until, dg.Text)
 	}
 }

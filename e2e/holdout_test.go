@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/analysis"
 	"github.com/finops-oss/finops/ingest/dcgm"
 	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/store"
@@ -376,26 +377,7 @@ func (f *hfFleet) hfExpect() hfExpected {
 		// run. (Counting the gap's minutes in the length too would give the
 		// same classes in this fleet: its gaps sit inside idle runs that are
 		// long enough either way.)
-		idle := make([]bool, hfMinutes)
-		var run []int
-		closeRun := func() {
-			if len(run) >= 30 {
-				for _, m := range run {
-					idle[m] = true
-				}
-			}
-			run = run[:0]
-		}
-		for m, u := range util {
-			switch {
-			case math.IsNaN(u):
-			case u < 10:
-				run = append(run, m)
-			default:
-				closeRun()
-			}
-		}
-		closeRun()
+		idle := hfIdleMinutes(util)
 		for m := range util {
 			r, billed := rate(m)
 			if billed {
@@ -436,6 +418,33 @@ func (f *hfFleet) hfExpect() hfExpected {
 		}
 	}
 	return e
+}
+
+// hfIdleMinutes marks the minutes of util (NaN: unmonitored) that are in an
+// idle run: at least 30 monitored minutes under 10 %, ended by an active
+// minute, an unmonitored minute neither ending nor counting in it.
+func hfIdleMinutes(util []float64) []bool {
+	idle := make([]bool, len(util))
+	var run []int
+	closeRun := func() {
+		if len(run) >= 30 {
+			for _, m := range run {
+				idle[m] = true
+			}
+		}
+		run = run[:0]
+	}
+	for m, u := range util {
+		switch {
+		case math.IsNaN(u):
+		case u < 10:
+			run = append(run, m)
+		default:
+			closeRun()
+		}
+	}
+	closeRun()
+	return idle
 }
 
 // near is within 0.1 % of want, or half a cent of it (the report's amounts
@@ -494,6 +503,15 @@ func TestPrometheusHoldoutFleet(t *testing.T) {
 	}
 	t.Logf("%d pods, %d GPU-minutes shared by two; billed %.1f GPU-hours, idle %.2f h ¥%.2f, unmonitored %.2f h ¥%.2f",
 		len(want.tasks), want.sharedMin, want.billedMin/60, want.idleMin/60, want.idleCost, want.unmonMin/60, want.unmonCost)
+	checkHoldoutTasks(t, r, want)
+	checkHoldoutRunSpans(t, db, want)
+}
+
+// checkHoldoutTasks: each task of the report is a pod of the fleet, with its
+// namespace as team and hfExpect's cost, idle cost and GPU-hours; no pod
+// with billed minutes is missing.
+func checkHoldoutTasks(t *testing.T, r analysis.Result, want hfExpected) {
+	t.Helper()
 
 	got := map[string]bool{}
 	for _, tc := range r.Tasks {
@@ -517,6 +535,12 @@ func TestPrometheusHoldoutFleet(t *testing.T) {
 		}
 	}
 
+}
+
+// checkHoldoutRunSpans: each pod's runs start at its first sample's minute
+// and end at the end of its last sample's minute.
+func checkHoldoutRunSpans(t *testing.T, db string, want hfExpected) {
+	t.Helper()
 	// Each pod's runs start at its first sample's minute and end at the end
 	// of its last sample's minute — not 5 minutes later (Prometheus'
 	// lookback repeating the last value of a series without a staleness

@@ -35,21 +35,7 @@ func TestHostileDoctor(t *testing.T) {
 	}
 	promSrv := promtest.Start(t, om.Bytes())
 	deadProm := "http://127.0.0.1:" + strconv.Itoa(publishtest.FreePort(t))
-	// env is the publishing tests' world with Prometheus lab at url added
-	// to the demo config's utilization block.
-	env := func(t *testing.T, url string) *pubEnv {
-		e := w.env(t, 0, "")
-		b, err := os.ReadFile(e.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prom := "utilization:\n  prometheus:\n    - name: lab\n      url: " + url + "\n      retries: 0\n      timeout: 5s\n"
-		b = []byte(strings.Replace(string(b), "utilization:\n", prom, 1))
-		if err := os.WriteFile(e.cfg, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
+	env := func(t *testing.T, url string) *pubEnv { return doctorEnv(t, w, url) }
 
 	// The demo's sources: every one is listed as OK (the count comes from
 	// the demo config, read independently of doctor).
@@ -57,68 +43,10 @@ func TestHostileDoctor(t *testing.T) {
 	cfgText, _ := os.ReadFile(e.cfg)
 	nSources := strings.Count(string(cfgText), "path:")
 
-	type line struct{ verdict, check, detail string }
-	lines := func(t *testing.T, out string) []line {
-		var ls []line
-		re := regexp.MustCompile(`^(OK|FAIL|SKIP)\s+(\S+(?: send)?)\s+(.*)$`)
-		for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
-			m := re.FindStringSubmatch(l)
-			if m == nil {
-				t.Errorf("line %q is not VERDICT CHECK DETAIL", l)
-				continue
-			}
-			ls = append(ls, line{m[1], m[2], m[3]})
-		}
-		return ls
-	}
-	dbBytes := func(t *testing.T, e *pubEnv) string {
-		b, err := os.ReadFile(e.db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	// doctor runs doctor and checks what every run must: the exit code, no
-	// secret in the output, the database untouched, the bucket empty.
-	doctor := func(t *testing.T, e *pubEnv, wantCode int, args ...string) []line {
-		t.Helper()
-		before := dbBytes(t, e)
-		code, stdout, stderr := e.run(t, append([]string{"doctor"}, args...)...)
-		if code != wantCode {
-			t.Errorf("exit %d, want %d\n%s\n%s", code, wantCode, stdout, stderr)
-		}
-		for _, s := range []string{testAccessKey, testSecretKey, testSMTPPass, e.vars["T_SMTP_PASS"]} {
-			if strings.Contains(stdout+stderr, s) {
-				t.Errorf("the output shows a secret %q:\n%s%s", s, stdout, stderr)
-			}
-		}
-		if dbBytes(t, e) != before {
-			t.Error("doctor changed the database")
-		}
-		return lines(t, stdout)
-	}
+	doctor, find, verdicts := runDoctor, doctorFind, doctorVerdicts
 	noProbeLeft := func(t *testing.T, e *pubEnv) {
 		t.Helper()
-		if keys := w.s3.Keys(t, e.bucket, ""); len(keys) != 0 {
-			t.Errorf("the probe left objects behind: %v", keys)
-		}
-	}
-	verdicts := func(ls []line) map[string]int {
-		n := map[string]int{}
-		for _, l := range ls {
-			n[l.verdict+" "+l.check]++
-		}
-		return n
-	}
-	find := func(t *testing.T, ls []line, check string) line {
-		t.Helper()
-		for _, l := range ls {
-			if l.check == check {
-				return l
-			}
-		}
-		t.Fatalf("no %s line in %v", check, ls)
-		return line{}
+		doctorNoProbeLeft(t, w, e)
 	}
 
 	t.Run("healthy", func(t *testing.T) {
@@ -221,4 +149,97 @@ func TestHostileDoctor(t *testing.T) {
 			t.Errorf("stdout %q, want a FAIL config line naming publish.smtp.tls", stdout)
 		}
 	})
+}
+
+// doctorEnv is the publishing tests' world with Prometheus lab at url added
+// to the demo config's utilization block.
+func doctorEnv(t *testing.T, w *pubWorld, url string) *pubEnv {
+	e := w.env(t, 0, "")
+	b, err := os.ReadFile(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prom := "utilization:\n  prometheus:\n    - name: lab\n      url: " + url + "\n      retries: 0\n      timeout: 5s\n"
+	b = []byte(strings.Replace(string(b), "utilization:\n", prom, 1))
+	if err := os.WriteFile(e.cfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// doctorLine is one line of doctor's report.
+type doctorLine struct{ verdict, check, detail string }
+
+// doctorLines parses doctor's stdout, each line VERDICT CHECK DETAIL.
+func doctorLines(t *testing.T, out string) []doctorLine {
+	var ls []doctorLine
+	re := regexp.MustCompile(`^(OK|FAIL|SKIP)\s+(\S+(?: send)?)\s+(.*)$`)
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		m := re.FindStringSubmatch(l)
+		if m == nil {
+			t.Errorf("line %q is not VERDICT CHECK DETAIL", l)
+			continue
+		}
+		ls = append(ls, doctorLine{m[1], m[2], m[3]})
+	}
+	return ls
+}
+
+// doctorDBBytes is the database file's content, to see that doctor left it
+// untouched.
+func doctorDBBytes(t *testing.T, e *pubEnv) string {
+	b, err := os.ReadFile(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// runDoctor runs doctor and checks what every run must: the exit code, no
+// secret in the output, the database untouched, the bucket empty.
+func runDoctor(t *testing.T, e *pubEnv, wantCode int, args ...string) []doctorLine {
+	t.Helper()
+	before := doctorDBBytes(t, e)
+	code, stdout, stderr := e.run(t, append([]string{"doctor"}, args...)...)
+	if code != wantCode {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, wantCode, stdout, stderr)
+	}
+	for _, s := range []string{testAccessKey, testSecretKey, testSMTPPass, e.vars["T_SMTP_PASS"]} {
+		if strings.Contains(stdout+stderr, s) {
+			t.Errorf("the output shows a secret %q:\n%s%s", s, stdout, stderr)
+		}
+	}
+	if doctorDBBytes(t, e) != before {
+		t.Error("doctor changed the database")
+	}
+	return doctorLines(t, stdout)
+}
+
+// doctorNoProbeLeft: the S3 probe left nothing in the bucket.
+func doctorNoProbeLeft(t *testing.T, w *pubWorld, e *pubEnv) {
+	t.Helper()
+	if keys := w.s3.Keys(t, e.bucket, ""); len(keys) != 0 {
+		t.Errorf("the probe left objects behind: %v", keys)
+	}
+}
+
+// doctorVerdicts counts the lines by "VERDICT check".
+func doctorVerdicts(ls []doctorLine) map[string]int {
+	n := map[string]int{}
+	for _, l := range ls {
+		n[l.verdict+" "+l.check]++
+	}
+	return n
+}
+
+// doctorFind is the line of check, or a fatal error when there is none.
+func doctorFind(t *testing.T, ls []doctorLine, check string) doctorLine {
+	t.Helper()
+	for _, l := range ls {
+		if l.check == check {
+			return l
+		}
+	}
+	t.Fatalf("no %s line in %v", check, ls)
+	return doctorLine{}
 }

@@ -82,7 +82,27 @@ func TestHostileJSONResults(t *testing.T) {
 	db := filepath.Join(dir, "f.db")
 	vast, runpod := rentalFile(t, "vast_invoices_legacy.json"), rentalFile(t, "runpod_billing_pods.json")
 	missing := filepath.Join(dir, "missing.csv")
+	checkJSONIngestCheck(t, db, vast, missing)
 
+	// An import: one object a file; the second import of the same bytes is a duplicate.
+	code, stdout, stderr := runFinops(t, "--db", db, "--log-format", "json", "ingest", runpod, runpod)
+	objs := jsonLines(t, "ingest", stdout)
+	if code != 0 || len(objs) != 2 || objs[0]["status"] != "imported" || objs[0]["total_cost"] != "109.52" ||
+		objs[1]["status"] != "duplicate" || objs[1]["duplicate_of"] != runpod {
+		t.Errorf("ingest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	checkJSONReportFiles(t, db, filepath.Join(dir, "out"))
+
+	// Text stays the default.
+	if _, stdout, _ := runFinops(t, "--db", db, "ingest", "--check", vast); !strings.HasPrefix(stdout, vast+": OK\n") {
+		t.Errorf("text --check:\n%s", stdout)
+	}
+}
+
+// checkJSONIngestCheck: ingest --check, with --log-format json or --format
+// json, writes one object a file and creates no database.
+func checkJSONIngestCheck(t *testing.T, db, vast, missing string) {
+	t.Helper()
 	for _, flags := range [][]string{{"--log-format", "json", "ingest", "--check"}, {"ingest", "--check", "--format", "json"}} {
 		code, stdout, _ := runFinops(t, append(append([]string{"--db", db}, flags...), vast, missing)...)
 		objs := jsonLines(t, strings.Join(flags, " "), stdout)
@@ -101,19 +121,14 @@ func TestHostileJSONResults(t *testing.T) {
 	if _, err := os.Stat(db); err == nil {
 		t.Error("--check created the database")
 	}
+}
 
-	// An import: one object a file; the second import of the same bytes is a duplicate.
-	code, stdout, stderr := runFinops(t, "--db", db, "--log-format", "json", "ingest", runpod, runpod)
-	objs := jsonLines(t, "ingest", stdout)
-	if code != 0 || len(objs) != 2 || objs[0]["status"] != "imported" || objs[0]["total_cost"] != "109.52" ||
-		objs[1]["status"] != "duplicate" || objs[1]["duplicate_of"] != runpod {
-		t.Errorf("ingest: exit %d\n%s%s", code, stdout, stderr)
-	}
-
-	// A report: one object naming the files written, each on disk.
-	out := filepath.Join(dir, "out")
-	code, stdout, stderr = runFinops(t, "--db", db, "--log-format", "json", "report", "--from", "2026-11-02", "--to", "2026-11-04", "--out", out)
-	objs = jsonLines(t, "report", stdout)
+// checkJSONReportFiles: a report writes one object naming the files
+// written, each on disk in out.
+func checkJSONReportFiles(t *testing.T, db, out string) {
+	t.Helper()
+	code, stdout, stderr := runFinops(t, "--db", db, "--log-format", "json", "report", "--from", "2026-11-02", "--to", "2026-11-04", "--out", out)
+	objs := jsonLines(t, "report", stdout)
 	if code != 0 || len(objs) != 1 || objs[0]["command"] != "report" || objs[0]["status"] != "ok" {
 		t.Fatalf("report: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -125,11 +140,6 @@ func TestHostileJSONResults(t *testing.T) {
 		if _, err := os.Stat(f.(string)); err != nil || filepath.Dir(f.(string)) != out {
 			t.Errorf("report: %v: %v", f, err)
 		}
-	}
-
-	// Text stays the default.
-	if _, stdout, _ := runFinops(t, "--db", db, "ingest", "--check", vast); !strings.HasPrefix(stdout, vast+": OK\n") {
-		t.Errorf("text --check:\n%s", stdout)
 	}
 }
 

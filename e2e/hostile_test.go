@@ -283,6 +283,41 @@ const (
 func TestHostileTextThroughReports(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "f.db")
+	ingestHostile(t, dir, db)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runFinops(t, "--db", db, "report", "--week", "2026-W48", "--out", out)
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// The terminal gets printable text only: no escape sequence from data
+	// (markup is harmless there).
+	if strings.Contains(stdout, "\x1b") {
+		t.Errorf("terminal summary holds an escape sequence from data:\n%q", stdout)
+	}
+	checkHostileJSONVerbatim(t, filepath.Join(out, "finops-2026-W48.json"))
+
+	// HTML: no markup from data survives unescaped.
+	html, err := os.ReadFile(filepath.Join(out, "finops-2026-W48.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"<script>alert", "<img src=x", "onerror=alert(1)>", hScript} {
+		if strings.Contains(string(html), s) {
+			t.Errorf("HTML page holds %q raw", s)
+		}
+	}
+
+	// Workbook: no formula in any cell; every cell holding one of the
+	// formula strings is text behind an apostrophe.
+	checkWorkbookInert(t, filepath.Join(out, "finops-2026-W48.xlsx"), hFormula, hPlus, hMinus, hAt)
+	checkHostileTeamInsideOut(t, dir, db)
+}
+
+// ingestHostile ingests a FOCUS bill and a tasks file whose every text
+// field is hostile into db, and checks that an escape sequence in a field
+// is refused, naming file, line and field.
+func ingestHostile(t *testing.T, dir, db string) {
+	t.Helper()
 	q := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 	tags := func(m map[string]string) string { b, _ := json.Marshal(m); return q(string(b)) }
 
@@ -325,19 +360,13 @@ func TestHostileTextThroughReports(t *testing.T) {
 	if code, out, errOut := runFinops(t, "--db", db, "ingest", esc); code != cli.ExitFailed || !strings.Contains(out+errOut, `hostile_esc.csv:2: field "ResourceId": a control character U+001B`) {
 		t.Errorf("an escape in ResourceId: exit %d\n%s\n%s", code, out, errOut)
 	}
-	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runFinops(t, "--db", db, "report", "--week", "2026-W48", "--out", out)
-	if code != 0 {
-		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	// The terminal gets printable text only: no escape sequence from data
-	// (markup is harmless there).
-	if strings.Contains(stdout, "\x1b") {
-		t.Errorf("terminal summary holds an escape sequence from data:\n%q", stdout)
-	}
+}
 
-	// JSON: every hostile string is there, verbatim.
-	js, err := os.ReadFile(filepath.Join(out, "finops-2026-W48.json"))
+// checkHostileJSONVerbatim: in the JSON summary every hostile string is
+// there, verbatim (data is data).
+func checkHostileJSONVerbatim(t *testing.T, path string) {
+	t.Helper()
+	js, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,25 +397,14 @@ func TestHostileTextThroughReports(t *testing.T) {
 			t.Errorf("JSON summary lost %q", s)
 		}
 	}
+}
 
-	// HTML: no markup from data survives unescaped.
-	html, err := os.ReadFile(filepath.Join(out, "finops-2026-W48.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{"<script>alert", "<img src=x", "onerror=alert(1)>", hScript} {
-		if strings.Contains(string(html), s) {
-			t.Errorf("HTML page holds %q raw", s)
-		}
-	}
-
-	// Workbook: no formula in any cell; every cell holding one of the
-	// formula strings is text behind an apostrophe.
-	checkWorkbookInert(t, filepath.Join(out, "finops-2026-W48.xlsx"), hFormula, hPlus, hMinus, hAt)
-
-	// A team named ../../evil: its report stays inside --out.
+// checkHostileTeamInsideOut: a team named ../../evil: its report stays
+// inside --out.
+func checkHostileTeamInsideOut(t *testing.T, dir, db string) {
+	t.Helper()
 	teamOut := filepath.Join(dir, "team")
-	code, stdout, stderr = runFinops(t, "--db", db, "report", "--week", "2026-W48", "--team", hTraverse, "--out", teamOut)
+	code, stdout, stderr := runFinops(t, "--db", db, "report", "--week", "2026-W48", "--team", hTraverse, "--out", teamOut)
 	if code != 0 {
 		t.Fatalf("report --team %s: exit %d\n%s\n%s", hTraverse, code, stdout, stderr)
 	}

@@ -276,7 +276,24 @@ func testDelivers(t *testing.T, w *pubWorld) {
 	w.s3.Put(t, e.bucket, "weekly/2026-W40/finops-2026-W40.db.gz", []byte("old"))
 	w.s3.Put(t, e.bucket, "weekly/2026-W40/finops-2026-W40.xlsx", []byte("old"))
 
-	// --dry-run: says what it would do, does nothing.
+	checkDeliversDryRun(t, w, e)
+	checkDeliversRun(t, w, e)
+	wantCounts := checkDeliversSnapshot(t, w, e)
+
+	// The emails.
+	e.summary = readSummary(t, filepath.Join(e.out, "finops-2026-W48.json"))
+	wantOneEach(t, w.mp)
+	checkTeamEmails(t, w.mp, e.summary)
+
+	checkDeliversTextfile(t, textfile)
+	checkDeliversRerun(t, w, e)
+	checkDeliversLedger(t, e)
+	checkDeliversRestore(t, e, wantCounts)
+}
+
+// checkDeliversDryRun: --dry-run says what it would do, does nothing.
+func checkDeliversDryRun(t *testing.T, w *pubWorld, e *pubEnv) {
+	t.Helper()
 	code, stdout, stderr := e.run(t, "run", "--week", "2026-W48", "--dry-run")
 	if code != 0 {
 		t.Fatalf("dry run: exit %d\n%s\n%s", code, stdout, stderr)
@@ -298,8 +315,14 @@ func testDelivers(t *testing.T, w *pubWorld) {
 	if keys := e.keys(t); len(keys) != 2 {
 		t.Errorf("dry run uploaded: %v", keys)
 	}
+}
 
-	code, stdout, stderr = e.run(t, "--log-format", "json", "run", "--week", "2026-W48")
+// checkDeliversRun: the run's one JSON line says ok, and the bucket holds
+// this week's files with their content types and sha256 metadata, the old
+// report, not the old snapshot.
+func checkDeliversRun(t *testing.T, w *pubWorld, e *pubEnv) {
+	t.Helper()
+	code, stdout, stderr := e.run(t, "--log-format", "json", "run", "--week", "2026-W48")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -337,6 +360,12 @@ func testDelivers(t *testing.T, w *pubWorld) {
 			t.Errorf("%s: %d bytes in the bucket, %d in the out folder", k, len(obj.Body), len(local))
 		}
 	}
+}
+
+// checkDeliversSnapshot: the snapshot opens and has the database's row
+// counts, which it returns.
+func checkDeliversSnapshot(t *testing.T, w *pubWorld, e *pubEnv) map[string]int {
+	t.Helper()
 	// The snapshot opens and has the database's row counts.
 	snap := w.s3.Get(t, e.bucket, "weekly/2026-W48/finops-2026-W48.db.gz")
 	snapDB := filepath.Join(t.TempDir(), "snap.db")
@@ -362,12 +391,13 @@ func testDelivers(t *testing.T, w *pubWorld) {
 	if fmt.Sprint(gotCounts) != fmt.Sprint(wantCounts) || wantCounts["billing_lines"] == 0 {
 		t.Errorf("snapshot counts %v, database %v", gotCounts, wantCounts)
 	}
+	return wantCounts
+}
 
-	// The emails.
-	e.summary = readSummary(t, filepath.Join(e.out, "finops-2026-W48.json"))
-	wantOneEach(t, w.mp)
-	checkTeamEmails(t, w.mp, e.summary)
-
+// checkDeliversTextfile: the textfile for node-exporter says the run
+// succeeded, and when.
+func checkDeliversTextfile(t *testing.T, textfile string) {
+	t.Helper()
 	// The textfile for node-exporter.
 	prom := string(mustRead(t, textfile))
 	for _, want := range []string{"finops_last_run_success 1\n", fmt.Sprintf("finops_last_run_timestamp_seconds %d\n", now.Unix()),
@@ -377,8 +407,13 @@ func testDelivers(t *testing.T, w *pubWorld) {
 		}
 	}
 
-	// The same week again: nothing new is sent.
-	code, stdout, stderr = e.run(t, "run", "--week", "2026-W48")
+}
+
+// checkDeliversRerun: the same week again sends nothing new; --resend
+// sends everyone the week again, once.
+func checkDeliversRerun(t *testing.T, w *pubWorld, e *pubEnv) {
+	t.Helper()
+	code, stdout, stderr := e.run(t, "run", "--week", "2026-W48")
 	if code != 0 || !strings.Contains(stdout, "5 recipients already have the 2026-W48 email") {
 		t.Errorf("rerun: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -392,6 +427,12 @@ func testDelivers(t *testing.T, w *pubWorld) {
 			t.Errorf("after --resend %s has %d emails, want 2", r, n)
 		}
 	}
+}
+
+// checkDeliversLedger: the ledger holds the four runs and the uploaded
+// artifacts under this week's keys.
+func checkDeliversLedger(t *testing.T, e *pubEnv) {
+	t.Helper()
 
 	// The ledger.
 	st := e.store(t)
@@ -406,10 +447,15 @@ func testDelivers(t *testing.T, w *pubWorld) {
 		}
 	}
 
-	// restore brings the snapshot back; an existing database needs --force.
+}
+
+// checkDeliversRestore: restore brings the snapshot back; an existing
+// database needs --force.
+func checkDeliversRestore(t *testing.T, e *pubEnv, wantCounts map[string]int) {
+	t.Helper()
 	restored := filepath.Join(t.TempDir(), "restored.db")
 	from := "s3://" + e.bucket + "/weekly"
-	code, stdout, stderr = e.run(t, "--db", restored, "restore", "--from", from, "--period", "2026-W48")
+	code, stdout, stderr := e.run(t, "--db", restored, "restore", "--from", from, "--period", "2026-W48")
 	if code != 0 || !strings.Contains(stdout, "restored "+restored) {
 		t.Fatalf("restore: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -461,61 +507,82 @@ func checkTeamEmails(t *testing.T, mp *publishtest.Mailpit, s analysis.Result) {
 			t.Errorf("%s: the workbook does not open: %v", to, err)
 			continue
 		}
-		var cells strings.Builder
-		for _, sheet := range wb.GetSheetList() {
-			rows, _ := wb.GetRows(sheet)
-			for _, row := range rows {
-				cells.WriteString(strings.Join(row, "\t") + "\n")
-			}
-		}
+		cells := workbookCells(wb)
 		wb.Close()
 		if to == "cto@example.com" {
-			if att.FileName != "finops-2026-W48.xlsx" || !strings.HasPrefix(msg.Subject, "[finops] 2026-W48 · ") {
-				t.Errorf("admin email: subject %q, attachment %q", msg.Subject, att.FileName)
+			checkAdminEmail(t, msg, att.FileName, cells, resources)
+			continue
+		}
+		checkLeadEmail(t, msg, team, att.FileName, cells, resources, cost)
+	}
+}
+
+// workbookCells is every sheet's rows, tab-separated, one line a row.
+func workbookCells(wb *excelize.File) string {
+	var cells strings.Builder
+	for _, sheet := range wb.GetSheetList() {
+		rows, _ := wb.GetRows(sheet)
+		for _, row := range rows {
+			cells.WriteString(strings.Join(row, "\t") + "\n")
+		}
+	}
+	return cells.String()
+}
+
+// checkAdminEmail: the admin's email covers every team's resources and
+// links the published report.
+func checkAdminEmail(t *testing.T, msg publishtest.Message, fileName, cells string, resources map[string][]string) {
+	t.Helper()
+	if fileName != "finops-2026-W48.xlsx" || !strings.HasPrefix(msg.Subject, "[finops] 2026-W48 · ") {
+		t.Errorf("admin email: subject %q, attachment %q", msg.Subject, fileName)
+	}
+	for _, ids := range resources {
+		for _, id := range ids {
+			if !strings.Contains(msg.Text, id) && !strings.Contains(cells, id) {
+				t.Errorf("admin email does not mention %s", id)
 			}
-			for _, ids := range resources {
-				for _, id := range ids {
-					if !strings.Contains(msg.Text, id) && !strings.Contains(cells.String(), id) {
-						t.Errorf("admin email does not mention %s", id)
-					}
+		}
+	}
+	if !strings.Contains(msg.HTML, "https://reports.example.com/finops/weekly/2026-W48/finops-2026-W48.html") {
+		t.Error("admin email does not link the published report")
+	}
+}
+
+// checkLeadEmail: a team lead's email has the team's subject, workbook,
+// page link and cost, and no other team's resources or cost.
+func checkLeadEmail(t *testing.T, msg publishtest.Message, team, fileName, cells string, resources map[string][]string, cost map[string]float64) {
+	t.Helper()
+	to := msg.To[0].Address
+	if want := "[finops] " + team + " · 2026-W48 · " + wholeMoney(cost[team]) + " · idle "; !strings.HasPrefix(msg.Subject, want) {
+		t.Errorf("%s: subject %q, want it to start %q", to, msg.Subject, want)
+	}
+	if fileName != "finops-2026-W48-"+team+".xlsx" {
+		t.Errorf("%s: attachment %q", to, fileName)
+	}
+	if link := "https://reports.example.com/finops/weekly/2026-W48/finops-2026-W48-" + team + ".html"; !strings.Contains(msg.HTML, link) {
+		t.Errorf("%s: the email does not link the team's page %s", to, link)
+	}
+	if !strings.Contains(msg.Text, money(cost[team])) || !strings.Contains(msg.HTML, money(cost[team])) {
+		t.Errorf("%s: body lacks the team's cost %s:\n%s", to, money(cost[team]), msg.Text)
+	}
+	for other, ids := range resources {
+		if other == team {
+			for _, id := range ids {
+				if !strings.Contains(cells, id) {
+					t.Errorf("%s: the workbook lacks the team's resource %s", to, id)
 				}
-			}
-			if !strings.Contains(msg.HTML, "https://reports.example.com/finops/weekly/2026-W48/finops-2026-W48.html") {
-				t.Error("admin email does not link the published report")
 			}
 			continue
 		}
-		if want := "[finops] " + team + " · 2026-W48 · " + wholeMoney(cost[team]) + " · idle "; !strings.HasPrefix(msg.Subject, want) {
-			t.Errorf("%s: subject %q, want it to start %q", to, msg.Subject, want)
-		}
-		if att.FileName != "finops-2026-W48-"+team+".xlsx" {
-			t.Errorf("%s: attachment %q", to, att.FileName)
-		}
-		if link := "https://reports.example.com/finops/weekly/2026-W48/finops-2026-W48-" + team + ".html"; !strings.Contains(msg.HTML, link) {
-			t.Errorf("%s: the email does not link the team's page %s", to, link)
-		}
-		if !strings.Contains(msg.Text, money(cost[team])) || !strings.Contains(msg.HTML, money(cost[team])) {
-			t.Errorf("%s: body lacks the team's cost %s:\n%s", to, money(cost[team]), msg.Text)
-		}
-		for other, ids := range resources {
-			if other == team {
-				for _, id := range ids {
-					if !strings.Contains(cells.String(), id) {
-						t.Errorf("%s: the workbook lacks the team's resource %s", to, id)
-					}
-				}
-				continue
-			}
-			for _, id := range ids {
-				for where, text := range map[string]string{"text": msg.Text, "html": msg.HTML, "workbook": cells.String()} {
-					if strings.Contains(text, id) {
-						t.Errorf("%s: the %s mentions %s, a resource of team %s", to, where, id, other)
-					}
+		for _, id := range ids {
+			for where, text := range map[string]string{"text": msg.Text, "html": msg.HTML, "workbook": cells} {
+				if strings.Contains(text, id) {
+					t.Errorf("%s: the %s mentions %s, a resource of team %s", to, where, id, other)
 				}
 			}
-			if c := money(cost[other]); cost[other] != cost[team] && (strings.Contains(msg.Text, c) || strings.Contains(msg.HTML, c)) {
-				t.Errorf("%s: the body shows %s, team %s's cost", to, c, other)
-			}
+		}
+		if c := money(cost[other]); cost[other] != cost[team] && (strings.Contains(msg.Text, c) || strings.Contains(msg.HTML, c)) {
+			t.Errorf("%s: the body shows %s, team %s's cost", to, c, other)
 		}
 	}
 }

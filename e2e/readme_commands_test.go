@@ -57,20 +57,7 @@ func TestReadmeCommands(t *testing.T) {
 				t.Errorf("README command table: %q does not start with finops", text)
 				continue
 			}
-			paths := [][]string{nil}
-			for _, w := range words[1:] {
-				if !commandWord.MatchString(w) {
-					break
-				}
-				var next [][]string
-				for _, alt := range strings.Split(w, "|") {
-					for _, p := range paths {
-						next = append(next, append(append([]string(nil), p...), alt))
-					}
-				}
-				paths = next
-			}
-			for _, p := range paths {
+			for _, p := range readmeCommandPaths(words[1:]) {
 				cmd, rest, err := root.Find(p)
 				if err != nil || len(rest) > 0 {
 					t.Errorf("README command table: %q names no command finops has (%v, left %q)", text, err, rest)
@@ -101,4 +88,24 @@ func TestReadmeCommands(t *testing.T) {
 		}
 	}
 	walk(root)
+}
+
+// readmeCommandPaths is the command paths a README command line names: its
+// leading command words, each "a|b" alternative expanded, up to the first
+// word that is not a command word (a flag or an argument).
+func readmeCommandPaths(words []string) [][]string {
+	paths := [][]string{nil}
+	for _, w := range words {
+		if !commandWord.MatchString(w) {
+			break
+		}
+		var next [][]string
+		for _, alt := range strings.Split(w, "|") {
+			for _, p := range paths {
+				next = append(next, append(append([]string(nil), p...), alt))
+			}
+		}
+		paths = next
+	}
+	return paths
 }

@@ -109,6 +109,15 @@ func TestRollupEqualsOneReport(t *testing.T) {
 			t.Errorf("rollup did not write %s: %v", f, err)
 		}
 	}
+	checkRollupMoney(t, got, one)
+	checkRollupCoverage(t, got, one)
+	checkRollupIncompleteShard(t, eu, org, cnJSON)
+}
+
+// checkRollupMoney: the rollup and the one report hold the totals, teams'
+// and resources' costs computed by hand.
+func checkRollupMoney(t *testing.T, got, one analysis.Result) {
+	t.Helper()
 
 	for _, c := range []struct {
 		name         string
@@ -160,6 +169,12 @@ func TestRollupEqualsOneReport(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkRollupCoverage: the fleet's and each shard's coverage are the hand
+// count's, the shards named and complete, the merged team warned of.
+func checkRollupCoverage(t *testing.T, got, one analysis.Result) {
+	t.Helper()
 	monitored := 336 - 833.0/60
 	for _, c := range []struct {
 		name      string
@@ -184,14 +199,19 @@ func TestRollupEqualsOneReport(t *testing.T) {
 		t.Errorf("warnings %q: want the merged team named", got.DataQuality.Warnings)
 	}
 
-	// An incomplete shard: eu's telemetry covers 64% of its GPU-hours, under
-	// a min_coverage of 0.9. Its report and the rollup exit 3, naming it.
+}
+
+// checkRollupIncompleteShard: an incomplete shard: eu's telemetry covers
+// 64% of its GPU-hours, under a min_coverage of 0.9. Its report and the
+// rollup exit 3, naming it.
+func checkRollupIncompleteShard(t *testing.T, eu, org, cnJSON string) {
+	t.Helper()
 	rollupFiles(t, eu, map[string]string{"finops.yaml": strings.Replace(rollupTeams, "%s", "0.9", 1)})
 	if err := os.RemoveAll(filepath.Join(eu, "f.db")); err != nil {
 		t.Fatal(err)
 	}
-	euJSON = rollupReport(t, eu, cli.ExitPartial, "autodl-eu.csv", "dcgm-week.om")
-	code, out, errs = runFinops(t, "rollup", "--name", "eu", "--name", "cn", "--out", org, "--format", "json", euJSON, cnJSON)
+	euJSON := rollupReport(t, eu, cli.ExitPartial, "autodl-eu.csv", "dcgm-week.om")
+	code, out, errs := runFinops(t, "rollup", "--name", "eu", "--name", "cn", "--out", org, "--format", "json", euJSON, cnJSON)
 	if code != cli.ExitPartial || !strings.Contains(errs, "Shard eu: Telemetry covers 64% of the 504.0 billed GPU-hours") {
 		t.Errorf("rollup with eu incomplete: exit %d, want %d\n%s%s", code, cli.ExitPartial, out, errs)
 	}
@@ -286,30 +306,37 @@ func TestRollupRefusesAndConverts(t *testing.T) {
 		"config fx":  {"--config", fx, "rollup"},
 		"both, flag": {"--config", fx, "rollup", "--rate", "usd/cny=7.1"},
 	} {
-		dir := filepath.Join(out, strings.ReplaceAll(name, " ", "_"))
-		code, stdout, errs := runFinops(t, append(args, "--name", evil, "--name", "us", "--out", dir, "--format", "json,html", eu, us)...)
-		if code != 0 {
-			t.Fatalf("%s: exit %d\n%s%s", name, code, stdout, errs)
-		}
-		s := readSummary(t, filepath.Join(dir, "finops-2026-W48.json"))
-		teams := map[string]int64{}
-		for _, tc := range s.ByTeam {
-			teams[tc.Team] = cents(tc.Cost)
-		}
-		if s.Currency != "CNY" || cents(s.Totals.Cost) != 184814 || teams["ml"] != 56800 || teams["infer"] != 14200 ||
-			teams["unassigned"] != 13014 || teams["nlp"] != 80640 || len(s.Shards) != 2 || cents(s.Shards[1].Cost) != 84014 ||
-			s.Shards[1].Currency != "USD" {
-			t.Errorf("%s: %s %.2f, teams %v, shards %+v", name, s.Currency, s.Totals.Cost, teams, s.Shards)
-		}
-		if !strings.Contains(strings.Join(s.DataQuality.Warnings, "\n"), "Shard us: allocation, chargeback, trend not combined by the rollup") {
-			t.Errorf("%s: warnings %q: want the dropped sections named", name, s.DataQuality.Warnings)
-		}
-		html, err := os.ReadFile(filepath.Join(dir, "finops-2026-W48.html"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(html), evil) || !strings.Contains(string(html), "<td>&lt;script&gt;alert(&#34;eu&#34;)&lt;/script&gt;</td>") {
-			t.Errorf("%s: the page does not show the shard name %q escaped", name, evil)
-		}
+		checkRollupConverted(t, name, filepath.Join(out, strings.ReplaceAll(name, " ", "_")), args, evil, eu, us)
+	}
+}
+
+// checkRollupConverted runs the rollup of eu (named evil) and the USD shard
+// us at 7.1 yuan a dollar into dir: the amounts converted to the fen, the
+// dropped sections named, the shard's name escaped on the page.
+func checkRollupConverted(t *testing.T, name, dir string, args []string, evil, eu, us string) {
+	t.Helper()
+	code, stdout, errs := runFinops(t, append(args, "--name", evil, "--name", "us", "--out", dir, "--format", "json,html", eu, us)...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d\n%s%s", name, code, stdout, errs)
+	}
+	s := readSummary(t, filepath.Join(dir, "finops-2026-W48.json"))
+	teams := map[string]int64{}
+	for _, tc := range s.ByTeam {
+		teams[tc.Team] = cents(tc.Cost)
+	}
+	if s.Currency != "CNY" || cents(s.Totals.Cost) != 184814 || teams["ml"] != 56800 || teams["infer"] != 14200 ||
+		teams["unassigned"] != 13014 || teams["nlp"] != 80640 || len(s.Shards) != 2 || cents(s.Shards[1].Cost) != 84014 ||
+		s.Shards[1].Currency != "USD" {
+		t.Errorf("%s: %s %.2f, teams %v, shards %+v", name, s.Currency, s.Totals.Cost, teams, s.Shards)
+	}
+	if !strings.Contains(strings.Join(s.DataQuality.Warnings, "\n"), "Shard us: allocation, chargeback, trend not combined by the rollup") {
+		t.Errorf("%s: warnings %q: want the dropped sections named", name, s.DataQuality.Warnings)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "finops-2026-W48.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(html), evil) || !strings.Contains(string(html), "<td>&lt;script&gt;alert(&#34;eu&#34;)&lt;/script&gt;</td>") {
+		t.Errorf("%s: the page does not show the shard name %q escaped", name, evil)
 	}
 }

@@ -152,9 +152,16 @@ func TestIngestS3(t *testing.T) {
 		t.Errorf("temporary copies left behind: %q", left)
 	}
 
-	// Again: every file is recognised by its bytes and nothing changes.
+	checkS3IngestAgain(t, cfg, db, tmp)
+	checkS3IngestRefusals(t, srv.URL, cfg, db)
+}
+
+// checkS3IngestAgain: again, every file is recognised by its bytes and
+// nothing changes; no temporary copy is left.
+func checkS3IngestAgain(t *testing.T, cfg, db, tmp string) {
+	t.Helper()
 	before := counts(t, db)
-	code, out, errOut = runFinops(t, "--config", cfg, "--db", db, "ingest", "s3://billing/exports", "s3://billing/archive/*/*.csv.gz")
+	code, out, errOut := runFinops(t, "--config", cfg, "--db", db, "ingest", "s3://billing/exports", "s3://billing/archive/*/*.csv.gz")
 	if code != 0 || strings.Count(out, "already imported") != 5 {
 		t.Errorf("second ingest: exit %d:\n%s\n%s", code, out, errOut)
 	}
@@ -165,16 +172,23 @@ func TestIngestS3(t *testing.T) {
 		t.Errorf("temporary copies left behind: %q", left)
 	}
 
+}
+
+// checkS3IngestRefusals: --check reads from S3 too; a missing bucket, an
+// empty prefix and unset credentials are errors that say what to check,
+// never the secret.
+func checkS3IngestRefusals(t *testing.T, url, cfg, db string) {
+	t.Helper()
 	// --check reads from S3 too, and writes nothing.
-	code, out, _ = runFinops(t, "--config", cfg, "--db", db, "ingest", "--check", "s3://billing/exports/focus/focus_sample.csv")
+	code, out, _ := runFinops(t, "--config", cfg, "--db", db, "ingest", "--check", "s3://billing/exports/focus/focus_sample.csv")
 	if code != 0 || !strings.Contains(out, "s3://billing/exports/focus/focus_sample.csv: OK") {
 		t.Errorf("--check: exit %d:\n%s", code, out)
 	}
 
 	// A missing bucket: exit 1, naming the bucket and what to check.
-	code, out, errOut = runFinops(t, "--config", cfg, "--db", db, "ingest", "s3://no-such-bucket/exports")
+	code, out, errOut := runFinops(t, "--config", cfg, "--db", db, "ingest", "s3://no-such-bucket/exports")
 	if msg := strings.ReplaceAll(out+errOut, `\"`, `"`); code != 1 ||
-		!strings.Contains(msg, `bucket "no-such-bucket" does not exist at `+srv.URL) || !strings.Contains(msg, "check the bucket") {
+		!strings.Contains(msg, `bucket "no-such-bucket" does not exist at `+url) || !strings.Contains(msg, "check the bucket") {
 		t.Errorf("missing bucket: exit %d:\n%s\n%s", code, out, errOut)
 	}
 	// Nothing under the prefix: an error, never silently zero spend.
@@ -183,7 +197,7 @@ func TestIngestS3(t *testing.T) {
 		t.Errorf("empty prefix: exit %d:\n%s\n%s", code, out, errOut)
 	}
 	// Credentials named in the config but not set: a configuration error.
-	bad := s3SourceConfig(t, srv.URL, "    access_key_env: FINOPS_T_UNSET_KEY\n    secret_key_env: FINOPS_T_UNSET_SECRET\n")
+	bad := s3SourceConfig(t, url, "    access_key_env: FINOPS_T_UNSET_KEY\n    secret_key_env: FINOPS_T_UNSET_SECRET\n")
 	code, out, errOut = runFinops(t, "--config", bad, "--db", db, "ingest", "s3://billing/exports")
 	if code != 2 || !strings.Contains(out+errOut, "environment variable FINOPS_T_UNSET_KEY is not set") {
 		t.Errorf("unset credentials: exit %d:\n%s\n%s", code, out, errOut)

@@ -225,30 +225,37 @@ func TestTeamPageLinked(t *testing.T) {
 		return
 	}
 	for i, p := range renderPages(t, pages...) {
-		tc := teamCases[i]
-		if len(p.problems) > 0 {
-			t.Errorf("%s's page in Chromium:\n%s", tc.team, strings.Join(p.problems, "\n"))
+		checkTeamPageDrawn(t, teamCases[i].team, p)
+	}
+}
+
+// checkTeamPageDrawn: the team's page rendered in Chromium without
+// problems, every chart drawn, the daily spend and the 8-week trend (W41
+// to W48) among them.
+func checkTeamPageDrawn(t *testing.T, team string, p renderedPage) {
+	t.Helper()
+	if len(p.problems) > 0 {
+		t.Errorf("%s's page in Chromium:\n%s", team, strings.Join(p.problems, "\n"))
+	}
+	if len(p.charts) == 0 {
+		t.Errorf("%s's page has no charts", team)
+	}
+	for id, n := range p.charts {
+		if n == 0 {
+			t.Errorf("%s's page: chart %s is not drawn", team, id)
 		}
-		if len(p.charts) == 0 {
-			t.Errorf("%s's page has no charts", tc.team)
-		}
-		for id, n := range p.charts {
-			if n == 0 {
-				t.Errorf("%s's page: chart %s is not drawn", tc.team, id)
-			}
-		}
-		// The daily spend is billed, so drawn whatever the telemetry.
-		if p.charts["chart-daily-team"] == 0 {
-			t.Errorf("%s's page: the daily spend by team is not drawn: %v", tc.team, p.charts)
-		}
-		// The team's 8-week trend (issue #27's done-when): drawn, one week
-		// per bill week, W41 to W48.
-		if p.charts["chart-trend"] == 0 {
-			t.Errorf("%s's page: the trend chart is not drawn: %v", tc.team, p.charts)
-		}
-		want := []string{"2026-W41", "2026-W42", "2026-W43", "2026-W44", "2026-W45", "2026-W46", "2026-W47", "2026-W48"}
-		if fmt.Sprint(p.trendWeeks) != fmt.Sprint(want) {
-			t.Errorf("%s's page: the trend shows weeks %q, want %q", tc.team, p.trendWeeks, want)
-		}
+	}
+	// The daily spend is billed, so drawn whatever the telemetry.
+	if p.charts["chart-daily-team"] == 0 {
+		t.Errorf("%s's page: the daily spend by team is not drawn: %v", team, p.charts)
+	}
+	// The team's 8-week trend (issue #27's done-when): drawn, one week
+	// per bill week, W41 to W48.
+	if p.charts["chart-trend"] == 0 {
+		t.Errorf("%s's page: the trend chart is not drawn: %v", team, p.charts)
+	}
+	want := []string{"2026-W41", "2026-W42", "2026-W43", "2026-W44", "2026-W45", "2026-W46", "2026-W47", "2026-W48"}
+	if fmt.Sprint(p.trendWeeks) != fmt.Sprint(want) {
+		t.Errorf("%s's page: the trend shows weeks %q, want %q", team, p.trendWeeks, want)
 	}
 }

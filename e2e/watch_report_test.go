@@ -34,6 +34,32 @@ func TestWatchReportSaving(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls.log")
 	e := newWatchEnv(t, srv.URL, actConfig(recordingScript(t, dir, log, "exit 0"), "1m"))
+	watchStopsGPUA(t, e, log)
+
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := e.run(t, watchAt(4, 50).AddDate(0, 0, 7), "report", "--week", "2026-W49", "--out", out)
+	// The watch's telemetry stopped early in the week: written, incomplete.
+	if code != cli.ExitPartial {
+		t.Fatalf("report: exit %d\n%s%s", code, stdout, stderr)
+	}
+	const line = "Watch: 4 alerts sent, 1 action taken, saving an estimated ¥12.00"
+	if !strings.Contains(stdout, line) {
+		t.Errorf("the summary lacks %q:\n%s", line, stdout)
+	}
+	checkWatchReportJSON(t, filepath.Join(out, "finops-2026-W49.json"))
+	page, err := os.ReadFile(filepath.Join(out, "finops-2026-W49.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `id="h-watch"`) || !strings.Contains(string(page), "¥12.00") {
+		t.Error("the page has no Watch section with the saving")
+	}
+}
+
+// watchStopsGPUA runs the night's watch passes: each sends the one message
+// expected of it, and the stop command runs once.
+func watchStopsGPUA(t *testing.T, e *watchEnv, log string) {
+	t.Helper()
 	for _, p := range []struct {
 		at   time.Time
 		want string // the event of the one message the pass sends; "" none
@@ -52,18 +78,13 @@ func TestWatchReportSaving(t *testing.T) {
 	if l := readLog(t, log); strings.Count(l, "argv") != 1 {
 		t.Fatalf("the command ran %d times, want once:\n%s", strings.Count(l, "argv"), l)
 	}
+}
 
-	out := filepath.Join(dir, "out")
-	code, stdout, stderr := e.run(t, watchAt(4, 50).AddDate(0, 0, 7), "report", "--week", "2026-W49", "--out", out)
-	// The watch's telemetry stopped early in the week: written, incomplete.
-	if code != cli.ExitPartial {
-		t.Fatalf("report: exit %d\n%s%s", code, stdout, stderr)
-	}
-	const line = "Watch: 4 alerts sent, 1 action taken, saving an estimated ¥12.00"
-	if !strings.Contains(stdout, line) {
-		t.Errorf("the summary lacks %q:\n%s", line, stdout)
-	}
-	raw, err := os.ReadFile(filepath.Join(out, "finops-2026-W49.json"))
+// checkWatchReportJSON: the report's JSON holds the four alerts and the one
+// action, with its rate, hours and saving.
+func checkWatchReportJSON(t *testing.T, path string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,13 +124,6 @@ func TestWatchReportSaving(t *testing.T) {
 	}
 	if a.Rate == nil || *a.Rate != 4.8 || a.Saved == nil || *a.Saved != 12 || math.Abs(a.Hours-2.5) > 1e-9 || w.Saved != 12 {
 		t.Errorf("action rate %v × %g h = %v (total %g), want 4.80 × 2.5 = 12", a.Rate, a.Hours, a.Saved, w.Saved)
-	}
-	page, err := os.ReadFile(filepath.Join(out, "finops-2026-W49.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(page), `id="h-watch"`) || !strings.Contains(string(page), "¥12.00") {
-		t.Error("the page has no Watch section with the saving")
 	}
 }
 
