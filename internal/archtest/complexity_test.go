@@ -50,7 +50,6 @@ var testComplexityOwed = map[string]bool{
 	"TestHostileDoctor":             true, // 36 cmd/finops/hostile_doctor_test.go
 	"TestHostileJSONResults":        true, // 29 cmd/finops/hostile_results_test.go
 	"TestHostileTextThroughReports": true, // 32 cmd/finops/hostile_test.go
-	"TestImportRoundTrip":           true, // 42 store/import_test.go
 	"TestIngestS3":                  true, // 28 cmd/finops/s3_ingest_test.go
 	"TestJobBudget":                 true, // 38 plan/budget_test.go
 	"TestMigrateAdviceDecisions":    true, // 29 store/advice_test.go
