@@ -57,7 +57,6 @@ var testComplexityOwed = map[string]bool{
 	"TestPeriodChangeNamesTheDrop":  true, // 27 store/periodchange_test.go
 	"TestPrometheusHoldoutFleet":    true, // 31 cmd/finops/holdout_test.go
 	"TestReadmeCommands":            true, // 26 cmd/finops/readme_commands_test.go
-	"TestRentalAlibabaGBK":          true, // 42 ingest/rental_gbk_test.go
 	"TestReviewDemo":                true, // 32 cmd/finops/review_test.go
 	"TestRollupEqualsOneReport":     true, // 38 cmd/finops/rollup_test.go
 	"TestRollupRefusesAndConverts":  true, // 27 cmd/finops/rollup_test.go
