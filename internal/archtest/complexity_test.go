@@ -62,7 +62,6 @@ var testComplexityOwed = map[string]bool{
 	"TestRollupRefusesAndConverts":  true, // 27 cmd/finops/rollup_test.go
 	"TestTeamPageLinked":            true, // 26 cmd/finops/teampage_test.go
 	"TestTrendHistoryFleet":         true, // 31 analysis/history_test.go
-	"TestUnknownIsNotZeroGenerated": true, // 42 analysis/unknown_test.go
 	"TestWatchArgvGenerated":        true, // 32 config/watchargv_test.go
 	"TestWatchLedger":               true, // 34 store/watch_test.go
 	"TestWatchReportSaving":         true, // 41 cmd/finops/watch_report_test.go
