@@ -50,7 +50,6 @@ var testComplexityOwed = map[string]bool{
 	"TestHostileJSONResults":        true, // 29 cmd/finops/hostile_results_test.go
 	"TestHostileTextThroughReports": true, // 32 cmd/finops/hostile_test.go
 	"TestIngestS3":                  true, // 28 cmd/finops/s3_ingest_test.go
-	"TestJobBudget":                 true, // 38 plan/budget_test.go
 	"TestMigrateAdviceDecisions":    true, // 29 store/advice_test.go
 	"TestNvidiaSMISubset":           true, // 34 ingest/nvidiasmi_test.go
 	"TestPeriodChangeNamesTheDrop":  true, // 27 store/periodchange_test.go
