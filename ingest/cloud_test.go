@@ -205,6 +205,21 @@ func byResource(id string) func(*finops.BillingLine) bool {
 func TestCURLineTypes(t *testing.T) {
 	_, sink := mustParse(t, curDeliveryB+"gpu-report-2.csv.gz", Options{})
 	ls := sink.lines
+	checkCURUsageLines(t, ls)
+	checkCURCommitmentLines(t, ls)
+	checkCURChargeLines(t, ls)
+
+	_, sink = mustParse(t, curDeliveryB+"gpu-report-1.csv.gz", Options{})
+	sm := lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return strings.Contains(l.ResourceID, "training-job") })
+	if sm.GPUModel != "A10G" || sm.GPUCount != 1 || sm.InstanceType != "ml.g5.2xlarge" || sm.ListCost.String() != "1.515" {
+		t.Errorf("SageMaker line: %+v", *sm)
+	}
+}
+
+// checkCURUsageLines checks an on-demand GPU line (model, count, tags and
+// cost categories) and a spot one.
+func checkCURUsageLines(t *testing.T, ls []*finops.BillingLine) {
+	t.Helper()
 	p4d := lineBy(t, ls, byResource("i-0p4d"))
 	if p4d.GPUModel != "A100-40GB" || p4d.GPUCount != 8 || p4d.PricingMode != finops.ModeHourly || !p4d.IsGPUUsage() ||
 		p4d.Tags["team"] != "ml" || p4d.Tags["project"] != "llm" || p4d.Tags["costCategory/Team"] != "ML Platform" {
@@ -214,6 +229,12 @@ func TestCURLineTypes(t *testing.T) {
 	if spot.PricingMode != finops.ModeSpot || spot.GPUModel != "A10G" || spot.GPUCount != 1 {
 		t.Errorf("spot line: mode %q, %d × %q", spot.PricingMode, spot.GPUCount, spot.GPUModel)
 	}
+}
+
+// checkCURCommitmentLines checks Savings Plan covered usage and its
+// negation, the unused commitment fees and RI covered usage.
+func checkCURCommitmentLines(t *testing.T, ls []*finops.BillingLine) {
+	t.Helper()
 	covered := lineBy(t, ls, func(l *finops.BillingLine) bool { return l.ResourceID == "i-0g512" && l.CommitmentStatus == "used" })
 	if covered.EffectiveCost.String() != "3.5" || covered.BilledCost.String() != "5.672" || covered.GPUCount != 4 ||
 		covered.PricingMode != finops.ModeCommitted || !strings.Contains(covered.CommitmentID, "savingsplan") {
@@ -236,6 +257,12 @@ func TestCURLineTypes(t *testing.T) {
 	if ri.EffectiveCost.String() != "1.9" || ri.GPUModel != "V100" || ri.CommitmentStatus != "used" {
 		t.Errorf("RI covered usage: %+v", *ri)
 	}
+}
+
+// checkCURChargeLines counts the tax, credit and purchase lines and checks
+// an instance of a GPU the catalog does not know.
+func checkCURChargeLines(t *testing.T, ls []*finops.BillingLine) {
+	t.Helper()
 	for cat, n := range map[string]int{finops.ChargeTax: 1, finops.ChargeCredit: 2, finops.ChargePurchase: 2} {
 		got := 0
 		for _, l := range ls {
@@ -250,12 +277,6 @@ func TestCURLineTypes(t *testing.T) {
 	b200 := lineBy(t, ls, byResource("i-0b200"))
 	if b200.GPUModel != "" || b200.Tags[UnknownGPUTag] != "p6-b200.48xlarge" {
 		t.Errorf("unknown GPU instance: model %q, tags %v", b200.GPUModel, b200.Tags)
-	}
-
-	_, sink = mustParse(t, curDeliveryB+"gpu-report-1.csv.gz", Options{})
-	sm := lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return strings.Contains(l.ResourceID, "training-job") })
-	if sm.GPUModel != "A10G" || sm.GPUCount != 1 || sm.InstanceType != "ml.g5.2xlarge" || sm.ListCost.String() != "1.515" {
-		t.Errorf("SageMaker line: %+v", *sm)
 	}
 }
 
