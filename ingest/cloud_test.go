@@ -577,8 +577,17 @@ func TestGCPJSON(t *testing.T) {
 		})
 	}
 	_, sink := mustParse(t, "gcp/gpu_billing.json", Options{})
+	checkGCPGPULines(t, sink.lines)
+	checkGCPOtherLines(t, sink.lines)
+}
+
+// checkGCPGPULines checks the GPU lines of the GCP export: an A2 core line
+// and its A100 SKU (7200 GPU-seconds an hour: 2 GPUs), L4 spot, T4 and an
+// unknown GPU SKU.
+func checkGCPGPULines(t *testing.T, lines []*finops.BillingLine) {
+	t.Helper()
 	bySKU := func(prefix string) *finops.BillingLine {
-		return lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return strings.HasPrefix(l.SKU, prefix) })
+		return lineBy(t, lines, func(l *finops.BillingLine) bool { return strings.HasPrefix(l.SKU, prefix) })
 	}
 	core := bySKU("A2 Instance Core")
 	if core.InstanceType != "a2-highgpu-2g" || core.GPUModel != "A100-40GB" || core.GPUCount != 2 || core.Tags["team"] != "research" ||
@@ -598,6 +607,15 @@ func TestGCPJSON(t *testing.T) {
 	}
 	if l := bySKU("Nvidia Tesla P4"); l.GPUModel != "" || l.Tags[UnknownGPUTag] != "Nvidia Tesla P4 GPU running in EMEA" {
 		t.Errorf("unknown GPU SKU: %+v", *l)
+	}
+}
+
+// checkGCPOtherLines checks the commitment fee, a cost in scientific
+// notation, and the tax and rounding rows.
+func checkGCPOtherLines(t *testing.T, lines []*finops.BillingLine) {
+	t.Helper()
+	bySKU := func(prefix string) *finops.BillingLine {
+		return lineBy(t, lines, func(l *finops.BillingLine) bool { return strings.HasPrefix(l.SKU, prefix) })
 	}
 	if l := bySKU("Commitment v1"); l.ChargeCategory != finops.ChargePurchase || l.GPUModel != "" {
 		t.Errorf("commitment fee: %+v", *l)

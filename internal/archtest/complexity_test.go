@@ -43,7 +43,6 @@ var testComplexityOwed = map[string]bool{
 	"TestEnergyEndToEnd":            true, // 26 cmd/finops/energy_test.go
 	"TestFOCUSSample":               true, // 29 ingest/focus_test.go
 	"TestFaultKilledMidIngest":      true, // 27 cmd/finops/faults_kill_test.go
-	"TestGCPJSON":                   true, // 31 ingest/cloud_test.go
 	"TestHostileDoctor":             true, // 36 cmd/finops/hostile_doctor_test.go
 	"TestHostileJSONResults":        true, // 29 cmd/finops/hostile_results_test.go
 	"TestHostileTextThroughReports": true, // 32 cmd/finops/hostile_test.go
