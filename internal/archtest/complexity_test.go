@@ -60,7 +60,6 @@ var testComplexityOwed = map[string]bool{
 	"TestWatchLedger":               true, // 34 store/watch_test.go
 	"TestWatchReportSaving":         true, // 41 cmd/finops/watch_report_test.go
 	"TestWatchSection":              true, // 29 report/watch_test.go
-	"TestWebhookFormats":            true, // 35 publish/webhook_test.go
 	"checkPrintFit":                 true, // 26 report/xlsx_printfit_test.go
 	"checkTeamEmails":               true, // 31 cmd/finops/publish_test.go
 	"runFetch":                      true, // 29 fetch/fetch_test.go
