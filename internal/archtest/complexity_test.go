@@ -38,7 +38,6 @@ var testComplexityOwed = map[string]bool{
 	"FuzzParse":                     true, // 31 ingest/dcgm/scrape_fuzz_test.go
 	"TestAdviceCommands":            true, // 64 cmd/finops/advice_test.go
 	"TestBuildMessage":              true, // 29 publish/mail_test.go
-	"TestCompactTelemetry":          true, // 33 store/days_test.go
 	"TestDemoStories":               true, // 28 cmd/finops/demo_test.go
 	"TestEnergyEndToEnd":            true, // 26 cmd/finops/energy_test.go
 	"TestFOCUSSample":               true, // 29 ingest/focus_test.go
