@@ -53,7 +53,6 @@ var testComplexityOwed = map[string]bool{
 	"TestRollupEqualsOneReport":     true, // 38 cmd/finops/rollup_test.go
 	"TestRollupRefusesAndConverts":  true, // 27 cmd/finops/rollup_test.go
 	"TestTeamPageLinked":            true, // 26 cmd/finops/teampage_test.go
-	"TestTrendHistoryFleet":         true, // 31 analysis/history_test.go
 	"TestWatchReportSaving":         true, // 41 cmd/finops/watch_report_test.go
 	"TestWatchSection":              true, // 29 report/watch_test.go
 	"checkPrintFit":                 true, // 26 report/xlsx_printfit_test.go
