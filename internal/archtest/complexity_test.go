@@ -53,7 +53,6 @@ var testComplexityOwed = map[string]bool{
 	"TestRollupRefusesAndConverts":  true, // 27 cmd/finops/rollup_test.go
 	"TestTeamPageLinked":            true, // 26 cmd/finops/teampage_test.go
 	"TestWatchReportSaving":         true, // 41 cmd/finops/watch_report_test.go
-	"TestWatchSection":              true, // 29 report/watch_test.go
 	"checkPrintFit":                 true, // 26 report/xlsx_printfit_test.go
 	"checkTeamEmails":               true, // 31 cmd/finops/publish_test.go
 	"runFetch":                      true, // 29 fetch/fetch_test.go
