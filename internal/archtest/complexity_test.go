@@ -36,7 +36,6 @@ var complexityOwed = map[string]bool{}
 var testComplexityOwed = map[string]bool{
 	"(*hfFleet).hfExpect":           true, // 26 cmd/finops/holdout_test.go
 	"TestAdviceCommands":            true, // 64 cmd/finops/advice_test.go
-	"TestBuildMessage":              true, // 29 publish/mail_test.go
 	"TestDemoStories":               true, // 28 cmd/finops/demo_test.go
 	"TestEnergyEndToEnd":            true, // 26 cmd/finops/energy_test.go
 	"TestFOCUSSample":               true, // 29 ingest/focus_test.go
