@@ -38,7 +38,6 @@ var testComplexityOwed = map[string]bool{
 	"TestAdviceCommands":            true, // 64 cmd/finops/advice_test.go
 	"TestDemoStories":               true, // 28 cmd/finops/demo_test.go
 	"TestEnergyEndToEnd":            true, // 26 cmd/finops/energy_test.go
-	"TestFOCUSSample":               true, // 29 ingest/focus_test.go
 	"TestFaultKilledMidIngest":      true, // 27 cmd/finops/faults_kill_test.go
 	"TestHostileDoctor":             true, // 36 cmd/finops/hostile_doctor_test.go
 	"TestHostileJSONResults":        true, // 29 cmd/finops/hostile_results_test.go
