@@ -53,7 +53,6 @@ var testComplexityOwed = map[string]bool{
 	"TestWatchReportSaving":         true, // 41 cmd/finops/watch_report_test.go
 	"checkPrintFit":                 true, // 26 report/xlsx_printfit_test.go
 	"checkTeamEmails":               true, // 31 cmd/finops/publish_test.go
-	"runFetch":                      true, // 29 fetch/fetch_test.go
 	"testDelivers":                  true, // 53 cmd/finops/publish_test.go
 	"testDigestOnce":                true, // 31 cmd/finops/digest_test.go
 	"testFourTeams":                 true, // 52 cmd/finops/fourteams_test.go
