@@ -43,7 +43,6 @@ var testComplexityOwed = map[string]bool{
 	"TestHostileJSONResults":        true, // 29 cmd/finops/hostile_results_test.go
 	"TestHostileTextThroughReports": true, // 32 cmd/finops/hostile_test.go
 	"TestIngestS3":                  true, // 28 cmd/finops/s3_ingest_test.go
-	"TestPeriodChangeNamesTheDrop":  true, // 27 store/periodchange_test.go
 	"TestPrometheusHoldoutFleet":    true, // 31 cmd/finops/holdout_test.go
 	"TestReadmeCommands":            true, // 26 cmd/finops/readme_commands_test.go
 	"TestReviewDemo":                true, // 32 cmd/finops/review_test.go
