@@ -50,7 +50,6 @@ var testComplexityOwed = map[string]bool{
 	"TestRollupRefusesAndConverts":  true, // 27 cmd/finops/rollup_test.go
 	"TestTeamPageLinked":            true, // 26 cmd/finops/teampage_test.go
 	"TestWatchReportSaving":         true, // 41 cmd/finops/watch_report_test.go
-	"checkPrintFit":                 true, // 26 report/xlsx_printfit_test.go
 	"checkTeamEmails":               true, // 31 cmd/finops/publish_test.go
 	"testDelivers":                  true, // 53 cmd/finops/publish_test.go
 	"testDigestOnce":                true, // 31 cmd/finops/digest_test.go
