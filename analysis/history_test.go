@@ -101,15 +101,7 @@ func TestTrendHistoryFleet(t *testing.T) {
 	if tr.WeeksAsked != 6 || len(tr.AbsentWeeks) != 1 || tr.AbsentWeeks[0] != "2026-W42" {
 		t.Fatalf("weeks asked %d, absent %v; want 6 and [2026-W42]", tr.WeeksAsked, tr.AbsentWeeks)
 	}
-	want := []struct {
-		label          string
-		cost, idle     float64
-		coverage       float64
-		lower          bool
-		infra, ml      float64
-		mlUnit         float64 // 0: none
-		total, infraFl string
-	}{
+	want := []trendWeekWant{
 		{"2026-W43", 150, 0, 0.5, true, 100, 50, 0, AnomalyNoHist, AnomalyNoHist},
 		{"2026-W44", 160, 0, 0.5, true, 110, 50, 0, AnomalyNoHist, AnomalyNoHist},
 		{"2026-W45", 140, 0, 1, false, 90, 50, 0, AnomalyNoHist, AnomalyNoHist},
@@ -120,38 +112,62 @@ func TestTrendHistoryFleet(t *testing.T) {
 		t.Fatalf("%d weeks, want %d", len(tr.Weeks), len(want))
 	}
 	for i, w := range want {
-		got := tr.Weeks[i]
-		if got.Label != w.label || got.IdleLowerBound != w.lower || got.Anomaly != w.total {
-			t.Errorf("week %d: %s lower bound %v anomaly %s; want %s %v %s", i, got.Label, got.IdleLowerBound,
-				got.Anomaly, w.label, w.lower, w.total)
-		}
-		testnum.NearRel(t, w.label+" cost", got.Cost, w.cost, 1e-6)
-		testnum.NearRel(t, w.label+" idle", got.IdleCost, w.idle, 1e-6)
-		testnum.NearRel(t, w.label+" coverage", got.Coverage, w.coverage, 1e-6)
-		teams := map[string]TrendTeam{}
-		for _, tt := range got.Teams {
-			teams[tt.Team] = tt
-		}
-		testnum.NearRel(t, w.label+" infra", teams["infra"].Cost, w.infra, 1e-6)
-		testnum.NearRel(t, w.label+" ml", teams["ml"].Cost, w.ml, 1e-6)
-		if teams["infra"].Anomaly != w.infraFl {
-			t.Errorf("%s infra anomaly %s, want %s", w.label, teams["infra"].Anomaly, w.infraFl)
-		}
-		if uc := teams["ml"].UnitCosts; w.mlUnit == 0 && len(uc) != 0 {
-			t.Errorf("%s ml unit costs %+v, want none", w.label, uc)
-		} else if w.mlUnit != 0 {
-			if len(uc) != 1 || uc[0].Unit != "1k requests" {
-				t.Fatalf("%s ml unit costs %+v, want one per 1k requests", w.label, uc)
-			}
-			testnum.NearRel(t, w.label+" ml unit cost", uc[0].UnitCost, w.mlUnit, 1e-6)
-		}
-		if len(got.Resources) != 2 {
-			t.Errorf("%s: %d resources, want 2", w.label, len(got.Resources))
-		}
+		checkTrendWeek(t, i, tr.Weeks[i], w)
 	}
 	if last := tr.Weeks[4].Teams; len(last) != 2 || last[1].Team != "ml" || last[1].Anomaly != AnomalyNone {
 		t.Errorf("W47 teams %+v, want ml in range", last)
 	}
+	checkTrendMovers(t, tr)
+}
+
+// trendWeekWant is one week of TestTrendHistoryFleet worked by hand.
+type trendWeekWant struct {
+	label          string
+	cost, idle     float64
+	coverage       float64
+	lower          bool
+	infra, ml      float64
+	mlUnit         float64 // 0: none
+	total, infraFl string
+}
+
+// checkTrendWeek compares week i of the trend with the one worked by hand:
+// totals, the teams' costs and flags, ml's unit cost and the resources.
+func checkTrendWeek(t *testing.T, i int, got TrendWeek, w trendWeekWant) {
+	t.Helper()
+	if got.Label != w.label || got.IdleLowerBound != w.lower || got.Anomaly != w.total {
+		t.Errorf("week %d: %s lower bound %v anomaly %s; want %s %v %s", i, got.Label, got.IdleLowerBound,
+			got.Anomaly, w.label, w.lower, w.total)
+	}
+	testnum.NearRel(t, w.label+" cost", got.Cost, w.cost, 1e-6)
+	testnum.NearRel(t, w.label+" idle", got.IdleCost, w.idle, 1e-6)
+	testnum.NearRel(t, w.label+" coverage", got.Coverage, w.coverage, 1e-6)
+	teams := map[string]TrendTeam{}
+	for _, tt := range got.Teams {
+		teams[tt.Team] = tt
+	}
+	testnum.NearRel(t, w.label+" infra", teams["infra"].Cost, w.infra, 1e-6)
+	testnum.NearRel(t, w.label+" ml", teams["ml"].Cost, w.ml, 1e-6)
+	if teams["infra"].Anomaly != w.infraFl {
+		t.Errorf("%s infra anomaly %s, want %s", w.label, teams["infra"].Anomaly, w.infraFl)
+	}
+	if uc := teams["ml"].UnitCosts; w.mlUnit == 0 && len(uc) != 0 {
+		t.Errorf("%s ml unit costs %+v, want none", w.label, uc)
+	} else if w.mlUnit != 0 {
+		if len(uc) != 1 || uc[0].Unit != "1k requests" {
+			t.Fatalf("%s ml unit costs %+v, want one per 1k requests", w.label, uc)
+		}
+		testnum.NearRel(t, w.label+" ml unit cost", uc[0].UnitCost, w.mlUnit, 1e-6)
+	}
+	if len(got.Resources) != 2 {
+		t.Errorf("%s: %d resources, want 2", w.label, len(got.Resources))
+	}
+}
+
+// checkTrendMovers checks W47's movers, by hand: the total, infra and
+// gpu-a moved by +60, ml not at all.
+func checkTrendMovers(t *testing.T, tr *Trend) {
+	t.Helper()
 	if !tr.EnoughHistory || tr.TotalMover == nil {
 		t.Fatal("W47 has four weeks before it: want movers")
 	}

@@ -209,138 +209,21 @@ func TestUnknownIsNotZeroGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatalf("case %d: %v", c, err)
 		}
-		name := func(what string) string { return fmt.Sprintf("case %d: %s", c, what) }
-		check := func(what string, got Reading, want tally, null map[string]bool) {
-			t.Helper()
-			exp, ok := want.expect()
-			if !ok {
-				return
-			}
-			checked[exp]++
-			if got != exp {
-				t.Errorf("%s: reading %d, want %d (%+v)", name(what), got, exp, want)
-			}
-			for k, isNull := range null {
-				if isNull != (exp == Unmeasured) {
-					t.Errorf("%s: %s null = %v, want null exactly when nobody measured it (%+v)", name(what), k, isNull, want)
-				}
-			}
-		}
-
-		byID := map[string]ResourceCost{}
-		for _, rc := range r.ByResource {
-			byID[rc.ResourceID] = rc
-		}
-		energy := map[string]EnergyUse{}
-		if r.Energy != nil {
-			for _, re := range r.Energy.ByResource {
-				energy[re.ResourceID] = re.EnergyUse
-			}
-		}
-		var fleetT, tasksT tally
-		teamT, teamUnalloc := map[string]*tally{}, map[string]float64{}
-		taskOf := map[string]tally{}
-		n := 0
-		for _, f := range fleet {
-			var rt, pt tally
-			held := make([]bool, minutesPerDay)
-			for _, tk := range f.tasks {
-				for m := tk[0]; m < tk[1]; m++ {
-					held[m] = true
-				}
-			}
-			free := 0
-			for _, h := range held {
-				if !h {
-					free++
-				}
-			}
-			for _, g := range f.gpus {
-				rt.add(g.count(0, minutesPerDay, false))
-				pt.add(g.count(0, minutesPerDay, true))
-			}
-			// Tasks of one resource may overlap: a minute held by two is
-			// split between them, and either's reading rests on it alike.
-			for _, tk := range f.tasks {
-				n++
-				var tt tally
-				for _, g := range f.gpus {
-					tt.add(g.count(tk[0], tk[1], false))
-				}
-				taskOf[fmt.Sprintf("task-%d", n)] = tt
-				tasksT.add(tt)
-			}
-			rc, ok := byID[f.id]
-			if !ok {
-				t.Fatalf("%s: no row", name(f.id))
-			}
-			null := jsonNull(t, rc, "idle_cost", "avg_utilization")
-			check("resource "+f.id, rc.IdleReading(), rt, null)
-			if e, ok := energy[f.id]; ok {
-				exp, decided := pt.expect()
-				if decided && (e.KWh == nil) != (exp == Unmeasured) {
-					t.Errorf("%s: energy %v with power tally %+v: want null exactly when no power was read", name(f.id), e.KWh, pt)
-				}
-				if decided && e.Reading() != exp {
-					t.Errorf("%s: energy reading %d, want %d", name(f.id), e.Reading(), exp)
-				}
-				if e.KWh == nil && e.CO2eKg != nil {
-					t.Errorf("%s: CO₂e %v kg of an unknown energy", name(f.id), *e.CO2eKg)
-				}
-			}
-			fleetT.add(rt)
-			if teamT[f.team] == nil {
-				teamT[f.team] = &tally{}
-			}
-			teamT[f.team].add(rt)
-			// By hand: each GPU-minute no task held at price/60.
-			teamUnalloc[f.team] += float64(free*len(f.gpus)) * f.price / 60
-		}
+		uc := &unknownCase{t: t, c: c, checked: checked}
+		ft := uc.checkResources(fleet, r)
 		for _, tk := range r.Tasks {
-			want, ok := taskOf[tk.Task]
+			want, ok := ft.taskOf[tk.Task]
 			if !ok {
-				t.Fatalf("%s: unexpected task %s", name("tasks"), tk.Task)
+				t.Fatalf("%s: unexpected task %s", uc.name("tasks"), tk.Task)
 			}
-			check("task "+tk.Task, tk.IdleReading(), want, jsonNull(t, tk, "idle_cost"))
+			uc.check("task "+tk.Task, tk.IdleReading(), want, jsonNull(t, tk, "idle_cost"))
 		}
-		check("allocated idle", AllocatedIdleReading(r.Tasks), tasksT, nil)
-		check("totals", r.Totals.IdleReading(), fleetT, jsonNull(t, r.Totals, "idle_cost", "avg_gpu_utilization", "allocated_idle_cost"))
+		uc.check("allocated idle", AllocatedIdleReading(r.Tasks), ft.tasks, nil)
+		uc.check("totals", r.Totals.IdleReading(), ft.fleet, jsonNull(t, r.Totals, "idle_cost", "avg_gpu_utilization", "allocated_idle_cost"))
 		week := weekFigures("W", in.Window, r, 0.8)
-		check("trend week", week.IdleReading(), fleetT, jsonNull(t, week, "idle_cost"))
-		for _, tr := range week.Resources {
-			for _, f := range fleet {
-				if f.id != tr.ResourceID {
-					continue
-				}
-				var rt tally
-				for _, g := range f.gpus {
-					rt.add(g.count(0, minutesPerDay, false))
-				}
-				check("trend resource "+f.id, tr.IdleReading(), rt, jsonNull(t, tr, "idle_cost"))
-			}
-		}
-		sum := 0.0
-		for _, tc := range r.ByTeam {
-			want := teamT[tc.Team]
-			if want == nil {
-				want = &tally{}
-			}
-			check("team "+tc.Team, tc.IdleReading(), *want, jsonNull(t, tc, "idle_cost"))
-			for _, tt := range week.Teams {
-				if tt.Team == tc.Team {
-					check("trend team "+tc.Team, tt.IdleReading(), *want, jsonNull(t, tt, "idle_cost"))
-				}
-			}
-			s := r.ForTeam(tc.Team)
-			check("slice "+tc.Team, s.Totals.IdleReading(), *want, jsonNull(t, s.Totals, "idle_cost", "avg_gpu_utilization"))
-			if math.Abs(s.Totals.UnallocatedCost-teamUnalloc[tc.Team]) > 1e-6 {
-				t.Errorf("%s: unallocated %.6f, want %.6f by hand", name("team "+tc.Team), s.Totals.UnallocatedCost, teamUnalloc[tc.Team])
-			}
-			sum += s.Totals.UnallocatedCost
-		}
-		if math.Abs(sum-r.Totals.UnallocatedCost) > 1e-6 {
-			t.Errorf("%s: the teams' unallocated add up to %.6f, the fleet's is %.6f", name("unallocated"), sum, r.Totals.UnallocatedCost)
-		}
+		uc.check("trend week", week.IdleReading(), ft.fleet, jsonNull(t, week, "idle_cost"))
+		uc.checkTrendResources(fleet, week)
+		uc.checkTeams(r, week, ft)
 	}
 	t.Logf("readings checked: unmeasured %d, partly %d, measured %d", checked[Unmeasured], checked[PartlyMeasured], checked[Measured])
 	// Not a vacuous pass: every reading was met many times.
@@ -348,5 +231,186 @@ func TestUnknownIsNotZeroGenerated(t *testing.T) {
 		if checked[m] < 50 {
 			t.Errorf("reading %d checked %d times over the cases, want at least 50: the generator misses it", m, checked[m])
 		}
+	}
+}
+
+// unknownCase is one generated case of TestUnknownIsNotZeroGenerated: its
+// number, for messages, and the count of readings checked over all cases.
+type unknownCase struct {
+	t       *testing.T
+	c       int
+	checked map[Reading]int
+}
+
+func (uc *unknownCase) name(what string) string { return fmt.Sprintf("case %d: %s", uc.c, what) }
+
+// check compares a figure's reading with the one its tally of sampled
+// minutes decides (if it decides one), and each of its JSON fields' null
+// with "nobody measured it".
+func (uc *unknownCase) check(what string, got Reading, want tally, null map[string]bool) {
+	t := uc.t
+	t.Helper()
+	exp, ok := want.expect()
+	if !ok {
+		return
+	}
+	uc.checked[exp]++
+	if got != exp {
+		t.Errorf("%s: reading %d, want %d (%+v)", uc.name(what), got, exp, want)
+	}
+	for k, isNull := range null {
+		if isNull != (exp == Unmeasured) {
+			t.Errorf("%s: %s null = %v, want null exactly when nobody measured it (%+v)", uc.name(what), k, isNull, want)
+		}
+	}
+}
+
+// unknownTallies are the tallies of sampled minutes computed from the
+// generated fleet, independently of the analysis: the fleet's, all
+// tasks', each task's and each team's, and each team's unallocated cost
+// by hand.
+type unknownTallies struct {
+	fleet, tasks tally
+	team         map[string]*tally
+	teamUnalloc  map[string]float64
+	taskOf       map[string]tally
+}
+
+// freeMinutes is the number of the day's minutes no task of f held.
+func freeMinutes(f fleetResource) int {
+	held := make([]bool, minutesPerDay)
+	for _, tk := range f.tasks {
+		for m := tk[0]; m < tk[1]; m++ {
+			held[m] = true
+		}
+	}
+	free := 0
+	for _, h := range held {
+		if !h {
+			free++
+		}
+	}
+	return free
+}
+
+// resourceTally is f's tally of sampled minutes over the day, of
+// utilization (power false) or of power.
+func resourceTally(f fleetResource, power bool) tally {
+	var rt tally
+	for _, g := range f.gpus {
+		rt.add(g.count(0, minutesPerDay, power))
+	}
+	return rt
+}
+
+// checkResources checks each resource's row and energy against its
+// tallies, and returns the tallies the later checks need.
+func (uc *unknownCase) checkResources(fleet []fleetResource, r *Result) unknownTallies {
+	t := uc.t
+	t.Helper()
+	byID := map[string]ResourceCost{}
+	for _, rc := range r.ByResource {
+		byID[rc.ResourceID] = rc
+	}
+	energy := map[string]EnergyUse{}
+	if r.Energy != nil {
+		for _, re := range r.Energy.ByResource {
+			energy[re.ResourceID] = re.EnergyUse
+		}
+	}
+	ft := unknownTallies{team: map[string]*tally{}, teamUnalloc: map[string]float64{}, taskOf: map[string]tally{}}
+	n := 0
+	for _, f := range fleet {
+		free := freeMinutes(f)
+		rt, pt := resourceTally(f, false), resourceTally(f, true)
+		// Tasks of one resource may overlap: a minute held by two is
+		// split between them, and either's reading rests on it alike.
+		for _, tk := range f.tasks {
+			n++
+			var tt tally
+			for _, g := range f.gpus {
+				tt.add(g.count(tk[0], tk[1], false))
+			}
+			ft.taskOf[fmt.Sprintf("task-%d", n)] = tt
+			ft.tasks.add(tt)
+		}
+		rc, ok := byID[f.id]
+		if !ok {
+			t.Fatalf("%s: no row", uc.name(f.id))
+		}
+		null := jsonNull(t, rc, "idle_cost", "avg_utilization")
+		uc.check("resource "+f.id, rc.IdleReading(), rt, null)
+		if e, ok := energy[f.id]; ok {
+			uc.checkEnergy(f.id, e, pt)
+		}
+		ft.fleet.add(rt)
+		if ft.team[f.team] == nil {
+			ft.team[f.team] = &tally{}
+		}
+		ft.team[f.team].add(rt)
+		// By hand: each GPU-minute no task held at price/60.
+		ft.teamUnalloc[f.team] += float64(free*len(f.gpus)) * f.price / 60
+	}
+	return ft
+}
+
+// checkEnergy checks a resource's energy against its power tally: null
+// exactly when no power was read, and no CO₂e of an unknown energy.
+func (uc *unknownCase) checkEnergy(id string, e EnergyUse, pt tally) {
+	t := uc.t
+	t.Helper()
+	exp, decided := pt.expect()
+	if decided && (e.KWh == nil) != (exp == Unmeasured) {
+		t.Errorf("%s: energy %v with power tally %+v: want null exactly when no power was read", uc.name(id), e.KWh, pt)
+	}
+	if decided && e.Reading() != exp {
+		t.Errorf("%s: energy reading %d, want %d", uc.name(id), e.Reading(), exp)
+	}
+	if e.KWh == nil && e.CO2eKg != nil {
+		t.Errorf("%s: CO₂e %v kg of an unknown energy", uc.name(id), *e.CO2eKg)
+	}
+}
+
+// checkTrendResources checks each resource of the trend week against its
+// tally of sampled minutes.
+func (uc *unknownCase) checkTrendResources(fleet []fleetResource, week TrendWeek) {
+	uc.t.Helper()
+	for _, tr := range week.Resources {
+		for _, f := range fleet {
+			if f.id != tr.ResourceID {
+				continue
+			}
+			uc.check("trend resource "+f.id, tr.IdleReading(), resourceTally(f, false), jsonNull(uc.t, tr, "idle_cost"))
+		}
+	}
+}
+
+// checkTeams checks each team's row, trend row and slice against its
+// tally, its unallocated cost against the one by hand, and that the teams'
+// unallocated costs add up to the fleet's.
+func (uc *unknownCase) checkTeams(r *Result, week TrendWeek, ft unknownTallies) {
+	t := uc.t
+	t.Helper()
+	sum := 0.0
+	for _, tc := range r.ByTeam {
+		want := ft.team[tc.Team]
+		if want == nil {
+			want = &tally{}
+		}
+		uc.check("team "+tc.Team, tc.IdleReading(), *want, jsonNull(t, tc, "idle_cost"))
+		for _, tt := range week.Teams {
+			if tt.Team == tc.Team {
+				uc.check("trend team "+tc.Team, tt.IdleReading(), *want, jsonNull(t, tt, "idle_cost"))
+			}
+		}
+		s := r.ForTeam(tc.Team)
+		uc.check("slice "+tc.Team, s.Totals.IdleReading(), *want, jsonNull(t, s.Totals, "idle_cost", "avg_gpu_utilization"))
+		if math.Abs(s.Totals.UnallocatedCost-ft.teamUnalloc[tc.Team]) > 1e-6 {
+			t.Errorf("%s: unallocated %.6f, want %.6f by hand", uc.name("team "+tc.Team), s.Totals.UnallocatedCost, ft.teamUnalloc[tc.Team])
+		}
+		sum += s.Totals.UnallocatedCost
+	}
+	if math.Abs(sum-r.Totals.UnallocatedCost) > 1e-6 {
+		t.Errorf("%s: the teams' unallocated add up to %.6f, the fleet's is %.6f", uc.name("unallocated"), sum, r.Totals.UnallocatedCost)
 	}
 }

@@ -195,30 +195,8 @@ func TestWatchArgvGenerated(t *testing.T) {
 	refused, accepted, substituted := 0, 0, 0
 	for n := 0; n < 3000; n++ {
 		argv := randomArgv(rng)
-		var ids, teams []string
-		for _, id := range typedIDs {
-			if rng.Intn(3) == 0 {
-				ids = append(ids, id)
-			}
-		}
-		for _, tm := range typedTeams {
-			if rng.Intn(2) == 0 {
-				teams = append(teams, tm)
-			}
-		}
-		var y strings.Builder
-		y.WriteString("teams:\n  - name: nlp\n  - name: cv\nresources:\n")
-		for _, id := range typedIDs {
-			fmt.Fprintf(&y, "  - id: %q\n", id)
-		}
-		y.WriteString("watch:\n  allow:\n")
-		q, _ := json.Marshal(ids)
-		fmt.Fprintf(&y, "    resources: %s\n", q)
-		q, _ = json.Marshal(teams)
-		fmt.Fprintf(&y, "    teams: %s\n", q)
-		q, _ = json.Marshal(argv)
-		fmt.Fprintf(&y, "  on_idle:\n    after: 2h\n    action: stop\n    command: %s\n", q)
-		c, err := parseWatch("finops.yaml", []byte(y.String()))
+		ids, teams := randomArgvAllow(rng)
+		c, err := parseWatch("finops.yaml", []byte(argvConfigYAML(argv, ids, teams)))
 		if mustRefuse(argv, ids, teams) {
 			if err == nil {
 				t.Fatalf("%q with resources %q teams %q: accepted", argv, ids, teams)
@@ -239,39 +217,7 @@ func TestWatchArgvGenerated(t *testing.T) {
 		}
 		accepted++
 		for k := 0; k < 5; k++ {
-			id, team, short := resourceFor(rng, ids)
-			r := &analysis.ResourceNow{ID: id, Team: team, Name: marker + " name", Provider: marker, Model: marker, Mode: marker, GPUs: 8}
-			allow := watch.ArgvAllow{Resources: c.Watch.Allow.Resources, Teams: c.Watch.Allow.Teams}
-			out, err := watch.Expand(c.Watch.OnIdle.Command.Args, r, allow)
-			wantErr := false
-			for i, a := range argv {
-				want := a
-				switch a {
-				case "{resource_id}":
-					want = id
-				case "{short_id}":
-					want = short
-				case "{team}":
-					want = team
-				}
-				list := ids
-				if a == "{team}" {
-					list = teams
-				}
-				if want != a && (!slices.Contains(list, want) || watch.CheckValue(want) != nil) {
-					wantErr = true
-				}
-				if err == nil && out[i] != want {
-					t.Fatalf("%q for %q: argument %d is %q, want %q", argv, id, i, out[i], want)
-				}
-			}
-			if (err != nil) != wantErr {
-				t.Fatalf("%q for id %q team %q (resources %q teams %q): err = %v, want an error %v", argv, id, team, ids, teams, err, wantErr)
-			}
-			if err == nil && strings.Contains(strings.Join(out, "\x00"), marker) {
-				t.Fatalf("%q for %q: bill text in the argv %q", argv, id, out)
-			}
-			if err == nil && !slices.Equal(out, argv) {
+			if checkExpandedArgv(t, rng, c, argv, ids, teams) {
 				substituted++
 			}
 		}
@@ -280,6 +226,89 @@ func TestWatchArgvGenerated(t *testing.T) {
 	if refused < 500 || accepted < 300 || substituted < 50 {
 		t.Errorf("refused %d, accepted %d, substituted %d: the generator misses cases", refused, accepted, substituted)
 	}
+}
+
+// randomArgvAllow draws the allowlists: each typed resource id with
+// probability 1/3, each typed team with probability 1/2.
+func randomArgvAllow(rng *rand.Rand) (ids, teams []string) {
+	for _, id := range typedIDs {
+		if rng.Intn(3) == 0 {
+			ids = append(ids, id)
+		}
+	}
+	for _, tm := range typedTeams {
+		if rng.Intn(2) == 0 {
+			teams = append(teams, tm)
+		}
+	}
+	return ids, teams
+}
+
+// argvConfigYAML is a config of the typed teams and resources whose watch
+// allows ids and teams and stops an idle resource with argv.
+func argvConfigYAML(argv, ids, teams []string) string {
+	var y strings.Builder
+	y.WriteString("teams:\n  - name: nlp\n  - name: cv\nresources:\n")
+	for _, id := range typedIDs {
+		fmt.Fprintf(&y, "  - id: %q\n", id)
+	}
+	y.WriteString("watch:\n  allow:\n")
+	q, _ := json.Marshal(ids)
+	fmt.Fprintf(&y, "    resources: %s\n", q)
+	q, _ = json.Marshal(teams)
+	fmt.Fprintf(&y, "    teams: %s\n", q)
+	q, _ = json.Marshal(argv)
+	fmt.Fprintf(&y, "  on_idle:\n    after: 2h\n    action: stop\n    command: %s\n", q)
+	return y.String()
+}
+
+// expectedArg is argument a of the config's argv for a resource (id, its
+// short id, team): the config's text or the resource's value in a
+// placeholder's place, and whether that value is on no list (or not a
+// safe value), so the argv must be refused.
+func expectedArg(a, id, short, team string, ids, teams []string) (want string, refuse bool) {
+	want = a
+	switch a {
+	case "{resource_id}":
+		want = id
+	case "{short_id}":
+		want = short
+	case "{team}":
+		want = team
+	}
+	list := ids
+	if a == "{team}" {
+		list = teams
+	}
+	return want, want != a && (!slices.Contains(list, want) || watch.CheckValue(want) != nil)
+}
+
+// checkExpandedArgv expands the loaded config's command for a random
+// resource and checks it against expectedArg, argument by argument, with
+// no bill text in it; it reports whether a placeholder was substituted.
+func checkExpandedArgv(t *testing.T, rng *rand.Rand, c *Config, argv, ids, teams []string) bool {
+	t.Helper()
+	id, team, short := resourceFor(rng, ids)
+	r := &analysis.ResourceNow{ID: id, Team: team, Name: marker + " name", Provider: marker, Model: marker, Mode: marker, GPUs: 8}
+	allow := watch.ArgvAllow{Resources: c.Watch.Allow.Resources, Teams: c.Watch.Allow.Teams}
+	out, err := watch.Expand(c.Watch.OnIdle.Command.Args, r, allow)
+	wantErr := false
+	for i, a := range argv {
+		want, refuse := expectedArg(a, id, short, team, ids, teams)
+		if refuse {
+			wantErr = true
+		}
+		if err == nil && out[i] != want {
+			t.Fatalf("%q for %q: argument %d is %q, want %q", argv, id, i, out[i], want)
+		}
+	}
+	if (err != nil) != wantErr {
+		t.Fatalf("%q for id %q team %q (resources %q teams %q): err = %v, want an error %v", argv, id, team, ids, teams, err, wantErr)
+	}
+	if err == nil && strings.Contains(strings.Join(out, "\x00"), marker) {
+		t.Fatalf("%q for %q: bill text in the argv %q", argv, id, out)
+	}
+	return err == nil && !slices.Equal(out, argv)
 }
 
 // resourceFor is a random billed resource: its id, team and the id's last

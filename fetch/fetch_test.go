@@ -44,29 +44,7 @@ func runFetch(t *testing.T, f fetcher, c fetchCase, urlBase string, objects map[
 	}
 	files, refused, err := f.Fetch(context.Background(), prefix, match, dir)
 	if c.errHas != nil {
-		if err == nil {
-			t.Fatalf("no error; want one with %q", c.errHas)
-		}
-		for _, w := range c.errHas {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("error %q lacks %q", err, w)
-			}
-		}
-		for _, s := range secrets {
-			if strings.Contains(err.Error(), s) {
-				t.Errorf("error shows a secret: %q", err)
-			}
-		}
-		if strings.Contains(err.Error(), "\n") {
-			t.Errorf("error spans lines: %q", err)
-		}
-		// A failed download leaves no partial copy to be read.
-		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				t.Errorf("left behind: %s", p)
-			}
-			return nil
-		})
+		checkFetchError(t, err, c.errHas, dir, secrets)
 		return
 	}
 	if err != nil {
@@ -75,23 +53,7 @@ func runFetch(t *testing.T, f fetcher, c fetchCase, urlBase string, objects map[
 	var got []string
 	for _, fl := range files {
 		got = append(got, fl.Key)
-		if fl.URL != urlBase+fl.Key {
-			t.Errorf("%s: URL %q, want %q", fl.Key, fl.URL, urlBase+fl.Key)
-		}
-		if fl.Path != filepath.Join(dir, filepath.FromSlash(fl.Key)) {
-			t.Errorf("%s: saved at %s, not under its key", fl.Key, fl.Path)
-		}
-		b, err := os.ReadFile(fl.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(objects[fl.Key])
-		if string(b) != string(objects[fl.Key]) || fl.SHA256 != hex.EncodeToString(sum[:]) || fl.Size != int64(len(b)) {
-			t.Errorf("%s: copy differs from the object (%d bytes, sha256 %s)", fl.Key, len(b), fl.SHA256)
-		}
-		if fl.LastModified.IsZero() {
-			t.Errorf("%s: no modification time", fl.Key)
-		}
+		checkFetchedFile(t, fl, dir, urlBase, objects)
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, c.want) {
@@ -116,6 +78,58 @@ func runFetch(t *testing.T, f fetcher, c fetchCase, urlBase string, objects map[
 		}
 		return nil
 	})
+}
+
+// checkFetchError checks a fetch that must fail: the error holds each of
+// errHas, no secret, on one line, and no partial copy is left in dir.
+func checkFetchError(t *testing.T, err error, errHas []string, dir string, secrets []string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error; want one with %q", errHas)
+	}
+	for _, w := range errHas {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(err.Error(), s) {
+			t.Errorf("error shows a secret: %q", err)
+		}
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error spans lines: %q", err)
+	}
+	// A failed download leaves no partial copy to be read.
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("left behind: %s", p)
+		}
+		return nil
+	})
+}
+
+// checkFetchedFile checks one downloaded file: its URL, its place under
+// dir by its key, and its bytes, sum, size and time against the object.
+func checkFetchedFile(t *testing.T, fl objstore.Fetched, dir, urlBase string, objects map[string][]byte) {
+	t.Helper()
+	if fl.URL != urlBase+fl.Key {
+		t.Errorf("%s: URL %q, want %q", fl.Key, fl.URL, urlBase+fl.Key)
+	}
+	if fl.Path != filepath.Join(dir, filepath.FromSlash(fl.Key)) {
+		t.Errorf("%s: saved at %s, not under its key", fl.Key, fl.Path)
+	}
+	b, err := os.ReadFile(fl.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(objects[fl.Key])
+	if string(b) != string(objects[fl.Key]) || fl.SHA256 != hex.EncodeToString(sum[:]) || fl.Size != int64(len(b)) {
+		t.Errorf("%s: copy differs from the object (%d bytes, sha256 %s)", fl.Key, len(b), fl.SHA256)
+	}
+	if fl.LastModified.IsZero() {
+		t.Errorf("%s: no modification time", fl.Key)
+	}
 }
 
 func focusSample(t *testing.T) []byte {

@@ -205,6 +205,21 @@ func byResource(id string) func(*finops.BillingLine) bool {
 func TestCURLineTypes(t *testing.T) {
 	_, sink := mustParse(t, curDeliveryB+"gpu-report-2.csv.gz", Options{})
 	ls := sink.lines
+	checkCURUsageLines(t, ls)
+	checkCURCommitmentLines(t, ls)
+	checkCURChargeLines(t, ls)
+
+	_, sink = mustParse(t, curDeliveryB+"gpu-report-1.csv.gz", Options{})
+	sm := lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return strings.Contains(l.ResourceID, "training-job") })
+	if sm.GPUModel != "A10G" || sm.GPUCount != 1 || sm.InstanceType != "ml.g5.2xlarge" || sm.ListCost.String() != "1.515" {
+		t.Errorf("SageMaker line: %+v", *sm)
+	}
+}
+
+// checkCURUsageLines checks an on-demand GPU line (model, count, tags and
+// cost categories) and a spot one.
+func checkCURUsageLines(t *testing.T, ls []*finops.BillingLine) {
+	t.Helper()
 	p4d := lineBy(t, ls, byResource("i-0p4d"))
 	if p4d.GPUModel != "A100-40GB" || p4d.GPUCount != 8 || p4d.PricingMode != finops.ModeHourly || !p4d.IsGPUUsage() ||
 		p4d.Tags["team"] != "ml" || p4d.Tags["project"] != "llm" || p4d.Tags["costCategory/Team"] != "ML Platform" {
@@ -214,6 +229,12 @@ func TestCURLineTypes(t *testing.T) {
 	if spot.PricingMode != finops.ModeSpot || spot.GPUModel != "A10G" || spot.GPUCount != 1 {
 		t.Errorf("spot line: mode %q, %d × %q", spot.PricingMode, spot.GPUCount, spot.GPUModel)
 	}
+}
+
+// checkCURCommitmentLines checks Savings Plan covered usage and its
+// negation, the unused commitment fees and RI covered usage.
+func checkCURCommitmentLines(t *testing.T, ls []*finops.BillingLine) {
+	t.Helper()
 	covered := lineBy(t, ls, func(l *finops.BillingLine) bool { return l.ResourceID == "i-0g512" && l.CommitmentStatus == "used" })
 	if covered.EffectiveCost.String() != "3.5" || covered.BilledCost.String() != "5.672" || covered.GPUCount != 4 ||
 		covered.PricingMode != finops.ModeCommitted || !strings.Contains(covered.CommitmentID, "savingsplan") {
@@ -236,6 +257,12 @@ func TestCURLineTypes(t *testing.T) {
 	if ri.EffectiveCost.String() != "1.9" || ri.GPUModel != "V100" || ri.CommitmentStatus != "used" {
 		t.Errorf("RI covered usage: %+v", *ri)
 	}
+}
+
+// checkCURChargeLines counts the tax, credit and purchase lines and checks
+// an instance of a GPU the catalog does not know.
+func checkCURChargeLines(t *testing.T, ls []*finops.BillingLine) {
+	t.Helper()
 	for cat, n := range map[string]int{finops.ChargeTax: 1, finops.ChargeCredit: 2, finops.ChargePurchase: 2} {
 		got := 0
 		for _, l := range ls {
@@ -250,12 +277,6 @@ func TestCURLineTypes(t *testing.T) {
 	b200 := lineBy(t, ls, byResource("i-0b200"))
 	if b200.GPUModel != "" || b200.Tags[UnknownGPUTag] != "p6-b200.48xlarge" {
 		t.Errorf("unknown GPU instance: model %q, tags %v", b200.GPUModel, b200.Tags)
-	}
-
-	_, sink = mustParse(t, curDeliveryB+"gpu-report-1.csv.gz", Options{})
-	sm := lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return strings.Contains(l.ResourceID, "training-job") })
-	if sm.GPUModel != "A10G" || sm.GPUCount != 1 || sm.InstanceType != "ml.g5.2xlarge" || sm.ListCost.String() != "1.515" {
-		t.Errorf("SageMaker line: %+v", *sm)
 	}
 }
 
@@ -556,8 +577,17 @@ func TestGCPJSON(t *testing.T) {
 		})
 	}
 	_, sink := mustParse(t, "gcp/gpu_billing.json", Options{})
+	checkGCPGPULines(t, sink.lines)
+	checkGCPOtherLines(t, sink.lines)
+}
+
+// checkGCPGPULines checks the GPU lines of the GCP export: an A2 core line
+// and its A100 SKU (7200 GPU-seconds an hour: 2 GPUs), L4 spot, T4 and an
+// unknown GPU SKU.
+func checkGCPGPULines(t *testing.T, lines []*finops.BillingLine) {
+	t.Helper()
 	bySKU := func(prefix string) *finops.BillingLine {
-		return lineBy(t, sink.lines, func(l *finops.BillingLine) bool { return strings.HasPrefix(l.SKU, prefix) })
+		return lineBy(t, lines, func(l *finops.BillingLine) bool { return strings.HasPrefix(l.SKU, prefix) })
 	}
 	core := bySKU("A2 Instance Core")
 	if core.InstanceType != "a2-highgpu-2g" || core.GPUModel != "A100-40GB" || core.GPUCount != 2 || core.Tags["team"] != "research" ||
@@ -577,6 +607,15 @@ func TestGCPJSON(t *testing.T) {
 	}
 	if l := bySKU("Nvidia Tesla P4"); l.GPUModel != "" || l.Tags[UnknownGPUTag] != "Nvidia Tesla P4 GPU running in EMEA" {
 		t.Errorf("unknown GPU SKU: %+v", *l)
+	}
+}
+
+// checkGCPOtherLines checks the commitment fee, a cost in scientific
+// notation, and the tax and rounding rows.
+func checkGCPOtherLines(t *testing.T, lines []*finops.BillingLine) {
+	t.Helper()
+	bySKU := func(prefix string) *finops.BillingLine {
+		return lineBy(t, lines, func(l *finops.BillingLine) bool { return strings.HasPrefix(l.SKU, prefix) })
 	}
 	if l := bySKU("Commitment v1"); l.ChargeCategory != finops.ChargePurchase || l.GPUModel != "" {
 		t.Errorf("commitment fee: %+v", *l)

@@ -114,9 +114,25 @@ func TestFOCUSSample(t *testing.T) {
 	if sum.GPULines != len(want.gpuLines) {
 		t.Errorf("GPULines = %d, want %d", sum.GPULines, len(want.gpuLines))
 	}
+	orgTrimmed := checkFOCUSSampleLines(t, sink.lines, want)
+	if want.orgKeyWithSpaces == 0 || orgTrimmed < want.orgKeyWithSpaces {
+		t.Errorf("rows with tag org: %d, want at least the %d rows with key \" org\"", orgTrimmed, want.orgKeyWithSpaces)
+	}
+	wantStart := time.Date(2024, 9, 1, 0, 0, 0, 0, time.UTC)
+	if !sum.PeriodStart.Equal(wantStart) || !sum.PeriodEnd.After(sum.PeriodStart) {
+		t.Errorf("period %v – %v", sum.PeriodStart, sum.PeriodEnd)
+	}
+}
+
+// checkFOCUSSampleLines checks each line against the test's own scan: the
+// GPU rows' instance, model and count, no GPU on other rows, charge
+// frequencies lower-cased and tag keys trimmed; it returns how many lines
+// carry the trimmed tag org.
+func checkFOCUSSampleLines(t *testing.T, lines []*finops.BillingLine, want focusScan) int {
+	t.Helper()
 	wantModel := map[string]string{"g5.4xlarge": "A10G", "g3.4xlarge": "M60"}
 	orgTrimmed := 0
-	for _, l := range sink.lines {
+	for _, l := range lines {
 		it, isGPU := want.gpuLines[l.Line]
 		switch {
 		case isGPU && (l.InstanceType != it || l.GPUModel != wantModel[it] || l.GPUCount != 1 || !l.IsGPUUsage()):
@@ -135,13 +151,7 @@ func TestFOCUSSample(t *testing.T) {
 			orgTrimmed++
 		}
 	}
-	if want.orgKeyWithSpaces == 0 || orgTrimmed < want.orgKeyWithSpaces {
-		t.Errorf("rows with tag org: %d, want at least the %d rows with key \" org\"", orgTrimmed, want.orgKeyWithSpaces)
-	}
-	wantStart := time.Date(2024, 9, 1, 0, 0, 0, 0, time.UTC)
-	if !sum.PeriodStart.Equal(wantStart) || !sum.PeriodEnd.After(sum.PeriodStart) {
-		t.Errorf("period %v – %v", sum.PeriodStart, sum.PeriodEnd)
-	}
+	return orgTrimmed
 }
 
 // focus_features.csv is hand-written to exercise FOCUS 1.3 names, offsets,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/finops-oss/finops"
 )
 
 func TestNvidiaSMISubset(t *testing.T) {
@@ -22,63 +24,8 @@ func TestNvidiaSMISubset(t *testing.T) {
 	if sum.Rows != len(lines)-1 || len(sink.samples) != len(lines)-1 {
 		t.Fatalf("rows %d, want %d", sum.Rows, len(lines)-1)
 	}
-	num := func(s string) *float64 {
-		if strings.HasPrefix(s, "[") {
-			return nil
-		}
-		f, err := strconv.ParseFloat(strings.Fields(s)[0], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &f
-	}
-	var times []time.Time
-	for i, line := range lines[1:] {
-		f := strings.Split(line, ", ")
-		s := sink.samples[i]
-		local, err := time.ParseInLocation("2006/01/02 15:04:05.000", f[0], time.FixedZone("", 2*3600))
-		if err != nil {
-			t.Fatal(err)
-		}
-		times = append(times, local.UTC())
-		if s.Line != i+2 || !s.Time.Equal(local) || s.Host != "capture" || s.UUID != f[4] || strconv.Itoa(s.Index) != f[3] {
-			t.Errorf("line %d: %+v", i+2, *s)
-		}
-		for _, c := range []struct {
-			what string
-			got  *float64
-			text string
-		}{{"util", s.Util, f[5]}, {"mem total", s.MemTotal, f[7]}, {"mem used", s.MemUsed, f[8]}, {"power", s.PowerWatt, f[9]}} {
-			want := num(c.text)
-			if (want == nil) != (c.got == nil) || want != nil && *want != *c.got {
-				t.Errorf("line %d %s: got %v, want %q", i+2, c.what, c.got, c.text)
-			}
-		}
-	}
-
-	// Values read from the file with grep: the H100 load row (line 9).
-	h := sink.samples[9-2]
-	if h.Model != "H100" || *h.Util != 100 || *h.MemUsed != 19818 || *h.MemTotal != 81559 || *h.PowerWatt != 631.95 {
-		t.Errorf("H100 load row: model %q util %v used %v total %v power %v", h.Model, *h.Util, *h.MemUsed, *h.MemTotal, *h.PowerWatt)
-	}
-	if want := time.Date(2026, 7, 14, 6, 12, 53, 353e6, time.UTC); !h.Time.Equal(want) {
-		t.Errorf("H100 load row time %v, want %v", h.Time, want)
-	}
-	// MIG enabled: utilization is [N/A] (lines 10–13).
-	for _, l := range []int{10, 11, 12, 13} {
-		if s := sink.samples[l-2]; s.Util != nil || s.MemUsed == nil {
-			t.Errorf("line %d: MIG row util %v mem %v", l, s.Util, s.MemUsed)
-		}
-	}
-	models := map[string]bool{}
-	for _, s := range sink.samples {
-		models[s.Model] = true
-	}
-	for _, m := range []string{"H100", "H200", "L40S", "NVIDIA GeForce RTX 2080 SUPER", "NVIDIA GeForce RTX 4080 SUPER"} {
-		if !models[m] {
-			t.Errorf("model %q missing from %v", m, models)
-		}
-	}
+	times := checkSMISubsetRows(t, lines, sink.samples)
+	checkSMISubsetNamedRows(t, sink.samples)
 	// The captures mask every UUID to the same value, so all rows are one GPU;
 	// its forward steps are the sampling intervals.
 	var steps []time.Duration
@@ -94,6 +41,80 @@ func TestNvidiaSMISubset(t *testing.T) {
 	}
 	if sum.SampleInterval != want {
 		t.Errorf("SampleInterval %v, want %v", sum.SampleInterval, want)
+	}
+}
+
+// smiNum is the test's own reading of an nvidia-smi value: the first word
+// as a number, nil for "[N/A]" and the like.
+func smiNum(t *testing.T, s string) *float64 {
+	t.Helper()
+	if strings.HasPrefix(s, "[") {
+		return nil
+	}
+	f, err := strconv.ParseFloat(strings.Fields(s)[0], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &f
+}
+
+// checkSMISubsetRows compares each sample with the test's own split of its
+// line (lines[0] is the header) and returns the lines' times in UTC, the
+// capture's clock being UTC+2.
+func checkSMISubsetRows(t *testing.T, lines []string, samples []*finops.GPUSample) []time.Time {
+	t.Helper()
+	var times []time.Time
+	for i, line := range lines[1:] {
+		f := strings.Split(line, ", ")
+		s := samples[i]
+		local, err := time.ParseInLocation("2006/01/02 15:04:05.000", f[0], time.FixedZone("", 2*3600))
+		if err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, local.UTC())
+		if s.Line != i+2 || !s.Time.Equal(local) || s.Host != "capture" || s.UUID != f[4] || strconv.Itoa(s.Index) != f[3] {
+			t.Errorf("line %d: %+v", i+2, *s)
+		}
+		for _, c := range []struct {
+			what string
+			got  *float64
+			text string
+		}{{"util", s.Util, f[5]}, {"mem total", s.MemTotal, f[7]}, {"mem used", s.MemUsed, f[8]}, {"power", s.PowerWatt, f[9]}} {
+			want := smiNum(t, c.text)
+			if (want == nil) != (c.got == nil) || want != nil && *want != *c.got {
+				t.Errorf("line %d %s: got %v, want %q", i+2, c.what, c.got, c.text)
+			}
+		}
+	}
+	return times
+}
+
+// checkSMISubsetNamedRows checks rows read from the file with grep: the
+// H100 load row, the MIG rows, and that every model is present.
+func checkSMISubsetNamedRows(t *testing.T, samples []*finops.GPUSample) {
+	t.Helper()
+	// Values read from the file with grep: the H100 load row (line 9).
+	h := samples[9-2]
+	if h.Model != "H100" || *h.Util != 100 || *h.MemUsed != 19818 || *h.MemTotal != 81559 || *h.PowerWatt != 631.95 {
+		t.Errorf("H100 load row: model %q util %v used %v total %v power %v", h.Model, *h.Util, *h.MemUsed, *h.MemTotal, *h.PowerWatt)
+	}
+	if want := time.Date(2026, 7, 14, 6, 12, 53, 353e6, time.UTC); !h.Time.Equal(want) {
+		t.Errorf("H100 load row time %v, want %v", h.Time, want)
+	}
+	// MIG enabled: utilization is [N/A] (lines 10–13).
+	for _, l := range []int{10, 11, 12, 13} {
+		if s := samples[l-2]; s.Util != nil || s.MemUsed == nil {
+			t.Errorf("line %d: MIG row util %v mem %v", l, s.Util, s.MemUsed)
+		}
+	}
+	models := map[string]bool{}
+	for _, s := range samples {
+		models[s.Model] = true
+	}
+	for _, m := range []string{"H100", "H200", "L40S", "NVIDIA GeForce RTX 2080 SUPER", "NVIDIA GeForce RTX 4080 SUPER"} {
+		if !models[m] {
+			t.Errorf("model %q missing from %v", m, models)
+		}
 	}
 }
 

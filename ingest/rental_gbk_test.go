@@ -72,16 +72,7 @@ func TestRentalAlibabaGBK(t *testing.T) {
 		t.Errorf("currencies %v, GPU lines %d (want CNY, 6)", sum.Currencies, sum.GPULines)
 	}
 	utc := func(mo, d, h, mi int) time.Time { return time.Date(2026, time.Month(mo), d, h, mi, 0, 0, time.UTC) }
-	cases := []struct {
-		id          string
-		start, end  time.Time
-		mode        string
-		model       string
-		count       int
-		cost        string
-		tags        map[string]string
-		serviceName string
-	}{
+	cases := []alibabaLineWant{
 		// China time: 2026-11-02 09:00 is 01:00 UTC.
 		{"i-bp1a10infer0001", utc(11, 2, 1, 0), utc(11, 2, 2, 0), finops.ModeHourly, "A10", 1, "8.01",
 			map[string]string{"team": "ml", "project": "llm-serving"}, "云服务器 ECS"},
@@ -106,46 +97,14 @@ func TestRentalAlibabaGBK(t *testing.T) {
 		t.Fatalf("%d lines, want %d", len(sink.lines), len(cases))
 	}
 	for i, w := range cases {
-		l := sink.lines[i]
-		if l.Line != i+2 || l.ResourceID != w.id || !l.ChargeStart.Equal(w.start) || !l.ChargeEnd.Equal(w.end) ||
-			l.PricingMode != w.mode || l.GPUModel != w.model || l.GPUCount != w.count ||
-			!l.BilledCost.Equal(decimal.RequireFromString(w.cost)) || l.Service != w.serviceName {
-			t.Errorf("line %d: got %+v\nwant %+v", i+2, *l, w)
-		}
-		if len(l.Tags) != len(w.tags) {
-			t.Errorf("line %d: tags %v, want %v", i+2, l.Tags, w.tags)
-		}
-		for k, v := range w.tags {
-			if l.Tags[k] != v {
-				t.Errorf("line %d: tag %s = %q, want %q (tags %v)", i+2, k, l.Tags[k], v, l.Tags)
-			}
-		}
-		if l.Provider != "Alibaba Cloud" || l.Currency != "CNY" || l.BillingAccount != "1234567890123456" {
-			t.Errorf("line %d: provider %q currency %q account %q", i+2, l.Provider, l.Currency, l.BillingAccount)
-		}
+		checkAlibabaLine(t, i, sink.lines[i], w)
 	}
 	if l := sink.lines[0]; l.InstanceType != "ecs.gn7i-c8g1.2xlarge" || l.Region != "华东1（杭州）" || l.ResourceName != "推理A10" ||
 		!l.UsageQuantity.Equal(decimal.NewFromInt(1)) || l.UsageUnit != "小时" {
 		t.Errorf("line 2 details: %+v", *l)
 	}
 
-	// The same bill saved as UTF-8, with and without a BOM, reads the same:
-	// the mapping says GBK, the file is evidently UTF-8.
-	utf, err := simplifiedchinese.GBK.NewDecoder().Bytes(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range [][]byte{utf, append([]byte("\xef\xbb\xbf"), utf...)} {
-		s := &recSink{}
-		sum2, err := Parse(t.Context(), bytes.NewReader(in), Options{Name: "utf8.csv"}, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sum2.Encoding != "" || !sum2.TotalCost.Equal(sum.TotalCost) || len(s.lines) != len(sink.lines) ||
-			s.lines[4].ResourceName != sink.lines[4].ResourceName || s.lines[4].GPUCount != 2 {
-			t.Errorf("UTF-8 copy: %+v", sum2)
-		}
-	}
+	checkAlibabaUTF8Copies(t, raw, sum, sink)
 }
 
 // TestRentalGBK encodes the AutoDL sample to GB18030 in the test (GBK has no
@@ -275,6 +234,64 @@ func TestRentalTagsCell(t *testing.T) {
 	for _, bad := range []string{"novalue", ":v", `{"a":`} {
 		if got, ok := p.tags(bad); ok {
 			t.Errorf("tags(%q) = %v, want refused", bad, got)
+		}
+	}
+}
+
+// alibabaLineWant is one expected line of the Alibaba GBK fixture.
+type alibabaLineWant struct {
+	id          string
+	start, end  time.Time
+	mode        string
+	model       string
+	count       int
+	cost        string
+	tags        map[string]string
+	serviceName string
+}
+
+// checkAlibabaLine compares line i of the Alibaba fixture (file line i+2)
+// with its expected fields, tags and the bill's provider, currency and
+// account.
+func checkAlibabaLine(t *testing.T, i int, l *finops.BillingLine, w alibabaLineWant) {
+	t.Helper()
+	if l.Line != i+2 || l.ResourceID != w.id || !l.ChargeStart.Equal(w.start) || !l.ChargeEnd.Equal(w.end) ||
+		l.PricingMode != w.mode || l.GPUModel != w.model || l.GPUCount != w.count ||
+		!l.BilledCost.Equal(decimal.RequireFromString(w.cost)) || l.Service != w.serviceName {
+		t.Errorf("line %d: got %+v\nwant %+v", i+2, *l, w)
+	}
+	if len(l.Tags) != len(w.tags) {
+		t.Errorf("line %d: tags %v, want %v", i+2, l.Tags, w.tags)
+	}
+	for k, v := range w.tags {
+		if l.Tags[k] != v {
+			t.Errorf("line %d: tag %s = %q, want %q (tags %v)", i+2, k, l.Tags[k], v, l.Tags)
+		}
+	}
+	if l.Provider != "Alibaba Cloud" || l.Currency != "CNY" || l.BillingAccount != "1234567890123456" {
+		t.Errorf("line %d: provider %q currency %q account %q", i+2, l.Provider, l.Currency, l.BillingAccount)
+	}
+}
+
+// checkAlibabaUTF8Copies parses the same bill saved as UTF-8, with and
+// without a BOM, and checks it reads the same as the GBK one.
+func checkAlibabaUTF8Copies(t *testing.T, raw []byte, sum *Summary, sink *recSink) {
+	t.Helper()
+	// The same bill saved as UTF-8, with and without a BOM, reads the same:
+	// the mapping says GBK, the file is evidently UTF-8.
+	utf, err := simplifiedchinese.GBK.NewDecoder().Bytes(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range [][]byte{utf, append([]byte("\xef\xbb\xbf"), utf...)} {
+		s := &recSink{}
+		sum2, err := Parse(t.Context(), bytes.NewReader(in), Options{Name: "utf8.csv"}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum2.Encoding != "" || !sum2.TotalCost.Equal(sum.TotalCost) || len(s.lines) != len(sink.lines) ||
+			s.lines[4].ResourceName != sink.lines[4].ResourceName || s.lines[4].GPUCount != 2 {
+			t.Errorf("UTF-8 copy: %+v", sum2)
 		}
 	}
 }

@@ -33,6 +33,19 @@ scenarios:
   - {name: hours, kind: data, memory_gb: 10, hours: 4, gpus: 3}
   - {name: gpu-hours, kind: data, memory_gb: 10, gpu_hours: 20, runs: 3}
 `)
+	checkBudgetPlain(t, r)
+	checkBudgetDeadlineAndSpot(t, r)
+	checkBudgetLateAndGiven(t, r)
+	// Total: 162.5 + 162.5 + 74.75 + 162.5 + 195 + 975 = 1,732.25.
+	if r.Total.Cost != 1732.25 || r.Total.Planned != 6 {
+		t.Errorf("total = %+v, want ¥1,732.25 for 6", r.Total)
+	}
+}
+
+// checkBudgetPlain checks the plain data job: 10 card-hours, hourly and
+// monthly by hand, no spot option, the hourly plan and the ranking.
+func checkBudgetPlain(t *testing.T, r *Result) {
+	t.Helper()
 	s := scenario(t, r, "plain")
 	testnum.Near(t, "card-hours", gpuFit(t, s, "TestGPU").CardHours, 10, 1e-9)
 	// Hourly: 10 card-hours × (1 + 0.25) × ¥10 × 1.3 = ¥162.50; at 1.5 ¥187.50.
@@ -59,10 +72,15 @@ scenarios:
 	if g := gpuFit(t, s, "TestGPU"); g.CostPerTFLOPHour == nil || *g.CostPerTFLOPHour != 0.2 || g.RankByCost != 1 {
 		t.Errorf("TestGPU ranking = %+v", g)
 	}
+}
 
+// checkBudgetDeadlineAndSpot checks the job under a 6-hour deadline, on
+// demand and on spot.
+func checkBudgetDeadlineAndSpot(t *testing.T, r *Result) {
+	t.Helper()
 	// A 6-hour deadline needs ceil(10 / 6) = 2 cards (5 h); card-hours, and
 	// so the hourly budget, do not change. Monthly rents 2 cards: ¥7,800.
-	s = scenario(t, r, "deadline")
+	s := scenario(t, r, "deadline")
 	if h := option(t, s, "TestGPU", ModeHourly); h.GPUs != 2 || h.WallHours != 5 || h.CostLow != 162.5 || !h.MeetsDeadline {
 		t.Errorf("hourly with deadline = %+v, want 2 cards, 5 h, ¥162.50", h)
 	}
@@ -80,10 +98,15 @@ scenarios:
 	if s.Plan == nil || s.Plan.Mode != ModeSpot {
 		t.Errorf("plan = %+v, want spot", s.Plan)
 	}
+}
 
+// checkBudgetLateAndGiven checks a deadline no option meets, and jobs
+// given in hours and in card-hours.
+func checkBudgetLateAndGiven(t *testing.T, r *Result) {
+	t.Helper()
 	// 2.4 hours on at most 2 cards: 10 / 2 = 5 h, too slow. The cheapest
 	// option is still shown, marked, with a warning.
-	s = scenario(t, r, "late")
+	s := scenario(t, r, "late")
 	if s.Plan == nil || s.Plan.MeetsDeadline || s.Plan.GPUs != 2 {
 		t.Errorf("late plan = %+v, want 2 cards not meeting the deadline", s.Plan)
 	}
@@ -96,10 +119,6 @@ scenarios:
 	// Given card-hours: 20 × 3 runs = 60; 60 × 1.25 × 10 × 1.3 = ¥975.
 	if p := scenario(t, r, "gpu-hours").Plan; p == nil || p.CostLow != 975 {
 		t.Errorf("gpu_hours plan = %+v, want ¥975", p)
-	}
-	// Total: 162.5 + 162.5 + 74.75 + 162.5 + 195 + 975 = 1,732.25.
-	if r.Total.Cost != 1732.25 || r.Total.Planned != 6 {
-		t.Errorf("total = %+v, want ¥1,732.25 for 6", r.Total)
 	}
 }
 

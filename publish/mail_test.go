@@ -63,16 +63,7 @@ func TestBuildMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(raw), "\r\n") {
-		if line == "" {
-			break // end of the header
-		}
-		for _, r := range line {
-			if r >= 0x7f {
-				t.Fatalf("non-ASCII byte in header line %q", line)
-			}
-		}
-	}
+	checkHeaderASCII(t, raw)
 	msg, err := mail.ReadMessage(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatal(err)
@@ -112,22 +103,7 @@ func TestBuildMessage(t *testing.T) {
 		}
 		ct, cp, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
 		if ct == "multipart/alternative" {
-			ar := multipart.NewReader(p, cp["boundary"])
-			for {
-				ap, err := ar.NextPart()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				at, _, _ := mime.ParseMediaType(ap.Header.Get("Content-Type"))
-				body, _ := io.ReadAll(ap) // multipart decodes quoted-printable
-				if !strings.Contains(string(body), "¥12,345") {
-					t.Errorf("%s part = %q", at, body)
-				}
-				kinds = append(kinds, at)
-			}
+			kinds = append(kinds, alternativeParts(t, p, cp["boundary"])...)
 			continue
 		}
 		kinds = append(kinds, ct)
@@ -144,6 +120,46 @@ func TestBuildMessage(t *testing.T) {
 	if !bytes.Equal(decodeBase64(t, attached), wb) {
 		t.Error("attachment bytes differ")
 	}
+}
+
+// checkHeaderASCII checks every header line of raw is ASCII: non-ASCII
+// text must be encoded words.
+func checkHeaderASCII(t *testing.T, raw []byte) {
+	t.Helper()
+	for _, line := range strings.Split(string(raw), "\r\n") {
+		if line == "" {
+			break // end of the header
+		}
+		for _, r := range line {
+			if r >= 0x7f {
+				t.Fatalf("non-ASCII byte in header line %q", line)
+			}
+		}
+	}
+}
+
+// alternativeParts reads a multipart/alternative part: each alternative
+// must hold the total; it returns their content types in order.
+func alternativeParts(t *testing.T, p io.Reader, boundary string) []string {
+	t.Helper()
+	var kinds []string
+	ar := multipart.NewReader(p, boundary)
+	for {
+		ap, err := ar.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, _, _ := mime.ParseMediaType(ap.Header.Get("Content-Type"))
+		body, _ := io.ReadAll(ap) // multipart decodes quoted-printable
+		if !strings.Contains(string(body), "¥12,345") {
+			t.Errorf("%s part = %q", at, body)
+		}
+		kinds = append(kinds, at)
+	}
+	return kinds
 }
 
 func decodeBase64(t *testing.T, b []byte) []byte {

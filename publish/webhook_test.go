@@ -158,83 +158,21 @@ func TestWebhookFormats(t *testing.T) {
 		kind, secret string
 		check        func(t *testing.T, r received, m map[string]any)
 	}{
-		{KindFeishu, feishuSecret, func(t *testing.T, r received, m map[string]any) {
-			if m["timestamp"] != "1599360473" || m["sign"] != feishuSig || m["msg_type"] != "post" {
-				t.Errorf("timestamp %v sign %v msg_type %v, want 1599360473 %s post", m["timestamp"], m["sign"], m["msg_type"], feishuSig)
-			}
-			post := get(m, "content", "post", "zh_cn")
-			if get(post, "title") != testAlert.Title {
-				t.Errorf("title %v", get(post, "title"))
-			}
-			want := []string{"8 × H100 at 0% since 14:05.", "Stop it or it keeps costing 98.40 USD an hour.", facts}
-			for i, w := range want {
-				if get(post, "content", i, 0, "tag") != "text" || get(post, "content", i, 0, "text") != w {
-					t.Errorf("paragraph %d: %v, want a text element %q", i, get(post, "content", i), w)
-				}
-			}
-		}},
+		{KindFeishu, feishuSecret, func(t *testing.T, r received, m map[string]any) { checkFeishuPost(t, m, feishuSig, facts) }},
 		{KindLark, "", func(t *testing.T, r received, m map[string]any) {
 			if _, signed := m["sign"]; signed || m["msg_type"] != "post" {
 				t.Errorf("unsigned lark: sign present %v, msg_type %v", signed, m["msg_type"])
 			}
 		}},
-		{KindDingTalk, dingtalkSecret, func(t *testing.T, r received, m map[string]any) {
-			// The query keeps the token and gains timestamp (ms) and the
-			// URL-encoded sign: + is %2B, / is %2F, = is %3D.
-			for _, p := range []string{"access_token=" + token, "timestamp=1599360473000",
-				"sign=UYtm3M%2BbvaSUZxjHrVVmUdeNDBelWgVs0hW2iBZdpl8%3D"} {
-				if !strings.Contains(r.rawQuery, p) {
-					t.Errorf("query %q lacks %q", r.rawQuery, p)
-				}
-			}
-			if m["msgtype"] != "markdown" || get(m, "markdown", "title") != testAlert.Title || get(m, "at", "isAtAll") != false {
-				t.Errorf("msgtype %v title %v isAtAll %v", m["msgtype"], get(m, "markdown", "title"), get(m, "at", "isAtAll"))
-			}
-			want := "**gpu-node-7 idle for 45 min**\n\n8 × H100 at 0% since 14:05.\n\nStop it or it keeps costing 98.40 USD an hour.\n\n*" + facts + "*"
-			if got := get(m, "markdown", "text"); got != want {
-				t.Errorf("text\n%v\nwant\n%v", got, want)
-			}
-		}},
+		{KindDingTalk, dingtalkSecret, func(t *testing.T, r received, m map[string]any) { checkDingTalkMarkdown(t, r, m, facts) }},
 		{KindWeCom, "", func(t *testing.T, r received, m map[string]any) {
 			want := "**gpu-node-7 idle for 45 min**\n8 × H100 at 0% since 14:05.\nStop it or it keeps costing 98.40 USD an hour.\n*" + facts + "*"
 			if m["msgtype"] != "markdown" || get(m, "markdown", "content") != want {
 				t.Errorf("msgtype %v content\n%v\nwant\n%v", m["msgtype"], get(m, "markdown", "content"), want)
 			}
 		}},
-		{KindSlack, "", func(t *testing.T, r received, m map[string]any) {
-			body := testAlert.Text + "\n" + facts
-			if m["text"] != testAlert.Title+"\n"+body || m["mrkdwn"] != false {
-				t.Errorf("text %q mrkdwn %v", m["text"], m["mrkdwn"])
-			}
-			if get(m, "blocks", 0, "type") != "header" || get(m, "blocks", 0, "text", "type") != "plain_text" ||
-				get(m, "blocks", 0, "text", "text") != testAlert.Title {
-				t.Errorf("header block %v", get(m, "blocks", 0))
-			}
-			if get(m, "blocks", 1, "type") != "section" || get(m, "blocks", 1, "text", "type") != "plain_text" ||
-				get(m, "blocks", 1, "text", "text") != body {
-				t.Errorf("section block %v", get(m, "blocks", 1))
-			}
-		}},
-		{KindJSON, jsonSecret, func(t *testing.T, r received, m map[string]any) {
-			// The signature is the definition's: HMAC-SHA256 of the body as
-			// received, keyed by the secret, in hex.
-			mac := hmac.New(sha256.New, []byte(jsonSecret))
-			mac.Write(r.body)
-			if got, want := r.header.Get("X-Finops-Signature-256"), "sha256="+hex.EncodeToString(mac.Sum(nil)); got != want {
-				t.Errorf("signature %q, want %q", got, want)
-			}
-			want := map[string]any{"schema_version": 1.0, "event": "idle", "title": testAlert.Title, "text": testAlert.Text,
-				"resource": "gpu-node-7", "team": "ml-train", "since": "2026-12-01T14:05:00+08:00", "burnt": "73.80",
-				"currency": "USD", "sent_at": "2020-09-06T02:47:53Z"}
-			for k, w := range want {
-				if m[k] != w {
-					t.Errorf("%s = %v, want %v", k, m[k], w)
-				}
-			}
-			if len(m) != len(want) {
-				t.Errorf("%d fields, want %d: %v", len(m), len(want), m)
-			}
-		}},
+		{KindSlack, "", func(t *testing.T, r received, m map[string]any) { checkSlackBlocks(t, m, facts) }},
+		{KindJSON, jsonSecret, func(t *testing.T, r received, m map[string]any) { checkJSONEvent(t, r, m, jsonSecret) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind, func(t *testing.T) {
@@ -257,5 +195,87 @@ func TestWebhookFormats(t *testing.T) {
 			}
 			tt.check(t, r, decode(t, r.body))
 		})
+	}
+}
+
+// checkFeishuPost checks a Feishu post: signed, the title, and one text
+// paragraph per line of the alert.
+func checkFeishuPost(t *testing.T, m map[string]any, sig, facts string) {
+	t.Helper()
+	if m["timestamp"] != "1599360473" || m["sign"] != sig || m["msg_type"] != "post" {
+		t.Errorf("timestamp %v sign %v msg_type %v, want 1599360473 %s post", m["timestamp"], m["sign"], m["msg_type"], sig)
+	}
+	post := get(m, "content", "post", "zh_cn")
+	if get(post, "title") != testAlert.Title {
+		t.Errorf("title %v", get(post, "title"))
+	}
+	want := []string{"8 × H100 at 0% since 14:05.", "Stop it or it keeps costing 98.40 USD an hour.", facts}
+	for i, w := range want {
+		if get(post, "content", i, 0, "tag") != "text" || get(post, "content", i, 0, "text") != w {
+			t.Errorf("paragraph %d: %v, want a text element %q", i, get(post, "content", i), w)
+		}
+	}
+}
+
+// checkDingTalkMarkdown checks a DingTalk request: the signed query and the
+// markdown message.
+func checkDingTalkMarkdown(t *testing.T, r received, m map[string]any, facts string) {
+	t.Helper()
+	// The query keeps the token and gains timestamp (ms) and the
+	// URL-encoded sign: + is %2B, / is %2F, = is %3D.
+	for _, p := range []string{"access_token=" + token, "timestamp=1599360473000",
+		"sign=UYtm3M%2BbvaSUZxjHrVVmUdeNDBelWgVs0hW2iBZdpl8%3D"} {
+		if !strings.Contains(r.rawQuery, p) {
+			t.Errorf("query %q lacks %q", r.rawQuery, p)
+		}
+	}
+	if m["msgtype"] != "markdown" || get(m, "markdown", "title") != testAlert.Title || get(m, "at", "isAtAll") != false {
+		t.Errorf("msgtype %v title %v isAtAll %v", m["msgtype"], get(m, "markdown", "title"), get(m, "at", "isAtAll"))
+	}
+	want := "**gpu-node-7 idle for 45 min**\n\n8 × H100 at 0% since 14:05.\n\nStop it or it keeps costing 98.40 USD an hour.\n\n*" + facts + "*"
+	if got := get(m, "markdown", "text"); got != want {
+		t.Errorf("text\n%v\nwant\n%v", got, want)
+	}
+}
+
+// checkSlackBlocks checks a Slack message: its plain-text fallback and its
+// header and section blocks, none of them markdown.
+func checkSlackBlocks(t *testing.T, m map[string]any, facts string) {
+	t.Helper()
+	body := testAlert.Text + "\n" + facts
+	if m["text"] != testAlert.Title+"\n"+body || m["mrkdwn"] != false {
+		t.Errorf("text %q mrkdwn %v", m["text"], m["mrkdwn"])
+	}
+	if get(m, "blocks", 0, "type") != "header" || get(m, "blocks", 0, "text", "type") != "plain_text" ||
+		get(m, "blocks", 0, "text", "text") != testAlert.Title {
+		t.Errorf("header block %v", get(m, "blocks", 0))
+	}
+	if get(m, "blocks", 1, "type") != "section" || get(m, "blocks", 1, "text", "type") != "plain_text" ||
+		get(m, "blocks", 1, "text", "text") != body {
+		t.Errorf("section block %v", get(m, "blocks", 1))
+	}
+}
+
+// checkJSONEvent checks the generic JSON event: its signature and exactly
+// the documented fields.
+func checkJSONEvent(t *testing.T, r received, m map[string]any, secret string) {
+	t.Helper()
+	// The signature is the definition's: HMAC-SHA256 of the body as
+	// received, keyed by the secret, in hex.
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(r.body)
+	if got, want := r.header.Get("X-Finops-Signature-256"), "sha256="+hex.EncodeToString(mac.Sum(nil)); got != want {
+		t.Errorf("signature %q, want %q", got, want)
+	}
+	want := map[string]any{"schema_version": 1.0, "event": "idle", "title": testAlert.Title, "text": testAlert.Text,
+		"resource": "gpu-node-7", "team": "ml-train", "since": "2026-12-01T14:05:00+08:00", "burnt": "73.80",
+		"currency": "USD", "sent_at": "2020-09-06T02:47:53Z"}
+	for k, w := range want {
+		if m[k] != w {
+			t.Errorf("%s = %v, want %v", k, m[k], w)
+		}
+	}
+	if len(m) != len(want) {
+		t.Errorf("%d fields, want %d: %v", len(m), len(want), m)
 	}
 }

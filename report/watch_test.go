@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/finops-oss/finops/analysis"
 )
 
@@ -51,64 +53,9 @@ func TestWatchSection(t *testing.T) {
 		{"without", handResult(t), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			page := renderHTML(t, tt.r, nil)
-			if got := strings.Contains(page, `id="h-watch"`); got != tt.watch {
-				t.Errorf("page has a Watch section: %v, want %v", got, tt.watch)
-			}
-			if tt.watch {
-				for _, want := range []string{wantWatchLine, "&lt;script&gt;alert(1)&lt;/script&gt;", "would have ¥120.00", "6.5 h"} {
-					if !strings.Contains(page, want) {
-						t.Errorf("page lacks %q", want)
-					}
-				}
-				if strings.Contains(page, "<script>alert(1)") {
-					t.Error("page holds the bill's <script> unescaped")
-				}
-			}
-
-			doc, raw := decodeJSON(t, tt.r)
-			if err := validateJSON(sch, raw); err != nil {
-				t.Errorf("JSON does not match the schema: %v", err)
-			}
-			w, ok := doc["watch"].(map[string]any)
-			if ok != tt.watch {
-				t.Fatalf("JSON has watch: %v, want %v", ok, tt.watch)
-			}
-			if tt.watch {
-				acts := w["actions"].([]any)
-				if w["saved"] != 78.0 || w["would_have_saved"] != 120.0 || len(acts) != 3 {
-					t.Errorf("JSON watch %v", w)
-				}
-				if _, has := acts[2].(map[string]any)["until"]; has {
-					t.Error("the refused action has an until")
-				}
-			}
-
-			_, f := writeBook(t, tt.r)
-			sheets := f.GetSheetList()
-			i := strings.Index(strings.Join(sheets, "|"), sheetWatch)
-			if (i >= 0) != tt.watch {
-				t.Fatalf("sheets %q: Watch present %v, want %v", sheets, i >= 0, tt.watch)
-			}
-			if tt.watch {
-				rows, err := f.GetRows(sheetWatch)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(rows) != 5 || rows[1][0] != "action" || rows[4][0] != "alert" {
-					t.Fatalf("Watch rows %q: want a header, 3 actions, 1 alert", rows)
-				}
-				for _, row := range rows {
-					for _, c := range row {
-						if strings.HasPrefix(c, "=") {
-							t.Errorf("cell %q would be a formula", c)
-						}
-					}
-				}
-				if wi, ui := slices.Index(sheets, sheetWatch), slices.Index(sheets, sheetUtil); wi != ui-1 {
-					t.Errorf("sheets %q: Watch should come just before %s", sheets, sheetUtil)
-				}
-			}
+			checkWatchPage(t, tt.r, tt.watch)
+			checkWatchJSON(t, sch, tt.r, tt.watch)
+			checkWatchBook(t, tt.r, tt.watch)
 
 			var term bytes.Buffer
 			if err := WriteSummary(&term, tt.r, testMeta(), false); err != nil {
@@ -129,6 +76,80 @@ func TestWatchSection(t *testing.T) {
 				t.Errorf("email html has the watch line: %v, want %v", got, tt.watch)
 			}
 		})
+	}
+}
+
+// checkWatchPage checks the page has the Watch section exactly when watch,
+// the bill's text escaped.
+func checkWatchPage(t *testing.T, r *analysis.Result, watch bool) {
+	t.Helper()
+	page := renderHTML(t, r, nil)
+	if got := strings.Contains(page, `id="h-watch"`); got != watch {
+		t.Errorf("page has a Watch section: %v, want %v", got, watch)
+	}
+	if watch {
+		for _, want := range []string{wantWatchLine, "&lt;script&gt;alert(1)&lt;/script&gt;", "would have ¥120.00", "6.5 h"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("page lacks %q", want)
+			}
+		}
+		if strings.Contains(page, "<script>alert(1)") {
+			t.Error("page holds the bill's <script> unescaped")
+		}
+	}
+}
+
+// checkWatchJSON checks the JSON is valid against the schema and has the
+// watch object, with its amounts and actions, exactly when watch.
+func checkWatchJSON(t *testing.T, sch *jsonschema.Schema, r *analysis.Result, watch bool) {
+	t.Helper()
+	doc, raw := decodeJSON(t, r)
+	if err := validateJSON(sch, raw); err != nil {
+		t.Errorf("JSON does not match the schema: %v", err)
+	}
+	w, ok := doc["watch"].(map[string]any)
+	if ok != watch {
+		t.Fatalf("JSON has watch: %v, want %v", ok, watch)
+	}
+	if watch {
+		acts := w["actions"].([]any)
+		if w["saved"] != 78.0 || w["would_have_saved"] != 120.0 || len(acts) != 3 {
+			t.Errorf("JSON watch %v", w)
+		}
+		if _, has := acts[2].(map[string]any)["until"]; has {
+			t.Error("the refused action has an until")
+		}
+	}
+}
+
+// checkWatchBook checks the workbook has the Watch sheet, just before the
+// utilization sheet and with formulas defused, exactly when watch.
+func checkWatchBook(t *testing.T, r *analysis.Result, watch bool) {
+	t.Helper()
+	_, f := writeBook(t, r)
+	sheets := f.GetSheetList()
+	i := strings.Index(strings.Join(sheets, "|"), sheetWatch)
+	if (i >= 0) != watch {
+		t.Fatalf("sheets %q: Watch present %v, want %v", sheets, i >= 0, watch)
+	}
+	if watch {
+		rows, err := f.GetRows(sheetWatch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 5 || rows[1][0] != "action" || rows[4][0] != "alert" {
+			t.Fatalf("Watch rows %q: want a header, 3 actions, 1 alert", rows)
+		}
+		for _, row := range rows {
+			for _, c := range row {
+				if strings.HasPrefix(c, "=") {
+					t.Errorf("cell %q would be a formula", c)
+				}
+			}
+		}
+		if wi, ui := slices.Index(sheets, sheetWatch), slices.Index(sheets, sheetUtil); wi != ui-1 {
+			t.Errorf("sheets %q: Watch should come just before %s", sheets, sheetUtil)
+		}
 	}
 }
 

@@ -86,32 +86,48 @@ func checkPrintFit(t *testing.T, label string, f *excelize.File) map[string][]st
 			t.Errorf("%s: no margins set (%v): each program would use its own", where, err)
 			continue
 		}
-		width := 0.0
-		var header []string
-		for c := c1; c <= c2; c++ {
-			name, _ := excelize.ColumnNumberToName(c)
-			w, err := f.GetColWidth(sheet, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			width += w
-			v, _ := f.GetCellValue(sheet, name+"1")
-			header = append(header, v)
-		}
+		width, header := printAreaColumns(t, f, sheet, c1, c2)
 		headers[sheet] = header
-		for _, paper := range []struct {
-			name    string
-			widthIn float64
-		}{{"Letter", letterWidthIn}, {"A4", a4WidthIn}} {
-			printable := (paper.widthIn - *margins.Left - *margins.Right) * 72
-			scale := math.Min(1, math.Floor(100*printable/(width*loPointsPerUnit))/100)
-			if got := bodyPt * scale; got < minPt {
-				t.Errorf("%s on %s: print area %s:%s is %.1f units wide, prints at %.0f %%: %.1f pt, want ≥ %.0f",
-					where, paper.name, m[1], m[3], width, 100*scale, got, minPt)
-			}
-		}
+		checkPaperScale(t, where, m[1]+":"+m[3], width, *margins.Left, *margins.Right)
 	}
 	return headers
+}
+
+// printAreaColumns is the total width of columns c1…c2 of sheet, in
+// LibreOffice's column units, and their header row.
+func printAreaColumns(t *testing.T, f *excelize.File, sheet string, c1, c2 int) (float64, []string) {
+	t.Helper()
+	width := 0.0
+	var header []string
+	for c := c1; c <= c2; c++ {
+		name, _ := excelize.ColumnNumberToName(c)
+		w, err := f.GetColWidth(sheet, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		width += w
+		v, _ := f.GetCellValue(sheet, name+"1")
+		header = append(header, v)
+	}
+	return width, header
+}
+
+// checkPaperScale checks a print area (cols "A:F") of the given width,
+// scaled to one page wide between the left and right margins (inches),
+// prints its body text at minPt or more on Letter and on A4.
+func checkPaperScale(t *testing.T, where, area string, width, left, right float64) {
+	t.Helper()
+	for _, paper := range []struct {
+		name    string
+		widthIn float64
+	}{{"Letter", letterWidthIn}, {"A4", a4WidthIn}} {
+		printable := (paper.widthIn - left - right) * 72
+		scale := math.Min(1, math.Floor(100*printable/(width*loPointsPerUnit))/100)
+		if got := bodyPt * scale; got < minPt {
+			t.Errorf("%s on %s: print area %s is %.1f units wide, prints at %.0f %%: %.1f pt, want ≥ %.0f",
+				where, paper.name, area, width, 100*scale, got, minPt)
+		}
+	}
 }
 
 // TestPrintFitNamedCases: issue 33's sheets. By resource printed its 25

@@ -34,6 +34,14 @@ func TestMigrateAdviceDecisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	checkAdviceMigrated(t, s)
+	checkAdviceDecisionsRecorded(ctx, t, s)
+}
+
+// checkAdviceMigrated checks the migrated database: the schema version,
+// the rows that were there, and advice_decisions' columns and check.
+func checkAdviceMigrated(t *testing.T, s *Store) {
+	t.Helper()
 	if v, want := tableRows(t, s.DB(), `PRAGMA user_version`), fmt.Sprintf("[%d]", SchemaVersion()); !slices.Equal(v, []string{want}) {
 		t.Fatalf("user_version %v, want %s", v, want)
 	}
@@ -50,7 +58,12 @@ func TestMigrateAdviceDecisions(t *testing.T) {
 		VALUES ('adv-00000000', 'maybe', 0, 'r', 'release')`); err == nil {
 		t.Error("a decision other than done, dismissed or snoozed was stored")
 	}
+}
 
+// checkAdviceDecisionsRecorded records decisions in the migrated database
+// and reads each id's current one back, with every earlier row as history.
+func checkAdviceDecisionsRecorded(ctx context.Context, t *testing.T, s *Store) {
+	t.Helper()
 	at := func(d int) time.Time { return time.Date(2026, 12, d, 9, 0, 0, 0, time.UTC) }
 	// adv-a is snoozed, then dismissed (the clock went back between the two:
 	// the later row still wins); adv-b is done with its baseline.

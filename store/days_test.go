@@ -36,18 +36,7 @@ func TestCompactTelemetry(t *testing.T) {
 	// By hand, in minutes from m0: 600 = 10:00, 1439 = 23:59, 1440 = day 2
 	// 00:00, 2880 + 720 = day 3 12:00.
 	want := []finops.MinuteUtil{{Minute: m0 + 600, Util: 30}, {Minute: m0 + 1439, Util: 8}, {Minute: m0 + 1440, Util: 50}, {Minute: m0 + 3600, Util: 60}}
-	series := func() []finops.MinuteUtil {
-		t.Helper()
-		got, err := s.GPUSeries(ctx, d0, d0.Add(72*time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != 1 {
-			t.Fatalf("GPUSeries: %d GPUs, want 1", len(got))
-		}
-		return got[0].Minutes()
-	}
-	if got := series(); !reflect.DeepEqual(got, want) {
+	if got := compactSeries(ctx, t, s, d0); !reflect.DeepEqual(got, want) {
 		t.Fatalf("before compaction: %v, want %v", got, want)
 	}
 
@@ -61,9 +50,79 @@ func TestCompactTelemetry(t *testing.T) {
 		t.Errorf("CompactTelemetry = %+v, want 2 days from 4 minutes", c)
 	}
 	assertCounts(t, s, wantCounts(map[string]int{"source_files": 1, "gpus": 1, "gpu_minutes": 1, "gpu_days": 2}))
-	if got := series(); !reflect.DeepEqual(got, want) {
+	if got := compactSeries(ctx, t, s, d0); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after compaction: %v, want %v", got, want)
 	}
+	all := checkCompactOutlines(ctx, t, s, d0, want)
+	// Day 1: utilization in 10:00 and 23:59; memory at most 500 (10:01);
+	// power 50 + 70 + 10 = 130 from 3 samples.
+	if n, mem, pw, pn := compactDay(t, s, 20148); n != 2 || mem != 500 || pw != 130 || pn != 3 {
+		t.Errorf("day 1: %d minutes, mem %v, power %v/%d; want 2, 500, 130/3", n, mem, pw, pn)
+	}
+
+	// A log delivered later: a new sample in 10:00 (compacted: the stored
+	// minute wins, its memory and power are not added) and one in 11:00,
+	// which day 1 has no sample for.
+	mustImport(t, s, "late.csv", feed(sum, nil, []*finops.GPUSample{
+		smp(10*time.Hour+50*time.Second, new(100.0), new(9999.0), new(999.0)),
+		smp(11*time.Hour, new(70.0), new(200.0), new(20.0)),
+	}, nil))
+	want = []finops.MinuteUtil{{Minute: m0 + 600, Util: 30}, {Minute: m0 + 660, Util: 70}, {Minute: m0 + 1439, Util: 8}, {Minute: m0 + 1440, Util: 50}, {Minute: m0 + 3600, Util: 60}}
+	if got := compactSeries(ctx, t, s, d0); !reflect.DeepEqual(got, want) {
+		t.Fatalf("late delivery, before compaction: %v, want %v", got, want)
+	}
+	if c, err = s.CompactTelemetry(ctx, d0.Add(53*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if c != (Compacted{Days: 1, Minutes: 2}) {
+		t.Errorf("second CompactTelemetry = %+v, want 1 day from 2 minutes", c)
+	}
+	if got := compactSeries(ctx, t, s, d0); !reflect.DeepEqual(got, want) {
+		t.Fatalf("late delivery, after compaction: %v, want %v", got, want)
+	}
+	// 11:00 is new: 3 minutes; power 130 + 20 = 150 from 4 samples; memory
+	// still 500 (the 9999 came with the repeated minute).
+	if n, mem, pw, pn := compactDay(t, s, 20148); n != 3 || mem != 500 || pw != 150 || pn != 4 {
+		t.Errorf("day 1 after the late log: %d minutes, mem %v, power %v/%d; want 3, 500, 150/4", n, mem, pw, pn)
+	}
+
+	// Nothing older left: compacting again changes nothing.
+	if c, err = s.CompactTelemetry(ctx, d0.Add(53*time.Hour)); err != nil || c != (Compacted{}) {
+		t.Errorf("third CompactTelemetry = %+v, %v; want nothing", c, err)
+	}
+
+	checkDamagedDay(ctx, t, s, d0, all)
+}
+
+// compactSeries is the one GPU's minutes of the three days, as a report
+// reads them.
+func compactSeries(ctx context.Context, t *testing.T, s *Store, d0 time.Time) []finops.MinuteUtil {
+	t.Helper()
+	got, err := s.GPUSeries(ctx, d0, d0.Add(72*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("GPUSeries: %d GPUs, want 1", len(got))
+	}
+	return got[0].Minutes()
+}
+
+// compactDay reads the compacted row of unix day d.
+func compactDay(t *testing.T, s *Store, d int64) (minutes int, mem float64, power float64, powerN int) {
+	t.Helper()
+	if err := s.DB().QueryRow(`SELECT minutes, mem_used_max, power_sum, power_n FROM gpu_days WHERE day = ?`, d).
+		Scan(&minutes, &mem, &power, &powerN); err != nil {
+		t.Fatal(err)
+	}
+	return
+}
+
+// checkCompactOutlines checks the outlines across the compacted days and
+// the hot one, and a range cut inside compacted minutes; it returns the
+// three days' series.
+func checkCompactOutlines(ctx context.Context, t *testing.T, s *Store, d0 time.Time, want []finops.MinuteUtil) []finops.GPUSeries {
+	t.Helper()
 	// Outlines across the compacted days and the hot one; then a range that
 	// starts at 10:01 of day 1 (a compacted minute without utilization) and
 	// ends in day 2's first minute: by hand, 23:59 (8) and day 2 00:00 (50).
@@ -81,51 +140,13 @@ func TestCompactTelemetry(t *testing.T) {
 		t.Fatalf("GPUSeries from 10:01 to day 2 00:00:30 = %+v, want %v", cut, want[1:3])
 	}
 	checkOutlines(t, s, from, to, cut)
-	day := func(d int64) (minutes int, mem float64, power float64, powerN int) {
-		t.Helper()
-		if err := s.DB().QueryRow(`SELECT minutes, mem_used_max, power_sum, power_n FROM gpu_days WHERE day = ?`, d).
-			Scan(&minutes, &mem, &power, &powerN); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	// Day 1: utilization in 10:00 and 23:59; memory at most 500 (10:01);
-	// power 50 + 70 + 10 = 130 from 3 samples.
-	if n, mem, pw, pn := day(20148); n != 2 || mem != 500 || pw != 130 || pn != 3 {
-		t.Errorf("day 1: %d minutes, mem %v, power %v/%d; want 2, 500, 130/3", n, mem, pw, pn)
-	}
+	return all
+}
 
-	// A log delivered later: a new sample in 10:00 (compacted: the stored
-	// minute wins, its memory and power are not added) and one in 11:00,
-	// which day 1 has no sample for.
-	mustImport(t, s, "late.csv", feed(sum, nil, []*finops.GPUSample{
-		smp(10*time.Hour+50*time.Second, new(100.0), new(9999.0), new(999.0)),
-		smp(11*time.Hour, new(70.0), new(200.0), new(20.0)),
-	}, nil))
-	want = []finops.MinuteUtil{{Minute: m0 + 600, Util: 30}, {Minute: m0 + 660, Util: 70}, {Minute: m0 + 1439, Util: 8}, {Minute: m0 + 1440, Util: 50}, {Minute: m0 + 3600, Util: 60}}
-	if got := series(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("late delivery, before compaction: %v, want %v", got, want)
-	}
-	if c, err = s.CompactTelemetry(ctx, d0.Add(53*time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if c != (Compacted{Days: 1, Minutes: 2}) {
-		t.Errorf("second CompactTelemetry = %+v, want 1 day from 2 minutes", c)
-	}
-	if got := series(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("late delivery, after compaction: %v, want %v", got, want)
-	}
-	// 11:00 is new: 3 minutes; power 130 + 20 = 150 from 4 samples; memory
-	// still 500 (the 9999 came with the repeated minute).
-	if n, mem, pw, pn := day(20148); n != 3 || mem != 500 || pw != 150 || pn != 4 {
-		t.Errorf("day 1 after the late log: %d minutes, mem %v, power %v/%d; want 3, 500, 150/4", n, mem, pw, pn)
-	}
-
-	// Nothing older left: compacting again changes nothing.
-	if c, err = s.CompactTelemetry(ctx, d0.Add(53*time.Hour)); err != nil || c != (Compacted{}) {
-		t.Errorf("third CompactTelemetry = %+v, %v; want nothing", c, err)
-	}
-
+// checkDamagedDay damages day 2's blob and checks every reader of it
+// fails naming the day.
+func checkDamagedDay(ctx context.Context, t *testing.T, s *Store, d0 time.Time, all []finops.GPUSeries) {
+	t.Helper()
 	// A damaged blob is an error naming the day, not a silent gap.
 	if _, err := s.DB().Exec(`UPDATE gpu_days SET util = x'00' WHERE day = 20149`); err != nil {
 		t.Fatal(err)

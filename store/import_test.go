@@ -126,57 +126,9 @@ func TestImportRoundTrip(t *testing.T) {
 		}
 	})
 
-	t.Run("Sources", func(t *testing.T) {
-		got, err := s.Sources(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Newest first: tasks (imported 00:00:02), smi (:01), billing (:00).
-		want := []Source{
-			{ID: tasks.SourceID, URI: "tasks.csv", Format: "tasks", Kind: "tasks",
-				PeriodStart: utc(2025, 3, 1, 9, 0, 0), PeriodEnd: utc(2025, 3, 1, 11, 0, 0), Rows: 1,
-				ImportedAt: utc(2025, 3, 5, 0, 0, 2)},
-			{ID: smi.SourceID, URI: "logs/node-1.csv", Format: "nvidia-smi", Kind: "utilization",
-				PeriodStart: utc(2025, 3, 1, 10, 0, 5), PeriodEnd: utc(2025, 3, 1, 10, 0, 35), Rows: 2,
-				ImportedAt: utc(2025, 3, 5, 0, 0, 1)},
-			{ID: billing.SourceID, URI: "s3://bucket/focus.csv", Format: "focus", Kind: "billing",
-				PeriodStart: utc(2025, 3, 1, 0, 0, 0), PeriodEnd: utc(2025, 3, 2, 0, 0, 0), Rows: 3,
-				RowsRejected: 1, Currency: "USD,EUR", TotalCost: "17.50000080001",
-				ImportedAt: utc(2025, 3, 5, 0, 0, 0)},
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("Sources() =\n%+v\nwant\n%+v", got, want)
-		}
-		for _, src := range got {
-			for _, tm := range []time.Time{src.PeriodStart, src.PeriodEnd, src.ImportedAt} {
-				if tm.Location() != time.UTC {
-					t.Errorf("source %d: time %v not UTC", src.ID, tm)
-				}
-			}
-		}
-	})
+	t.Run("Sources", func(t *testing.T) { checkImportedSources(t, ctx, s, billing, smi, tasks) })
 
-	t.Run("rejected rows", func(t *testing.T) {
-		var line int
-		var field, msg string
-		if err := s.DB().QueryRow(`SELECT line, field, message FROM rejected_rows WHERE source_id = ?`,
-			billing.SourceID).Scan(&line, &field, &msg); err != nil {
-			t.Fatal(err)
-		}
-		if line != 5 || field != "BilledCost" || msg != "not a decimal" {
-			t.Errorf("rejected row = %d %q %q", line, field, msg)
-		}
-		// The billing file covers [03-01, 03-02): 1 rejected row; the other
-		// files have none.
-		n, err := s.RowsRejected(ctx, utc(2025, 3, 1, 0, 0, 0), utc(2025, 4, 1, 0, 0, 0))
-		if err != nil || n != 1 {
-			t.Errorf("RowsRejected(March) = %d, %v; want 1", n, err)
-		}
-		n, err = s.RowsRejected(ctx, utc(2025, 4, 1, 0, 0, 0), utc(2025, 5, 1, 0, 0, 0))
-		if err != nil || n != 0 {
-			t.Errorf("RowsRejected(April) = %d, %v; want 0", n, err)
-		}
-	})
+	t.Run("rejected rows", func(t *testing.T) { checkImportedRejects(t, ctx, s, billing) })
 
 	t.Run("Lines", func(t *testing.T) {
 		got, err := s.Lines(ctx, utc(2025, 1, 1, 0, 0, 0), utc(2026, 1, 1, 0, 0, 0))
@@ -208,53 +160,9 @@ func TestImportRoundTrip(t *testing.T) {
 		}
 	})
 
-	t.Run("GPU row", func(t *testing.T) {
-		var mem float64
-		if err := s.DB().QueryRow(`SELECT memory_total_mib FROM gpus WHERE gpu_key = 'GPU-1111'`).Scan(&mem); err != nil {
-			t.Fatal(err)
-		}
-		if mem != 81559 {
-			t.Errorf("memory_total_mib = %v, want 81559", mem)
-		}
-		// Both samples (10:00:05 and 10:00:35) roll up into one minute row:
-		// util 20 + 40, memory at most 2048, power 300.5 + 310.
-		var n, utilN, powerN int
-		var util, used, power float64
-		var offsets []byte
-		if err := s.DB().QueryRow(`SELECT n, util_sum, util_n, mem_used_max, power_sum, power_n, offsets FROM gpu_minutes`).Scan(
-			&n, &util, &utilN, &used, &power, &powerN, &offsets); err != nil {
-			t.Fatal(err)
-		}
-		if n != 2 || util != 60 || utilN != 2 || used != 2048 || power != 610.5 || powerN != 2 {
-			t.Errorf("minute row = n %d util %v/%d mem %v power %v/%d, want 2 60/2 2048 610.5/2", n, util, utilN, used, power, powerN)
-		}
-		// 5000 ms = 0x1388 and 35000 ms = 0x88B8 into the minute.
-		if want := []byte{0x13, 0x88, 0x88, 0xB8}; !bytes.Equal(offsets, want) {
-			t.Errorf("offsets = % x, want % x", offsets, want)
-		}
-	})
+	t.Run("GPU row", func(t *testing.T) { checkImportedGPURow(t, s) })
 
-	t.Run("TaskRuns", func(t *testing.T) {
-		got, err := s.TaskRuns(ctx, utc(2025, 3, 1, 0, 0, 0), utc(2025, 3, 2, 0, 0, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != 1 {
-			t.Fatalf("TaskRuns() = %d runs, want 1", len(got))
-		}
-		want := fixtureRuns()[0]
-		r := got[0]
-		if !decEq(r.Units, want.Units) { // 1.250 == 1.25
-			t.Errorf("Units = %v, want %v", r.Units, want.Units)
-		}
-		if r.Start.Location() != time.UTC || r.End.Location() != time.UTC {
-			t.Errorf("times not UTC: %v %v", r.Start, r.End)
-		}
-		r.Units, want.Units = nil, nil
-		if !reflect.DeepEqual(r, *want) {
-			t.Errorf("TaskRun = %+v, want %+v", r, *want)
-		}
-	})
+	t.Run("TaskRuns", func(t *testing.T) { checkImportedTaskRuns(t, ctx, s) })
 }
 
 // checkLine compares a stored line with the one imported: decimals by value,
@@ -618,5 +526,117 @@ func TestImportGPUUpsert(t *testing.T) {
 	g := series[0]
 	if g.Host != "node-1" || g.Index != 3 || g.Model != "L4" || g.Len() != 2 {
 		t.Errorf("GPU = %+v, want host node-1, index 3, model L4, 2 minutes", g)
+	}
+}
+
+// checkImportedSources checks the three fixture sources, newest first, with
+// every time in UTC.
+func checkImportedSources(t *testing.T, ctx context.Context, s *Store, billing, smi, tasks *ImportResult) {
+	t.Helper()
+	got, err := s.Sources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Newest first: tasks (imported 00:00:02), smi (:01), billing (:00).
+	want := []Source{
+		{ID: tasks.SourceID, URI: "tasks.csv", Format: "tasks", Kind: "tasks",
+			PeriodStart: utc(2025, 3, 1, 9, 0, 0), PeriodEnd: utc(2025, 3, 1, 11, 0, 0), Rows: 1,
+			ImportedAt: utc(2025, 3, 5, 0, 0, 2)},
+		{ID: smi.SourceID, URI: "logs/node-1.csv", Format: "nvidia-smi", Kind: "utilization",
+			PeriodStart: utc(2025, 3, 1, 10, 0, 5), PeriodEnd: utc(2025, 3, 1, 10, 0, 35), Rows: 2,
+			ImportedAt: utc(2025, 3, 5, 0, 0, 1)},
+		{ID: billing.SourceID, URI: "s3://bucket/focus.csv", Format: "focus", Kind: "billing",
+			PeriodStart: utc(2025, 3, 1, 0, 0, 0), PeriodEnd: utc(2025, 3, 2, 0, 0, 0), Rows: 3,
+			RowsRejected: 1, Currency: "USD,EUR", TotalCost: "17.50000080001",
+			ImportedAt: utc(2025, 3, 5, 0, 0, 0)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Sources() =\n%+v\nwant\n%+v", got, want)
+	}
+	for _, src := range got {
+		for _, tm := range []time.Time{src.PeriodStart, src.PeriodEnd, src.ImportedAt} {
+			if tm.Location() != time.UTC {
+				t.Errorf("source %d: time %v not UTC", src.ID, tm)
+			}
+		}
+	}
+}
+
+// checkImportedRejects checks the billing file's one rejected row and the
+// per-period count of rejected rows.
+func checkImportedRejects(t *testing.T, ctx context.Context, s *Store, billing *ImportResult) {
+	t.Helper()
+	var line int
+	var field, msg string
+	if err := s.DB().QueryRow(`SELECT line, field, message FROM rejected_rows WHERE source_id = ?`,
+		billing.SourceID).Scan(&line, &field, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if line != 5 || field != "BilledCost" || msg != "not a decimal" {
+		t.Errorf("rejected row = %d %q %q", line, field, msg)
+	}
+	// The billing file covers [03-01, 03-02): 1 rejected row; the other
+	// files have none.
+	n, err := s.RowsRejected(ctx, utc(2025, 3, 1, 0, 0, 0), utc(2025, 4, 1, 0, 0, 0))
+	if err != nil || n != 1 {
+		t.Errorf("RowsRejected(March) = %d, %v; want 1", n, err)
+	}
+	n, err = s.RowsRejected(ctx, utc(2025, 4, 1, 0, 0, 0), utc(2025, 5, 1, 0, 0, 0))
+	if err != nil || n != 0 {
+		t.Errorf("RowsRejected(April) = %d, %v; want 0", n, err)
+	}
+}
+
+// checkImportedGPURow checks the gpus row and the one minute row both
+// samples roll up into.
+func checkImportedGPURow(t *testing.T, s *Store) {
+	t.Helper()
+	var mem float64
+	if err := s.DB().QueryRow(`SELECT memory_total_mib FROM gpus WHERE gpu_key = 'GPU-1111'`).Scan(&mem); err != nil {
+		t.Fatal(err)
+	}
+	if mem != 81559 {
+		t.Errorf("memory_total_mib = %v, want 81559", mem)
+	}
+	// Both samples (10:00:05 and 10:00:35) roll up into one minute row:
+	// util 20 + 40, memory at most 2048, power 300.5 + 310.
+	var n, utilN, powerN int
+	var util, used, power float64
+	var offsets []byte
+	if err := s.DB().QueryRow(`SELECT n, util_sum, util_n, mem_used_max, power_sum, power_n, offsets FROM gpu_minutes`).Scan(
+		&n, &util, &utilN, &used, &power, &powerN, &offsets); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || util != 60 || utilN != 2 || used != 2048 || power != 610.5 || powerN != 2 {
+		t.Errorf("minute row = n %d util %v/%d mem %v power %v/%d, want 2 60/2 2048 610.5/2", n, util, utilN, used, power, powerN)
+	}
+	// 5000 ms = 0x1388 and 35000 ms = 0x88B8 into the minute.
+	if want := []byte{0x13, 0x88, 0x88, 0xB8}; !bytes.Equal(offsets, want) {
+		t.Errorf("offsets = % x, want % x", offsets, want)
+	}
+}
+
+// checkImportedTaskRuns checks the one imported task run against the
+// fixture's, units by value and times in UTC.
+func checkImportedTaskRuns(t *testing.T, ctx context.Context, s *Store) {
+	t.Helper()
+	got, err := s.TaskRuns(ctx, utc(2025, 3, 1, 0, 0, 0), utc(2025, 3, 2, 0, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("TaskRuns() = %d runs, want 1", len(got))
+	}
+	want := fixtureRuns()[0]
+	r := got[0]
+	if !decEq(r.Units, want.Units) { // 1.250 == 1.25
+		t.Errorf("Units = %v, want %v", r.Units, want.Units)
+	}
+	if r.Start.Location() != time.UTC || r.End.Location() != time.UTC {
+		t.Errorf("times not UTC: %v %v", r.Start, r.End)
+	}
+	r.Units, want.Units = nil, nil
+	if !reflect.DeepEqual(r, *want) {
+		t.Errorf("TaskRun = %+v, want %+v", r, *want)
 	}
 }

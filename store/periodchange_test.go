@@ -83,10 +83,18 @@ func TestPeriodChangeNamesTheDrop(t *testing.T) {
 		t.Errorf("PeriodChanges(December) = %+v, %v", got, err)
 	}
 
+	checkPeriodRestated(t, s, period)
+	checkPeriodBadRun(t, s, period)
+}
+
+// checkPeriodRestated imports run 3333 after run 2222: a growth, no charge
+// lost, and run 2222's note goes with its file.
+func checkPeriodRestated(t *testing.T, s *Store, period string) {
+	t.Helper()
 	// Run 3333 restates h100-conf (2.00 → 2.50) and brings a100-train back
 	// (7.49): 2.50 + 7.49 = 9.99, it grew by (9.99 − 2.00) / 2.00 = 3.995,
 	// +400 %, and lost no charge. Run 2222's note goes with its file.
-	res, err = importRun(t, s, period, "202601091200/run-3333",
+	res, err := importRun(t, s, period, "202601091200/run-3333",
 		runFile{name: "run-3333/part_0_0001.csv", charges: []charge{{"h100-conf", 5, "2.50"}}},
 		runFile{name: "run-3333/part_0_0002.csv", charges: []charge{{"a100-train", 3, "7.49"}}})
 	if err != nil {
@@ -99,10 +107,15 @@ func TestPeriodChangeNamesTheDrop(t *testing.T) {
 	if got, err := s.PeriodChanges(context.Background(), utc(2026, 1, 1, 0, 0, 0), utc(2026, 2, 1, 0, 0, 0)); err != nil || len(got) != 1 || got[0].String() != want3 {
 		t.Errorf("PeriodChanges after run 3333 = %+v, %v", got, err)
 	}
+}
 
+// checkPeriodBadRun imports a run with a bad file: it changes nothing and
+// records no change.
+func checkPeriodBadRun(t *testing.T, s *Store, period string) {
+	t.Helper()
 	// A run with a bad file changes nothing, and records no change.
 	bad := errors.New("part_0_0002.csv:3: field \"CostInBillingCurrency\": not a number")
-	_, err = s.ImportGroup(context.Background(), []FileImport{
+	_, err := s.ImportGroup(context.Background(), []FileImport{
 		{FileMeta{URI: "run-4444/part_0_0001.csv", SHA256: shaOf("4444-1"), Period: period, Delivery: "202601111200/run-4444"},
 			feed(&ingest.Summary{Format: ingest.FormatAzure, Kind: ingest.KindBilling}, nil, nil, nil)},
 		{FileMeta{URI: "run-4444/part_0_0002.csv", SHA256: shaOf("4444-2"), Period: period, Delivery: "202601111200/run-4444"},

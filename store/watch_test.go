@@ -42,6 +42,25 @@ func TestWatchLedger(t *testing.T) {
 	if n := countRows(t, s, "watch_events"); n != 1 {
 		t.Errorf("%d events after the refused pass, want 1", n)
 	}
+	checkWatchLedgerMessages(ctx, t, s, t1)
+	checkWatchLedgerInterrupted(ctx, t, s, t1, id, open.Since)
+	closeEv := WatchEvent{Kind: "close", SpellID: id, Event: "busy", Resource: "gpu-a", Title: "busy", Body: "b", CloseReason: "busy", Burnt: 7, BurntKnown: true}
+	if _, err := s.RecordWatch(ctx, t1.Add(time.Hour), []WatchEvent{closeEv}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if spells, _ = s.OpenSpells(ctx); len(spells) != 0 {
+		t.Errorf("open after close: %+v", spells)
+	}
+	hist, err := s.WatchHistory(ctx, t1, t1.Add(2*time.Hour))
+	if err != nil || len(hist) != 3 || hist[1].Action == nil || hist[1].Action.Outcome != ActionInterrupted || hist[2].Event != "busy" {
+		t.Errorf("history %+v, %v", hist, err)
+	}
+}
+
+// checkWatchLedgerMessages sends one of the open spell's two pending
+// messages and fails the other: one stays pending, tried once.
+func checkWatchLedgerMessages(ctx context.Context, t *testing.T, s *Store, t1 time.Time) {
+	t.Helper()
 	msgs, err := s.PendingWatchMessages(ctx)
 	if err != nil || len(msgs) != 2 || msgs[0].Channel != "slack#0" || msgs[1].Channel != "email#1" || msgs[0].Burnt != 2.48 {
 		t.Fatalf("pending messages %+v, %v", msgs, err)
@@ -55,13 +74,19 @@ func TestWatchLedger(t *testing.T) {
 	if msgs, _ = s.PendingWatchMessages(ctx); len(msgs) != 1 || msgs[0].Attempts != 1 {
 		t.Errorf("after one sent and one failed: %+v", msgs)
 	}
+}
+
+// checkWatchLedgerInterrupted records a pending action on spell id, lets
+// the pass die, and checks the next pass marks it interrupted for good.
+func checkWatchLedgerInterrupted(ctx context.Context, t *testing.T, s *Store, t1 time.Time, id int64, since time.Time) {
+	t.Helper()
 	act := WatchEvent{Kind: "act", SpellID: id, Event: "action", Resource: "gpu-a", Team: "nlp", Title: "stop", Body: "b",
-		Action: &WatchAction{Action: "stop", Argv: []string{"/bin/stop", "gpu-a"}, Outcome: ActionPending, IdleSince: open.Since, Rate: 4.8, Currency: "CNY"}}
+		Action: &WatchAction{Action: "stop", Argv: []string{"/bin/stop", "gpu-a"}, Outcome: ActionPending, IdleSince: since, Rate: 4.8, Currency: "CNY"}}
 	pending, err := s.RecordWatch(ctx, t1.Add(30*time.Minute), []WatchEvent{act}, nil)
 	if err != nil || len(pending) != 1 {
 		t.Fatalf("pending %v, %v", pending, err)
 	}
-	if spells, _ = s.OpenSpells(ctx); !spells[0].Acted {
+	if spells, _ := s.OpenSpells(ctx); !spells[0].Acted {
 		t.Error("the spell is not marked acted with its action recorded")
 	}
 	// The pass dies here. The next one finds the action pending.
@@ -74,16 +99,5 @@ func TestWatchLedger(t *testing.T) {
 	a, err := s.Action(ctx, pending[0])
 	if err != nil || a.Outcome != ActionInterrupted || a.Argv[1] != "gpu-a" {
 		t.Errorf("action %+v, %v", a, err)
-	}
-	closeEv := WatchEvent{Kind: "close", SpellID: id, Event: "busy", Resource: "gpu-a", Title: "busy", Body: "b", CloseReason: "busy", Burnt: 7, BurntKnown: true}
-	if _, err := s.RecordWatch(ctx, t1.Add(time.Hour), []WatchEvent{closeEv}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if spells, _ = s.OpenSpells(ctx); len(spells) != 0 {
-		t.Errorf("open after close: %+v", spells)
-	}
-	hist, err := s.WatchHistory(ctx, t1, t1.Add(2*time.Hour))
-	if err != nil || len(hist) != 3 || hist[1].Action == nil || hist[1].Action.Outcome != ActionInterrupted || hist[2].Event != "busy" {
-		t.Errorf("history %+v, %v", hist, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/ingest"
 )
@@ -73,30 +74,38 @@ func FuzzParse(f *testing.F) {
 			if sum.Rows != len(sink.samples) || sum.Rows+sum.SamplesDropped == 0 || sum.Format != Format && sum.Format != ExporterFormat || sum.PeriodEnd.Before(sum.PeriodStart) {
 				t.Fatalf("summary %+v for %d samples", sum, len(sink.samples))
 			}
-			keys := map[string]bool{}
-			for i, s := range sink.samples {
-				// A sample's time is the scrape time or a timestamp of 2000–2100.
-				if s.Line != i+1 || s.Time.IsZero() || s.Time.Location() != time.UTC || s.Host == "" && s.UUID == "" ||
-					!s.Time.Equal(scrape) && (s.Time.Year() < 2000 || s.Time.Year() >= 2100) {
-					t.Fatalf("sample %d: %+v", i, *s)
-				}
-				if s.Util != nil && !(*s.Util >= 0 && *s.Util <= 100) {
-					t.Fatalf("sample %d: utilization %v", i, *s.Util)
-				}
-				for _, v := range []*float64{s.MemUsed, s.MemTotal, s.PowerWatt} {
-					if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
-						t.Fatalf("sample %d: a missing value leaked: %+v", i, *s)
-					}
-				}
-				// One sample per GPU and time (a backfill file has many times).
-				k := GPU{Host: s.Host, Index: s.Index, UUID: s.UUID}.Key() + "@" + s.Time.String()
-				if keys[k] {
-					t.Fatalf("GPU %s sampled twice at one time", k)
-				}
-				keys[k] = true
-			}
+			checkFuzzSamples(t, scrape, sink.samples)
 		}
 	})
+}
+
+// checkFuzzSamples checks the parsed samples: lines in order, times in UTC
+// at the scrape time or in 2000–2100, utilization 0–100, no missing value,
+// and one sample per GPU and time (a backfill file has many times).
+func checkFuzzSamples(t *testing.T, scrape time.Time, samples []*finops.GPUSample) {
+	t.Helper()
+	keys := map[string]bool{}
+	for i, s := range samples {
+		// A sample's time is the scrape time or a timestamp of 2000–2100.
+		if s.Line != i+1 || s.Time.IsZero() || s.Time.Location() != time.UTC || s.Host == "" && s.UUID == "" ||
+			!s.Time.Equal(scrape) && (s.Time.Year() < 2000 || s.Time.Year() >= 2100) {
+			t.Fatalf("sample %d: %+v", i, *s)
+		}
+		if s.Util != nil && !(*s.Util >= 0 && *s.Util <= 100) {
+			t.Fatalf("sample %d: utilization %v", i, *s.Util)
+		}
+		for _, v := range []*float64{s.MemUsed, s.MemTotal, s.PowerWatt} {
+			if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
+				t.Fatalf("sample %d: a missing value leaked: %+v", i, *s)
+			}
+		}
+		// One sample per GPU and time (a backfill file has many times).
+		k := GPU{Host: s.Host, Index: s.Index, UUID: s.UUID}.Key() + "@" + s.Time.String()
+		if keys[k] {
+			t.Fatalf("GPU %s sampled twice at one time", k)
+		}
+		keys[k] = true
+	}
 }
 
 // FuzzIdentify: any label set gives a GPU with a key, or ok = false.

@@ -7,7 +7,6 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -19,51 +18,11 @@ import (
 // a whole.
 const maxComplexity = 25
 
-// complexityOwed names the functions still over maxComplexity whose split
-// belongs to a branch not yet merged (issue #36: ingestperf, leafconfig,
-// remote). Each entry is a debt with an owner, not a licence: the test
-// fails as soon as a listed function is at or under the limit (or gone),
-// so the list can only shrink. Keys are "package function", as gocyclo
-// prints them.
-var complexityOwed = map[string]bool{}
-
-// testComplexityOwed names the test functions (and test helpers) written
-// before the rule that are still over maxComplexity, by name alone so
-// that moving a test to another package (the e2e suite) keeps its entry.
-// As complexityOwed, the list can only shrink: a new test over the limit
-// fails, and so does an entry that is no longer over it. The comment is
-// each one's complexity and file when it was listed.
-var testComplexityOwed = map[string]bool{
-	"FuzzFetchDayResponse":            true, // 37 ingest/prom/prom_fuzz_test.go
-	"FuzzParse":                       true, // 31 ingest/dcgm/scrape_fuzz_test.go
-	"TestBuildMessage":                true, // 29 publish/mail_test.go
-	"TestCURLineTypes":                true, // 36 ingest/cloud_test.go
-	"TestChargebackOutputs":           true, // 38 report/chargeback_test.go
-	"TestCompactTelemetry":            true, // 33 store/days_test.go
-	"TestFOCUSSample":                 true, // 29 ingest/focus_test.go
-	"TestGCPJSON":                     true, // 31 ingest/cloud_test.go
-	"TestImportPairsNeverLoseCharges": true, // 51 store/charges_pairs_test.go
-	"TestImportRoundTrip":             true, // 42 store/import_test.go
-	"TestJobBudget":                   true, // 38 plan/budget_test.go
-	"TestMigrateAdviceDecisions":      true, // 29 store/advice_test.go
-	"TestNvidiaSMISubset":             true, // 34 ingest/nvidiasmi_test.go
-	"TestPeriodChangeNamesTheDrop":    true, // 27 store/periodchange_test.go
-	"TestRentalAlibabaGBK":            true, // 42 ingest/rental_gbk_test.go
-	"TestTrendHistoryFleet":           true, // 31 analysis/history_test.go
-	"TestUnknownIsNotZeroGenerated":   true, // 42 analysis/unknown_test.go
-	"TestWatchArgvGenerated":          true, // 32 config/watchargv_test.go
-	"TestWatchLedger":                 true, // 34 store/watch_test.go
-	"TestWatchSection":                true, // 29 report/watch_test.go
-	"TestWebhookFormats":              true, // 35 publish/webhook_test.go
-	"checkPrintFit":                   true, // 26 report/xlsx_printfit_test.go
-	"runFetch":                        true, // 29 fetch/fetch_test.go
-}
-
 // TestComplexityAtMost25 computes every function's cyclomatic complexity
 // over the module's non-generated Go files, test files included, by
 // gocyclo v0.6.0's rules (complexity_count_test.go), and names each one
-// over maxComplexity with its file, line and complexity, unless it is a
-// listed debt.
+// over maxComplexity with its file, line and complexity. There is no
+// list of exceptions: the last ones were split when the rule came in.
 func TestComplexityAtMost25(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -78,31 +37,9 @@ func TestComplexityAtMost25(t *testing.T) {
 		// thousands of functions.
 		t.Fatalf("found only %d functions under %s: is the walk looking in the right place?", len(funcs), root)
 	}
-	seen := map[string]bool{}
 	for _, f := range funcs {
-		key, owed := f.pkg+" "+f.name, complexityOwed
-		if f.test {
-			key, owed = f.name, testComplexityOwed
-		}
-		if f.complexity <= maxComplexity {
-			continue
-		}
-		if owed[key] {
-			seen[key] = true
-			continue
-		}
-		t.Errorf("%s: %s %s has cyclomatic complexity %d, over %d: split it into named steps (docs/ARCHITECTURE.md)", f.pos, f.pkg, f.name, f.complexity, maxComplexity)
-	}
-	for _, list := range []map[string]bool{complexityOwed, testComplexityOwed} {
-		var stale []string
-		for key := range list {
-			if !seen[key] {
-				stale = append(stale, key)
-			}
-		}
-		sort.Strings(stale)
-		for _, key := range stale {
-			t.Errorf("%s is listed as owed but is no longer over %d (or is gone): remove it from the list", key, maxComplexity)
+		if f.complexity > maxComplexity {
+			t.Errorf("%s: %s %s has cyclomatic complexity %d, over %d: split it into named steps (docs/ARCHITECTURE.md)", f.pos, f.pkg, f.name, f.complexity, maxComplexity)
 		}
 	}
 }
