@@ -135,6 +135,12 @@ func (a *Azure) list(ctx context.Context, prefix string) ([]publish.Listed, erro
 					o.LastModified = *p.LastModified
 				}
 				o.MD5 = p.ContentMD5
+				if p.ContentLength != nil {
+					o.Size = *p.ContentLength
+				}
+				if p.ETag != nil {
+					o.ETag = string(*p.ETag)
+				}
 			}
 			// A hierarchical namespace (Data Lake Storage) lists its
 			// directories as empty blobs marked hdi_isfolder.

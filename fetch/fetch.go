@@ -50,6 +50,12 @@ func download(ctx context.Context, s store, prefix string, accept func(string) b
 	if err != nil {
 		return nil, nil, err
 	}
+	return saveListed(ctx, s, objs, prefix, accept, dir)
+}
+
+// saveListed saves the objects of objs (s's listing under prefix) that
+// accept takes into dir, as download does.
+func saveListed(ctx context.Context, s store, objs []publish.Listed, prefix string, accept func(string) bool, dir string) ([]publish.Fetched, []error, error) {
 	sv := publish.Saver{Pkg: "fetch", URL: s.url, Copy: func(ctx context.Context, o publish.Listed, w io.Writer) (string, error) {
 		return copyObject(ctx, s, o, w)
 	}}

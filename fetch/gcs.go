@@ -155,7 +155,7 @@ func (g *GCS) list(ctx context.Context, prefix string) ([]publish.Listed, error)
 		if err != nil {
 			return nil, g.explain("list", prefix, err)
 		}
-		out = append(out, publish.Listed{Key: a.Name, LastModified: a.Updated, MD5: a.MD5})
+		out = append(out, publish.Listed{Key: a.Name, LastModified: a.Updated, MD5: a.MD5, Size: a.Size, ETag: a.Etag})
 	}
 }
 

@@ -60,11 +60,13 @@ func Run(ctx context.Context, o Options, specs []source.Spec) ([]Result, error) 
 		spec *Result
 		file ingest.PlannedFile
 		uri  string // the file's path, or the s3:// URL of an object downloaded to it
+		plan *source.Plan
 	}
 	st, perFile, asJSON := o.Store, o.Out, o.JSON
 	results := make([]Result, len(specs))
 	var jobs []job
 	var errs []error
+	var plans []*source.Plan
 	notes := perFile
 	if asJSON && perFile != io.Discard {
 		notes = o.Stderr // stdout carries only the JSON results
@@ -77,7 +79,7 @@ func Run(ctx context.Context, o Options, specs []source.Spec) ([]Result, error) 
 	}
 	for i, s := range specs {
 		results[i].Spec = s
-		plan, err := o.Sources.Plan(ctx, s.Name)
+		plan, err := planner(o, s).Plan(ctx, s.Name)
 		if err != nil {
 			results[i].Err = err
 			errs = append(errs, err)
@@ -89,6 +91,7 @@ func Run(ctx context.Context, o Options, specs []source.Spec) ([]Result, error) 
 			continue
 		}
 		defer plan.Close() // s3:// sources: the downloaded copies, once every file is imported
+		plans = append(plans, plan)
 		if asJSON {
 			printPlanNotes(notes, s.Name, plan.DeliveryPlan)
 		} else {
@@ -106,7 +109,7 @@ func Run(ctx context.Context, o Options, specs []source.Spec) ([]Result, error) 
 			errs = append(errs, err)
 		}
 		for _, f := range plan.Files {
-			jobs = append(jobs, job{&results[i], f, plan.URI(f.Path)})
+			jobs = append(jobs, job{&results[i], f, plan.URI(f.Path), plan})
 		}
 	}
 	maxDrop := config.DefaultMaxRestatementDrop
@@ -114,6 +117,7 @@ func Run(ctx context.Context, o Options, specs []source.Spec) ([]Result, error) 
 		maxDrop = o.Config.MaxRestatementDrop()
 	}
 	handle := func(j job, res *store.ImportResult) {
+		j.plan.Imported(j.file.Path, storedBytes(res))
 		if asJSON {
 			emitJSON(perFile, importResult(j.uri, res, maxDrop))
 			return
@@ -189,6 +193,13 @@ func Run(ctx context.Context, o Options, specs []source.Spec) ([]Result, error) 
 		}
 		for i, j := range u {
 			handle(j, res[i])
+		}
+	}
+	// What the remote sources' pulls saw, so that the next one downloads
+	// only what is new, changed or not imported.
+	for _, p := range plans {
+		if err := p.Record(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {

@@ -98,19 +98,11 @@ func LocalName(key string) (string, error) {
 // err is a failure of the listing or of a download; it says what to check
 // (bucket, credentials, endpoint). The caller removes dir.
 func (c *S3) Fetch(ctx context.Context, prefix string, accept func(key string) bool, dir string) (files []Fetched, refused []error, err error) {
-	objs, err := c.List(ctx, prefix)
+	listed, err := c.Listing(ctx, prefix)
 	if err != nil {
-		return nil, nil, c.explain(err)
+		return nil, nil, err
 	}
-	listed := make([]Listed, len(objs))
-	for i, o := range objs {
-		listed[i] = Listed{Key: o.Key, LastModified: o.LastModified}
-	}
-	s := Saver{Pkg: "publish", URL: c.URL, Copy: func(ctx context.Context, o Listed, w io.Writer) (string, error) {
-		sum, err := c.Download(ctx, o.Key, w)
-		return sum, c.explain(err)
-	}}
-	return s.Save(ctx, listed, prefix, accept, dir)
+	return c.SaveListed(ctx, listed, prefix, accept, dir)
 }
 
 // Listed is one object of a bucket's listing, as Saver.Save needs it.
@@ -119,6 +111,10 @@ type Listed struct {
 	LastModified time.Time
 	Folder       bool   // a folder marker (a hierarchical namespace's directory blob)
 	MD5          []byte // the service's Content-MD5, where its listing gives one, for Copy to check
+	// Size and ETag are the listing's, for an incremental pull to tell an
+	// object it has seen from a new or changed one (source/seen.go).
+	Size int64
+	ETag string
 }
 
 // Saver saves a bucket's listed objects into a local folder: S3.Fetch, and

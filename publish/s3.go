@@ -71,6 +71,7 @@ type Object struct {
 	Key          string
 	Size         int64
 	LastModified time.Time
+	ETag         string // as the service quotes it; opaque (a multipart upload's is no MD5)
 }
 
 // NewS3 builds the client. It does not contact the service.
@@ -262,7 +263,8 @@ func (c *S3) List(ctx context.Context, prefix string) ([]Object, error) {
 			return nil, err
 		}
 		for _, o := range page.Contents {
-			out = append(out, Object{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size), LastModified: aws.ToTime(o.LastModified)})
+			out = append(out, Object{Key: aws.ToString(o.Key), Size: aws.ToInt64(o.Size), LastModified: aws.ToTime(o.LastModified),
+				ETag: aws.ToString(o.ETag)})
 		}
 	}
 	return out, nil

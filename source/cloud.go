@@ -54,5 +54,5 @@ func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 		defer g.Close()
 		f, base = g, "gs://"+src.Bucket+"/"
 	}
-	return fetchPlan(ctx, sanitize.Redact(name), src.Kind, base, f, prefix, match, secrets)
+	return pl.fetchPlan(ctx, sanitize.Redact(name), src.Kind, base, f, prefix, match, secrets)
 }
