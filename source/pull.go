@@ -358,7 +358,11 @@ func (u *pull) summary(take []bool) []string {
 			lines = append(lines, fmt.Sprintf("%s%s: %s, %s", u.base, u.objs[i].Key, stateWords[s], what))
 		}
 	}
-	line := fmt.Sprintf("%s: %s objects, %s new, %s changed", u.name, thousands(len(u.objs)), thousands(n[isNew]), thousands(n[isChanged]))
+	objects := "objects"
+	if len(u.objs) == 1 {
+		objects = "object"
+	}
+	line := fmt.Sprintf("%s: %s %s, %s new, %s changed", u.name, thousands(len(u.objs)), objects, thousands(n[isNew]), thousands(n[isChanged]))
 	if n[isRetry] > 0 {
 		line += fmt.Sprintf(", %s not imported yet", thousands(n[isRetry]))
 	}

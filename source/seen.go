@@ -35,6 +35,7 @@ type Outcome string
 const (
 	Stored    Outcome = "stored"    // imported; its bytes are in the database (SeenObject.Held says whether still)
 	Unchanged Outcome = "unchanged" // imported, changing nothing (the same bytes or charges as another file, a superseded delivery)
+	Failed    Outcome = "failed"    // downloaded, and its import failed or was never tried: downloaded again
 	LeftOut   Outcome = "left-out"  // a manifest, or a file the delivery planning left out: never imported
 )
 
@@ -155,14 +156,20 @@ func (p *Plan) Imported(path string, stored bool) {
 	p.done = append(p.done, rec)
 }
 
-// Record writes what the pull saw: the imports that succeeded, what the
-// planning left out, and forgets the objects gone. A file whose import
-// failed, or was never tried, is not recorded: it is downloaded again.
+// Record writes what the pull saw: the imports that succeeded, those that
+// failed (or were never tried), what the planning left out, and forgets
+// the objects gone. Only a success keeps an object from being downloaded
+// again; a failure is recorded so that the next pull can say so.
 func (p *Plan) Record(ctx context.Context) error {
 	if p == nil || p.seen == nil {
 		return nil
 	}
 	recs := append(p.leftOut, p.done...)
+	for _, rec := range p.pending {
+		rec.Outcome = Failed
+		recs = append(recs, rec)
+	}
+	clear(p.pending)
 	if err := p.seen.RecordSeen(ctx, recs, p.forget); err != nil {
 		return err
 	}

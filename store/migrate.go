@@ -543,10 +543,11 @@ ALTER TABLE gpus ADD COLUMN slice_compute REAL;   -- MIG g/7; NULL not dedicated
 	// 18: what an incremental pull saw of a remote source (store/seen.go,
 	// source/seen.go, issue #35): one row per object URL with the listing's
 	// identity of it (size, ETag, MD5, modification time) and what became of
-	// it — imported (its bytes stored, or found to change nothing) or left
-	// out by the delivery planning — so that a second pull of an unchanged
-	// prefix downloads nothing. Only a successful import writes 'stored' or
-	// 'unchanged'; a failed one leaves the object to be downloaded again.
+	// it — imported (its bytes stored, or found to change nothing), failed,
+	// or left out by the delivery planning — so that a second pull of an
+	// unchanged prefix downloads nothing. Only a successful import writes
+	// 'stored' or 'unchanged'; a failed one leaves the object to be
+	// downloaded again.
 	`
 CREATE TABLE remote_objects (
 	url           TEXT PRIMARY KEY,  -- s3://bucket/key, az://account/container/key, gs://bucket/key
@@ -555,7 +556,7 @@ CREATE TABLE remote_objects (
 	md5           TEXT NOT NULL DEFAULT '',  -- hex
 	last_modified INTEGER NOT NULL DEFAULT 0, -- unix nanoseconds; 0 unknown
 	sha256        TEXT NOT NULL DEFAULT '',  -- of the downloaded bytes; '' when never downloaded
-	outcome       TEXT NOT NULL CHECK (outcome IN ('stored', 'unchanged', 'left-out')),
+	outcome       TEXT NOT NULL CHECK (outcome IN ('stored', 'unchanged', 'failed', 'left-out')),
 	seen_at       INTEGER NOT NULL           -- unix seconds
 ) WITHOUT ROWID;
 `,

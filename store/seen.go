@@ -10,6 +10,7 @@ import (
 const (
 	SeenStored    = "stored"    // imported: its bytes are in source_files (or replaced_files, once a later file replaced them)
 	SeenUnchanged = "unchanged" // imported, and found to change nothing: the same bytes or charges as another file, or a superseded delivery
+	SeenFailed    = "failed"    // downloaded, and its import failed (or was never tried): downloaded again next time
 	SeenLeftOut   = "left-out"  // never imported: a manifest, or a file the delivery planning left out
 )
 
@@ -22,7 +23,7 @@ type SeenObject struct {
 	MD5          string // hex
 	LastModified time.Time
 	SHA256       string // of the downloaded bytes; "" when never downloaded
-	Outcome      string // SeenStored, SeenUnchanged or SeenLeftOut
+	Outcome      string // SeenStored, SeenUnchanged, SeenFailed or SeenLeftOut
 	// Held is read, never written: whether the database holds the bytes of
 	// SHA256 now (source_files or replaced_files). A stored object whose
 	// bytes are gone is not imported any more.
