@@ -90,7 +90,9 @@ func startPullServers(t testing.TB) []*pullServer {
 		config: "sources:\n  gcs:\n    endpoint: " + u + "\n",
 		put:    func(t testing.TB, key string, b []byte) { gcs.Put(t, "billing", key, b) }, reqs: reqs,
 		// GET /storage/v1/b/billing/o/<name>?alt=media (or /download/…); a listing is GET /storage/v1/b/billing/o
-		isGet: func(r *http.Request) bool { return r.URL.Query().Get("alt") == "media" || strings.Contains(r.URL.Path, "/o/") }})
+		isGet: func(r *http.Request) bool {
+			return r.URL.Query().Get("alt") == "media" || strings.Contains(r.URL.Path, "/o/")
+		}})
 	return out
 }
 
@@ -278,4 +280,3 @@ func writeConfig2(tb testing.TB, body string) string {
 	}
 	return p
 }
-
