@@ -272,7 +272,7 @@ func (u *pull) chooseUnits(files []ingest.PlannedFile, index map[string]int, tak
 
 // leftOut records what the planning left out of the listing: the
 // manifests (unless the planning refused one: it is tried again next
-// time) and the files of older deliveries.
+// time) and the files of older deliveries not imported before.
 func (u *pull) leftOut(p *Plan, plan *ingest.DeliveryPlan, mfiles []publish.Fetched, index map[string]int) {
 	if len(plan.Errs) == 0 {
 		for _, f := range mfiles {
@@ -282,7 +282,10 @@ func (u *pull) leftOut(p *Plan, plan *ingest.DeliveryPlan, mfiles []publish.Fetc
 		}
 	}
 	for _, s := range plan.Skipped {
-		if i, ok := index[s]; ok {
+		// A file imported before and left out now (a later delivery
+		// came) keeps its import's record: should the later delivery go,
+		// the import still stands.
+		if i, ok := index[s]; ok && u.states[i] != isImported {
 			p.leftOut = append(p.leftOut, seenOf(u.base+u.objs[i].Key, u.objs[i], "", LeftOut))
 		}
 	}

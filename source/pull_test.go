@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/publish"
 )
 
@@ -375,4 +376,203 @@ func TestPullDeliveries(t *testing.T) {
 	b.put(feb+"gpu-report-Manifest.json", []byte(m))
 	pull("a new delivery", sorted(manifests, []string{feb + "dddd-4444/gpu-report-Manifest.json", dddd}), []string{dddd})
 	pull("unchanged at last", nil, nil)
+}
+
+// TestPullDeliveriesGenerated checks incremental pulls of a prefix holding
+// Azure-style export runs (a manifest and its part files per run, several
+// runs a month) and loose files, over seeded random sequences: new runs,
+// parts rewritten (the same size or not, some broken so that their
+// delivery fails), manifests and parts deleted, loose files added, changed
+// and deleted. The oracle is the delivery planning of a full download
+// (ingest.PlanDeliveriesWithin over a complete copy of the bucket, as
+// before incremental pulls) and a model of which version of each key was
+// last imported: each pull must plan exactly the planned files and
+// deliveries of the full download that are not imported whole at their
+// current versions, download every one of them, and download nothing else
+// but manifests.
+func TestPullDeliveriesGenerated(t *testing.T) {
+	for seed := int64(1); seed <= 30; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		b, seen := newFakeBucket(), newMemSeen()
+		version := map[string]int{}  // the current write of each key
+		imported := map[string]int{} // the write last imported
+		next, runs := 0, 0
+		put := func(k string, body []byte) { next++; b.put(k, body); version[k] = next }
+		del := func(k string) { delete(b.objs, k); delete(version, k) }
+		part := func(bad bool, size int) []byte {
+			s := fmt.Sprintf("part %d ", next)
+			if bad {
+				s = "bad " + s
+			}
+			return []byte(s + strings.Repeat(".", max(size-len(s), 0)))
+		}
+		newRun := func() {
+			runs++
+			month := 1 + r.Intn(2)
+			folder := fmt.Sprintf("x/exp/2026%02d01-2026%02d28/run%02d/", month, month, runs)
+			var blobs []string
+			for i := range 1 + r.Intn(2) {
+				k := fmt.Sprintf("%spart_%d.csv", folder, i)
+				put(k, part(r.Intn(6) == 0, 30+r.Intn(10)))
+				blobs = append(blobs, fmt.Sprintf(`{"blobName":%q,"byteCount":%d}`, k, len(b.objs[k].body)))
+			}
+			put(folder+"manifest.json", fmt.Appendf(nil, `{"manifestVersion":"2024-04-01","exportConfig":{"exportName":"exp",`+
+				`"resourceId":"/subscriptions/s","type":"ActualCost"},"runInfo":{"runId":"run%02d","submittedTime":"2026-%02d-%02dT06:00:00Z",`+
+				`"startDate":"2026-%02d-01T00:00:00"},"blobs":[%s]}`, runs, month, 1+runs%27, month, strings.Join(blobs, ",")))
+		}
+		for step := 0; step < 20; step++ {
+			for range 1 + r.Intn(3) {
+				var keys []string
+				for k := range version {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				pick := func(want func(string) bool) string {
+					var ks []string
+					for _, k := range keys {
+						if want(k) {
+							ks = append(ks, k)
+						}
+					}
+					if len(ks) == 0 {
+						return ""
+					}
+					return ks[r.Intn(len(ks))]
+				}
+				isPart := func(k string) bool { return strings.Contains(k, "/part_") }
+				switch op := r.Intn(10); {
+				case op < 3:
+					newRun()
+				case op < 5:
+					if k := pick(isPart); k != "" {
+						old := len(b.objs[k].body)
+						size := old
+						if r.Intn(3) == 0 {
+							size += 1 + r.Intn(3) // the manifest's byteCount no longer matches
+						}
+						put(k, part(r.Intn(3) == 0, size))
+					}
+				case op < 6:
+					if k := pick(func(k string) bool { return isPart(k) || ingest.IsManifestName(k) }); k != "" {
+						del(k)
+					}
+				case op < 8:
+					k := fmt.Sprintf("x/loose/f%d.csv", r.Intn(4))
+					put(k, part(r.Intn(5) == 0, 20+r.Intn(5)))
+				default:
+					if k := pick(func(k string) bool { return strings.HasPrefix(k, "x/loose/") }); k != "" {
+						del(k)
+					}
+				}
+			}
+			if len(version) == 0 {
+				continue
+			}
+			units := oracleUnits(t, b)
+			want, manifests := oraclePlan(b, units, imported, version)
+			_, planned, err := pullOnce(t, b, seen, "x/")
+			if err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			sort.Strings(planned)
+			var wantURLs []string
+			for _, k := range want {
+				wantURLs = append(wantURLs, "s3://b/"+k)
+			}
+			if !slices.Equal(planned, wantURLs) {
+				t.Fatalf("seed %d step %d: planned %q, want %q", seed, step, planned, wantURLs)
+			}
+			got := b.takeGets()
+			for _, k := range got {
+				if !slices.Contains(want, k) && !manifests[k] {
+					t.Fatalf("seed %d step %d: downloaded %s, neither planned nor a manifest", seed, step, k)
+				}
+			}
+			for _, k := range want {
+				if !slices.Contains(got, k) {
+					t.Fatalf("seed %d step %d: %s planned but not downloaded", seed, step, k)
+				}
+			}
+			// The model: a planned file or delivery without a broken
+			// file imports, all of it.
+			for _, u := range units {
+				if !slices.Contains(want, u[0]) {
+					continue
+				}
+				ok := true
+				for _, k := range u {
+					ok = ok && !bytes.HasPrefix(b.objs[k].body, []byte("bad"))
+				}
+				for _, k := range u {
+					if ok {
+						imported[k] = version[k]
+					}
+				}
+			}
+		}
+	}
+}
+
+// oracleUnits plans a full copy of the bucket under x/ as a full download
+// was planned before incremental pulls, and returns the planned units —
+// a file of its own, or a delivery's files — as bucket keys.
+func oracleUnits(t *testing.T, b *fakeBucket) [][]string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for k, o := range b.objs {
+		p := filepath.Join(dir, filepath.FromSlash(k))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, o.body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, o.mod, o.mod)
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	plan := ingest.PlanDeliveriesWithin(paths, dir)
+	byUnit := map[string][]string{}
+	var order []string
+	for _, f := range plan.Files {
+		rel, _ := filepath.Rel(dir, f.Path)
+		u := f.Path
+		if f.Delivery != "" {
+			u = f.Manifest + "\x00" + f.Delivery
+		}
+		if _, ok := byUnit[u]; !ok {
+			order = append(order, u)
+		}
+		byUnit[u] = append(byUnit[u], filepath.ToSlash(rel))
+	}
+	var out [][]string
+	for _, u := range order {
+		out = append(out, byUnit[u])
+	}
+	return out
+}
+
+// oraclePlan is what an incremental pull must plan: the keys of each
+// oracle unit (oracleUnits) not imported whole at its current versions, sorted; and the
+// listed manifests, which it may download.
+func oraclePlan(b *fakeBucket, units [][]string, imported, version map[string]int) ([]string, map[string]bool) {
+	var want []string
+	for _, u := range units {
+		whole := true
+		for _, k := range u {
+			whole = whole && imported[k] == version[k]
+		}
+		if !whole {
+			want = append(want, u...)
+		}
+	}
+	sort.Strings(want)
+	manifests := map[string]bool{}
+	for k := range b.objs {
+		if ingest.IsManifestName(k) {
+			manifests[k] = true
+		}
+	}
+	return want, manifests
 }
