@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -273,13 +272,6 @@ func BenchmarkSecondPull(b *testing.B) {
 			}
 		})
 	}
-}
-
-// cpuTime is the CPU time this process (finops, in-process) has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // writeConfig2 is writeConfig for a benchmark.
