@@ -391,7 +391,7 @@ func TestPullDeliveries(t *testing.T) {
 // current versions, download every one of them, and download nothing else
 // but manifests.
 func TestPullDeliveriesGenerated(t *testing.T) {
-	for seed := int64(1); seed <= 30; seed++ {
+	for seed := int64(1); seed <= 15; seed++ {
 		r := rand.New(rand.NewSource(seed))
 		b, seen := newFakeBucket(), newMemSeen()
 		version := map[string]int{}  // the current write of each key
