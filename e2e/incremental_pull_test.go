@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -114,17 +113,14 @@ func oneSampleLog(i, util int) []byte {
 	return fmt.Appendf(nil, "timestamp, name, uuid, utilization.gpu [%%]\n2026/11/20 10:00:00.000, NVIDIA H100 80GB HBM3, GPU-00000000-0000-0000-0000-%012d, %d %%\n", i, util)
 }
 
-// runIngest runs `finops ingest` in-process (as runFinops does, for
-// benchmarks too) and returns the exit code, output and how long it took.
+// runIngest runs `finops ingest` in-process (finopsStdin, for benchmarks
+// too) and returns the exit code, its output and error output together, and
+// how long it took.
 func runIngest(tb testing.TB, config, db string, args ...string) (int, string, time.Duration) {
 	tb.Helper()
-	var out, errb bytes.Buffer
-	m := cli.NewMain(nil, &out, &errb)
-	m.Now = func() time.Time { return now }
-	m.Getenv = func(string) string { return "" }
 	start := time.Now()
-	code := m.Run(context.Background(), append([]string{"--config", config, "--db", db, "ingest"}, args...))
-	return code, out.String() + errb.String(), time.Since(start)
+	code, out, errOut := finopsStdin(tb, nil, append([]string{"--config", config, "--db", db, "ingest"}, args...)...)
+	return code, out + errOut, time.Since(start)
 }
 
 // storedHashes is the set of sha256 sums of the imported files.
