@@ -40,8 +40,9 @@ func runFinops(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return finopsStdin(t, nil, args...)
 }
 
-// finopsStdin is runFinops with stdin as its standard input.
-func finopsStdin(t *testing.T, stdin []byte, args ...string) (code int, stdout, stderr string) {
+// finopsStdin is runFinops with stdin as its standard input (and for a
+// benchmark too).
+func finopsStdin(t testing.TB, stdin []byte, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	m := cli.NewMain(bytes.NewReader(stdin), &out, &errb)

@@ -79,6 +79,13 @@ func Run(ctx context.Context, o Options, specs []source.Spec) ([]Result, error) 
 			return r.results, err
 		}
 	}
+	// What the remote sources' pulls saw, so that the next one downloads
+	// only what is new, changed or not imported.
+	for _, p := range plans {
+		if err := p.Record(ctx); err != nil {
+			r.errs = append(r.errs, err)
+		}
+	}
 	return r.results, r.err(len(specs))
 }
 
@@ -87,6 +94,7 @@ type importJob struct {
 	spec *Result
 	file ingest.PlannedFile
 	uri  string // the file's path, or the s3:// URL of an object downloaded to it
+	plan *source.Plan
 }
 
 // importRun is one Run's state: the results by source, the files planned,
@@ -126,7 +134,7 @@ func (r *importRun) plan(ctx context.Context, specs []source.Spec) []*source.Pla
 	for i, s := range specs {
 		res := &r.results[i]
 		res.Spec = s
-		plan, err := r.o.Sources.Plan(ctx, s.Name)
+		plan, err := planner(r.o, s).Plan(ctx, s.Name)
 		if err != nil {
 			res.Err = err
 			r.errs = append(r.errs, err)
@@ -155,7 +163,7 @@ func (r *importRun) plan(ctx context.Context, specs []source.Spec) []*source.Pla
 			r.errs = append(r.errs, err)
 		}
 		for _, f := range plan.Files {
-			r.jobs = append(r.jobs, importJob{res, f, plan.URI(f.Path)})
+			r.jobs = append(r.jobs, importJob{res, f, plan.URI(f.Path), plan})
 		}
 	}
 	return plans
@@ -213,8 +221,10 @@ func (r *importRun) importDelivery(ctx context.Context, u []importJob, label fun
 	return nil
 }
 
-// handle prints what importing a file did.
+// handle prints what importing a file did, and tells its plan the import
+// succeeded (what an incremental pull records).
 func (r *importRun) handle(j importJob, res *store.ImportResult) {
+	j.plan.Imported(j.file.Path, storedBytes(res))
 	if r.o.JSON {
 		emitJSON(r.perFile, importResult(j.uri, res, r.maxDrop))
 		return

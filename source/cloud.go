@@ -27,7 +27,7 @@ func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 		return nil, ConfigError{fmt.Errorf("%s: %w", sanitize.Redact(name), err)}
 	}
 	var (
-		f       remoteFetcher
+		f       objstore.Store
 		base    string
 		secrets []string
 	)
@@ -55,5 +55,5 @@ func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 		defer g.Close()
 		f, base = g, "gs://"+src.Bucket+"/"
 	}
-	return fetchPlan(ctx, sanitize.Redact(name), src.Kind, base, f, prefix, match, secrets)
+	return pl.fetchPlan(ctx, sanitize.Redact(name), src.Kind, base, f, prefix, match, secrets)
 }

@@ -26,6 +26,15 @@ type Plan struct {
 	tmp  string            // "" for local sources
 	base string            // s3://bucket/, what tmp stands for in messages
 	urls map[string]string // local copy → s3:// URL
+
+	// An incremental pull's records (pull.go): the downloaded files'
+	// until their import succeeds (Imported), then done; what the planning
+	// left out; the URLs no longer listed. Record writes them.
+	seen    SeenStore
+	pending map[string]SeenObject
+	done    []SeenObject
+	leftOut []SeenObject
+	forget  []string
 }
 
 // URI is what a planned file is called: its path, or its s3:// URL.
@@ -58,6 +67,11 @@ type Planner struct {
 	Config *config.Config
 	Getenv func(string) string
 	Stdin  io.Reader
+	// Seen, when set, makes remote sources incremental (pull.go): what
+	// the database records of a prefix decides what is downloaded.
+	Seen SeenStore
+	// Verbose adds a line per object of a remote source to its plan's notes.
+	Verbose bool
 }
 
 // Plan plans the source called name. The dispatch on its address is here,
@@ -106,27 +120,24 @@ func (pl Planner) planS3(ctx context.Context, name string) (*Plan, error) {
 	if err != nil {
 		return nil, RedactErr(err, secrets...)
 	}
-	return fetchPlan(ctx, name, "s3", "s3://"+bucket+"/", client, prefix, match, secrets)
-}
-
-// remoteFetcher is a bucket's or container's client: objstore's S3, and
-// fetch's Azure and GCS.
-type remoteFetcher interface {
-	Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]objstore.Fetched, []error, error)
+	return pl.fetchPlan(ctx, name, "s3", "s3://"+bucket+"/", client, prefix, match, secrets)
 }
 
 // fetchPlan downloads the objects under prefix that match takes into a
 // temporary folder (finops-<kind>-…) and plans them (planFetched), each
 // named by base and its key; name is the source, already redacted. Every
-// error, each refused object's too, loses secrets.
-func fetchPlan(ctx context.Context, name, kind, base string, f remoteFetcher, prefix string, match func(string) bool,
+// error, each refused object's too, loses secrets. With pl.Seen only the
+// objects not imported before are downloaded (pullPlan).
+func (pl Planner) fetchPlan(ctx context.Context, name, kind, base string, f objstore.Store, prefix string, match func(string) bool,
 	secrets []string) (*Plan, error) {
-	tmp, err := os.MkdirTemp("", "finops-"+kind+"-")
-	if err != nil {
-		return nil, fmt.Errorf("%s: a temporary folder for the download: %w", name, err)
+	if pl.Seen != nil {
+		return pl.pullPlan(ctx, name, kind, base, storeLister{f}, prefix, match, secrets)
 	}
-	p := &Plan{tmp: filepath.Clean(tmp), base: base, urls: map[string]string{}}
-	files, refused, err := f.Fetch(ctx, prefix, match, p.tmp)
+	p := &Plan{base: base, urls: map[string]string{}}
+	if err := p.mkTemp(name, kind); err != nil {
+		return nil, err
+	}
+	files, refused, err := objstore.Fetch(ctx, f, prefix, match, p.tmp)
 	if err != nil {
 		p.Close()
 		return nil, RedactErr(err, secrets...)
@@ -135,6 +146,16 @@ func fetchPlan(ctx context.Context, name, kind, base string, f remoteFetcher, pr
 		refused[i] = RedactErr(e, secrets...)
 	}
 	return p.planFetched(name, files, refused)
+}
+
+// mkTemp makes the plan's temporary folder, finops-<kind>-….
+func (p *Plan) mkTemp(name, kind string) error {
+	tmp, err := os.MkdirTemp("", "finops-"+kind+"-")
+	if err != nil {
+		return fmt.Errorf("%s: a temporary folder for the download: %w", name, err)
+	}
+	p.tmp = filepath.Clean(tmp)
+	return nil
 }
 
 // planFetched plans a remote source's downloaded copies (files, and the

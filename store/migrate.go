@@ -540,6 +540,26 @@ ALTER TABLE gpus ADD COLUMN slice_profile TEXT;   -- A100-10C, 1g.10gb
 ALTER TABLE gpus ADD COLUMN slice_memory REAL;    -- profile memory / card memory; NULL unknown
 ALTER TABLE gpus ADD COLUMN slice_compute REAL;   -- MIG g/7; NULL not dedicated (time-sliced vGPU)
 `,
+	// 18: what an incremental pull saw of a remote source (store/seen.go,
+	// source/seen.go, issue #35): one row per object URL with the listing's
+	// identity of it (size, ETag, MD5, modification time) and what became of
+	// it — imported (its bytes stored, or found to change nothing), failed,
+	// or left out by the delivery planning — so that a second pull of an
+	// unchanged prefix downloads nothing. Only a successful import writes
+	// 'stored' or 'unchanged'; a failed one leaves the object to be
+	// downloaded again.
+	`
+CREATE TABLE remote_objects (
+	url           TEXT PRIMARY KEY,  -- s3://bucket/key, az://account/container/key, gs://bucket/key
+	size          INTEGER NOT NULL,
+	etag          TEXT NOT NULL DEFAULT '',
+	md5           TEXT NOT NULL DEFAULT '',  -- hex
+	last_modified INTEGER NOT NULL DEFAULT 0, -- unix nanoseconds; 0 unknown
+	sha256        TEXT NOT NULL DEFAULT '',  -- of the downloaded bytes; '' when never downloaded
+	outcome       TEXT NOT NULL CHECK (outcome IN ('stored', 'unchanged', 'failed', 'left-out')),
+	seen_at       INTEGER NOT NULL           -- unix seconds
+) WITHOUT ROWID;
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

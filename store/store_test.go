@@ -46,7 +46,7 @@ func schemaObjects(t *testing.T, db *sql.DB, typ string) []string {
 func TestOpenMigrations(t *testing.T) {
 	ctx := context.Background()
 	// The schema after every migration, sorted by name.
-	wantTables := []string{"advice_decisions", "billing_lines", "failed_imports", "gpu_days", "gpu_minutes", "gpu_sources", "gpus", "meta", "period_changes", "rejected_rows", "replaced_files",
+	wantTables := []string{"advice_decisions", "billing_lines", "failed_imports", "gpu_days", "gpu_minutes", "gpu_sources", "gpus", "meta", "period_changes", "rejected_rows", "remote_objects", "replaced_files",
 		"run_artifacts", "run_digests", "run_emails", "run_messages", "runs", "source_files", "source_scopes", "source_warnings", "task_runs", "tasks", "teams",
 		"watch_actions", "watch_cursors", "watch_events", "watch_messages", "watch_spells"}
 	wantIndexes := []string{"advice_decisions_id", "billing_lines_end", "billing_lines_source", "billing_lines_start", "gpu_sources_source", "period_changes_source", "replaced_files_delivery",

@@ -169,7 +169,7 @@ func ingestFormats() []string { return append(ingest.Formats(), dcgm.Format) }
 // importOptions wires package importer to this command line: perFile gets
 // a line (or JSON object) per file and every problem.
 func (m *Main) importOptions(c *config.Config, st *store.Store, perFile io.Writer) importer.Options {
-	return importer.Options{Config: c, Store: st, Sources: source.Planner{Config: c, Getenv: m.Getenv, Stdin: m.Stdin},
+	return importer.Options{Config: c, Store: st, Sources: source.Planner{Config: c, Getenv: m.Getenv, Stdin: m.Stdin, Verbose: m.verbose},
 		Now: m.Now, Getenv: m.Getenv, Out: perFile, Stderr: m.Stderr, JSON: m.jsonResults(), Quiet: m.quiet,
 		Bars: m.bars().Bars, CompactBefore: m.compactBefore(c)}
 }

@@ -21,10 +21,28 @@ import (
 // them. err is a failure of the listing or of a download; it says what to
 // check. The caller removes dir.
 func Fetch(ctx context.Context, s Store, prefix string, accept func(string) bool, dir string) (files []Fetched, refused []error, err error) {
+	objs, err := Listing(ctx, s, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	return SaveListed(ctx, s, objs, prefix, accept, dir)
+}
+
+// Listing is s's List under prefix with Fetch's errors (saying what to
+// check): the first half of Fetch, for a caller that decides from the
+// listing what to download (an incremental pull, source/pull.go).
+func Listing(ctx context.Context, s Store, prefix string) ([]Listed, error) {
 	objs, err := s.List(ctx, prefix)
 	if err != nil {
-		return nil, nil, s.fetchErr(err)
+		return nil, s.fetchErr(err)
 	}
+	return objs, nil
+}
+
+// SaveListed is the second half of Fetch: it saves the objects of objs (a
+// Listing under prefix, or part of one) that accept takes into dir, each
+// checked as Fetch checks it.
+func SaveListed(ctx context.Context, s Store, objs []Listed, prefix string, accept func(string) bool, dir string) ([]Fetched, []error, error) {
 	sv := Saver{Pkg: s.reporter().pkg, URL: s.URL, Copy: func(ctx context.Context, o Listed, w io.Writer) (string, error) {
 		sum, err := copyObject(ctx, s, o, w)
 		return sum, s.fetchErr(err)

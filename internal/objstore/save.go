@@ -52,17 +52,13 @@ func (s Saver) Save(ctx context.Context, objs []Listed, prefix string, accept fu
 		return nil, nil, fmt.Errorf("%s: fetch %s: %w", s.Pkg, s.URL(prefix), err)
 	}
 	defer root.Close()
-	base := prefix[:strings.LastIndex(prefix, "/")+1]
 	for _, o := range objs {
-		if o.Folder || strings.HasSuffix(o.Key, "/") || (accept != nil && !accept(o.Key)) {
+		if !Wanted(o, prefix, accept) {
 			continue
 		}
 		rel, err := LocalName(o.Key)
 		if err != nil {
 			refused = append(refused, fmt.Errorf("%s: %w: not downloaded; rename the object", s.URL(o.Key), err))
-			continue
-		}
-		if o.Key != prefix && hidden(strings.TrimPrefix(o.Key, base)) {
 			continue
 		}
 		f, err := s.saveOne(ctx, root, rel, o)
@@ -77,6 +73,22 @@ func (s Saver) Save(ctx context.Context, objs []Listed, prefix string, accept fu
 		files = append(files, f)
 	}
 	return files, refused, nil
+}
+
+// Wanted reports whether Save, given o of a listing under prefix, would
+// download it or refuse it by name: not a folder marker, taken by accept
+// (nil: all), and not hidden below the prefix unless its key cannot be
+// saved at all (which Save refuses, naming it). An incremental pull
+// (source/pull.go) counts and records exactly these objects.
+func Wanted(o Listed, prefix string, accept func(string) bool) bool {
+	if o.Folder || strings.HasSuffix(o.Key, "/") || (accept != nil && !accept(o.Key)) {
+		return false
+	}
+	if _, err := LocalName(o.Key); err != nil {
+		return true
+	}
+	base := prefix[:strings.LastIndex(prefix, "/")+1]
+	return o.Key == prefix || !hidden(strings.TrimPrefix(o.Key, base))
 }
 
 var errUnsafe = errors.New("cannot be saved here")

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +58,38 @@ func TestForward(t *testing.T) {
 		if n := <-seen; n != want {
 			t.Errorf("connection numbered %d, want %d", n, want)
 		}
+	}
+}
+
+// TestRequests: every request a client sends through the proxy is recorded,
+// in order, with its method and URL, and the answers still come back.
+func TestRequests(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.URL.Path) }))
+	defer srv.Close()
+	var reqs Requests
+	p := Start(t, strings.TrimPrefix(srv.URL, "http://"), reqs.Serve)
+	want := []string{"GET /a", "GET /b?x=1", "PUT /c"}
+	for _, w := range want {
+		method, path, _ := strings.Cut(w, " ")
+		req, _ := http.NewRequest(method, p.URL()+path, strings.NewReader("body"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if u, _, _ := strings.Cut(path, "?"); string(b) != u {
+			t.Errorf("%s: answer %q, want %q", w, b, u)
+		}
+	}
+	var got []string
+	for _, r := range reqs.Take() {
+		got = append(got, r.Method+" "+r.URL.RequestURI())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("recorded %q, want %q", got, want)
+	}
+	if left := reqs.Take(); len(left) != 0 {
+		t.Errorf("Take again: %d requests, want none", len(left))
 	}
 }
