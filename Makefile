@@ -13,7 +13,7 @@ all: build
 ## assets: update the committed ECharts library the HTML report inlines: checks it against its sha256 and,
 ## when it differs (or UPDATE_HASH=1 for a new version), fetches the npm release (needs npm; fails without it)
 assets:
-	@bash templates/fetch-echarts.sh
+	@bash internal/templates/fetch-echarts.sh
 
 ## build: the static, pure-Go finops binary in bin/ (everything but collect nvml)
 build:
@@ -33,8 +33,8 @@ build-nvml:
 ## package make test just compiled would be compiled again; without it only those the tag changes are.
 test-nvml:
 	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) build -tags nvml -o /dev/null ./cmd/finops
-	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) vet -tags nvml ./ingest/nvml ./internal/cli ./e2e ./cmd/finops
-	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -tags nvml -count=1 ./ingest/nvml
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) vet -tags nvml ./internal/ingest/nvml ./internal/cli ./e2e ./cmd/finops
+	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -tags nvml -count=1 ./internal/ingest/nvml
 	CGO_ENABLED=1 CGO_CFLAGS='$(NVML_CGO_CFLAGS)' $(GO) test -tags nvml -count=1 -run '^(TestCollectNVMLWithoutGPU|TestNVMLSpoolWeekSameNumbers)$$' ./e2e
 
 ## install: bin/finops as $(BINDIR)/finops, so the README's `finops …` commands run by name. BINDIR is
@@ -132,7 +132,7 @@ endif
 ifeq ($(BENCH_ALL),1)
 	-$(GO) test -run '^$$' -bench . -benchmem ./...
 	# Prometheus: a week of 1,000 GPUs from a promtool-backfilled server, concurrent_days 1 and 4: time, heap, answer sizes (§Prometheus)
-	-FINOPS_BENCH_PROM=1 $(GO) test ./ingest/prom -run '^TestFetchWeekPeakHeap$$' -count=1 -v -timeout 30m
+	-FINOPS_BENCH_PROM=1 $(GO) test ./internal/ingest/prom -run '^TestFetchWeekPeakHeap$$' -count=1 -v -timeout 30m
 	# a year of 1,000 GPUs: the weekly report and the quarterly review over it, database size per GPU-year (§A year of history)
 	-GO=$(GO) bash bench/year.sh
 endif
@@ -159,8 +159,8 @@ endif
 ## bench-report: the workbook over 1,000 GPUs and 200,000 billing lines: time, and peak RSS in child processes (docs/BENCHMARKS.md §Reports)
 .PHONY: bench-report
 bench-report:
-	$(GO) test ./report -run '^$$' -bench 'WriteXLSX200kLines' -benchtime 1x -benchmem
-	FINOPS_BENCH_RSS=1 $(GO) test ./report -run '^TestWorkbookPeakRSS$$' -count=1 -v
+	$(GO) test ./internal/report -run '^$$' -bench 'WriteXLSX200kLines' -benchtime 1x -benchmem
+	FINOPS_BENCH_RSS=1 $(GO) test ./internal/report -run '^TestWorkbookPeakRSS$$' -count=1 -v
 
 ## test-faults: the fault suite (docs/OPERATIONS.md): Prometheus down/503/slow/partial, S3 down, SMTP refusing and
 ## stalling, kill -9 mid-run, two runs at once, disk full while writing the reports, bad files rolled back.
@@ -168,7 +168,7 @@ bench-report:
 FAULT_TESTS := ^(TestPrometheusFaults|TestFetchDayFaults|TestFetchDaysStops|TestRunPublish|TestS3Down|TestSMTPDeadline|TestSMTPRefusesRecipients|TestRunLockExcludes|TestRunLockSurvivesKill|TestLedgerInterruptedSend|TestImportCancelledAmidBatches|TestImportParseErrorRollsBack|TestCheckIntegrityRejectsDamage|TestFaultDiskFull|TestBadFileLeavesDatabaseUnchanged|TestFaultPublishMidTransfer|TestSMTPClosedMidData|TestFaultKilledMidIngest|TestFaultSMIClockSkew)$$
 .PHONY: test-faults
 test-faults:
-	$(GO) test -count=1 -run '$(FAULT_TESTS)' ./e2e ./publish ./ingest/prom ./store
+	$(GO) test -count=1 -run '$(FAULT_TESTS)' ./e2e ./internal/publish ./internal/ingest/prom ./internal/store
 
 ## test-hostile: the hostile-input suite (e2e/hostile_test.go); HOSTILE_LINE_MB sets the one-line file's size
 HOSTILE_LINE_MB ?= 64

@@ -62,7 +62,7 @@ total=$(stat -c %s "$db")
 gpuyears=$(awk -v d="$days" -v m="$minutes" 'BEGIN { printf "%.1f", (d + m / 1440) / 365 }')
 per() { awk -v b="$1" -v n="$2" 'BEGIN { printf "%.2f MB", b / n / 1e6 }'; }
 # The plans SQLite chooses on this database (no ANALYZE statistics, as finops
-# leaves it) for the queries TestQueryPlans pins (store/overlap.go, store/series.go).
+# leaves it) for the queries TestQueryPlans pins (internal/store/overlap.go, internal/store/series.go).
 from=$(date -u -d 2026-10-12 +%s) # the report's lookback starts four weeks before 2026-W46 ends
 plan() { q "EXPLAIN QUERY PLAN $1" | sed -n 's/^.*--//p; s/^QUERY PLAN$//p' | sed 's/^ *//' | grep . | paste -sd';' -; }
 p_bound=$(plan "SELECT min(charge_start) FROM billing_lines INDEXED BY billing_lines_end WHERE charge_end >= $from")

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // TestAdviceCommands runs finops advice on the demo fleet (its week is

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/fetch/fetchtest"
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/fetch/fetchtest"
 )
 
 // secretFile writes a secret to a file of its own (cli() passes finops no

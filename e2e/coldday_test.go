@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // TestIngestOldLogStraightToDays: a once-a-minute log of days older than

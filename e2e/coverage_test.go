@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/report"
 	"github.com/finops-oss/finops/internal/testnum"
-	"github.com/finops-oss/finops/report"
 )
 
 // smiHead is the header of the nvidia-smi logs these tests write, and

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // The weekly digest in chat (issue #27): `finops run` on the demo fleet with

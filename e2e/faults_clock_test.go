@@ -11,8 +11,8 @@ import (
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/store"
 	"github.com/finops-oss/finops/internal/testnum"
-	"github.com/finops-oss/finops/store"
 )
 
 // TestFaultSMIClockSkew: nvidia-smi logs from hosts whose clocks are wrong.

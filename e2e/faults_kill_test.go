@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // killIngestGPUs × killIngestMinutes samples, one a minute: a log whose

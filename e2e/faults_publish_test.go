@@ -17,7 +17,7 @@ import (
 
 	"github.com/finops-oss/finops/internal/cli"
 	"github.com/finops-oss/finops/internal/proxytest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // Publishing faults in the middle of a transfer, against the real servers of

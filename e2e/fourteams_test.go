@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest/dcgm"
-	"github.com/finops-oss/finops/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/ingest/dcgm"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
 	"github.com/finops-oss/finops/internal/testnum"
-	"github.com/finops-oss/finops/publish/publishtest"
 )
 
 // Issue #33's first "Done when", end to end: a four-team fleet run for real

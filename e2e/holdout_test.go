@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest/dcgm"
-	"github.com/finops-oss/finops/ingest/prom/promtest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/ingest/dcgm"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // The holdout-style fleet (issue #25): three hosts with two A100s each,

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // TestHostileFlagValues: a value an enum-valued flag does not take is a

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest/dcgm"
-	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/publish/publishtest"
+	"github.com/finops-oss/finops/internal/ingest/dcgm"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
 )
 
 // TestHostileDoctor runs `finops doctor` against the real servers of the

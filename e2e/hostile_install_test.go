@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/ingest/nvml"
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/ingest/nvml"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // goTool is the go command of the toolchain running the test.

@@ -19,12 +19,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/config"
 	"github.com/finops-oss/finops/internal/fifotest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // hostilePath is a path that is not a small regular file, and what the

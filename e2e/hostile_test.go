@@ -26,10 +26,10 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/publish"
-	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/internal/publish"
+	"github.com/finops-oss/finops/internal/report"
 )
 
 // hostileDB is a database holding one good file, for "refused files change

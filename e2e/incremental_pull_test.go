@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/fetch/fetchtest"
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/fetch/fetchtest"
 	"github.com/finops-oss/finops/internal/proxytest"
-	"github.com/finops-oss/finops/publish/publishtest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // pullServer is a real object store behind a counting proxy, as the

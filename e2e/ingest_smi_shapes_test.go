@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // TestIngestSMIShapes: the nvidia-smi logs of issue #34 through the command

@@ -15,7 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 func counts(t *testing.T, db string) map[string]int {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/publish/publishtest"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
 )
 
 // TestLeadEmailChargeback: with chargeback configured, each lead's email

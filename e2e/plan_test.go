@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/plan"
+	"github.com/finops-oss/finops/internal/plan"
 )
 
 // TestPlanExample plans the shipped example: a table on stdout, the JSON and

@@ -23,12 +23,12 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/cli"
 	"github.com/finops-oss/finops/internal/proxytest"
-	"github.com/finops-oss/finops/publish/publishtest"
-	"github.com/finops-oss/finops/runjob"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/runjob"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // The publishing integration tests run `finops run` on the demo fleet against

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/internal/golden"
+	"github.com/finops-oss/finops/internal/gpu"
 )
 
 // pushdownTypes is every instance-type spelling gpu.Catalog.Instance

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops"
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest"
+	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/golden"
+	"github.com/finops-oss/finops/internal/ingest"
 	"github.com/finops-oss/finops/internal/testnum"
 )
 

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/finops-oss/finops"
-	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/reportjob"
+	"github.com/finops-oss/finops/internal/reportjob"
 )
 
 // TestReportHoldsOrStreamsItsLines: the weekly report holds its range's

@@ -8,12 +8,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/reportjob"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/reportjob"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // TestReportOutlinesGiveTheSameResult: the weekly report's input loaded from

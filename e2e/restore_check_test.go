@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/publish/publishtest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // TestRestoreRefusesNewerSchema: `finops restore` of a snapshot whose schema

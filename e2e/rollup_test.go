@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/analysis"
+	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/cli"
 )
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // TestRunLockSymlinkedDatabase: while a run holds the lock through one name

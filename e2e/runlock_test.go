@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/store"
-	"github.com/finops-oss/finops/watch/pass"
+	"github.com/finops-oss/finops/internal/store"
+	"github.com/finops-oss/finops/internal/watch/pass"
 )
 
 // TestRunWaitsForWatchPass: a weekly run that meets a watch pass waits for

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/publish/publishtest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // s3SourceConfig writes a config whose publish.s3 block points at endpoint;

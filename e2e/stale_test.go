@@ -11,8 +11,8 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/report"
 	"github.com/finops-oss/finops/internal/testnum"
-	"github.com/finops-oss/finops/report"
 )
 
 // The three-team week of issue #33 (2026-W46, Monday 2026-11-09 00:00 UTC to

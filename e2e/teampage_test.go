@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/publish/publishtest"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
 )
 
 // The team lead's Monday (issue #27): `finops run` writes each team's own

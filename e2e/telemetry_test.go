@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/ingest/dcgm"
-	"github.com/finops-oss/finops/ingest/nvml"
-	"github.com/finops-oss/finops/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/ingest/dcgm"
+	"github.com/finops-oss/finops/internal/ingest/nvml"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
 	"github.com/finops-oss/finops/internal/testnum"
 )
 

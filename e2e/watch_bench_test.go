@@ -13,12 +13,12 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/finops-oss/finops"
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest"
 	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/store"
-	"github.com/finops-oss/finops/watch/pass"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/ingest"
+	"github.com/finops-oss/finops/internal/store"
+	"github.com/finops-oss/finops/internal/watch/pass"
 )
 
 // BenchmarkWatchPass1000GPUs times one watch pass over a fleet of 125

@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest/dcgm"
-	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/store"
-	"github.com/finops-oss/finops/watch/pass"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/ingest/dcgm"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/store"
+	"github.com/finops-oss/finops/internal/watch/pass"
 )
 
 // fleetSize is the number of idle resources of the deadline tests: the

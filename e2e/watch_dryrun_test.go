@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
 )
 
 // TestWatchDryRunSendsNothing: a dry run makes no request to anything

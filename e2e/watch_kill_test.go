@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // TestWatchKilledWhileActing kills a pass with SIGKILL while its command

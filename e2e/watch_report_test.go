@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
 )
 
 // TestWatchReportSaving is issue #17's Done-when end to end, against a real

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/ingest/dcgm"
-	"github.com/finops-oss/finops/ingest/prom/promtest"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/ingest/dcgm"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // TestWatchShellFromBill: a bill names two resources "gpu-x; touch PWNED"

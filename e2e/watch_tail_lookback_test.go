@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/config"
 	"github.com/finops-oss/finops/internal/cli"
+	"github.com/finops-oss/finops/internal/config"
 )
 
 // countingReaderAt counts the bytes read through it.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // TestWatchTailsSpoolRename follows the NVML collector's hour file: a pass

@@ -17,13 +17,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest/dcgm"
-	"github.com/finops-oss/finops/ingest/prom/promtest"
 	"github.com/finops-oss/finops/internal/cli"
-	"github.com/finops-oss/finops/publish/publishtest"
-	"github.com/finops-oss/finops/store"
-	"github.com/finops-oss/finops/watch/pass"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/ingest/dcgm"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/store"
+	"github.com/finops-oss/finops/internal/watch/pass"
 )
 
 // The watch's test fleet, in UTC on 2026-11-30. Two hourly AutoDL machines,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/ingest/prom/promtest"
+	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
 )
 
 // TestWatchMessageZone: docs/WATCH.md promises the messages' times in the

@@ -8,7 +8,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // writeTelemetryHistory writes weeks of telemetry before start straight into

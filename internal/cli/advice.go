@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/advicejob"
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/advicejob"
+	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // `finops advice`: the recommendations of a window by their stable ids, and

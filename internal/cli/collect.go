@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest/nvml"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/ingest/nvml"
 )
 
 // collectCommand groups collectors that run on GPU hosts.

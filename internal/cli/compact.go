@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 // compactTelemetry folds the telemetry minutes of days that ended more than

@@ -6,12 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/demo"
-	"github.com/finops-oss/finops/report"
-	"github.com/finops-oss/finops/reportjob"
-	"github.com/finops-oss/finops/source"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/demo"
+	"github.com/finops-oss/finops/internal/report"
+	"github.com/finops-oss/finops/internal/reportjob"
+	"github.com/finops-oss/finops/internal/source"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 func (m *Main) demoCommand() *cobra.Command {

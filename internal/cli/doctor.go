@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/doctor"
-	"github.com/finops-oss/finops/sanitize"
-	"github.com/finops-oss/finops/source"
+	"github.com/finops-oss/finops/internal/doctor"
+	"github.com/finops-oss/finops/internal/sanitize"
+	"github.com/finops-oss/finops/internal/source"
 )
 
 func (m *Main) doctorCommand() *cobra.Command {

@@ -6,12 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/reportjob"
-	"github.com/finops-oss/finops/runjob"
-	"github.com/finops-oss/finops/source"
-	"github.com/finops-oss/finops/store"
-	"github.com/finops-oss/finops/telemetry"
-	"github.com/finops-oss/finops/watch/pass"
+	"github.com/finops-oss/finops/internal/reportjob"
+	"github.com/finops-oss/finops/internal/runjob"
+	"github.com/finops-oss/finops/internal/source"
+	"github.com/finops-oss/finops/internal/store"
+	"github.com/finops-oss/finops/internal/telemetry"
+	"github.com/finops-oss/finops/internal/watch/pass"
 )
 
 // Exit codes: the one table scripts rely on (product.md).

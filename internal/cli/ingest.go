@@ -10,13 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/importer"
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/ingest/dcgm"
-	"github.com/finops-oss/finops/reportjob"
-	"github.com/finops-oss/finops/source"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/importer"
+	"github.com/finops-oss/finops/internal/ingest"
+	"github.com/finops-oss/finops/internal/ingest/dcgm"
+	"github.com/finops-oss/finops/internal/reportjob"
+	"github.com/finops-oss/finops/internal/source"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 func (m *Main) ingestCommand() *cobra.Command {

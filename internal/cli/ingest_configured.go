@@ -3,8 +3,8 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/source"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/source"
 )
 
 // configuredIngest is what `finops ingest` reads when it is named no path:

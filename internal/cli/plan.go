@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/plan"
-	"github.com/finops-oss/finops/report"
+	"github.com/finops-oss/finops/internal/plan"
+	"github.com/finops-oss/finops/internal/report"
 )
 
 // planFormatNames returns the outputs of finops plan, in the order they are made.

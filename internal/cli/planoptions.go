@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/plan"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/plan"
 )
 
 // planOptions passes the config's price catalog, currency and rates to the

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/config"
 )
 
 // TestPlanOptions: the catalog's prices, the currency and the fx rates go

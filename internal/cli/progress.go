@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"time"
 
-	"github.com/finops-oss/finops/deliver"
+	"github.com/finops-oss/finops/internal/deliver"
 	"github.com/finops-oss/finops/internal/progress"
 )
 

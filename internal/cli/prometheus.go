@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/reportjob"
-	"github.com/finops-oss/finops/store"
-	"github.com/finops-oss/finops/telemetry"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/ingest"
+	"github.com/finops-oss/finops/internal/reportjob"
+	"github.com/finops-oss/finops/internal/store"
+	"github.com/finops-oss/finops/internal/telemetry"
 )
 
 // ingestPrometheusCommand is `finops ingest prometheus`: query_range per UTC

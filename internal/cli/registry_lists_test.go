@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/ingest"
-	"github.com/finops-oss/finops/ingest/prom"
-	"github.com/finops-oss/finops/publish"
-	"github.com/finops-oss/finops/source"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/ingest"
+	"github.com/finops-oss/finops/internal/ingest/prom"
+	"github.com/finops-oss/finops/internal/publish"
+	"github.com/finops-oss/finops/internal/source"
 )
 
 // TestConfigListsFollowRegistries: the config accepts exactly the names the

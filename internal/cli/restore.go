@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/deliver"
-	"github.com/finops-oss/finops/publish"
+	"github.com/finops-oss/finops/internal/deliver"
+	"github.com/finops-oss/finops/internal/publish"
 )
 
 func (m *Main) restoreCommand() *cobra.Command {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/finops-oss/finops/deliver"
-	"github.com/finops-oss/finops/sanitize"
-	"github.com/finops-oss/finops/source"
+	"github.com/finops-oss/finops/internal/deliver"
+	"github.com/finops-oss/finops/internal/sanitize"
+	"github.com/finops-oss/finops/internal/source"
 )
 
 // jsonResults reports whether standard output carries one JSON object per

@@ -7,11 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/report"
-	"github.com/finops-oss/finops/reportjob"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/report"
+	"github.com/finops-oss/finops/internal/reportjob"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 func (m *Main) reviewCommand() *cobra.Command {

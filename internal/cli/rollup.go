@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/report"
-	"github.com/finops-oss/finops/reportjob"
-	"github.com/finops-oss/finops/rollup"
+	"github.com/finops-oss/finops/internal/report"
+	"github.com/finops-oss/finops/internal/reportjob"
+	"github.com/finops-oss/finops/internal/rollup"
 )
 
 // rollupCommand is `finops rollup`: the shards' JSON summaries combined

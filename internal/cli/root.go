@@ -15,16 +15,16 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/gpu"
 	"github.com/finops-oss/finops/internal/capped"
-	"github.com/finops-oss/finops/reportjob"
-	"github.com/finops-oss/finops/sanitize"
-	"github.com/finops-oss/finops/source"
-	"github.com/finops-oss/finops/store"
-	"github.com/finops-oss/finops/telemetry"
-	"github.com/finops-oss/finops/watch"
-	"github.com/finops-oss/finops/watch/pass"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/gpu"
+	"github.com/finops-oss/finops/internal/reportjob"
+	"github.com/finops-oss/finops/internal/sanitize"
+	"github.com/finops-oss/finops/internal/source"
+	"github.com/finops-oss/finops/internal/store"
+	"github.com/finops-oss/finops/internal/telemetry"
+	"github.com/finops-oss/finops/internal/watch"
+	"github.com/finops-oss/finops/internal/watch/pass"
 )
 
 // Main holds what every command shares: streams, the clock and global flags.

@@ -8,13 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/deliver"
-	"github.com/finops-oss/finops/reportjob"
-	"github.com/finops-oss/finops/runjob"
-	"github.com/finops-oss/finops/source"
-	"github.com/finops-oss/finops/store"
+	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/deliver"
+	"github.com/finops-oss/finops/internal/reportjob"
+	"github.com/finops-oss/finops/internal/runjob"
+	"github.com/finops-oss/finops/internal/source"
+	"github.com/finops-oss/finops/internal/store"
 )
 
 func (m *Main) runCommand() *cobra.Command {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/finops-oss/finops/store"
-	"github.com/finops-oss/finops/watch/pass"
+	"github.com/finops-oss/finops/internal/store"
+	"github.com/finops-oss/finops/internal/watch/pass"
 )
 
 // defaultWatchLockWait is how long a weekly run waits for a watch pass that

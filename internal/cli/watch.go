@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/source"
-	"github.com/finops-oss/finops/watch/pass"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/source"
+	"github.com/finops-oss/finops/internal/watch/pass"
 )
 
 // watchCommand is `finops watch`: one pass (cron, a systemd timer), or one

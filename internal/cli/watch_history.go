@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/watch/pass"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/watch/pass"
 )
 
 // watchHistory is `finops watch --history`: every decision of the period,

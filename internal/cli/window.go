@@ -3,8 +3,8 @@ package cli
 import (
 	"time"
 
-	"github.com/finops-oss/finops/analysis"
-	"github.com/finops-oss/finops/config"
+	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/config"
 )
 
 // ReportWindow is the window the report-period flags name

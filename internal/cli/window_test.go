@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/config"
-	"github.com/finops-oss/finops/importer"
-	"github.com/finops-oss/finops/reportjob"
-	"github.com/finops-oss/finops/runjob"
-	"github.com/finops-oss/finops/source"
-	"github.com/finops-oss/finops/store"
-	"github.com/finops-oss/finops/telemetry"
-	"github.com/finops-oss/finops/watch/pass"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/importer"
+	"github.com/finops-oss/finops/internal/reportjob"
+	"github.com/finops-oss/finops/internal/runjob"
+	"github.com/finops-oss/finops/internal/source"
+	"github.com/finops-oss/finops/internal/store"
+	"github.com/finops-oss/finops/internal/telemetry"
+	"github.com/finops-oss/finops/internal/watch/pass"
 )
 
 // now is the fixed clock of these tests (the end-to-end tests' too): Monday

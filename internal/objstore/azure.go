@@ -20,7 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
-	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/internal/sanitize"
 )
 
 // AzureConfig is how to reach one container. Exactly one way to sign in

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/internal/idle"
-	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/internal/sanitize"
 )
 
 // Fetch saves the objects of s under prefix that accept takes (nil: all)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/internal/capped"
-	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/internal/sanitize"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/fetch/fetchtest"
+	"github.com/finops-oss/finops/internal/fetch/fetchtest"
 )
 
 // TestListingGenerated puts generated objects (random keys, sizes from

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/internal/sanitize"
 )
 
 // S3Config is how to reach one bucket. AccessKeyID and SecretAccessKey are

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finops-oss/finops/publish/publishtest"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
 )
 
 func TestParseS3URL(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/finops-oss/finops/publish/publishtest"
+	"github.com/finops-oss/finops/internal/publish/publishtest"
 )
 
 // TestClientOptions: on a custom endpoint the client sends request checksums

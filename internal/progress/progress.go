@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/finops-oss/finops/sanitize"
+	"github.com/finops-oss/finops/internal/sanitize"
 	"github.com/schollz/progressbar/v3"
 )
 

@@ -1,0 +1,408 @@
+// Package importer runs planned sources (package source) through the
+// parsers (package ingest, dcgm-exporter scrapes through telemetry) into
+// the store: one transaction per file, one per delivery, a failing file
+// never stopping the others. It prints what each file did, as lines for
+// people or one JSON object per file, and the progress bars of its files.
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/ingest"
+	"github.com/finops-oss/finops/internal/progress"
+	"github.com/finops-oss/finops/internal/source"
+	"github.com/finops-oss/finops/internal/store"
+	"github.com/finops-oss/finops/internal/telemetry"
+)
+
+// Options is what an import or a check works with.
+type Options struct {
+	Config  *config.Config
+	Store   *store.Store // Run only
+	Sources source.Planner
+	Now     func() time.Time
+	Getenv  func(string) string
+	// Out gets one line per file and every problem (one JSON object each
+	// with JSON); the scheduled job passes io.Discard and reports the
+	// sources' errors itself. Stderr gets the planning notes in JSON mode,
+	// where Out carries only the results.
+	Out, Stderr io.Writer
+	JSON        bool
+	Quiet       bool // only the problems (and JSON results)
+	Bars        progress.Bars
+	// CompactBefore is the day before which telemetry goes straight into
+	// compacted days (store.FileMeta.CompactBefore).
+	CompactBefore time.Time
+}
+
+// Result is what importing one source did, for the data-quality box.
+type Result struct {
+	Spec   source.Spec
+	Files  int
+	Failed int
+	Err    error
+}
+
+// Run imports every file of every source, one transaction per file. A
+// failing file does not stop the others; the first error is returned after
+// all were tried, so one bad export never hides the rest of the week.
+func Run(ctx context.Context, o Options, specs []source.Spec) ([]Result, error) {
+	defer gc(o.Getenv)()
+	r := newRun(o, len(specs))
+	plans := r.plan(ctx, specs)
+	defer func() {
+		// s3:// sources: the downloaded copies, once every file is
+		// imported, the last planned first.
+		for i := len(plans) - 1; i >= 0; i-- {
+			plans[i].Close()
+		}
+	}()
+	done := 0
+	for _, u := range deliveryUnits(r.jobs, func(j importJob) string { return j.file.Manifest + "\x00" + j.file.Delivery }) {
+		label := func(i int) string { return fmt.Sprintf("[%d/%d] %s", done+i+1, len(r.jobs), u[i].uri) }
+		var err error
+		if len(u) == 1 && u[0].file.Delivery == "" {
+			err = r.importLone(ctx, u[0], label(0))
+		} else {
+			err = r.importDelivery(ctx, u, label)
+		}
+		done += len(u)
+		if err != nil {
+			return r.results, err
+		}
+	}
+	// What the remote sources' pulls saw, so that the next one downloads
+	// only what is new, changed or not imported.
+	for _, p := range plans {
+		if err := p.Record(ctx); err != nil {
+			r.errs = append(r.errs, err)
+		}
+	}
+	return r.results, r.err(len(specs))
+}
+
+// importJob is one planned file of a source.
+type importJob struct {
+	spec *Result
+	file ingest.PlannedFile
+	uri  string // the file's path, or the s3:// URL of an object downloaded to it
+	plan *source.Plan
+}
+
+// importRun is one Run's state: the results by source, the files planned,
+// the errors so far and where each kind of line goes.
+type importRun struct {
+	o       Options
+	results []Result
+	jobs    []importJob
+	errs    []error
+	perFile io.Writer // each file's line, and every problem
+	notes   io.Writer // plan notes with JSON results (stderr: stdout carries only the JSON)
+	done    io.Writer // what went well: nothing with --quiet
+	maxDrop float64
+}
+
+func newRun(o Options, sources int) *importRun {
+	r := &importRun{o: o, results: make([]Result, sources), perFile: o.Out, notes: o.Out, done: o.Out,
+		maxDrop: config.DefaultMaxRestatementDrop}
+	if o.JSON && o.Out != io.Discard {
+		r.notes = o.Stderr // stdout carries only the JSON results
+	}
+	// done gets what went well: with --quiet only the problems (and JSON
+	// results) are printed.
+	if o.Quiet && !o.JSON {
+		r.done = io.Discard
+	}
+	if o.Config != nil {
+		r.maxDrop = o.Config.MaxRestatementDrop()
+	}
+	return r
+}
+
+// plan plans each source into jobs, recording the sources and files that
+// cannot be planned; it returns the plans, to be closed after the imports.
+func (r *importRun) plan(ctx context.Context, specs []source.Spec) []*source.Plan {
+	var plans []*source.Plan
+	for i, s := range specs {
+		res := &r.results[i]
+		res.Spec = s
+		plan, err := planner(r.o, s).Plan(ctx, s.Name)
+		if err != nil {
+			res.Err = err
+			r.errs = append(r.errs, err)
+			if !isConfigError(err) {
+				// A source address or setting that can never work is not
+				// printed here: the returned error carries it to stderr whole.
+				printFailed(r.perFile, r.o.JSON, "", s.Name, err)
+			}
+			continue
+		}
+		plans = append(plans, plan)
+		if r.o.JSON {
+			printPlanNotes(r.notes, s.Name, plan.DeliveryPlan)
+		} else {
+			printPlanNotes(r.done, s.Name, plan.DeliveryPlan)
+		}
+		for _, err := range plan.Errs {
+			// Problems are printed even with --quiet: the returned error
+			// says each is named on standard output.
+			printFailed(r.perFile, r.o.JSON, "", s.Name, err)
+			res.Files++
+			res.Failed++
+			if res.Err == nil {
+				res.Err = err
+			}
+			r.errs = append(r.errs, err)
+		}
+		for _, f := range plan.Files {
+			r.jobs = append(r.jobs, importJob{res, f, plan.URI(f.Path), plan})
+		}
+	}
+	return plans
+}
+
+// importLone imports a file that belongs to no delivery; only a cancelled
+// context is returned, any other failure recorded.
+func (r *importRun) importLone(ctx context.Context, j importJob, label string) error {
+	res, err := importFile(ctx, r.o, j.spec.Spec, j.file, j.uri, label)
+	j.spec.Files++
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		r.fail(ctx, j, j.uri, err)
+		return nil
+	}
+	r.handle(j, res)
+	return nil
+}
+
+// importDelivery imports a delivery's files together or not at all: one
+// bad file must not leave the period half restated. Only a cancelled
+// context is returned, any other failure recorded.
+func (r *importRun) importDelivery(ctx context.Context, u []importJob, label func(int) string) error {
+	files := make([]store.FileImport, 0, len(u))
+	var prepErr error
+	for i, j := range u {
+		fi, err := prepareFile(ctx, r.o, j.spec.Spec, j.file, j.uri, label(i))
+		if err != nil {
+			prepErr = err
+			break
+		}
+		files = append(files, fi)
+	}
+	var res []*store.ImportResult
+	err := prepErr
+	if err == nil {
+		res, err = r.o.Store.ImportGroup(ctx, files)
+	}
+	u[0].spec.Files += len(u)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		j := u[0]
+		j.spec.Failed += len(u) - 1
+		r.fail(ctx, j, j.file.Manifest, fmt.Errorf("delivery %s of %s (%d files) not imported, the period's earlier delivery stays: %w",
+			j.file.Delivery, j.file.Period, len(u), err))
+		return nil
+	}
+	for i, j := range u {
+		r.handle(j, res[i])
+	}
+	return nil
+}
+
+// handle prints what importing a file did, and tells its plan the import
+// succeeded (what an incremental pull records).
+func (r *importRun) handle(j importJob, res *store.ImportResult) {
+	j.plan.Imported(j.file.Path, storedBytes(res))
+	if r.o.JSON {
+		emitJSON(r.perFile, importResult(j.uri, res, r.maxDrop))
+		return
+	}
+	PrintImport(r.done, j.uri, res, r.maxDrop)
+}
+
+// fail records and prints a file's (or a delivery's) failure.
+func (r *importRun) fail(ctx context.Context, j importJob, name string, err error) {
+	j.spec.Failed++
+	if j.spec.Err == nil {
+		j.spec.Err = err
+	}
+	r.errs = append(r.errs, err)
+	printFailed(r.perFile, r.o.JSON, name+": ", name, err)
+	// A delivery that did not import, or a file refused for sharing
+	// charges with another, leaves a bill missing: later reports say so
+	// too, until the file (or another delivery of its period) imports.
+	// A malformed lone file is this command's failure only.
+	var overlap *store.OverlapError
+	if j.file.Delivery == "" && !errors.As(err, &overlap) {
+		return
+	}
+	if rerr := r.o.Store.RecordFailedImport(ctx, store.FailedImport{URI: name, Period: j.file.Period, Delivery: j.file.Delivery,
+		Error: err.Error(), At: r.o.Now()}); rerr != nil {
+		r.errs = append(r.errs, rerr)
+	}
+}
+
+// err is Run's error: the first configuration error whole (exit 2), or
+// one counting the problems, each already printed.
+func (r *importRun) err(sources int) error {
+	if len(r.errs) == 0 {
+		return nil
+	}
+	for _, err := range r.errs {
+		if isConfigError(err) {
+			return err
+		}
+	}
+	// Each problem is on perFile already: the error only counts them.
+	return ReportedError{fmt.Sprintf("ingest: %d problems in %d sources (%d files planned), each named on standard output",
+		len(r.errs), sources, len(r.jobs)), r.errs[0]}
+}
+
+// isConfigError reports a source that can never work as configured (exit 2).
+func isConfigError(err error) bool { return errors.As(err, new(source.ConfigError)) }
+
+// ReportedError is a failure whose every problem is already on standard
+// output: its message only counts them, so that none is printed twice,
+// and its exit code is that of the first.
+type ReportedError struct {
+	Msg   string
+	First error
+}
+
+func (e ReportedError) Error() string { return e.Msg }
+func (e ReportedError) Unwrap() error { return e.First }
+
+// importFile imports one planned file; uri is what the database records
+// and messages call it (its path, or the s3:// URL it was downloaded from).
+// Its bar, labelled label, shows the file's bytes read and rows stored.
+func importFile(ctx context.Context, o Options, s source.Spec, file ingest.PlannedFile, uri string, label string) (*store.ImportResult, error) {
+	fi, err := prepareFile(ctx, o, s, file, uri, label)
+	if err != nil {
+		return nil, err
+	}
+	return o.Store.Import(ctx, fi.Meta, fi.Parse)
+}
+
+// prepareFile hashes one planned file and returns what imports it.
+func prepareFile(ctx context.Context, o Options, s source.Spec, file ingest.PlannedFile, uri string, label string) (store.FileImport, error) {
+	path := file.Path
+	var size int64 = -1 // no bar when it cannot be known
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
+	}
+	// A file of gigabytes takes a while to hash before the first row: a bar
+	// of its own says so.
+	var hashing *progress.Bar
+	if size >= 0 {
+		hashing = o.Bars.Bytes(label, "sha256", size)
+	}
+	var hashed func(int)
+	if hashing != nil {
+		hashed = hashing.Add
+	}
+	sum, _, err := ingest.HashFileCounted(ctx, path, hashed)
+	hashing.Done()
+	if err != nil {
+		if uri != path {
+			err = fmt.Errorf("%s: %w", uri, err)
+		}
+		return store.FileImport{}, err
+	}
+	meta := store.FileMeta{URI: uri, SHA256: sum, Host: s.Host, Period: file.Period, Delivery: file.Delivery,
+		CompactBefore: o.CompactBefore, Replace: s.Replace}
+	return store.FileImport{Meta: meta, Parse: func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
+		var bar *progress.Bar
+		if size >= 0 {
+			bar = o.Bars.File(label, size)
+		}
+		defer bar.Done()
+		var read func(int)
+		if bar != nil {
+			read, sink = bar.Add, rowSink{sink, bar}
+		}
+		rc, err := ingest.OpenCounted(path, read)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		// Samples no clock could have written (a year ahead, before 2000)
+		// are refused with a warning, never trusted.
+		// Bill lines starting a day or more ahead are kept, with a warning:
+		// the wrong clock may be this host's.
+		guard := ingest.NewClockGuard(sink, uri, o.Now())
+		bills := ingest.NewBillingClock(guard, uri, o.Now())
+		sm, err := ParseInput(ctx, rc, o.Config, s, uri, bills)
+		if err == nil {
+			bills.Finish(sm)
+			err = guard.Finish(sm)
+		}
+		if err == nil && s.Kind != "" && sm.Kind != s.Kind {
+			return nil, fmt.Errorf("%s: configured as %s but the file is %s (%s)", uri, s.Kind, sm.Kind, sm.Format)
+		}
+		return sm, err
+	}}, nil
+}
+
+// ParseInput parses one opened file of a source (telemetry.ParseFile): a
+// scrape with the scrape parser, anything else with ingest.Parse.
+func ParseInput(ctx context.Context, r io.Reader, c *config.Config, s source.Spec, path string, sink ingest.Sink) (*ingest.Summary, error) {
+	return telemetry.ParseFile(ctx, r, s.ParseOptions(c, path), telemetry.Scrape{Interval: s.Interval, At: s.ScrapeAt, Notes: s.Notes}, sink)
+}
+
+// rowSink counts the rows a parse hands on, for a bar.
+type rowSink struct {
+	ingest.Sink
+	bar *progress.Bar
+}
+
+func (s rowSink) Billing(l *finops.BillingLine) error { s.bar.Row(); return s.Sink.Billing(l) }
+func (s rowSink) Sample(g *finops.GPUSample) error    { s.bar.Row(); return s.Sink.Sample(g) }
+func (s rowSink) TaskRun(r *finops.TaskRun) error     { s.bar.Row(); return s.Sink.TaskRun(r) }
+
+// deliveryUnits groups jobs into what imports in one transaction: a lone
+// file, or every file of one delivery (key names it; jobs of a delivery
+// are planned together, so a group is a run of neighbours).
+func deliveryUnits[J any](jobs []J, key func(J) string) [][]J {
+	var out [][]J
+	for i, j := range jobs {
+		k := key(j)
+		if i > 0 && k != "\x00" && len(out) > 0 && key(out[len(out)-1][0]) == k {
+			out[len(out)-1] = append(out[len(out)-1], j)
+			continue
+		}
+		out = append(out, []J{j})
+	}
+	return out
+}
+
+// gcPercent is the collector's GOGC while files are ingested. An ingest
+// streams: its live heap is a few MB of batches whatever the file's size,
+// but it allocates for every field of every line, so at Go's default (100)
+// the collector ran every few MB and took a fifth of the CPU of a
+// 200,000-line FOCUS import. At 300 the import is 15 % faster on two cores
+// and its peak RSS 60 → 75 MB, still flat in the file's size
+// (docs/BENCHMARKS.md §Billing ingest).
+const gcPercent = 300
+
+// gc sets GOGC to gcPercent for an ingest, unless the user set GOGC, and
+// returns what restores it: a run goes on to its report, whose live heap is
+// larger and whose memory the default keeps lower.
+func gc(getenv func(string) string) (restore func()) {
+	if getenv("GOGC") != "" {
+		return func() {}
+	}
+	prev := debug.SetGCPercent(gcPercent)
+	return func() { debug.SetGCPercent(prev) }
+}
