@@ -15,7 +15,7 @@ import (
 // writes each of them, non-empty, under the name WriteAll gives it; the
 // default formats are registered ones.
 func TestOutputRegistryFacts(t *testing.T) {
-	anchors, err := docanchor.Anchors("..")
+	anchors, err := docanchor.Anchors(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func (s *countSamples) TaskRun(*finops.TaskRun) error     { return nil }
 // its utilization query reads; exactly one is the default, and
 // DefaultQueries answers from the table.
 func TestDialectRegistryFacts(t *testing.T) {
-	anchors, err := docanchor.Anchors(filepath.Join("..", ".."))
+	anchors, err := docanchor.Anchors(filepath.Join("..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
