@@ -44,6 +44,10 @@ type Main struct {
 	quiet      bool
 	logger     *slog.Logger
 
+	// The fields below are seams for the end-to-end tests (e2e/), which
+	// drive Main from another package: the zero value of each is what the
+	// binary does.
+
 	// ProgressEvery is the least time between two drawings of a progress
 	// bar (zero: 100ms); the tests draw every change.
 	ProgressEvery time.Duration
