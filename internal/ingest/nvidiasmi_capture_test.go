@@ -98,7 +98,7 @@ func TestCapturesMatchSharedSamples(t *testing.T) {
 	} {
 		shared, err := os.ReadFile(filepath.Join(dir, p[0]))
 		if err != nil {
-			t.Skipf("../../shared/samples not here (%v): the copies in testdata/telemetry are tested instead", err)
+			t.Skipf("../shared/samples (beside the repository) not here (%v): the copies in testdata/telemetry are tested instead", err)
 		}
 		if !bytes.Equal(shared, readFile(t, filepath.Join("..", "..", "testdata", "telemetry", p[1]))) {
 			t.Errorf("testdata/telemetry/%s differs from shared/samples/%s", p[1], p[0])
