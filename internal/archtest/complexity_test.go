@@ -50,7 +50,6 @@ type funcComplexity struct {
 	pkg, name  string
 	pos        string
 	complexity int
-	test       bool // in a _test.go file
 }
 
 // moduleComplexities walks root as gocyclo walks a directory (testdata,
@@ -88,7 +87,6 @@ func moduleComplexities(root string) ([]funcComplexity, error) {
 				name:       fn.name,
 				pos:        fmt.Sprintf("%s:%d", rel, p.Line),
 				complexity: complexity(fn.node),
-				test:       strings.HasSuffix(path, "_test.go"),
 			})
 		}
 		return nil

@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/finops-oss/finops/internal/config"
 	"github.com/finops-oss/finops/internal/plan"
 )
@@ -12,21 +8,22 @@ import (
 // planOptions passes the config's price catalog, currency and rates to the
 // planner (finops plan), which plans the scenarios named in only (all when
 // none); the scenario file's own take precedence. It lives here, not in
-// config, so that config links no planner (nor its workbook library).
+// config, so that config links no planner (nor its workbook library). The
+// rates are read by config.FXRates, the reports' one reading of them.
 func planOptions(c *config.Config, only []string) (plan.Options, error) {
 	opt := plan.Options{Currency: c.Currency, Only: only}
 	for _, p := range c.Prices {
 		opt.Prices = append(opt.Prices, plan.Price{Provider: p.Provider, GPUModel: p.GPUModel, Hourly: p.Hourly,
 			Monthly: p.Monthly, Spot: p.Spot, Currency: p.Currency, AsOf: p.AsOf})
 	}
-	if len(c.FX) > 0 {
-		opt.FX = map[string]float64{}
-		for cur, rate := range c.FX {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rate), 64)
-			if err != nil {
-				return opt, fmt.Errorf("config: fx.%s: %q is not a number", cur, rate)
-			}
-			opt.FX[cur] = v
+	rates, err := c.FXRates()
+	if err != nil {
+		return opt, err
+	}
+	if len(rates) > 0 {
+		opt.FX = make(map[string]float64, len(rates))
+		for cur, rate := range rates {
+			opt.FX[cur] = rate.InexactFloat64()
 		}
 	}
 	return opt, nil

@@ -115,6 +115,8 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	return exitCode(err)
 }
 
+// RootCommand is the finops command tree over m's streams and flags (Run
+// executes it; e2e's README test lists its commands).
 func (m *Main) RootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "finops",
