@@ -42,6 +42,7 @@ func TestNearRel(t *testing.T) {
 		{1e-7, 0, false}, // want below 1: an absolute millionth
 		{2e-6, 0, true},
 		{math.NaN(), 0, true},
+		{math.NaN(), math.NaN(), true},
 	} {
 		r := &recorder{TB: t}
 		NearRel(r, "x", tc.got, tc.want, 1e-6)
