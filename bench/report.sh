@@ -70,7 +70,6 @@ for i in $(seq "$runs"); do
 done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
-verdict() { if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; then echo "met"; else echo "**not met**"; fi; }
 for l in ingest report pandas pandas-wo prev-ingest prev-report; do
 	if grep -q "^$l " "$dir/results"; then
 		eval "w_${l//-/_}=\$(median 2 $l) r_${l//-/_}=\$(median 3 $l) c_${l//-/_}=\$(median 4 $l)"

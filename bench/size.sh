@@ -2,9 +2,9 @@
 # Binary weight (make bench): the size of the stripped binary `make build`
 # writes (CGO_ENABLED=0, -trimpath, -ldflags '-s -w'), of this tree and of the
 # previous release (bench_prev), and how many packages it links
-# (`go list -deps`), against issue #35's ≤ 55 MB. The remote branch's "Build
-# weight" section of docs/BENCHMARKS.md says what each dependency costs; this
-# is the one row of make bench's summary.
+# (`go list -deps`), against issue #35's ≤ 55 MB. docs/BENCHMARKS.md §Build
+# weight says what each dependency costs; this is the one row of make bench's
+# summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh

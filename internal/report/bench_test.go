@@ -25,8 +25,8 @@ import (
 // wants the workbook under 300 MB peak RSS, with memory that does not grow
 // with the number of lines.
 //
-//	go test ./report -run '^$' -bench WriteXLSX -benchmem      # time
-//	FINOPS_BENCH_RSS=1 go test ./report -run TestWorkbookPeakRSS -v   # memory
+//	go test ./internal/report -run '^$' -bench WriteXLSX -benchmem      # time
+//	FINOPS_BENCH_RSS=1 go test ./internal/report -run TestWorkbookPeakRSS -v   # memory
 //
 // (`make bench-report` runs both.) Results are in docs/BENCHMARKS.md.
 

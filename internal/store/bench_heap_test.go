@@ -26,7 +26,7 @@ import (
 // smaller base, is not it (docs/BENCHMARKS.md §Flat memory again). It runs
 // at GOGC 300, as `finops ingest` does (importer.gcPercent):
 //
-//	go test ./store -run '^$' -bench ImportFOCUSPeakHeap -benchtime 1x
+//	go test ./internal/store -run '^$' -bench ImportFOCUSPeakHeap -benchtime 1x
 func BenchmarkImportFOCUSPeakHeap(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(300))
 	ctx := context.Background()

@@ -17,7 +17,7 @@ import (
 // BenchmarkImportBillingLines streams b.N billing lines through one Import
 // (one transaction) and reports the throughput. It runs only with -bench:
 //
-//	go test ./store -run '^$' -bench ImportBillingLines -benchtime 200000x
+//	go test ./internal/store -run '^$' -bench ImportBillingLines -benchtime 200000x
 func BenchmarkImportBillingLines(b *testing.B) {
 	ctx := context.Background()
 	s := openTest(b)
@@ -49,7 +49,7 @@ func BenchmarkImportBillingLines(b *testing.B) {
 // transaction, as `finops ingest` does. bench/run.sh measures the same
 // through the binary, against sqlite3 .import; this is the one to profile:
 //
-//	go test ./store -run '^$' -bench ImportFOCUS -benchtime 1x -cpuprofile cpu.out
+//	go test ./internal/store -run '^$' -bench ImportFOCUS -benchtime 1x -cpuprofile cpu.out
 func BenchmarkImportFOCUS(b *testing.B) {
 	const rows = 200000
 	in := focusInput(b, rows)
@@ -106,7 +106,7 @@ func focusInput(b *testing.B, rows int) []byte {
 // samples belong to different GPUs. bench/report.sh ingests the same shape
 // (2,016,000 samples) through the binary; this is the one to profile:
 //
-//	go test ./store -run '^$' -bench ImportFleetSamples -benchtime 2016000x -cpuprofile cpu.out
+//	go test ./internal/store -run '^$' -bench ImportFleetSamples -benchtime 2016000x -cpuprofile cpu.out
 func BenchmarkImportFleetSamples(b *testing.B) {
 	const gpus = 1000
 	ctx := context.Background()

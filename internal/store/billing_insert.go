@@ -66,7 +66,9 @@ func billingInsert(rows int) string {
 // line import peaked 1.2× higher than a 20,000-line one, which ends before
 // its heap reaches that goal. 1,024 lines spend the same time in B-tree
 // inserts (profiles of the 200,000 rows: 0.59/0.51 s against 0.59/0.50 s)
-// and keep the peak flat (issue #35; docs/BENCHMARKS.md §Billing ingest).
+// and give a flatter peak: 1.07–1.14× instead of 1.13–1.21× in interleaved runs,
+// though make bench's quiet run still measured 1.17× against issue #35's
+// 1.15× (docs/BENCHMARKS.md §Flat memory again).
 const billingChunkRows = 1024
 
 // billingBatch collects the arguments of up to billingChunkRows lines, in
