@@ -11,11 +11,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/gctune"
 	"github.com/finops-oss/finops/internal/ingest"
 	"github.com/finops-oss/finops/internal/progress"
 	"github.com/finops-oss/finops/internal/source"
@@ -399,10 +399,4 @@ const gcPercent = 300
 // gc sets GOGC to gcPercent for an ingest, unless the user set GOGC, and
 // returns what restores it: a run goes on to its report, whose live heap is
 // larger and whose memory the default keeps lower.
-func gc(getenv func(string) string) (restore func()) {
-	if getenv("GOGC") != "" {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(gcPercent)
-	return func() { debug.SetGCPercent(prev) }
-}
+func gc(getenv func(string) string) (restore func()) { return gctune.Set(getenv, gcPercent) }
