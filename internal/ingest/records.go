@@ -51,11 +51,11 @@ func checkHeader(name string, line int, first []string, opt Options) ([]string, 
 	}
 	// A BOM may hide in a quoted first name (cleanHeader drops it); any
 	// other invisible character in a column's name is refused.
-	if perr := checkControl(name, line, nil, cleanHeader(first)); perr != nil {
+	hdr := cleanHeader(first)
+	if perr := checkControl(name, line, nil, hdr); perr != nil {
 		perr.Msg = "header: " + perr.Msg
 		return nil, perr
 	}
-	hdr := cleanHeader(first)
 	for i := range hdr {
 		hdr[i] = strings.Clone(hdr[i])
 	}
