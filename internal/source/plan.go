@@ -180,16 +180,24 @@ func (p *Plan) planFetched(name string, files []objstore.Fetched, refused []erro
 	// files among the downloaded objects, never local files around them.
 	plan := ingest.PlanDeliveriesWithin(paths, p.tmp)
 	p.Files = plan.Files
+	p.addRenamed(plan, nil)
+	return p, nil
+}
+
+// addRenamed adds plan's skipped files, notes (those keep takes; nil:
+// all) and errors to p's, each naming the objects by URL (Rename).
+func (p *Plan) addRenamed(plan *ingest.DeliveryPlan, keep func(note string) bool) {
 	for _, s := range plan.Skipped {
 		p.Skipped = append(p.Skipped, p.Rename(s))
 	}
 	for _, n := range plan.Notes {
-		p.Notes = append(p.Notes, p.Rename(n))
+		if keep == nil || keep(n) {
+			p.Notes = append(p.Notes, p.Rename(n))
+		}
 	}
 	for _, e := range plan.Errs {
 		p.Errs = append(p.Errs, RenamedError{p.Rename(e.Error()), e})
 	}
-	return p, nil
 }
 
 // StdinName is what standard input is called in messages and the database

@@ -248,17 +248,7 @@ func (u *pull) adopt(p *Plan, plan *ingest.DeliveryPlan, got []objstore.Fetched,
 			p.Files = append(p.Files, f)
 		}
 	}
-	for _, s := range plan.Skipped {
-		p.Skipped = append(p.Skipped, p.Rename(s))
-	}
-	for _, n := range plan.Notes {
-		if keep[strings.SplitN(n, ": ", 2)[0]] || u.verbose {
-			p.Notes = append(p.Notes, p.Rename(n))
-		}
-	}
-	for _, e := range plan.Errs {
-		p.Errs = append(p.Errs, RenamedError{p.Rename(e.Error()), e})
-	}
+	p.addRenamed(plan, func(n string) bool { return keep[strings.SplitN(n, ": ", 2)[0]] || u.verbose })
 }
 
 // chooseUnits marks in take the objects of each planned file, or of each
