@@ -28,7 +28,6 @@ func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 	}
 	var (
 		f       objstore.Store
-		base    string
 		secrets []string
 	)
 	switch src.Kind {
@@ -45,7 +44,7 @@ func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 		if err != nil {
 			return nil, ConfigError{RedactErr(err, secrets...)}
 		}
-		f, base = a, "az://"+account+"/"+src.Bucket+"/"
+		f = a
 	default:
 		g, err := fetch.NewGCS(ctx, fetch.GCSConfig{Bucket: src.Bucket, CredentialsFile: c.Sources.GCS.CredentialsFile,
 			Endpoint: cmp.Or(c.Sources.GCS.Endpoint, pl.Getenv("STORAGE_EMULATOR_HOST")), IdleTimeout: c.Sources.IdleTimeout.Duration})
@@ -53,7 +52,7 @@ func (pl Planner) planRemote(ctx context.Context, name string) (*Plan, error) {
 			return nil, ConfigError{err}
 		}
 		defer g.Close()
-		f, base = g, "gs://"+src.Bucket+"/"
+		f = g
 	}
-	return pl.fetchPlan(ctx, sanitize.Redact(name), src.Kind, base, f, prefix, match, secrets)
+	return pl.fetchPlan(ctx, sanitize.Redact(name), src.Kind, f, prefix, match, secrets)
 }

@@ -120,16 +120,20 @@ func (pl Planner) planS3(ctx context.Context, name string) (*Plan, error) {
 	if err != nil {
 		return nil, RedactErr(err, secrets...)
 	}
-	return pl.fetchPlan(ctx, name, "s3", "s3://"+bucket+"/", client, prefix, match, secrets)
+	return pl.fetchPlan(ctx, name, "s3", client, prefix, match, secrets)
 }
 
 // fetchPlan downloads the objects under prefix that match takes into a
 // temporary folder (finops-<kind>-…) and plans them (planFetched), each
-// named by base and its key; name is the source, already redacted. Every
+// named by its URL (f.URL, whose root f.URL("") stands for the folder in
+// messages); name is the source, already redacted. Every
 // error, each refused object's too, loses secrets. With pl.Seen only the
 // objects not imported before are downloaded (pullPlan).
-func (pl Planner) fetchPlan(ctx context.Context, name, kind, base string, f objstore.Store, prefix string, match func(string) bool,
+func (pl Planner) fetchPlan(ctx context.Context, name, kind string, f objstore.Store, prefix string, match func(string) bool,
 	secrets []string) (*Plan, error) {
+	// The records an incremental pull looks up (base+key) and those it
+	// writes (Fetched.URL) are named alike by construction.
+	base := f.URL("")
 	if pl.Seen != nil {
 		return pl.pullPlan(ctx, name, kind, base, storeLister{f}, prefix, match, secrets)
 	}
@@ -176,16 +180,24 @@ func (p *Plan) planFetched(name string, files []objstore.Fetched, refused []erro
 	// files among the downloaded objects, never local files around them.
 	plan := ingest.PlanDeliveriesWithin(paths, p.tmp)
 	p.Files = plan.Files
+	p.addRenamed(plan, nil)
+	return p, nil
+}
+
+// addRenamed adds plan's skipped files, notes (those keep takes; nil:
+// all) and errors to p's, each naming the objects by URL (Rename).
+func (p *Plan) addRenamed(plan *ingest.DeliveryPlan, keep func(note string) bool) {
 	for _, s := range plan.Skipped {
 		p.Skipped = append(p.Skipped, p.Rename(s))
 	}
 	for _, n := range plan.Notes {
-		p.Notes = append(p.Notes, p.Rename(n))
+		if keep == nil || keep(n) {
+			p.Notes = append(p.Notes, p.Rename(n))
+		}
 	}
 	for _, e := range plan.Errs {
 		p.Errs = append(p.Errs, RenamedError{p.Rename(e.Error()), e})
 	}
-	return p, nil
 }
 
 // StdinName is what standard input is called in messages and the database

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/finops-oss/finops/internal/amount"
 	"github.com/finops-oss/finops/internal/ingest"
 	"github.com/finops-oss/finops/internal/objstore"
 )
@@ -248,17 +249,7 @@ func (u *pull) adopt(p *Plan, plan *ingest.DeliveryPlan, got []objstore.Fetched,
 			p.Files = append(p.Files, f)
 		}
 	}
-	for _, s := range plan.Skipped {
-		p.Skipped = append(p.Skipped, p.Rename(s))
-	}
-	for _, n := range plan.Notes {
-		if keep[strings.SplitN(n, ": ", 2)[0]] || u.verbose {
-			p.Notes = append(p.Notes, p.Rename(n))
-		}
-	}
-	for _, e := range plan.Errs {
-		p.Errs = append(p.Errs, RenamedError{p.Rename(e.Error()), e})
-	}
+	p.addRenamed(plan, func(n string) bool { return keep[strings.SplitN(n, ": ", 2)[0]] || u.verbose })
 }
 
 // chooseUnits marks in take the objects of each planned file, or of each
@@ -396,13 +387,13 @@ func (u *pull) summary(take []bool) []string {
 	if len(u.objs) == 1 {
 		objects = "object"
 	}
-	line := fmt.Sprintf("%s: %s %s, %s new, %s changed", u.name, thousands(len(u.objs)), objects, thousands(n[isNew]), thousands(n[isChanged]))
+	line := fmt.Sprintf("%s: %s %s, %s new, %s changed", u.name, count(len(u.objs)), objects, count(n[isNew]), count(n[isChanged]))
 	if n[isRetry] > 0 {
-		line += fmt.Sprintf(", %s not imported yet", thousands(n[isRetry]))
+		line += fmt.Sprintf(", %s not imported yet", count(n[isRetry]))
 	}
-	line += fmt.Sprintf(", %s downloaded", thousands(got))
+	line += fmt.Sprintf(", %s downloaded", count(got))
 	if len(u.gone) > 0 {
-		line += fmt.Sprintf(" (%s seen before are gone)", thousands(len(u.gone)))
+		line += fmt.Sprintf(" (%s seen before are gone)", count(len(u.gone)))
 	}
 	return append([]string{line}, lines...)
 }
@@ -415,11 +406,6 @@ var stateWords = [...]string{
 	isLeftOut:  "unchanged, left out before (a manifest, or an older delivery's file)",
 }
 
-// thousands writes n with commas: 10,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+// count writes n with comma thousands separators (10,000), as amounts are
+// written.
+func count(n int) string { return amount.Group(float64(n), 0) }

@@ -174,7 +174,8 @@ func pullOnce(t *testing.T, b *fakeBucket, seen *memSeen, prefix string) (string
 // TestPullInvariantGenerated checks the invariant of incremental pulls
 // (seen.go) over seeded random sequences of listings: objects added,
 // rewritten with the same size and other bytes, with the same bytes, with
-// another size, deleted, and broken ones whose import fails. An
+// another size, deleted, broken ones whose import fails, and imported
+// bytes the database loses (a stored record no longer held). An
 // independent model — for each key the version now in the bucket and the
 // last version imported — says which objects each pull must download:
 // exactly those whose current version was never imported. It also says the
@@ -183,9 +184,10 @@ func pullOnce(t *testing.T, b *fakeBucket, seen *memSeen, prefix string) (string
 // version downloaded, its import failed).
 func TestPullInvariantGenerated(t *testing.T) {
 	for seed := int64(1); seed <= 60; seed++ {
-		m := &invModel{r: rand.New(rand.NewSource(seed)), b: newFakeBucket(), version: map[string]int{}, imported: map[string]int{},
-			downloaded: map[string]int{}, keys: []string{"p/a.csv", "p/b.csv", "p/c/d.csv", "p/c/e.csv", "p/f.csv", "p/g.csv", "q/outside.csv"}}
 		seen := newMemSeen()
+		m := &invModel{r: rand.New(rand.NewSource(seed)), b: newFakeBucket(), version: map[string]int{}, imported: map[string]int{},
+			downloaded: map[string]int{}, keys: []string{"p/a.csv", "p/b.csv", "p/c/d.csv", "p/c/e.csv", "p/f.csv", "p/g.csv", "q/outside.csv"},
+			seen: seen}
 		for step := 0; step < 25; step++ {
 			m.mutate()
 			w := m.expect()
@@ -208,6 +210,7 @@ type invModel struct {
 	downloaded map[string]int // the version last downloaded, while the key was listed
 	next       int
 	keys       []string
+	seen       *memSeen // the database: its imported bytes can be lost
 }
 
 // body is a new version's bytes of k, broken ("bad …") or not, at least
@@ -244,6 +247,13 @@ func (m *invModel) mutate() {
 		case op < 8: // deleted
 			delete(b.objs, k)
 			delete(m.version, k)
+			continue
+		case op < 9 && m.version[k] > 0 && m.imported[k] == m.version[k]:
+			// The database loses the imported bytes (a file removed from
+			// it): its import no longer counts, and the object, listed
+			// unchanged, must come again.
+			delete(m.seen.held, sha(b.objs[k].body))
+			delete(m.imported, k)
 			continue
 		default:
 			continue
