@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/finops-oss/finops/internal/config"
 	"github.com/finops-oss/finops/internal/plan"
 )
@@ -19,14 +15,16 @@ func planOptions(c *config.Config, only []string) (plan.Options, error) {
 		opt.Prices = append(opt.Prices, plan.Price{Provider: p.Provider, GPUModel: p.GPUModel, Hourly: p.Hourly,
 			Monthly: p.Monthly, Spot: p.Spot, Currency: p.Currency, AsOf: p.AsOf})
 	}
-	if len(c.FX) > 0 {
+	// The rates as the report reads them (config.FXRates: decimals, codes
+	// upper-cased), so the planner cannot accept a spelling the report refuses.
+	rates, err := c.FXRates()
+	if err != nil {
+		return opt, err
+	}
+	if len(rates) > 0 {
 		opt.FX = map[string]float64{}
-		for cur, rate := range c.FX {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rate), 64)
-			if err != nil {
-				return opt, fmt.Errorf("config: fx.%s: %q is not a number", cur, rate)
-			}
-			opt.FX[cur] = v
+		for cur, d := range rates {
+			opt.FX[cur] = d.InexactFloat64()
 		}
 	}
 	return opt, nil
