@@ -41,16 +41,18 @@ func CommandCheck(check func(argv, allowResources, allowTeams []string, refuse f
 func GPUModelCheck(model func(string) string) Check {
 	return func(c *Config) []error {
 		var errs []error
-		seen := map[string]bool{}
+		first := map[string]int{} // model → the first block naming it
 		for i, p := range c.Purchase {
 			if p.GPUModel == "" {
 				continue // validatePurchase: required
 			}
 			k := strings.ToLower(model(p.GPUModel))
-			if seen[k] {
-				errs = append(errs, fmt.Errorf("purchase[%d] (%s): gpu_model appears twice", i, p.GPUModel))
+			if j, ok := first[k]; ok {
+				errs = append(errs, fmt.Errorf("purchase[%d] (%s): gpu_model appears twice: purchase[%d] (%s) is the same card; keep one block per model",
+					i, p.GPUModel, j, c.Purchase[j].GPUModel))
+				continue
 			}
-			seen[k] = true
+			first[k] = i
 		}
 		return errs
 	}

@@ -38,7 +38,7 @@ func (c *Config) validatePurchase() []error {
 			errs = append(errs, fmt.Errorf("%s: gpu_model is required", at))
 		} else {
 			// Two spellings of one card are one model to the review: that
-			// takes the GPU catalog, so reportjob.CheckConfig refuses them.
+			// takes the GPU catalog, so GPUModelCheck(gpu.Model), handed in by the CLI, refuses them.
 			at = fmt.Sprintf("purchase[%d] (%s)", i, p.GPUModel)
 		}
 		var missing []string

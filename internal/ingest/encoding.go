@@ -77,7 +77,7 @@ func prepareInput(r io.Reader, opt Options) input {
 	if hasParquetMagic(prefix) {
 		return input{r: br, parquet: true}
 	}
-	if first := firstNonSpace(prefix); first == '[' || first == '{' && isVastPage(prefix) || isJSONFormat(opt.Format) {
+	if first := firstNonSpace(prefix); first == '[' || first == '{' && isVastPage(prefix) || isJSONFormat(opt) {
 		if bytes.HasPrefix(prefix, []byte("\xef\xbb\xbf")) {
 			_, _ = br.Discard(3)
 		}

@@ -319,3 +319,22 @@ func TestJSONDetectionSameAsBeforeRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestForcedJSONFormatOfOptionsFormats: --format naming a JSON format of
+// Options.Formats (here RunPod's entry under another name) reads the file
+// through that entry, as it does a built-in one: the "JSON but reads CSV"
+// refusal asks the registry Parse uses, not the built-in one.
+func TestForcedJSONFormatOfOptionsFormats(t *testing.T) {
+	formats := BuiltinFormats()
+	own, ok := LookupFormat(FormatRunPod)
+	if !ok {
+		t.Fatal("no runpod entry")
+	}
+	own.Name = "runpod-own"
+	formats = append(formats, own)
+	want, _ := mustParse(t, own.Sample, Options{})
+	got, _ := mustParse(t, own.Sample, Options{Formats: formats, Format: own.Name})
+	if got.Format != own.Name || got.Rows != want.Rows || got.Rows == 0 {
+		t.Errorf("forced %s: format %q, %d rows; detected runpod: %d rows", own.Name, got.Format, got.Rows, want.Rows)
+	}
+}

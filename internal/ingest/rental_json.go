@@ -20,10 +20,10 @@ const (
 	FormatVast   = "vast"   // Vast.ai billing API: /api/v0/charges/ pages, legacy /users/me/invoices, /api/v1/invoices/
 )
 
-// isJSONFormat reports a format read a JSON record at a time (its registry
-// entry has records).
-func isJSONFormat(f string) bool {
-	e, ok := registry(builtinFormats()).lookup(f)
+// isJSONFormat reports whether opt.Format is read a JSON record at a time
+// (its entry in the registry Parse uses, registryOf, has records).
+func isJSONFormat(opt Options) bool {
+	e, ok := registryOf(opt).lookup(opt.Format)
 	return ok && e.records != nil
 }
 
@@ -51,7 +51,7 @@ type jsonRecordParser interface {
 // of any length needs the memory of one record.
 func parseJSON(ctx context.Context, r io.Reader, opt Options, sink Sink) (*Summary, error) {
 	name := opt.Name
-	if opt.Format != "" && !isJSONFormat(opt.Format) {
+	if opt.Format != "" && !isJSONFormat(opt) {
 		return nil, &ParseError{File: name, Line: 1, Msg: fmt.Sprintf(
 			"this is a JSON file, but --format %s reads CSV; drop --format to detect a RunPod or Vast.ai billing file", opt.Format)}
 	}

@@ -47,7 +47,7 @@ func TestGPUModelSpellings(t *testing.T) {
 
 	// Two spellings of one card are one purchase.
 	y := "purchase: [{gpu_model: A100-80GB, " + buy + "}, {gpu_model: A100-SXM4-80GB, " + buy + "}]"
-	if _, err := config.Parse("f.yaml", []byte(y), config.GPUModelCheck(gpu.Model)); err == nil || !strings.Contains(err.Error(), "purchase[1] (A100-SXM4-80GB): gpu_model appears twice") {
+	if _, err := config.Parse("f.yaml", []byte(y), config.GPUModelCheck(gpu.Model)); err == nil || !strings.Contains(err.Error(), "purchase[1] (A100-SXM4-80GB): gpu_model appears twice: purchase[0] (A100-80GB) is the same card") {
 		t.Errorf("two spellings of the A100-80GB: %v", err)
 	}
 }

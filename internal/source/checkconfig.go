@@ -21,7 +21,9 @@ import (
 // so its errors read as config's own.
 func CheckConfig(c *config.Config) []error {
 	var errs []error
-	formats := billingFormats()
+	// The formats a billing source may name: the registry's
+	// (ingest.Format.ConfigKeys), never a list kept here.
+	formats := ingest.BillingSourceFormats()
 	for i, s := range c.Billing {
 		if s.Mapping != "" {
 			if _, ok := c.Mappings[s.Mapping]; !ok && !builtinMapping(s.Mapping) {
@@ -61,11 +63,6 @@ func URLSecret(key, s string) error {
 	}
 	return fmt.Errorf("%s: must not contain credentials (a password or a token parameter): secrets come from environment variables or files", key)
 }
-
-// billingFormats are the formats a billing source may name (format: is
-// detected from the header when left out): the registry's
-// (ingest.Format.ConfigKeys), never a list kept here.
-func billingFormats() []string { return ingest.BillingSourceFormats() }
 
 func builtinMapping(name string) bool {
 	return slices.ContainsFunc(ingest.BuiltinMappings(), func(m ingest.ColumnMapping) bool { return m.Name == name })

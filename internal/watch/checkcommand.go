@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/finops-oss/finops/internal/sanitize"
 )
 
 // placeholder is what looks like a placeholder, known or not ("{hostname}"
@@ -67,10 +69,6 @@ func argvPlaceholder(i int, a string, allow ArgvAllow) string {
 	return ""
 }
 
-// showValue shows a value from the config in one line, at most 200 bytes.
-func showValue(s string) string {
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
-}
+// showValue shortens a value from the config to at most 200 characters,
+// cut between characters (sanitize.Truncate) so a refusal stays valid UTF-8.
+func showValue(s string) string { return sanitize.Truncate(s, 200) }

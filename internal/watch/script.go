@@ -73,8 +73,7 @@ var (
 // interpreterName is the interpreter a program names ("python3.12" and
 // "/usr/bin/python3" are python, "node.exe" is node), "" for none.
 func interpreterName(prog string) string {
-	base := strings.ToLower(path.Base(strings.ReplaceAll(prog, `\`, "/")))
-	base = strings.TrimSuffix(base, ".exe")
+	base := progBase(prog)
 	switch {
 	case strings.HasPrefix(base, "python") || strings.HasPrefix(base, "pypy"):
 		return "python"
@@ -91,6 +90,8 @@ func interpreterName(prog string) string {
 	return ""
 }
 
+// progBase is a program's name without its folder (either slash) and
+// ".exe", lower-cased: what the tables above are keyed by.
 func progBase(prog string) string {
 	return strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(prog, `\`, "/"))), ".exe")
 }
