@@ -88,8 +88,8 @@ func TestIngestSMIBenchmark(t *testing.T) {
 			verdict = "**not met**"
 		}
 		fmt.Fprintf(&b, "| %d | %v | %.0f MB | %.2f s | %.2f s | %.0f MB | %.2f s | %.2f s | %.0f MB | %.2f (≤ 1: %s) |\n", r.rows, r.every,
-			float64(r.size)/1e6, r.finops.wall.Seconds(), r.finops.cpu.Seconds(), float64(r.finops.rss)/1024,
-			r.sqlit.wall.Seconds(), r.sqlit.cpu.Seconds(), float64(r.sqlit.rss)/1024, ratio, verdict)
+			float64(r.size)/1e6, r.finops.wall.Seconds(), r.finops.cpu.Seconds(), float64(r.finops.rss)*1024/1e6,
+			r.sqlit.wall.Seconds(), r.sqlit.cpu.Seconds(), float64(r.sqlit.rss)*1024/1e6, ratio, verdict)
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(&b, "\nMedian of %d runs each; load average at the end: %s", reps, strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
