@@ -286,10 +286,32 @@ type Mailpit struct {
 // StartMailpit starts mailpit with plaintext SMTP, any credentials accepted,
 // chaos (fault injection) enabled, plus extra flags (TLS certificates, an
 // auth file …); it stops when the test ends.
+//
+// FreePort's ports were free a moment ago, not reserved: a server another
+// test starts meanwhile can take one, and then mailpit exits at once while
+// the other server answers on its ports. The test would talk to the wrong
+// server, so a mailpit that exits with its address in use is started again
+// on other ports, and one is only returned still running after it answered.
 func StartMailpit(t testing.TB, extra ...string) *Mailpit {
 	t.Helper()
 	bin := Binary(t, "mailpit", MailpitInstall)
-	m := &Mailpit{Host: "127.0.0.1", SMTPPort: FreePort(t)}
+	for attempt := 1; ; attempt++ {
+		m, clash := startMailpitOnce(t, bin, extra)
+		if !clash {
+			return m
+		}
+		if attempt == 5 {
+			t.Fatalf("mailpit found its ports taken 5 times:\n%s", m.proc.Output())
+		}
+	}
+}
+
+// startMailpitOnce starts mailpit on fresh ports and waits until both its
+// listeners answer and it is still running; clash reports that it exited
+// because a port was taken.
+func startMailpitOnce(t testing.TB, bin string, extra []string) (m *Mailpit, clash bool) {
+	t.Helper()
+	m = &Mailpit{Host: "127.0.0.1", SMTPPort: FreePort(t)}
 	httpPort := FreePort(t)
 	m.API = fmt.Sprintf("http://127.0.0.1:%d", httpPort)
 	args := []string{
@@ -305,21 +327,53 @@ func StartMailpit(t testing.TB, extra ...string) *Mailpit {
 		args = append(args, "--smtp-auth-allow-insecure")
 	}
 	m.proc = StartProcess(t, bin, append(args, extra...)...)
-	m.proc.WaitHTTP(t, "mailpit", m.API+"/api/v1/info", 15*time.Second)
-	// The SMTP listener comes up with the HTTP one; make sure.
-	deadline := time.Now().Add(10 * time.Second)
+	exited := func() (bool, bool) {
+		select {
+		case <-m.proc.done:
+			if strings.Contains(m.proc.Output(), "address already in use") {
+				return true, true
+			}
+			t.Fatalf("mailpit exited while starting:\n%s", m.proc.Output())
+		default:
+		}
+		return false, false
+	}
+	deadline := time.Now().Add(25 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", m.SMTPPort), time.Second)
-		if err == nil {
-			c.Close()
+		if gone, clash := exited(); gone {
+			return m, clash
+		}
+		if mailpitAnswers(m) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("mailpit SMTP did not answer:\n%s", m.proc.Output())
+			t.Fatalf("mailpit did not answer at %s and 127.0.0.1:%d:\n%s", m.API, m.SMTPPort, m.proc.Output())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return m
+	// A clash ends mailpit within milliseconds; one still running a moment
+	// after its ports answered is the one answering on them.
+	time.Sleep(200 * time.Millisecond)
+	if gone, clash := exited(); gone {
+		return m, clash
+	}
+	return m, false
+}
+
+// mailpitAnswers says whether mailpit's HTTP API and SMTP port both answer.
+func mailpitAnswers(m *Mailpit) bool {
+	resp, err := http.Get(m.API + "/api/v1/info")
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", m.SMTPPort), time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 func hasFlag(args []string, flag string) bool {
