@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"go/build"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -77,15 +78,50 @@ func Binary(t testing.TB, name, install string) string {
 	return ""
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago and
+// that no outgoing connection can take: it lies below the kernel's
+// ephemeral range (net.ipv4.ip_local_port_range), from which every client
+// socket of every test process takes its local port. A port the kernel
+// hands out for "127.0.0.1:0" is in that range, so between FreePort closing
+// it and the server binding it, any HTTP client of a parallel test could be
+// given it; the server then exits with "address already in use" while the
+// test talks to whatever holds the port. Ports outside the range can only
+// clash with another test's FreePort choice, which the random choice over
+// thousands of ports makes rare, and WaitHTTP notices.
 func FreePort(t testing.TB) int {
 	t.Helper()
+	lo, hi := belowEphemeral()
+	for range 200 {
+		port := lo + rand.IntN(hi-lo)
+		if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
+			l.Close()
+			return port
+		}
+	}
+	// Everything tried was taken: fall back to the kernel's choice.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// belowEphemeral is the range [lo, hi) FreePort chooses from: from 10000 up
+// to the first port of the kernel's ephemeral range (Linux's default
+// 32768, also used where the range cannot be read).
+func belowEphemeral() (lo, hi int) {
+	lo, hi = 10000, 32768
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return lo, hi
+	}
+	if f := strings.Fields(string(b)); len(f) == 2 {
+		if first, err := strconv.Atoi(f[0]); err == nil && first > lo+1000 {
+			hi = first
+		}
+	}
+	return lo, hi
 }
 
 // Process is a started server binary, its output kept for the failure
@@ -158,11 +194,26 @@ func (p *Process) WaitHTTP(t testing.TB, name, url string, within time.Duration)
 		if err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
+			p.stillRunning(t, name)
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("%s did not answer at %s within %v:\n%s", name, url, within, p.Output())
+}
+
+// stillRunning fails the test when the process exits within a moment of
+// its address answering: then something else answered there (a server
+// that lost its port to another test's exits within milliseconds), and
+// the test would talk to the wrong server.
+func (p *Process) stillRunning(t testing.TB, name string) {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(200 * time.Millisecond):
+		return
+	}
+	t.Fatalf("%s exited right after its address answered (another server holds the port?):\n%s", name, p.Output())
 }
 
 // S3Server is a running versitygw serving the folder Dir.

@@ -16,11 +16,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/finops-oss/finops/internal/publish/publishtest"
 	"github.com/finops-oss/finops/internal/testenv"
 )
 
@@ -121,16 +123,24 @@ func run(tb testing.TB, url, dir, ready string, cmd *exec.Cmd) *Server {
 		s.Stop()
 		tb.Fatalf("%s did not become ready: %v\n%s", filepath.Base(cmd.Path), err, s.log.String())
 	}
+	// One that exits a moment after its address answered lost the port to
+	// another test's server, which is the one that answered.
+	select {
+	case err := <-s.done:
+		s.done <- err
+		tb.Fatalf("%s exited right after %s answered (another server holds the port?): %v\n%s",
+			filepath.Base(cmd.Path), url, err, s.log.String())
+	case <-time.After(200 * time.Millisecond):
+	}
 	return s
 }
 
+// freeAddr is a 127.0.0.1 address on a port publishtest.FreePort chose:
+// outside the kernel's ephemeral range, so no client socket takes it
+// before the server binds it.
 func freeAddr(tb testing.TB) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	tb.Helper()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(publishtest.FreePort(tb)))
 }
 
 func (s *Server) waitReady(path string, limit time.Duration) error {
