@@ -152,7 +152,7 @@ func TestHostileIngestErrorOnce(t *testing.T) {
 	writeFile(t, bad, `[{"amount": "lots", "podId": "b", "time": "2026-11-02T00:00:00Z"}]`)
 	code, stdout, stderr := runFinops(t, "--db", filepath.Join(dir, "f.db"), "ingest", bad)
 	if code != cli.ExitFailed || strings.Count(stdout+stderr, "lots") != 1 || !strings.Contains(stdout, bad+": FAILED: ") ||
-		!strings.Contains(stderr, "ingest: 1 problems in 1 sources (1 files planned), each named on standard output") {
+		!strings.Contains(stderr, "ingest: 1 problem in 1 source (1 file planned), each named on standard output") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	code, stdout, stderr = runFinops(t, "--db", filepath.Join(dir, "f.db"), "ingest", "s3://AKIA:secret@bucket/cur/", bad)

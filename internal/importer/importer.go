@@ -266,8 +266,16 @@ func (r *importRun) err(sources int) error {
 		}
 	}
 	// Each problem is on perFile already: the error only counts them.
-	return ReportedError{fmt.Sprintf("ingest: %d problems in %d sources (%d files planned), each named on standard output",
-		len(r.errs), sources, len(r.jobs)), r.errs[0]}
+	return ReportedError{fmt.Sprintf("ingest: %s in %s (%s planned), each named on standard output",
+		count(len(r.errs), "problem"), count(sources, "source"), count(len(r.jobs), "file")), r.errs[0]}
+}
+
+// count is "1 file", "2 files": the error line is the one a cron mail shows.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // isConfigError reports a source that can never work as configured (exit 2).

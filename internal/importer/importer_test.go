@@ -76,7 +76,7 @@ func TestRun(t *testing.T) {
 	var out strings.Builder
 	rs, err := Run(context.Background(), f.options(&out, false), f.specs)
 	var reported ReportedError
-	if !errors.As(err, &reported) || !strings.Contains(err.Error(), "1 problems in 2 sources (2 files planned)") {
+	if !errors.As(err, &reported) || !strings.Contains(err.Error(), "1 problem in 2 sources (2 files planned)") {
 		t.Fatalf("err %v, want the count of one problem", err)
 	}
 	if len(rs) != 2 || rs[0].Files != 1 || rs[0].Failed != 0 || rs[0].Err != nil || rs[1].Files != 1 || rs[1].Failed != 1 || rs[1].Err == nil {

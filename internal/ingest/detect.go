@@ -59,10 +59,13 @@ func detectIn(formats registry, header []string, mappings []ColumnMapping) (form
 	if msg := ociNativeReport(idx); msg != "" {
 		return "", nil, errors.New(msg)
 	}
-	return "", nil, errors.New(unrecognisedHeader(h, idx, mappings))
+	return "", nil, errors.New(unrecognisedHeader(formats, h, idx, mappings))
 }
 
-func unrecognisedHeader(h []string, idx *columns, mappings []ColumnMapping) string {
+// unrecognisedHeader says what a header nothing recognised lacks. It lists
+// every format of the registry that detects a header, in detection order,
+// so a format added to the registry is named here without another edit.
+func unrecognisedHeader(formats registry, h []string, idx *columns, mappings []ColumnMapping) string {
 	shown := h
 	if len(shown) > 6 {
 		shown = shown[:6]
@@ -71,9 +74,15 @@ func unrecognisedHeader(h []string, idx *columns, mappings []ColumnMapping) stri
 	if len(h) > len(shown) {
 		msg += ", ..."
 	}
-	msg += "): expected a FOCUS export (BilledCost, ChargePeriodStart, ...), an nvidia-smi --query-gpu CSV, " +
-		"a finops tasks file (task, resource or resource_id, start, end, ...), or a configured column mapping; " +
-		"pass --format or add a mapping to the config"
+	var expected []string
+	for _, f := range formats.detectors() {
+		e := f.Describe
+		if f.Columns != "" {
+			e += " (" + f.Columns + ")"
+		}
+		expected = append(expected, e)
+	}
+	msg += "): expected one of " + strings.Join(expected, "; ") + "; pass --format or add a mapping to the config"
 	if hint := foreignHint(idx); hint != "" {
 		msg += "; " + hint
 	}

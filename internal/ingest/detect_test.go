@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -63,6 +65,39 @@ func TestMappingValidate(t *testing.T) {
 	for _, want := range []string{`mapping "x"`, "start is required", `unknown field "colour"`, `mode "quarterly"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate: %v; want it to mention %q", err, want)
+		}
+	}
+}
+
+// TestUnrecognisedHeaderNamesEveryFormat: invariant — the refusal of a
+// header no format recognises names every format of the registry that
+// detects a header (its description and its telltale columns), so a user
+// learns what finops reads, and a format added to the registry is named
+// without another edit. Headers are generated from words no format reads.
+func TestUnrecognisedHeaderNamesEveryFormat(t *testing.T) {
+	rng := rand.New(rand.NewSource(35))
+	words := []string{"alpha", "beta", "gamma", "delta", "Amount", "When", "host", "gpu_util", "price", "Region"}
+	for n := 0; n < 300; n++ {
+		h := make([]string, 1+rng.Intn(9))
+		for i := range h {
+			h[i] = words[rng.Intn(len(words))] + strconv.Itoa(rng.Intn(100))
+		}
+		_, _, err := DetectFormat(h, nil)
+		if err == nil {
+			t.Fatalf("%v: recognised", h)
+		}
+		detecting := 0
+		for _, f := range builtinFormats() {
+			if f.Detect == nil && f.Fallback == nil {
+				continue
+			}
+			detecting++
+			if !strings.Contains(err.Error(), f.Describe+" ("+f.Columns+")") || f.Columns == "" {
+				t.Fatalf("%v: the refusal does not name %s with its columns %q:\n%v", h, f.Name, f.Columns, err)
+			}
+		}
+		if detecting < 8 {
+			t.Fatalf("only %d formats detect a header: the registry lost some", detecting)
 		}
 	}
 }

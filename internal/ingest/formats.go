@@ -24,6 +24,10 @@ type Format struct {
 	Kind string
 	// Describe names the format in messages: "an AWS Cost and Usage Report".
 	Describe string
+	// Columns says, for a header no format recognises, what this format's
+	// header has: "BilledCost, ChargePeriodStart, ...". Formats without a
+	// CSV header (JSON records) leave it empty.
+	Columns string
 	// Doc is the docs page and anchor that says how the format is read,
 	// relative to the repository root: "docs/INGEST.md#aws-cur".
 	Doc string

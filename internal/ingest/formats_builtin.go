@@ -23,7 +23,7 @@ func builtinFormats() registry {
 
 func focusFormat() Format {
 	return Format{
-		Name: FormatFOCUS, Kind: KindBilling, Describe: "a FOCUS export",
+		Name: FormatFOCUS, Kind: KindBilling, Describe: "a FOCUS export", Columns: "BilledCost, ChargePeriodStart, ...",
 		Doc: "docs/INGEST.md#focus", Sample: "focus_sample.csv",
 		ConfigKeys: billingSourceKeys(), Supersede: SupersedeByCharge,
 		Identity:   []string{"BillingAccountId", "ResourceId", "ChargePeriodStart", "ChargePeriodEnd", "SkuId", "ChargeCategory"},
@@ -41,7 +41,7 @@ func focusFormat() Format {
 
 func smiFormat() Format {
 	return Format{
-		Name: FormatNvidiaSMI, Kind: KindUtilization, Describe: "an nvidia-smi log",
+		Name: FormatNvidiaSMI, Kind: KindUtilization, Describe: "an nvidia-smi log", Columns: "timestamp, index, utilization.gpu [%], ... of nvidia-smi --query-gpu --format=csv",
 		Doc: "docs/INGEST.md#nvidia-smi-logs-with-a-header-the-shapes-read", Sample: "smi_shanghai.csv",
 		Supersede:  SupersedeNever,
 		Precedence: 20,
@@ -55,7 +55,7 @@ func smiFormat() Format {
 
 func tasksFormat() Format {
 	return Format{
-		Name: FormatTasks, Kind: KindTasks, Describe: "a finops tasks file",
+		Name: FormatTasks, Kind: KindTasks, Describe: "a finops tasks file", Columns: "task, resource or resource_id, start, end, ...",
 		Doc: "docs/INGEST.md#tasks-files", Sample: "tasks_sample.csv",
 		Supersede:  SupersedeNever,
 		Precedence: 30,
@@ -76,7 +76,7 @@ func tasksFormat() Format {
 
 func rentalFormat() Format {
 	return Format{
-		Name: FormatRental, Kind: KindBilling, Describe: "a rental CSV",
+		Name: FormatRental, Kind: KindBilling, Describe: "a rental CSV", Columns: "the columns a mapping in the config names",
 		Doc: "docs/INGEST.md#rental-platform-csvs-column-mappings", Sample: "autodl_sample.csv",
 		ConfigKeys: rentalSourceKeys(), Supersede: SupersedeByCharge,
 		// Mapping fields, not columns: a mapping names the columns.
@@ -113,7 +113,7 @@ func rentalFormat() Format {
 
 func curFormat() Format {
 	return Format{
-		Name: FormatCUR, Kind: KindBilling, Describe: "an AWS Cost and Usage Report",
+		Name: FormatCUR, Kind: KindBilling, Describe: "an AWS Cost and Usage Report", Columns: "lineItem/UnblendedCost, lineItem/LineItemType, ...",
 		Doc: "docs/INGEST.md#aws-cur", Sample: "aws/test_cur.csv",
 		ConfigKeys: billingSourceKeys(), Supersede: SupersedeByCharge,
 		Identity: []string{"lineItem/UsageAccountId", "lineItem/ResourceId", "lineItem/UsageStartDate",
@@ -127,7 +127,7 @@ func curFormat() Format {
 
 func cur2Format() Format {
 	return Format{
-		Name: FormatCUR2, Kind: KindBilling, Describe: "an AWS CUR 2.0 export",
+		Name: FormatCUR2, Kind: KindBilling, Describe: "an AWS CUR 2.0 export", Columns: "line_item_unblended_cost, line_item_line_item_type, ...",
 		Doc:        "docs/INGEST.md#aws-cur2",
 		Sample:     "aws/cur2/exports/gpu-export/data/BILLING_PERIOD=2026-01/gpu-export-00001.csv.gz",
 		ConfigKeys: billingSourceKeys(), Supersede: SupersedeByCharge,
@@ -153,7 +153,7 @@ func curSetup(format, describe string) func(setupInput) (parserSetup, *ParseErro
 
 func azureFormat() Format {
 	return Format{
-		Name: FormatAzure, Kind: KindBilling, Describe: "an Azure cost export",
+		Name: FormatAzure, Kind: KindBilling, Describe: "an Azure cost export", Columns: "Date, CostInBillingCurrency, MeterCategory, ...",
 		Doc: "docs/INGEST.md#azure", Sample: "azure/EA_ActualCost_Small.csv",
 		ConfigKeys: billingSourceKeys(),
 		// The parser reads the billing scope, month and cost basis: the
@@ -175,7 +175,7 @@ func azureFormat() Format {
 
 func gcpFormat() Format {
 	return Format{
-		Name: FormatGCP, Kind: KindBilling, Describe: "a GCP billing export",
+		Name: FormatGCP, Kind: KindBilling, Describe: "a GCP billing export", Columns: "cost, usage_start_time, usage_end_time, sku.description, ...",
 		Doc: "docs/INGEST.md#gcp", Sample: "gcp/2022-08-01_5.csv",
 		ConfigKeys: billingSourceKeys(), Supersede: SupersedeByCharge,
 		Identity:   []string{"billing_account_id", "resource.name", "usage_start_time", "usage_end_time", "sku.id", "cost_type"},

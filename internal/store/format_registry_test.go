@@ -146,6 +146,16 @@ func TestToyFormatDetectedOnlyWhenRegistered(t *testing.T) {
 	if err != nil || sum.Format != "toybill" || sum.Rows != 2 || ingest.SupersedeOf(sum) != ingest.SupersedeByCharge {
 		t.Fatalf("with the toy format registered: %+v, %v", sum, err)
 	}
+	// The refusal of a header nothing reads names the registered formats,
+	// the toy among them, and only those.
+	other := "when,amount\n2026-01-01,3\n"
+	for _, formats := range [][]ingest.Format{nil, opt.Formats} {
+		_, err := ingest.Parse(context.Background(), strings.NewReader(other), ingest.Options{Name: "other.csv", Formats: formats}, &sink)
+		named := err != nil && strings.Contains(err.Error(), "a toy bill")
+		if err == nil || named != (formats != nil) {
+			t.Errorf("registered %v: the refusal names the toy bill: %v (%v)", formats != nil, named, err)
+		}
+	}
 }
 
 type countSink struct{ n int }
