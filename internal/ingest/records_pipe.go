@@ -7,10 +7,10 @@ import (
 )
 
 // A log of a million nvidia-smi samples spent about a third of its ingest
-// reading rows and checking their text, and the rest parsing them and
+// reading rows and checking their text, a third parsing them and the rest
 // handing them to the store, all on one goroutine while a second core
-// idled. runPiped reads and checks rows on a goroutine of its own and
-// parses and delivers them on the caller's, in file order.
+// idled. runPiped reads and checks rows on one goroutine, parses them on
+// a second and delivers them on the caller's, in file order.
 //
 // The invariant (records_pipe_test.go compares the two on generated
 // logs): runPiped delivers the same records in the same order, counts the
@@ -18,10 +18,12 @@ import (
 // whatever ends the file (its end, one bad row too many, the sink). Only a
 // cancelled context may end it at another row, as reads run ahead.
 
-// pipeParser marks a row parser whose rows are worth reading ahead:
-// runPiped calls nothing of it on the reading goroutine (it has no width
-// check of its own: widthChecker), and calls its parse on the caller's
-// goroutine only, so it keeps its state to itself as run has it.
+// pipeParser marks a row parser whose rows are worth reading ahead and
+// parsing on a goroutine of their own (runPiped): runPiped calls nothing
+// of it on the reading goroutine (it has no width check of its own:
+// widthChecker), its parse only on the parsing one, and nothing it
+// returns may share state with it that the caller's goroutine, which
+// delivers the records, would touch.
 type pipeParser interface {
 	rowParser
 	pipelined()
@@ -42,6 +44,7 @@ const (
 type pipeRow struct {
 	line int
 	rec  []string
+	out  parsed // rec parsed (by the parsing goroutine)
 	perr *ParseError
 	err  error
 }
@@ -62,25 +65,51 @@ func (r *recordStream) piped() bool {
 	return csv && ok && !r.serial
 }
 
-// runPiped is run with the reading on a goroutine of its own. The
-// goroutine has stopped, and reads no more of src, when runPiped returns.
+// runPiped is run with the reading and the parsing on goroutines of their
+// own. They have stopped, and read no more of src, when runPiped returns.
 func (r *recordStream) runPiped(ctx context.Context) error {
-	full := make(chan *batch, pipeDepth)
-	free := make(chan *batch, pipeDepth+2)
+	read := make(chan *batch, pipeDepth)
+	parsed := make(chan *batch, pipeDepth)
+	free := make(chan *batch, 2*pipeDepth+3)
 	stop := make(chan struct{})
-	done := make(chan struct{})
+	done := make(chan struct{}, 2)
 	go func() {
-		defer close(done)
-		defer close(full)
-		r.produce(ctx, full, free, stop)
+		defer func() { done <- struct{}{} }()
+		defer close(read)
+		r.produce(ctx, read, free, stop)
 	}()
-	err := r.consume(full, free)
+	go func() {
+		defer func() { done <- struct{}{} }()
+		defer close(parsed)
+		r.parseBatches(read, parsed, stop)
+	}()
+	err := r.consume(parsed, free)
 	close(stop)
-	for range full {
-		// Drain, so that the goroutine's last send does not wait.
+	for range parsed {
+		// Drain, so that no goroutine's last send waits.
+	}
+	for range read {
 	}
 	<-done
+	<-done
 	return err
+}
+
+// parseBatches parses the rows read and checked, batch after batch.
+func (r *recordStream) parseBatches(read <-chan *batch, parsed chan<- *batch, stop <-chan struct{}) {
+	for b := range read {
+		for i := range b.rows {
+			row := &b.rows[i]
+			if row.err == nil && row.perr == nil {
+				row.out, row.perr = r.parseChecked(row.rec, row.line)
+			}
+		}
+		select {
+		case parsed <- b:
+		case <-stop:
+			return
+		}
+	}
 }
 
 // produce reads and checks records into batches until the file ends, an
@@ -95,6 +124,7 @@ func (r *recordStream) produce(ctx context.Context, full chan<- *batch, free <-c
 		}
 		select {
 		case b = <-free:
+			clear(b.rows) // the samples the sink has
 			b.rows, b.cells = b.rows[:0], b.cells[:0]
 		default:
 			b = &batch{}
@@ -146,8 +176,8 @@ func (r *recordStream) readRow(ctx context.Context, n int) (row pipeRow, ok bool
 	return pipeRow{line: line, rec: rec}, true
 }
 
-// consume parses and delivers the rows and counts the bad ones, batch
-// after batch, as run does; a batch goes back to free once done with.
+// consume delivers the rows and counts the bad ones, batch after batch,
+// as run does; a batch goes back to free once done with.
 func (r *recordStream) consume(full <-chan *batch, free chan<- *batch) error {
 	for b := range full {
 		for i := range b.rows {
@@ -163,7 +193,7 @@ func (r *recordStream) consume(full <-chan *batch, free chan<- *batch) error {
 	return nil
 }
 
-// take is run's loop body for one row the reading goroutine read.
+// take is run's loop body for one row read and parsed.
 func (r *recordStream) take(row *pipeRow) error {
 	switch {
 	case row.err == io.EOF:
@@ -173,11 +203,7 @@ func (r *recordStream) take(row *pipeRow) error {
 	case row.perr != nil:
 		return r.sum.reject(r.rowErr(row.perr), r.maxBad)
 	}
-	out, perr := r.parseChecked(row.rec, row.line)
-	if perr != nil {
-		return r.sum.reject(r.rowErr(perr), r.maxBad)
-	}
-	if err := r.deliver(out); err != nil {
+	if err := r.deliver(row.out); err != nil {
 		return fmt.Errorf("%s: %w", (&ParseError{File: r.name, Line: row.line, Row: r.src.numbersRows()}).location(), err)
 	}
 	return nil
