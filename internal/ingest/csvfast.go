@@ -108,10 +108,17 @@ func (c *csvReader) split(body []byte) []string {
 }
 
 // trimLeadingSpace is encoding/csv's TrimLeadingSpace: white space as
-// unicode.IsSpace has it, which no comma is part of.
+// unicode.IsSpace has it, which no comma is part of. nvidia-smi puts a
+// space before every field: the ASCII ones are skipped here, and only a
+// byte past ASCII asks unicode.
 func trimLeadingSpace(s string) string {
-	if len(s) == 0 || (s[0] > ' ' && s[0] < utf8.RuneSelf) {
-		return s
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return strings.TrimLeftFunc(s[i:], unicode.IsSpace)
+		case c != ' ' && (c < '\t' || c > '\r'):
+			return s[i:]
+		}
 	}
-	return strings.TrimLeftFunc(s, unicode.IsSpace)
+	return ""
 }

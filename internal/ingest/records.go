@@ -231,12 +231,19 @@ func (r *recordStream) check(rec []string, line int) *ParseError {
 // parseChecked runs a checked record through its row parser and the checks
 // of what it produced.
 func (r *recordStream) parseChecked(rec []string, line int) (parsed, *ParseError) {
+	out, perr := r.parseRow(rec, line)
+	if perr == nil {
+		perr = checkParsedIDs(r.name, line, r.setup.header, rec, out)
+	}
+	return out, perr
+}
+
+// parseRow runs a checked record through its row parser and, for a billing
+// line, the checks every billing format's lines pass.
+func (r *recordStream) parseRow(rec []string, line int) (parsed, *ParseError) {
 	out, perr := r.setup.p.parse(rec, line)
 	if perr == nil && out.billing != nil {
 		perr = r.lines.check(out.billing, "")
-	}
-	if perr == nil {
-		perr = checkParsedIDs(r.name, line, r.setup.header, rec, out)
 	}
 	return out, perr
 }

@@ -43,8 +43,8 @@ const (
 // what ended it).
 type pipeRow struct {
 	line int
-	rec  []string
-	out  parsed // rec parsed (by the parsing goroutine)
+	rec  []string // valid until the batch goes back to free
+	out  parsed   // rec parsed (by the parsing goroutine)
 	perr *ParseError
 	err  error
 }
@@ -101,7 +101,7 @@ func (r *recordStream) parseBatches(read <-chan *batch, parsed chan<- *batch, st
 		for i := range b.rows {
 			row := &b.rows[i]
 			if row.err == nil && row.perr == nil {
-				row.out, row.perr = r.parseChecked(row.rec, row.line)
+				row.out, row.perr = r.parseRow(row.rec, row.line)
 			}
 		}
 		select {
@@ -202,6 +202,11 @@ func (r *recordStream) take(row *pipeRow) error {
 		return row.err
 	case row.perr != nil:
 		return r.sum.reject(r.rowErr(row.perr), r.maxBad)
+	}
+	// The parsing goroutine has the most to do: the check of the
+	// record's identifiers, which is pure, is done here.
+	if perr := checkParsedIDs(r.name, row.line, r.setup.header, row.rec, row.out); perr != nil {
+		return r.sum.reject(r.rowErr(perr), r.maxBad)
 	}
 	if err := r.deliver(row.out); err != nil {
 		return fmt.Errorf("%s: %w", (&ParseError{File: r.name, Line: row.line, Row: r.src.numbersRows()}).location(), err)

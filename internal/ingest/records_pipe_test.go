@@ -39,7 +39,7 @@ func genSMILog(rng *rand.Rand, n int) string {
 	b.WriteString(header)
 	for i := 0; i < n; i++ {
 		g := i % 4
-		util, idx, power, name := fmt.Sprint(rng.Intn(101), " %"), fmt.Sprint(g), "300.5 W", "NVIDIA A100-SXM4-80GB"
+		util, idx, power, name, uuid := fmt.Sprint(rng.Intn(101), " %"), fmt.Sprint(g), "300.5 W", "NVIDIA A100-SXM4-80GB", fmt.Sprint("GPU-", g)
 		switch rng.Intn(60) {
 		case 0:
 			util = "lots %" // a bad field
@@ -55,9 +55,11 @@ func genSMILog(rng *rand.Rand, n int) string {
 			name = `NVIDIA "A100"` // a bare quote: a malformed row
 		case 6:
 			power = "[N/A]"
+		case 7:
+			uuid += "\u202e" // an identifier that would print reversed: refused
 		}
-		fmt.Fprintf(&b, "2026/11/02 %02d:%02d:%02d.000, %s, 00000000:%02X:00.0, %s, GPU-%d, %s, 81920 MiB, %d MiB, %s\n",
-			i/8/3600%24, i/8/60%60, i/8%60, name, g, idx, g, util, rng.Intn(81920), power)
+		fmt.Fprintf(&b, "2026/11/02 %02d:%02d:%02d.000, %s, 00000000:%02X:00.0, %s, %s, %s, 81920 MiB, %d MiB, %s\n",
+			i/8/3600%24, i/8/60%60, i/8%60, name, g, idx, uuid, util, rng.Intn(81920), power)
 	}
 	return b.String()
 }
