@@ -57,8 +57,9 @@ type batch struct {
 }
 
 // piped reports whether run reads rows on a goroutine of its own: for CSV
-// (whose records are strings the reader never writes again, unlike
-// Parquet's cells) read by a parser that says it may be (pipeParser).
+// (csvReader's records hold strings it never writes again, so a copy of
+// the slice keeps them; no other source is known to) read by a parser that
+// says it may be (pipeParser).
 func (r *recordStream) piped() bool {
 	_, csv := r.src.(*csvReader)
 	_, ok := r.setup.p.(pipeParser)
@@ -69,7 +70,7 @@ func (r *recordStream) piped() bool {
 // own. They have stopped, and read no more of src, when runPiped returns.
 func (r *recordStream) runPiped(ctx context.Context) error {
 	read := make(chan *batch, pipeDepth)
-	parsed := make(chan *batch, pipeDepth)
+	ready := make(chan *batch, pipeDepth)
 	free := make(chan *batch, 2*pipeDepth+3)
 	stop := make(chan struct{})
 	done := make(chan struct{}, 2)
@@ -80,12 +81,12 @@ func (r *recordStream) runPiped(ctx context.Context) error {
 	}()
 	go func() {
 		defer func() { done <- struct{}{} }()
-		defer close(parsed)
-		r.parseBatches(read, parsed, stop)
+		defer close(ready)
+		r.parseBatches(read, ready, stop)
 	}()
-	err := r.consume(parsed, free)
+	err := r.consume(ready, free)
 	close(stop)
-	for range parsed {
+	for range ready {
 		// Drain, so that no goroutine's last send waits.
 	}
 	for range read {
@@ -96,7 +97,7 @@ func (r *recordStream) runPiped(ctx context.Context) error {
 }
 
 // parseBatches parses the rows read and checked, batch after batch.
-func (r *recordStream) parseBatches(read <-chan *batch, parsed chan<- *batch, stop <-chan struct{}) {
+func (r *recordStream) parseBatches(read <-chan *batch, ready chan<- *batch, stop <-chan struct{}) {
 	for b := range read {
 		for i := range b.rows {
 			row := &b.rows[i]
@@ -105,7 +106,7 @@ func (r *recordStream) parseBatches(read <-chan *batch, parsed chan<- *batch, st
 			}
 		}
 		select {
-		case parsed <- b:
+		case ready <- b:
 		case <-stop:
 			return
 		}
@@ -124,7 +125,7 @@ func (r *recordStream) produce(ctx context.Context, full chan<- *batch, free <-c
 		}
 		select {
 		case b = <-free:
-			clear(b.rows) // the samples the sink has
+			clear(b.rows) // let the delivered samples go
 			b.rows, b.cells = b.rows[:0], b.cells[:0]
 		default:
 			b = &batch{}
