@@ -3,7 +3,6 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -76,15 +75,25 @@ func (l *recordLimiter) tooLongCSV() string {
 	return fmt.Sprintf("a record longer than %d MiB (an unclosed quote, or not a CSV file); check the quotes or the file", mib)
 }
 
-// csvReader streams records with their physical line numbers.
+// csvReader streams records with their physical line numbers. It splits
+// a line without a double quote itself (csvfast.go: every line of an
+// nvidia-smi log, nearly every line of a bill), as encoding/csv would with
+// TrimLeadingSpace; a record with a quote it hands to encoding/csv
+// (csvquoted.go), which reads it from the same buffer.
 type csvReader struct {
 	name string
-	cr   *csv.Reader
+	br   *bufio.Reader
 	lim  *recordLimiter
 	// nextLine is where the record after the last one starts, at least; it
 	// names the line when a record cannot be read at all.
 	nextLine int
 	skipped  int64 // bytes of BOM the CSV reader never saw
+
+	lines    int      // lines read so far: the number of the last one
+	consumed int64    // bytes of the lines the fast path read
+	long     []byte   // a line longer than br's buffer, put together
+	rec      []string // the record handed out last, reused
+	q        quotedCSV
 }
 
 func newCSVReader(r io.Reader, name string) *csvReader {
@@ -94,55 +103,21 @@ func newCSVReader(r io.Reader, name string) *csvReader {
 		_, _ = br.Discard(3)
 		lim.mark = 3
 	}
-	cr := csv.NewReader(br)
-	cr.ReuseRecord = true
-	cr.FieldsPerRecord = -1
-	cr.LazyQuotes = false
-	// nvidia-smi separates fields with ", "; no format gives leading spaces a meaning.
-	cr.TrimLeadingSpace = true
-	return &csvReader{name: name, cr: cr, lim: lim, nextLine: 1, skipped: lim.mark}
+	return &csvReader{name: name, br: br, lim: lim, nextLine: 1, skipped: lim.mark}
 }
 
-// next returns the next record and the line it starts on. A record the CSV
-// syntax rejects comes back as rowErr, so the caller may skip it; fatal is
-// io.EOF or an error that ends the file.
-func (c *csvReader) next(header []string) (rec []string, line int, rowErr *ParseError, fatal error) {
-	start := c.nextLine
-	rec, err := c.cr.Read()
-	c.lim.mark = c.skipped + c.cr.InputOffset()
-	if len(rec) > 0 {
-		line, _ = c.cr.FieldPos(0)
-		last, _ := c.cr.FieldPos(len(rec) - 1)
-		c.nextLine = last + 1
-	} else {
-		line = c.nextLine
-	}
-	if err == nil {
-		return rec, line, nil, nil
-	}
-	var pe *csv.ParseError
+// readFailed is the error of a record the reader could not finish (fatal):
+// the record began on start at the earliest and was being read at line.
+func (c *csvReader) readFailed(err error, start, line int) error {
 	switch {
-	case err == io.EOF:
-		return nil, line, nil, io.EOF
-	case errors.As(err, &pe):
-		c.nextLine = pe.Line + 1
-		field := columnName(header, len(rec))
-		msg := "malformed CSV: a quoted field is not closed, or has text after its closing quote; check the quotes"
-		if errors.Is(pe.Err, csv.ErrBareQuote) {
-			msg = `malformed CSV: a " inside an unquoted field; quote the field and double the inner quote ("")`
-		} else if !errors.Is(pe.Err, csv.ErrQuote) {
-			msg = "malformed CSV: " + pe.Err.Error()
-		}
-		return nil, pe.Line, &ParseError{File: c.name, Line: pe.Line, Field: field,
-			Msg: fmt.Sprintf("%s (column %d)", msg, pe.Column)}, nil
 	case errors.Is(err, errRecordTooLong):
 		// The record began after the last one: the line the reader got
 		// to is only where it gave up (a run of empty lines has no record).
-		return nil, start, nil, &ParseError{File: c.name, Line: start, Msg: c.lim.tooLongCSV()}
+		return &ParseError{File: c.name, Line: start, Msg: c.lim.tooLongCSV()}
 	case stopped(err):
-		return nil, line, nil, fmt.Errorf("%s:%d: %w", c.name, line, err)
+		return fmt.Errorf("%s:%d: %w", c.name, line, err)
 	default:
-		return nil, line, nil, &ParseError{File: c.name, Line: line,
+		return &ParseError{File: c.name, Line: line,
 			Msg: fmt.Sprintf("reading the file failed: %v", err)}
 	}
 }
@@ -302,6 +277,12 @@ func isNull(s string) bool {
 // isNullNumber reports the null spellings of numeric cells: besides empty
 // and NULL, Tencent's "-", koku's "None", "N/A" and nvidia-smi's "[...]".
 func isNullNumber(s string) bool {
+	if len(s) > 0 && s[0] < utf8.RuneSelf && !strings.ContainsRune("nN-[", rune(s[0])) {
+		// A number or a name: every null spelling starts with one of
+		// these (no other ASCII letter folds to n), which spares a
+		// million-row log three case-folding compares per cell.
+		return false
+	}
 	if isNull(s) || s == "-" || strings.EqualFold(s, "none") || strings.EqualFold(s, "n/a") {
 		return true
 	}

@@ -215,9 +215,30 @@ func parseUtil(s string) (float64, error) {
 		s = s[:i]
 	}
 	s = strings.TrimSuffix(s, "%")
+	if f, ok := smallInt(s); ok {
+		return f, nil
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0, errNotNumber
 	}
 	return f, nil // out of range: ±Inf
+}
+
+// smallInt reads s when it is only digits, up to nine of them: an
+// nvidia-smi utilization or memory size, which ParseFloat reads to the
+// same (exact) float64 several times slower.
+func smallInt(s string) (float64, bool) {
+	if len(s) == 0 || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return float64(n), true
 }

@@ -36,6 +36,10 @@ type Options struct {
 	// Formats are the formats to detect and read; nil = the built-in ones
 	// (BuiltinFormats). A caller adds a format of its own by appending it.
 	Formats []Format
+
+	// oneGoroutine: parse and deliver every row on the caller's goroutine,
+	// never in runPiped; the reference the tests compare runPiped with.
+	oneGoroutine bool
 }
 
 // ColumnMapping maps a rental platform's CSV columns onto billing-line fields.

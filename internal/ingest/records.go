@@ -29,7 +29,7 @@ func parseRecords(ctx context.Context, src recordSource, first []string, line in
 	}
 	sum := headerSummary(setup, line, encoding, opt.Name)
 	r := &recordStream{name: opt.Name, src: src, sink: sink, setup: setup, sum: sum, encoding: encoding,
-		maxBad: max(opt.MaxBadRows, 0), lines: newLineChecker(opt, fieldsOf(setup.p), sum), ahead: ahead}
+		maxBad: max(opt.MaxBadRows, 0), serial: opt.oneGoroutine, lines: newLineChecker(opt, fieldsOf(setup.p), sum), ahead: ahead}
 	if setup.headerIsData {
 		if err := r.handle(first, line); err != nil {
 			return sum.finish(), err
@@ -133,12 +133,16 @@ type recordStream struct {
 	encoding string
 	maxBad   int
 	ahead    []aheadRecord // rows read to detect a headerless log's fields: they come first
+	serial   bool          // never runPiped (Options.oneGoroutine)
 }
 
 // run reads every record after the header (and the first row of a
 // headerless file) and handles it; a bad record is counted while at most
 // maxBad are.
 func (r *recordStream) run(ctx context.Context) error {
+	if r.piped() {
+		return r.runPiped(ctx)
+	}
 	for n := 1; ; n++ {
 		if n%ctxCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -200,6 +204,15 @@ func (r *recordStream) handle(rec []string, line int) error {
 // parse runs one record through the checks every format shares (text,
 // encoding, width), its row parser and the checks of what it produced.
 func (r *recordStream) parse(rec []string, line int) (parsed, *ParseError) {
+	if perr := r.check(rec, line); perr != nil {
+		return parsed{}, perr
+	}
+	return r.parseChecked(rec, line)
+}
+
+// check runs one record through the checks every format shares: its text,
+// its encoding, its width.
+func (r *recordStream) check(rec []string, line int) *ParseError {
 	name, header := r.name, r.setup.header
 	perr := checkText(name, line, header, rec)
 	if perr == nil && r.encoding != EncodingUTF8 {
@@ -212,15 +225,25 @@ func (r *recordStream) parse(rec []string, line int) (parsed, *ParseError) {
 			perr = checkWidth(name, line, header, rec)
 		}
 	}
-	if perr != nil {
-		return parsed{}, perr
+	return perr
+}
+
+// parseChecked runs a checked record through its row parser and the checks
+// of what it produced.
+func (r *recordStream) parseChecked(rec []string, line int) (parsed, *ParseError) {
+	out, perr := r.parseRow(rec, line)
+	if perr == nil {
+		perr = checkParsedIDs(r.name, line, r.setup.header, rec, out)
 	}
+	return out, perr
+}
+
+// parseRow runs a checked record through its row parser and, for a billing
+// line, the checks every billing format's lines pass.
+func (r *recordStream) parseRow(rec []string, line int) (parsed, *ParseError) {
 	out, perr := r.setup.p.parse(rec, line)
 	if perr == nil && out.billing != nil {
 		perr = r.lines.check(out.billing, "")
-	}
-	if perr == nil {
-		perr = checkParsedIDs(name, line, header, rec, out)
 	}
 	return out, perr
 }
