@@ -62,8 +62,8 @@ func billingInsert(rows int) string {
 // them as an insert in file order did.
 //
 // The chunks in flight (one filling, one queued, one being inserted) are
-// most of an import's live heap, and at the ingest's GOGC of 300 the heap
-// grows to four times that before each collection: at 2,048 lines a 200,000
+// most of an import's live heap, and at the ingest's GOGC (then 300) the heap
+// grew to four times that before each collection: at 2,048 lines a 200,000
 // line import peaked 1.2× higher than a 20,000-line one, which ends before
 // its heap reaches that goal. 1,024 lines spend the same time in B-tree
 // inserts (profiles of the 200,000 rows: 0.59/0.51 s against 0.59/0.50 s)
