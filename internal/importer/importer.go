@@ -397,11 +397,12 @@ func deliveryUnits[J any](jobs []J, key func(J) string) [][]J {
 // what it marks includes what the goroutines allocated while it marked:
 // 4–8 MB from one collection to the next for the same 4 MB live. A long
 // file meets more collections, so at 300 its peak was the largest of more
-// draws, four times each: 200,000 FOCUS rows peaked 1.15–1.27× higher than
-// 20,000 (issue #35: ≤ 1.15×). At 200 the goal is three times the marked
-// heap: 1.02–1.10× in the same interleaved runs, 8–10 MB lower, for about
-// 0.07 s more collector CPU in a 200,000-row profile (docs/BENCHMARKS.md
-// §FOCUS ingest writer).
+// draws, four times each: 200,000 FOCUS rows peaked 1.12–1.20× higher than
+// 20,000 in five interleaved rounds (issue #35: ≤ 1.15×). At 200 the goal
+// is three times the marked heap: 1.03–1.17×, median 1.10×, 8–10 MB lower,
+// for more collector CPU (median 3.88 → 4.21 s for the 200,000 rows at a
+// load of 6–8; the collector's mark in profiles 0.1 → 0.2 s):
+// docs/BENCHMARKS.md §FOCUS ingest writer.
 const gcPercent = 200
 
 // gc sets GOGC to gcPercent for an ingest, unless the user set GOGC, and
