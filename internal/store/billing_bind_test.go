@@ -65,13 +65,14 @@ func randomBindLine(rng *rand.Rand, line int, base time.Time) *finops.BillingLin
 // TestImportStoresTextAsBefore: binding a canonical integer's text as an
 // int64 (bindArg) stores every billing_lines column exactly as binding the
 // text did. The expectation is an independent path: the same lines, sorted
-// by start within each chunk (stable), inserted one row per statement through database/sql
-// with every string bound as text (appendLineArgs, tags by encoding/json),
-// into a second database; every column is compared as SQL's quote() writes
-// it, which tells text from integer, row by row in id order. The scopes recorded for the import
-// (their content hash) are compared with scopeSource's, which reads the
-// reference's lines back. Seeded, so a failure repeats. It fails when
-// bindArg turns "-0", "007" or "+5" into an integer.
+// by start within each chunk (stable), inserted one row per statement
+// through database/sql with every string bound as text (appendLineArgs,
+// tags by encoding/json), into a second database; every column is compared
+// as SQL's quote() writes it, which tells text from integer, row by row in
+// id order. The scopes recorded for the import (their content hash) are
+// compared with scopeSource's, which reads the reference's lines back.
+// Seeded, so a failure repeats. It fails when bindArg turns "-0", "007" or
+// "+5" into an integer.
 func TestImportStoresTextAsBefore(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(35, 7))
