@@ -399,10 +399,19 @@ func deliveryUnits[J any](jobs []J, key func(J) string) [][]J {
 // streams: its live heap is a few MB of batches whatever the file's size,
 // but it allocates for every field of every line, so at Go's default (100)
 // the collector ran every few MB and took a fifth of the CPU of a
-// 200,000-line FOCUS import. At 300 the import is 15 % faster on two cores
-// and its peak RSS 60 → 75 MB, still flat in the file's size
-// (docs/BENCHMARKS.md §Billing ingest).
-const gcPercent = 300
+// 200,000-line FOCUS import; at 300 the import was 15 % faster on two
+// cores (docs/BENCHMARKS.md §Billing ingest). But the heap's peak is the
+// collector's goal, GOGC % above what the last collection marked, and
+// what it marks includes what the goroutines allocated while it marked:
+// 4–8 MB from one collection to the next for the same 4 MB live. A long
+// file meets more collections, so at 300 its peak was the largest of more
+// draws, four times each: 200,000 FOCUS rows peaked 1.12–1.20× higher than
+// 20,000 in five interleaved rounds (issue #35: ≤ 1.15×). At 200 the goal
+// is three times the marked heap: 1.03–1.17×, median 1.10×, 8–10 MB lower,
+// for more collector CPU (median 3.88 → 4.21 s for the 200,000 rows at a
+// load of 6–8; the collector's mark in profiles 0.1 → 0.2 s):
+// docs/BENCHMARKS.md §FOCUS ingest writer.
+const gcPercent = 200
 
 // gc sets GOGC to gcPercent for an ingest, unless the user set GOGC, and
 // returns what restores it: a run goes on to its report, whose live heap is

@@ -24,11 +24,11 @@ import (
 // on the whole process — peak RSS for 200,000 rows at most 1.15× that for
 // 20,000, which bench/run.sh measures — so the heap's own ratio, over a
 // smaller base, is not it (docs/BENCHMARKS.md §Flat memory again). It runs
-// at GOGC 300, as `finops ingest` does (importer.gcPercent):
+// at GOGC 200, as `finops ingest` does (importer.gcPercent):
 //
 //	go test ./internal/store -run '^$' -bench ImportFOCUSPeakHeap -benchtime 1x
 func BenchmarkImportFOCUSPeakHeap(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(300))
+	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	ctx := context.Background()
 	var peaks [2]float64
 	for b.Loop() {

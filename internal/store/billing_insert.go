@@ -7,6 +7,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -61,8 +62,8 @@ func billingInsert(rows int) string {
 // them as an insert in file order did.
 //
 // The chunks in flight (one filling, one queued, one being inserted) are
-// most of an import's live heap, and at the ingest's GOGC of 300 the heap
-// grows to four times that before each collection: at 2,048 lines a 200,000
+// most of an import's live heap, and at the ingest's GOGC (then 300) the heap
+// grew to four times that before each collection: at 2,048 lines a 200,000
 // line import peaked 1.2× higher than a 20,000-line one, which ends before
 // its heap reaches that goal. 1,024 lines spend the same time in B-tree
 // inserts (profiles of the 200,000 rows: 0.59/0.51 s against 0.59/0.50 s)
@@ -83,7 +84,7 @@ type billingBatch struct {
 
 // billingChunk is the lines of one batch.
 type billingChunk struct {
-	args   []any   // billingArity per line
+	args   []any   // billingArity per line, as bindArg turns appendLineArgs' values
 	starts []int64 // each line's charge start
 }
 
@@ -99,8 +100,51 @@ func (b *billingBatch) add(l *finops.BillingLine) bool {
 	c, start := b.cur, l.ChargeStart.Unix()
 	c.args = appendLineArgs(c.args, b.source, l, tags)
 	c.starts = append(c.starts, start)
-	b.scopes.add(l.Provider, l.BillingAccount, start, l.ChargeEnd.Unix(), contentHash(c.args[len(c.args)-billingArity:]))
+	line := c.args[len(c.args)-billingArity:]
+	b.scopes.add(l.Provider, l.BillingAccount, start, l.ChargeEnd.Unix(), contentHash(line))
+	// After the hash, which is of the strings (a stored line is hashed as
+	// read back, as text).
+	for i, v := range line {
+		line[i] = bindArg(v)
+	}
 	return len(c.starts) == billingChunkRows
+}
+
+// bindArg is a billingColumns value as the inserter binds it. A string that
+// is the canonical decimal text of an int64 (digits with no leading zero,
+// "-" the only sign, not "-0": what strconv.FormatInt writes) goes as that
+// int64. Every column a string goes to is TEXT (migration 1), and SQLite
+// stores an integer given to a TEXT column as its decimal text: the same
+// text, the same row. An integer binds without the C copy of the value,
+// the unbind after the statement and the free that the driver spends on a
+// text argument, on the inserter's goroutine, the import's critical path
+// (issue #35). 19 % of the text values of bench/focusgen's export are such:
+// account ids, SKUs, zero costs.
+func bindArg(v any) any {
+	s, ok := v.(string)
+	if !ok || !canonicalInt(s) {
+		return v
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return v // beyond int64
+	}
+	return n
+}
+
+// canonicalInt reports whether s is digits, perhaps after a "-", with no
+// leading zero and not "-0", at most 19 digits.
+func canonicalInt(s string) bool {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || len(d) > 19 || d[0] == '0' && len(s) > 1 {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // appendLineArgs appends the billingColumns of one line. The scope

@@ -1,0 +1,221 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/ingest"
+	"github.com/shopspring/decimal"
+)
+
+// bindPool mixes strings the inserter binds as integers (bindArg) with
+// near misses that must stay text: leading zeros, "-0", a plus sign, int64's
+// limits and one past them, spaces, exponents.
+var bindPool = []string{
+	"0", "7", "-12", "1234567890123", "9223372036854775807", "-9223372036854775808",
+	"007", "-0", "00", "+5", "9223372036854775808", "-9223372036854775809", "12345678901234567890",
+	"1e3", " 5", "5 ", "12a", "-", "0x1f", "١٢٣", "3.0", "", "AWS", "us-east-1",
+}
+
+// randomBindLine is a billing line whose text fields come from bindPool or
+// are random digits, and whose amounts are random decimals, integers
+// included.
+func randomBindLine(rng *rand.Rand, line int, base time.Time) *finops.BillingLine {
+	text := func() string {
+		if rng.IntN(3) == 0 {
+			b := make([]byte, 1+rng.IntN(21))
+			for i := range b {
+				b[i] = byte('0' + rng.IntN(10))
+			}
+			if rng.IntN(4) == 0 {
+				return "-" + string(b)
+			}
+			return string(b)
+		}
+		return bindPool[rng.IntN(len(bindPool))]
+	}
+	amount := func() *decimal.Decimal {
+		if rng.IntN(6) == 0 {
+			return nil
+		}
+		d := decimal.New(rng.Int64N(2_000_001)-1_000_000, -int32(rng.IntN(8)))
+		return &d
+	}
+	start := base.Add(time.Duration(rng.IntN(300)) * time.Hour)
+	l := &finops.BillingLine{Line: line, Provider: text(), BillingAccount: text(), SubAccount: text(),
+		ChargeStart: start, ChargeEnd: start.Add(time.Hour), ChargeCategory: finops.ChargeUsage, ChargeClass: text(),
+		ChargeFrequency: text(), PricingCategory: text(), PricingMode: text(), CommitmentStatus: text(), CommitmentID: text(),
+		ResourceID: text(), ResourceName: text(), ResourceType: text(), Service: text(), SKU: text(), InstanceType: text(),
+		Region: text(), GPUModel: text(), GPUCount: rng.IntN(9), BilledCost: amount(), EffectiveCost: amount(),
+		ListCost: amount(), Currency: text(), UsageQuantity: amount(), UsageUnit: text()}
+	if rng.IntN(3) == 0 {
+		l.Tags = map[string]string{text(): text(), "k": text()}
+	}
+	return l
+}
+
+// TestImportStoresTextAsBefore: binding a canonical integer's text as an
+// int64 (bindArg) stores every billing_lines column exactly as binding the
+// text did. The expectation is an independent path: the same lines, sorted
+// by start within each chunk (stable), inserted one row per statement
+// through database/sql with every string bound as text (appendLineArgs,
+// tags by encoding/json), into a second database; every column is compared
+// as SQL's quote() writes it, which tells text from integer, row by row in
+// id order. The scopes recorded for the import (their content hash) are
+// compared with scopeSource's, which reads the reference's lines back.
+// Seeded, so a failure repeats. It fails when bindArg turns "-0", "007" or
+// "+5" into an integer.
+func TestImportStoresTextAsBefore(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(35, 7))
+	base := utc(2025, 3, 1, 0, 0, 0)
+	for _, n := range []int{1, billingBatchRows + 3, billingChunkRows + 77, 2*billingChunkRows + 1} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			var lines []*finops.BillingLine
+			for i := range n {
+				lines = append(lines, randomBindLine(rng, i+2, base))
+			}
+			s := openTest(t)
+			res := mustImport(t, s, "bind.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: n}, lines, nil, nil))
+
+			ref := openTest(t)
+			refID := referenceInsert(t, ref, res.SourceID, lines)
+			cols := "id, " + strings.Join(strings.Fields(strings.ReplaceAll(billingColumns, ",", " ")), ", ")
+			q := "SELECT quote(" + strings.ReplaceAll(cols, ", ", "), quote(") + ") FROM billing_lines ORDER BY id"
+			got, want := quoteRows(t, s, q), quoteRows(t, ref, q)
+			if len(got) != n || len(want) != n {
+				t.Fatalf("%d rows stored, %d in the reference, want %d", len(got), len(want), n)
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("row %d:\n got %s\nwant %s", i+1, got[i], want[i])
+				}
+			}
+
+			tx, err := ref.db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			if err := scopeSource(ctx, tx, refID); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			sq := "SELECT scope, first_start, last_start, last_end, lines, content FROM source_scopes ORDER BY scope"
+			if g, w := quoteRows(t, s, sq), quoteRows(t, ref, sq); !slices.Equal(g, w) || len(g) == 0 {
+				t.Errorf("scopes recorded by the import:\n%v\nread back from the reference:\n%v", g, w)
+			}
+		})
+	}
+}
+
+// TestBindArg: bindArg turns exactly the strings strconv.FormatInt writes
+// into that int64, for generated strings and bindPool; anything else is
+// returned as it was.
+func TestBindArg(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 8))
+	cases := slices.Clone(bindPool)
+	for range 20000 {
+		b := make([]byte, rng.IntN(22))
+		for i := range b {
+			b[i] = "0123456789-+ .e"[rng.IntN(15)]
+		}
+		cases = append(cases, string(b), strconv.FormatInt(int64(rng.Uint64()), 10))
+	}
+	for _, s := range cases {
+		got := bindArg(s)
+		n, err := strconv.ParseInt(s, 10, 64)
+		canonical := err == nil && strconv.FormatInt(n, 10) == s
+		switch g := got.(type) {
+		case int64:
+			if !canonical || g != n {
+				t.Errorf("bindArg(%q) = int64 %d, want it left as text", s, g)
+			}
+		case string:
+			if canonical || g != s {
+				t.Errorf("bindArg(%q) = %q, want int64 %d", s, g, n)
+			}
+		default:
+			t.Errorf("bindArg(%q) = %T", s, got)
+		}
+	}
+	for _, v := range []any{nil, int64(5)} {
+		if got := bindArg(v); got != v {
+			t.Errorf("bindArg(%v) = %v, want it unchanged", v, got)
+		}
+	}
+}
+
+// referenceInsert stores lines as one source, in the order a stable sort by
+// charge start of each billingChunkRows lines gives, one row per INSERT through database/sql with every
+// string as text; it returns the source's id, made to be source (a
+// reference's ids must match the import's).
+func referenceInsert(t *testing.T, s *Store, source int64, lines []*finops.BillingLine) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO source_files (id, uri, sha256, format, kind, rows, imported_at)
+		VALUES (?, 'ref.csv', 'ref', 'focus', 'billing', ?, 0)`, source, len(lines)); err != nil {
+		t.Fatal(err)
+	}
+	// Ids follow the start within each chunk of billingChunkRows lines of
+	// the file (billing_insert.go).
+	sorted := slices.Clone(lines)
+	for c := range slices.Chunk(sorted, billingChunkRows) {
+		slices.SortStableFunc(c, func(a, b *finops.BillingLine) int { return a.ChargeStart.Compare(b.ChargeStart) })
+	}
+	insert := "INSERT INTO billing_lines (" + billingColumns + ") VALUES (" + strings.Repeat("?,", billingArity-1) + "?)"
+	for _, l := range sorted {
+		var tags any
+		if len(l.Tags) > 0 {
+			b, err := json.Marshal(l.Tags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tags = string(b)
+		}
+		if _, err := s.db.ExecContext(ctx, insert, appendLineArgs(nil, source, l, tags)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return source
+}
+
+// quoteRows runs a query of text columns and joins each row's.
+func quoteRows(t *testing.T, s *Store, q string) []string {
+	t.Helper()
+	rows, err := s.db.QueryContext(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for rows.Next() {
+		v := make([]any, len(cols))
+		p := make([]any, len(cols))
+		for i := range v {
+			p[i] = &v[i]
+		}
+		if err := rows.Scan(p...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%q", v))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
