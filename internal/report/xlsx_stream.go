@@ -45,7 +45,7 @@ func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) e
 		limit = excelize.TotalRows
 	}
 	name, part, row := sheet, 1, 1
-	sw, err := b.openStream(name, cols)
+	sw, rows, err := b.openStream(name, cols)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,6 +55,14 @@ func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) e
 		last, _ := excelize.ColumnNumberToName(len(cols))
 		if err := b.f.AutoFilter(name, fmt.Sprintf("A1:%s%d", last, max(row, 2)), nil); err != nil {
 			return err
+		}
+		// The data rows are in rows (workbook.Rows: the same XML as SetRow,
+		// without its per-cell garbage); the sheet holds their placeholder,
+		// which workbook.Write replaces with them.
+		if rows.Len() > 0 {
+			if err := sw.SetRow("A2", rows.Placeholder()); err != nil {
+				return err
+			}
 		}
 		return sw.Flush()
 	}
@@ -74,22 +82,34 @@ func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) e
 			if err := b.printSetup(name); err != nil {
 				return err
 			}
-			if sw, err = b.openStream(name, cols); err != nil {
+			if sw, rows, err = b.openStream(name, cols); err != nil {
 				return err
 			}
 		}
 		row++
-		cell, err := excelize.CoordinatesToCellName(1, row)
-		if err != nil {
-			return err
-		}
-		return sw.SetRow(cell, values)
+		return rows.SetRow(row, values)
 	}
 	return add, done, nil
 }
 
-// openStream starts a streamed sheet: column widths, the frozen header row.
-func (b *book) openStream(sheet string, cols []streamColumn) (*excelize.StreamWriter, error) {
+// openStream starts a streamed sheet: column widths, the frozen header row;
+// its data rows go to the workbook.Rows it returns, which the book keeps
+// for writeWorkbook.
+func (b *book) openStream(sheet string, cols []streamColumn) (*excelize.StreamWriter, *workbook.Rows, error) {
+	sw, err := b.openStreamWriter(sheet, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := workbook.NewRows(b.f)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.rows = append(b.rows, rows)
+	return sw, rows, nil
+}
+
+// openStreamWriter makes sheet's StreamWriter with its header row.
+func (b *book) openStreamWriter(sheet string, cols []streamColumn) (*excelize.StreamWriter, error) {
 	sw, err := b.f.NewStreamWriter(sheet)
 	if err != nil {
 		return nil, err

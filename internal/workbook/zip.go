@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"runtime"
+	"strings"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/xuri/excelize/v2"
@@ -43,6 +44,12 @@ type ZipWriter struct {
 	part    *zipPart
 	workers int
 	free    [][]byte // chunk buffers compressed and written out, for reuse
+	// splices are the Rows still to be placed, by token; held is the
+	// worksheet part being written while some are, kept whole (a streamed
+	// sheet's part is its header and settings, a few KB) to find a
+	// placeholder in.
+	splices map[string]*Rows
+	held    *bytes.Buffer
 }
 
 // Write writes f to w, its parts deflated on every core (ZipWriter) and the
@@ -54,8 +61,22 @@ type ZipWriter struct {
 // empty. (excelize also patches zip64 local headers in that buffer, for
 // parts over 4 GiB of XML; archive/zip records zip64 in the central
 // directory and data descriptors itself, which is what readers use.)
-func Write(f *excelize.File, w io.Writer) error {
-	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return NewZipWriter(w) })
+//
+// rows are the data rows of streamed sheets (Rows), each put in place of
+// its placeholder row as the sheet's part is written; it is an error if one
+// with rows finds no placeholder.
+func Write(f *excelize.File, w io.Writer, rows ...*Rows) error {
+	zw := NewZipWriter(w).(*ZipWriter)
+	for _, r := range rows {
+		if r == nil || r.Len() == 0 {
+			continue
+		}
+		if zw.splices == nil {
+			zw.splices = map[string]*Rows{}
+		}
+		zw.splices[r.token] = r
+	}
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zw })
 	return f.Write(w)
 }
 
@@ -77,6 +98,10 @@ func (z *ZipWriter) Create(name string) (io.Writer, error) {
 		return nil, fmt.Errorf("workbook: zip %s: %w", name, err)
 	}
 	z.part = &zipPart{fh: fh, w: w, crc: crc32.NewIEEE(), workers: z.workers, free: &z.free}
+	if len(z.splices) > 0 && strings.HasPrefix(name, "xl/worksheets/") {
+		z.held = new(bytes.Buffer)
+		return z.held, nil
+	}
 	return z.part, nil
 }
 
@@ -93,6 +118,9 @@ func (z *ZipWriter) Close() error {
 	if err := z.finish(); err != nil {
 		return err
 	}
+	if len(z.splices) > 0 {
+		return fmt.Errorf("workbook: the rows of %d streamed sheet(s) found no placeholder row", len(z.splices))
+	}
 	return z.zw.Close()
 }
 
@@ -102,10 +130,43 @@ func (z *ZipWriter) finish() error {
 	}
 	p := z.part
 	z.part = nil
+	if held := z.held; held != nil {
+		z.held = nil
+		if err := z.splice(held.Bytes(), p); err != nil {
+			return fmt.Errorf("workbook: zip %s: %w", p.fh.Name, err)
+		}
+	}
 	if err := p.close(); err != nil {
 		return fmt.Errorf("workbook: zip %s: %w", p.fh.Name, err)
 	}
 	return nil
+}
+
+// splice writes a held worksheet part to p, with the rows of the
+// placeholder it holds, if any, in place of that row.
+func (z *ZipWriter) splice(data []byte, p *zipPart) error {
+	for token, rows := range z.splices {
+		at := bytes.Index(data, []byte(token))
+		if at < 0 {
+			continue
+		}
+		start := bytes.LastIndex(data[:at], []byte("<row "))
+		end := bytes.Index(data[at:], []byte("</row>"))
+		if start < 0 || end < 0 || !bytes.HasPrefix(data[start:], []byte(`<row r="2"`)) {
+			return fmt.Errorf("workbook: the placeholder of a streamed sheet's rows is not its row 2")
+		}
+		delete(z.splices, token)
+		if _, err := p.Write(data[:start]); err != nil {
+			return err
+		}
+		if err := rows.writeTo(p); err != nil {
+			return err
+		}
+		_, err := p.Write(data[at+end+len("</row>"):])
+		return err
+	}
+	_, err := p.Write(data)
+	return err
 }
 
 // zipPart is one part being written: its bytes are cut into chunks, each
