@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -33,6 +32,10 @@ import (
 // dictionary) is a small part of the work, small enough
 // that the few in flight stay under 10 MiB with 2 cores.
 const zipChunk = 2 << 20
+
+// chunkCap is a chunk buffer's capacity: a chunk and room for the row that
+// ends one of Rows' (which fills its buffer past zipChunk by a row).
+const chunkCap = zipChunk + 256<<10
 
 // zipLevel is the deflate level of every part (archive/zip's default).
 const zipLevel = 6
@@ -97,7 +100,7 @@ func (z *ZipWriter) Create(name string) (io.Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workbook: zip %s: %w", name, err)
 	}
-	z.part = &zipPart{fh: fh, w: w, crc: crc32.NewIEEE(), workers: z.workers, free: &z.free}
+	z.part = &zipPart{fh: fh, w: w, workers: z.workers, free: &z.free}
 	if len(z.splices) > 0 && strings.HasPrefix(name, "xl/worksheets/") {
 		z.held = new(bytes.Buffer)
 		return z.held, nil
@@ -159,7 +162,7 @@ func (z *ZipWriter) splice(data []byte, p *zipPart) error {
 		if _, err := p.Write(data[:start]); err != nil {
 			return err
 		}
-		if err := rows.writeTo(p); err != nil {
+		if err := rows.writeDeflated(p); err != nil {
 			return err
 		}
 		_, err := p.Write(data[at+end+len("</row>"):])
@@ -175,7 +178,7 @@ func (z *ZipWriter) splice(data []byte, p *zipPart) error {
 type zipPart struct {
 	fh       *zip.FileHeader
 	w        io.Writer // the raw part in the archive
-	crc      hash.Hash32
+	crc      uint32    // IEEE, of the part's bytes so far
 	workers  int
 	buf      []byte // the chunk being filled
 	dict     []byte // the last 32 KiB before buf
@@ -195,14 +198,14 @@ func (p *zipPart) Write(b []byte) (int, error) {
 		return 0, p.err
 	}
 	n := len(b)
-	p.crc.Write(b)
+	p.crc = crc32.Update(p.crc, crc32.IEEETable, b)
 	p.raw += uint64(n)
 	for len(b) > 0 {
 		if p.buf == nil {
 			if n := len(*p.free); n > 0 {
 				p.buf, *p.free = (*p.free)[n-1][:0], (*p.free)[:n-1]
 			} else {
-				p.buf = make([]byte, 0, zipChunk)
+				p.buf = make([]byte, 0, chunkCap)
 			}
 		}
 		k := min(len(b), zipChunk-len(p.buf))
@@ -255,7 +258,7 @@ func (p *zipPart) dispatch(last bool) error {
 func (p *zipPart) drain() error {
 	r := <-p.pending[0]
 	p.pending = p.pending[1:]
-	if cap(r.chunk) == zipChunk {
+	if cap(r.chunk) == chunkCap {
 		*p.free = append(*p.free, r.chunk)
 	}
 	if r.err == nil {
@@ -266,6 +269,111 @@ func (p *zipPart) drain() error {
 	}
 	p.out += uint64(len(r.data))
 	return p.err
+}
+
+// chunk hands buf, filled by the caller, to be deflated as the part's next
+// bytes (the part takes it; it comes back through the free list), after
+// what Write has buffered.
+func (p *zipPart) chunk(buf []byte) error {
+	if p.err != nil {
+		return p.err
+	}
+	if len(p.buf) > 0 {
+		if err := p.dispatch(false); err != nil {
+			return err
+		}
+	}
+	p.crc = crc32.Update(p.crc, crc32.IEEETable, buf)
+	p.raw += uint64(len(buf))
+	p.buf = buf
+	return p.dispatch(false)
+}
+
+// flush deflates what Write has buffered, ending it with a sync flush, and
+// writes out every chunk in flight: the part's output so far is then a
+// byte-aligned run of deflate blocks without a final one.
+func (p *zipPart) flush() error {
+	if p.err == nil && len(p.buf) > 0 {
+		p.err = p.dispatch(false)
+	}
+	for len(p.pending) > 0 {
+		p.drain()
+	}
+	return p.err
+}
+
+// deflated appends a segment deflated elsewhere (by a zipPart's flush: a
+// byte-aligned run of blocks without a final one, that refers to nothing
+// before it): its compressed bytes from r, raw bytes long with CRC crc.
+func (p *zipPart) deflated(r io.Reader, crc uint32, raw, out uint64) error {
+	if err := p.flush(); err != nil {
+		return err
+	}
+	n, err := io.Copy(p.w, r)
+	if err == nil && uint64(n) != out {
+		err = fmt.Errorf("deflated segment of %d bytes, want %d", n, out)
+	}
+	if err != nil {
+		p.err = err
+		return err
+	}
+	p.crc = crc32Combine(p.crc, crc, raw)
+	p.raw += raw
+	p.out += out
+	p.dict = nil // the segment's bytes are not at hand: the next chunk refers to none
+	return nil
+}
+
+// crc32Combine is the IEEE CRC of a || b from a's CRC, b's CRC and b's
+// length (zlib's crc32_combine): the CRC of a shifted by len(b) zero bytes
+// (applying the CRC's linear operator for one zero bit, squared up to the
+// bits of len(b)), then xor-ed with b's.
+func crc32Combine(crcA, crcB uint32, lenB uint64) uint32 {
+	if lenB == 0 {
+		return crcA
+	}
+	var even, odd [32]uint32
+	odd[0] = crc32.IEEE // the operator for one zero bit
+	row := uint32(1)
+	for n := 1; n < 32; n++ {
+		odd[n] = row
+		row <<= 1
+	}
+	gf2Square(&even, &odd) // two zero bits
+	gf2Square(&odd, &even) // four
+	for {
+		gf2Square(&even, &odd) // one zero byte, then 2, 4 … bytes
+		if lenB&1 != 0 {
+			crcA = gf2Times(&even, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+		gf2Square(&odd, &even)
+		if lenB&1 != 0 {
+			crcA = gf2Times(&odd, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+	}
+	return crcA ^ crcB
+}
+
+func gf2Times(mat *[32]uint32, vec uint32) uint32 {
+	var sum uint32
+	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
+		if vec&1 != 0 {
+			sum ^= mat[i]
+		}
+	}
+	return sum
+}
+
+func gf2Square(square, mat *[32]uint32) {
+	for n := range mat {
+		square[n] = gf2Times(mat, mat[n])
+	}
 }
 
 // close compresses what is left, writes every chunk out and fills in the
@@ -280,7 +388,7 @@ func (p *zipPart) close() error {
 	if p.err != nil {
 		return p.err
 	}
-	p.fh.CRC32 = p.crc.Sum32()
+	p.fh.CRC32 = p.crc
 	p.fh.CompressedSize64, p.fh.UncompressedSize64 = p.out, p.raw
 	// Deprecated for readers, not for writers: archive/zip's central
 	// directory takes the 32-bit fields of an entry that is not zip64, and
