@@ -1,9 +1,7 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"strings"
 	"time"
@@ -222,11 +220,8 @@ func (b *book) billingLines() error {
 			}
 			r.time(i, st.date, t.In(b.loc))
 		}
-		// The Tags column repeats from line to line: its JSON is made again
-		// only when the tags differ from the previous line's (a copy, since
-		// the source may reuse its line).
-		var lastTags map[string]string
-		var tagsJSON string
+		// The Tags column's JSON is made once per tag set.
+		var tags tagsJSON
 		err = b.meta.Lines(func(l *finops.BillingLine) error { // add stops on b.ctx
 			r.text(0, st.text, l.Provider)
 			r.text(1, st.text, l.BillingAccount)
@@ -267,14 +262,11 @@ func (b *book) billingLines() error {
 			r.text(30, st.text, l.Tags["team"])
 			r.blank(31)
 			if len(l.Tags) > 0 {
-				if lastTags == nil || !maps.Equal(lastTags, l.Tags) {
-					js, err := json.Marshal(l.Tags) // keys sorted: stable output
-					if err != nil {
-						return err
-					}
-					lastTags, tagsJSON = maps.Clone(l.Tags), string(js)
+				js, err := tags.of(l.Tags) // keys sorted: stable output
+				if err != nil {
+					return err
 				}
-				r.text(31, st.text, tagsJSON)
+				r.text(31, st.text, js)
 			}
 			r.blank(32)
 			if l.Line > 0 {
