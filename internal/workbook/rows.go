@@ -215,7 +215,8 @@ func (r *Rows) spill() error {
 			return fmt.Errorf("workbook: rows: %w", err)
 		}
 		r.file = f
-		r.part = &zipPart{w: f, workers: runtime.GOMAXPROCS(0), free: &r.free}
+		n := runtime.GOMAXPROCS(0)
+		r.part = &zipPart{w: f, workers: n, free: &r.free, defl: newDeflaters(n)}
 	}
 	if err := r.part.chunk(r.buf); err != nil {
 		return fmt.Errorf("workbook: rows: %w", err)
