@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -401,8 +401,9 @@ func excelTime(t time.Time, date1904 bool) float64 {
 
 // appendInlineStr appends a text cell's type, value and end as excelize's
 // setInlineStr and writeCell: cut to Excel's 32,767 UTF-16 units, space
-// preserved where it starts or ends with white space, XML-escaped (newlines
-// kept as they are) and with _xHHHH_ sequences escaped (bstrMarshal).
+// preserved where it starts or ends with white space, XML-escaped
+// (xml.EscapeText, newlines kept as they are) and with _xHHHH_ sequences
+// escaped (bstrMarshal).
 func appendInlineStr(b []byte, s string, escape bool) []byte {
 	if len(s) > excelize.TotalCellChars && countUTF16(s) > excelize.TotalCellChars {
 		s = truncateUTF16(s, excelize.TotalCellChars)
@@ -411,12 +412,78 @@ func appendInlineStr(b []byte, s string, escape bool) []byte {
 	b = append(b, preserveSpace(s)...)
 	b = append(b, '>')
 	if escape && s != "" && needsEscape(s) {
-		var sb strings.Builder
-		_ = xml.EscapeText(&sb, []byte(s))
-		s = strings.ReplaceAll(sb.String(), "&#xA;", "\n")
+		start := len(b)
+		b = appendEscaped(b, s)
+		// bstrMarshal reads the escaped text: escaped again, from a copy,
+		// only where it holds an _x.
+		if hasBstr(b[start:]) {
+			esc := string(b[start:])
+			b = appendBstr(b[:start], esc)
+		}
+	} else {
+		b = appendBstr(b, s)
 	}
-	b = appendBstr(b, s)
 	return append(b, `</t></is></c>`...)
+}
+
+// appendEscaped appends s as xml.EscapeText writes it, but with newlines as
+// they are (excelize turns its &#xA; back into a newline): &, <, >, quotes,
+// tab and CR as entities; invalid UTF-8 and characters XML does not allow
+// as U+FFFD.
+func appendEscaped(b []byte, s string) []byte {
+	last := 0
+	for i := 0; i < len(s); {
+		r, width := utf8.DecodeRuneInString(s[i:])
+		i += width
+		var esc string
+		switch r {
+		case '"':
+			esc = "&#34;"
+		case '\'':
+			esc = "&#39;"
+		case '&':
+			esc = "&amp;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '\t':
+			esc = "&#x9;"
+		case '\n':
+			continue
+		case '\r':
+			esc = "&#xD;"
+		default:
+			if !xmlChar(r) || (r == utf8.RuneError && width == 1) {
+				esc = "\uFFFD"
+				break
+			}
+			continue
+		}
+		b = append(b, s[last:i-width]...)
+		b = append(b, esc...)
+		last = i
+	}
+	return append(b, s[last:]...)
+}
+
+// xmlChar is encoding/xml's isInCharacterRange: the characters XML 1.0
+// allows.
+func xmlChar(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D ||
+		r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD ||
+		r >= 0x10000 && r <= 0x10FFFF
+}
+
+// hasBstr reports whether b holds "_x", where bstrMarshal may change it.
+func hasBstr(b []byte) bool {
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == '_' && b[i+1] == 'x' {
+			return true
+		}
+	}
+	return false
 }
 
 // needsEscape reports whether xml.EscapeText could change s: any byte

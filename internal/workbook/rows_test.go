@@ -195,7 +195,7 @@ func randomCell(rng *rand.Rand) any {
 func randomText(rng *rand.Rand) string {
 	pieces := []string{"i-0f00000249", "GPU", " ", "\t", "\n", "\r", "&", "<", ">", "\"", "'", "é", "日本",
 		"😀", "\x01", "\x7f", "\xff", "_x0041_", "_x005F_", "_x005F_x0041_", "_xD800_", "_X0041_", "_x12G4_",
-		"_x", "x0041_", "a_xd83d_b", "=SUM(A1)", "", "0.5", "_x005F_xZZZZ_"}
+		"_x", "x0041_", "a_xd83d_b", "=SUM(A1)", "", "0.5", "_x005F_xZZZZ_", "\uFFFE", "\uFFFF", "\uE000", "\U0010FFFF", "\uFFFD"}
 	n := rng.IntN(6)
 	if rng.IntN(40) == 0 {
 		return strings.Repeat(pieces[rng.IntN(len(pieces))], 32767/2+rng.IntN(32767)) // past Excel's cell limit
