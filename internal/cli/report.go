@@ -98,13 +98,13 @@ func (m *Main) writeReports(ctx context.Context, st *store.Store, c *config.Conf
 }
 
 // reportGCPercent is the collector's GOGC while the reports are written,
-// unless GOGC is set. What is live then is mostly excelize's buffer of each
-// streamed sheet (16 MiB before it spills to its temporary file, kept until
-// the workbook is written) and the result; what is allocated is short-lived
-// cell XML. The default 100 lets the heap grow to twice the live part for
-// that garbage: 70 on the 1,000-GPU week of docs/BENCHMARKS.md §Report vs
-// pandas took peak RSS from 240 to 211 MB (50: 200 MB) in one run each on a
-// loaded machine, for no CPU difference that the load let show.
+// unless GOGC is set. What is live then is the result and the few deflate
+// chunks in flight (the streamed sheets' rows go to workbook.Rows, deflated
+// into a temporary file as they come); what is allocated is short-lived
+// cell text. 70 took peak RSS from 240 to 211 MB when excelize's stream
+// buffers were live; on the 1,000-GPU week of docs/BENCHMARKS.md §Weekly
+// report speed it is 125–137 MB against 141–145 MB at 100 and 170 MB at
+// 150, for no CPU difference the machine's load let show (2026-12-07).
 const reportGCPercent = 70
 
 // writeTeamReports is writeReports for one team's slice (team != ""): only

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // fileSet writes the files of one report (xlsx, html, json) as one: each
@@ -20,17 +21,72 @@ type fileSet struct {
 
 // writeFiles writes dir/<base><suffix> for each suffix (".xlsx",
 // "-daily.csv") with write, as one fileSet, and returns the paths; what
-// ("report") names them in errors.
-func writeFiles(dir, base string, suffixes []string, what string, write func(suffix string, w io.Writer) error) ([]string, error) {
-	var set fileSet
-	var paths []string
-	for _, f := range suffixes {
-		path := filepath.Join(dir, base+f)
-		if err := set.add(path, func(w io.Writer) error { return write(f, w) }); err != nil {
-			set.abort()
-			return nil, fmt.Errorf("%w (none of this %s's files were kept)", err, what)
+// ("report") names them in errors. The first file (the workbook, which
+// takes most of the time) is written on a goroutine of its own while the
+// others are written in turn, so on two cores the page and the JSON take no
+// time of their own; write must be safe for that. The first error is kept
+// and then stop (if not nil) is called, to stop the writer still at work
+// (WriteAllContext cancels its context): the error returned is that first
+// one, never the stopped writer's.
+func writeFiles(dir, base string, suffixes []string, what string, stop func(), write func(suffix string, w io.Writer) error) ([]string, error) {
+	if len(suffixes) == 0 {
+		return nil, nil
+	}
+	var (
+		mu    sync.Mutex
+		first error
+	)
+	fail := func(err error) { // stop is called once, after the first error is kept
+		mu.Lock()
+		isFirst := first == nil
+		if isFirst {
+			first = err
 		}
-		paths = append(paths, path)
+		mu.Unlock()
+		if isFirst && stop != nil {
+			stop()
+		}
+	}
+	tmps := make([]string, len(suffixes))
+	paths := make([]string, len(suffixes))
+	one := func(i int) {
+		paths[i] = filepath.Join(dir, base+suffixes[i])
+		failed := false
+		tmp, err := writeTemp(paths[i], func(w io.Writer) error {
+			err := write(suffixes[i], w)
+			if err != nil {
+				failed = true
+				fail(err)
+			}
+			return err
+		})
+		if err != nil && !failed {
+			fail(err)
+		}
+		mu.Lock()
+		tmps[i] = tmp
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { one(0) })
+	for i := 1; i < len(suffixes); i++ {
+		if mu.Lock(); first != nil {
+			mu.Unlock()
+			break
+		}
+		mu.Unlock()
+		one(i)
+	}
+	wg.Wait()
+	var set fileSet
+	for i, tmp := range tmps {
+		if tmp != "" {
+			set.pending = append(set.pending, pendingFile{tmp: tmp, path: paths[i]})
+		}
+	}
+	if first != nil {
+		set.abort()
+		return nil, fmt.Errorf("%w (none of this %s's files were kept)", first, what)
 	}
 	if err := set.commit(); err != nil {
 		return nil, fmt.Errorf("%w (none of this %s's files were kept)", err, what)
@@ -40,16 +96,6 @@ func writeFiles(dir, base string, suffixes []string, what string, write func(suf
 
 type pendingFile struct {
 	tmp, path string
-}
-
-// add writes one file of the set under a temporary name.
-func (s *fileSet) add(path string, write func(io.Writer) error) error {
-	tmp, err := writeTemp(path, write)
-	if err != nil {
-		return err
-	}
-	s.pending = append(s.pending, pendingFile{tmp: tmp, path: path})
-	return nil
 }
 
 // abort removes the temporary files not committed.

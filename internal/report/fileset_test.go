@@ -58,7 +58,7 @@ func TestWriteFilesWriterFails(t *testing.T) {
 		}
 		before := dirState(t, dir)
 		boom := errors.New("report: write json: unsupported value: NaN")
-		_, err := writeFiles(dir, "r", []string{".xlsx", ".html", ".json"}, "report", func(f string, w io.Writer) error {
+		_, err := writeFiles(dir, "r", []string{".xlsx", ".html", ".json"}, "report", nil, func(f string, w io.Writer) error {
 			if f == failing {
 				io.WriteString(w, "half a ")
 				return boom
@@ -103,5 +103,36 @@ func TestWriteAllLastRenameFails(t *testing.T) {
 	names := slices.Sorted(maps.Keys(dirState(t, dir)))
 	if !slices.Equal(names, []string{"finops-2026-W47.html", "finops-2026-W47.json", "finops-2026-W47.xlsx"}) {
 		t.Errorf("folder holds %q", names)
+	}
+}
+
+// The workbook is written beside the other files: when another file's
+// writer fails while the workbook is still being written, stop is called
+// (the workbook then stops, its context cancelled), the error returned is
+// the failure, not the stopped workbook's, and nothing is kept.
+func TestWriteFilesFirstErrorWins(t *testing.T) {
+	for range 20 { // goroutines: several schedules
+		dir := t.TempDir()
+		boom := errors.New("report: write html: broken")
+		stopped := errors.New("context canceled")
+		stop := make(chan struct{})
+		_, err := writeFiles(dir, "r", []string{".xlsx", ".html", ".json"}, "report", func() { close(stop) }, func(f string, w io.Writer) error {
+			switch f {
+			case ".xlsx":
+				io.WriteString(w, "rows")
+				<-stop // still writing when the page fails
+				return stopped
+			case ".html":
+				return boom
+			}
+			t.Errorf("%s written after a failure", f)
+			return nil
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("err = %v, want the page's", err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Fatalf("%d files left, want none", len(entries))
+		}
 	}
 }

@@ -28,7 +28,7 @@ func WriteReviewAll(dir string, rv *analysis.Review, meta Meta) ([]string, error
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	base := "finops-review-" + sanitize.FileLabel(rv.Quarter.Label, "report")
-	return writeFiles(dir, base, []string{".xlsx", ".html", ".json"}, "review", func(f string, w io.Writer) error {
+	return writeFiles(dir, base, []string{".xlsx", ".html", ".json"}, "review", nil, func(f string, w io.Writer) error {
 		switch f {
 		case ".xlsx":
 			return WriteReviewXLSX(w, rv, meta)

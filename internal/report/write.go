@@ -65,7 +65,11 @@ func WriteAllContext(ctx context.Context, dir string, r *analysis.Result, format
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	return writeFiles(dir, BaseName(r, meta), want, "report", func(f string, w io.Writer) error {
+	// The workbook is written beside the other formats (writeFiles): a
+	// failure in one stops the workbook at its next row.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return writeFiles(dir, BaseName(r, meta), want, "report", cancel, func(f string, w io.Writer) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -64,6 +64,7 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 		return fmt.Errorf("report: xlsx styles: %w", err)
 	}
 	b := &book{ctx: ctx, f: f, st: st, r: r, loc: loc, meta: meta, view: audienceOf(meta.View, r, meta.Team, nil)}
+	defer b.closeRows()
 
 	if err := f.SetSheetName("Sheet1", sheetSummary); err != nil {
 		return fmt.Errorf("report: xlsx: %w", err)
@@ -154,12 +155,19 @@ func writeXLSX(ctx context.Context, w io.Writer, r *analysis.Result, meta Meta) 
 		Category:    "report",
 		Version:     sanitize.Control(meta.Version),
 	}
-	return writeWorkbook(f, w, props, meta)
+	return writeWorkbook(f, w, props, meta, b.rows...)
+}
+
+// closeRows removes what the streamed sheets' rows spilled to disk.
+func (b *book) closeRows() {
+	for _, r := range b.rows {
+		r.Close()
+	}
 }
 
 // writeWorkbook stamps the document properties (dated by meta, never by the
-// clock) and writes the workbook out.
-func writeWorkbook(f *excelize.File, w io.Writer, props *excelize.DocProperties, meta Meta) error {
+// clock) and writes the workbook out, with the streamed sheets' rows.
+func writeWorkbook(f *excelize.File, w io.Writer, props *excelize.DocProperties, meta Meta, rows ...*workbook.Rows) error {
 	if !meta.GeneratedAt.IsZero() {
 		props.Created = meta.GeneratedAt.UTC().Format(time.RFC3339)
 		props.Modified = props.Created
@@ -167,7 +175,7 @@ func writeWorkbook(f *excelize.File, w io.Writer, props *excelize.DocProperties,
 	if err := f.SetDocProps(props); err != nil {
 		return fmt.Errorf("report: xlsx properties: %w", err)
 	}
-	if err := workbook.Write(f, w); err != nil { // deflated on every core, straight to w
+	if err := workbook.Write(f, w, rows...); err != nil { // deflated on every core, straight to w
 		return fmt.Errorf("report: write xlsx: %w", err)
 	}
 	return nil
@@ -182,6 +190,8 @@ type book struct {
 	loc  *time.Location
 	meta Meta
 	view *Audience // the chargeback and movers the audience's other outputs show
+	// rows are the streamed sheets' data rows, for writeWorkbook.
+	rows []*workbook.Rows
 	// moneyIn holds the style of amounts in each currency the raw billing
 	// lines are in, made on first use.
 	moneyIn map[string]int

@@ -1,9 +1,7 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"strings"
 	"time"
@@ -45,7 +43,7 @@ func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) e
 		limit = excelize.TotalRows
 	}
 	name, part, row := sheet, 1, 1
-	sw, err := b.openStream(name, cols)
+	sw, rows, err := b.openStream(name, cols)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,6 +53,14 @@ func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) e
 		last, _ := excelize.ColumnNumberToName(len(cols))
 		if err := b.f.AutoFilter(name, fmt.Sprintf("A1:%s%d", last, max(row, 2)), nil); err != nil {
 			return err
+		}
+		// The data rows are in rows (workbook.Rows: the same XML as SetRow,
+		// without its per-cell garbage); the sheet holds their placeholder,
+		// which workbook.Write replaces with them.
+		if rows.Len() > 0 {
+			if err := sw.SetRow("A2", rows.Placeholder()); err != nil {
+				return err
+			}
 		}
 		return sw.Flush()
 	}
@@ -74,22 +80,34 @@ func (b *book) streamSheet(sheet string, cols []streamColumn) (add func([]any) e
 			if err := b.printSetup(name); err != nil {
 				return err
 			}
-			if sw, err = b.openStream(name, cols); err != nil {
+			if sw, rows, err = b.openStream(name, cols); err != nil {
 				return err
 			}
 		}
 		row++
-		cell, err := excelize.CoordinatesToCellName(1, row)
-		if err != nil {
-			return err
-		}
-		return sw.SetRow(cell, values)
+		return rows.SetRow(row, values)
 	}
 	return add, done, nil
 }
 
-// openStream starts a streamed sheet: column widths, the frozen header row.
-func (b *book) openStream(sheet string, cols []streamColumn) (*excelize.StreamWriter, error) {
+// openStream starts a streamed sheet: column widths, the frozen header row;
+// its data rows go to the workbook.Rows it returns, which the book keeps
+// for writeWorkbook.
+func (b *book) openStream(sheet string, cols []streamColumn) (*excelize.StreamWriter, *workbook.Rows, error) {
+	sw, err := b.openStreamWriter(sheet, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := workbook.NewRows(b.f)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.rows = append(b.rows, rows)
+	return sw, rows, nil
+}
+
+// openStreamWriter makes sheet's StreamWriter with its header row.
+func (b *book) openStreamWriter(sheet string, cols []streamColumn) (*excelize.StreamWriter, error) {
 	sw, err := b.f.NewStreamWriter(sheet)
 	if err != nil {
 		return nil, err
@@ -202,11 +220,8 @@ func (b *book) billingLines() error {
 			}
 			r.time(i, st.date, t.In(b.loc))
 		}
-		// The Tags column repeats from line to line: its JSON is made again
-		// only when the tags differ from the previous line's (a copy, since
-		// the source may reuse its line).
-		var lastTags map[string]string
-		var tagsJSON string
+		// The Tags column's JSON is made once per tag set.
+		var tags tagsJSON
 		err = b.meta.Lines(func(l *finops.BillingLine) error { // add stops on b.ctx
 			r.text(0, st.text, l.Provider)
 			r.text(1, st.text, l.BillingAccount)
@@ -247,14 +262,11 @@ func (b *book) billingLines() error {
 			r.text(30, st.text, l.Tags["team"])
 			r.blank(31)
 			if len(l.Tags) > 0 {
-				if lastTags == nil || !maps.Equal(lastTags, l.Tags) {
-					js, err := json.Marshal(l.Tags) // keys sorted: stable output
-					if err != nil {
-						return err
-					}
-					lastTags, tagsJSON = maps.Clone(l.Tags), string(js)
+				js, err := tags.of(l.Tags) // keys sorted: stable output
+				if err != nil {
+					return err
 				}
-				r.text(31, st.text, tagsJSON)
+				r.text(31, st.text, js)
 			}
 			r.blank(32)
 			if l.Line > 0 {

@@ -48,6 +48,9 @@ func Control(s string) string { return replaceControl(s, "") }
 func Text(s string) string { return replaceControl(s, "\n\t") }
 
 func replaceControl(s, keep string) string {
+	if printableASCII(s) { // most text from a bill: nothing to replace, no scan of runes
+		return s
+	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	return strings.Map(func(r rune) rune {
 		if UnsafeRune(r) && !strings.ContainsRune(keep, r) {
@@ -55,6 +58,17 @@ func replaceControl(s, keep string) string {
 		}
 		return r
 	}, s)
+}
+
+// printableASCII reports whether s is only bytes 0x20–0x7E, in which
+// UnsafeRune finds nothing and which are valid UTF-8.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // Terminal makes a string safe for a terminal table: control characters
@@ -69,7 +83,8 @@ func Terminal(s string, max int) string {
 // Truncate cuts s to at most max characters, the last one "…" when it cut
 // (max ≤ 0: no limit).
 func Truncate(s string, max int) string {
-	if max > 0 && utf8.RuneCountInString(s) > max {
+	// A string has at most as many runes as bytes: a short one is not counted.
+	if max > 0 && len(s) > max && utf8.RuneCountInString(s) > max {
 		r := []rune(s)
 		s = string(r[:max-1]) + "…"
 	}

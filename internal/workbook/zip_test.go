@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -158,4 +159,25 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// TestCRC32Combine: the CRC of a || b from the CRCs of a and b and b's
+// length is the CRC of the concatenation computed directly, over generated
+// a and b of random lengths (0 included, across 2^k boundaries).
+func TestCRC32Combine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 7))
+	for i := range 300 {
+		a := make([]byte, rng.IntN(3000))
+		b := make([]byte, []int{0, 1, 7, 8, 9, 255, 256, 4096, rng.IntN(70000)}[i%9])
+		for j := range a {
+			a[j] = byte(rng.Uint32())
+		}
+		for j := range b {
+			b[j] = byte(rng.Uint32())
+		}
+		want := crc32.ChecksumIEEE(append(append([]byte{}, a...), b...))
+		if got := crc32Combine(crc32.ChecksumIEEE(a), crc32.ChecksumIEEE(b), uint64(len(b))); got != want {
+			t.Fatalf("case %d (%d+%d bytes): %08x, want %08x", i, len(a), len(b), got, want)
+		}
+	}
 }

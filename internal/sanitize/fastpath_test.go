@@ -1,0 +1,78 @@
+package sanitize
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestReplaceControlFastPath: replaceControl (with its printable-ASCII fast
+// path) and Truncate (which skips counting a short string) give what the
+// plain rule gives — every invalid byte and unsafe rune not kept replaced
+// by U+FFFD; more than max runes cut to max-1 and "…" — over generated
+// strings of printable ASCII, control characters, DEL, C1, U+2028, bidi and
+// zero-width characters, other Unicode and invalid bytes, with each keep
+// set the package uses.
+func TestReplaceControlFastPath(t *testing.T) {
+	plain := func(s, keep string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n <= 1 {
+				// ToValidUTF8 turns a run of invalid bytes into one U+FFFD.
+				if !strings.HasSuffix(b.String(), "\uFFFD") || !lastWasInvalid(s, i) {
+					b.WriteRune('\uFFFD')
+				}
+				i++
+				continue
+			}
+			if UnsafeRune(r) && !strings.ContainsRune(keep, r) {
+				r = '\uFFFD'
+			}
+			b.WriteRune(r)
+			i += n
+		}
+		return b.String()
+	}
+	pieces := []string{"abc", "i-0f0000249", " ", "=", "~", "\x00", "\x1f", "\t", "\n", "\r", "\x7f", "\u0085",
+		"\u2028", "\u202e", "\u200b", "é", "日本", "😀", "\xff", "\xc3", "\xe2\x80", "\uFFFD"}
+	rng := rand.New(rand.NewPCG(35, 24))
+	for i := range 20000 {
+		var b strings.Builder
+		for range rng.IntN(8) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		for _, keep := range []string{"", "\n\t", "\n\t\r"} {
+			if got, want := replaceControl(s, keep), plain(s, keep); got != want {
+				t.Fatalf("case %d: replaceControl(%q, %q) = %q, want %q", i, s, keep, got, want)
+			}
+		}
+		max := rng.IntN(12)
+		want := s
+		if max > 0 && utf8.RuneCountInString(s) > max {
+			want = string([]rune(s)[:max-1]) + "…"
+		}
+		if got := Truncate(s, max); got != want {
+			t.Fatalf("case %d: Truncate(%q, %d) = %q, want %q", i, s, max, got, want)
+		}
+	}
+}
+
+// lastWasInvalid reports whether the byte before s[i] was part of an
+// invalid run (so ToValidUTF8 has already written its U+FFFD).
+func lastWasInvalid(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	// Walk from the start: the run of invalid bytes ending at i-1.
+	for j := 0; j < i; {
+		r, n := utf8.DecodeRuneInString(s[j:])
+		if j+n == i || (r == utf8.RuneError && n <= 1 && j == i-1) {
+			return r == utf8.RuneError && n <= 1
+		}
+		j += n
+	}
+	return false
+}
