@@ -9,8 +9,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// withLines prefixes the line of its key to each keyError in err (the
-// watch's checks): "line 42: watch.on_idle.command: …". Validate works on
+// withLines prefixes the line of its key to each refusal in err that names
+// a key the file holds: a keyError's key (the watch's checks), or the key
+// path the message starts with: "line 42: watch.on_idle.command: …". Validate works on
 // the decoded struct, which has no lines; the file is parsed again only
 // when it is refused.
 func withLines(b []byte, err error) error {
@@ -28,17 +29,46 @@ func withLines(b []byte, err error) error {
 	changed := false
 	for i, e := range list {
 		out[i] = e
+		key := leadingKey(e.Error())
 		var ke *keyError
 		if errors.As(e, &ke) {
-			if line := keyLine(&doc, ke.key); line > 0 {
-				out[i], changed = fmt.Errorf("line %d: %w", line, e), true
-			}
+			key = ke.key
+		}
+		if line := keyLine(&doc, key); key != "" && line > 0 {
+			out[i], changed = fmt.Errorf("line %d: %w", line, e), true
 		}
 	}
 	if !changed {
 		return err
 	}
 	return errors.Join(out...)
+}
+
+// leadingKey is the key path a refusal starts with ("billing[2].format" of
+// "billing[2].format: \"x\" is not one of …", "purchase[0]" of
+// "purchase[0] (A100): …"), or "" when it starts with none. The checks
+// other packages hand to Load (source, telemetry) write their refusals so
+// and cannot build a keyError; reading the key back gives them their line
+// too.
+func leadingKey(msg string) string {
+	end := strings.IndexAny(msg, ": ")
+	if end <= 0 {
+		return ""
+	}
+	key := msg[:end]
+	for _, part := range strings.Split(key, ".") {
+		name, idx, indexed := strings.Cut(part, "[")
+		if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+			return ""
+		}
+		if indexed {
+			n, ok := strings.CutSuffix(idx, "]")
+			if _, err := strconv.Atoi(n); !ok || err != nil {
+				return ""
+			}
+		}
+	}
+	return key
 }
 
 // keyLine finds the line of a key path such as watch.channels[1].url_env
