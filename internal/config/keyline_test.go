@@ -58,7 +58,7 @@ func TestHandedInChecksGetLines(t *testing.T) {
 // that happens to start the message does not.
 func TestLeadingKey(t *testing.T) {
 	for msg, want := range map[string]string{
-		"billing[2].format: \"x\" is not one of …": "billing[2].format",
+		"billing[2].format: \"x\" is not one of …":    "billing[2].format",
 		"purchase[0] (A100): gpu_model appears twice": "purchase[0]",
 		"telemetry.nvidia_smi[1].path: missing":       "telemetry.nvidia_smi[1].path",
 		"no billing sources: add one":                 "no",
