@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 )
 
@@ -42,7 +41,7 @@ type rangeQuery struct {
 // times over (TestFetchLargeAnswerPeakRSS). An answer longer than
 // MaxResponseBytes stops with errTooLarge; each must take points passed again
 // (after a split, or a retry) as the same data. Errors are client_golang's
-// *v1.Error where it would give one, so retries and messages stay as they
+// *apiError where it would give one, so retries and messages stay as they
 // were.
 func (c *Client) answer(ctx context.Context, q rangeQuery, each func(*model.SampleStream)) ([]string, error) {
 	form := url.Values{}
@@ -140,46 +139,46 @@ const maxErrorBody = 64 << 10
 func errorAnswer(resp *http.Response) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	generic := func() error {
-		typ, msg := v1.ErrBadResponse, fmt.Sprintf("bad response code %d", resp.StatusCode)
+		typ, msg := errBadResponse, fmt.Sprintf("bad response code %d", resp.StatusCode)
 		switch resp.StatusCode / 100 {
 		case 4:
-			typ, msg = v1.ErrClient, fmt.Sprintf("client error: %d", resp.StatusCode)
+			typ, msg = errClient, fmt.Sprintf("client error: %d", resp.StatusCode)
 		case 5:
-			typ, msg = v1.ErrServer, fmt.Sprintf("server error: %d", resp.StatusCode)
+			typ, msg = errServer, fmt.Sprintf("server error: %d", resp.StatusCode)
 		}
-		return &v1.Error{Type: typ, Msg: msg, Detail: string(body)}
+		return &apiError{Type: typ, Msg: msg, Detail: string(body)}
 	}
 	if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnprocessableEntity {
 		return generic()
 	}
 	var r struct {
-		Status    string       `json:"status"`
-		ErrorType v1.ErrorType `json:"errorType"`
-		Error     string       `json:"error"`
+		Status    string    `json:"status"`
+		ErrorType errorType `json:"errorType"`
+		Error     string    `json:"error"`
 	}
 	if json.Unmarshal(body, &r) != nil {
 		return generic()
 	}
 	if r.Status == "success" {
-		return &v1.Error{Type: v1.ErrBadResponse, Msg: "inconsistent body for response code"}
+		return &apiError{Type: errBadResponse, Msg: "inconsistent body for response code"}
 	}
 	if r.ErrorType == "" {
-		r.ErrorType = v1.ErrClient
+		r.ErrorType = errClient
 	}
 	if r.Error == "" {
 		r.Error = fmt.Sprintf("client error: %d", resp.StatusCode)
 	}
-	return &v1.Error{Type: r.ErrorType, Msg: r.Error}
+	return &apiError{Type: r.ErrorType, Msg: r.Error}
 }
 
 // decodeMatrix walks a query_range answer token by token, decoding one
 // series of data.result at a time.
 func decodeMatrix(dec *json.Decoder, each func(*model.SampleStream)) ([]string, error) {
-	bad := func(err error) error { return &v1.Error{Type: v1.ErrBadResponse, Msg: err.Error()} }
+	bad := func(err error) error { return &apiError{Type: errBadResponse, Msg: err.Error()} }
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, bad(err)
 	}
-	var status, errorType, errMsg, resultType string
+	var status, errType, errMsg, resultType string
 	var warns []string
 	hasData, hasResult := false, false
 	for dec.More() {
@@ -191,7 +190,7 @@ func decodeMatrix(dec *json.Decoder, each func(*model.SampleStream)) ([]string, 
 		case "status":
 			err = dec.Decode(&status)
 		case "errorType":
-			err = dec.Decode(&errorType)
+			err = dec.Decode(&errType)
 		case "error":
 			err = dec.Decode(&errMsg)
 		case "warnings":
@@ -231,7 +230,7 @@ func decodeMatrix(dec *json.Decoder, each func(*model.SampleStream)) ([]string, 
 		}
 	}
 	if status == "error" {
-		return warns, &v1.Error{Type: v1.ErrorType(errorType), Msg: errMsg}
+		return warns, &apiError{Type: errorType(errType), Msg: errMsg}
 	}
 	switch {
 	case !hasData || resultType == "" && !hasResult:

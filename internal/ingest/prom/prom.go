@@ -25,8 +25,6 @@ import (
 	"github.com/finops-oss/finops/internal/ingest"
 	"github.com/finops-oss/finops/internal/ingest/dcgm"
 	"github.com/finops-oss/finops/internal/sanitize"
-	"github.com/prometheus/client_golang/api"
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 )
 
@@ -80,7 +78,7 @@ type Source struct {
 	TaskLabels dcgm.TaskLabels // labels naming tasks; empty = no task attribution
 	Catalog    *gpu.Catalog
 	Getenv     func(string) string // default os.Getenv
-	Transport  http.RoundTripper   // default api.DefaultRoundTripper
+	Transport  http.RoundTripper   // default Go's default transport (defaultTransport)
 }
 
 // Client fetches days from one source.
@@ -121,7 +119,7 @@ func (src *Source) setDefaults() {
 func (src *Source) auth() (*authTransport, error) {
 	rt := src.Transport
 	if rt == nil {
-		rt = api.DefaultRoundTripper
+		rt = defaultTransport()
 	}
 	a := &authTransport{next: rt}
 	if src.BearerTokenEnv != "" {
@@ -303,8 +301,8 @@ func (e *FetchError) Error() string {
 // sentAs names the query as sent when the server could not run it: a parse
 // error's position is in that text, not in the configured one.
 func sentAs(conf, sent string, err error) string {
-	var apiErr *v1.Error
-	if sent != "" && sent != conf && errors.As(err, &apiErr) && apiErr.Type == v1.ErrBadData {
+	var apiErr *apiError
+	if sent != "" && sent != conf && errors.As(err, &apiErr) && apiErr.Type == errBadData {
 		return fmt.Sprintf(" (sent as %q)", sent)
 	}
 	return ""
@@ -422,12 +420,12 @@ func (c *Client) queryRange(ctx context.Context, expr string, start, end time.Ti
 // retryable reports whether a failed request may succeed when tried again:
 // server errors, timeouts, dropped connections; not a bad query.
 func retryable(err error) bool {
-	var apiErr *v1.Error
+	var apiErr *apiError
 	if errors.As(err, &apiErr) {
 		switch apiErr.Type {
-		case v1.ErrServer, v1.ErrTimeout, v1.ErrCanceled:
+		case errServer, errTimeout, errCanceled:
 			return true
-		case v1.ErrClient:
+		case errClient:
 			return strings.Contains(apiErr.Msg, "429")
 		}
 		return false
