@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -190,32 +189,10 @@ func referenceInsert(t *testing.T, s *Store, source int64, lines []*finops.Billi
 	return source
 }
 
-// quoteRows runs a query of text columns and joins each row's.
+// quoteRows runs a query of quote()d columns: every value is SQL text
+// (strings in quotes, NULL, numbers), so tableRows' joining of a row cannot
+// make two different rows read alike.
 func quoteRows(t *testing.T, s *Store, q string) []string {
 	t.Helper()
-	rows, err := s.db.QueryContext(context.Background(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for rows.Next() {
-		v := make([]any, len(cols))
-		p := make([]any, len(cols))
-		for i := range v {
-			p[i] = &v[i]
-		}
-		if err := rows.Scan(p...); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprintf("%q", v))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return tableRows(t, s.db, q)
 }
