@@ -9,9 +9,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// withLines prefixes the line of its key to each refusal in err that names
-// a key the file holds: a keyError's key (the watch's checks), or the key
-// path the message starts with: "line 42: watch.on_idle.command: …". Validate works on
+// withLines prefixes the line of its key to each refusal in err that
+// starts with a key path the file holds: "line 42: watch.on_idle.command: …".
+// config's own checks (keyErr) and those other packages hand to Load write
+// their refusals so. Validate works on
 // the decoded struct, which has no lines; the file is parsed again only
 // when it is refused.
 func withLines(b []byte, err error) error {
@@ -30,10 +31,6 @@ func withLines(b []byte, err error) error {
 	for i, e := range list {
 		out[i] = e
 		key := leadingKey(e.Error())
-		var ke *keyError
-		if errors.As(e, &ke) {
-			key = ke.key
-		}
 		if line := keyLine(&doc, key); key != "" && line > 0 {
 			out[i], changed = fmt.Errorf("line %d: %w", line, e), true
 		}
@@ -46,10 +43,9 @@ func withLines(b []byte, err error) error {
 
 // leadingKey is the key path a refusal starts with ("billing[2].format" of
 // "billing[2].format: \"x\" is not one of …", "purchase[0]" of
-// "purchase[0] (A100): …"), or "" when it starts with none. The checks
-// other packages hand to Load (source, telemetry) write their refusals so
-// and cannot build a keyError; reading the key back gives them their line
-// too.
+// "purchase[0] (A100): …"), or "" when it starts with none: the one way a
+// refusal says its key, for config's own checks and the ones other
+// packages (source, telemetry) hand to Load alike.
 func leadingKey(msg string) string {
 	end := strings.IndexAny(msg, ": ")
 	if end <= 0 {

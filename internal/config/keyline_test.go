@@ -9,7 +9,7 @@ import (
 
 // TestHandedInChecksGetLines: invariant — every refusal that starts with a
 // key path the file holds is prefixed with the line of that key, whether a
-// keyError of config's own or a plain error of a check another package
+// refusal of config's own (keyErr) or a plain error of a check another package
 // handed in (source's billing[i].format, telemetry's). Files are generated:
 // billing entries behind random comments and blank lines; the expected line
 // is the line the generator wrote the entry's format: on (or, when it wrote

@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -160,39 +161,23 @@ func (w Watch) Settings() WatchSettings {
 	return s
 }
 
-// keyError is a validation error on one key; Parse prefixes its line.
-type keyError struct {
-	key string
-	msg string
-}
-
-func (e *keyError) Error() string { return e.key + ": " + e.msg }
-
-// asKey turns a "key: message" error from the shared range checks into a
-// keyError, so it gets its line too.
-func asKey(err error) error {
-	if err == nil {
-		return nil
-	}
-	k, msg, _ := strings.Cut(err.Error(), ": ")
-	return &keyError{key: k, msg: msg}
-}
-
+// keyErr is a refusal of one key, written "key: message" as every
+// refusal that names a key is; Parse prefixes the key's line (withLines).
 func keyErr(key, format string, args ...any) error {
-	return &keyError{key: key, msg: fmt.Sprintf(format, args...)}
+	return errors.New(key + ": " + fmt.Sprintf(format, args...))
 }
 
 func (c *Config) validateWatch() []error {
 	w := c.Watch
 	var errs refusals
-	errs.add(asKey(durRange{lo: 10 * time.Minute, hi: 7 * day}.check("watch.lookback", w.Lookback)))
-	errs.add(asKey(durRange{lo: time.Minute, hi: 7 * day}.check("watch.alert_after", w.AlertAfter)))
-	errs.add(asKey(durRange{lo: 5 * time.Minute, hi: 30 * day}.check("watch.remind_every", w.RemindEvery)))
-	errs.add(asKey(durRange{lo: time.Minute, hi: day}.check("watch.grace", w.Grace)))
-	errs.add(asKey(durRange{lo: time.Second, hi: time.Hour}.check("watch.command_timeout", w.CommandTimeout)))
+	errs.add(durRange{lo: 10 * time.Minute, hi: 7 * day}.check("watch.lookback", w.Lookback))
+	errs.add(durRange{lo: time.Minute, hi: 7 * day}.check("watch.alert_after", w.AlertAfter))
+	errs.add(durRange{lo: 5 * time.Minute, hi: 30 * day}.check("watch.remind_every", w.RemindEvery))
+	errs.add(durRange{lo: time.Minute, hi: day}.check("watch.grace", w.Grace))
+	errs.add(durRange{lo: time.Second, hi: time.Hour}.check("watch.command_timeout", w.CommandTimeout))
 	// At most 4 minutes: the deploy units end a pass at 240 s (deploy/), and
 	// a pass is every 5 minutes.
-	errs.add(asKey(durRange{lo: time.Second, hi: 4 * time.Minute}.check("watch.pass_timeout", w.PassTimeout)))
+	errs.add(durRange{lo: time.Second, hi: 4 * time.Minute}.check("watch.pass_timeout", w.PassTimeout))
 	if w.MaxActions != nil && (*w.MaxActions < 0 || *w.MaxActions > 1000) {
 		errs.add(keyErr("watch.max_actions", "%d is not between 0 and 1000", *w.MaxActions))
 	}
@@ -205,7 +190,7 @@ func (c *Config) validateWatch() []error {
 		if !slices.Contains(pricingModes(), mode) {
 			errs.add(keyErr(key, "%q is not a pricing mode; want one of %s", mode, strings.Join(pricingModes(), ", ")))
 		}
-		errs.add(asKey(durRange{lo: time.Hour, hi: 366 * day}.check(key, d)))
+		errs.add(durRange{lo: time.Hour, hi: 366 * day}.check(key, d))
 	}
 	teams := map[string]bool{}
 	for _, t := range c.Teams {
@@ -232,7 +217,7 @@ func (c *Config) validateWatch() []error {
 		if r.OnIdle != nil {
 			errs = append(errs, r.OnIdle.validate(fmt.Sprintf("resources[%d].on_idle", i))...)
 		}
-		errs.add(asKey(durRange{lo: time.Hour, hi: 366 * day}.check(fmt.Sprintf("resources[%d].max_lifetime", i), r.MaxLifetime)))
+		errs.add(durRange{lo: time.Hour, hi: 366 * day}.check(fmt.Sprintf("resources[%d].max_lifetime", i), r.MaxLifetime))
 	}
 	for i, t := range c.Teams {
 		if t.OnIdle != nil {
@@ -268,7 +253,7 @@ func (o *OnIdle) validate(key string) []error {
 	if !o.After.set {
 		errs.add(keyErr(key+".after", "required: how long idle before the action, e.g. 2h"))
 	}
-	errs.add(asKey(durRange{lo: 5 * time.Minute, hi: 30 * day}.check(key+".after", o.After)))
+	errs.add(durRange{lo: 5 * time.Minute, hi: 30 * day}.check(key+".after", o.After))
 	if o.Action != actionStop && o.Action != actionRelease {
 		errs.add(keyErr(key+".action", "%q is not an action; want stop or release", o.Action))
 	}
