@@ -134,7 +134,7 @@ func (c *Client) post(ctx context.Context, form url.Values) (*http.Response, err
 // maxErrorBody bounds what is read of an error answer.
 const maxErrorBody = 64 << 10
 
-// errorAnswer turns a non-2xx answer into client_golang's error: Prometheus'
+// errorAnswer turns a non-2xx answer into an apiError: Prometheus'
 // own errors (400, 422) by their errorType, others by the status class.
 func errorAnswer(resp *http.Response) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
@@ -146,7 +146,7 @@ func errorAnswer(resp *http.Response) error {
 		case 5:
 			typ, msg = errServer, fmt.Sprintf("server error: %d", resp.StatusCode)
 		}
-		return &apiError{Type: typ, Msg: msg, Detail: string(body)}
+		return &apiError{Type: typ, Msg: msg}
 	}
 	if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnprocessableEntity {
 		return generic()

@@ -12,9 +12,8 @@ import (
 // module: answer.go reads the answers itself (streamed, bounded), and the
 // client's API package linked json-iterator and reflect2 for nothing.
 type apiError struct {
-	Type   errorType
-	Msg    string
-	Detail string // a non-JSON answer's body
+	Type errorType
+	Msg  string
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%s: %s", e.Type, e.Msg) }
@@ -34,5 +33,6 @@ const (
 
 // defaultTransport is the HTTP transport of a source that sets none: Go's
 // default one (proxy from the environment, 30 s dial and keep-alive,
-// HTTP/2), a copy so that nothing else's changes reach it.
-func defaultTransport() http.RoundTripper { return http.DefaultTransport.(*http.Transport).Clone() }
+// HTTP/2), shared by every client of the process as client_golang's was,
+// so that a watch making a client each pass reuses its connections.
+func defaultTransport() http.RoundTripper { return http.DefaultTransport }
