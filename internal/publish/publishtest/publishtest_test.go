@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -58,24 +60,30 @@ func (r *recorder) Fatalf(format string, args ...any) {
 }
 
 // TestWaitHTTPRefusesAnotherServersAnswer: a server that lost its port
-// exits a moment after starting while another server answers on that
-// address; WaitHTTP must fail instead of handing the test the other
-// server. A process that keeps running is accepted.
+// exits a moment after another server answered on that address; WaitHTTP
+// must fail instead of handing the test the other server. The losing
+// process exits only once the other server has answered (it waits for the
+// file the answer creates), so the order is the race's, not a guess of
+// sleeps. A process that keeps running is accepted.
 func TestWaitHTTPRefusesAnotherServersAnswer(t *testing.T) {
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	answered := filepath.Join(t.TempDir(), "answered")
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		os.WriteFile(answered, nil, 0o600)
+	}))
 	defer other.Close()
 	for _, tc := range []struct {
 		script string
 		fails  bool
 	}{
-		{"sleep 0.1; echo 'listen tcp: bind: address already in use'; exit 1", true},
+		{`while [ ! -e "$1" ]; do sleep 0.01; done; echo 'listen tcp: bind: address already in use'; exit 1`, true},
 		{"exec sleep 30", false},
 	} {
+		os.Remove(answered)
 		r := &recorder{TB: t}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			p := StartProcess(t, "sh", "-c", tc.script)
+			p := StartProcess(t, "sh", "-c", tc.script, "sh", answered)
 			p.WaitHTTP(r, "server", other.URL, 5*time.Second)
 		}()
 		<-done
