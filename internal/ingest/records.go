@@ -195,6 +195,12 @@ func (r *recordStream) handle(rec []string, line int) error {
 	if perr != nil {
 		return r.sum.reject(r.rowErr(perr), r.maxBad)
 	}
+	return r.deliverAt(out, line)
+}
+
+// deliverAt delivers what the record at line holds; a sink's error (the
+// store's) is named by the file and line it came from.
+func (r *recordStream) deliverAt(out parsed, line int) error {
 	if err := r.deliver(out); err != nil {
 		return fmt.Errorf("%s: %w", (&ParseError{File: r.name, Line: line, Row: r.src.numbersRows()}).location(), err)
 	}

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"fmt"
 	"io"
 )
 
@@ -209,8 +208,5 @@ func (r *recordStream) take(row *pipeRow) error {
 	if perr := checkParsedIDs(r.name, row.line, r.setup.header, row.rec, row.out); perr != nil {
 		return r.sum.reject(r.rowErr(perr), r.maxBad)
 	}
-	if err := r.deliver(row.out); err != nil {
-		return fmt.Errorf("%s: %w", (&ParseError{File: r.name, Line: row.line, Row: r.src.numbersRows()}).location(), err)
-	}
-	return nil
+	return r.deliverAt(row.out, row.line)
 }

@@ -86,6 +86,19 @@ func parseSMIOnce(text string, opt Options, failAt, cancelAt int) pipeOutcome {
 	return out
 }
 
+// TestSMILogIsPiped: an nvidia-smi log read as CSV takes runPiped, unless
+// Options.oneGoroutine says not to. Without it
+// TestPipedParseMatchesOneGoroutine would compare one goroutine with
+// itself and pass whatever runPiped did.
+func TestSMILogIsPiped(t *testing.T) {
+	for _, serial := range []bool{false, true} {
+		r := &recordStream{src: newCSVReader(strings.NewReader(""), "smi.log"), setup: parserSetup{p: &smiParser{}}, serial: serial}
+		if got := r.piped(); got == serial {
+			t.Errorf("oneGoroutine %v: piped() = %v, want %v", serial, got, !serial)
+		}
+	}
+}
+
 // TestPipedParseMatchesOneGoroutine: reading and parsing an nvidia-smi log
 // on a goroutine of its own (runPiped) delivers the same samples in the
 // same order, the same summary (rejected rows, drops, repeats) and the same
