@@ -220,11 +220,7 @@ func (r *Rows) spill() error {
 	if err := r.part.chunk(r.buf); err != nil {
 		return fmt.Errorf("workbook: rows: %w", err)
 	}
-	if n := len(r.free); n > 0 {
-		r.buf, r.free = r.free[n-1][:0], r.free[:n-1]
-	} else {
-		r.buf = make([]byte, 0, chunkCap)
-	}
+	r.buf = takeChunk(&r.free)
 	return nil
 }
 
