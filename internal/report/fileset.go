@@ -49,23 +49,12 @@ func writeFiles(dir, base string, suffixes []string, what string, stop func(), w
 	}
 	tmps := make([]string, len(suffixes))
 	paths := make([]string, len(suffixes))
-	one := func(i int) {
+	one := func(i int) { // each i is written by one goroutine, read after Wait
 		paths[i] = filepath.Join(dir, base+suffixes[i])
-		failed := false
-		tmp, err := writeTemp(paths[i], func(w io.Writer) error {
-			err := write(suffixes[i], w)
-			if err != nil {
-				failed = true
-				fail(err)
-			}
-			return err
-		})
-		if err != nil && !failed {
+		var err error
+		if tmps[i], err = writeTemp(paths[i], func(w io.Writer) error { return write(suffixes[i], w) }); err != nil {
 			fail(err)
 		}
-		mu.Lock()
-		tmps[i] = tmp
-		mu.Unlock()
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { one(0) })

@@ -15,13 +15,14 @@ import (
 	"github.com/finops-oss/finops/internal/workbook"
 )
 
-// The two large sheets, written with excelize's StreamWriter: rows go to a
-// buffer that spills to a temporary file, so memory stays flat however many
-// rows there are. Rules of the stream API that shape this file: column
-// widths and panes are set before the first row; rows are written in order;
-// no normal-mode cell call touches these sheets; Flush is called exactly once
-// per sheet; charts never go on them (the Summary charts read from
-// normal-mode helper tables).
+// The two large sheets, written with excelize's StreamWriter (header,
+// settings) and workbook.Rows (the data rows, deflated into a temporary
+// file as they come and spliced in by workbook.Write), so memory stays flat
+// however many rows there are. Rules of the stream API that shape this
+// file: column widths and panes are set before the first row; rows are
+// written in order; no normal-mode cell call touches these sheets; Flush is
+// called exactly once per sheet; charts never go on them (the Summary
+// charts read from normal-mode helper tables).
 
 // streamColumn is one column of a streamed sheet; widths are fixed since the
 // content is not known in advance.

@@ -6,6 +6,7 @@ package workbook
 // renders. TestRowsMatchStreamWriter holds it to excelize's own output.
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -163,7 +164,7 @@ func appendInlineStr(b []byte, s string) []byte {
 		b = appendEscaped(b, s)
 		// bstrMarshal reads the escaped text: escaped again, from a copy,
 		// only where it holds an _x.
-		if hasBstr(b[start:]) {
+		if bytes.Contains(b[start:], []byte("_x")) {
 			esc := string(b[start:])
 			b = appendBstr(b[:start], esc)
 		}
@@ -221,16 +222,6 @@ func xmlChar(r rune) bool {
 		r >= 0x20 && r <= 0xD7FF ||
 		r >= 0xE000 && r <= 0xFFFD ||
 		r >= 0x10000 && r <= 0x10FFFF
-}
-
-// hasBstr reports whether b holds "_x", where bstrMarshal may change it.
-func hasBstr(b []byte) bool {
-	for i := 0; i+1 < len(b); i++ {
-		if b[i] == '_' && b[i+1] == 'x' {
-			return true
-		}
-	}
-	return false
 }
 
 // needsEscape reports whether xml.EscapeText could change s: any byte

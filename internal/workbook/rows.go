@@ -105,8 +105,9 @@ func (r *Rows) SetRow(row int, values []any) error {
 	if row > excelize.TotalRows {
 		return fmt.Errorf("workbook: rows: row %d past the sheet's %d", row, excelize.TotalRows)
 	}
-	r.last = row
-	r.rows++
+	// The row is rendered past r.buf's end and kept only once whole: a
+	// refused row leaves the rows written before it, and its number, as
+	// they were (TestRowsRefusedRowLeavesRows).
 	r.rowNum = strconv.AppendInt(r.rowNum[:0], int64(row), 10)
 	b := append(r.buf, `<row r="`...)
 	b = append(b, r.rowNum...)
@@ -139,11 +140,12 @@ func (r *Rows) SetRow(row int, values []any) error {
 		}
 		var err error
 		if b, err = r.cell(b, i, style, v); err != nil {
-			r.buf = b[:0]
 			return fmt.Errorf("workbook: rows: row %d column %d: %w", row, i+1, err)
 		}
 	}
 	r.buf = append(b, `</row>`...)
+	r.last = row
+	r.rows++
 	if len(r.buf) >= zipChunk {
 		return r.spill()
 	}
@@ -218,11 +220,7 @@ func (r *Rows) spill() error {
 	if err := r.part.chunk(r.buf); err != nil {
 		return fmt.Errorf("workbook: rows: %w", err)
 	}
-	if n := len(r.free); n > 0 {
-		r.buf, r.free = r.free[n-1][:0], r.free[:n-1]
-	} else {
-		r.buf = make([]byte, 0, chunkCap)
-	}
+	r.buf = takeChunk(&r.free)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func TestRowsMatchStreamWriter(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 35))
 			nrows := 1 + rng.IntN(60)
 			if seed%4 == 0 {
-				nrows = 3000 + rng.IntN(2000) // past rowsSpill: through the temporary file
+				nrows = 3000 + rng.IntN(2000) // past zipChunk of XML: deflated in chunks through the temporary file
 			}
 			date1904 := seed%3 == 0
 			rows := make([][]any, nrows)
@@ -46,16 +46,55 @@ func TestRowsMatchStreamWriter(t *testing.T) {
 					rows[i][j] = randomCell(rng)
 				}
 			}
-			want := streamWorkbook(t, rows, date1904, false)
-			got := streamWorkbook(t, rows, date1904, true)
+			want := streamWorkbook(t, rows, date1904, false, nil)
+			got := streamWorkbook(t, rows, date1904, true, nil)
 			compareParts(t, want, got)
 		})
 	}
 }
 
+// TestRowsRefusedRowLeavesRows: a row Rows refuses (a value it cannot
+// write, after cells it has already rendered) leaves the rows before it,
+// and the next row number, as they were — over generated rows with refused
+// rows tried between them, the workbook is the one excelize's SetRow writes
+// for the accepted rows alone.
+func TestRowsRefusedRowLeavesRows(t *testing.T) {
+	for _, seed := range []uint64{2, 5, 8, 11} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 36))
+			nrows := 1 + rng.IntN(60)
+			if seed == 8 {
+				nrows = 3000 + rng.IntN(2000) // refusals after a spill too
+			}
+			rows := make([][]any, nrows)
+			cols := 1 + rng.IntN(12)
+			for i := range rows {
+				rows[i] = make([]any, cols)
+				for j := range rows[i] {
+					rows[i][j] = randomCell(rng)
+				}
+			}
+			want := streamWorkbook(t, rows, false, false, nil)
+			got := streamWorkbook(t, rows, false, true, rng)
+			compareParts(t, want, got)
+		})
+	}
+}
+
+// setRowRefused tries row number row as values with a value Rows refuses
+// appended, and fails the test unless it is refused.
+func setRowRefused(t *testing.T, rng *rand.Rand, rw *Rows, row int, values []any) {
+	t.Helper()
+	bad := []any{true, excelize.Cell{Formula: "A1", Value: 1}, time.Now(), (*excelize.Cell)(nil)}[rng.IntN(4)]
+	if err := rw.SetRow(row, append(append([]any{}, values...), bad)); err == nil {
+		t.Fatalf("row %d with %#v: no error", row, bad)
+	}
+}
+
 // streamWorkbook writes rows (from row 2, under a header) on a streamed
-// sheet, through excelize's SetRow or through Rows, and returns the file.
-func streamWorkbook(t *testing.T, rows [][]any, date1904, viaRows bool) []byte {
+// sheet, through excelize's SetRow or through Rows, and returns the file;
+// with refuse, a refused row (setRowRefused) is tried before some rows.
+func streamWorkbook(t *testing.T, rows [][]any, date1904, viaRows bool, refuse *rand.Rand) []byte {
 	t.Helper()
 	f := excelize.NewFile()
 	defer f.Close()
@@ -86,6 +125,9 @@ func streamWorkbook(t *testing.T, rows [][]any, date1904, viaRows bool) []byte {
 	}
 	for i, r := range rows {
 		if viaRows {
+			if refuse != nil && refuse.IntN(3) == 0 {
+				setRowRefused(t, refuse, rw, i+2, r)
+			}
 			err = rw.SetRow(i+2, r)
 		} else {
 			err = sw.SetRow(fmt.Sprintf("A%d", i+2), r)

@@ -204,11 +204,7 @@ func (p *zipPart) Write(b []byte) (int, error) {
 	p.raw += uint64(n)
 	for len(b) > 0 {
 		if p.buf == nil {
-			if n := len(*p.free); n > 0 {
-				p.buf, *p.free = (*p.free)[n-1][:0], (*p.free)[:n-1]
-			} else {
-				p.buf = make([]byte, 0, chunkCap)
-			}
+			p.buf = takeChunk(p.free)
 		}
 		k := min(len(b), zipChunk-len(p.buf))
 		p.buf = append(p.buf, b[:k]...)
@@ -220,6 +216,18 @@ func (p *zipPart) Write(b []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// takeChunk is an empty chunk buffer: one from free (written out, see
+// drain) or a new one.
+func takeChunk(free *[][]byte) []byte {
+	n := len(*free)
+	if n == 0 {
+		return make([]byte, 0, chunkCap)
+	}
+	buf := (*free)[n-1][:0]
+	*free = (*free)[:n-1]
+	return buf
 }
 
 // dispatch deflates the filled chunk on a goroutine; last ends the stream.
