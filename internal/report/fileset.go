@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -21,9 +22,9 @@ type fileSet struct {
 
 // writeFiles writes dir/<base><suffix> for each suffix (".xlsx",
 // "-daily.csv") with write, as one fileSet, and returns the paths; what
-// ("report") names them in errors. The first file (the workbook, which
-// takes most of the time) is written on a goroutine of its own while the
-// others are written in turn, so on two cores the page and the JSON take no
+// ("report") names them in errors. The workbook (".xlsx", which takes most
+// of the time; else the first file) is written on a goroutine of its own
+// while the others are written in turn, so on two cores the page and the JSON take no
 // time of their own; write must be safe for that. The first error is kept
 // and then stop (if not nil) is called, to stop the writer still at work
 // (WriteAllContext cancels its context): the error returned is that first
@@ -56,9 +57,14 @@ func writeFiles(dir, base string, suffixes []string, what string, stop func(), w
 			fail(err)
 		}
 	}
+	// The workbook wherever --format put it; else the first file.
+	bg := max(slices.Index(suffixes, ".xlsx"), 0)
 	var wg sync.WaitGroup
-	wg.Go(func() { one(0) })
-	for i := 1; i < len(suffixes); i++ {
+	wg.Go(func() { one(bg) })
+	for i := range suffixes {
+		if i == bg {
+			continue
+		}
 		if mu.Lock(); first != nil {
 			mu.Unlock()
 			break

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // dirState is a folder's entries: name → contents ("<dir>" for a folder).
@@ -133,6 +135,42 @@ func TestWriteFilesFirstErrorWins(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Fatalf("%d files left, want none", len(entries))
+		}
+	}
+}
+
+// TestWriteFilesWorkbookBeside: whatever order --format gives, the
+// workbook is the file written beside the others — here it can only finish
+// once every other file is written, which in series would never happen when
+// a file follows it — and the paths keep the order asked for.
+func TestWriteFilesWorkbookBeside(t *testing.T) {
+	for _, order := range [][]string{
+		{".xlsx", ".html", ".json"}, {".html", ".xlsx", ".json"}, {".html", ".json", ".xlsx"},
+		{".json", ".xlsx"}, {".xlsx"},
+	} {
+		var others sync.WaitGroup
+		others.Add(len(order) - 1)
+		paths, err := writeFiles(t.TempDir(), "r", order, "report", nil, func(f string, w io.Writer) error {
+			if f != ".xlsx" {
+				others.Done()
+				return nil
+			}
+			done := make(chan struct{})
+			go func() { others.Wait(); close(done) }()
+			select {
+			case <-done:
+				return nil
+			case <-time.After(5 * time.Second):
+				return errors.New("the other files were not written while the workbook was")
+			}
+		})
+		if err != nil {
+			t.Fatalf("%v: %v", order, err)
+		}
+		for i, p := range paths {
+			if !strings.HasSuffix(p, "r"+order[i]) {
+				t.Errorf("%v: paths %v are not in the order asked for", order, paths)
+			}
 		}
 	}
 }

@@ -9,14 +9,16 @@ import (
 )
 
 // streamRow is one row of a streamed sheet whose cells are reused from row to
-// row. excelize's StreamWriter.SetRow takes a *excelize.Cell as it takes a
-// Cell and copies what it needs before it returns, so the row's cells are
-// written in place instead of each boxed anew into an interface, and a value
-// equal to its column's previous one keeps the interface already boxed
-// (billing lines repeat their provider, account, category, start and end
-// from line to line). The 200,000-line week of docs/BENCHMARKS.md §Report vs
-// pandas boxed 6.4 million cells, about 250 MB of the report's 2.7 GB of
-// garbage; the cells and the sheet's XML are the same.
+// row. workbook.Rows.SetRow takes a *excelize.Cell as it takes a Cell and
+// writes its XML before it returns, so the row's cells are written in place
+// instead of each boxed anew into an interface, and a value equal to its
+// column's previous one keeps the interface already boxed and skips
+// sanitize.Cell (billing lines repeat their provider, account, category,
+// start and end from line to line); Rows' own per-column cache then skips
+// the cell's XML as well. The 200,000-line week of docs/BENCHMARKS.md
+// §Report vs pandas boxed 6.4 million cells before this, about 250 MB of
+// the report's 2.7 GB of garbage; the cells and the sheet's XML are the
+// same.
 type streamRow struct {
 	cells []excelize.Cell
 	raw   []string // text as given to text(), before sanitize.Cell: a repeat skips both
