@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -75,4 +76,47 @@ func lastWasInvalid(s string, i int) bool {
 		j += n
 	}
 	return false
+}
+
+// TestCellFitsExcelsCount: invariant — Cell's value is at most
+// MaxCellChars UTF-16 units (what Excel and excelize count: an emoji is
+// two), ends in "…" exactly when the cleaned text was longer, and is then
+// that text's longest prefix of whole characters that leaves room for the
+// mark. Texts are generated around the limit from ASCII, CJK and emoji;
+// the units are counted here with utf16.Encode, not as Cell counts them.
+func TestCellFitsExcelsCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 767))
+	pieces := []string{"a", "é", "中", "😀", "𝒳"}
+	for n := 0; n < 200; n++ {
+		var b strings.Builder
+		target := MaxCellChars - 20 + rng.IntN(40)
+		for units := 0; units < target; {
+			p := pieces[rng.IntN(len(pieces))]
+			b.WriteString(p)
+			units += len(utf16.Encode([]rune(p)))
+		}
+		in := "x" + b.String() // no leading formula character
+		got := Cell(in)
+		gotUnits := len(utf16.Encode([]rune(got)))
+		inUnits := len(utf16.Encode([]rune(in)))
+		if gotUnits > MaxCellChars {
+			t.Fatalf("case %d: %d units, over %d", n, gotUnits, MaxCellChars)
+		}
+		cut := inUnits > MaxCellChars
+		if !cut {
+			if got != in {
+				t.Fatalf("case %d: %d units, within the limit, but changed", n, inUnits)
+			}
+			continue
+		}
+		prefix, ok := strings.CutSuffix(got, "…")
+		if !ok || !strings.HasPrefix(in, prefix) {
+			t.Fatalf("case %d: cut without the mark, or not a prefix", n)
+		}
+		// Longest: the next character of in would not have fitted.
+		next, _ := utf8.DecodeRuneInString(in[len(prefix):])
+		if len(utf16.Encode([]rune(prefix+string(next))))+1 <= MaxCellChars {
+			t.Fatalf("case %d: cut at %d units, %q would still have fitted", n, gotUnits, next)
+		}
+	}
 }

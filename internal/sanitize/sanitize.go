@@ -6,13 +6,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/finops-oss/finops/internal/termcol"
 )
 
-// MaxCellChars is Excel's limit on the characters in one cell; excelize
-// refuses longer values, and one overlong label must not fail a workbook.
+// MaxCellChars is Excel's limit on the characters in one cell, counted as
+// Excel counts them, in UTF-16 units (an emoji is two); excelize cuts
+// longer values without a mark, and one overlong label must not fail a
+// workbook.
 const MaxCellChars = 32767
 
 // Cell makes a string safe to store in a spreadsheet cell. Cells are written
@@ -32,7 +35,36 @@ func Cell(s string) string {
 			s = "'" + s
 		}
 	}
-	return Truncate(s, MaxCellChars)
+	return truncateUTF16(s, MaxCellChars)
+}
+
+// truncateUTF16 is Truncate counting UTF-16 units, as a spreadsheet counts
+// a cell's characters: a value over max is cut to max-1 units and ends in
+// "…", so it is never cut again, without a mark, by the workbook writer.
+func truncateUTF16(s string, max int) string {
+	if len(s) <= max { // a UTF-8 string has at least as many bytes as UTF-16 units
+		return s
+	}
+	units := 0
+	for i, r := range s {
+		n := utf16.RuneLen(r)
+		if units+n > max-1 {
+			if units+utf16Units(s[i:]) <= max {
+				return s // the rest fits: nothing to cut
+			}
+			return s[:i] + "…"
+		}
+		units += n
+	}
+	return s
+}
+
+func utf16Units(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
 
 // Control replaces control characters and invisible formatting characters
