@@ -122,8 +122,13 @@ func TestWriteFilesFirstErrorWins(t *testing.T) {
 			switch f {
 			case ".xlsx":
 				io.WriteString(w, "rows")
-				<-stop // still writing when the page fails
-				return stopped
+				select { // still writing when the page fails
+				case <-stop:
+					return stopped
+				case <-time.After(10 * time.Second):
+					t.Error("the workbook was never stopped after the page failed")
+					return nil
+				}
 			case ".html":
 				return boom
 			}
