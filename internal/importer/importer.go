@@ -395,25 +395,32 @@ func deliveryUnits[J any](jobs []J, key func(J) string) [][]J {
 	return out
 }
 
-// gcPercent is the collector's GOGC while files are ingested. An ingest
-// streams: its live heap is a few MB of batches whatever the file's size,
-// but it allocates for every field of every line, so at Go's default (100)
-// the collector ran every few MB and took a fifth of the CPU of a
-// 200,000-line FOCUS import; at 300 the import was 15 % faster on two
-// cores (docs/BENCHMARKS.md §Billing ingest). But the heap's peak is the
-// collector's goal, GOGC % above what the last collection marked, and
-// what it marks includes what the goroutines allocated while it marked:
-// 4–8 MB from one collection to the next for the same 4 MB live. A long
-// file meets more collections, so at 300 its peak was the largest of more
-// draws, four times each: 200,000 FOCUS rows peaked 1.12–1.20× higher than
-// 20,000 in five interleaved rounds (issue #35: ≤ 1.15×). At 200 the goal
-// is three times the marked heap: 1.03–1.17×, median 1.10×, 8–10 MB lower,
-// for more collector CPU (median 3.88 → 4.21 s for the 200,000 rows at a
-// load of 6–8; the collector's mark in profiles 0.1 → 0.2 s):
-// docs/BENCHMARKS.md §FOCUS ingest writer.
+// heapCeiling is the Go memory an ingest runs under (gctune.Ceiling: GOGC
+// off, a soft memory limit). An ingest streams: its live heap is a few MB
+// of batches whatever the file's size, but it allocates for every field of
+// every line. At a proportional goal (GOGC 200, before) the peak was the
+// collector's goal, three times what the last collection marked, and what
+// it marks includes what the goroutines allocated while it marked: 4–8 MB
+// from one collection to the next for the same 4 MB live, so a long file,
+// meeting more collections, peaked higher (200,000 FOCUS rows 1.03–1.18×
+// the peak of 20,000: issue #35 asks ≤ 1.15×). Under a ceiling every
+// collection has the same goal: 32 MiB gives any file the peak the
+// 20,000 rows had (about 57 MB RSS, SQLite's page cache and the binary
+// included) for no more CPU (docs/BENCHMARKS.md §A heap ceiling for the
+// ingest). 64 MiB was a little faster and peaked at 86–89 MB.
+const heapCeiling = 32 << 20
+
+// gcPercent is the collector's GOGC while files are ingested when the
+// ceiling does not hold: an ingest whose live heap passes half of it (a
+// Parquet row group, a long Prometheus range) runs proportionally for the
+// rest of it rather than be collected back to back, and so does one under
+// the user's GOMEMLIMIT. 200: three times the marked heap, 15 % faster
+// than Go's default 100 on a FOCUS import.
 const gcPercent = 200
 
-// gc sets GOGC to gcPercent for an ingest, unless the user set GOGC, and
-// returns what restores it: a run goes on to its report, whose live heap is
-// larger and whose memory the default keeps lower.
-func gc(getenv func(string) string) (restore func()) { return gctune.Set(getenv, gcPercent) }
+// gc holds an ingest's heap under heapCeiling, unless the user set GOGC or
+// GOMEMLIMIT, and returns what restores the collector's settings: a run
+// goes on to its report, whose live heap is larger.
+func gc(getenv func(string) string) (restore func()) {
+	return gctune.Ceiling(getenv, heapCeiling, gcPercent)
+}
