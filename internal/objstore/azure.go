@@ -1,3 +1,5 @@
+//go:build !finops_nocloud
+
 package objstore
 
 import (
@@ -22,28 +24,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/finops-oss/finops/internal/sanitize"
 )
-
-// AzureConfig is how to reach one container. Exactly one way to sign in
-// is used: the shared key, else the SAS token, else DefaultAzureCredential
-// (environment, workload or managed identity, Azure CLI).
-type AzureConfig struct {
-	Account   string // the storage account
-	Container string
-	// Endpoint is the blob service URL; "" is https://<Account>.blob.core.windows.net
-	// (Host's suffix, for a sovereign cloud's https:// source).
-	Endpoint   string
-	Host       string // an https:// source's blob host, used when Endpoint is ""
-	AccountKey string // a shared key (base64)
-	SASToken   string // a SAS token, without its '?'
-	// IdleTimeout ends a request or a read that waits this long without a
-	// byte (default idle.DefaultLimit); IdleSetting is the config key that
-	// sets it, named in the error ("" when none does).
-	IdleTimeout time.Duration
-	IdleSetting string
-	// Pkg names the package whose errors these are ("fetch"); "" is
-	// "objstore".
-	Pkg string
-}
 
 // Azure is one Azure Blob Storage container.
 type Azure struct {

@@ -1,3 +1,5 @@
+//go:build !finops_nocloud
+
 package objstore
 
 import (
@@ -9,36 +11,12 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/internal/sanitize"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
 )
-
-// GCSConfig is how to reach one bucket.
-type GCSConfig struct {
-	Bucket string
-	// Endpoint replaces https://storage.googleapis.com (fake-gcs-server,
-	// a private gateway): a URL or host:port ($STORAGE_EMULATOR_HOST's
-	// form). An endpoint on this machine is an emulator and is reached
-	// without credentials unless CredentialsFile is set. "" is
-	// $STORAGE_EMULATOR_HOST when set, as Google's client libraries read
-	// it, else the service.
-	Endpoint string
-	// CredentialsFile is a service-account key file; "" is Application
-	// Default Credentials.
-	CredentialsFile string
-	// IdleTimeout ends a request or a read that waits this long without a
-	// byte (default idle.DefaultLimit); IdleSetting is the config key that
-	// sets it, named in the error ("" when none does).
-	IdleTimeout time.Duration
-	IdleSetting string
-	// Pkg names the package whose errors these are ("fetch"); "" is
-	// "objstore".
-	Pkg string
-}
 
 // maxCredentialsBytes bounds a service-account key file: they are about
 // 2 KB.

@@ -1,3 +1,5 @@
+//go:build !finops_nocloud
+
 package objstore
 
 import (

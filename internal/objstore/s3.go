@@ -1,3 +1,5 @@
+//go:build !finops_nocloud
+
 package objstore
 
 import (
@@ -18,31 +20,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/finops-oss/finops/internal/sanitize"
 )
-
-// S3Config is how to reach one bucket. AccessKeyID and SecretAccessKey are
-// secrets read from the environment by the caller; empty means the default
-// AWS credential chain (env, shared files, SSO, IMDS, IRSA …).
-type S3Config struct {
-	Bucket    string
-	Region    string // default: from the AWS chain, else us-east-1
-	Endpoint  string // S3-compatible services: their base URL; "" is AWS
-	PathStyle bool   // bucket in the path, not the host name (most S3-compatible services)
-
-	AccessKeyID, SecretAccessKey, SessionToken string
-
-	MaxAttempts int           // per request, first try included (default 5)
-	MaxBackoff  time.Duration // longest wait between tries (default 10s)
-
-	// IdleTimeout ends a download or a listing page that waits this long
-	// without a byte (default idle.DefaultLimit); IdleSetting is the config
-	// key that sets it, named in the error ("" when none does).
-	IdleTimeout time.Duration
-	IdleSetting string
-
-	// Pkg names the package whose errors these are ("publish"); "" is
-	// "objstore".
-	Pkg string
-}
 
 // S3 is one bucket of S3 or an S3-compatible service.
 type S3 struct {
@@ -87,13 +64,6 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	}
 	return &S3{client: s3.NewFromConfig(awsCfg, ClientOptions(cfg)), bucket: cfg.Bucket, endpoint: cfg.Endpoint,
 		rep: reporter{pkg: pkg, service: where, setting: cfg.IdleSetting, idle: cfg.IdleTimeout}}, nil
-}
-
-func pkgOr(pkg string) string {
-	if pkg == "" {
-		return "objstore"
-	}
-	return pkg
 }
 
 // ClientOptions are the S3 client options cfg implies: the base endpoint
