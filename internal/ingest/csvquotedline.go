@@ -26,30 +26,28 @@ type span struct {
 
 // splitQuoted cuts body, a line without its line end that holds a quote,
 // into its fields; ok is false when the line is not a well-formed record
-// of its own. The record is one string (its escaped fields unquoted after
-// the line's text), each field a part of it.
+// of its own. The record is one string, the line's text with "" made "
+// in its escaped fields, each field a part of it.
 func (c *csvReader) splitQuoted(body []byte) (rec []string, ok bool) {
 	spans := c.spans[:0]
-	extra := 0 // bytes of the escaped fields
+	escaped := false
 	for i := 0; ; i++ {
 		var f span
 		if f, i, ok = fieldAt(body, i+spaceLen(body[i:])); !ok {
 			return nil, false
 		}
 		spans = append(spans, f)
-		if f.escaped {
-			extra += f.to - f.from
-		}
+		escaped = escaped || f.escaped
 		if i == len(body) {
 			break
 		}
 	}
 	c.spans = spans
 	var s string
-	if extra == 0 {
-		s = string(body)
+	if escaped {
+		s, spans = unescapeFields(body, spans)
 	} else {
-		s, spans = unescapeFields(body, spans, extra)
+		s = string(body)
 	}
 	rec = c.rec[:0]
 	for _, f := range spans {
@@ -98,20 +96,19 @@ func quotedAt(body []byte, i int) (f span, end int, ok bool) {
 	}
 }
 
-// unescapeFields makes the record's string: body, then each escaped field
-// with its "" made ", in one allocation; the escaped spans point at their
-// copies.
-func unescapeFields(body []byte, spans []span, extra int) (string, []span) {
+// unescapeFields makes the record's string, in one allocation: body with
+// each escaped field's "" made ", the spans moved to match.
+func unescapeFields(body []byte, spans []span) (string, []span) {
 	var b strings.Builder
-	b.Grow(len(body) + extra)
-	b.Write(body)
+	b.Grow(len(body))
+	done, shift := 0, 0 // body[:done] is written; a byte after it moved back shift
 	for i, f := range spans {
 		if !f.escaped {
+			spans[i] = span{from: f.from - shift, to: f.to - shift}
 			continue
 		}
-		from := b.Len()
-		v := body[f.from:f.to]
-		for {
+		b.Write(body[done:f.from])
+		for v := body[f.from:f.to]; ; {
 			k := bytes.IndexByte(v, '"')
 			if k < 0 {
 				b.Write(v)
@@ -120,8 +117,10 @@ func unescapeFields(body []byte, spans []span, extra int) (string, []span) {
 			b.Write(v[:k+1])
 			v = v[k+2:]
 		}
-		spans[i] = span{from: from, to: b.Len()}
+		spans[i] = span{from: f.from - shift, to: b.Len()}
+		done, shift = f.to, f.to-b.Len()
 	}
+	b.Write(body[done:])
 	return b.String(), spans
 }
 
