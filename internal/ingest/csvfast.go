@@ -28,15 +28,18 @@ import (
 func (c *csvReader) next(header []string) (rec []string, line int, rowErr *ParseError, fatal error) {
 	start := c.nextLine
 	for {
-		raw, err := c.readLine()
-		if bytes.IndexByte(raw, '"') >= 0 {
-			// Quotes may carry the record over several lines, or be
-			// misplaced: encoding/csv reads it, from this line on.
-			return c.quoted(header, start, raw, err)
+		raw, readErr := c.readLine()
+		body, err := lineBody(raw, readErr)
+		if bytes.IndexByte(body, '"') >= 0 {
+			var ok bool
+			if rec, ok = c.splitQuoted(body); !ok {
+				// Quotes that carry the record over several lines, or
+				// misplaced ones: encoding/csv reads it, from this line on.
+				return c.quoted(header, start, raw, readErr)
+			}
 		}
 		c.lines++
 		c.consumed += int64(len(raw))
-		body, err := lineBody(raw, err)
 		if err == nil && len(body) == 0 {
 			continue // encoding/csv skips an empty line
 		}
@@ -46,7 +49,9 @@ func (c *csvReader) next(header []string) (rec []string, line int, rowErr *Parse
 		c.lim.mark = c.skipped + c.consumed + c.q.offset()
 		line = c.lines
 		c.nextLine = line + 1
-		rec = c.split(body)
+		if rec == nil { // no quote: not split yet
+			rec = c.split(body)
+		}
 		if err != nil {
 			return nil, line, nil, c.readFailed(err, start, line)
 		}

@@ -37,18 +37,62 @@ var csvPieces = []string{
 	"\xef\xbb\xbf", "\xff", "\xc2", "é", "[N/A]", "2026/11/02 00:00:00.000", "\n\n", "\r\r\n", "#",
 }
 
+// csvQuotedFields are whole fields that csvReader splits itself when a
+// line holds only such fields: quoted ones closed on the line ("" inside
+// for a quote, commas, \r, bad bytes), after leading space or not.
+var csvQuotedFields = []string{
+	"a", "12.5 W", "", " ", "NULL", "é", "\xff",
+	`"x"`, `""`, `"a,b"`, `"a""b"`, `""""`, `"{""k"": ""v"", ""n"": 1}"`, `" x "`, "\"a\rb\"", `"é"`, "\"\xff\"",
+	` "x"`, "\t\"x\"", "\r\"x\"", "\u00a0\"x\"", "\u3000\"\"", "\u0085\"a\"\"\"",
+}
+
+// csvNearMisses are fields that look quoted but must go to encoding/csv:
+// a quote inside an unquoted field, text or a \r after the closing quote,
+// a quoted field that runs past the line.
+var csvNearMisses = []string{
+	`"a"b`, `"a""`, `"a`, `x"y`, `a"`, `"a" `, "\"a\"\r", "\"a\"\u00a0", `"`, `"""`, `"a"""b"`,
+	"\"a\nb\"", "\"a\r\nb, \"\"c\"\"\"", "\"a,\n\n\"",
+}
+
+// csvLineEnds end the lines of genQuotedCSV: \r\r\n leaves a \r after a
+// closing quote, and "" ends the file without a line end.
+var csvLineEnds = []string{"\n", "\n", "\n", "\r\n", "\r", "\r\r\n", "\n\n", ""}
+
 // genCSV is a random CSV text: mostly plain rows, with quotes, blank
-// lines, odd line ends, Unicode spaces and bad bytes mixed in.
+// lines, odd line ends, Unicode spaces and bad bytes mixed in; or, half
+// the time, lines of whole fields, quoted or not (genQuotedCSV).
 func genCSV(rng *rand.Rand) string {
 	var b strings.Builder
 	if rng.Intn(8) == 0 {
 		b.WriteString("\xef\xbb\xbf")
+	}
+	if rng.Intn(2) == 0 {
+		genQuotedCSV(rng, &b)
+		return b.String()
 	}
 	n := rng.Intn(60)
 	for i := 0; i < n; i++ {
 		b.WriteString(csvPieces[rng.Intn(len(csvPieces))])
 	}
 	return b.String()
+}
+
+// genQuotedCSV writes lines of fields as a FOCUS export has them, every
+// text field quoted, with now and then a near miss among them.
+func genQuotedCSV(rng *rand.Rand, b *strings.Builder) {
+	for lines := rng.Intn(8); lines > 0; lines-- {
+		for f := rng.Intn(5); f >= 0; f-- {
+			field := csvQuotedFields[rng.Intn(len(csvQuotedFields))]
+			if rng.Intn(12) == 0 {
+				field = csvNearMisses[rng.Intn(len(csvNearMisses))]
+			}
+			b.WriteString(field)
+			if f > 0 {
+				b.WriteString([]string{",", ",", ", ", ",\t"}[rng.Intn(4)])
+			}
+		}
+		b.WriteString(csvLineEnds[rng.Intn(len(csvLineEnds))])
+	}
 }
 
 // TestCSVReaderMatchesEncodingCSV: csvReader.next returns, for any bytes,
@@ -142,7 +186,8 @@ func (e *errReader) Read([]byte) (int, error) { return 0, e.err }
 // FuzzCSVReader: csvReader and encoding/csv (refCSVReader) agree on any
 // input, read whole or a byte at a time.
 func FuzzCSVReader(f *testing.F) {
-	for _, s := range []string{"a, b\nc,\"d\ne\"\n", "\"\n", "x\"y\r\n\r\n,", "\xef\xbb\xbfa,\u00a0b\r"} {
+	for _, s := range []string{"a, b\nc,\"d\ne\"\n", "\"\n", "x\"y\r\n\r\n,", "\xef\xbb\xbfa,\u00a0b\r",
+		"NULL,\"a\"\"b\", \"c,d\"\r\n\"\"\n", "\"a\"b,\"c\"\"\n\"x\"\r\r\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

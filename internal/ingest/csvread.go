@@ -78,8 +78,10 @@ func (l *recordLimiter) tooLongCSV() string {
 // csvReader streams records with their physical line numbers. It splits
 // a line without a double quote itself (csvfast.go: every line of an
 // nvidia-smi log, nearly every line of a bill), as encoding/csv would with
-// TrimLeadingSpace; a record with a quote it hands to encoding/csv
-// (csvquoted.go), which reads it from the same buffer.
+// TrimLeadingSpace, and a line whose quoted fields are well formed and end
+// on it (csvquotedline.go: every line of a FOCUS export); any other record
+// with a quote it hands to encoding/csv (csvquoted.go), which reads it
+// from the same buffer.
 type csvReader struct {
 	name string
 	br   *bufio.Reader
@@ -93,6 +95,7 @@ type csvReader struct {
 	consumed int64    // bytes of the lines the fast path read
 	long     []byte   // a line longer than br's buffer, put together
 	rec      []string // the record handed out last, reused
+	spans    []span   // the fields of a quoted line, reused
 	q        quotedCSV
 }
 
