@@ -63,15 +63,9 @@ func (c *refCSVReader) next(header []string) (rec []string, line int, rowErr *Pa
 		return nil, line, nil, io.EOF
 	case errors.As(err, &pe):
 		c.nextLine = pe.Line + 1
-		field := columnName(header, len(rec))
-		msg := "malformed CSV: a quoted field is not closed, or has text after its closing quote; check the quotes"
-		if errors.Is(pe.Err, csv.ErrBareQuote) {
-			msg = `malformed CSV: a " inside an unquoted field; quote the field and double the inner quote ("")`
-		} else if !errors.Is(pe.Err, csv.ErrQuote) {
-			msg = "malformed CSV: " + pe.Err.Error()
-		}
-		return nil, pe.Line, &ParseError{File: c.name, Line: pe.Line, Field: field,
-			Msg: fmt.Sprintf("%s (column %d)", msg, pe.Column)}, nil
+		// The words are the reader's own (quoteError): what this reference
+		// checks is which records, lines and columns, not the message.
+		return nil, pe.Line, quoteError(c.name, pe, 0, columnName(header, len(rec))), nil
 	case errors.Is(err, errRecordTooLong):
 		// The record began after the last one: the line the reader got
 		// to is only where it gave up (a run of empty lines has no record).
