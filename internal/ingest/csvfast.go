@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -97,33 +96,35 @@ func lineBody(raw []byte, err error) ([]byte, error) {
 // split cuts a line without quotes into its fields: one string for the
 // record, each field a part of it.
 func (c *csvReader) split(body []byte) []string {
-	s := string(body)
+	s := string(body) // the record's one string; body's offsets are its offsets
 	rec := c.rec[:0]
-	for {
-		i := strings.IndexByte(s, ',')
-		if i < 0 {
-			rec = append(rec, trimLeadingSpace(s))
+	for from := 0; ; {
+		to := len(body)
+		if i := bytes.IndexByte(body[from:], ','); i >= 0 {
+			to = from + i
+		}
+		rec = append(rec, s[from+spaceLen(body[from:to]):to])
+		if to == len(body) {
 			break
 		}
-		rec = append(rec, trimLeadingSpace(s[:i]))
-		s = s[i+1:]
+		from = to + 1
 	}
 	c.rec = rec
 	return rec
 }
 
-// trimLeadingSpace is encoding/csv's TrimLeadingSpace: white space as
-// unicode.IsSpace has it, which no comma is part of. nvidia-smi puts a
-// space before every field: the ASCII ones are skipped here, and only a
-// byte past ASCII asks unicode.
-func trimLeadingSpace(s string) string {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
+// spaceLen is how many bytes of leading white space b has, as encoding/csv's
+// TrimLeadingSpace trims it: white space as unicode.IsSpace has it, which no
+// comma is part of. nvidia-smi puts a space before every field: the ASCII
+// ones are skipped here, and only a byte past ASCII asks unicode.
+func spaceLen(b []byte) int {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
 		case c >= utf8.RuneSelf:
-			return strings.TrimLeftFunc(s[i:], unicode.IsSpace)
+			return len(b) - len(bytes.TrimLeftFunc(b[i:], unicode.IsSpace))
 		case c != ' ' && (c < '\t' || c > '\r'):
-			return s[i:]
+			return i
 		}
 	}
-	return ""
+	return len(b)
 }

@@ -3,8 +3,6 @@ package ingest
 import (
 	"bytes"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // A FOCUS export quotes its text fields on every line, so every record of
@@ -122,18 +120,4 @@ func unescapeFields(body []byte, spans []span) (string, []span) {
 	}
 	b.Write(body[done:])
 	return b.String(), spans
-}
-
-// spaceLen is how many bytes of leading white space b has, as
-// trimLeadingSpace counts them.
-func spaceLen(b []byte) int {
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case c >= utf8.RuneSelf:
-			return len(b) - len(bytes.TrimLeftFunc(b[i:], unicode.IsSpace))
-		case c != ' ' && (c < '\t' || c > '\r'):
-			return i
-		}
-	}
-	return len(b)
 }
