@@ -59,6 +59,6 @@ func (none) Explain(err error) error              { return err }
 func (none) Bucket() string                       { return "" }
 func (none) Close() error                         { return nil }
 func (none) Delete(context.Context, string) error { return fmt.Errorf("objstore: %s", NoCloud) }
-func (n none) Fetch(ctx context.Context, prefix string, accept func(string) bool, dir string) ([]Fetched, []error, error) {
+func (none) Fetch(context.Context, string, func(string) bool, string) ([]Fetched, []error, error) {
 	return nil, nil, fmt.Errorf("objstore: %s", NoCloud)
 }
