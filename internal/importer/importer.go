@@ -405,7 +405,7 @@ func deliveryUnits[J any](jobs []J, key func(J) string) [][]J {
 // meeting more collections, peaked higher (200,000 FOCUS rows 1.03–1.18×
 // the peak of 20,000: issue #35 asks ≤ 1.15×). Under a ceiling every
 // collection has the same goal: 32 MiB gives any file the peak the
-// 20,000 rows had (about 57 MB RSS, SQLite's page cache and the binary
+// 20,000 rows had (58–60 MB RSS, SQLite's page cache and the binary
 // included) for no more CPU (docs/BENCHMARKS.md §A heap ceiling for the
 // ingest). 64 MiB was a little faster and peaked at 86–89 MB.
 const heapCeiling = 32 << 20
