@@ -12,7 +12,7 @@ import (
 	"github.com/finops-oss/finops/internal/cli"
 	"github.com/finops-oss/finops/internal/ingest/dcgm"
 	"github.com/finops-oss/finops/internal/ingest/prom/promtest"
-	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/proctest"
 )
 
 // TestHostileDoctor runs `finops doctor` against the real servers of the
@@ -34,7 +34,7 @@ func TestHostileDoctor(t *testing.T) {
 		}
 	}
 	promSrv := promtest.Start(t, om.Bytes())
-	deadProm := "http://127.0.0.1:" + strconv.Itoa(publishtest.FreePort(t))
+	deadProm := "http://127.0.0.1:" + strconv.Itoa(proctest.FreePort(t))
 	env := func(t *testing.T, url string) *pubEnv { return doctorEnv(t, w, url) }
 
 	// The demo's sources: every one is listed as OK (the count comes from

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/internal/fetch/fetchtest"
-	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/proctest"
 )
 
 // TestAzureFetch downloads from a real Azurite: globs, prefixes, an empty
@@ -56,7 +56,7 @@ func TestAzureFetch(t *testing.T) {
 	// The same token with another signature: well-formed, refused.
 	badSAS := strings.Replace(sas, url.QueryEscape(sig), url.QueryEscape("AAAA"+sig[4:]), 1)
 	// An address nothing listens on (free a moment ago).
-	closed := fmt.Sprintf("http://127.0.0.1:%d/%s", publishtest.FreePort(t), fetchtest.AzuriteAccount)
+	closed := fmt.Sprintf("http://127.0.0.1:%d/%s", proctest.FreePort(t), fetchtest.AzuriteAccount)
 	// A key of the right form that is not the account's.
 	wrongKey := "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODk="
 

@@ -12,7 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
-	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/proctest"
 	"github.com/finops-oss/finops/internal/testenv"
 )
 
@@ -44,11 +44,11 @@ func StartAzurite(t testing.TB) *Azurite {
 		}
 		bin = p
 	}
-	port := publishtest.FreePort(t)
+	port := proctest.FreePort(t)
 	// --skipApiVersionCheck: the SDK may speak a newer API version than the
 	// emulator knows; --disableProductStyleUrl: the account is in the path,
 	// never read from the host name 127.0.0.1.
-	p := publishtest.StartProcess(t, bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port), "--inMemoryPersistence",
+	p := proctest.Start(t, bin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port), "--inMemoryPersistence",
 		"--skipApiVersionCheck", "--disableProductStyleUrl", "--silent")
 	a := &Azurite{Endpoint: fmt.Sprintf("http://127.0.0.1:%d/%s", port, AzuriteAccount)}
 	// Node starts slowly on a loaded machine: a minute and a half, not 30s.

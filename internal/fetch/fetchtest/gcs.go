@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/proctest"
 )
 
 // FakeGCS is a running fake-gcs-server.
@@ -22,13 +22,13 @@ type FakeGCS struct {
 // when the test ends.
 func StartFakeGCS(t testing.TB) *FakeGCS {
 	t.Helper()
-	bin := publishtest.Binary(t, "fake-gcs-server", FakeGCSInstall)
+	bin := proctest.Binary(t, "fake-gcs-server", FakeGCSInstall)
 	if bin == "" {
 		return nil
 	}
-	port := publishtest.FreePort(t)
+	port := proctest.FreePort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	p := publishtest.StartProcess(t, bin, "-scheme", "http", "-host", "127.0.0.1", "-port", strconv.Itoa(port), "-backend", "memory",
+	p := proctest.Start(t, bin, "-scheme", "http", "-host", "127.0.0.1", "-port", strconv.Itoa(port), "-backend", "memory",
 		"-data", t.TempDir(), "-public-host", addr, "-external-url", "http://"+addr, "-log-level", "warn")
 	g := &FakeGCS{URL: "http://" + addr}
 	p.WaitHTTP(t, "fake-gcs-server", g.URL+"/storage/v1/b", 30*time.Second)

@@ -13,25 +13,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"go/build"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/finops-oss/finops/internal/testenv"
+	"github.com/finops-oss/finops/internal/proctest"
 )
 
 // Install commands, pinned as in .ci/run.
@@ -39,182 +33,6 @@ const (
 	VersityInstall = "go install github.com/versity/versitygw/cmd/versitygw@v1.8.0"
 	MailpitInstall = "go install github.com/axllent/mailpit@v1.33.1"
 )
-
-// Binary finds an installed binary: PATH, then $GOBIN, then each
-// $GOPATH/bin (go env GOPATH's default included).
-func Binary(t testing.TB, name, install string) string {
-	t.Helper()
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	var dirs []string
-	if gobin := os.Getenv("GOBIN"); gobin != "" {
-		dirs = append(dirs, gobin)
-	}
-	gopath := build.Default.GOPATH
-	// `go env -w` settings live in go's own env file: ask go when it is here.
-	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if len(lines) == 2 {
-			if gobin := strings.TrimSpace(lines[0]); gobin != "" {
-				dirs = append(dirs, gobin)
-			}
-			gopath = strings.TrimSpace(lines[1]) + string(filepath.ListSeparator) + gopath
-		}
-	}
-	for _, gp := range filepath.SplitList(gopath) {
-		if d := filepath.Join(gp, "bin"); gp != "" && !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	for _, d := range dirs {
-		p := filepath.Join(d, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	msg := fmt.Sprintf("%s not found on PATH or in %s; install it with: %s", name, strings.Join(dirs, ", "), install)
-	testenv.Missing(t, msg)
-	return ""
-}
-
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago and
-// that no outgoing connection can take: it lies below the kernel's
-// ephemeral range (net.ipv4.ip_local_port_range), from which every client
-// socket of every test process takes its local port. A port the kernel
-// hands out for "127.0.0.1:0" is in that range, so between FreePort closing
-// it and the server binding it, any HTTP client of a parallel test could be
-// given it; the server then exits with "address already in use" while the
-// test talks to whatever holds the port. Ports outside the range can only
-// clash with another test's FreePort choice, which the random choice over
-// thousands of ports makes rare, and WaitHTTP notices.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	lo, hi := belowEphemeral()
-	for range 200 {
-		port := lo + rand.IntN(hi-lo)
-		if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
-			l.Close()
-			return port
-		}
-	}
-	// Everything tried was taken: fall back to the kernel's choice.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// belowEphemeral is the range [lo, hi) FreePort chooses from: from 10000 up
-// to the first port of the kernel's ephemeral range (Linux's default
-// 32768, also used where the range cannot be read).
-func belowEphemeral() (lo, hi int) {
-	lo, hi = 10000, 32768
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return lo, hi
-	}
-	if f := strings.Fields(string(b)); len(f) == 2 {
-		if first, err := strconv.Atoi(f[0]); err == nil && first > lo+1000 {
-			hi = first
-		}
-	}
-	return lo, hi
-}
-
-// Process is a started server binary, its output kept for the failure
-// messages.
-type Process struct {
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	log  bytes.Buffer
-	done chan struct{}
-}
-
-// StartProcess starts bin with args; it is killed when the test ends, if
-// Stop has not stopped it before.
-func StartProcess(t testing.TB, bin string, args ...string) *Process {
-	t.Helper()
-	p := &Process{done: make(chan struct{})}
-	p.cmd = exec.Command(bin, args...)
-	p.cmd.Stdout = p
-	p.cmd.Stderr = p
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	go func() { p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(p.Stop)
-	return p
-}
-
-// Stop kills the process and waits for it; stopping a stopped one does
-// nothing.
-func (p *Process) Stop() {
-	if p == nil || p.cmd == nil {
-		return
-	}
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	p.cmd.Process.Kill()
-	<-p.done
-}
-
-// Write keeps the process's output.
-func (p *Process) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.log.Write(b)
-}
-
-// Output is what the process has written so far.
-func (p *Process) Output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.log.String()
-}
-
-// WaitHTTP polls url until it answers (any status); the test fails if the
-// process exits first or within passes (a server written in Node starts
-// slower than one in Go).
-func (p *Process) WaitHTTP(t testing.TB, name, url string, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		select {
-		case <-p.done:
-			t.Fatalf("%s exited while starting:\n%s", name, p.Output())
-		default:
-		}
-		resp, err := http.Get(url)
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			p.stillRunning(t, name)
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s did not answer at %s within %v:\n%s", name, url, within, p.Output())
-}
-
-// stillRunning fails the test when the process exits within a moment of
-// its address answering: then something else answered there (a server
-// that lost its port to another test's exits within milliseconds), and
-// the test would talk to the wrong server.
-func (p *Process) stillRunning(t testing.TB, name string) {
-	t.Helper()
-	select {
-	case <-p.done:
-	case <-time.After(200 * time.Millisecond):
-		return
-	}
-	t.Fatalf("%s exited right after its address answered (another server holds the port?):\n%s", name, p.Output())
-}
 
 // S3Server is a running versitygw serving the folder Dir.
 type S3Server struct {
@@ -225,7 +43,7 @@ type S3Server struct {
 	Dir       string // the buckets' parent folder
 	bin, addr string
 	args      []string
-	proc      *Process
+	proc      *proctest.Process
 	t         testing.TB
 }
 
@@ -233,9 +51,9 @@ type S3Server struct {
 // folder; it stops when the test ends.
 func StartS3(t testing.TB, accessKey, secretKey string) *S3Server {
 	t.Helper()
-	bin := Binary(t, "versitygw", VersityInstall)
+	bin := proctest.Binary(t, "versitygw", VersityInstall)
 	s := &S3Server{AccessKey: accessKey, SecretKey: secretKey, Region: "us-east-1", Dir: t.TempDir(), bin: bin, t: t}
-	s.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(FreePort(t)))
+	s.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(proctest.FreePort(t)))
 	s.URL = "http://" + s.addr
 	backend := []string{"posix"}
 	if !xattrSupported(s.Dir) {
@@ -253,7 +71,7 @@ func StartS3(t testing.TB, accessKey, secretKey string) *S3Server {
 // Start (re)starts the server on the same address and folder.
 func (s *S3Server) Start() {
 	s.t.Helper()
-	s.proc = StartProcess(s.t, s.bin, s.args...)
+	s.proc = proctest.Start(s.t, s.bin, s.args...)
 	s.proc.WaitHTTP(s.t, "versitygw", s.URL, 15*time.Second)
 }
 
@@ -331,7 +149,7 @@ type Mailpit struct {
 	Host     string // 127.0.0.1
 	SMTPPort int
 	API      string // http://127.0.0.1:PORT
-	proc     *Process
+	proc     *proctest.Process
 }
 
 // StartMailpit starts mailpit with plaintext SMTP, any credentials accepted,
@@ -345,7 +163,7 @@ type Mailpit struct {
 // on other ports, and one is only returned still running after it answered.
 func StartMailpit(t testing.TB, extra ...string) *Mailpit {
 	t.Helper()
-	bin := Binary(t, "mailpit", MailpitInstall)
+	bin := proctest.Binary(t, "mailpit", MailpitInstall)
 	for attempt := 1; ; attempt++ {
 		m, clash := startMailpitOnce(t, bin, extra)
 		if !clash {
@@ -362,8 +180,8 @@ func StartMailpit(t testing.TB, extra ...string) *Mailpit {
 // because a port was taken.
 func startMailpitOnce(t testing.TB, bin string, extra []string) (m *Mailpit, clash bool) {
 	t.Helper()
-	m = &Mailpit{Host: "127.0.0.1", SMTPPort: FreePort(t)}
-	httpPort := FreePort(t)
+	m = &Mailpit{Host: "127.0.0.1", SMTPPort: proctest.FreePort(t)}
+	httpPort := proctest.FreePort(t)
 	m.API = fmt.Sprintf("http://127.0.0.1:%d", httpPort)
 	args := []string{
 		"--smtp", fmt.Sprintf("127.0.0.1:%d", m.SMTPPort),
@@ -377,10 +195,10 @@ func startMailpitOnce(t testing.TB, bin string, extra []string) (m *Mailpit, cla
 	if !hasFlag(extra, "--smtp-require-tls") && !hasFlag(extra, "--smtp-require-starttls") {
 		args = append(args, "--smtp-auth-allow-insecure")
 	}
-	m.proc = StartProcess(t, bin, append(args, extra...)...)
+	m.proc = proctest.Start(t, bin, append(args, extra...)...)
 	exited := func() (bool, bool) {
 		select {
-		case <-m.proc.done:
+		case <-m.proc.Done():
 			if strings.Contains(m.proc.Output(), "address already in use") {
 				return true, true
 			}

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/proctest"
 	"github.com/finops-oss/finops/internal/testenv"
 )
 
@@ -135,12 +135,12 @@ func run(tb testing.TB, url, dir, ready string, cmd *exec.Cmd) *Server {
 	return s
 }
 
-// freeAddr is a 127.0.0.1 address on a port publishtest.FreePort chose:
+// freeAddr is a 127.0.0.1 address on a port proctest.FreePort chose:
 // outside the kernel's ephemeral range, so no client socket takes it
 // before the server binds it.
 func freeAddr(tb testing.TB) string {
 	tb.Helper()
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(publishtest.FreePort(tb)))
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(proctest.FreePort(tb)))
 }
 
 func (s *Server) waitReady(path string, limit time.Duration) error {

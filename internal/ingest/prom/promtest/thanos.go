@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/proctest"
 )
 
 // ThanosVersion is the release .ci/run builds.
@@ -28,7 +28,7 @@ const ThanosInstall = "the Thanos step of .ci/run (thanos v" + ThanosVersion + "
 // missing.
 func ThanosBinary(tb testing.TB) string {
 	tb.Helper()
-	return publishtest.Binary(tb, "thanos", ThanosInstall)
+	return proctest.Binary(tb, "thanos", ThanosInstall)
 }
 
 // StartLabeled is Start with external labels (k, v pairs), as every

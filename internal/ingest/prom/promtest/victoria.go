@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finops-oss/finops/internal/publish/publishtest"
+	"github.com/finops-oss/finops/internal/proctest"
 )
 
 // VictoriaMetricsInstall is how a machine gets victoria-metrics (.ci/run).
@@ -23,7 +23,7 @@ const VictoriaMetricsInstall = "go install github.com/VictoriaMetrics/VictoriaMe
 // when it is missing.
 func VictoriaMetricsBinary(tb testing.TB) string {
 	tb.Helper()
-	return publishtest.Binary(tb, "victoria-metrics", VictoriaMetricsInstall)
+	return proctest.Binary(tb, "victoria-metrics", VictoriaMetricsInstall)
 }
 
 // StartVictoriaMetrics starts VictoriaMetrics' single-node server on a free

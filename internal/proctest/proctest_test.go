@@ -1,4 +1,4 @@
-package publishtest
+package proctest
 
 import (
 	"fmt"
@@ -83,7 +83,7 @@ func TestWaitHTTPRefusesAnotherServersAnswer(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			p := StartProcess(t, "sh", "-c", tc.script, "sh", answered)
+			p := Start(t, "sh", "-c", tc.script, "sh", answered)
 			p.WaitHTTP(r, "server", other.URL, 5*time.Second)
 		}()
 		<-done
