@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/finops-oss/finops/internal/deliver"
+	"github.com/finops-oss/finops/internal/objkey"
 	"github.com/finops-oss/finops/internal/publish"
 )
 
@@ -40,7 +41,7 @@ func (m *Main) restoreCommand() *cobra.Command {
 			}
 			s3c := c.Publish.S3
 			if from != "" {
-				if s3c.Bucket, s3c.Prefix, err = publish.ParseS3URL(from); err != nil {
+				if s3c.Bucket, s3c.Prefix, err = objkey.ParseS3URL(from); err != nil {
 					return usageError{err}
 				}
 			}
@@ -73,7 +74,7 @@ func (m *Main) restore(ctx context.Context, client *publish.S3, period, db strin
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("restore: %w", err)
 	}
-	if _, err := client.Key(period, publish.SnapshotName(period)); err != nil {
+	if _, err := client.Key(period, objkey.SnapshotName(period)); err != nil {
 		return usageError{err}
 	}
 	r, err := deliver.Restore(ctx, client, period, db, m.Now())

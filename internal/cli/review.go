@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/analysisconf"
 	"github.com/finops-oss/finops/internal/config"
 	"github.com/finops-oss/finops/internal/report"
 	"github.com/finops-oss/finops/internal/reportjob"
@@ -92,13 +93,13 @@ func (m *Main) review(ctx context.Context, st *store.Store, c *config.Config, q,
 	if err != nil {
 		return nil, err
 	}
-	params, err := reportjob.AnalysisParams(c)
+	params, err := analysisconf.Params(c)
 	if err != nil {
 		return nil, usageError{err}
 	}
 	rv, err := analysis.RentOrBuy(&analysis.ReviewInput{
 		Quarter: q, Previous: prev, Current: cur, PreviousResult: before, AsOf: now,
-		Purchases: reportjob.PurchaseAssumptions(c), Prices: reportjob.AnalysisPrices(c), Resources: reportjob.AnalysisResources(c),
+		Purchases: analysisconf.PurchaseAssumptions(c), Prices: analysisconf.Prices(c), Resources: analysisconf.Resources(c),
 		Params: params,
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/finops-oss/finops/internal/analysisconf"
 	"github.com/finops-oss/finops/internal/report"
 	"github.com/finops-oss/finops/internal/reportjob"
 	"github.com/finops-oss/finops/internal/rollup"
@@ -29,7 +30,7 @@ func (m *Main) rollupCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := reportjob.AnalysisParams(c)
+			p, err := analysisconf.Params(c)
 			if err != nil {
 				return usageError{err}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/finops-oss/finops/internal/analysis"
 	"github.com/finops-oss/finops/internal/ingest"
+	"github.com/finops-oss/finops/internal/objkey"
 	"github.com/finops-oss/finops/internal/publish"
 	"github.com/finops-oss/finops/internal/report"
 	"github.com/finops-oss/finops/internal/store"
@@ -70,9 +71,9 @@ func (r *Run) dryRunUploads(ctx context.Context, res *analysis.Result, dir strin
 		r.Stage(store.StageUpload, store.StageSkipped)
 		return nil
 	}
-	prefix := publish.CleanPrefix(s3c.Prefix)
+	prefix := objkey.CleanPrefix(s3c.Prefix)
 	url := func(p, name string) string {
-		k, err := publish.Key(prefix, p, name)
+		k, err := objkey.Key(prefix, p, name)
 		if err != nil {
 			return "(" + err.Error() + ")"
 		}
@@ -99,7 +100,7 @@ func (r *Run) dryRunUploads(ctx context.Context, res *analysis.Result, dir strin
 			would(&result.WouldUpload, "upload %s (left over from an earlier run)", url(a.Period, a.Name))
 		}
 	}
-	would(&result.WouldUpload, "upload %s (database snapshot: VACUUM INTO, integrity check, gzip)", url(period, publish.SnapshotName(period)))
+	would(&result.WouldUpload, "upload %s (database snapshot: VACUUM INTO, integrity check, gzip)", url(period, objkey.SnapshotName(period)))
 	if w := r.Config.Publish.S3.RetentionWeeks; w > 0 {
 		fmt.Fprintf(out, "dry run: would delete snapshots under s3://%s/%s whose period ended more than %d weeks ago\n", s3c.Bucket, prefix, w)
 	}
@@ -130,7 +131,7 @@ func (r *Run) dryRunReports(ctx context.Context, reports []string, url func(peri
 			fmt.Fprintf(out, "dry run: %s is already uploaded with these bytes\n", url(period, filepath.Base(p)))
 			continue
 		}
-		would(&result.WouldUpload, "upload %s (%d bytes, %s)", url(period, filepath.Base(p)), size, publish.ContentType(p))
+		would(&result.WouldUpload, "upload %s (%d bytes, %s)", url(period, filepath.Base(p)), size, objkey.ContentType(p))
 	}
 	return nil
 }
@@ -213,7 +214,7 @@ func (r *Run) dryRunScope(ctx context.Context, s mailScope, would wouldFunc) err
 				link = ", linking " + s.reportURL
 			}
 			would(&result.WouldEmail, "email %s (%s): %q with %s attached%s", to, scopeName(s.scope),
-				publish.SafeHeader(subject), publish.SafeName(filepath.Base(s.workbook)), link)
+				publish.SafeHeader(subject), objkey.SafeName(filepath.Base(s.workbook)), link)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/objkey"
 	"github.com/finops-oss/finops/internal/publish"
 	"github.com/finops-oss/finops/internal/report"
 	"github.com/finops-oss/finops/internal/store"
@@ -82,7 +83,7 @@ func (r *Run) link(name string) string {
 	if base == "" || r.Transports.S3 == nil {
 		return ""
 	}
-	key, err := publish.Key(r.Transports.S3.Prefix, r.Window.Label, name)
+	key, err := objkey.Key(r.Transports.S3.Prefix, r.Window.Label, name)
 	if err != nil {
 		return ""
 	}

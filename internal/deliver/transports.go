@@ -8,6 +8,7 @@ import (
 
 	"github.com/finops-oss/finops/internal/capped"
 	"github.com/finops-oss/finops/internal/config"
+	"github.com/finops-oss/finops/internal/objkey"
 	"github.com/finops-oss/finops/internal/publish"
 	"github.com/finops-oss/finops/internal/sanitize"
 )
@@ -147,7 +148,7 @@ func SMTPSettings(ctx context.Context, m config.SMTP, password string) (*publish
 			return nil, fmt.Errorf("publish.smtp.ca_file %s: no PEM certificate in it", m.CAFile)
 		}
 	}
-	if host, err := os.Hostname(); err == nil && publish.SafeName(host) == host {
+	if host, err := os.Hostname(); err == nil && objkey.SafeName(host) == host {
 		sc.HelloName = host
 	}
 	return sc, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/finops-oss/finops/internal/ingest"
+	"github.com/finops-oss/finops/internal/objkey"
 	"github.com/finops-oss/finops/internal/publish"
 	"github.com/finops-oss/finops/internal/store"
 )
@@ -31,7 +32,7 @@ func (r *Run) recordReport(ctx context.Context, period, path, sum string, size i
 	}
 	name := filepath.Base(path)
 	return r.Store.RecordArtifact(ctx, r.RunID, store.Artifact{Period: period, Name: name, Kind: "report",
-		Path: abs, ContentType: publish.ContentType(name), SHA256: sum, Size: size})
+		Path: abs, ContentType: objkey.ContentType(name), SHA256: sum, Size: size})
 }
 
 // uploadTimeout is publish.s3.timeout: the deadline of the reports' uploads,
@@ -116,7 +117,7 @@ func (r *Run) uploadPending(ctx context.Context, client *publish.S3, fail func(s
 	}
 	if len(uploaded) > 0 {
 		fmt.Fprintf(r.said(), "uploaded %d files to s3://%s/%s\n", len(uploaded), client.Bucket(),
-			publish.PeriodPrefix(client.Prefix(), r.Window.Label))
+			objkey.PeriodPrefix(client.Prefix(), r.Window.Label))
 	}
 	return ok
 }
@@ -136,7 +137,7 @@ func (r *Run) uploadSnapshot(ctx context.Context, client *publish.S3, fail func(
 	defer snap.Remove()
 	sctx, cancel := context.WithTimeout(ctx, r.uploadTimeout())
 	defer cancel()
-	a := store.Artifact{Period: period, Name: snap.Name, Kind: "snapshot", ContentType: publish.ContentType(snap.Name),
+	a := store.Artifact{Period: period, Name: snap.Name, Kind: "snapshot", ContentType: objkey.ContentType(snap.Name),
 		SHA256: snap.SHA256, Size: snap.Size}
 	if err := r.Store.RecordArtifact(ctx, r.RunID, a); err != nil {
 		fail("snapshot: %v", err)

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/finops-oss/finops/internal/objkey"
 )
 
 // FetchedSnapshot is a period's database snapshot downloaded and
@@ -30,7 +32,7 @@ const restoreTemp = ".finops-restore-*"
 // removed first: the caller holds the run lock, so none is in use. An
 // object that is not there is an error saying so, with its URL.
 func (c *S3) FetchSnapshot(ctx context.Context, period, dir string) (*FetchedSnapshot, error) {
-	key, err := c.Key(period, SnapshotName(period))
+	key, err := c.Key(period, objkey.SnapshotName(period))
 	if err != nil {
 		return nil, err
 	}

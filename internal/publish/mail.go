@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finops-oss/finops/internal/objkey"
 	"github.com/finops-oss/finops/internal/sanitize"
 	"github.com/jordan-wright/email"
 )
@@ -74,7 +75,7 @@ func MessageID(period, scope string, generation int, from string) string {
 		domain = from[at+1:]
 	}
 	h := sha256.Sum256([]byte(scope))
-	return fmt.Sprintf("<finops.%s.%s.%d@%s>", SafeName(period), hex.EncodeToString(h[:6]), generation, domain)
+	return fmt.Sprintf("<finops.%s.%s.%d@%s>", objkey.SafeName(period), hex.EncodeToString(h[:6]), generation, domain)
 }
 
 // SafeHeader makes text from the data safe for a header: control and
@@ -134,10 +135,10 @@ func BuildMessage(m Mail) ([]byte, error) {
 	for _, a := range m.Attachments {
 		ct := a.ContentType
 		if ct == "" {
-			ct = ContentType(a.Name)
+			ct = objkey.ContentType(a.Name)
 		}
-		if _, err := e.Attach(bytes.NewReader(a.Content), SafeName(a.Name), ct); err != nil {
-			return nil, fmt.Errorf("publish: attach %s: %w", SafeName(a.Name), err)
+		if _, err := e.Attach(bytes.NewReader(a.Content), objkey.SafeName(a.Name), ct); err != nil {
+			return nil, fmt.Errorf("publish: attach %s: %w", objkey.SafeName(a.Name), err)
 		}
 	}
 	b, err := e.Bytes()

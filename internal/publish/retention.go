@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/finops-oss/finops/internal/objkey"
 )
 
 var (
@@ -68,7 +70,7 @@ func (c *S3) PruneSnapshots(ctx context.Context, weeks int, now time.Time, keep 
 		rel := strings.TrimPrefix(o.Key, base)
 		period, name := path.Split(rel)
 		period = strings.TrimSuffix(period, "/")
-		if strings.Contains(period, "/") || name != SnapshotName(period) || period == SafeName(keep) {
+		if strings.Contains(period, "/") || name != objkey.SnapshotName(period) || period == objkey.SafeName(keep) {
 			continue
 		}
 		end, ok := PeriodEnd(period)

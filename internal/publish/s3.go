@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/finops-oss/finops/internal/objkey"
 	"github.com/finops-oss/finops/internal/objstore"
 	"github.com/finops-oss/finops/internal/sanitize"
 )
@@ -39,7 +40,7 @@ type S3Config struct {
 
 // String never shows the keys.
 func (c S3Config) String() string {
-	return fmt.Sprintf("s3://%s/%s (endpoint %q, region %q, path style %v)", c.Bucket, CleanPrefix(c.Prefix),
+	return fmt.Sprintf("s3://%s/%s (endpoint %q, region %q, path style %v)", c.Bucket, objkey.CleanPrefix(c.Prefix),
 		sanitize.URL(c.Endpoint), c.Region, c.PathStyle)
 }
 
@@ -58,7 +59,7 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &S3{store: st, prefix: CleanPrefix(cfg.Prefix)}, nil
+	return &S3{store: st, prefix: objkey.CleanPrefix(cfg.Prefix)}, nil
 }
 
 // Bucket is the bucket name.
@@ -71,7 +72,7 @@ func (c *S3) Prefix() string { return c.prefix }
 func (c *S3) URL(key string) string { return c.store.URL(key) }
 
 // Key is the key of one file of one period under this client's prefix.
-func (c *S3) Key(period, name string) (string, error) { return Key(c.prefix, period, name) }
+func (c *S3) Key(period, name string) (string, error) { return objkey.Key(c.prefix, period, name) }
 
 // Upload puts the file at path to key with its content type and its sha256
 // (hex) as metadata. The body is a seekable file, so a retried request sends
@@ -93,7 +94,7 @@ func (c *S3) Upload(ctx context.Context, key, path, contentType, sum string, opt
 // body must seek: the SDK rewinds it to retry a request, and to sign one on
 // a plain-HTTP endpoint (it reads it once for the payload hash).
 func (c *S3) UploadReader(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType, sum string, opts ...UploadOption) error {
-	if !under(key, c.prefix) {
+	if !objkey.Under(key, c.prefix) {
 		return fmt.Errorf("publish: key %q is not under prefix %q", key, c.prefix)
 	}
 	var o uploadOptions
@@ -127,7 +128,7 @@ func (c *S3) List(ctx context.Context, prefix string) ([]objstore.Listed, error)
 
 // Delete deletes one key under the prefix.
 func (c *S3) Delete(ctx context.Context, key string) error {
-	if !under(key, c.prefix) {
+	if !objkey.Under(key, c.prefix) {
 		return fmt.Errorf("publish: key %q is not under prefix %q", key, c.prefix)
 	}
 	return c.store.Delete(ctx, key)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/finops-oss/finops/internal/objkey"
 	"github.com/finops-oss/finops/internal/publish/publishtest"
 )
 
@@ -59,7 +60,7 @@ func TestS3RoundTrip(t *testing.T) {
 	if key != "weekly/.._.._2026-W47/finops-2026-W47.json" {
 		t.Errorf("key = %q", key)
 	}
-	if err := c.Upload(ctx, key, path, ContentType(path), sum); err != nil {
+	if err := c.Upload(ctx, key, path, objkey.ContentType(path), sum); err != nil {
 		t.Fatal(err)
 	}
 	obj := srv.Get(t, "reports", key)

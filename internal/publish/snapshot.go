@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/finops-oss/finops/internal/objkey"
 )
 
 // Snapshotter writes a consistent, checked copy of a database to a path
@@ -20,7 +22,7 @@ type Snapshotter interface {
 // SnapshotFile is a gzipped database snapshot ready to upload.
 type SnapshotFile struct {
 	Path   string // the .db.gz file
-	Name   string // SnapshotName(period)
+	Name   string // objkey.SnapshotName(period)
 	SHA256 string // hex, of the gzipped bytes
 	Size   int64
 	dir    string
@@ -46,7 +48,7 @@ func PrepareSnapshot(ctx context.Context, db Snapshotter, dir, period string) (*
 	if err != nil {
 		return nil, fmt.Errorf("publish: snapshot: %w", err)
 	}
-	f := &SnapshotFile{Name: SnapshotName(period), dir: tmp}
+	f := &SnapshotFile{Name: objkey.SnapshotName(period), dir: tmp}
 	raw := filepath.Join(tmp, "finops.db")
 	if err := db.Snapshot(ctx, raw); err != nil {
 		f.Remove()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/analysisconf"
 	"github.com/finops-oss/finops/internal/config"
 	"github.com/finops-oss/finops/internal/store"
 )
@@ -34,7 +35,7 @@ type Options struct {
 // it, and what opt adds. A configuration the analysis cannot take (its
 // parameters, a currency without a rate) is a ConfigError.
 func Load(ctx context.Context, st *store.Store, c *config.Config, win analysis.Window, opt Options) (*analysis.Input, error) {
-	params, err := AnalysisParams(c)
+	params, err := analysisconf.Params(c)
 	if err != nil {
 		return nil, ConfigError{err}
 	}
@@ -53,8 +54,8 @@ func Load(ctx context.Context, st *store.Store, c *config.Config, win analysis.W
 			from = t
 		}
 	}
-	in := &analysis.Input{Window: win, Lookback: lb, Params: params, Resources: AnalysisResources(c),
-		Teams: AnalysisTeams(c), Prices: AnalysisPrices(c), SkipTrends: !opt.Trends}
+	in := &analysis.Input{Window: win, Lookback: lb, Params: params, Resources: analysisconf.Resources(c),
+		Teams: analysisconf.Teams(c), Prices: analysisconf.Prices(c), SkipTrends: !opt.Trends}
 	// The GPUs are read while the lines are summarised: two scans of two
 	// tables on two connections (the summary was 12 s of the 10,000-GPU
 	// year's report, the GPUs 3 s, one after the other).

@@ -5,6 +5,7 @@ import (
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/analysisconf"
 	"github.com/finops-oss/finops/internal/config"
 )
 
@@ -23,7 +24,7 @@ func TeamLineFilter(c *config.Config, slice *analysis.Result) func(*finops.Billi
 		}
 	}
 	names := map[string]string{} // lower-case team name or tag → team name
-	for _, t := range AnalysisTeams(c) {
+	for _, t := range analysisconf.Teams(c) {
 		names[strings.ToLower(t.Name)] = t.Name
 		if t.Tag != "" {
 			names[strings.ToLower(t.Tag)] = t.Name
@@ -39,7 +40,7 @@ func TeamLineFilter(c *config.Config, slice *analysis.Result) func(*finops.Billi
 		return v
 	}
 	configured := map[string]string{}
-	for _, r := range AnalysisResources(c) {
+	for _, r := range analysisconf.Resources(c) {
 		if r.Team != "" {
 			configured[r.ID] = r.Team
 		}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/analysisconf"
 	"github.com/finops-oss/finops/internal/deliver"
-	"github.com/finops-oss/finops/internal/reportjob"
 	"github.com/finops-oss/finops/internal/telemetry"
 )
 
@@ -75,12 +75,12 @@ func observe(ctx context.Context, o Options, now time.Time) (*observation, error
 	}); err != nil {
 		return nil, err
 	}
-	params, err := reportjob.AnalysisParams(c)
+	params, err := analysisconf.Params(c)
 	if err != nil {
 		return nil, ConfigError{err}
 	}
-	in := &analysis.Input{Lines: keep.Lines(), GPUs: series, Resources: reportjob.AnalysisResources(c), Teams: reportjob.AnalysisTeams(c),
-		Prices: reportjob.AnalysisPrices(c), Params: params}
+	in := &analysis.Input{Lines: keep.Lines(), GPUs: series, Resources: analysisconf.Resources(c), Teams: analysisconf.Teams(c),
+		Prices: analysisconf.Prices(c), Params: params}
 	obs.resources, obs.warnings, err = analysis.Now(in, obs.from, now)
 	if err != nil {
 		return nil, ConfigError{err}

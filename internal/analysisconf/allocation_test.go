@@ -1,4 +1,4 @@
-package reportjob
+package analysisconf
 
 import (
 	"slices"
@@ -47,7 +47,7 @@ chargeback:
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := AnalysisParams(c)
+	p, err := Params(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ chargeback:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, _ := AnalysisParams(c); p.GroupBy != nil || p.Chargeback.On() {
+	if p, _ := Params(c); p.GroupBy != nil || p.Chargeback.On() {
 		t.Errorf("default params: group by %q, chargeback %+v", p.GroupBy, p.Chargeback)
 	}
 }

@@ -1,4 +1,4 @@
-package reportjob
+package analysisconf
 
 import (
 	"strings"
@@ -35,7 +35,7 @@ func TestReportTrendWeeks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := AnalysisParams(c)
+			p, err := Params(c)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,10 +1,13 @@
-// Package publish delivers a run's results: it uploads the reports and a
-// database snapshot to S3 or an S3-compatible service, prunes old snapshots,
-// builds the team-lead and admin emails and sends them over SMTP.
+// Package objkey makes the names finops gives stored objects and
+// attachments: safe key segments, prefixes, keys and content types, made from
+// untrusted labels (period labels, team names and file names from the bills).
 //
-// It knows nothing of the database or the ledger: cmd/finops decides what to
-// upload and send, and records what went out.
-package publish
+// It is its own package, importing only the standard library, for two
+// reasons: publish, deliver and the CLI all name objects with it, and its
+// fuzz target (FuzzKey) builds a coverage-instrumented test binary of this
+// package alone instead of one that drags in the S3 and Azure SDKs and SQLite
+// (go test -fuzz instruments every package in the binary).
+package objkey
 
 import (
 	"fmt"
@@ -56,12 +59,12 @@ func CleanPrefix(prefix string) string {
 // ("../../x", slashes, control characters), the key stays under the prefix.
 func Key(prefix, period, name string) (string, error) {
 	if period == "" || name == "" {
-		return "", fmt.Errorf("publish: key needs a period and a name")
+		return "", fmt.Errorf("objkey: key needs a period and a name")
 	}
 	p := CleanPrefix(prefix)
 	key := path.Join(p, SafeName(period), SafeName(name))
-	if !under(key, p) {
-		return "", fmt.Errorf("publish: key %q escapes prefix %q", key, p)
+	if !Under(key, p) {
+		return "", fmt.Errorf("objkey: key %q escapes prefix %q", key, p)
 	}
 	return key, nil
 }
@@ -78,9 +81,10 @@ func PeriodPrefix(prefix, period string) string {
 // SnapshotName is the file name of a period's gzipped database snapshot.
 func SnapshotName(period string) string { return "finops-" + SafeName(period) + ".db.gz" }
 
-// under reports whether key lies strictly below prefix ("" is the bucket
-// root) and has no "." or ".." segment.
-func under(key, prefix string) bool {
+// Under reports whether key lies strictly below prefix ("" is the bucket
+// root) and has no "." or ".." segment: Key's guarantee, checked again by
+// the uploader before a key built elsewhere is written or deleted.
+func Under(key, prefix string) bool {
 	for _, s := range strings.Split(key, "/") {
 		if s == "" || s == "." || s == ".." {
 			return false
@@ -93,10 +97,10 @@ func under(key, prefix string) bool {
 func ParseS3URL(s string) (bucket, prefix string, err error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "s3" || u.Host == "" {
-		return "", "", fmt.Errorf("publish: %q: want s3://bucket/prefix", s)
+		return "", "", fmt.Errorf("objkey: %q: want s3://bucket/prefix", s)
 	}
 	if u.User != nil {
-		return "", "", fmt.Errorf("publish: an s3:// URL must not contain credentials")
+		return "", "", fmt.Errorf("objkey: an s3:// URL must not contain credentials")
 	}
 	return u.Host, CleanPrefix(u.Path), nil
 }

@@ -1,4 +1,4 @@
-package reportjob
+package analysisconf
 
 import (
 	"math"

@@ -1,4 +1,15 @@
-package reportjob
+// Package analysisconf turns a loaded config into the analysis's terms: its
+// parameters (thresholds, zone, currency, FX, grouping, chargeback, energy),
+// resources, teams, prices and purchase assumptions.
+//
+// The config is a leaf that knows no analysis type, so this is the one place
+// that converts its plain values, for reports, reviews, rollups and the
+// watch. It is its own package, not part of reportjob, for two reasons: the
+// CLI and the watch use it without loading a report, and its fuzz target
+// (FuzzConversions) builds a coverage-instrumented test binary of config,
+// analysis and gpu only instead of one that drags in the store's SQLite and
+// the cloud SDKs (go test -fuzz instruments every package in the binary).
+package analysisconf
 
 import (
 	"strings"
@@ -9,12 +20,8 @@ import (
 	"github.com/finops-oss/finops/internal/gpu"
 )
 
-// The config is a leaf that knows no analysis type: this file turns its
-// plain values into the analysis's (the one place that does, for reports,
-// reviews, rollups and the watch).
-
-// AnalysisParams turns thresholds, zone and currency into analysis.Params.
-func AnalysisParams(c *config.Config) (analysis.Params, error) {
+// Params turns thresholds, zone and currency into analysis.Params.
+func Params(c *config.Config) (analysis.Params, error) {
 	p := analysis.DefaultParams()
 	loc, err := c.Location()
 	if err != nil {
@@ -69,8 +76,8 @@ func energyParams(e config.Energy) analysis.EnergyParams {
 	return p
 }
 
-// AnalysisResources converts the resource map.
-func AnalysisResources(c *config.Config) []analysis.Resource {
+// Resources converts the resource map.
+func Resources(c *config.Config) []analysis.Resource {
 	out := make([]analysis.Resource, 0, len(c.Resources))
 	for _, r := range c.Resources {
 		out = append(out, analysis.Resource{ID: r.ID, Hosts: r.Hosts, GPUs: r.GPUs, Team: r.Team,
@@ -79,8 +86,8 @@ func AnalysisResources(c *config.Config) []analysis.Resource {
 	return out
 }
 
-// AnalysisTeams converts the teams.
-func AnalysisTeams(c *config.Config) []analysis.Team {
+// Teams converts the teams.
+func Teams(c *config.Config) []analysis.Team {
 	out := make([]analysis.Team, 0, len(c.Teams))
 	for _, t := range c.Teams {
 		out = append(out, analysis.Team{Name: t.Name, Tag: t.Tag, MonthlyBudget: t.MonthlyBudget})
@@ -88,10 +95,10 @@ func AnalysisTeams(c *config.Config) []analysis.Team {
 	return out
 }
 
-// AnalysisPrices flattens the price catalog into one row per mode, each
+// Prices flattens the price catalog into one row per mode, each
 // gpu_model read as ingest reads a bill's (gpu.Model), so a row written
 // "A100-SXM4-80GB" prices the A100-80GB lines.
-func AnalysisPrices(c *config.Config) []analysis.Price {
+func Prices(c *config.Config) []analysis.Price {
 	var out []analysis.Price
 	for _, p := range c.Prices {
 		for _, m := range []struct {

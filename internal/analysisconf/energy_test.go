@@ -1,4 +1,4 @@
-package reportjob
+package analysisconf
 
 import (
 	"os"
@@ -43,7 +43,7 @@ func TestEnergyConfig(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\n%s", err, c.yaml)
 			}
-			p, err := AnalysisParams(cfg)
+			p, err := Params(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package reportjob
+package analysisconf
 
 import (
 	"strings"
@@ -6,13 +6,13 @@ import (
 
 	"github.com/finops-oss/finops/internal/config"
 	"github.com/finops-oss/finops/internal/gpu"
-	"github.com/finops-oss/finops/internal/source"
 )
 
 // TestGPUModelSpellings: a gpu_model written in a driver's or a bill's
 // spelling means the model ingest records (package gpu), in the price
-// catalog, the purchase block and instance_types alike; a name finops does not
-// know is kept as written. The wants are NVIDIA's names for these cards.
+// catalog and the purchase block alike (instance_types: source's
+// TestCatalogGPUModelSpellings); a name finops does not know is kept as
+// written. The wants are NVIDIA's names for these cards.
 func TestGPUModelSpellings(t *testing.T) {
 	const buy = "price_per_gpu: 1, depreciation_years: 3, power_watts: 400, pue: 1.2, electricity_price: 1, load: 0.8"
 	for _, tc := range []struct {
@@ -28,20 +28,16 @@ func TestGPUModelSpellings(t *testing.T) {
 		{"RTX PRO 6000 Blackwell", "RTX PRO 6000 Blackwell"},
 	} {
 		y := "prices: [{provider: p, gpu_model: " + tc.written + ", hourly: 1}]\n" +
-			"purchase: [{gpu_model: " + tc.written + ", " + buy + "}]\n" +
-			"instance_types: [{name: my.gpu8, gpu_model: " + tc.written + ", gpu_count: 8}]\n"
+			"purchase: [{gpu_model: " + tc.written + ", " + buy + "}]\n"
 		c, err := config.Parse("f.yaml", []byte(y))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.written, err)
 		}
-		if p := AnalysisPrices(c); len(p) != 1 || p[0].GPUModel != tc.want {
+		if p := Prices(c); len(p) != 1 || p[0].GPUModel != tc.want {
 			t.Errorf("prices: %q → %+v, want %q", tc.written, p, tc.want)
 		}
 		if a := PurchaseAssumptions(c); len(a) != 1 || a[0].GPUModel != tc.want {
 			t.Errorf("purchase: %q → %+v, want %q", tc.written, a, tc.want)
-		}
-		if m, n, ok := source.Catalog(c).Instance("my.gpu8"); !ok || m != tc.want || n != 8 {
-			t.Errorf("instance_types: %q → %q, %d, %v; want %q, 8", tc.written, m, n, ok, tc.want)
 		}
 	}
 

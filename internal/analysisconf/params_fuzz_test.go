@@ -1,4 +1,4 @@
-package reportjob
+package analysisconf
 
 import (
 	"bytes"
@@ -29,20 +29,20 @@ func FuzzConversions(f *testing.F) {
 		if err != nil {
 			return
 		}
-		p, err := AnalysisParams(c)
+		p, err := Params(c)
 		if err != nil {
 			t.Fatalf("a valid config's analysis parameters: %v", err)
 		}
 		if p.TrendWeeks != c.TrendWeeks() || p.StaleAfter != c.StaleAfter() {
 			t.Fatalf("params %+v do not carry the config's trend weeks and stale limit", p)
 		}
-		if n := len(AnalysisResources(c)); n != len(c.Resources) {
+		if n := len(Resources(c)); n != len(c.Resources) {
 			t.Fatalf("%d resources from %d", n, len(c.Resources))
 		}
-		if n := len(AnalysisTeams(c)); n != len(c.Teams) {
+		if n := len(Teams(c)); n != len(c.Teams) {
 			t.Fatalf("%d teams from %d", n, len(c.Teams))
 		}
-		AnalysisPrices(c)
+		Prices(c)
 		if n := len(PurchaseAssumptions(c)); n != len(c.Purchase) {
 			t.Fatalf("%d purchases from %d", n, len(c.Purchase))
 		}
