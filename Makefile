@@ -131,12 +131,14 @@ test-fuzz:
 ## bench: issue #35's targets side by side in one run, with the previous release (BENCH_PREV, default 5228183)
 ## as a column: FOCUS ingest of 20k and 200k rows and 1M nvidia-smi samples vs sqlite3 .import, the weekly
 ## report vs pandas + openpyxl, the stripped binary's size, the incremental second pull (BenchmarkSecondPull,
-## when the tree has it) and, with BENCH_COLD=1, a cold `make demo`; bench/targets.sh writes the summary into
+## when the tree has it), with BENCH_COLD=1 a cold `make demo` and with BENCH_CI=1 a cold `.ci/run` of HEAD on a
+## fresh clone (about 20 minutes); bench/targets.sh writes the summary into
 ## docs/BENCHMARKS.md (§Issue #35's targets), each script its own section. BENCH_RUNS runs each (median;
 ## default 3). BENCH_ALL=1 also runs every Go benchmark, the Prometheus fetch and the year of history.
 # A step that fails (a target test that fails, a tool missing) does not stop
 # the others (the leading -): its row is then named missing in the summary.
 BENCH_COLD ?=
+BENCH_CI ?=
 BENCH_ALL ?=
 bench: export BENCH_TARGETS = $(CURDIR)/bin/bench-targets.md
 bench:
@@ -149,6 +151,9 @@ bench:
 	-GO=$(GO) bash bench/incr.sh
 ifeq ($(BENCH_COLD),1)
 	-GO=$(GO) bash bench/cold.sh
+endif
+ifeq ($(BENCH_CI),1)
+	-GO=$(GO) bash bench/ci.sh
 endif
 ifeq ($(BENCH_ALL),1)
 	-$(GO) test -run '^$$' -bench . -benchmem ./...

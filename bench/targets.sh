@@ -19,12 +19,15 @@ expected=(
 	'binary `make build` writes|stripped binary size (bench/size.sh)'
 	'cold `make demo`|cold make demo (bench/cold.sh, BENCH_COLD=1)'
 	'second pull|incremental second pull (bench/incr.sh)'
+	'cold `.ci/run`|cold .ci/run (bench/ci.sh, BENCH_CI=1)'
 )
 rows="" missing=""
 for e in "${expected[@]}"; do
 	row=$(grep -E -- "^\|[^|]*${e%%|*}" "$f" 2>/dev/null | tail -1 || true)
 	if [ -z "$row" ] && [ "${e%%|*}" = 'cold `make demo`' ] && [ "${BENCH_COLD:-}" != 1 ]; then
 		row="| cold \`make demo\` (empty GOCACHE, modules downloaded) | - | - | | - | ≤ 120 s | SKIP: opt-in, \`make bench BENCH_COLD=1\` (compiles every package again) |"
+	elif [ -z "$row" ] && [ "${e%%|*}" = 'cold `.ci/run`' ] && [ "${BENCH_CI:-}" != 1 ]; then
+		row="| cold \`.ci/run\` (fresh clone, empty module and build caches, CI=true) | - | - | | - | ≤ 20 min | SKIP: opt-in, \`make bench BENCH_CI=1\` (about 20 minutes, every server built from source) |"
 	elif [ -z "$row" ]; then
 		missing="$missing ${e#*|};"
 		row="| ${e#*|} | | | | | | **not measured in this run** |"
