@@ -11,7 +11,8 @@ import (
 // TestGPUModelSpellings: a gpu_model written in a driver's or a bill's
 // spelling means the model ingest records (package gpu), in the price
 // catalog and the purchase block alike (instance_types: source's
-// TestCatalogGPUModelSpellings); a name finops does not know is kept as
+// TestCatalogGPUModelSpellings checks they read as gpu.Model reads these);
+// a name finops does not know is kept as
 // written. The wants are NVIDIA's names for these cards.
 func TestGPUModelSpellings(t *testing.T) {
 	const buy = "price_per_gpu: 1, depreciation_years: 3, power_watts: 400, pue: 1.2, electricity_price: 1, load: 0.8"
