@@ -12,8 +12,8 @@ import (
 // spelling means the model ingest records (package gpu), in the price
 // catalog and the purchase block alike (instance_types: source's
 // TestCatalogGPUModelSpellings checks they read as gpu.Model reads these);
-// a name finops does not know is kept as
-// written. The wants are NVIDIA's names for these cards.
+// a name finops does not know is kept as written. The wants are NVIDIA's
+// names for these cards.
 func TestGPUModelSpellings(t *testing.T) {
 	const buy = "price_per_gpu: 1, depreciation_years: 3, power_watts: 400, pue: 1.2, electricity_price: 1, load: 0.8"
 	for _, tc := range []struct {
