@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -71,16 +72,41 @@ func randomBindLine(rng *rand.Rand, line int, base time.Time) *finops.BillingLin
 // id order. The scopes recorded for the import (their content hash) are
 // compared with scopeSource's, which reads the reference's lines back.
 // Seeded, so a failure repeats. It fails when bindArg turns "-0", "007" or
-// "+5" into an integer.
+// "+5" into an integer. The sparse variants hold columns empty on most
+// lines, so that batches leave out different sets of columns
+// (billingInsert), more sets than the inserter keeps statements for; it
+// fails when a batch leaves out a column one of its lines has.
 func TestImportStoresTextAsBefore(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(35, 7))
 	base := utc(2025, 3, 1, 0, 0, 0)
+	type variant struct {
+		n      int
+		sparse float64 // the chance that a sparse column is left empty on a line
+	}
+	var variants []variant
 	for _, n := range []int{1, billingBatchRows + 3, billingChunkRows + 77, 2*billingChunkRows + 1} {
-		t.Run(strconv.Itoa(n), func(t *testing.T) {
+		variants = append(variants, variant{n, 0})
+	}
+	// Columns empty on most lines, so that batches leave different sets of
+	// them out (billingInsert): 0.98 gives more sets than billingStatements
+	// (checked below), 1 the same set on every batch.
+	variants = append(variants, variant{4*billingChunkRows + 5, 0.98}, variant{billingChunkRows + 9, 1})
+	for _, v := range variants {
+		n := v.n
+		t.Run(fmt.Sprintf("%d/sparse%.2f", n, v.sparse), func(t *testing.T) {
 			var lines []*finops.BillingLine
 			for i := range n {
-				lines = append(lines, randomBindLine(rng, i+2, base))
+				l := randomBindLine(rng, i+2, base)
+				if v.sparse > 0 {
+					sparsen(rng, l, v.sparse)
+				}
+				lines = append(lines, l)
+			}
+			if v.sparse > 0 && v.sparse < 1 {
+				if sets := batchColumnSets(lines); sets <= billingStatements {
+					t.Fatalf("the lines give %d column sets, want more than billingStatements (%d)", sets, billingStatements)
+				}
 			}
 			s := openTest(t)
 			res := mustImport(t, s, "bind.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: n}, lines, nil, nil))
@@ -116,6 +142,52 @@ func TestImportStoresTextAsBefore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sparsen empties each of a line's nullable fields but its provider,
+// billing account, service and costs with probability p.
+func sparsen(rng *rand.Rand, l *finops.BillingLine, p float64) {
+	for _, f := range []*string{&l.SubAccount, &l.ChargeClass, &l.ChargeFrequency, &l.PricingCategory, &l.PricingMode,
+		&l.CommitmentStatus, &l.CommitmentID, &l.ResourceID, &l.ResourceName, &l.ResourceType, &l.SKU,
+		&l.InstanceType, &l.Region, &l.GPUModel, &l.Currency, &l.UsageUnit} {
+		if rng.Float64() < p {
+			*f = ""
+		}
+	}
+	if rng.Float64() < p {
+		l.UsageQuantity = nil
+	}
+	if rng.Float64() < p {
+		l.Tags = nil
+	}
+}
+
+// batchColumnSets counts the distinct sets of columns that are not NULL on
+// some line of a batch, the batches cut as the inserter cuts them: chunks
+// of billingChunkRows lines sorted by start (stable), billingBatchRows lines
+// each.
+func batchColumnSets(lines []*finops.BillingLine) int {
+	sorted := slices.Clone(lines)
+	sets := map[string]bool{}
+	for c := range slices.Chunk(sorted, billingChunkRows) {
+		slices.SortStableFunc(c, func(a, b *finops.BillingLine) int { return a.ChargeStart.Compare(b.ChargeStart) })
+		for batch := range slices.Chunk(c, billingBatchRows) {
+			set := make([]byte, billingArity)
+			for _, l := range batch {
+				var tags any
+				if len(l.Tags) > 0 {
+					tags = "tags"
+				}
+				for i, v := range appendLineArgs(nil, nil, l, tags) {
+					if v != nil {
+						set[i] = 1
+					}
+				}
+			}
+			sets[string(set)] = true
+		}
+	}
+	return len(sets)
 }
 
 // TestBindArg: bindArg turns exactly the strings strconv.FormatInt writes

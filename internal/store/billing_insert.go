@@ -32,15 +32,48 @@ const billingArity = 30
 // BenchmarkImportFOCUS.
 const billingBatchRows = 64
 
-// billingInsert is the INSERT of rows billing lines. OR FAIL, with no
-// foreign key on the table (migration 10), spares SQLite the statement
-// journal it keeps for a multi-row INSERT that may have to undo itself
-// halfway; a failed INSERT fails the import, whose transaction is rolled
-// back whole.
-func billingInsert(rows int) string {
+// billingBound is the set of billingColumns an INSERT binds, bit i for
+// column i. Column 0, the source id, is never bound: it is the same on
+// every line of an import, so the statement carries it as a literal.
+type billingBound uint32
+
+const (
+	// billingAlways are the columns bound on every line: NOT NULL (line,
+	// charge_start, charge_end, charge_category, gpu_count).
+	billingAlways billingBound = 1<<1 | 1<<5 | 1<<6 | 1<<7 | 1<<22
+	// billingAll is every column but the source id.
+	billingAll billingBound = 1<<billingArity - 2
+)
+
+// billingStatements is how many INSERTs of different column sets an
+// import keeps prepared; a batch whose set is not among them binds every
+// column.
+const billingStatements = 16
+
+// billingInsert is the INSERT of rows billing lines of source into the
+// columns of bound, in billingColumns order. A column it leaves out is
+// NULL in every row (none of billing_lines' nullable columns has another
+// default, migration 1), so that leaving out the columns a whole batch has
+// NULL (resource names, commitments, classes: often empty in an export)
+// stores the rows the full INSERT stores, with fewer values bound: every
+// bind takes the connection's mutex in the driver, whose bind_null costs
+// what a value's does (issue #35). OR FAIL, with no foreign key on the table
+// (migration 10), spares SQLite the statement journal it keeps for a
+// multi-row INSERT that may have to undo itself halfway; a failed INSERT
+// fails the import, whose transaction is rolled back whole.
+func billingInsert(source int64, bound billingBound, rows int) string {
+	names := billingColumnNames()
 	var b strings.Builder
-	b.WriteString("INSERT OR FAIL INTO billing_lines (" + billingColumns + ") VALUES ")
-	row := "(" + strings.Repeat("?,", billingArity-1) + "?)"
+	b.WriteString("INSERT OR FAIL INTO billing_lines (" + names[0])
+	row := "(" + strconv.FormatInt(source, 10)
+	for c := 1; c < billingArity; c++ {
+		if bound&(1<<c) != 0 {
+			b.WriteString(", " + names[c])
+			row += ",?"
+		}
+	}
+	row += ")"
+	b.WriteString(") VALUES ")
 	for i := range rows {
 		if i > 0 {
 			b.WriteByte(',')
@@ -48,6 +81,11 @@ func billingInsert(rows int) string {
 		b.WriteString(row)
 	}
 	return b.String()
+}
+
+// billingColumnNames is billingColumns, one name each.
+func billingColumnNames() []string {
+	return strings.Fields(strings.ReplaceAll(billingColumns, ",", " "))
 }
 
 // billingChunkRows is how many billing lines are collected, then sorted by
@@ -84,14 +122,16 @@ type billingBatch struct {
 
 // billingChunk is the lines of one batch.
 type billingChunk struct {
-	args   []any   // billingArity per line, as bindArg turns appendLineArgs' values
-	starts []int64 // each line's charge start
+	args   []any          // billingArity per line, as bindArg turns appendLineArgs' values
+	starts []int64        // each line's charge start
+	bound  []billingBound // each line's columns that are not NULL
 }
 
 // add appends one line's arguments; it reports whether the batch is full.
 func (b *billingBatch) add(l *finops.BillingLine) bool {
 	if b.cur == nil {
-		b.cur = &billingChunk{args: make([]any, 0, billingChunkRows*billingArity), starts: make([]int64, 0, billingChunkRows)}
+		b.cur = &billingChunk{args: make([]any, 0, billingChunkRows*billingArity), starts: make([]int64, 0, billingChunkRows),
+			bound: make([]billingBound, 0, billingChunkRows)}
 	}
 	var tags any
 	if len(l.Tags) > 0 {
@@ -104,9 +144,14 @@ func (b *billingBatch) add(l *finops.BillingLine) bool {
 	b.scopes.add(l.Provider, l.BillingAccount, start, l.ChargeEnd.Unix(), contentHash(line))
 	// After the hash, which is of the strings (a stored line is hashed as
 	// read back, as text).
+	var bound billingBound
 	for i, v := range line {
-		line[i] = bindArg(v)
+		if v != nil {
+			bound |= 1 << i
+			line[i] = bindArg(v)
+		}
 	}
+	c.bound = append(c.bound, bound&billingAll)
 	return len(c.starts) == billingChunkRows
 }
 
@@ -180,23 +225,25 @@ func (w *writer) flushBilling() error {
 // connection between this goroutine (Conn.Raw, a chunk at a time) and the
 // writer's statements on the transaction.
 type billingInserter struct {
-	ctx  context.Context
-	conn *sql.Conn // the import's, its transaction open
-	full chan *billingChunk
-	free chan *billingChunk
-	done chan struct{}
+	ctx    context.Context
+	conn   *sql.Conn // the import's, its transaction open
+	source int64     // the source id of every line
+	full   chan *billingChunk
+	free   chan *billingChunk
+	done   chan struct{}
 
 	mu      sync.Mutex
 	err     error // the first failed INSERT
 	started bool
 	stopped bool
 
-	// stmt is the billingBatchRows-line INSERT, prepared on the import's
-	// driver connection by the first chunk and kept for the others (each
-	// chunk prepared its own: 0.05–0.07 s of the inserter's time over
-	// 200,000 lines). Only run touches it, and only inside Conn.Raw: the
-	// sql.Conn holds that driver connection for the whole import.
-	stmt driver.Stmt
+	// stmts are the billingBatchRows-line INSERTs by the columns they bind,
+	// at most billingStatements, prepared on the import's driver connection
+	// by the first batch that needs one and kept for the others (each chunk
+	// prepared its own: 0.05–0.07 s of the inserter's time over 200,000
+	// lines). Only run touches them, and only inside Conn.Raw: the sql.Conn
+	// holds that driver connection for the whole import.
+	stmts map[billingBound]driver.Stmt
 }
 
 const inserterQueue = 1
@@ -234,23 +281,29 @@ func (in *billingInserter) run() {
 			}
 		}
 		clear(c.args) // drop the references to the lines' strings
-		c.args, c.starts = c.args[:0], c.starts[:0]
+		c.args, c.starts, c.bound = c.args[:0], c.starts[:0], c.bound[:0]
 		select {
 		case in.free <- c:
 		default:
 		}
 	}
-	if in.stmt != nil {
-		_ = in.conn.Raw(func(any) error { return in.stmt.Close() })
-		in.stmt = nil
+	if len(in.stmts) > 0 {
+		_ = in.conn.Raw(func(any) error {
+			for _, st := range in.stmts {
+				_ = st.Close()
+			}
+			return nil
+		})
+		in.stmts = nil
 	}
 }
 
 // insert writes the chunk's lines in the given order, billingBatchRows to a
-// statement. It talks to the driver's connection, within the import's
-// transaction: database/sql's check and conversion of every argument
-// (1,920 a statement) was a tenth of the inserter's time, and the
-// arguments are already what the driver takes (int64, string, nil).
+// statement that binds the columns any line of the batch has (billingInsert).
+// It talks to the driver's connection, within the import's transaction:
+// database/sql's check and conversion of every argument (1,920 a statement)
+// was a tenth of the inserter's time, and the arguments are already what
+// the driver takes (int64, string, nil).
 func (in *billingInserter) insert(c *billingChunk, order []int32, args []driver.NamedValue) error {
 	return in.conn.Raw(func(dc any) error {
 		prep, ok := dc.(driver.ConnPrepareContext)
@@ -259,30 +312,36 @@ func (in *billingInserter) insert(c *billingChunk, order []int32, args []driver.
 		}
 		for len(order) > 0 {
 			n := min(len(order), billingBatchRows)
-			args = args[:0]
+			bound := billingAlways
 			for _, r := range order[:n] {
-				for _, v := range c.args[int(r)*billingArity : int(r+1)*billingArity] {
-					args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
-				}
+				bound |= c.bound[r]
 			}
-			st := in.stmt
-			if n < billingBatchRows || st == nil {
-				var err error
-				if st, err = prep.PrepareContext(in.ctx, billingInsert(n)); err != nil {
+			st, done, err := in.statement(prep, bound, n)
+			if err != nil {
+				return err
+			}
+			if st == nil { // no room for another: bind every column
+				bound = billingAll
+				if st, done, err = in.statement(prep, bound, n); err != nil {
 					return err
 				}
-				if n == billingBatchRows {
-					in.stmt = st
-				} else {
-					defer st.Close()
+			}
+			args = args[:0]
+			for _, r := range order[:n] {
+				for i, v := range c.args[int(r)*billingArity : int(r+1)*billingArity] {
+					if bound&(1<<i) != 0 {
+						args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
+					}
 				}
 			}
 			ex, ok := st.(driver.StmtExecContext)
 			if !ok {
+				done()
 				return fmt.Errorf("store: the SQLite driver's statement %T cannot execute with a context", st)
 			}
-			_, err := ex.ExecContext(in.ctx, args)
+			_, err = ex.ExecContext(in.ctx, args)
 			clear(args)
+			done()
 			if err != nil {
 				return err
 			}
@@ -290,6 +349,34 @@ func (in *billingInserter) insert(c *billingChunk, order []int32, args []driver.
 		}
 		return nil
 	})
+}
+
+// statement returns the INSERT of n lines binding bound, and what to call
+// once it ran: a full batch's is kept for the next batches (nil when
+// billingStatements are kept already and bound is not billingAll), a
+// shorter one (a file's last lines) is closed.
+func (in *billingInserter) statement(prep driver.ConnPrepareContext, bound billingBound, n int) (driver.Stmt, func(), error) {
+	keep := n == billingBatchRows
+	if keep {
+		if st := in.stmts[bound]; st != nil {
+			return st, func() {}, nil
+		}
+		if len(in.stmts) >= billingStatements-1 && bound != billingAll {
+			return nil, nil, nil // the last place is billingAll's
+		}
+	}
+	st, err := prep.PrepareContext(in.ctx, billingInsert(in.source, bound, n))
+	if err != nil {
+		return nil, nil, err
+	}
+	if !keep {
+		return st, func() { st.Close() }, nil
+	}
+	if in.stmts == nil {
+		in.stmts = make(map[billingBound]driver.Stmt, billingStatements)
+	}
+	in.stmts[bound] = st
+	return st, func() {}, nil
 }
 
 // sortedByStart returns the indexes of starts in ascending order of start,

@@ -497,7 +497,7 @@ func newWriter(ctx context.Context, conn *sql.Conn, tx *sql.Tx, sourceID int64, 
 	p := preparer{ctx: ctx, tx: tx}
 	prep := p.prep
 	w.lines = billingBatch{source: sourceID}
-	w.inserter = billingInserter{ctx: ctx, conn: conn}
+	w.inserter = billingInserter{ctx: ctx, conn: conn, source: sourceID}
 	// A GPU's slice goes with its model: the file that names the model says
 	// whether it is a whole card or which slice (finops.GPUSlice).
 	w.gpu = prep(`INSERT INTO gpus (gpu_key, uuid, host, idx, model, memory_total_mib,
