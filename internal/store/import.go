@@ -125,6 +125,8 @@ func (s *Store) ImportGroup(ctx context.Context, files []FileImport) ([]*ImportR
 		return nil, fmt.Errorf("store: begin import of %s: %w", files[0].Meta.URI, err)
 	}
 	defer tx.Rollback() // no-op after Commit
+	// Until the commit's checkpoint is done (writeback.go).
+	defer startWriteback(s.path)()
 	out := make([]*ImportResult, 0, len(files))
 	for _, f := range files {
 		res, err := s.importSaved(ctx, conn, tx, f.Meta, f.Parse)
