@@ -22,7 +22,7 @@ commit=$(git -C "$dir/src" rev-parse --short HEAD)
 git diff --quiet HEAD 2>/dev/null || echo "bench: cold CI runs $commit as committed: the working tree's changes are not in it" >&2
 echo "bench: cold .ci/run of $commit in $dir (empty GOPATH and GOCACHE, CI=true; about 20 minutes)" >&2
 # The PATH of a fresh runner: none of this machine's Go-installed tools.
-# Azurite's folder stays on it: .ci/run installs it there (npm, system-wide).
+# .ci/run adds Azurite's folder (/opt/azurite, where it installs it) itself.
 (
 	cd "$dir/src"
 	export GOPATH=$dir/gopath GOCACHE=$dir/gocache GOMODCACHE=$dir/gopath/pkg/mod CI=true

@@ -113,7 +113,7 @@ func TestImportStoresTextAsBefore(t *testing.T) {
 
 			ref := openTest(t)
 			refID := referenceInsert(t, ref, res.SourceID, lines)
-			cols := "id, " + strings.Join(strings.Fields(strings.ReplaceAll(billingColumns, ",", " ")), ", ")
+			cols := "id, " + strings.Join(billingColumnNames(), ", ")
 			q := "SELECT quote(" + strings.ReplaceAll(cols, ", ", "), quote(") + ") FROM billing_lines ORDER BY id"
 			got, want := quoteRows(t, s, q), quoteRows(t, ref, q)
 			if len(got) != n || len(want) != n {
@@ -267,4 +267,53 @@ func referenceInsert(t *testing.T, s *Store, source int64, lines []*finops.Billi
 func quoteRows(t *testing.T, s *Store, q string) []string {
 	t.Helper()
 	return tableRows(t, s.db, q)
+}
+
+// TestOmittedColumnsDefaultToNull: a column billingInsert may leave out of
+// an INSERT is one the migrated schema lets be NULL and fills with NULL, so
+// leaving it out stores what binding NULL stores; every other column (NOT
+// NULL, or with another default, as gpu_count's 0) is in billingAlways,
+// bound on every line, so that a missing value fails the INSERT instead of
+// taking a default. Read from the schema, so a migration that gives a
+// column a default or NOT NULL fails it until billingAlways says so.
+// Column 0, the source id, is the statement's literal.
+func TestOmittedColumnsDefaultToNull(t *testing.T) {
+	s := openTest(t)
+	rows, err := s.db.Query(`SELECT name, "notnull", dflt_value IS NOT NULL AND upper(dflt_value) <> 'NULL'
+		FROM pragma_table_info('billing_lines')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	type col struct{ notNull, hasDefault bool }
+	schema := map[string]col{}
+	for rows.Next() {
+		var name string
+		var c col
+		if err := rows.Scan(&name, &c.notNull, &c.hasDefault); err != nil {
+			t.Fatal(err)
+		}
+		schema[name] = c
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	names := billingColumnNames()
+	if len(names) != billingArity {
+		t.Fatalf("billingColumns names %d columns, billingArity is %d", len(names), billingArity)
+	}
+	for i, name := range names[1:] {
+		c, ok := schema[name]
+		if !ok {
+			t.Fatalf("billingColumns names %s, which billing_lines does not have", name)
+		}
+		bit := billingBound(1) << (i + 1)
+		if billingAll&bit == 0 {
+			t.Errorf("%s (column %d) is not in billingAll", name, i+1)
+		}
+		if always := billingAlways&bit != 0; always != (c.notNull || c.hasDefault) {
+			t.Errorf("%s: NOT NULL %v, a default other than NULL %v, in billingAlways %v: want it in billingAlways exactly when either holds",
+				name, c.notNull, c.hasDefault, always)
+		}
+	}
 }

@@ -52,8 +52,9 @@ const billingStatements = 16
 
 // billingInsert is the INSERT of rows billing lines of source into the
 // columns of bound, in billingColumns order. A column it leaves out is
-// NULL in every row (none of billing_lines' nullable columns has another
-// default, migration 1), so that leaving out the columns a whole batch has
+// NULL in every row (billingAlways holds every column that is NOT NULL or
+// has another default: TestOmittedColumnsDefaultToNull reads the schema),
+// so that leaving out the columns a whole batch has
 // NULL (resource names, commitments, classes: often empty in an export)
 // stores the rows the full INSERT stores, with fewer values bound: every
 // bind takes the connection's mutex in the driver, whose bind_null costs

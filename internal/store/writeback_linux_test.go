@@ -68,14 +68,34 @@ func TestWritebackClosesItsFiles(t *testing.T) {
 	}
 }
 
-// TestWritebackStopsWithoutFiles: a database whose files do not exist (yet)
-// opens nothing, and stop returns.
-func TestWritebackStopsWithoutFiles(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "none.db")
+// TestWritebackOpensFilesThatAppear: a database whose files do not exist
+// when the writeback starts (the WAL appears with the first write) has them
+// opened once they do, and closed by stop.
+func TestWritebackOpensFilesThatAppear(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "later.db")
 	stop := startWriteback(path)
 	time.Sleep(2 * writebackEvery)
 	if n := openFilesNamed(t, path, path+"-wal"); n != 0 {
-		t.Errorf("%d descriptors on files that do not exist", n)
+		stop()
+		t.Fatalf("%d descriptors on files that do not exist", n)
 	}
+	for _, name := range []string{path, path + "-wal"} {
+		if err := os.WriteFile(name, []byte("pages"), 0o600); err != nil {
+			stop()
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(3 * writebackEvery)
+	during := openFilesNamed(t, path, path+"-wal")
 	stop()
+	if during != 2 {
+		t.Errorf("%d descriptors on the two files once they exist, want 2", during)
+	}
+	if n := openFilesNamed(t, path, path+"-wal"); n != 0 {
+		t.Errorf("%d descriptors left after stop", n)
+	}
 }
