@@ -190,20 +190,10 @@ func (r *importRun) importLone(ctx context.Context, j importJob, label string) e
 // context is returned, any other failure recorded.
 func (r *importRun) importDelivery(ctx context.Context, u []importJob, label func(int) string) error {
 	files := make([]store.FileImport, 0, len(u))
-	var prepErr error
 	for i, j := range u {
-		fi, err := prepareFile(ctx, r.o, j.spec.Spec, j.file, j.uri, label(i))
-		if err != nil {
-			prepErr = err
-			break
-		}
-		files = append(files, fi)
+		files = append(files, prepareFile(r.o, j.spec.Spec, j.file, j.uri, label(i)))
 	}
-	var res []*store.ImportResult
-	err := prepErr
-	if err == nil {
-		res, err = r.o.Store.ImportGroup(ctx, files)
-	}
+	res, err := r.o.Store.ImportGroup(ctx, files)
 	u[0].spec.Files += len(u)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -296,39 +286,26 @@ func (e ReportedError) Unwrap() error { return e.First }
 // and messages call it (its path, or the s3:// URL it was downloaded from).
 // Its bar, labelled label, shows the file's bytes read and rows stored.
 func importFile(ctx context.Context, o Options, s source.Spec, file ingest.PlannedFile, uri string, label string) (*store.ImportResult, error) {
-	fi, err := prepareFile(ctx, o, s, file, uri, label)
-	if err != nil {
-		return nil, err
-	}
+	fi := prepareFile(o, s, file, uri, label)
 	return o.Store.Import(ctx, fi.Meta, fi.Parse)
 }
 
-// prepareFile hashes one planned file and returns what imports it.
-func prepareFile(ctx context.Context, o Options, s source.Spec, file ingest.PlannedFile, uri string, label string) (store.FileImport, error) {
+// prepareFile returns what imports one planned file. Its sha256 is taken
+// by the store, beside the parse (store.FileMeta.Hash).
+func prepareFile(o Options, s source.Spec, file ingest.PlannedFile, uri string, label string) store.FileImport {
 	path := file.Path
 	var size int64 = -1 // no bar when it cannot be known
 	if fi, err := os.Stat(path); err == nil {
 		size = fi.Size()
 	}
-	// A file of gigabytes takes a while to hash before the first row: a bar
-	// of its own says so.
-	var hashing *progress.Bar
-	if size >= 0 {
-		hashing = o.Bars.Bytes(label, "sha256", size)
-	}
-	var hashed func(int)
-	if hashing != nil {
-		hashed = hashing.Add
-	}
-	sum, _, err := ingest.HashFileCounted(ctx, path, hashed)
-	hashing.Done()
-	if err != nil {
-		if uri != path {
+	hash := func(ctx context.Context) (string, error) {
+		sum, _, err := ingest.HashFile(ctx, path)
+		if err != nil && uri != path {
 			err = fmt.Errorf("%s: %w", uri, err)
 		}
-		return store.FileImport{}, err
+		return sum, err
 	}
-	meta := store.FileMeta{URI: uri, SHA256: sum, Host: s.Host, Period: file.Period, Delivery: file.Delivery,
+	meta := store.FileMeta{URI: uri, Hash: hash, Host: s.Host, Period: file.Period, Delivery: file.Delivery,
 		CompactBefore: o.CompactBefore, Replace: s.Replace}
 	return store.FileImport{Meta: meta, Parse: func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
 		var bar *progress.Bar
@@ -360,7 +337,7 @@ func prepareFile(ctx context.Context, o Options, s source.Spec, file ingest.Plan
 			return nil, fmt.Errorf("%s: configured as %s but the file is %s (%s)", uri, s.Kind, sm.Kind, sm.Format)
 		}
 		return sm, err
-	}}, nil
+	}}
 }
 
 // ParseInput parses one opened file of a source (telemetry.ParseFile): a

@@ -86,24 +86,13 @@ func openRegular(name string) (*os.File, error) {
 // import, and the checksum a delivery uploads with. It stops when ctx is
 // done, however large the file.
 func HashFile(ctx context.Context, name string) (sum string, size int64, err error) {
-	return HashFileCounted(ctx, name, nil)
-}
-
-// HashFileCounted is HashFile that passes the size of each read to read
-// (when not nil), so that a caller can show how far through a large file the
-// hash is, the file's size being the whole.
-func HashFileCounted(ctx context.Context, name string, read func(n int)) (sum string, size int64, err error) {
 	f, err := openRegular(name)
 	if err != nil {
 		return "", 0, err
 	}
 	defer f.Close()
-	var src io.Reader = f
-	if read != nil {
-		src = &countingReader{r: f, read: read}
-	}
 	h := sha256.New()
-	if size, err = io.Copy(h, ContextReader(ctx, src)); err != nil {
+	if size, err = io.Copy(h, ContextReader(ctx, f)); err != nil {
 		return "", 0, fmt.Errorf("%s: %w", name, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), size, nil

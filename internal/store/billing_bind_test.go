@@ -75,7 +75,13 @@ func randomBindLine(rng *rand.Rand, line int, base time.Time) *finops.BillingLin
 // "+5" into an integer. The sparse variants hold columns empty on most
 // lines, so that batches leave out different sets of columns
 // (billingInsert), more sets than the inserter keeps statements for; it
-// fails when a batch leaves out a column one of its lines has.
+// fails when a batch leaves out a column one of its lines has. The
+// variants whose fields keep their value for many lines give batches
+// whose lines agree on some columns, bound once for all of them
+// (billingShape.shared), in more shapes than the inserter keeps
+// statements for; they fail when a batch shares a column its lines do not
+// agree on, or goes through a kept statement that shares one, or that
+// leaves out a column the batch has.
 func TestImportStoresTextAsBefore(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(35, 7))
@@ -83,30 +89,45 @@ func TestImportStoresTextAsBefore(t *testing.T) {
 	type variant struct {
 		n      int
 		sparse float64 // the chance that a sparse column is left empty on a line
+		change float64 // when > 0, the chance that a field's value changes from one line to the next
 	}
 	var variants []variant
 	for _, n := range []int{1, billingBatchRows + 3, billingChunkRows + 77, 2*billingChunkRows + 1} {
-		variants = append(variants, variant{n, 0})
+		variants = append(variants, variant{n, 0, 0})
 	}
 	// Columns empty on most lines, so that batches leave different sets of
 	// them out (billingInsert): 0.98 gives more sets than billingStatements
 	// (checked below), 1 the same set on every batch.
-	variants = append(variants, variant{4*billingChunkRows + 5, 0.98}, variant{billingChunkRows + 9, 1})
+	variants = append(variants, variant{4*billingChunkRows + 5, 0.98, 0}, variant{billingChunkRows + 9, 1, 0})
+	// Fields that keep their value for a thousand lines or so, so that the
+	// lines of a batch agree on some columns, which it binds once
+	// (billingShape.shared), and batches agree on different sets, more than
+	// the inserter keeps statements for (checked below), so that some go
+	// through another kept statement that fits them (billingShape.fits).
+	variants = append(variants, variant{12*billingChunkRows + 3, 0.5, 1.0 / 1000}, variant{3 * billingChunkRows, 0, 1e-9})
 	for _, v := range variants {
 		n := v.n
-		t.Run(fmt.Sprintf("%d/sparse%.2f", n, v.sparse), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%d/sparse%.2f/change%.5f", n, v.sparse, v.change), func(t *testing.T) {
 			var lines []*finops.BillingLine
 			for i := range n {
 				l := randomBindLine(rng, i+2, base)
 				if v.sparse > 0 {
 					sparsen(rng, l, v.sparse)
 				}
+				if v.change > 0 && i > 0 {
+					keepFields(rng, l, lines[i-1], v.change)
+				}
 				lines = append(lines, l)
 			}
-			if v.sparse > 0 && v.sparse < 1 {
-				if sets := batchColumnSets(lines); sets <= billingStatements {
-					t.Fatalf("the lines give %d column sets, want more than billingStatements (%d)", sets, billingStatements)
-				}
+			sets, shapes := batchColumnSets(lines)
+			if v.sparse > 0 && v.sparse < 1 && sets <= billingStatements {
+				t.Fatalf("the lines give %d column sets, want more than billingStatements (%d)", sets, billingStatements)
+			}
+			if v.change > 0 && v.change < 1.0/10000 && shapes != 1 {
+				t.Fatalf("the lines give %d shapes of batch, want 1 (every batch alike)", shapes)
+			}
+			if v.change > 1.0/10000 && shapes <= billingStatements {
+				t.Fatalf("the lines give %d shapes of batch, want more than billingStatements (%d)", shapes, billingStatements)
 			}
 			s := openTest(t)
 			res := mustImport(t, s, "bind.csv", feed(&ingest.Summary{Format: "focus", Kind: "billing", Rows: n}, lines, nil, nil))
@@ -162,32 +183,81 @@ func sparsen(rng *rand.Rand, l *finops.BillingLine, p float64) {
 	}
 }
 
-// batchColumnSets counts the distinct sets of columns that are not NULL on
-// some line of a batch, the batches cut as the inserter cuts them: chunks
-// of billingChunkRows lines sorted by start (stable), billingBatchRows lines
-// each.
-func batchColumnSets(lines []*finops.BillingLine) int {
+// keepFields gives each of l's fields (its start and line number aside)
+// prev's value, but with probability change.
+func keepFields(rng *rand.Rand, l, prev *finops.BillingLine, change float64) {
+	keep := func() bool { return rng.Float64() >= change }
+	for _, f := range []struct{ to, from *string }{{&l.Provider, &prev.Provider}, {&l.BillingAccount, &prev.BillingAccount},
+		{&l.SubAccount, &prev.SubAccount}, {&l.ChargeClass, &prev.ChargeClass}, {&l.ChargeFrequency, &prev.ChargeFrequency},
+		{&l.PricingCategory, &prev.PricingCategory}, {&l.PricingMode, &prev.PricingMode},
+		{&l.CommitmentStatus, &prev.CommitmentStatus}, {&l.CommitmentID, &prev.CommitmentID},
+		{&l.ResourceID, &prev.ResourceID}, {&l.ResourceName, &prev.ResourceName}, {&l.ResourceType, &prev.ResourceType},
+		{&l.Service, &prev.Service}, {&l.SKU, &prev.SKU}, {&l.InstanceType, &prev.InstanceType}, {&l.Region, &prev.Region},
+		{&l.GPUModel, &prev.GPUModel}, {&l.Currency, &prev.Currency}, {&l.UsageUnit, &prev.UsageUnit}} {
+		if keep() {
+			*f.to = *f.from
+		}
+	}
+	for _, f := range []struct{ to, from **decimal.Decimal }{{&l.BilledCost, &prev.BilledCost},
+		{&l.EffectiveCost, &prev.EffectiveCost}, {&l.ListCost, &prev.ListCost}, {&l.UsageQuantity, &prev.UsageQuantity}} {
+		if keep() {
+			*f.to = *f.from
+		}
+	}
+	if keep() {
+		l.GPUCount = prev.GPUCount
+	}
+	if keep() {
+		l.ChargeEnd = l.ChargeStart.Add(prev.ChargeEnd.Sub(prev.ChargeStart))
+	}
+	if keep() {
+		l.Tags = prev.Tags
+	}
+}
+
+// batchColumnSets counts, over the batches cut as the inserter cuts them
+// (chunks of billingChunkRows lines sorted by start, stable;
+// billingBatchRows lines each), the distinct sets of columns that are not
+// NULL on some line of a batch, and the distinct pairs of that set and the
+// set of columns equal on every line of the batch, compared as stored
+// text (a batch's shape, billingShape).
+func batchColumnSets(lines []*finops.BillingLine) (sets, shapes int) {
 	sorted := slices.Clone(lines)
-	sets := map[string]bool{}
+	seen, seenShape := map[string]bool{}, map[string]bool{}
 	for c := range slices.Chunk(sorted, billingChunkRows) {
 		slices.SortStableFunc(c, func(a, b *finops.BillingLine) int { return a.ChargeStart.Compare(b.ChargeStart) })
 		for batch := range slices.Chunk(c, billingBatchRows) {
-			set := make([]byte, billingArity)
-			for _, l := range batch {
+			set, same := make([]byte, billingArity), make([]byte, billingArity)
+			var first []any
+			for j, l := range batch {
 				var tags any
 				if len(l.Tags) > 0 {
-					tags = "tags"
+					b, _ := json.Marshal(l.Tags)
+					tags = string(b)
 				}
-				for i, v := range appendLineArgs(nil, nil, l, tags) {
+				args := appendLineArgs(nil, nil, l, tags)
+				if j == 0 {
+					first = args
+				}
+				for i, v := range args {
 					if v != nil {
 						set[i] = 1
 					}
+					if j == 0 || same[i] == 1 && fmt.Sprint(v) == fmt.Sprint(first[i]) && (v == nil) == (first[i] == nil) {
+						same[i] = 1
+					} else {
+						same[i] = 0
+					}
 				}
 			}
-			sets[string(set)] = true
+			for i := range same {
+				same[i] &= set[i]
+			}
+			seen[string(set)] = true
+			seenShape[string(set)+string(same)] = true
 		}
 	}
-	return len(sets)
+	return len(seen), len(seenShape)
 }
 
 // TestBindArg: bindArg turns exactly the strings strconv.FormatInt writes

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,26 +51,49 @@ const (
 // column.
 const billingStatements = 16
 
+// billingShape is what the text of a batch's INSERT depends on: the
+// columns it binds, and of those the ones whose value is the same on
+// every line of the batch, bound once for all of them.
+type billingShape struct {
+	bound  billingBound
+	shared billingBound // a subset of bound
+}
+
 // billingInsert is the INSERT of rows billing lines of source into the
-// columns of bound, in billingColumns order. A column it leaves out is
-// NULL in every row (billingAlways holds every column that is NOT NULL or
-// has another default: TestOmittedColumnsDefaultToNull reads the schema),
-// so that leaving out the columns a whole batch has
-// NULL (resource names, commitments, classes: often empty in an export)
-// stores the rows the full INSERT stores, with fewer values bound: every
-// bind takes the connection's mutex in the driver, whose bind_null costs
-// what a value's does (issue #35). OR FAIL, with no foreign key on the table
-// (migration 10), spares SQLite the statement journal it keeps for a
-// multi-row INSERT that may have to undo itself halfway; a failed INSERT
-// fails the import, whose transaction is rolled back whole.
-func billingInsert(source int64, bound billingBound, rows int) string {
+// columns of shape.bound, in billingColumns order. A column it leaves out
+// is NULL in every row (billingAlways holds every column that is NOT NULL
+// or has another default: TestOmittedColumnsDefaultToNull reads the
+// schema), so that leaving out the columns a whole batch has NULL
+// (resource names, commitments, classes: often empty in an export) stores
+// the rows the full INSERT stores, with fewer values bound: every bind
+// takes the connection's mutex in the driver, whose bind_null costs what a
+// value's does (issue #35). A column of shape.shared is one parameter for
+// every row: the first row's, which every row names ($k, k its place
+// among the first row's parameters), so that a value the whole batch
+// shares (the provider, the account, the currency, a day's start) is
+// copied and bound once instead of once a line. SQLite numbers parameters
+// in the order they first appear and gives a $name the number of its first
+// appearance, so the first row's parameters are 1..k in column order and
+// every later row's anonymous ones follow; billingArgs lays the values out
+// in that order. OR FAIL, with no foreign key on the table (migration 10),
+// spares SQLite the statement journal it keeps for a multi-row INSERT that
+// may have to undo itself halfway; a failed INSERT fails the import, whose
+// transaction is rolled back whole.
+func billingInsert(source int64, shape billingShape, rows int) string {
 	names := billingColumnNames()
 	var b strings.Builder
 	b.WriteString("INSERT OR FAIL INTO billing_lines (" + names[0])
 	row := "(" + strconv.FormatInt(source, 10)
+	k := 0
 	for c := 1; c < billingArity; c++ {
-		if bound&(1<<c) != 0 {
-			b.WriteString(", " + names[c])
+		if shape.bound&(1<<c) == 0 {
+			continue
+		}
+		k++
+		b.WriteString(", " + names[c])
+		if shape.shared&(1<<c) != 0 {
+			row += ",$" + strconv.Itoa(k)
+		} else {
 			row += ",?"
 		}
 	}
@@ -82,6 +106,62 @@ func billingInsert(source int64, bound billingBound, rows int) string {
 		b.WriteString(row)
 	}
 	return b.String()
+}
+
+// billingArgs appends the parameters of billingInsert(shape) for the lines
+// of c in order: the first line's bound columns, then each later line's
+// bound columns that are not shared.
+func billingArgs(args []driver.NamedValue, c *billingChunk, order []int32, shape billingShape) []driver.NamedValue {
+	for i, r := range order {
+		each := shape.bound
+		if i > 0 {
+			each &^= shape.shared
+		}
+		for col, v := range c.args[int(r)*billingArity : int(r+1)*billingArity] {
+			if each&(1<<col) != 0 {
+				args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
+			}
+		}
+	}
+	return args
+}
+
+// batchShape returns the columns the lines of c in order bind (every
+// column one of them has) and the columns equal on all of them (NULL
+// included; a value compared as bound: an int64, a string, or nil).
+func batchShape(c *billingChunk, order []int32) (bound, same billingBound) {
+	bound = billingAlways
+	for _, r := range order {
+		bound |= c.bound[r]
+	}
+	same = billingAll
+	first := c.args[int(order[0])*billingArity : int(order[0]+1)*billingArity]
+	for _, r := range order[1:] {
+		line := c.args[int(r)*billingArity : int(r+1)*billingArity]
+		// Only the columns still alike: after a few lines, a handful.
+		for m := same; m != 0; m &= m - 1 {
+			if col := bits.TrailingZeros32(uint32(m)); line[col] != first[col] {
+				same &^= 1 << col
+			}
+		}
+		if same == 0 {
+			break
+		}
+	}
+	return bound, same
+}
+
+// fits reports whether shape can insert a batch that binds bound and whose
+// lines agree on same: it binds every column the batch has (a column more
+// is bound as the NULL the lines hold), and shares only columns equal on
+// every line.
+func (shape billingShape) fits(bound, same billingBound) bool {
+	return bound&^shape.bound == 0 && shape.shared&^same == 0
+}
+
+// binds is how many values shape binds for rows lines.
+func (shape billingShape) binds(rows int) int {
+	return bits.OnesCount32(uint32(shape.bound)) + (rows-1)*bits.OnesCount32(uint32(shape.bound&^shape.shared))
 }
 
 // billingColumnNames is billingColumns, one name each.
@@ -244,7 +324,7 @@ type billingInserter struct {
 	// prepared its own: 0.05–0.07 s of the inserter's time over 200,000
 	// lines). Only run touches them, and only inside Conn.Raw: the sql.Conn
 	// holds that driver connection for the whole import.
-	stmts map[billingBound]driver.Stmt
+	stmts map[billingShape]driver.Stmt
 }
 
 const inserterQueue = 1
@@ -313,28 +393,11 @@ func (in *billingInserter) insert(c *billingChunk, order []int32, args []driver.
 		}
 		for len(order) > 0 {
 			n := min(len(order), billingBatchRows)
-			bound := billingAlways
-			for _, r := range order[:n] {
-				bound |= c.bound[r]
-			}
-			st, done, err := in.statement(prep, bound, n)
+			shape, st, done, err := in.statement(prep, c, order[:n])
 			if err != nil {
 				return err
 			}
-			if st == nil { // no room for another: bind every column
-				bound = billingAll
-				if st, done, err = in.statement(prep, bound, n); err != nil {
-					return err
-				}
-			}
-			args = args[:0]
-			for _, r := range order[:n] {
-				for i, v := range c.args[int(r)*billingArity : int(r+1)*billingArity] {
-					if bound&(1<<i) != 0 {
-						args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
-					}
-				}
-			}
+			args = billingArgs(args[:0], c, order[:n], shape)
 			ex, ok := st.(driver.StmtExecContext)
 			if !ok {
 				done()
@@ -352,32 +415,48 @@ func (in *billingInserter) insert(c *billingChunk, order []int32, args []driver.
 	})
 }
 
-// statement returns the INSERT of n lines binding bound, and what to call
-// once it ran: a full batch's is kept for the next batches (nil when
-// billingStatements are kept already and bound is not billingAll), a
-// shorter one (a file's last lines) is closed.
-func (in *billingInserter) statement(prep driver.ConnPrepareContext, bound billingBound, n int) (driver.Stmt, func(), error) {
-	keep := n == billingBatchRows
-	if keep {
-		if st := in.stmts[bound]; st != nil {
-			return st, func() {}, nil
+// statement returns the INSERT of the lines of c in order, its shape, and
+// what to call once it ran. A full batch's statement is kept for the next
+// batches, up to billingStatements of them: its own shape's when kept or
+// when there is room for it, else the kept one that fits it with the
+// fewest values to bind (billingAll, with nothing shared, fits any batch:
+// the last place is kept for it). A shorter batch (a file's last lines)
+// gets its own, closed after.
+func (in *billingInserter) statement(prep driver.ConnPrepareContext, c *billingChunk, order []int32) (billingShape, driver.Stmt, func(), error) {
+	n := len(order)
+	bound, same := batchShape(c, order)
+	shape := billingShape{bound, bound & same}
+	if n == billingBatchRows {
+		if st := in.stmts[shape]; st != nil {
+			return shape, st, func() {}, nil
 		}
-		if len(in.stmts) >= billingStatements-1 && bound != billingAll {
-			return nil, nil, nil // the last place is billingAll's
+		if len(in.stmts) >= billingStatements-1 {
+			shape = billingShape{bound: billingAll}
+			for kept := range in.stmts {
+				if kept.fits(bound, same) && kept.binds(n) < shape.binds(n) {
+					shape = kept
+				}
+			}
+			if st := in.stmts[shape]; st != nil {
+				return shape, st, func() {}, nil
+			}
 		}
 	}
-	st, err := prep.PrepareContext(in.ctx, billingInsert(in.source, bound, n))
+	if n == 1 {
+		shape.shared = 0
+	}
+	st, err := prep.PrepareContext(in.ctx, billingInsert(in.source, shape, n))
 	if err != nil {
-		return nil, nil, err
+		return shape, nil, nil, err
 	}
-	if !keep {
-		return st, func() { st.Close() }, nil
+	if n != billingBatchRows {
+		return shape, st, func() { st.Close() }, nil
 	}
 	if in.stmts == nil {
-		in.stmts = make(map[billingBound]driver.Stmt, billingStatements)
+		in.stmts = make(map[billingShape]driver.Stmt, billingStatements)
 	}
-	in.stmts[bound] = st
-	return st, func() {}, nil
+	in.stmts[shape] = st
+	return shape, st, func() {}, nil
 }
 
 // sortedByStart returns the indexes of starts in ascending order of start,

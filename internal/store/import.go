@@ -18,7 +18,11 @@ import (
 type FileMeta struct {
 	URI    string // path or URI as the user named it
 	SHA256 string // hex digest of the file's bytes as stored (compressed or not)
-	Host   string // GPU host for telemetry files, when known
+	// Hash, when SHA256 is empty, takes that digest: the store runs it
+	// beside the parse (hashbeside.go) and waits for it before the import
+	// returns. It must return soon after its context is done.
+	Hash func(ctx context.Context) (string, error)
+	Host string // GPU host for telemetry files, when known
 	// Period and Delivery say which delivery of which billing period the file
 	// belongs to, from an export manifest (Period "aws-cur:<payer>:<YYYY-MM>",
 	// Delivery the assembly id). Clouds restate a period by delivering it
@@ -148,7 +152,7 @@ func (s *Store) ImportGroup(ctx context.Context, files []FileImport) ([]*ImportR
 // that a file found to change nothing after it was parsed (its lines all
 // held by other files) leaves no trace, whatever the group does next.
 func (s *Store) importSaved(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta, parse ParseFunc) (*ImportResult, error) {
-	if meta.SHA256 == "" {
+	if meta.SHA256 == "" && meta.Hash == nil {
 		return nil, errors.New("store: import: missing sha256")
 	}
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT import_file`); err != nil {
@@ -177,15 +181,60 @@ func (s *Store) importSaved(ctx context.Context, conn *sql.Conn, tx *sql.Tx, met
 // (parseSource), its billing period's earlier deliveries (replaceEarlier),
 // its charges that other files hold (settleOverlaps), and what it clears
 // (clearFailed).
+//
+// Without meta.SHA256, the digest is taken beside the parse (meta.Hash,
+// hashbeside.go), and the checks that read it run when the parse ends (or
+// stops because they would settle the file): when they settle it, what the
+// parse wrote is rolled back to importSaved's savepoint and the file is
+// imported again with its digest known, which settles it without a parse.
+// A digest that fails fails the import, as it did when taken first.
 func (s *Store) importFile(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta, parse ParseFunc) (*ImportResult, bool, error) {
 	now := s.now().Unix()
+	var beside *pendingSum
+	if meta.SHA256 == "" {
+		beside = startSum(ctx, meta.Hash)
+		defer beside.stop()
+		if meta.Replace {
+			// --replace deletes the earlier import of the same bytes
+			// before the parse: it needs the digest first.
+			sum, err := beside.wait()
+			if err != nil {
+				return nil, false, err
+			}
+			meta.SHA256, beside = sum, nil
+		}
+	}
 	if res, err := settledBefore(ctx, tx, meta); res != nil || err != nil {
 		return res, false, wrapImport(meta, err)
 	}
-	if res, keep, err := sameBytes(ctx, tx, meta, now); res != nil || err != nil {
-		return res, keep, wrapImport(meta, err)
+	if beside == nil {
+		if res, keep, err := sameBytes(ctx, tx, meta, now); res != nil || err != nil {
+			return res, keep, wrapImport(meta, err)
+		}
 	}
-	id, sum, stats, err := parseSource(ctx, conn, tx, meta, parse, now)
+	id, sum, stats, parsed, err := parseSource(ctx, conn, tx, meta, parse, now, beside)
+	if beside != nil && parsed {
+		digest, herr := beside.wait()
+		if herr != nil {
+			return nil, false, herr
+		}
+		meta.SHA256 = digest
+		seen, serr := seenBytes(ctx, tx, meta)
+		if serr != nil {
+			return nil, false, wrapImport(meta, serr)
+		}
+		if seen {
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO import_file`); err != nil {
+				return nil, false, wrapImport(meta, err)
+			}
+			return s.importFile(ctx, conn, tx, meta, parse)
+		}
+		if err == nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE source_files SET sha256 = ? WHERE id = ?`, digest, id); err != nil {
+				return nil, false, wrapImport(meta, err)
+			}
+		}
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -236,6 +285,9 @@ func settledBefore(ctx context.Context, tx *sql.Tx, meta FileMeta) (*ImportResul
 		} else if uri != "" {
 			return &ImportResult{Duplicate: true, Superseded: true, DuplicateOf: uri, Period: meta.Period, Delivery: by}, nil
 		}
+	case meta.SHA256 == "":
+		// The digest is being taken beside the parse: the check below
+		// waits for it (importFile, seenBytes).
 	default:
 		// Nor do the bytes of a file that a later delivery, or a file that
 		// holds its charges, replaced.
@@ -299,36 +351,43 @@ func sameBytes(ctx context.Context, tx *sql.Tx, meta FileMeta, now int64) (res *
 }
 
 // parseSource records the file as a new source and parses it into the
-// source's records; it returns the source's id, the parser's summary and
-// the scopes of its billing lines (scope.go). A parser's error is returned
+// source's records; it returns the source's id, the parser's summary, the
+// scopes of its billing lines (scope.go), and whether the parse ran (an
+// error before it is the database's). With beside, the source is recorded
+// under hashingSHA256 until importFile stores the digest. A parser's error is returned
 // as it is: it names the file and line already.
-func parseSource(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta, parse ParseFunc, now int64) (int64, *ingest.Summary, map[scopeKey]*scopeStat, error) {
+func parseSource(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta, parse ParseFunc, now int64, beside *pendingSum) (id int64, sum *ingest.Summary, scopes map[scopeKey]*scopeStat, parsed bool, err error) {
+	sha := meta.SHA256
+	if beside != nil {
+		sha = hashingSHA256
+	}
 	res, err := tx.ExecContext(ctx,
 		`INSERT INTO source_files (uri, sha256, format, kind, host, rows, imported_at) VALUES (?, ?, '', '', ?, 0, ?)`,
-		meta.URI, meta.SHA256, nullString(meta.Host), now)
+		meta.URI, sha, nullString(meta.Host), now)
 	if err != nil {
-		return 0, nil, nil, wrapImport(meta, err)
+		return 0, nil, nil, false, wrapImport(meta, err)
 	}
-	id, err := res.LastInsertId()
+	id, err = res.LastInsertId()
 	if err != nil {
-		return 0, nil, nil, wrapImport(meta, err)
+		return 0, nil, nil, false, wrapImport(meta, err)
 	}
 	w, err := newWriter(ctx, conn, tx, id, meta.CompactBefore)
 	if err != nil {
-		return 0, nil, nil, wrapImport(meta, err)
+		return 0, nil, nil, false, wrapImport(meta, err)
 	}
 	defer w.close()
-	sum, err := parse(ctx, w)
+	w.beside, w.meta = beside, meta
+	sum, err = parse(ctx, w)
 	if err != nil {
-		return 0, nil, nil, err // the parser's error already names the file and line
+		return 0, nil, nil, true, err // the parser's error already names the file and line
 	}
 	if sum == nil {
-		return 0, nil, nil, fmt.Errorf("store: import %s: the parser returned no summary", meta.URI)
+		return 0, nil, nil, true, fmt.Errorf("store: import %s: the parser returned no summary", meta.URI)
 	}
 	if err := w.finish(ctx, sum); err != nil {
-		return 0, nil, nil, wrapImport(meta, err)
+		return 0, nil, nil, true, wrapImport(meta, err)
 	}
-	return id, sum, w.lines.scopes.m, nil
+	return id, sum, w.lines.scopes.m, true, nil
 }
 
 // replaceEarlier stores the file's restatement key (meta's, else one the
@@ -492,6 +551,12 @@ type writer struct {
 	inserter       billingInserter  // inserts full chunks, beside the parser
 	gpuIDs         map[string]int64 // bounded by the number of GPUs, not by rows
 	taskIDs        map[string]int64
+
+	// beside is the file's digest being taken beside the parse, until
+	// checkSeen has looked at it; meta the file's.
+	beside  *pendingSum
+	meta    FileMeta
+	records int // handed over, for checkSeen
 }
 
 func newWriter(ctx context.Context, conn *sql.Conn, tx *sql.Tx, sourceID int64, compactBefore time.Time) (*writer, error) {
@@ -555,7 +620,7 @@ func (w *writer) Billing(l *finops.BillingLine) error {
 	if w.lines.add(l) {
 		w.lines.cur = w.inserter.send(w.lines.cur)
 	}
-	return nil
+	return w.checkSeen()
 }
 
 // Sample implements ingest.Sink.
@@ -583,7 +648,10 @@ func (w *writer) Sample(s *finops.GPUSample) error {
 		}
 		w.gpuIDs[key] = id
 	}
-	return w.minutes.add(id, s)
+	if err := w.minutes.add(id, s); err != nil {
+		return err
+	}
+	return w.checkSeen()
 }
 
 // TaskRun implements ingest.Sink.
@@ -604,8 +672,10 @@ func (w *writer) TaskRun(r *finops.TaskRun) error {
 		}
 		gpus = string(b)
 	}
-	_, err := w.run.ExecContext(w.ctx, id, w.sourceID, r.Line, r.Resource, gpus, r.Start.Unix(), r.End.Unix(), decText(r.Units))
-	return err
+	if _, err := w.run.ExecContext(w.ctx, id, w.sourceID, r.Line, r.Resource, gpus, r.Start.Unix(), r.End.Unix(), decText(r.Units)); err != nil {
+		return err
+	}
+	return w.checkSeen()
 }
 
 func (w *writer) finish(ctx context.Context, sum *ingest.Summary) error {

@@ -174,16 +174,15 @@ func comparePeriodRuns(old, new *chargeTally) (drop float64, onlyOld int, onlyOl
 	if drop == -1e308 {
 		drop = 0
 	}
-	lost := map[string]float64{}
+	// Each lost charge's cost is summed as a decimal: exact, so the sum
+	// does not depend on the order the map gives (summed as float64 it
+	// did, by a cent now and then: TestOnlyOldCostIsOrderFree).
+	totals := map[string]decimal.Decimal{}
 	for h, e := range old.ids {
 		if n := e.n - new.ids[h].n; n > 0 {
 			onlyOld += int(n)
-			lost[e.cur] += e.cost * float64(n) / float64(e.n)
+			totals[e.cur] = totals[e.cur].Add(decimal.NewFromFloat(e.cost * float64(n) / float64(e.n)))
 		}
-	}
-	totals := map[string]decimal.Decimal{}
-	for c, v := range lost {
-		totals[c] = decimal.NewFromFloat(v)
 	}
 	if len(totals) == 0 {
 		return drop, 0, "0.00"
