@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -385,5 +386,56 @@ func TestOmittedColumnsDefaultToNull(t *testing.T) {
 			t.Errorf("%s: NOT NULL %v, a default other than NULL %v, in billingAlways %v: want it in billingAlways exactly when either holds",
 				name, c.notNull, c.hasDefault, always)
 		}
+	}
+}
+
+// TestBatchArgsMatchLineArgs: the values billingBatch.add keeps for a line
+// (reusing the previous line's boxes for the texts it repeats) are, type
+// and value, what bindArg makes of appendLineArgs' for that line alone.
+// Generated lines whose fields often repeat the previous line's, texts
+// from bindPool (canonical integers and near misses) among them; every
+// column of every line compared. It fails when a text is given the
+// previous line's box without being equal to it, or its bound value is
+// not the one bindArg gives.
+func TestBatchArgsMatchLineArgs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 9))
+	base := utc(2025, 3, 1, 0, 0, 0)
+	b := billingBatch{source: int64(7)}
+	var prev *finops.BillingLine
+	reused := 0
+	for i := range 3 * billingChunkRows {
+		l := randomBindLine(rng, i+2, base)
+		if prev != nil {
+			keepFields(rng, l, prev, 0.3)
+		}
+		prev = l
+		if b.cur != nil && len(b.cur.starts) == billingChunkRows {
+			b.cur = nil // as the writer hands a full chunk over
+		}
+		b.add(l)
+		reused += bits.OnesCount32(uint32(b.reused))
+		var tags any
+		if len(l.Tags) > 0 {
+			j, err := json.Marshal(l.Tags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tags = string(j)
+		}
+		want := appendLineArgs(nil, int64(7), l, tags)
+		for c, v := range want {
+			if v != nil {
+				want[c] = bindArg(v)
+			}
+		}
+		got := b.cur.args[len(b.cur.args)-billingArity:]
+		for c := range want {
+			if got[c] != want[c] {
+				t.Fatalf("line %d, column %s: kept %#v, want %#v", i+2, billingColumnNames()[c], got[c], want[c])
+			}
+		}
+	}
+	if reused < 10*billingChunkRows {
+		t.Errorf("only %d texts reused the previous line's boxes: the lines repeat too little to test it", reused)
 	}
 }

@@ -199,6 +199,10 @@ type billingBatch struct {
 	keys    []string      // scratch for sorting tag keys
 	tagsBuf []byte        // scratch for encoding tags
 	scopes  scopeStats    // what the file's lines cover, per scope (scope.go)
+
+	prev          [billingArity]textBox // the previous line's text columns (box)
+	boxed, reused billingBound          // of the line being added (box)
+	boxFn         func(int, string, bool) any
 }
 
 // billingChunk is the lines of one batch.
@@ -206,6 +210,24 @@ type billingChunk struct {
 	args   []any          // billingArity per line, as bindArg turns appendLineArgs' values
 	starts []int64        // each line's charge start
 	bound  []billingBound // each line's columns that are not NULL
+
+	// Set by ready, on the parser's goroutine: the order the lines are
+	// inserted in, and each billingBatchRows of them's columns (bound) and
+	// columns alike on all of them (same), batchShape's.
+	order         []int32
+	bounds, sames []billingBound
+}
+
+// ready sorts the chunk's lines by start and works out each batch's
+// columns, before the chunk goes to the inserter: on the parser's side,
+// which has the time to spare now that shared values are bound once.
+func (c *billingChunk) ready() {
+	c.order = sortedByStart(c.order, c.starts)
+	c.bounds, c.sames = c.bounds[:0], c.sames[:0]
+	for batch := range slices.Chunk(c.order, billingBatchRows) {
+		bound, same := batchShape(c, batch)
+		c.bounds, c.sames = append(c.bounds, bound), append(c.sames, same)
+	}
 }
 
 // add appends one line's arguments; it reports whether the batch is full.
@@ -214,21 +236,34 @@ func (b *billingBatch) add(l *finops.BillingLine) bool {
 		b.cur = &billingChunk{args: make([]any, 0, billingChunkRows*billingArity), starts: make([]int64, 0, billingChunkRows),
 			bound: make([]billingBound, 0, billingChunkRows)}
 	}
+	if b.boxFn == nil {
+		b.boxFn = b.box
+	}
+	b.boxed, b.reused = 0, 0
 	var tags any
 	if len(l.Tags) > 0 {
-		tags = b.tagsJSON(l.Tags)
+		tags = b.box(billingArity-1, b.tagsJSON(l.Tags), true)
 	}
 	c, start := b.cur, l.ChargeStart.Unix()
-	c.args = appendLineArgs(c.args, b.source, l, tags)
+	c.args = appendLineArgsBoxed(c.args, b.source, l, tags, b.boxFn)
 	c.starts = append(c.starts, start)
 	line := c.args[len(c.args)-billingArity:]
 	b.scopes.add(l.Provider, l.BillingAccount, start, l.ChargeEnd.Unix(), contentHash(line))
 	// After the hash, which is of the strings (a stored line is hashed as
-	// read back, as text).
+	// read back, as text). A text the previous line had is bound as it was.
 	var bound billingBound
 	for i, v := range line {
-		if v != nil {
-			bound |= 1 << i
+		if v == nil {
+			continue
+		}
+		bound |= 1 << i
+		switch {
+		case b.reused&(1<<i) != 0:
+			line[i] = b.prev[i].bind
+		case b.boxed&(1<<i) != 0:
+			line[i] = bindArg(v)
+			b.prev[i].bind = line[i]
+		default:
 			line[i] = bindArg(v)
 		}
 	}
@@ -277,15 +312,58 @@ func canonicalInt(s string) bool {
 // comparison (scope.go) builds the same arguments for a stored line, so that
 // a line hashes alike whether it is being imported or read back.
 func appendLineArgs(args []any, source any, l *finops.BillingLine, tags any) []any {
+	return appendLineArgsBoxed(args, source, l, tags, boxText)
+}
+
+// boxText is a text column's value: nil for an empty string where the
+// column is nullable.
+func boxText(_ int, s string, nullable bool) any {
+	if s == "" && nullable {
+		return nil
+	}
+	return s
+}
+
+// appendLineArgsBoxed is appendLineArgs with each text column's value
+// given by box(column, text, nullable), which must return what boxText
+// returns (billingBatch.box reuses the previous line's).
+func appendLineArgsBoxed(args []any, source any, l *finops.BillingLine, tags any, box func(int, string, bool) any) []any {
 	// Integers go as int64: database/sql converts an int through reflection.
-	return append(args, source, int64(l.Line), nullString(l.Provider), nullString(l.BillingAccount),
-		nullString(l.SubAccount), l.ChargeStart.Unix(), l.ChargeEnd.Unix(), l.ChargeCategory,
-		nullString(l.ChargeClass), nullString(l.ChargeFrequency), nullString(l.PricingCategory),
-		nullString(l.PricingMode), nullString(l.CommitmentStatus), nullString(l.CommitmentID),
-		nullString(l.ResourceID), nullString(l.ResourceName), nullString(l.ResourceType), nullString(l.Service),
-		nullString(l.SKU), nullString(l.InstanceType), nullString(l.Region), nullString(l.GPUModel), int64(l.GPUCount),
-		decText(l.BilledCost), decText(l.EffectiveCost), decText(l.ListCost), nullString(l.Currency),
-		decText(l.UsageQuantity), nullString(l.UsageUnit), tags)
+	return append(args, source, int64(l.Line), box(2, l.Provider, true), box(3, l.BillingAccount, true),
+		box(4, l.SubAccount, true), l.ChargeStart.Unix(), l.ChargeEnd.Unix(), box(7, l.ChargeCategory, false),
+		box(8, l.ChargeClass, true), box(9, l.ChargeFrequency, true), box(10, l.PricingCategory, true),
+		box(11, l.PricingMode, true), box(12, l.CommitmentStatus, true), box(13, l.CommitmentID, true),
+		box(14, l.ResourceID, true), box(15, l.ResourceName, true), box(16, l.ResourceType, true), box(17, l.Service, true),
+		box(18, l.SKU, true), box(19, l.InstanceType, true), box(20, l.Region, true), box(21, l.GPUModel, true), int64(l.GPUCount),
+		decText(l.BilledCost), decText(l.EffectiveCost), decText(l.ListCost), box(26, l.Currency, true),
+		decText(l.UsageQuantity), box(28, l.UsageUnit, true), tags)
+}
+
+// textBox is a text column's value on the previous line, boxed as an
+// argument (text) and as bound (bind, bindArg's).
+type textBox struct {
+	s          string
+	text, bind any
+}
+
+// box is boxText that hands a line the previous line's boxes for a text it
+// repeats: most text columns of an export repeat from one line to the next
+// (the provider, the account, the category, the currency, the unit), and
+// boxing each string into an interface allocated for every field of every
+// line on the parser's goroutine (issue #35). reused marks the columns it
+// reused, boxed those it gave, for add.
+func (b *billingBatch) box(col int, s string, nullable bool) any {
+	if s == "" && nullable {
+		return nil
+	}
+	b.boxed |= 1 << col
+	p := &b.prev[col]
+	if p.text != nil && p.s == s {
+		b.reused |= 1 << col
+		return p.text
+	}
+	*p = textBox{s: s, text: s}
+	return p.text
 }
 
 // flushBilling sends the lines still waiting in the current batch and waits
@@ -329,9 +407,11 @@ type billingInserter struct {
 
 const inserterQueue = 1
 
-// send hands a full chunk over and returns an empty one to fill next, or
-// nil when none is free yet.
+// send makes a full chunk ready (sorted, its batches' shapes worked out)
+// and hands it over; it returns an empty one to fill next, or nil when
+// none is free yet.
 func (in *billingInserter) send(c *billingChunk) *billingChunk {
+	c.ready()
 	if !in.started {
 		in.started = true
 		in.full = make(chan *billingChunk, inserterQueue)
@@ -350,12 +430,10 @@ func (in *billingInserter) send(c *billingChunk) *billingChunk {
 
 func (in *billingInserter) run() {
 	defer close(in.done)
-	var order []int32
 	args := make([]driver.NamedValue, 0, billingBatchRows*billingArity)
 	for c := range in.full {
 		if in.error() == nil {
-			order = sortedByStart(order, c.starts)
-			if err := in.insert(c, order, args); err != nil {
+			if err := in.insert(c, args); err != nil {
 				in.mu.Lock()
 				in.err = err
 				in.mu.Unlock()
@@ -385,15 +463,16 @@ func (in *billingInserter) run() {
 // database/sql's check and conversion of every argument (1,920 a statement)
 // was a tenth of the inserter's time, and the arguments are already what
 // the driver takes (int64, string, nil).
-func (in *billingInserter) insert(c *billingChunk, order []int32, args []driver.NamedValue) error {
+func (in *billingInserter) insert(c *billingChunk, args []driver.NamedValue) error {
 	return in.conn.Raw(func(dc any) error {
 		prep, ok := dc.(driver.ConnPrepareContext)
 		if !ok {
 			return fmt.Errorf("store: the SQLite driver's connection %T cannot prepare with a context", dc)
 		}
-		for len(order) > 0 {
+		order := c.order
+		for k := 0; len(order) > 0; k++ {
 			n := min(len(order), billingBatchRows)
-			shape, st, done, err := in.statement(prep, c, order[:n])
+			shape, st, done, err := in.statement(prep, c.bounds[k], c.sames[k], n)
 			if err != nil {
 				return err
 			}
@@ -415,16 +494,15 @@ func (in *billingInserter) insert(c *billingChunk, order []int32, args []driver.
 	})
 }
 
-// statement returns the INSERT of the lines of c in order, its shape, and
-// what to call once it ran. A full batch's statement is kept for the next
+// statement returns the INSERT of a batch of n lines that binds bound and
+// whose lines agree on same (batchShape), its shape, and what to call once
+// it ran. A full batch's statement is kept for the next
 // batches, up to billingStatements of them: its own shape's when kept or
 // when there is room for it, else the kept one that fits it with the
 // fewest values to bind (billingAll, with nothing shared, fits any batch:
 // the last place is kept for it). A shorter batch (a file's last lines)
 // gets its own, closed after.
-func (in *billingInserter) statement(prep driver.ConnPrepareContext, c *billingChunk, order []int32) (billingShape, driver.Stmt, func(), error) {
-	n := len(order)
-	bound, same := batchShape(c, order)
+func (in *billingInserter) statement(prep driver.ConnPrepareContext, bound, same billingBound, n int) (billingShape, driver.Stmt, func(), error) {
 	shape := billingShape{bound, bound & same}
 	if n == billingBatchRows {
 		if st := in.stmts[shape]; st != nil {
