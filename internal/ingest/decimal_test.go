@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -36,4 +38,57 @@ func TestParseMeasure(t *testing.T) {
 			t.Errorf("parseMeasure(%q) succeeded", bad)
 		}
 	}
+}
+
+// TestCheckAmountBound: checkAmount refuses exactly the amounts beyond 1e15
+// in absolute value. Generated decimals of 1 to 30 digits at exponents -20
+// to +20, both signs, the bound and its neighbours among them; the
+// expectation is a comparison of exact rationals (math/big.Rat), not
+// decimal's. It fails when the digit count shortcut lets a value past the
+// bound, or refuses one within it.
+func TestCheckAmountBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 11))
+	bound := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(15), nil))
+	var cases []decimal.Decimal
+	for _, s := range []string{"1e15", "-1e15", "1000000000000000", "1000000000000000.000001", "999999999999999.99999",
+		"-1000000000000000.01", "0", "0e30", "1e16", "10e14", "100e13", "0.1e16", "9999999999999999e-1"} {
+		cases = append(cases, decimal.RequireFromString(s))
+	}
+	for range 20000 {
+		digits := make([]byte, 1+rng.IntN(30))
+		for i := range digits {
+			digits[i] = byte('0' + rng.IntN(10))
+		}
+		if rng.IntN(3) == 0 {
+			digits[0] = '1'
+			for i := 1; i < len(digits); i++ {
+				digits[i] = "09"[rng.IntN(2)]
+			}
+		}
+		coef, _ := new(big.Int).SetString(string(digits), 10)
+		if rng.IntN(2) == 0 {
+			coef.Neg(coef)
+		}
+		cases = append(cases, decimal.NewFromBigInt(coef, int32(rng.IntN(41)-20)))
+	}
+	for _, d := range cases {
+		r := new(big.Rat).SetInt(d.Coefficient())
+		scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs32(d.Exponent()))), nil))
+		if d.Exponent() >= 0 {
+			r.Mul(r, scale)
+		} else {
+			r.Quo(r, scale)
+		}
+		want := r.Abs(r).Cmp(bound) <= 0
+		if got := checkAmount(d) == nil; got != want {
+			t.Errorf("checkAmount(%s) accepts: %v, want %v", d.String(), got, want)
+		}
+	}
+}
+
+func abs32(e int32) int32 {
+	if e < 0 {
+		return -e
+	}
+	return e
 }
