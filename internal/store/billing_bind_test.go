@@ -317,15 +317,7 @@ func referenceInsert(t *testing.T, s *Store, source int64, lines []*finops.Billi
 	}
 	insert := "INSERT INTO billing_lines (" + billingColumns + ") VALUES (" + strings.Repeat("?,", billingArity-1) + "?)"
 	for _, l := range sorted {
-		var tags any
-		if len(l.Tags) > 0 {
-			b, err := json.Marshal(l.Tags)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tags = string(b)
-		}
-		if _, err := s.db.ExecContext(ctx, insert, appendLineArgs(nil, source, l, tags)...); err != nil {
+		if _, err := s.db.ExecContext(ctx, insert, appendLineArgs(nil, source, l, tagsText(t, l))...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -414,15 +406,7 @@ func TestBatchArgsMatchLineArgs(t *testing.T) {
 		}
 		b.add(l)
 		reused += bits.OnesCount32(uint32(b.reused))
-		var tags any
-		if len(l.Tags) > 0 {
-			j, err := json.Marshal(l.Tags)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tags = string(j)
-		}
-		want := appendLineArgs(nil, int64(7), l, tags)
+		want := appendLineArgs(nil, int64(7), l, tagsText(t, l))
 		for c, v := range want {
 			if v != nil {
 				want[c] = bindArg(v)
@@ -438,4 +422,18 @@ func TestBatchArgsMatchLineArgs(t *testing.T) {
 	if reused < 10*billingChunkRows {
 		t.Errorf("only %d texts reused the previous line's boxes: the lines repeat too little to test it", reused)
 	}
+}
+
+// tagsText is a line's tags as the store keeps them, by encoding/json
+// (independent of billingBatch.tagsJSON), or nil.
+func tagsText(t *testing.T, l *finops.BillingLine) any {
+	t.Helper()
+	if len(l.Tags) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(l.Tags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
