@@ -46,9 +46,9 @@ const (
 	billingAll billingBound = 1<<billingArity - 2
 )
 
-// billingStatements is how many INSERTs of different column sets an
-// import keeps prepared; a batch whose set is not among them binds every
-// column.
+// billingStatements is how many INSERTs of different shapes an import
+// keeps prepared; a batch whose shape is not among them goes through a
+// kept one that fits it (billingInserter.statement).
 const billingStatements = 16
 
 // billingShape is what the text of a batch's INSERT depends on: the
@@ -159,6 +159,15 @@ func (shape billingShape) fits(bound, same billingBound) bool {
 	return bound&^shape.bound == 0 && shape.shared&^same == 0
 }
 
+// fewerBinds reports whether shape binds fewer values for rows lines
+// than o, or as many and sorts first (bound, then shared).
+func (shape billingShape) fewerBinds(o billingShape, rows int) bool {
+	if a, b := shape.binds(rows), o.binds(rows); a != b {
+		return a < b
+	}
+	return shape.bound < o.bound || shape.bound == o.bound && shape.shared < o.shared
+}
+
 // binds is how many values shape binds for rows lines.
 func (shape billingShape) binds(rows int) int {
 	return bits.OnesCount32(uint32(shape.bound)) + (rows-1)*bits.OnesCount32(uint32(shape.bound&^shape.shared))
@@ -200,9 +209,10 @@ type billingBatch struct {
 	tagsBuf []byte        // scratch for encoding tags
 	scopes  scopeStats    // what the file's lines cover, per scope (scope.go)
 
-	prev          [billingArity]textBox // the previous line's text columns (box)
-	boxed, reused billingBound          // of the line being added (box)
-	boxFn         func(int, string, bool) any
+	prev   [billingArity]textBox       // the previous line's text columns (box)
+	boxed  billingBound                // the columns box gave the line being added
+	reuses int                         // texts that took the previous line's boxes (the bind test checks its lines exercise them)
+	boxFn  func(int, string, bool) any // b.box, made once: a method value allocates
 }
 
 // billingChunk is the lines of one batch.
@@ -239,7 +249,7 @@ func (b *billingBatch) add(l *finops.BillingLine) bool {
 	if b.boxFn == nil {
 		b.boxFn = b.box
 	}
-	b.boxed, b.reused = 0, 0
+	b.boxed = 0
 	var tags any
 	if len(l.Tags) > 0 {
 		tags = b.box(billingArity-1, b.tagsJSON(l.Tags), true)
@@ -250,20 +260,16 @@ func (b *billingBatch) add(l *finops.BillingLine) bool {
 	line := c.args[len(c.args)-billingArity:]
 	b.scopes.add(l.Provider, l.BillingAccount, start, l.ChargeEnd.Unix(), contentHash(line))
 	// After the hash, which is of the strings (a stored line is hashed as
-	// read back, as text). A text the previous line had is bound as it was.
+	// read back, as text); a text box gave is bound as box bound it.
 	var bound billingBound
 	for i, v := range line {
 		if v == nil {
 			continue
 		}
 		bound |= 1 << i
-		switch {
-		case b.reused&(1<<i) != 0:
+		if b.boxed&(1<<i) != 0 {
 			line[i] = b.prev[i].bind
-		case b.boxed&(1<<i) != 0:
-			line[i] = bindArg(v)
-			b.prev[i].bind = line[i]
-		default:
+		} else {
 			line[i] = bindArg(v)
 		}
 	}
@@ -340,7 +346,7 @@ func appendLineArgsBoxed(args []any, source any, l *finops.BillingLine, tags any
 }
 
 // textBox is a text column's value on the previous line, boxed as an
-// argument (text) and as bound (bind, bindArg's).
+// argument (text) and as bound (bind: bindArg's).
 type textBox struct {
 	s          string
 	text, bind any
@@ -350,8 +356,8 @@ type textBox struct {
 // repeats: most text columns of an export repeat from one line to the next
 // (the provider, the account, the category, the currency, the unit), and
 // boxing each string into an interface allocated for every field of every
-// line on the parser's goroutine (issue #35). reused marks the columns it
-// reused, boxed those it gave, for add.
+// line on the parser's goroutine (issue #35). boxed marks the columns it
+// gave, whose bound value add takes from prev.
 func (b *billingBatch) box(col int, s string, nullable bool) any {
 	if s == "" && nullable {
 		return nil
@@ -359,10 +365,11 @@ func (b *billingBatch) box(col int, s string, nullable bool) any {
 	b.boxed |= 1 << col
 	p := &b.prev[col]
 	if p.text != nil && p.s == s {
-		b.reused |= 1 << col
+		b.reuses++
 		return p.text
 	}
 	*p = textBox{s: s, text: s}
+	p.bind = bindArg(p.text)
 	return p.text
 }
 
@@ -496,12 +503,13 @@ func (in *billingInserter) insert(c *billingChunk, args []driver.NamedValue) err
 
 // statement returns the INSERT of a batch of n lines that binds bound and
 // whose lines agree on same (batchShape), its shape, and what to call once
-// it ran. A full batch's statement is kept for the next
-// batches, up to billingStatements of them: its own shape's when kept or
-// when there is room for it, else the kept one that fits it with the
-// fewest values to bind (billingAll, with nothing shared, fits any batch:
-// the last place is kept for it). A shorter batch (a file's last lines)
-// gets its own, closed after.
+// it ran. A full batch's statement is kept for the next batches, up to
+// billingStatements of them: its own shape's when kept or when there is
+// room for it, else the kept one that fits it with the fewest values to
+// bind, ties broken by shape so that a run repeats (billingAll, with
+// nothing shared, fits any batch: the last place is kept for it). A
+// shorter batch (a file's last lines) gets its own, closed after; a lone
+// line shares nothing (a $k costs the driver a string to read).
 func (in *billingInserter) statement(prep driver.ConnPrepareContext, bound, same billingBound, n int) (billingShape, driver.Stmt, func(), error) {
 	shape := billingShape{bound, bound & same}
 	if n == billingBatchRows {
@@ -511,7 +519,7 @@ func (in *billingInserter) statement(prep driver.ConnPrepareContext, bound, same
 		if len(in.stmts) >= billingStatements-1 {
 			shape = billingShape{bound: billingAll}
 			for kept := range in.stmts {
-				if kept.fits(bound, same) && kept.binds(n) < shape.binds(n) {
+				if kept.fits(bound, same) && kept.fewerBinds(shape, n) {
 					shape = kept
 				}
 			}

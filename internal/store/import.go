@@ -153,7 +153,7 @@ func (s *Store) ImportGroup(ctx context.Context, files []FileImport) ([]*ImportR
 // held by other files) leaves no trace, whatever the group does next.
 func (s *Store) importSaved(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta, parse ParseFunc) (*ImportResult, error) {
 	if meta.SHA256 == "" && meta.Hash == nil {
-		return nil, errors.New("store: import: missing sha256")
+		return nil, errors.New("store: import: missing sha256 (and no Hash to take it)")
 	}
 	if _, err := tx.ExecContext(ctx, `SAVEPOINT import_file`); err != nil {
 		return nil, fmt.Errorf("store: import %s: %w", meta.URI, err)
@@ -354,8 +354,8 @@ func sameBytes(ctx context.Context, tx *sql.Tx, meta FileMeta, now int64) (res *
 // source's records; it returns the source's id, the parser's summary, the
 // scopes of its billing lines (scope.go), and whether the parse ran (an
 // error before it is the database's). With beside, the source is recorded
-// under hashingSHA256 until importFile stores the digest. A parser's error is returned
-// as it is: it names the file and line already.
+// under hashingSHA256 until importFile stores the digest. A parser's error
+// is returned as it is: it names the file and line already.
 func parseSource(ctx context.Context, conn *sql.Conn, tx *sql.Tx, meta FileMeta, parse ParseFunc, now int64, beside *pendingSum) (id int64, sum *ingest.Summary, scopes map[scopeKey]*scopeStat, parsed bool, err error) {
 	sha := meta.SHA256
 	if beside != nil {
