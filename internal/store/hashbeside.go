@@ -83,7 +83,9 @@ func (p *pendingSum) stop() {
 // seenBytes reports whether the checks that read a file's digest would
 // settle it before its parse: its bytes stored by an earlier import
 // (sameBytes), or, for a file outside a delivery imported without
-// --replace, replaced by a later one (settledBefore).
+// --replace, replaced by a later one (settledBefore). It states again
+// what those two look up; TestHashBesideMatchesHashFirst fails when they
+// part.
 func seenBytes(ctx context.Context, tx *sql.Tx, meta FileMeta) (bool, error) {
 	query, args := `SELECT EXISTS (SELECT 1 FROM source_files WHERE sha256 = ?)`, []any{meta.SHA256}
 	if meta.Period == "" && !meta.Replace {

@@ -342,3 +342,57 @@ func besideResults(rs []*ImportResult) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// TestHashBesideStopsEveryKind: telemetry samples and task runs, not only
+// billing lines, look at the digest every seenCheckEvery records: the same
+// bytes imported again under another name stop their parse long before
+// its end, and both imports end as with the digest known first (results
+// and every table). Each file has 3 × seenCheckEvery records.
+func TestHashBesideStopsEveryKind(t *testing.T) {
+	n := 3 * seenCheckEvery
+	var samples []*finops.GPUSample
+	var runs []*finops.TaskRun
+	for i := range n {
+		at := coldDay.Add(time.Duration(i) * time.Minute)
+		samples = append(samples, &finops.GPUSample{UUID: "GPU-A", Index: -1, Time: at, Util: new(float64(i % 100))})
+		runs = append(runs, &finops.TaskRun{Line: i + 2, Task: fmt.Sprint("task-", i%7), Team: "ml", Kind: "training",
+			Resource: "i-1", Start: at, End: at.Add(time.Minute)})
+	}
+	for _, kind := range []struct {
+		name    string
+		sum     *ingest.Summary
+		samples []*finops.GPUSample
+		runs    []*finops.TaskRun
+	}{
+		{"samples", &ingest.Summary{Format: "nvidia-smi", Kind: ingest.KindUtilization, Rows: n}, samples, nil},
+		{"task runs", &ingest.Summary{Kind: ingest.KindTasks, Rows: n}, nil, runs},
+	} {
+		t.Run(kind.name, func(t *testing.T) {
+			clock := func() time.Time { return utc(2026, 12, 1, 0, 0, 0) }
+			first, beside := openTest(t), openTest(t)
+			first.SetClock(clock)
+			beside.SetClock(clock)
+			sha := shaOf(kind.name)
+			for _, name := range []string{"a.log", "b.log"} {
+				delivered := 0
+				counting := func(ctx context.Context, sink ingest.Sink) (*ingest.Summary, error) {
+					return feed(kind.sum, nil, kind.samples, kind.runs)(ctx, countingSink{sink, func() { delivered++ }})
+				}
+				resA, errA := first.Import(context.Background(), FileMeta{URI: name, SHA256: sha}, feed(kind.sum, nil, kind.samples, kind.runs))
+				resB, errB := beside.Import(context.Background(), FileMeta{URI: name, Hash: func(context.Context) (string, error) { return sha, nil }}, counting)
+				if errA != nil || errB != nil {
+					t.Fatalf("%s: errors %v, %v", name, errA, errB)
+				}
+				if !reflect.DeepEqual(resA, resB) {
+					t.Fatalf("%s: results differ:\nfirst  %+v\nbeside %+v", name, *resA, *resB)
+				}
+				if a, b := dumpTables(t, first), dumpTables(t, beside); !slices.Equal(a, b) {
+					t.Fatalf("%s: the databases differ:\nfirst  %v\nbeside %v", name, diffLines(a, b), diffLines(b, a))
+				}
+				if name == "b.log" && (!resB.Duplicate || delivered >= n) {
+					t.Errorf("%s: duplicate %v after %d of %d records handed over, want a duplicate stopped early", name, resB.Duplicate, delivered, n)
+				}
+			}
+		})
+	}
+}
