@@ -21,6 +21,9 @@ const writebackEvery = 50 * time.Millisecond
 // change; the files it opened are closed when the import ends
 // (TestWritebackClosesItsFiles).
 func startWriteback(path string) (stop func()) {
+	if !writebackWorks {
+		return func() {}
+	}
 	files := []string{path + "-wal", path}
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
