@@ -56,12 +56,12 @@ func startSum(ctx context.Context, hash func(context.Context) (string, error)) *
 }
 
 // ready returns the digest once it is taken (ok), without waiting.
-func (p *pendingSum) ready() (sum string, err error, ok bool) {
+func (p *pendingSum) ready() (sum string, ok bool, err error) {
 	select {
 	case <-p.done:
-		return p.sum, p.err, true
+		return p.sum, true, p.err
 	default:
-		return "", nil, false
+		return "", false, nil
 	}
 }
 
@@ -110,7 +110,7 @@ func (w *writer) checkSeen() error {
 	if w.records++; w.records%seenCheckEvery != 0 {
 		return nil
 	}
-	sum, err, ok := w.beside.ready()
+	sum, ok, err := w.beside.ready()
 	if !ok {
 		return nil
 	}
