@@ -37,6 +37,7 @@ type focusParser struct {
 	tags, priceDetails                    int
 
 	tagCache memo[map[string]string] // Tags cell → decoded tags
+	decs     map[int]decMemo         // a number column's cell → its decimal
 	// textHits caches FindInstance over descriptive text: an export repeats
 	// a few thousand descriptions, and scanning each row's was a tenth of a
 	// FOCUS parse.
@@ -57,6 +58,7 @@ func newFOCUSParser(idx *columns, opt Options) (*focusParser, []string) {
 	}
 	p := &focusParser{
 		file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(), tagCache: memo[map[string]string]{},
+		decs:         map[int]decMemo{},
 		textHits:     memo[instanceHit]{},
 		start:        idx.col("ChargePeriodStart"),
 		end:          idx.col("ChargePeriodEnd"),
@@ -127,11 +129,16 @@ func (p *focusParser) decimal(rec []string, i, line int) (*decimal.Decimal, *Par
 	if isNullNumber(v) {
 		return nil, nil
 	}
-	d, err := parseDecimal(v)
+	m := p.decs[i]
+	if m == nil {
+		m = decMemo{}
+		p.decs[i] = m
+	}
+	d, err := m.of(v)
 	if err != nil {
 		return nil, withRange(p.err(line, i, focusDecimalExample, v), err, v)
 	}
-	return &d, nil
+	return d, nil
 }
 
 func (p *focusParser) time(rec []string, i, line int) (time.Time, *ParseError) {
@@ -223,21 +230,25 @@ func focusMode(l *finops.BillingLine) string {
 func (p *focusParser) tagsOf(rec []string, line int) (map[string]string, *ParseError) {
 	var tags map[string]string
 	if v := p.text(rec, p.tags); v != "" && v != "{}" {
-		// Exports repeat a few tag sets on most rows; decoding JSON once per
-		// distinct set is most of the win. Each line still gets its own map.
+		// Exports repeat a few tag sets on most rows: each distinct set is
+		// decoded once, and its lines share the map (BillingLine.Tags).
 		m, ok := p.tagCache.of(v, parseTagsJSON)
 		if !ok {
 			return nil, p.err(line, p.tags, `a JSON object like {"team": "ml"} (or NULL)`, v)
 		}
-		tags = maps.Clone(m)
+		tags = m
 	}
+	own := false // whether tags is this line's alone
 	for _, i := range p.xCols {
 		v := p.text(rec, i)
 		if v == "" {
 			continue
 		}
-		if tags == nil {
-			tags = map[string]string{}
+		if !own {
+			tags, own = maps.Clone(tags), true
+			if tags == nil {
+				tags = map[string]string{}
+			}
 		}
 		tags[p.hdr[i]] = strings.Clone(v)
 	}
