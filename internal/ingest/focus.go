@@ -37,7 +37,7 @@ type focusParser struct {
 	tags, priceDetails                    int
 
 	tagCache memo[map[string]string] // Tags cell → decoded tags
-	decs     map[int]decMemo         // a number column's cell → its decimal
+	decs     [4]decMemo              // the costs' and the quantity's cells → their decimals
 	// textHits caches FindInstance over descriptive text: an export repeats
 	// a few thousand descriptions, and scanning each row's was a tenth of a
 	// FOCUS parse.
@@ -58,7 +58,6 @@ func newFOCUSParser(idx *columns, opt Options) (*focusParser, []string) {
 	}
 	p := &focusParser{
 		file: opt.Name, hdr: hdr, cat: opt.Catalog, in: newInterner(), tagCache: memo[map[string]string]{},
-		decs:         map[int]decMemo{},
 		textHits:     memo[instanceHit]{},
 		start:        idx.col("ChargePeriodStart"),
 		end:          idx.col("ChargePeriodEnd"),
@@ -124,15 +123,10 @@ func (p *focusParser) text(rec []string, i int) string {
 	return v
 }
 
-func (p *focusParser) decimal(rec []string, i, line int) (*decimal.Decimal, *ParseError) {
+func (p *focusParser) decimal(rec []string, i, line int, m *decMemo) (*decimal.Decimal, *ParseError) {
 	v := cell(rec, i)
 	if isNullNumber(v) {
 		return nil, nil
-	}
-	m := p.decs[i]
-	if m == nil {
-		m = decMemo{}
-		p.decs[i] = m
 	}
 	d, err := m.of(v)
 	if err != nil {
@@ -190,11 +184,11 @@ func (p *focusParser) parse(rec []string, line int) (parsed, *ParseError) {
 		}
 	}
 	p.applySubcategory(rec, l)
-	for _, c := range []struct {
+	for k, c := range []struct {
 		dst **decimal.Decimal
 		col int
 	}{{&l.BilledCost, p.billed}, {&l.EffectiveCost, p.effective}, {&l.ListCost, p.list}, {&l.UsageQuantity, p.usageQty}} {
-		if *c.dst, perr = p.decimal(rec, c.col, line); perr != nil {
+		if *c.dst, perr = p.decimal(rec, c.col, line, &p.decs[k]); perr != nil {
 			return parsed{}, perr
 		}
 	}

@@ -363,6 +363,7 @@ func appendLineArgsBoxed(args []any, source any, l *finops.BillingLine, tags any
 type textBox struct {
 	s          string
 	text, bind any
+	dec        *decimal.Decimal // the decimal s is the text of, for a decimal column (boxDecimal)
 }
 
 // box is boxText that hands a line the previous line's boxes for a text it
@@ -398,10 +399,16 @@ func (b *billingBatch) boxDecimal(col int, d *decimal.Decimal) any {
 	if d == nil {
 		return nil
 	}
+	b.boxed |= 1 << col
+	p := &b.prev[col]
+	if p.dec == d { // the previous line's decimal: most lines share one column's
+		b.reuses++
+		return p.text
+	}
 	tb, ok := b.decs[d]
 	if !ok {
 		s := decString(*d)
-		tb = textBox{s: s, text: s}
+		tb = textBox{s: s, text: s, dec: d}
 		tb.bind = bindArg(tb.text)
 		if b.decs == nil {
 			b.decs = make(map[*decimal.Decimal]textBox)
@@ -410,8 +417,7 @@ func (b *billingBatch) boxDecimal(col int, d *decimal.Decimal) any {
 			b.decs[d] = tb
 		}
 	}
-	b.boxed |= 1 << col
-	b.prev[col] = tb
+	*p = tb
 	return tb.text
 }
 
