@@ -7,6 +7,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"math/bits"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -210,17 +211,26 @@ type billingBatch struct {
 	tagsBuf []byte        // scratch for encoding tags
 	scopes  scopeStats    // what the file's lines cover, per scope (scope.go)
 
-	prev   [billingArity]textBox           // the previous line's text columns (box)
-	boxed  billingBound                    // the columns box gave the line being added
-	reuses int                             // texts that took the previous line's boxes (the bind test checks its lines exercise them)
-	boxFn  func(int, string, bool) any     // b.box, made once: a method value allocates
-	decFn  func(int, *decimal.Decimal) any // b.boxDecimal, likewise
-	decs   map[*decimal.Decimal]textBox    // boxDecimal's texts of the decimals lines share
+	prev    [billingArity]textBox           // the previous line's text columns (box)
+	boxed   billingBound                    // the columns box gave the line being added
+	reuses  int                             // texts that took the previous line's boxes (the bind test checks its lines exercise them)
+	boxFn   func(int, string, bool) any     // b.box, made once: a method value allocates
+	decFn   func(int, *decimal.Decimal) any // b.boxDecimal, likewise
+	decs    map[*decimal.Decimal]textBox    // boxDecimal's texts of the decimals lines share
+	tagSets map[uintptr]tagSet              // tagsText's texts of the tag maps lines share, by the map's address
 }
 
-// billingDecimals bounds billingBatch.decs, as the parsers bound the
-// decimals they share (ingest's decMemo).
-const billingDecimals = 4096
+// tagSet is a tag map and its text (tagsJSON); the entry holds the map,
+// so that its address is not another map's while the entry lives.
+type tagSet struct {
+	m    map[string]string
+	text string
+}
+
+// billingSharedValues bounds billingBatch.decs and billingBatch.tagSets,
+// as the parsers bound the decimals and tag sets they share (ingest's
+// decMemo and memo).
+const billingSharedValues = 4096
 
 // billingChunk is the lines of one batch.
 type billingChunk struct {
@@ -259,7 +269,7 @@ func (b *billingBatch) add(l *finops.BillingLine) bool {
 	b.boxed = 0
 	var tags any
 	if len(l.Tags) > 0 {
-		tags = b.box(billingArity-1, b.tagsJSON(l.Tags), true)
+		tags = b.box(billingArity-1, b.tagsText(l.Tags), true)
 	}
 	c, start := b.cur, l.ChargeStart.Unix()
 	c.args = appendLineArgsBoxed(c.args, b.source, l, tags, b.boxFn, b.decFn)
@@ -413,7 +423,7 @@ func (b *billingBatch) boxDecimal(col int, d *decimal.Decimal) any {
 		if b.decs == nil {
 			b.decs = make(map[*decimal.Decimal]textBox)
 		}
-		if len(b.decs) < billingDecimals {
+		if len(b.decs) < billingSharedValues {
 			b.decs[d] = tb
 		}
 	}
@@ -622,6 +632,27 @@ func (in *billingInserter) stop() error {
 		<-in.done
 	}
 	return in.error()
+}
+
+// tagsText is tagsJSON(m), encoded once for the lines that share m: a
+// parser decodes each distinct tag cell once and its lines share the map
+// (finops.BillingLine.Tags), and sorting and encoding every line's tags
+// was a twentieth of the parser goroutine's CPU (issue #35). A map given
+// to a line is never changed (BillingLine.Tags), so its text is that of
+// its first encoding. Bounded by billingSharedValues.
+func (b *billingBatch) tagsText(m map[string]string) string {
+	at := reflect.ValueOf(m).Pointer()
+	if e, ok := b.tagSets[at]; ok {
+		return e.text
+	}
+	text := b.tagsJSON(m)
+	if b.tagSets == nil {
+		b.tagSets = make(map[uintptr]tagSet)
+	}
+	if len(b.tagSets) < billingSharedValues {
+		b.tagSets[at] = tagSet{m, text}
+	}
+	return text
 }
 
 // tagsJSON encodes tags as a JSON object with sorted keys, byte for byte
