@@ -45,7 +45,21 @@ type BillingLine struct {
 	UsageQuantity *decimal.Decimal
 	UsageUnit     string
 
+	// Tags may be the same map as other lines' (parsers decode each
+	// distinct tag cell once, the store each distinct stored text): read
+	// it, and to change a line's tags give it a copy (WithTag).
 	Tags map[string]string
+}
+
+// WithTag sets the line's tag k to v on a copy of its tags, which may be
+// shared with other lines.
+func (l *BillingLine) WithTag(k, v string) {
+	m := make(map[string]string, len(l.Tags)+1)
+	for key, val := range l.Tags {
+		m[key] = val
+	}
+	m[k] = v
+	l.Tags = m
 }
 
 // Cost is the cost basis of metrics.md: EffectiveCost where present, else

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -229,11 +228,8 @@ func (p *azureParser) parse(rec []string, line int) (parsed, *ParseError) {
 		return parsed{}, perr
 	}
 	if rg := r.text(p.resourceGroup); rg != "" {
-		if l.Tags == nil {
-			l.Tags = map[string]string{}
-		}
 		if _, ok := l.Tags["resource_group"]; !ok {
-			l.Tags["resource_group"] = p.in.get(rg)
+			l.WithTag("resource_group", p.in.get(rg))
 		}
 	}
 	p.gpu(&r, l)
@@ -362,7 +358,7 @@ func (p *azureParser) tagsOf(r *cloudRow) (map[string]string, *ParseError) {
 	if !ok {
 		return nil, r.err(p.tags, `JSON like {"team": "ml"} or "team": "ml" (or empty)`, v)
 	}
-	return maps.Clone(m), nil
+	return m, nil // shared with the lines of the same cell (BillingLine.Tags)
 }
 
 // gpu recognises GPU virtual machines from the VM size in AdditionalInfo

@@ -125,10 +125,7 @@ func setUnknownGPU(l *finops.BillingLine, text string) {
 	if text == "" || l.GPUModel != "" {
 		return
 	}
-	if l.Tags == nil {
-		l.Tags = map[string]string{}
-	}
-	l.Tags[UnknownGPUTag] = strings.Clone(text)
+	l.WithTag(UnknownGPUTag, strings.Clone(text))
 }
 
 // monthOf names the calendar month of t (UTC) as YYYY-MM.

@@ -37,6 +37,7 @@ type focusParser struct {
 	tags, priceDetails                    int
 
 	tagCache memo[map[string]string] // Tags cell → decoded tags
+	decs     [4]decMemo              // the costs' and the quantity's cells → their decimals
 	// textHits caches FindInstance over descriptive text: an export repeats
 	// a few thousand descriptions, and scanning each row's was a tenth of a
 	// FOCUS parse.
@@ -122,16 +123,16 @@ func (p *focusParser) text(rec []string, i int) string {
 	return v
 }
 
-func (p *focusParser) decimal(rec []string, i, line int) (*decimal.Decimal, *ParseError) {
+func (p *focusParser) decimal(rec []string, i, line int, m *decMemo) (*decimal.Decimal, *ParseError) {
 	v := cell(rec, i)
 	if isNullNumber(v) {
 		return nil, nil
 	}
-	d, err := parseDecimal(v)
+	d, err := m.of(v)
 	if err != nil {
 		return nil, withRange(p.err(line, i, focusDecimalExample, v), err, v)
 	}
-	return &d, nil
+	return d, nil
 }
 
 func (p *focusParser) time(rec []string, i, line int) (time.Time, *ParseError) {
@@ -183,11 +184,11 @@ func (p *focusParser) parse(rec []string, line int) (parsed, *ParseError) {
 		}
 	}
 	p.applySubcategory(rec, l)
-	for _, c := range []struct {
+	for k, c := range []struct {
 		dst **decimal.Decimal
 		col int
 	}{{&l.BilledCost, p.billed}, {&l.EffectiveCost, p.effective}, {&l.ListCost, p.list}, {&l.UsageQuantity, p.usageQty}} {
-		if *c.dst, perr = p.decimal(rec, c.col, line); perr != nil {
+		if *c.dst, perr = p.decimal(rec, c.col, line, &p.decs[k]); perr != nil {
 			return parsed{}, perr
 		}
 	}
@@ -223,21 +224,25 @@ func focusMode(l *finops.BillingLine) string {
 func (p *focusParser) tagsOf(rec []string, line int) (map[string]string, *ParseError) {
 	var tags map[string]string
 	if v := p.text(rec, p.tags); v != "" && v != "{}" {
-		// Exports repeat a few tag sets on most rows; decoding JSON once per
-		// distinct set is most of the win. Each line still gets its own map.
+		// Exports repeat a few tag sets on most rows: each distinct set is
+		// decoded once, and its lines share the map (BillingLine.Tags).
 		m, ok := p.tagCache.of(v, parseTagsJSON)
 		if !ok {
 			return nil, p.err(line, p.tags, `a JSON object like {"team": "ml"} (or NULL)`, v)
 		}
-		tags = maps.Clone(m)
+		tags = m
 	}
+	own := false // whether tags is this line's alone
 	for _, i := range p.xCols {
 		v := p.text(rec, i)
 		if v == "" {
 			continue
 		}
-		if tags == nil {
-			tags = map[string]string{}
+		if !own {
+			tags, own = maps.Clone(tags), true
+			if tags == nil {
+				tags = map[string]string{}
+			}
 		}
 		tags[p.hdr[i]] = strings.Clone(v)
 	}

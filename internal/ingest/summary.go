@@ -23,6 +23,8 @@ type summarizer struct {
 	currencies map[string]bool
 	spacing    *spacingEstimator
 	fallbacks  []*fallbackTally // in the order first seen
+
+	total, billed decSum // the Summary's TotalCost and BilledCost, set by finish
 }
 
 func newSummarizer(format, kind string) *summarizer {
@@ -49,10 +51,10 @@ func (s *summarizer) billing(l *finops.BillingLine) {
 	s.sum.Rows++
 	s.period(l.ChargeStart, l.ChargeEnd)
 	if c, ok := l.Cost(); ok {
-		s.sum.TotalCost = s.sum.TotalCost.Add(c)
+		s.total.add(c)
 	}
 	if l.BilledCost != nil {
-		s.sum.BilledCost = s.sum.BilledCost.Add(*l.BilledCost)
+		s.billed.add(*l.BilledCost)
 		if l.EffectiveCost == nil {
 			s.sum.EffectiveFromBilled++
 		}
@@ -108,6 +110,7 @@ func noGoodRow(name string, s *Summary) *ParseError {
 }
 
 func (s *summarizer) finish() *Summary {
+	s.sum.TotalCost, s.sum.BilledCost = s.total.value(), s.billed.value()
 	s.warnFallbacks()
 	slices.Sort(s.sum.Currencies)
 	if s.spacing != nil {

@@ -120,3 +120,59 @@ func TestCellFitsExcelsCount(t *testing.T) {
 		}
 	}
 }
+
+// TestFindUnsafeWordAtATime: FindUnsafe, which passes over printable ASCII
+// eight bytes at a time, finds what the plain rule finds — the first rune
+// UnsafeRune refuses and keep does not list, invalid bytes passed over — at
+// the same index, over generated strings whose unsafe characters fall at
+// every place of a word, and printable8 says of every byte value at every
+// place of a word what the byte test says.
+func TestFindUnsafeWordAtATime(t *testing.T) {
+	plain := func(s, keep string) (int, rune) {
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError && UnsafeRune(r) && !strings.ContainsRune(keep, r) {
+				return i, r
+			}
+			i += n
+		}
+		return -1, 0
+	}
+	pieces := []string{"a", "i-0f0000249", "abcdefgh", " ", "~", "\x00", "\x1f", "\t", "\n", "\r", "\x7f", "\x80",
+		"\u0085", "\u009b", "\u2028", "\u202e", "\u200b", "é", "日本", "😀", "\xff", "\xc3", "\xe2\x80"}
+	rng := rand.New(rand.NewPCG(35, 8))
+	found := 0
+	for i := range 50000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			if rng.IntN(3) > 0 {
+				b.WriteString(pieces[rng.IntN(3)]) // mostly printable, so that whole words are passed over
+			} else {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+		}
+		s := b.String()
+		for _, keep := range []string{"", "\t\n\r"} {
+			gi, gr := FindUnsafe(s, keep)
+			wi, wr := plain(s, keep)
+			if gi != wi || gr != wr {
+				t.Fatalf("case %d: FindUnsafe(%q, %q) = %d, %U; want %d, %U", i, s, keep, gi, gr, wi, wr)
+			}
+			if gi >= 8 {
+				found++
+			}
+		}
+	}
+	if found < 1000 {
+		t.Errorf("only %d finds past the first word: the strings are too short to test the word steps", found)
+	}
+	for c := range 256 {
+		for at := range 8 {
+			w := []byte("abcdefgh")
+			w[at] = byte(c)
+			if got, want := printable8(string(w), 0), c >= 0x20 && c <= 0x7e; got != want {
+				t.Errorf("printable8 with %#x at %d = %v", c, at, got)
+			}
+		}
+	}
+}

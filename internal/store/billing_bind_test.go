@@ -46,6 +46,9 @@ func randomBindLine(rng *rand.Rand, line int, base time.Time) *finops.BillingLin
 		if rng.IntN(6) == 0 {
 			return nil
 		}
+		if rng.IntN(3) == 0 { // shared with other lines, as a parser shares a repeated cell's
+			return sharedAmounts[rng.IntN(len(sharedAmounts))]
+		}
 		d := decimal.New(rng.Int64N(2_000_001)-1_000_000, -int32(rng.IntN(8)))
 		return &d
 	}
@@ -56,11 +59,30 @@ func randomBindLine(rng *rand.Rand, line int, base time.Time) *finops.BillingLin
 		ResourceID: text(), ResourceName: text(), ResourceType: text(), Service: text(), SKU: text(), InstanceType: text(),
 		Region: text(), GPUModel: text(), GPUCount: rng.IntN(9), BilledCost: amount(), EffectiveCost: amount(),
 		ListCost: amount(), Currency: text(), UsageQuantity: amount(), UsageUnit: text()}
-	if rng.IntN(3) == 0 {
+	switch rng.IntN(4) {
+	case 0:
 		l.Tags = map[string]string{text(): text(), "k": text()}
+	case 1:
+		l.Tags = sharedTags[rng.IntN(len(sharedTags))]
 	}
 	return l
 }
+
+// sharedAmounts and sharedTags are values that lines of randomBindLine
+// share, as a parser shares the decimal of a repeated number cell and the
+// map of a repeated tag cell (finops.BillingLine): some equal in value and
+// apart in pointer. Nothing writes them.
+var (
+	sharedAmounts = func() []*decimal.Decimal {
+		var out []*decimal.Decimal
+		for _, v := range []string{"0", "0", "1.5", "1.50", "-0.00000001", "24", "123456789012345678", "3.14159"} {
+			d := decimal.RequireFromString(v)
+			out = append(out, &d)
+		}
+		return out
+	}()
+	sharedTags = []map[string]string{{"team": "ml"}, {"team": "ml"}, {"team": "infra", "env": "prod"}, {"k": "007"}}
+)
 
 // TestImportStoresTextAsBefore: binding a canonical integer's text as an
 // int64 (bindArg) stores every billing_lines column exactly as binding the

@@ -7,6 +7,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"math/bits"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/finops-oss/finops"
+	"github.com/shopspring/decimal"
 )
 
 // billingColumns are the columns of one billing_lines row, in the order
@@ -209,11 +211,26 @@ type billingBatch struct {
 	tagsBuf []byte        // scratch for encoding tags
 	scopes  scopeStats    // what the file's lines cover, per scope (scope.go)
 
-	prev   [billingArity]textBox       // the previous line's text columns (box)
-	boxed  billingBound                // the columns box gave the line being added
-	reuses int                         // texts that took the previous line's boxes (the bind test checks its lines exercise them)
-	boxFn  func(int, string, bool) any // b.box, made once: a method value allocates
+	prev    [billingArity]textBox           // the previous line's text columns (box)
+	boxed   billingBound                    // the columns box gave the line being added
+	reuses  int                             // texts that took the previous line's boxes (the bind test checks its lines exercise them)
+	boxFn   func(int, string, bool) any     // b.box, made once: a method value allocates
+	decFn   func(int, *decimal.Decimal) any // b.boxDecimal, likewise
+	decs    map[*decimal.Decimal]textBox    // boxDecimal's texts of the decimals lines share
+	tagSets map[uintptr]tagSet              // tagsText's texts of the tag maps lines share, by the map's address
 }
+
+// tagSet is a tag map and its text (tagsJSON); the entry holds the map,
+// so that its address is not another map's while the entry lives.
+type tagSet struct {
+	m    map[string]string
+	text string
+}
+
+// billingSharedValues bounds billingBatch.decs and billingBatch.tagSets,
+// as the parsers bound the decimals and tag sets they share (ingest's
+// decMemo and memo).
+const billingSharedValues = 4096
 
 // billingChunk is the lines of one batch.
 type billingChunk struct {
@@ -247,15 +264,15 @@ func (b *billingBatch) add(l *finops.BillingLine) bool {
 			bound: make([]billingBound, 0, billingChunkRows)}
 	}
 	if b.boxFn == nil {
-		b.boxFn = b.box
+		b.boxFn, b.decFn = b.box, b.boxDecimal
 	}
 	b.boxed = 0
 	var tags any
 	if len(l.Tags) > 0 {
-		tags = b.box(billingArity-1, b.tagsJSON(l.Tags), true)
+		tags = b.box(billingArity-1, b.tagsText(l.Tags), true)
 	}
 	c, start := b.cur, l.ChargeStart.Unix()
-	c.args = appendLineArgsBoxed(c.args, b.source, l, tags, b.boxFn)
+	c.args = appendLineArgsBoxed(c.args, b.source, l, tags, b.boxFn, b.decFn)
 	c.starts = append(c.starts, start)
 	line := c.args[len(c.args)-billingArity:]
 	b.scopes.add(l.Provider, l.BillingAccount, start, l.ChargeEnd.Unix(), contentHash(line))
@@ -318,8 +335,11 @@ func canonicalInt(s string) bool {
 // comparison (scope.go) builds the same arguments for a stored line, so that
 // a line hashes alike whether it is being imported or read back.
 func appendLineArgs(args []any, source any, l *finops.BillingLine, tags any) []any {
-	return appendLineArgsBoxed(args, source, l, tags, boxText)
+	return appendLineArgsBoxed(args, source, l, tags, boxText, boxDecimal)
 }
+
+// boxDecimal is a decimal column's value: its text, nil for a null.
+func boxDecimal(_ int, d *decimal.Decimal) any { return decText(d) }
 
 // boxText is a text column's value: nil for an empty string where the
 // column is nullable.
@@ -331,9 +351,12 @@ func boxText(_ int, s string, nullable bool) any {
 }
 
 // appendLineArgsBoxed is appendLineArgs with each text column's value
-// given by box(column, text, nullable), which must return what boxText
-// returns (billingBatch.box reuses the previous line's).
-func appendLineArgsBoxed(args []any, source any, l *finops.BillingLine, tags any, box func(int, string, bool) any) []any {
+// given by box(column, text, nullable) and each decimal column's by
+// dec(column, decimal), which must return what boxText and boxDecimal
+// return (billingBatch.box reuses the previous line's, billingBatch.boxDecimal
+// the text of a decimal shared by earlier lines).
+func appendLineArgsBoxed(args []any, source any, l *finops.BillingLine, tags any, box func(int, string, bool) any,
+	dec func(int, *decimal.Decimal) any) []any {
 	// Integers go as int64: database/sql converts an int through reflection.
 	return append(args, source, int64(l.Line), box(2, l.Provider, true), box(3, l.BillingAccount, true),
 		box(4, l.SubAccount, true), l.ChargeStart.Unix(), l.ChargeEnd.Unix(), box(7, l.ChargeCategory, false),
@@ -341,8 +364,8 @@ func appendLineArgsBoxed(args []any, source any, l *finops.BillingLine, tags any
 		box(11, l.PricingMode, true), box(12, l.CommitmentStatus, true), box(13, l.CommitmentID, true),
 		box(14, l.ResourceID, true), box(15, l.ResourceName, true), box(16, l.ResourceType, true), box(17, l.Service, true),
 		box(18, l.SKU, true), box(19, l.InstanceType, true), box(20, l.Region, true), box(21, l.GPUModel, true), int64(l.GPUCount),
-		decText(l.BilledCost), decText(l.EffectiveCost), decText(l.ListCost), box(26, l.Currency, true),
-		decText(l.UsageQuantity), box(28, l.UsageUnit, true), tags)
+		dec(23, l.BilledCost), dec(24, l.EffectiveCost), dec(25, l.ListCost), box(26, l.Currency, true),
+		dec(27, l.UsageQuantity), box(28, l.UsageUnit, true), tags)
 }
 
 // textBox is a text column's value on the previous line, boxed as an
@@ -350,6 +373,7 @@ func appendLineArgsBoxed(args []any, source any, l *finops.BillingLine, tags any
 type textBox struct {
 	s          string
 	text, bind any
+	dec        *decimal.Decimal // the decimal s is the text of, for a decimal column (boxDecimal)
 }
 
 // box is boxText that hands a line the previous line's boxes for a text it
@@ -371,6 +395,40 @@ func (b *billingBatch) box(col int, s string, nullable bool) any {
 	*p = textBox{s: s, text: s}
 	p.bind = bindArg(p.text)
 	return p.text
+}
+
+// billingBatch.boxDecimal is boxDecimal that boxes the text of a decimal once for the
+// lines that share it: a parser shares the decimal of a repeated number
+// cell between its lines (ingest's decMemo), and formatting each line's
+// costs back to text, boxed, was a twentieth of the parser goroutine's CPU
+// (issue #35). A decimal is known by its pointer, which no one writes
+// through (finops.BillingLine) and which the map keeps from being reused;
+// lines that do not share theirs only miss. boxed marks the column, whose
+// bound value add takes from prev.
+func (b *billingBatch) boxDecimal(col int, d *decimal.Decimal) any {
+	if d == nil {
+		return nil
+	}
+	b.boxed |= 1 << col
+	p := &b.prev[col]
+	if p.dec == d { // the previous line's decimal: most lines share one column's
+		b.reuses++
+		return p.text
+	}
+	tb, ok := b.decs[d]
+	if !ok {
+		s := decString(*d)
+		tb = textBox{s: s, text: s, dec: d}
+		tb.bind = bindArg(tb.text)
+		if b.decs == nil {
+			b.decs = make(map[*decimal.Decimal]textBox)
+		}
+		if len(b.decs) < billingSharedValues {
+			b.decs[d] = tb
+		}
+	}
+	*p = tb
+	return tb.text
 }
 
 // flushBilling sends the lines still waiting in the current batch and waits
@@ -574,6 +632,27 @@ func (in *billingInserter) stop() error {
 		<-in.done
 	}
 	return in.error()
+}
+
+// tagsText is tagsJSON(m), encoded once for the lines that share m: a
+// parser decodes each distinct tag cell once and its lines share the map
+// (finops.BillingLine.Tags), and sorting and encoding every line's tags
+// was a twentieth of the parser goroutine's CPU (issue #35). A map given
+// to a line is never changed (BillingLine.Tags), so its text is that of
+// its first encoding. Bounded by billingSharedValues.
+func (b *billingBatch) tagsText(m map[string]string) string {
+	at := reflect.ValueOf(m).Pointer()
+	if e, ok := b.tagSets[at]; ok {
+		return e.text
+	}
+	text := b.tagsJSON(m)
+	if b.tagSets == nil {
+		b.tagSets = make(map[uintptr]tagSet)
+	}
+	if len(b.tagSets) < billingSharedValues {
+		b.tagSets[at] = tagSet{m, text}
+	}
+	return text
 }
 
 // tagsJSON encodes tags as a JSON object with sorted keys, byte for byte
