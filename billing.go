@@ -1,6 +1,7 @@
 package finops
 
 import (
+	"maps"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -37,6 +38,9 @@ type BillingLine struct {
 	GPUModel string // canonical model (see GPU catalog); "" for non-GPU lines
 	GPUCount int
 
+	// The costs and the quantity may point to the same decimal as other
+	// lines' (a parser decodes a repeated number cell once): never write
+	// through them, give the line another pointer.
 	BilledCost    *decimal.Decimal
 	EffectiveCost *decimal.Decimal
 	ListCost      *decimal.Decimal
@@ -55,9 +59,7 @@ type BillingLine struct {
 // shared with other lines.
 func (l *BillingLine) WithTag(k, v string) {
 	m := make(map[string]string, len(l.Tags)+1)
-	for key, val := range l.Tags {
-		m[key] = val
-	}
+	maps.Copy(m, l.Tags)
 	m[k] = v
 	l.Tags = m
 }

@@ -397,14 +397,14 @@ func (b *billingBatch) box(col int, s string, nullable bool) any {
 	return p.text
 }
 
-// billingBatch.boxDecimal is boxDecimal that boxes the text of a decimal once for the
-// lines that share it: a parser shares the decimal of a repeated number
-// cell between its lines (ingest's decMemo), and formatting each line's
-// costs back to text, boxed, was a twentieth of the parser goroutine's CPU
-// (issue #35). A decimal is known by its pointer, which no one writes
-// through (finops.BillingLine) and which the map keeps from being reused;
-// lines that do not share theirs only miss. boxed marks the column, whose
-// bound value add takes from prev.
+// boxDecimal (the method) is boxDecimal that boxes the text of a decimal
+// once for the lines that share it: a parser shares the decimal of a
+// repeated number cell between its lines (ingest's decMemo), and
+// formatting each line's costs back to text, boxed, was a twentieth of the
+// parser goroutine's CPU (issue #35). A decimal is known by its pointer,
+// which no one writes through (finops.BillingLine) and which the map keeps
+// from being reused; lines that do not share theirs only miss. boxed marks
+// the column, whose bound value add takes from prev.
 func (b *billingBatch) boxDecimal(col int, d *decimal.Decimal) any {
 	if d == nil {
 		return nil
