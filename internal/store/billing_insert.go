@@ -213,7 +213,6 @@ type billingBatch struct {
 
 	prev    [billingArity]textBox           // the previous line's text columns (box)
 	boxed   billingBound                    // the columns box gave the line being added
-	reuses  int                             // texts that took the previous line's boxes (the bind test checks its lines exercise them)
 	boxFn   func(int, string, bool) any     // b.box, made once: a method value allocates
 	decFn   func(int, *decimal.Decimal) any // b.boxDecimal, likewise
 	decs    map[*decimal.Decimal]textBox    // boxDecimal's texts of the decimals lines share
@@ -389,7 +388,6 @@ func (b *billingBatch) box(col int, s string, nullable bool) any {
 	b.boxed |= 1 << col
 	p := &b.prev[col]
 	if p.text != nil && p.s == s {
-		b.reuses++
 		return p.text
 	}
 	*p = textBox{s: s, text: s}
@@ -412,7 +410,6 @@ func (b *billingBatch) boxDecimal(col int, d *decimal.Decimal) any {
 	b.boxed |= 1 << col
 	p := &b.prev[col]
 	if p.dec == d { // the previous line's decimal: most lines share one column's
-		b.reuses++
 		return p.text
 	}
 	tb, ok := b.decs[d]
