@@ -12,11 +12,11 @@ import (
 // into a big.Int was a tenth of a FOCUS parse (issue #35). The lines hold
 // the same pointer, which no one writes through (BillingLine's costs). One
 // memo serves one column: the previous line's cell is looked at first (a
-// column repeats it more often than not), then the texts seen, bounded as
-// memo is; a text parseDecimal refuses is not remembered.
+// column repeats it more often than not), then the texts seen (memo, with
+// its bound); a text parseDecimal refuses is not remembered.
 type decMemo struct {
 	last seenDecimal // the previous line's
-	seen map[string]seenDecimal
+	seen memo[seenDecimal]
 }
 
 // seenDecimal is a cell's text, the memo's own copy, and its decimal.
@@ -30,20 +30,24 @@ func (m *decMemo) of(s string) (*decimal.Decimal, error) {
 	if m.last.d != nil && s == m.last.text {
 		return m.last.d, nil
 	}
-	e, ok := m.seen[s]
+	if m.seen == nil {
+		m.seen = memo[seenDecimal]{}
+	}
+	e, ok := m.seen.of(s, parseSeenDecimal)
 	if !ok {
-		d, err := parseDecimal(s)
-		if err != nil {
-			return nil, err
-		}
-		e = seenDecimal{strings.Clone(s), &d} // s may be the reader's buffer
-		if m.seen == nil {
-			m.seen = map[string]seenDecimal{}
-		}
-		if len(m.seen) < maxInterned {
-			m.seen[e.text] = e
-		}
+		_, err := parseDecimal(s) // the reason, for the refusal
+		return nil, err
 	}
 	m.last = e
 	return e.d, nil
+}
+
+// parseSeenDecimal is parseDecimal for decMemo; s may be the reader's
+// buffer.
+func parseSeenDecimal(s string) (seenDecimal, bool) {
+	d, err := parseDecimal(s)
+	if err != nil {
+		return seenDecimal{}, false
+	}
+	return seenDecimal{strings.Clone(s), &d}, true
 }
