@@ -82,8 +82,15 @@ func TestLinesParseAsAlone(t *testing.T) {
 // parseAll parses a CSV of the header and rows, which must all be read.
 func parseAll(t *testing.T, header string, rows ...string) []*finops.BillingLine {
 	t.Helper()
+	return parseRows(t, Options{Name: "alone.csv"}, header, rows...)
+}
+
+// parseRows parses a CSV of the header and rows with opt and returns its
+// lines; a row refused fails the test.
+func parseRows(t *testing.T, opt Options, header string, rows ...string) []*finops.BillingLine {
+	t.Helper()
 	sink := &recSink{}
-	sum, err := Parse(t.Context(), strings.NewReader(header+"\n"+strings.Join(rows, "\n")+"\n"), Options{Name: "alone.csv"}, sink)
+	sum, err := Parse(t.Context(), strings.NewReader(header+"\n"+strings.Join(rows, "\n")+"\n"), opt, sink)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 	"testing"
 	"unsafe"
 )
@@ -62,22 +61,15 @@ func TestSharedTagsStayLineOwn(t *testing.T) {
 	}
 }
 
-// parseTagLines parses a CSV of the header and rows and returns each line's tags.
+// parseTagLines parses a CSV of the header and rows (parseRows) and
+// returns each line's tags, nil for none.
 func parseTagLines(t *testing.T, header string, rows ...string) []map[string]string {
 	t.Helper()
-	sink := &recSink{}
-	sum, err := Parse(t.Context(), strings.NewReader(header+"\n"+strings.Join(rows, "\n")+"\n"), Options{Name: "tags.csv", Currency: "USD"}, sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sum.Rejected) > 0 {
-		t.Fatalf("rejected: %v", sum.Rejected)
-	}
-	out := make([]map[string]string, len(sink.lines))
-	for i, l := range sink.lines {
-		out[i] = l.Tags
-		if len(l.Tags) == 0 {
-			out[i] = nil
+	lines := parseRows(t, Options{Name: "tags.csv", Currency: "USD"}, header, rows...)
+	out := make([]map[string]string, len(lines))
+	for i, l := range lines {
+		if len(l.Tags) > 0 {
+			out[i] = l.Tags
 		}
 	}
 	return out
