@@ -95,7 +95,13 @@ func replaceControl(s, keep string) string {
 // printableASCII reports whether s is only bytes 0x20–0x7E, in which
 // UnsafeRune finds nothing and which are valid UTF-8.
 func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if !printable8(s, i) {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if s[i] < 0x20 || s[i] > 0x7e {
 			return false
 		}
