@@ -12,6 +12,7 @@ import (
 	"github.com/finops-oss/finops"
 	"github.com/finops-oss/finops/internal/amount"
 	"github.com/finops-oss/finops/internal/analysis"
+	"github.com/finops-oss/finops/internal/tagjson"
 	"github.com/finops-oss/finops/internal/workbook"
 )
 
@@ -222,7 +223,7 @@ func (b *book) billingLines() error {
 			r.time(i, st.date, t.In(b.loc))
 		}
 		// The Tags column's JSON is made once per tag set.
-		var tags tagsJSON
+		var tags tagjson.Cache                                 // the Tags column: the store shares one map among lines of the same tags
 		err = b.meta.Lines(func(l *finops.BillingLine) error { // add stops on b.ctx
 			r.text(0, st.text, l.Provider)
 			r.text(1, st.text, l.BillingAccount)
@@ -263,11 +264,7 @@ func (b *book) billingLines() error {
 			r.text(30, st.text, l.Tags["team"])
 			r.blank(31)
 			if len(l.Tags) > 0 {
-				js, err := tags.of(l.Tags) // keys sorted: stable output
-				if err != nil {
-					return err
-				}
-				r.text(31, st.text, js)
+				r.text(31, st.text, tags.Of(l.Tags)) // keys sorted: stable output
 			}
 			r.blank(32)
 			if l.Line > 0 {

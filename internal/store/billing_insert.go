@@ -7,14 +7,13 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"math/bits"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/finops-oss/finops"
+	"github.com/finops-oss/finops/internal/tagjson"
 	"github.com/shopspring/decimal"
 )
 
@@ -205,30 +204,20 @@ const billingChunkRows = 1024
 // billingBatch collects the arguments of up to billingChunkRows lines, in
 // file order.
 type billingBatch struct {
-	cur     *billingChunk // nil until the first line, and after a full one went to the inserter with none free
-	source  any           // the source id, boxed once
-	keys    []string      // scratch for sorting tag keys
-	tagsBuf []byte        // scratch for encoding tags
-	scopes  scopeStats    // what the file's lines cover, per scope (scope.go)
+	cur    *billingChunk // nil until the first line, and after a full one went to the inserter with none free
+	source any           // the source id, boxed once
+	tags   tagjson.Cache // the lines' tags as stored
+	scopes scopeStats    // what the file's lines cover, per scope (scope.go)
 
-	prev    [billingArity]textBox           // the previous line's text columns (box)
-	boxed   billingBound                    // the columns box gave the line being added
-	boxFn   func(int, string, bool) any     // b.box, made once: a method value allocates
-	decFn   func(int, *decimal.Decimal) any // b.boxDecimal, likewise
-	decs    map[*decimal.Decimal]textBox    // boxDecimal's texts of the decimals lines share
-	tagSets map[uintptr]tagSet              // tagsText's texts of the tag maps lines share, by the map's address
+	prev  [billingArity]textBox           // the previous line's text columns (box)
+	boxed billingBound                    // the columns box gave the line being added
+	boxFn func(int, string, bool) any     // b.box, made once: a method value allocates
+	decFn func(int, *decimal.Decimal) any // b.boxDecimal, likewise
+	decs  map[*decimal.Decimal]textBox    // boxDecimal's texts of the decimals lines share
 }
 
-// tagSet is a tag map and its text (tagsJSON); the entry holds the map,
-// so that its address is not another map's while the entry lives.
-type tagSet struct {
-	m    map[string]string
-	text string
-}
-
-// billingSharedValues bounds billingBatch.decs and billingBatch.tagSets,
-// as the parsers bound the decimals and tag sets they share (ingest's
-// decMemo and memo).
+// billingSharedValues bounds billingBatch.decs, as the parsers bound the
+// decimals they share (ingest's decMemo).
 const billingSharedValues = 4096
 
 // billingChunk is the lines of one batch.
@@ -268,7 +257,7 @@ func (b *billingBatch) add(l *finops.BillingLine) bool {
 	b.boxed = 0
 	var tags any
 	if len(l.Tags) > 0 {
-		tags = b.box(billingArity-1, b.tagsText(l.Tags), true)
+		tags = b.box(billingArity-1, b.tags.Of(l.Tags), true)
 	}
 	c, start := b.cur, l.ChargeStart.Unix()
 	c.args = appendLineArgsBoxed(c.args, b.source, l, tags, b.boxFn, b.decFn)
@@ -641,104 +630,4 @@ func (in *billingInserter) stop() error {
 		<-in.done
 	}
 	return in.error()
-}
-
-// tagsText is tagsJSON(m), encoded once for the lines that share m: a
-// parser decodes each distinct tag cell once and its lines share the map
-// (finops.BillingLine.Tags), and sorting and encoding every line's tags
-// was a twentieth of the parser goroutine's CPU (issue #35). A map given
-// to a line is never changed (BillingLine.Tags), so its text is that of
-// its first encoding. Bounded by billingSharedValues.
-func (b *billingBatch) tagsText(m map[string]string) string {
-	at := reflect.ValueOf(m).Pointer()
-	if e, ok := b.tagSets[at]; ok {
-		return e.text
-	}
-	text := b.tagsJSON(m)
-	if b.tagSets == nil {
-		b.tagSets = make(map[uintptr]tagSet)
-	}
-	if len(b.tagSets) < billingSharedValues {
-		b.tagSets[at] = tagSet{m, text}
-	}
-	return text
-}
-
-// tagsJSON encodes tags as a JSON object with sorted keys, byte for byte
-// what encoding/json writes for a map[string]string, without its
-// reflection (which cost a fifth of an import of tagged FOCUS lines).
-func (b *billingBatch) tagsJSON(m map[string]string) string {
-	b.keys = b.keys[:0]
-	for k := range m {
-		b.keys = append(b.keys, k)
-	}
-	slices.Sort(b.keys)
-	buf := append(b.tagsBuf[:0], '{')
-	for i, k := range b.keys {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = appendJSONString(buf, k)
-		buf = append(buf, ':')
-		buf = appendJSONString(buf, m[k])
-	}
-	buf = append(buf, '}')
-	b.tagsBuf = buf
-	return string(buf)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s as encoding/json does: HTML-safe (<, >, & as
-// \u003c …), U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
-func appendJSONString(buf []byte, s string) []byte {
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			case '\b':
-				buf = append(buf, '\\', 'b')
-			case '\f':
-				buf = append(buf, '\\', 'f')
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -82,40 +81,6 @@ func TestImportCancelledAmidBatches(t *testing.T) {
 	}
 	if after := counts(t, s); !maps.Equal(after, before) {
 		t.Fatalf("a cancelled import changed the database: %v → %v", before, after)
-	}
-}
-
-// TestTagsJSON: the hand-written encoder writes what encoding/json writes.
-func TestTagsJSON(t *testing.T) {
-	var b billingBatch
-	cases := []map[string]string{
-		{"team": "ml"},
-		{"": "empty key", "ключ": "значение", `a"b\c`: "<x>&'y'", "tab\tnew\nline\r": "\b\f\x00\x1f\x7f"},
-		{"bad utf8 \xff\xfe": "\xc3\x28", "seps": "\u2028\u2029", "emoji": "🚀", "cjk": "训练机"},
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 200 {
-		m := map[string]string{}
-		for range r.IntN(5) + 1 {
-			k, v := make([]byte, r.IntN(8)), make([]byte, r.IntN(12))
-			for i := range k {
-				k[i] = byte(r.IntN(256))
-			}
-			for i := range v {
-				v[i] = byte(r.IntN(256))
-			}
-			m[string(k)] = string(v)
-		}
-		cases = append(cases, m)
-	}
-	for _, m := range cases {
-		want, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := b.tagsJSON(m); got != string(want) {
-			t.Errorf("tagsJSON(%q)\n got %s\nwant %s", m, got, want)
-		}
 	}
 }
 
